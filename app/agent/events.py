@@ -1,0 +1,215 @@
+"""Stream events (SSE): one model per event type, and their encoding.
+
+Wire format: ``event: <type>\\ndata: <json>\\n\\n``. Every event carries ``conv_id``
+and a monotonic ``seq`` (per stream). The page's StreamProcessor is the only code
+that turns events into screen state; HTTP clients read the same events.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+RiskLevel = Literal["safe", "guarded", "dangerous"]
+Risk = Literal["read", "write", "delete"]
+EnvTier = Literal["dev", "staging", "prod"]
+CardState = Literal["read", "write_dev", "write_staging", "write_prod", "dangerous"]
+
+
+class _Event(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    conv_id: str = ""
+    seq: int = 0
+
+
+class TokenEvent(_Event):
+    type: Literal["token"] = "token"
+    text: str
+
+
+class ToolStartEvent(_Event):
+    type: Literal["tool_start"] = "tool_start"
+    call_id: str
+    tool_name: str
+    tool_args: dict[str, Any] = Field(default_factory=dict)
+    is_write_tool: bool = False
+    timeout_s: float = 30.0
+    task_id: str | None = None
+
+
+class ToolProgressEvent(_Event):
+    """Progress of a long task (migration, backup, restore)."""
+
+    type: Literal["tool_progress"] = "tool_progress"
+    call_id: str
+    tool_name: str
+    task_id: str
+    step: int
+    total: int
+    message: str = ""
+
+
+class ToolEndEvent(_Event):
+    type: Literal["tool_end"] = "tool_end"
+    call_id: str
+    tool_name: str
+    status: Literal["completed", "failed", "cancelled"]
+    result: str = ""
+    error: str | None = None
+    retryable: bool = False
+    retry_exhausted: bool = False
+    task_id: str | None = None
+    duration_ms: float | None = None
+
+
+class ToolRetryEvent(_Event):
+    type: Literal["tool_retry"] = "tool_retry"
+    call_id: str
+    tool_name: str
+    attempt: int
+    max_retries: int = 1
+    error: str = ""
+
+
+class ToolTimeoutEvent(_Event):
+    type: Literal["tool_timeout"] = "tool_timeout"
+    call_id: str
+    tool_name: str
+    timeout_s: float
+    retryable: bool
+    status_unknown: bool
+    message: str
+
+
+class Alternative(BaseModel):
+    action: str
+    prompt: str
+
+
+class ConfirmMetadataV2(BaseModel):
+    """What a person must see before a guarded or dangerous call runs."""
+
+    tool_name: str
+    tool_args: dict[str, Any] = Field(default_factory=dict)
+    risk: Risk
+    risk_level: RiskLevel
+    dangerous: bool
+    env_id: str | None = None
+    env_context: EnvTier | None = None
+    permission_granted: bool = True
+    required_role: str | None = None
+    alternatives: list[Alternative] = Field(default_factory=list)
+    card_state: CardState = "read"
+    details: dict[str, Any] | None = None  # e.g. a migration's preflight diff
+    description: str = ""
+
+
+class ConfirmRequiredEvent(_Event):
+    type: Literal["confirm_required"] = "confirm_required"
+    confirmation_id: str
+    call_id: str
+    metadata: ConfirmMetadataV2
+    countdown_s: int = 0
+    expires_at: str = ""
+
+
+class PermissionDeniedEvent(_Event):
+    type: Literal["permission_denied"] = "permission_denied"
+    tool_name: str
+    required_role: str
+    alternatives: list[Alternative] = Field(default_factory=list)
+    message: str = ""
+
+
+class MessageEvent(_Event):
+    type: Literal["message"] = "message"
+    role: Literal["assistant"] = "assistant"
+    text: str
+    model: str = ""
+
+
+class ErrorEvent(_Event):
+    type: Literal["error"] = "error"
+    code: str
+    message: str
+    tool_name: str | None = None
+    status_code: int | None = None
+
+
+class DoneEvent(_Event):
+    type: Literal["done"] = "done"
+    state: Literal["idle", "awaiting_confirmation", "error"] = "idle"
+
+
+Event = Annotated[
+    TokenEvent
+    | ToolStartEvent
+    | ToolProgressEvent
+    | ToolEndEvent
+    | ToolRetryEvent
+    | ToolTimeoutEvent
+    | ConfirmRequiredEvent
+    | PermissionDeniedEvent
+    | MessageEvent
+    | ErrorEvent
+    | DoneEvent,
+    Field(discriminator="type"),
+]
+EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
+EVENT_TYPES = (
+    "token",
+    "tool_start",
+    "tool_progress",
+    "tool_end",
+    "tool_retry",
+    "tool_timeout",
+    "confirm_required",
+    "permission_denied",
+    "message",
+    "error",
+    "done",
+)
+
+
+def encode_sse(event: BaseModel) -> str:
+    """Encode one event as a Server-Sent Event frame."""
+    data = event.model_dump(mode="json")
+    return f"event: {data['type']}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
+
+
+def decode_sse(text: str) -> list[dict[str, Any]]:
+    """Parse a stream of SSE frames back into event dicts (for clients and tests)."""
+    out: list[dict[str, Any]] = []
+    for frame in text.split("\n\n"):
+        data_lines = [ln[5:].lstrip() for ln in frame.splitlines() if ln.startswith("data:")]
+        if data_lines:
+            out.append(json.loads("\n".join(data_lines)))
+    return out
+
+
+def parse_event(data: dict[str, Any]) -> Event:
+    return EVENT_ADAPTER.validate_python(data)
+
+
+def permission_denied_event(
+    tool_name: str,
+    required_role: str,
+    alternatives: list[dict[str, str]] | list[Alternative],
+    *,
+    conv_id: str = "",
+    seq: int = 0,
+    message: str = "",
+) -> str:
+    """The permission_denied SSE frame. It bypasses the confirmation checkpoint."""
+    alts = [a if isinstance(a, Alternative) else Alternative(**a) for a in alternatives]
+    ev = PermissionDeniedEvent(
+        conv_id=conv_id,
+        seq=seq,
+        tool_name=tool_name,
+        required_role=required_role,
+        alternatives=alts,
+        message=message or f"'{tool_name}' requires the {required_role} role.",
+    )
+    return encode_sse(ev)

@@ -1,0 +1,131 @@
+"""Typed errors of ss-tools agent.
+
+Hierarchy::
+
+    SsToolsError
+    ├── ConfigError                 bad settings, environments.toml or policy.toml
+    ├── UIContextError              bad page context (status_code 413 or 422)
+    ├── AuthError                   401: missing, expired, tampered token ...
+    │   └── ForbiddenError          403: authenticated but not allowed
+    ├── ConfirmationError           replayed / expired / foreign / mismatched / too early
+    ├── AuditImmutableError         an attempt to update or delete an audit row
+    └── ToolError                   a tool failed; reaches the model as a tool message
+        ├── ToolNotAvailableError   tool outside this turn's filtered set / unknown tool
+        ├── NoEnvironmentError      no Superset environment configured / unknown env id
+        ├── MaintenanceError        target env is in a maintenance window
+        ├── ToolTimeoutError        the tool ran past its timeout
+        ├── TransientError          worth one retry for read tools (5xx, connection)
+        │   └── SupersetUnavailableError   Superset 5xx or unreachable
+        └── SupersetError           Superset answered with an error (status_code, message)
+            ├── SupersetAuthError       login/refresh refused
+            └── SupersetNotFoundError   404
+
+Every error carries a human-readable message that is safe to show to the user:
+no credentials, no stack traces.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class SsToolsError(Exception):
+    """Base of every error this product raises on purpose."""
+
+    def __init__(self, message: str, **details: Any) -> None:
+        super().__init__(message)
+        self.message = message
+        self.details = details
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class ConfigError(SsToolsError):
+    """Invalid configuration; the message names the file, line and reason."""
+
+
+class UIContextError(SsToolsError):
+    """Invalid UIContext payload. ``status_code`` is 413 (too large) or 422."""
+
+    def __init__(self, message: str, status_code: int = 422, **details: Any) -> None:
+        super().__init__(message, **details)
+        self.status_code = status_code
+        self.reason = message
+
+
+class AuthError(SsToolsError):
+    status_code = 401
+
+
+class ForbiddenError(AuthError):
+    status_code = 403
+
+
+class ConfirmationError(SsToolsError):
+    """A confirmation was refused. ``reason`` is a stable code:
+    unknown | replayed | expired | foreign_user | mismatch | too_early | not_pending."""
+
+    def __init__(self, message: str, reason: str, **details: Any) -> None:
+        super().__init__(message, **details)
+        self.reason = reason
+
+
+class AuditImmutableError(SsToolsError):
+    """Audit rows are append-only."""
+
+
+class ToolError(SsToolsError):
+    """A tool could not do its job."""
+
+    retryable: bool = False
+
+    def __init__(self, message: str, **details: Any) -> None:
+        super().__init__(message, **details)
+        self.retry_exhausted = False
+
+
+class ToolNotAvailableError(ToolError):
+    pass
+
+
+class NoEnvironmentError(ToolError):
+    pass
+
+
+class MaintenanceError(ToolError):
+    pass
+
+
+class ToolTimeoutError(ToolError):
+    pass
+
+
+class TransientError(ToolError):
+    """A failure that may pass: one retry is allowed for read-only tools."""
+
+    retryable = True
+
+
+class SupersetUnavailableError(TransientError):
+    """Superset answered 5xx or could not be reached."""
+
+    def __init__(self, message: str, status_code: int | None = None, **details: Any) -> None:
+        super().__init__(message, **details)
+        self.status_code = status_code
+
+
+class SupersetError(ToolError):
+    """Superset answered with a client error (4xx)."""
+
+    def __init__(self, message: str, status_code: int | None = None, **details: Any) -> None:
+        super().__init__(message, **details)
+        self.status_code = status_code
+
+
+class SupersetAuthError(SupersetError):
+    pass
+
+
+class SupersetNotFoundError(SupersetError):
+    pass

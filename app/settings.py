@@ -1,0 +1,116 @@
+"""One settings object for the whole product (prefix ``SS_TOOLS_``).
+
+Nothing else in the project reads ``os.environ``. Every knob has a default that
+works offline. Call :func:`get_settings` at use time (not at import time) so tests
+can change the environment and call :func:`reset_settings`.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+DEFAULT_JWT_SECRET = "ss-tools-dev-secret-change-me-0123456789abcdef"
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="SS_TOOLS_", extra="ignore")
+
+    # --- server -----------------------------------------------------------------
+    host: str = "127.0.0.1"
+    port: int = 8080
+    data_dir: Path = Path("./data")
+    database_url: str | None = Field(
+        default=None,
+        description="SQLAlchemy URL; default sqlite:///<data_dir>/ss_tools.db. "
+        "postgresql+psycopg://user:pw@host:port/db moves all state to PostgreSQL.",
+    )
+    dev: bool = Field(default=False, description="Development mode: allows the default secrets.")
+    storage_secret: SecretStr | None = None
+
+    # --- auth -------------------------------------------------------------------
+    jwt_secret: SecretStr = SecretStr(DEFAULT_JWT_SECRET)
+    jwt_issuer: str = "ss-tools"
+    jwt_audience: str = "ss-tools-agent"
+    jwt_ttl_s: int = 8 * 3600
+    jwks_url: str | None = None
+    jwks_file: Path | None = None
+    jwt_role_claim: str = "role"
+    external_issuer: str | None = None
+    external_audience: str | None = None
+
+    # --- policy and environments ---------------------------------------------------
+    policy_file: Path | None = Field(
+        default=None, description="policy.toml overriding roles, timeouts, confirm rules"
+    )
+    environments_file: Path = Path("./environments.toml")
+
+    # --- agent ------------------------------------------------------------------
+    llm_provider: Literal["offline", "openai"] = "offline"
+    llm_base_url: str | None = None
+    llm_model: str = "gpt-4o-mini"
+    llm_api_key: SecretStr | None = None
+    llm_timeout_s: float = 60.0
+
+    tool_timeout_s: float = 30.0
+    retry_delay_s: float = 1.0
+    confirmation_ttl_s: int = 600
+    dangerous_countdown_s: int = 10
+    countdown_tick_s: float = 1.0
+    summarise_limit: int = 4000
+
+    # --- superset sandbox ------------------------------------------------------------
+    sandbox: bool = True
+    sandbox_dir: Path = Path.home() / ".cache" / "ss-tools" / "superset-6.1.0"
+
+    @field_validator("database_url")
+    @classmethod
+    def _blank_is_none(cls, v: str | None) -> str | None:
+        return v or None
+
+    @property
+    def db_url(self) -> str:
+        if self.database_url:
+            return self.database_url
+        return f"sqlite:///{(self.data_dir / 'ss_tools.db').resolve()}"
+
+    @property
+    def is_postgres(self) -> bool:
+        return self.db_url.startswith("postgresql")
+
+    @property
+    def checkpoint_path(self) -> Path:
+        return (self.data_dir / "checkpoints.db").resolve()
+
+    @property
+    def uses_default_secret(self) -> bool:
+        return self.jwt_secret.get_secret_value() == DEFAULT_JWT_SECRET
+
+    def check_secrets(self) -> None:
+        """Refuse the placeholder JWT secret outside dev mode."""
+        if self.uses_default_secret and not self.dev:
+            from app.errors import ConfigError
+
+            raise ConfigError(
+                "SS_TOOLS_JWT_SECRET is the built-in placeholder; set a real secret "
+                "(32+ random characters) or SS_TOOLS_DEV=1 for local development"
+            )
+
+    def nicegui_storage_secret(self) -> str:
+        if self.storage_secret is not None:
+            return self.storage_secret.get_secret_value()
+        return "storage:" + self.jwt_secret.get_secret_value()
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    return Settings()
+
+
+def reset_settings() -> None:
+    """Forget the cached settings (tests change the environment, then call this)."""
+    get_settings.cache_clear()

@@ -1,0 +1,34 @@
+"""App factory: database, HTTP API routers and pages on NiceGUI's FastAPI app.
+
+``create_app()`` is called by main.py (and again by the NiceGUI user plugin for every
+test, which runs main.py afresh), so everything here is idempotent.
+"""
+
+from __future__ import annotations
+
+from nicegui import app
+
+from app.settings import get_settings
+from app.store.db import get_engine, init_db
+
+_ROUTERS_TAG = "_ss_tools_routers"
+
+
+def create_app() -> None:
+    settings = get_settings()
+    settings.check_secrets()
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    init_db(get_engine())
+
+    if not getattr(app.state, _ROUTERS_TAG, False) or not _has_api_routes():
+        from app.api import routers
+
+        for router in routers():
+            app.include_router(router)
+        setattr(app.state, _ROUTERS_TAG, True)
+
+    import app.pages  # noqa: F401  (registers @ui.page functions)
+
+
+def _has_api_routes() -> bool:
+    return any(getattr(r, "path", "").startswith("/api/") for r in app.routes)
