@@ -1,0 +1,194 @@
+"""Superset's REST endpoints as typed methods (mixed into :class:`SupersetClient`)."""
+
+from __future__ import annotations
+
+import json as jsonlib
+from typing import TYPE_CHECKING, Any
+
+from app.errors import SupersetError, SupersetNotFoundError, SupersetUnavailableError
+from app.superset import rison
+
+if TYPE_CHECKING:
+    import httpx
+
+DASHBOARD_COLUMNS = [
+    "id",
+    "dashboard_title",
+    "slug",
+    "url",
+    "published",
+    "changed_on_utc",
+]
+
+
+class SupersetApi:
+    """Endpoint helpers; relies on ``request``/``get_json``/``post_json`` of the client."""
+
+    env: Any
+
+    async def request(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
+        raise NotImplementedError  # provided by SupersetClient
+
+    async def get_json(self, path: str, params: dict[str, Any] | None = None) -> Any:
+        raise NotImplementedError  # provided by SupersetClient
+
+    async def post_json(self, path: str, json: Any = None) -> Any:
+        raise NotImplementedError  # provided by SupersetClient
+
+    # --- dashboards and charts -----------------------------------------------------------
+    async def list_dashboards(
+        self, query: str = "", page: int = 0, page_size: int = 25
+    ) -> dict[str, Any]:
+        """``{count, result:[…]}``; ``query`` matches title or slug (case-insensitive)."""
+        q: dict[str, Any] = {
+            "columns": DASHBOARD_COLUMNS,
+            "order_column": "dashboard_title",
+            "order_direction": "asc",
+            "page": max(page, 0),
+            "page_size": max(1, min(page_size, 100)),
+        }
+        if query:
+            q["filters"] = [{"col": "dashboard_title", "opr": "title_or_slug", "value": query}]
+        return await self.get_json("/api/v1/dashboard/", params={"q": rison.dumps(q)})
+
+    async def get_dashboard(self, id_or_slug: int | str) -> dict[str, Any]:
+        return (await self.get_json(f"/api/v1/dashboard/{id_or_slug}"))["result"]
+
+    async def dashboard_charts(self, id_or_slug: int | str) -> list[dict[str, Any]]:
+        return (await self.get_json(f"/api/v1/dashboard/{id_or_slug}/charts"))["result"]
+
+    async def dashboard_datasets(self, id_or_slug: int | str) -> list[dict[str, Any]]:
+        return (await self.get_json(f"/api/v1/dashboard/{id_or_slug}/datasets"))["result"]
+
+    async def delete_dashboard(self, dashboard_id: int) -> Any:
+        return await self.request("DELETE", f"/api/v1/dashboard/{dashboard_id}")
+
+    async def get_chart(self, chart_id: int) -> dict[str, Any]:
+        return (await self.get_json(f"/api/v1/chart/{chart_id}"))["result"]
+
+    async def chart_data(self, chart_id: int) -> dict[str, Any]:
+        """Run the chart's saved query context (``GET /api/v1/chart/{id}/data/``)."""
+        return await self.get_json(f"/api/v1/chart/{chart_id}/data/")
+
+    async def get_dataset(self, dataset_id: int) -> dict[str, Any]:
+        return (await self.get_json(f"/api/v1/dataset/{dataset_id}"))["result"]
+
+    # --- export / import ---------------------------------------------------------------
+    async def export_dashboards(self, ids: list[int]) -> bytes:
+        """A zip of YAML files (dashboards, charts, datasets, databases)."""
+        resp = await self.request(
+            "GET", "/api/v1/dashboard/export/", params={"q": rison.dumps(list(ids))}
+        )
+        return resp.content
+
+    async def import_dashboards(
+        self,
+        zip_bytes: bytes,
+        *,
+        overwrite: bool = True,
+        passwords: dict[str, str] | None = None,
+    ) -> Any:
+        data = {"overwrite": "true" if overwrite else "false"}
+        if passwords:
+            data["passwords"] = jsonlib.dumps(passwords)
+        resp = await self.request(
+            "POST",
+            "/api/v1/dashboard/import/",
+            files={"formData": ("dashboards.zip", zip_bytes, "application/zip")},
+            data=data,
+        )
+        return resp.json() if resp.content else {}
+
+    # --- databases ---------------------------------------------------------------------
+    async def list_databases(self) -> list[dict[str, Any]]:
+        q = rison.dumps({"page": 0, "page_size": 100, "order_column": "database_name"})
+        return (await self.get_json("/api/v1/database/", params={"q": q}))["result"]
+
+    async def database_by_name_or_id(self, database: str | int) -> dict[str, Any]:
+        """A database row by id or (case-insensitive) name; SupersetNotFoundError if none."""
+        dbs = await self.list_databases()
+        key = str(database).strip()
+        for db in dbs:
+            if str(db.get("id")) == key or str(db.get("database_name", "")).lower() == key.lower():
+                return db
+        names = ", ".join(str(d.get("database_name")) for d in dbs) or "none"
+        raise SupersetNotFoundError(
+            f"no database {key!r} in Superset '{self.env.id}'; databases: {names}",
+            status_code=404,
+        )
+
+    async def schemas(self, db_id: int) -> list[str]:
+        return (await self.get_json(f"/api/v1/database/{db_id}/schemas/"))["result"]
+
+    async def tables(self, db_id: int, schema: str) -> list[dict[str, Any]]:
+        q = rison.dumps({"schema_name": schema, "force": False})
+        return (await self.get_json(f"/api/v1/database/{db_id}/tables/", params={"q": q}))["result"]
+
+    async def table_metadata(
+        self, db_id: int, table: str, schema: str | None = None
+    ) -> dict[str, Any]:
+        params = {"name": table}
+        if schema:
+            params["schema"] = schema
+        return await self.get_json(f"/api/v1/database/{db_id}/table_metadata/", params=params)
+
+    # --- SQL Lab and datasets ----------------------------------------------------------
+    async def execute_sql(
+        self, database_id: int, sql: str, schema: str | None = None, row_limit: int = 1000
+    ) -> dict[str, Any]:
+        """Run ``sql`` synchronously in SQL Lab. A failing statement is a SupersetError
+        (not transient): SQL Lab answers engine errors and DML refusals with 500."""
+        body: dict[str, Any] = {
+            "database_id": database_id,
+            "sql": sql,
+            "runAsync": False,
+            "queryLimit": row_limit,
+            "select_as_cta": False,
+            "expand_data": True,
+        }
+        if schema:
+            body["schema"] = schema
+        try:
+            return await self.post_json("/api/v1/sqllab/execute/", body)
+        except SupersetUnavailableError as exc:
+            if exc.status_code is not None and exc.details.get("error_type"):
+                raise SupersetError(
+                    exc.message, status_code=exc.status_code, **exc.details
+                ) from None
+            raise
+
+    async def format_sql(self, sql: str) -> str:
+        return (await self.post_json("/api/v1/sqllab/format_sql/", {"sql": sql}))["result"]
+
+    async def create_dataset(
+        self,
+        database_id: int,
+        table_name: str,
+        schema: str | None = None,
+        sql: str | None = None,
+    ) -> dict[str, Any]:
+        """Create a physical (no ``sql``) or virtual dataset; ``{id, data}``."""
+        body: dict[str, Any] = {"database": database_id, "table_name": table_name}
+        if schema:
+            body["schema"] = schema
+        if sql:
+            body["sql"] = sql
+        return await self.post_json("/api/v1/dataset/", body)
+
+    async def find_datasets(self, table_name: str) -> list[dict[str, Any]]:
+        q = rison.dumps(
+            {"filters": [{"col": "table_name", "opr": "eq", "value": table_name}], "page_size": 100}
+        )
+        return (await self.get_json("/api/v1/dataset/", params={"q": q}))["result"]
+
+    # --- security ----------------------------------------------------------------------
+    async def roles(self) -> list[dict[str, Any]]:
+        q = rison.dumps({"page": 0, "page_size": 100})
+        return (await self.get_json("/api/v1/security/roles/search/", params={"q": q}))["result"]
+
+    async def role_permissions(self, role_id: int) -> list[dict[str, Any]]:
+        return (await self.get_json(f"/api/v1/security/roles/{role_id}/permissions/"))["result"]
+
+    async def users(self) -> list[dict[str, Any]]:
+        q = rison.dumps({"page": 0, "page_size": 100})
+        return (await self.get_json("/api/v1/security/users/", params={"q": q}))["result"]

@@ -1,0 +1,165 @@
+"""Superset environments: the ``environments.toml`` file and its ``Environment`` entries.
+
+File format (path from ``SS_TOOLS_ENVIRONMENTS_FILE``, default ``./environments.toml``)::
+
+    [[environment]]
+    id = "dev"                          # the env_id everywhere
+    name = "Development"
+    url = "http://127.0.0.1:8088"
+    username = "admin"
+    password_env = "SS_DEV_PASSWORD"    # or password = "…" for a local sandbox
+    tier = "dev"                        # optional; else derived from id
+
+A bad file fails with a :class:`ConfigError` naming the file, the line and the reason.
+A missing password variable only disables that one environment (``registry.errors``).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+
+from app.errors import ConfigError
+
+if TYPE_CHECKING:
+    from app.superset.registry import EnvironmentRegistry
+
+Tier = Literal["dev", "staging", "prod"]
+_ID_RE = r"^[A-Za-z0-9_.-]{1,64}$"
+
+
+def derive_tier(env_id: str) -> Tier:
+    """The tier of an env id, by the policy's rule (unknown → prod, fail safe)."""
+    from app.policy import normalize_env  # lazy: policy is pure and imports nothing of ours
+
+    return normalize_env(env_id) or "prod"
+
+
+class Environment(BaseModel):
+    """One Superset instance. ``password`` is a SecretStr: never shown in repr or logs."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str = Field(pattern=_ID_RE)
+    name: str = ""
+    url: str
+    username: str = "admin"
+    password: SecretStr | None = None
+    password_env: str | None = None
+    tier: Tier | None = None
+    verify_ssl: bool = True
+    timeout: float = Field(default=30.0, gt=0)
+
+    @field_validator("url")
+    @classmethod
+    def _http_url(cls, v: str) -> str:
+        if not re.match(r"^https?://[^\s/]+", v):
+            raise ValueError("must be an http:// or https:// URL")
+        return v.rstrip("/")
+
+    def model_post_init(self, __context: object) -> None:
+        if not self.name:
+            object.__setattr__(self, "name", self.id)
+        if self.tier is None:
+            object.__setattr__(self, "tier", derive_tier(self.id))
+
+    @property
+    def effective_tier(self) -> Tier:
+        return self.tier or derive_tier(self.id)
+
+    def password_value(self) -> str:
+        """The plain password, for the login request only."""
+        return self.password.get_secret_value() if self.password is not None else ""
+
+
+def _toml_line(exc: tomllib.TOMLDecodeError) -> str:
+    m = re.search(r"\(at line (\d+), column (\d+)\)", str(exc))
+    return f"line {m.group(1)}" if m else "end of file"
+
+
+def _table_lines(text: str) -> list[int]:
+    """1-based line numbers of every ``[[environment]]`` header, in order."""
+    return [
+        n
+        for n, line in enumerate(text.splitlines(), start=1)
+        if re.match(r"^\s*\[\[\s*environment\s*\]\]", line)
+    ]
+
+
+def parse_environments(
+    text: str, source: str = "environments.toml"
+) -> tuple[list[Environment], dict[str, str]]:
+    """Parse the file's text into environments and per-environment errors.
+
+    Raises ConfigError for a broken file; returns ``errors[env_id]`` for an environment
+    whose password variable is not set (that environment keeps its entry but is
+    unavailable).
+    """
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        reason = re.sub(r"\s*\(at .*\)$", "", str(exc))
+        raise ConfigError(f"{source}: {_toml_line(exc)}: {reason}") from None
+    unknown = set(data) - {"environment"}
+    if unknown:
+        raise ConfigError(f"{source}: unknown top-level key(s): {', '.join(sorted(unknown))}")
+    tables = data.get("environment", [])
+    if not isinstance(tables, list):
+        raise ConfigError(f"{source}: 'environment' must be an array of tables ([[environment]])")
+    lines = _table_lines(text)
+    envs: list[Environment] = []
+    errors: dict[str, str] = {}
+    seen: dict[str, int] = {}
+    for index, table in enumerate(tables):
+        line = f"line {lines[index]}" if index < len(lines) else f"entry {index + 1}"
+        label = f"environment #{index + 1}"
+        if isinstance(table, dict) and isinstance(table.get("id"), str):
+            label += f" ('{table['id']}')"
+        try:
+            env = Environment.model_validate(table)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            field = ".".join(str(p) for p in first["loc"]) or "entry"
+            raise ConfigError(f"{source}: {line}: {label}: {field}: {first['msg']}") from None
+        if env.id in seen:
+            raise ConfigError(
+                f"{source}: {line}: {label}: duplicate id '{env.id}' "
+                f"(first defined in environment #{seen[env.id] + 1})"
+            )
+        seen[env.id] = index
+        if env.password is None and env.password_env:
+            # The one allowed read of os.environ outside app.settings: the variable's
+            # name is data from environments.toml, so it cannot be a settings field.
+            value = os.environ.get(env.password_env)
+            if value:
+                env = env.model_copy(update={"password": SecretStr(value)})
+            else:
+                errors[env.id] = f"password variable {env.password_env} is not set"
+        elif env.password is None:
+            errors[env.id] = "no password or password_env configured"
+        envs.append(env)
+    return envs, errors
+
+
+def read_environments_file(path: Path) -> tuple[list[Environment], dict[str, str]]:
+    """Read and parse ``path``; a missing file means no environments are configured."""
+    path = Path(path)
+    if not path.exists():
+        return [], {}
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read: {exc}") from None
+    return parse_environments(text, source=str(path))
+
+
+def load_environments(path: Path) -> EnvironmentRegistry:
+    """Load ``environments.toml`` into an :class:`EnvironmentRegistry` (see registry)."""
+    from app.superset.registry import load_environments as _load
+
+    return _load(path)

@@ -1,0 +1,101 @@
+"""Turn a Superset error response into one of the typed errors of :mod:`app.errors`.
+
+Superset answers errors in three JSON shapes (plus HTML when something upstream broke):
+
+* ``{"errors": [{"message": "...", "error_type": "...", ...}]}``  (SIP-40 errors)
+* ``{"message": {"field": ["msg", ...]}}``                         (marshmallow validation)
+* ``{"message": "..."}``                                           (plain)
+* ``{"msg": "..."}``                                               (flask-jwt-extended)
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from typing import Any
+
+import httpx
+
+from app.errors import (
+    SupersetAuthError,
+    SupersetError,
+    SupersetNotFoundError,
+    SupersetUnavailableError,
+)
+
+_MAX = 500
+
+
+def _flatten(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return "; ".join(_flatten(v) for v in value)
+    if isinstance(value, dict):
+        return "; ".join(f"{k}: {_flatten(v)}" for k, v in value.items())
+    return str(value)
+
+
+def error_message(response: httpx.Response) -> tuple[str, str | None]:
+    """The human message of an error response and the Superset error_type, if any."""
+    try:
+        body = response.json()
+    except ValueError:
+        body = None
+    if isinstance(body, dict):
+        errors = body.get("errors")
+        if isinstance(errors, list) and errors:
+            msgs = [
+                _flatten(e.get("message", e)) if isinstance(e, dict) else str(e) for e in errors
+            ]
+            first = errors[0] if isinstance(errors[0], dict) else {}
+            return "; ".join(m for m in msgs if m), first.get("error_type")
+        for key in ("message", "msg", "error", "description"):
+            if body.get(key):
+                return _flatten(body[key]), None
+        return _flatten(body) or response.reason_phrase, None
+    text = response.text or ""
+    title = re.search(r"<title>(.*?)</title>", text, re.I | re.S)
+    if title:
+        return html.unescape(title.group(1).strip()), None
+    stripped = re.sub(r"<[^>]+>", " ", text)
+    stripped = re.sub(r"\s+", " ", stripped).strip()
+    return stripped or response.reason_phrase or "no details", None
+
+
+def scrub(text: str, secrets: list[str]) -> str:
+    """Remove secrets from a message and keep it short."""
+    for secret in secrets:
+        if secret and len(secret) >= 3:
+            text = text.replace(secret, "***")
+    return text if len(text) <= _MAX else text[: _MAX - 1] + "…"
+
+
+def error_for(
+    response: httpx.Response, *, env_id: str, what: str, secrets: list[str]
+) -> SupersetError | SupersetUnavailableError:
+    """The typed error for a non-2xx response (``what`` is e.g. 'GET /api/v1/dashboard/1')."""
+    status = response.status_code
+    message, error_type = error_message(response)
+    text = scrub(f"Superset '{env_id}' {what} failed ({status}): {message}", secrets)
+    details = {"env_id": env_id, "error_type": error_type}
+    if status >= 500:
+        return SupersetUnavailableError(text, status_code=status, **details)
+    if status in (401, 403):
+        return SupersetAuthError(text, status_code=status, **details)
+    if status == 404:
+        return SupersetNotFoundError(text, status_code=status, **details)
+    return SupersetError(text, status_code=status, **details)
+
+
+def unreachable(
+    exc: httpx.HTTPError, *, env_id: str, url: str, what: str
+) -> SupersetUnavailableError:
+    """A connection-level failure (refused, reset, timeout) as a transient error."""
+    kind = type(exc).__name__
+    return SupersetUnavailableError(
+        f"Superset '{env_id}' at {url} is unreachable ({kind}) during {what}",
+        status_code=None,
+        env_id=env_id,
+        error_type=kind,
+    )

@@ -1,0 +1,139 @@
+"""The configured Superset environments and one pooled client per environment."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from app.errors import NoEnvironmentError
+from app.settings import get_settings
+from app.superset.client import SupersetClient
+from app.superset.environments import Environment, read_environments_file
+
+
+class EnvironmentRegistry:
+    """Environments by id (file order kept), their config errors, and lazy clients."""
+
+    def __init__(
+        self,
+        environments: Iterable[Environment] = (),
+        *,
+        errors: dict[str, str] | None = None,
+        source: Path | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        self.environments: dict[str, Environment] = {}
+        for env in environments:
+            if env.id in self.environments:
+                raise ValueError(f"duplicate environment id {env.id!r}")
+            self.environments[env.id] = env
+        self.errors: dict[str, str] = dict(errors or {})
+        self.source = source
+        self._transport = transport
+        self._clients: dict[str, SupersetClient] = {}
+
+    def __repr__(self) -> str:
+        return f"EnvironmentRegistry({list(self.environments)!r})"
+
+    @property
+    def ids(self) -> list[str]:
+        return list(self.environments)
+
+    def get(self, env_id: str) -> Environment:
+        """The environment ``env_id`` (configured, possibly with a config error)."""
+        if not self.environments:
+            raise NoEnvironmentError("no Superset environment configured")
+        env = self.environments.get(env_id)
+        if env is None:
+            raise NoEnvironmentError(
+                f"unknown environment {env_id!r}; configured: {', '.join(self.environments)}",
+                env_id=env_id,
+            )
+        return env
+
+    def resolve(self, env_id: str | None, selected: str | None = None) -> Environment:
+        """Pick the environment of a call.
+
+        Order: the explicit ``env_id`` of the call; else the ``selected`` env (the page's
+        env picker / UIContext); else the only configured env; else the first env whose
+        tier is dev; else the first configured env. No env at all → NoEnvironmentError.
+        """
+        if env_id:
+            return self.get(env_id)
+        if selected:
+            return self.get(selected)
+        if not self.environments:
+            raise NoEnvironmentError("no Superset environment configured")
+        envs = list(self.environments.values())
+        if len(envs) == 1:
+            return envs[0]
+        for env in envs:
+            if env.effective_tier == "dev":
+                return env
+        return envs[0]
+
+    def client(self, env_id: str) -> SupersetClient:
+        """The pooled client of ``env_id`` (created on first use)."""
+        env = self.get(env_id)
+        if env.id in self.errors:
+            raise NoEnvironmentError(
+                f"environment {env.id!r} is unavailable: {self.errors[env.id]}", env_id=env.id
+            )
+        client = self._clients.get(env.id)
+        if client is None:
+            client = SupersetClient(env, transport=self._transport)
+            self._clients[env.id] = client
+        return client
+
+    def describe(self) -> list[dict[str, Any]]:
+        """One row per environment: id, name, tier, url, error (never credentials)."""
+        return [
+            {
+                "id": env.id,
+                "name": env.name,
+                "tier": env.effective_tier,
+                "url": env.url,
+                "error": self.errors.get(env.id),
+            }
+            for env in self.environments.values()
+        ]
+
+    async def aclose(self) -> None:
+        clients, self._clients = list(self._clients.values()), {}
+        for client in clients:
+            await client.aclose()
+
+
+def load_environments(path: Path) -> EnvironmentRegistry:
+    """Load ``environments.toml`` (missing file → empty registry; bad file → ConfigError)."""
+    envs, errors = read_environments_file(path)
+    return EnvironmentRegistry(envs, errors=errors, source=Path(path))
+
+
+_registry: EnvironmentRegistry | None = None
+
+
+def get_registry() -> EnvironmentRegistry:
+    """The process-wide registry, loaded once from ``settings.environments_file``."""
+    global _registry
+    if _registry is None:
+        _registry = load_environments(get_settings().environments_file)
+    return _registry
+
+
+def set_registry(registry: EnvironmentRegistry | None) -> None:
+    """Install a registry (tests) or forget it (None)."""
+    global _registry
+    _registry = registry
+
+
+def reset_registry() -> None:
+    """Forget the cached registry; the next get_registry() reads the file again.
+
+    Open clients are not closed here (no event loop); call ``await reg.aclose()`` first
+    when the old registry's clients were used.
+    """
+    set_registry(None)
