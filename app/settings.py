@@ -11,7 +11,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, SecretStr, field_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DEFAULT_JWT_SECRET = "ss-tools-dev-secret-change-me-0123456789abcdef"
@@ -34,6 +34,11 @@ class Settings(BaseSettings):
 
     # --- auth -------------------------------------------------------------------
     jwt_secret: SecretStr = SecretStr(DEFAULT_JWT_SECRET)
+    jwt_secret_file: Path | None = Field(
+        default=None,
+        description="File holding the JWT secret; used when SS_TOOLS_JWT_SECRET is unset "
+        "(python main.py start in dev mode generates <data_dir>/.jwt_secret).",
+    )
     jwt_issuer: str = "ss-tools"
     jwt_audience: str = "ss-tools-agent"
     jwt_ttl_s: int = 8 * 3600
@@ -71,6 +76,18 @@ class Settings(BaseSettings):
     @classmethod
     def _blank_is_none(cls, v: str | None) -> str | None:
         return v or None
+
+    @model_validator(mode="after")
+    def _secret_from_file(self) -> Settings:
+        if self.jwt_secret_file is not None and self.uses_default_secret:
+            try:
+                secret = self.jwt_secret_file.read_text(encoding="utf-8").strip()
+            except OSError as exc:
+                raise ValueError(f"jwt_secret_file {self.jwt_secret_file}: {exc.strerror}") from exc
+            if len(secret) < 32:
+                raise ValueError(f"jwt_secret_file {self.jwt_secret_file}: under 32 characters")
+            self.jwt_secret = SecretStr(secret)
+        return self
 
     @property
     def db_url(self) -> str:
