@@ -1,0 +1,228 @@
+"""All tables of the product (SQLModel). UUID or string keys, timezone-aware UTC timestamps.
+
+``AuditEvent`` is append-only, enforced in three layers:
+
+1. mapper events ``before_update`` / ``before_delete`` (ORM flushes),
+2. a ``do_orm_execute`` hook on every Session (bulk ``update()`` / ``delete()``),
+3. database triggers (SQLite ``RAISE(ABORT)``, PostgreSQL plpgsql ``RAISE EXCEPTION``), which
+   also stop raw SQL. On PostgreSQL, also ``REVOKE UPDATE, DELETE`` from the app's role.
+
+Layers 1 and 2 raise :class:`app.errors.AuditImmutableError`; layer 3 surfaces as the
+driver's ``IntegrityError`` (SQLite) or ``InternalError``/``ProgrammingError`` (PostgreSQL).
+"""
+
+from __future__ import annotations
+
+import secrets
+import uuid
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import JSON, DateTime, Engine, Text, TypeDecorator, event
+from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.orm import ORMExecuteState
+from sqlalchemy.orm import Session as OrmSession
+from sqlalchemy.schema import DDL
+from sqlmodel import Field, SQLModel
+
+from app.errors import AuditImmutableError
+
+JsonType = JSON().with_variant(JSONB(), "postgresql")
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def as_utc(value: datetime) -> datetime:
+    """Naive datetimes are taken as UTC; aware ones are converted to UTC."""
+    if value.tzinfo is None:
+        return value.replace(tzinfo=UTC)
+    return value.astimezone(UTC)
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """``DateTime(timezone=True)`` that always returns aware UTC values.
+
+    SQLite stores no zone, so values are written as naive UTC there and read back as UTC;
+    comparisons in SQL stay consistent on both databases."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Any) -> datetime | None:
+        if value is None:
+            return None
+        value = as_utc(value)
+        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
+
+    def process_result_value(self, value: datetime | None, dialect: Any) -> datetime | None:
+        return None if value is None else as_utc(value)
+
+
+def _uuid_hex() -> str:
+    return uuid.uuid4().hex
+
+
+def _confirmation_id() -> str:
+    return secrets.token_urlsafe(24)
+
+
+class AuditEvent(SQLModel, table=True):
+    """One decision of the agent. Never updated, never deleted."""
+
+    __tablename__ = "audit_event"
+
+    id: uuid.UUID = Field(default_factory=uuid.uuid4, primary_key=True)
+    ts: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime, nullable=False, index=True)
+    user: str | None = Field(default=None, index=True)
+    role: str | None = None
+    conv_id: str | None = Field(default=None, index=True)
+    kind: str = Field(index=True)
+    tool: str | None = Field(default=None, index=True)
+    env: str | None = Field(default=None, index=True)
+    decision: str | None = Field(default=None, index=True)
+    reason: str | None = Field(default=None, sa_type=Text)
+    args: dict[str, Any] | list[Any] | None = Field(default=None, sa_type=JsonType)
+    duration_ms: float | None = None
+
+
+class User(SQLModel, table=True):
+    __tablename__ = "app_user"
+
+    id: uuid.UUID = Field(default_factory=uuid.uuid4, primary_key=True)
+    username: str = Field(unique=True, index=True)
+    role: str
+    password_hash: str
+    created_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime, nullable=False)
+    disabled: bool = False
+
+
+class Task(SQLModel, table=True):
+    """A long-running job (migration, backup, restore) driven by a worker."""
+
+    __tablename__ = "task"
+
+    id: str = Field(default_factory=_uuid_hex, primary_key=True)
+    kind: str = Field(index=True)
+    status: str = Field(default="queued", index=True)
+    step: int = 0
+    total: int = 0
+    message: str = Field(default="", sa_type=Text)
+    result: dict[str, Any] | list[Any] | None = Field(default=None, sa_type=JsonType)
+    error: str | None = Field(default=None, sa_type=Text)
+    user: str | None = Field(default=None, index=True)
+    conv_id: str | None = Field(default=None, index=True)
+    env_id: str | None = None
+    created_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime, nullable=False)
+    updated_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime, nullable=False)
+
+
+class Maintenance(SQLModel, table=True):
+    __tablename__ = "maintenance"
+
+    id: uuid.UUID = Field(default_factory=uuid.uuid4, primary_key=True)
+    env_id: str = Field(index=True)
+    started_by: str
+    reason: str = Field(default="", sa_type=Text)
+    started_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime, nullable=False)
+    ends_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+    ended_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+    ended_by: str | None = None
+
+
+class Confirmation(SQLModel, table=True):
+    """A pending person's confirmation of one tool call; single use."""
+
+    __tablename__ = "confirmation"
+
+    id: str = Field(default_factory=_confirmation_id, primary_key=True)
+    conv_id: str = Field(index=True)
+    user_id: str
+    tool_name: str
+    call_id: str
+    args_hash: str
+    env_id: str | None = None
+    risk_level: str
+    created_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime, nullable=False)
+    sent_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime, nullable=False)
+    expires_at: datetime = Field(sa_type=UTCDateTime, nullable=False)
+    used_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+    decision: str | None = None
+
+
+class Backup(SQLModel, table=True):
+    __tablename__ = "backup"
+
+    id: str = Field(default_factory=_uuid_hex, primary_key=True)
+    env_id: str = Field(index=True)
+    dashboard_ids: list[str] = Field(default_factory=list, sa_type=JsonType, nullable=False)
+    path: str
+    size_bytes: int = 0
+    created_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime, nullable=False)
+    created_by: str
+    note: str = Field(default="", sa_type=Text)
+    task_id: str | None = None
+
+
+# --- append-only audit: layer 1, mapper events ---------------------------------------------
+_IMMUTABLE = "audit events are append-only: {} refused"
+
+
+def _refuse_update(_mapper: Any, _conn: Any, _target: Any) -> None:
+    raise AuditImmutableError(_IMMUTABLE.format("update"))
+
+
+def _refuse_delete(_mapper: Any, _conn: Any, _target: Any) -> None:
+    raise AuditImmutableError(_IMMUTABLE.format("delete"))
+
+
+event.listen(AuditEvent, "before_update", _refuse_update)
+event.listen(AuditEvent, "before_delete", _refuse_delete)
+
+
+# --- layer 2, bulk statements through any Session --------------------------------------------
+def _refuse_bulk(state: ORMExecuteState) -> None:
+    if not (state.is_update or state.is_delete):
+        return
+    table = getattr(state.statement, "table", None)
+    mapper = state.bind_mapper
+    if table is AuditEvent.__table__ or (mapper is not None and mapper.class_ is AuditEvent):
+        raise AuditImmutableError(
+            _IMMUTABLE.format("bulk update" if state.is_update else "bulk delete")
+        )
+
+
+event.listen(OrmSession, "do_orm_execute", _refuse_bulk)
+
+
+# --- layer 3, database triggers ----------------------------------------------------------------
+_SQLITE_TRIGGERS = [
+    f"CREATE TRIGGER IF NOT EXISTS audit_event_no_{op.lower()} BEFORE {op} ON audit_event "
+    f"BEGIN SELECT RAISE(ABORT, 'audit_event is append-only: {op} refused'); END"
+    for op in ("UPDATE", "DELETE")
+]
+_PG_TRIGGERS = [
+    "CREATE OR REPLACE FUNCTION audit_event_append_only() RETURNS trigger LANGUAGE plpgsql AS $$ "
+    "BEGIN RAISE EXCEPTION USING MESSAGE = 'audit_event is append-only: ' || TG_OP || ' refused'; "
+    "END $$",
+    "CREATE OR REPLACE TRIGGER audit_event_no_change BEFORE UPDATE OR DELETE ON audit_event "
+    "FOR EACH ROW EXECUTE FUNCTION audit_event_append_only()",
+    "CREATE OR REPLACE TRIGGER audit_event_no_truncate BEFORE TRUNCATE ON audit_event "
+    "FOR EACH STATEMENT EXECUTE FUNCTION audit_event_append_only()",
+]
+TRIGGERS = {"sqlite": _SQLITE_TRIGGERS, "postgresql": _PG_TRIGGERS}
+
+for _dialect, _statements in TRIGGERS.items():
+    for _stmt in _statements:
+        event.listen(AuditEvent.__table__, "after_create", DDL(_stmt).execute_if(dialect=_dialect))
+
+
+def ensure_audit_triggers(engine: Engine) -> None:
+    """(Re)create the triggers for a table that existed before they did. Idempotent."""
+    statements = TRIGGERS.get(engine.dialect.name, [])
+    if not statements:
+        return
+    with engine.begin() as conn:
+        for stmt in statements:
+            conn.exec_driver_sql(stmt)
