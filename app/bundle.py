@@ -1,0 +1,274 @@
+"""Superset export bundles: unpack, normalise for git, remap database connections.
+
+An export is a zip with one top folder (``dashboard_export_<ts>/``) holding
+``metadata.yaml`` and ``dashboards/``, ``charts/``, ``datasets/<db>/``, ``databases/``
+YAML files, one object a file, each with a ``uuid``. Superset matches objects by uuid
+on import, so moving a dashboard to another environment is a matter of making the
+bundle's uuids agree with what the target already has:
+
+* databases by name (or an explicit ``{source_name: target_name}`` mapping), so charts
+  attach to the target's own connection instead of creating a clashing one;
+* datasets by physical identity (database, schema, table name);
+* dashboards by slug.
+
+Everything here is pure (bytes and dicts in, bytes and dicts out).
+"""
+
+from __future__ import annotations
+
+import copy
+import io
+import zipfile
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from app.errors import ToolError
+
+KINDS = ("dashboards", "charts", "datasets", "databases")
+VOLATILE_METADATA_KEYS = ("timestamp",)
+
+
+class BundleError(ToolError):
+    """The export zip is not a Superset bundle we can read."""
+
+
+@dataclass
+class Bundle:
+    root: str
+    files: dict[str, Any] = field(default_factory=dict)  # relpath -> parsed YAML
+
+    def objects(self, kind: str) -> list[tuple[str, dict[str, Any]]]:
+        prefix = kind + "/"
+        return sorted(
+            (p, doc)
+            for p, doc in self.files.items()
+            if p.startswith(prefix) and isinstance(doc, dict)
+        )
+
+    def uuids(self) -> set[str]:
+        return {str(doc["uuid"]) for k in KINDS for _, doc in self.objects(k) if doc.get("uuid")}
+
+    def summary(self) -> dict[str, list[dict[str, Any]]]:
+        """Name and uuid of every object, by kind."""
+        name_keys = {
+            "dashboards": ("dashboard_title", "slug"),
+            "charts": ("slice_name", None),
+            "datasets": ("table_name", "schema"),
+            "databases": ("database_name", None),
+        }
+        out: dict[str, list[dict[str, Any]]] = {}
+        for kind, (name_key, extra_key) in name_keys.items():
+            rows = []
+            for path, doc in self.objects(kind):
+                row = {"name": doc.get(name_key), "uuid": str(doc.get("uuid")), "path": path}
+                if extra_key:
+                    row[extra_key] = doc.get(extra_key)
+                if kind == "datasets":
+                    row["database_uuid"] = str(doc.get("database_uuid"))
+                rows.append(row)
+            out[kind] = rows
+        return out
+
+
+def read_bundle(data: bytes) -> Bundle:
+    """Parse an export zip (one top folder; YAML files)."""
+    try:
+        zf = zipfile.ZipFile(io.BytesIO(data))
+    except zipfile.BadZipFile as exc:
+        raise BundleError("the export is not a zip file") from exc
+    with zf:
+        names = [n for n in zf.namelist() if not n.endswith("/")]
+        roots = {n.split("/", 1)[0] for n in names if "/" in n}
+        if len(roots) != 1:
+            raise BundleError(f"expected one top folder in the export, found {sorted(roots)}")
+        root = roots.pop()
+        files: dict[str, Any] = {}
+        for name in names:
+            rel = name.split("/", 1)[1]
+            if not rel.endswith((".yaml", ".yml")):
+                continue
+            try:
+                files[rel] = yaml.safe_load(zf.read(name))
+            except yaml.YAMLError as exc:
+                raise BundleError(f"{rel} in the export is not valid YAML: {exc}") from exc
+    if "metadata.yaml" not in files:
+        raise BundleError("the export has no metadata.yaml")
+    return Bundle(root=root, files=files)
+
+
+def dump_yaml(doc: Any) -> str:
+    """Stable YAML: sorted keys, block style, unicode kept."""
+    return yaml.safe_dump(doc, sort_keys=True, allow_unicode=True, default_flow_style=False)
+
+
+def write_bundle(bundle: Bundle) -> bytes:
+    """Pack a bundle back into an importable zip (entries in a stable order)."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        for rel in sorted(bundle.files):
+            info = zipfile.ZipInfo(f"{bundle.root}/{rel}", date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            zf.writestr(info, dump_yaml(bundle.files[rel]))
+    return buf.getvalue()
+
+
+def git_files(bundle: Bundle, prefix: str) -> dict[str, str]:
+    """Repo-relative path → normalised YAML text, volatile fields dropped."""
+    out: dict[str, str] = {}
+    for rel, doc in bundle.files.items():
+        if rel == "metadata.yaml" and isinstance(doc, dict):
+            doc = {k: v for k, v in doc.items() if k not in VOLATILE_METADATA_KEYS}
+        out[f"{prefix.rstrip('/')}/{rel}"] = dump_yaml(doc)
+    return dict(sorted(out.items()))
+
+
+def stale_paths(existing: dict[str, str], new_files: dict[str, str]) -> list[str]:
+    """Existing repo files holding an object (by uuid) that ``new_files`` stores elsewhere.
+
+    A renamed chart is exported under a new file name; the old file must go.
+    """
+    new_uuids: set[str] = set()
+    for text in new_files.values():
+        doc = yaml.safe_load(text)
+        if isinstance(doc, dict) and doc.get("uuid"):
+            new_uuids.add(str(doc["uuid"]))
+    stale = []
+    for path, text in existing.items():
+        if path in new_files:
+            continue
+        try:
+            doc = yaml.safe_load(text)
+        except yaml.YAMLError:
+            continue  # not ours to judge: leave a hand-edited broken file alone
+        if isinstance(doc, dict) and str(doc.get("uuid")) in new_uuids:
+            stale.append(path)
+    return sorted(stale)
+
+
+@dataclass
+class TargetInventory:
+    """What the target environment already holds (from its list APIs)."""
+
+    databases: list[dict[str, Any]] = field(default_factory=list)  # database_name, uuid, id
+    datasets: list[dict[str, Any]] = field(default_factory=list)  # table_name, schema, uuid, db
+    dashboards: list[dict[str, Any]] = field(default_factory=list)  # slug, uuid, id, title
+    charts: list[dict[str, Any]] = field(default_factory=list)  # slice_name, uuid, id
+
+
+@dataclass
+class Remap:
+    bundle: Bundle
+    databases: list[dict[str, Any]]  # source_name, target_name, action: map|create
+    problems: list[str]
+    uuid_map: dict[str, str]  # source uuid -> target uuid (databases, datasets, dashboards)
+
+
+def remap_bundle(
+    bundle: Bundle,
+    target: TargetInventory,
+    mapping: dict[str, str] | None = None,
+    *,
+    require_database_match: bool = False,
+) -> Remap:
+    """Rewrite a copy of ``bundle`` so its uuids agree with the target's objects.
+
+    A source database with no same-named target database (after ``mapping``) is either
+    created by the import, or, with ``require_database_match``, reported in ``problems``.
+    A mapping that names a database the target lacks is always a problem.
+    """
+    mapping = dict(mapping or {})
+    out = Bundle(root=bundle.root, files=copy.deepcopy(bundle.files))
+    by_name = {str(d.get("database_name")): d for d in target.databases}
+    uuid_map: dict[str, str] = {}
+    report: list[dict[str, Any]] = []
+    problems: list[str] = []
+    seen_target_uuids: dict[str, str] = {}
+    for path, doc in out.objects("databases"):
+        source_name = str(doc.get("database_name"))
+        wanted = mapping.get(source_name, source_name)
+        match = by_name.get(wanted)
+        if match is None or not match.get("uuid"):
+            if source_name in mapping:
+                problems.append(
+                    f"database mapping {source_name!r} → {wanted!r}: the target has no "
+                    f"database named {wanted!r}"
+                )
+            elif require_database_match:
+                problems.append(
+                    f"database {source_name!r} has no match on the target; add a mapping "
+                    f"{{{source_name!r}: '<target database name>'}}"
+                )
+            report.append({"source_name": source_name, "target_name": wanted, "action": "create"})
+            continue
+        target_uuid = str(match["uuid"])
+        uuid_map[str(doc["uuid"])] = target_uuid
+        report.append({"source_name": source_name, "target_name": wanted, "action": "map"})
+        if target_uuid in seen_target_uuids:  # two source dbs onto one target: keep one file
+            del out.files[path]
+            continue
+        seen_target_uuids[target_uuid] = path
+        doc["uuid"] = target_uuid
+        doc["database_name"] = wanted
+
+    db_names = {str(d.get("uuid")): str(d.get("database_name")) for d in target.databases}
+    physical = {
+        (str(d.get("database_uuid")), d.get("schema") or None, d.get("table_name")): str(d["uuid"])
+        for d in target.datasets
+        if d.get("uuid")
+    }
+    for _, doc in out.objects("datasets"):
+        db_uuid = uuid_map.get(str(doc.get("database_uuid")), str(doc.get("database_uuid")))
+        doc["database_uuid"] = db_uuid
+        if db_uuid in db_names:
+            key = (db_uuid, doc.get("schema") or None, doc.get("table_name"))
+            existing = physical.get(key)
+            if existing and existing != str(doc["uuid"]):
+                uuid_map[str(doc["uuid"])] = existing
+                doc["uuid"] = existing
+    for _, doc in out.objects("charts"):
+        ds = str(doc.get("dataset_uuid"))
+        if ds in uuid_map:
+            doc["dataset_uuid"] = uuid_map[ds]
+    slugs = {
+        d.get("slug"): str(d["uuid"]) for d in target.dashboards if d.get("slug") and d.get("uuid")
+    }
+    for _, doc in out.objects("dashboards"):
+        existing = slugs.get(doc.get("slug")) if doc.get("slug") else None
+        if existing and existing != str(doc["uuid"]):
+            uuid_map[str(doc["uuid"])] = existing
+            doc["uuid"] = existing
+        _rewrite_native_filter_datasets(doc, uuid_map)
+    return Remap(out, report, problems, uuid_map)
+
+
+def _rewrite_native_filter_datasets(dashboard: dict[str, Any], uuid_map: dict[str, str]) -> None:
+    metadata = dashboard.get("metadata") or {}
+    for flt in metadata.get("native_filter_configuration") or []:
+        for target in flt.get("targets") or []:
+            ds = target.get("datasetUuid")
+            if ds and str(ds) in uuid_map:
+                target["datasetUuid"] = uuid_map[str(ds)]
+
+
+def diff_against(bundle: Bundle, target: TargetInventory) -> dict[str, list[dict[str, Any]]]:
+    """Per kind, each object of a (remapped) bundle with ``action`` create or overwrite."""
+    present = {
+        "dashboards": {str(d.get("uuid")) for d in target.dashboards},
+        "charts": {str(d.get("uuid")) for d in target.charts},
+        "datasets": {str(d.get("uuid")) for d in target.datasets},
+        "databases": {str(d.get("uuid")) for d in target.databases},
+    }
+    out: dict[str, list[dict[str, Any]]] = {}
+    for kind, rows in bundle.summary().items():
+        out[kind] = [
+            {
+                "name": r["name"],
+                "uuid": r["uuid"],
+                "action": "overwrite" if r["uuid"] in present[kind] else "create",
+                **({"slug": r["slug"]} if "slug" in r else {}),
+            }
+            for r in rows
+        ]
+    return out
