@@ -1,0 +1,182 @@
+"""Every visible string of the pages, in English and Russian.
+
+``t(key, lang, **fmt)`` looks a string up; ``pick_language`` chooses the language from
+``?lang=``, else the user's stored choice, else the browser's Accept-Language.
+"""
+
+from __future__ import annotations
+
+LANGUAGES = ("en", "ru")
+DEFAULT_LANGUAGE = "en"
+
+STRINGS: dict[str, tuple[str, str]] = {
+    # key: (English, Russian)
+    "product_name": ("ss-tools agent", "ss-tools агент"),
+    "no_context": ("No context selected", "Контекст не выбран"),
+    "object_dashboard": ("Dashboard", "Дашборд"),
+    "object_dataset": ("Dataset", "Датасет"),
+    "object_migration": ("Migration", "Миграция"),
+    "environment": ("Environment", "Окружение"),
+    "no_environments": ("No environments configured", "Окружения не настроены"),
+    "language": ("Language", "Язык"),
+    "sign_out": ("Sign out", "Выйти"),
+    "role_admin": ("admin", "администратор"),
+    "role_analyst": ("analyst", "аналитик"),
+    "production": ("PRODUCTION", "PRODUCTION"),
+    "production_hint": (
+        "Actions here change the production environment",
+        "Действия здесь меняют продуктивное окружение",
+    ),
+    "chat_placeholder": ("Ask the agent…", "Спросите агента…"),
+    "send": ("Send", "Отправить"),
+    "new_conversation": ("New conversation", "Новый диалог"),
+    "you": ("You", "Вы"),
+    "agent": ("Agent", "Агент"),
+    "empty_chat": (
+        "Ask about dashboards, datasets, deployments or backups.",
+        "Спросите о дашбордах, датасетах, развёртываниях или резервных копиях.",
+    ),
+    # process steps
+    "step_context": ("Context", "Контекст"),
+    "step_thinking": ("Thinking", "Анализ"),
+    "step_tools": ("Running tools", "Выполнение инструментов"),
+    "step_confirm": ("Waiting for confirmation", "Ожидание подтверждения"),
+    "step_answer": ("Answer", "Ответ"),
+    # connection states
+    "state_idle": ("Ready", "Готов"),
+    "state_streaming": ("The agent is working…", "Агент работает…"),
+    "state_awaiting_confirmation": (
+        "Waiting for your confirmation",
+        "Ожидает вашего подтверждения",
+    ),
+    "state_error": ("Something went wrong", "Что-то пошло не так"),
+    "state_disconnected": ("Connection lost — reconnecting…", "Связь потеряна — переподключение…"),
+    "state_disconnected_permanent": (
+        "Connection lost. Reload the page to continue.",
+        "Связь потеряна. Перезагрузите страницу, чтобы продолжить.",
+    ),
+    "reload": ("Reload", "Перезагрузить"),
+    # confirmation card
+    "confirm": ("Confirm", "Подтвердить"),
+    "cancel": ("Cancel", "Отмена"),
+    "confirm_title_read": ("Confirm a read action", "Подтвердите чтение"),
+    "confirm_title_write_dev": ("Confirm a change in dev", "Подтвердите изменение в dev"),
+    "confirm_title_write_staging": (
+        "Confirm a change in staging",
+        "Подтвердите изменение в staging",
+    ),
+    "confirm_title_write_prod": (
+        "Confirm a change in PRODUCTION",
+        "Подтвердите изменение в PRODUCTION",
+    ),
+    "confirm_title_dangerous": ("Dangerous action", "Опасное действие"),
+    "confirm_title_loading_confirm": ("Running…", "Выполняется…"),
+    "confirm_title_loading_deny": ("Cancelling…", "Отмена…"),
+    "tool": ("Tool", "Инструмент"),
+    "arguments": ("Arguments", "Аргументы"),
+    "details": ("Details", "Подробности"),
+    "countdown": (
+        "Confirm available in {n} s",
+        "Подтверждение станет доступно через {n} с",
+    ),
+    "countdown_done": ("You can confirm now", "Теперь можно подтвердить"),
+    "operation_cancelled": ("Operation cancelled", "Операция отменена"),
+    "env_unknown": ("no env", "без окружения"),
+    # permission denied card
+    "permission_denied": ("Permission denied", "Доступ запрещён"),
+    "requires_role": ("'{tool}' requires the {role} role.", "Для «{tool}» нужна роль {role}."),
+    "alternatives": ("You can try instead:", "Вместо этого можно:"),
+    "close": ("Close", "Закрыть"),
+    # tool cards
+    "tool_executing": ("Running", "Выполняется"),
+    "tool_retrying": ("Retrying (attempt {attempt})", "Повтор (попытка {attempt})"),
+    "tool_completed": ("Done", "Готово"),
+    "tool_failed": ("Failed", "Ошибка"),
+    "tool_timeout": ("Timed out", "Превышено время ожидания"),
+    "tool_cancelled": ("Cancelled", "Отменено"),
+    "retry": ("Retry", "Повторить"),
+    "check_status": ("Check status", "Проверить статус"),
+    "status_unknown": (
+        "Operation status unknown — check Superset",
+        "Статус операции неизвестен — проверьте Superset",
+    ),
+    "check_status_prompt": (
+        "Check the status of the last {tool} operation (get_task_status)",
+        "Проверь статус последней операции {tool} (get_task_status)",
+    ),
+    # login
+    "sign_in_title": ("Sign in to ss-tools agent", "Вход в ss-tools агент"),
+    "username": ("Username", "Имя пользователя"),
+    "password": ("Password", "Пароль"),
+    "sign_in": ("Sign in", "Войти"),
+    "bad_credentials": ("Wrong username or password", "Неверное имя пользователя или пароль"),
+    "fill_both": ("Enter a username and a password", "Введите имя пользователя и пароль"),
+    "login_unavailable": (
+        "Sign-in is unavailable right now; try again later",
+        "Вход сейчас недоступен; попробуйте позже",
+    ),
+    # audit
+    "audit_title": ("Audit log", "Журнал аудита"),
+    "admins_only": ("Admins only", "Только для администраторов"),
+    "admins_only_hint": (
+        "The audit log is visible to administrators only.",
+        "Журнал аудита доступен только администраторам.",
+    ),
+    "back_to_agent": ("Back to the agent", "Назад к агенту"),
+    "filter_user": ("User", "Пользователь"),
+    "filter_tool": ("Tool", "Инструмент"),
+    "filter_decision": ("Decision", "Решение"),
+    "filter_env": ("Env", "Окружение"),
+    "filter_since": ("Since (YYYY-MM-DD)", "С (ГГГГ-ММ-ДД)"),
+    "filter_until": ("Until (YYYY-MM-DD)", "По (ГГГГ-ММ-ДД)"),
+    "apply_filters": ("Apply", "Применить"),
+    "export_csv": ("Export CSV", "Экспорт CSV"),
+    "rows_found": ("{n} rows", "Строк: {n}"),
+    "bad_date": ("Dates look like 2026-01-31", "Дата в формате 2026-01-31"),
+}
+
+
+def t(key: str, lang: str = DEFAULT_LANGUAGE, **fmt: object) -> str:
+    """The string ``key`` in ``lang`` (English for an unknown language)."""
+    en, ru = STRINGS[key]
+    text = ru if lang == "ru" else en
+    return text.format(**fmt) if fmt else text
+
+
+def normalize_language(value: str | None) -> str | None:
+    """'ru', 'ru-RU', 'RU' -> 'ru'; unsupported or empty -> None."""
+    if not value:
+        return None
+    code = value.strip().lower().replace("_", "-").split("-")[0]
+    return code if code in LANGUAGES else None
+
+
+def language_from_accept(header: str | None) -> str | None:
+    """The best supported language of an Accept-Language header, by q-value."""
+    if not header:
+        return None
+    ranked: list[tuple[float, int, str]] = []
+    for index, part in enumerate(header.split(",")):
+        bits = part.strip().split(";")
+        quality = 1.0
+        for bit in bits[1:]:
+            name, _, value = bit.strip().partition("=")
+            if name == "q":
+                try:
+                    quality = float(value)
+                except ValueError:
+                    quality = 0.0
+        lang = normalize_language(bits[0])
+        if lang and quality > 0:
+            ranked.append((-quality, index, lang))
+    return sorted(ranked)[0][2] if ranked else None
+
+
+def pick_language(query: str | None, stored: str | None, accept_language: str | None) -> str:
+    """``?lang=`` wins, then the user's stored choice, then the browser, then English."""
+    return (
+        normalize_language(query)
+        or normalize_language(stored)
+        or language_from_accept(accept_language)
+        or DEFAULT_LANGUAGE
+    )
