@@ -1,0 +1,67 @@
+"""Catalog of dashboard backups (the files themselves live under the data directory).
+
+Public names follow the module map: ``add``, ``list``, ``get`` (aliases of
+``add_backup``, ``list_backups``, ``get_backup``)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from sqlmodel import Session, col, select
+
+from app.store.models import Backup
+
+
+def add_backup(
+    session: Session,
+    *,
+    env_id: str,
+    path: str,
+    created_by: str,
+    dashboard_ids: Iterable[str] = (),
+    size_bytes: int = 0,
+    note: str = "",
+    task_id: str | None = None,
+    backup_id: str | None = None,
+) -> Backup:
+    row = Backup(
+        env_id=env_id,
+        dashboard_ids=[str(d) for d in dashboard_ids],
+        path=str(path),
+        size_bytes=size_bytes,
+        created_by=created_by,
+        note=note,
+        task_id=task_id,
+    )
+    if backup_id:
+        row.id = backup_id
+    session.add(row)
+    session.flush()
+    return row
+
+
+def list_backups(
+    session: Session,
+    *,
+    env_id: str | None = None,
+    dashboard_id: str | None = None,
+    limit: int = 100,
+) -> list[Backup]:
+    """Backups newest first; ``dashboard_id`` keeps those that hold that dashboard (a backup
+    with no ids holds every dashboard of its environment)."""
+    stmt = select(Backup).order_by(col(Backup.created_at).desc(), col(Backup.id))
+    if env_id is not None:
+        stmt = stmt.where(col(Backup.env_id) == env_id)
+    rows = [*session.exec(stmt)]
+    if dashboard_id is not None:
+        rows = [r for r in rows if not r.dashboard_ids or str(dashboard_id) in r.dashboard_ids]
+    return rows[: max(0, limit)]
+
+
+def get_backup(session: Session, *, backup_id: str) -> Backup | None:
+    return session.get(Backup, backup_id)
+
+
+add = add_backup
+get = get_backup
+list = list_backups  # the module map's name; nothing here uses the builtin

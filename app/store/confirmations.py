@@ -1,0 +1,69 @@
+"""Pending confirmations of guarded and dangerous tool calls. Each one is single use:
+``mark_used`` is a conditional UPDATE, so of two racing confirms exactly one wins."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from sqlalchemy import update
+from sqlmodel import Session, col
+
+from app.settings import get_settings
+from app.store.models import Confirmation, as_utc, utcnow
+
+
+def create(
+    session: Session,
+    *,
+    conv_id: str,
+    user_id: str,
+    tool_name: str,
+    call_id: str,
+    args_hash: str,
+    risk_level: str,
+    env_id: str | None = None,
+    expires_at: datetime | None = None,
+    ttl_s: float | None = None,
+    now: datetime | None = None,
+) -> Confirmation:
+    """A new pending confirmation; it expires at ``expires_at`` or after ``ttl_s``
+    (default ``confirmation_ttl_s``)."""
+    moment = as_utc(now) if now else utcnow()
+    if expires_at is None:
+        ttl = get_settings().confirmation_ttl_s if ttl_s is None else ttl_s
+        expires_at = moment + timedelta(seconds=ttl)
+    row = Confirmation(
+        conv_id=conv_id,
+        user_id=user_id,
+        tool_name=tool_name,
+        call_id=call_id,
+        args_hash=args_hash,
+        env_id=env_id,
+        risk_level=risk_level,
+        created_at=moment,
+        sent_at=moment,
+        expires_at=as_utc(expires_at),
+    )
+    session.add(row)
+    session.flush()
+    return row
+
+
+def get(session: Session, *, confirmation_id: str) -> Confirmation | None:
+    return session.get(Confirmation, confirmation_id)
+
+
+def mark_used(
+    session: Session, *, confirmation_id: str, decision: str, now: datetime | None = None
+) -> bool:
+    """Record the decision once. True only for the caller whose UPDATE changed the row;
+    a replay or a concurrent second confirm gets False."""
+    moment = as_utc(now) if now else utcnow()
+    stmt = (
+        update(Confirmation)
+        .where(col(Confirmation.id) == confirmation_id, col(Confirmation.used_at).is_(None))
+        .values(used_at=moment, decision=decision)
+        .execution_options(synchronize_session="fetch")
+    )
+    result = session.execute(stmt)
+    return int(result.rowcount or 0) == 1

@@ -1,0 +1,93 @@
+"""Maintenance windows per environment: while one is active, write tools are refused.
+
+Active means: not ended, and no end time or an end time still in the future.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from sqlalchemy import or_
+from sqlmodel import Session, col, select
+
+from app.errors import ToolError
+from app.store.models import Maintenance, as_utc, utcnow
+
+
+class MaintenanceActiveError(ToolError):
+    """The environment already has an active maintenance window."""
+
+
+def _active_clause(now: datetime):  # type: ignore[no-untyped-def]
+    return (col(Maintenance.ended_at).is_(None)) & or_(
+        col(Maintenance.ends_at).is_(None), col(Maintenance.ends_at) > now
+    )
+
+
+def active_for(session: Session, *, env_id: str, now: datetime | None = None) -> Maintenance | None:
+    """The active window of ``env_id``, or None."""
+    moment = as_utc(now) if now else utcnow()
+    stmt = (
+        select(Maintenance)
+        .where(col(Maintenance.env_id) == env_id, _active_clause(moment))
+        .order_by(col(Maintenance.started_at).desc())
+    )
+    return session.exec(stmt).first()
+
+
+def list_active(session: Session, *, now: datetime | None = None) -> list[Maintenance]:
+    moment = as_utc(now) if now else utcnow()
+    stmt = select(Maintenance).where(_active_clause(moment)).order_by(col(Maintenance.env_id))
+    return [*session.exec(stmt)]
+
+
+def start(
+    session: Session,
+    *,
+    env_id: str,
+    started_by: str,
+    reason: str = "",
+    duration_minutes: int | None = None,
+    ends_at: datetime | None = None,
+    now: datetime | None = None,
+) -> Maintenance:
+    """Open a window (``duration_minutes`` or ``ends_at``; neither = until ended).
+
+    Raises :class:`MaintenanceActiveError` if the environment already has one."""
+    moment = as_utc(now) if now else utcnow()
+    current = active_for(session, env_id=env_id, now=moment)
+    if current is not None:
+        raise MaintenanceActiveError(
+            f"environment '{env_id}' is already in maintenance since "
+            f"{current.started_at:%Y-%m-%d %H:%M} UTC (by {current.started_by})",
+            env_id=env_id,
+        )
+    if duration_minutes is not None:
+        if duration_minutes <= 0:
+            raise ValueError("duration_minutes must be positive")
+        ends_at = moment + timedelta(minutes=duration_minutes)
+    row = Maintenance(
+        env_id=env_id,
+        started_by=started_by,
+        reason=reason,
+        started_at=moment,
+        ends_at=as_utc(ends_at) if ends_at else None,
+    )
+    session.add(row)
+    session.flush()
+    return row
+
+
+def end(
+    session: Session, *, env_id: str, ended_by: str, now: datetime | None = None
+) -> Maintenance | None:
+    """Close the active window of ``env_id``; None when there was none."""
+    moment = as_utc(now) if now else utcnow()
+    row = active_for(session, env_id=env_id, now=moment)
+    if row is None:
+        return None
+    row.ended_at = moment
+    row.ended_by = ended_by
+    session.add(row)
+    session.flush()
+    return row

@@ -1,0 +1,150 @@
+"""Long-running tasks (migration, backup, restore) as rows, so a restart never loses or
+silently repeats one: at start-up every unfinished task is marked ``interrupted``.
+
+Status flow: ``queued -> running -> succeeded | failed``; ``queued | running -> interrupted``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import update
+from sqlmodel import Session, col, select
+
+from app.errors import SsToolsError
+from app.store.models import Task, utcnow
+
+UNFINISHED = ("queued", "running")
+FINISHED = ("succeeded", "failed", "interrupted")
+INTERRUPTED_MESSAGE = "interrupted by restart; not re-run"
+
+
+class TaskNotFoundError(SsToolsError):
+    """No task with this id."""
+
+
+class TaskStateError(SsToolsError):
+    """The task cannot make this transition (e.g. finishing a finished task)."""
+
+
+def create_task(
+    session: Session,
+    *,
+    kind: str,
+    user: str | None = None,
+    conv_id: str | None = None,
+    env_id: str | None = None,
+    total: int = 0,
+    message: str = "",
+    task_id: str | None = None,
+) -> Task:
+    task = Task(kind=kind, user=user, conv_id=conv_id, env_id=env_id, total=total, message=message)
+    if task_id:
+        task.id = task_id
+    session.add(task)
+    session.flush()
+    return task
+
+
+def get_task(session: Session, *, task_id: str) -> Task | None:
+    return session.get(Task, task_id)
+
+
+def _require(session: Session, task_id: str, allowed: tuple[str, ...]) -> Task:
+    task = session.get(Task, task_id)
+    if task is None:
+        raise TaskNotFoundError(f"no task '{task_id}'")
+    if task.status not in allowed:
+        raise TaskStateError(f"task '{task_id}' is {task.status}; expected one of {allowed}")
+    return task
+
+
+def _save(session: Session, task: Task) -> Task:
+    task.updated_at = utcnow()
+    session.add(task)
+    session.flush()
+    return task
+
+
+def start(session: Session, *, task_id: str, message: str | None = None) -> Task:
+    task = _require(session, task_id, ("queued",))
+    task.status = "running"
+    if message is not None:
+        task.message = message
+    return _save(session, task)
+
+
+def update_progress(
+    session: Session,
+    *,
+    task_id: str,
+    step: int,
+    total: int | None = None,
+    message: str | None = None,
+) -> Task:
+    task = _require(session, task_id, UNFINISHED)
+    task.status = "running"
+    task.step = step
+    if total is not None:
+        task.total = total
+    if message is not None:
+        task.message = message
+    return _save(session, task)
+
+
+def finish(
+    session: Session, *, task_id: str, result: Any = None, message: str | None = None
+) -> Task:
+    task = _require(session, task_id, UNFINISHED)
+    task.status = "succeeded"
+    task.result = result
+    if task.total:
+        task.step = task.total
+    if message is not None:
+        task.message = message
+    return _save(session, task)
+
+
+def fail(session: Session, *, task_id: str, error: str, message: str | None = None) -> Task:
+    task = _require(session, task_id, UNFINISHED)
+    task.status = "failed"
+    task.error = error
+    if message is not None:
+        task.message = message
+    return _save(session, task)
+
+
+def list_tasks(
+    session: Session,
+    *,
+    user: str | None = None,
+    conv_id: str | None = None,
+    status: str | None = None,
+    kind: str | None = None,
+    limit: int = 20,
+) -> list[Task]:
+    """Tasks matching every given filter, newest first."""
+    stmt = select(Task)
+    for column, value in (
+        (Task.user, user),
+        (Task.conv_id, conv_id),
+        (Task.status, status),
+        (Task.kind, kind),
+    ):
+        if value is not None:
+            stmt = stmt.where(col(column) == value)
+    stmt = stmt.order_by(col(Task.created_at).desc(), col(Task.id)).limit(max(0, limit))
+    return [*session.exec(stmt)]
+
+
+def mark_interrupted(session: Session) -> int:
+    """At start-up: every queued or running task becomes ``interrupted`` (never re-run).
+    Returns how many were marked."""
+    stmt = (
+        update(Task)
+        .where(col(Task.status).in_(UNFINISHED))
+        .values(status="interrupted", message=INTERRUPTED_MESSAGE, updated_at=utcnow())
+        .execution_options(synchronize_session="fetch")
+    )
+    result = session.execute(stmt)
+    return int(result.rowcount or 0)

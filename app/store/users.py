@@ -1,0 +1,71 @@
+"""Users of the agent. Passwords arrive already hashed (``app.auth`` hashes them)."""
+
+from __future__ import annotations
+
+from sqlmodel import Session, col, select
+
+from app.errors import SsToolsError
+from app.store.models import User
+
+
+class UserExistsError(SsToolsError):
+    """A user with this name already exists."""
+
+
+class UserNotFoundError(SsToolsError):
+    """No user with this name."""
+
+
+def create_user(session: Session, *, username: str, role: str, password_hash: str) -> User:
+    name = username.strip()
+    if not name:
+        raise ValueError("username must not be empty")
+    if not role:
+        raise ValueError("role must not be empty")
+    if get_user_by_name(session, username=name) is not None:
+        raise UserExistsError(f"user '{name}' already exists")
+    user = User(username=name, role=role, password_hash=password_hash)
+    session.add(user)
+    session.flush()
+    return user
+
+
+def get_user_by_name(session: Session, *, username: str) -> User | None:
+    return session.exec(select(User).where(col(User.username) == username.strip())).first()
+
+
+def list_users(session: Session) -> list[User]:
+    return [*session.exec(select(User).order_by(col(User.username)))]
+
+
+def _require(session: Session, username: str) -> User:
+    user = get_user_by_name(session, username=username)
+    if user is None:
+        raise UserNotFoundError(f"no user named '{username}'")
+    return user
+
+
+def set_password(session: Session, *, username: str, password_hash: str) -> User:
+    user = _require(session, username)
+    user.password_hash = password_hash
+    session.add(user)
+    session.flush()
+    return user
+
+
+def set_role(session: Session, *, username: str, role: str) -> User:
+    if not role:
+        raise ValueError("role must not be empty")
+    user = _require(session, username)
+    user.role = role
+    session.add(user)
+    session.flush()
+    return user
+
+
+def set_disabled(session: Session, *, username: str, disabled: bool) -> User:
+    user = _require(session, username)
+    user.disabled = disabled
+    session.add(user)
+    session.flush()
+    return user
