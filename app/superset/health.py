@@ -1,0 +1,184 @@
+"""Dashboard inspection shared by the health, validation and documentation tools."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from app.errors import SupersetError, SupersetUnavailableError
+from app.superset.client import SupersetClient
+
+SLOW_CHART_MS = 3000.0
+STALE_DATASET_DAYS = 180
+CONCURRENCY = 4
+_TRANSIENT_STATUSES = {502, 503, 504}
+
+
+@dataclass
+class DashboardBundle:
+    """A dashboard with its charts (full chart rows) and datasets."""
+
+    dashboard: dict[str, Any]
+    charts: list[dict[str, Any]]
+    datasets: list[dict[str, Any]]
+
+    @property
+    def id(self) -> int:
+        return int(self.dashboard["id"])
+
+    @property
+    def title(self) -> str:
+        return str(self.dashboard.get("dashboard_title") or "")
+
+
+@dataclass
+class ChartCheck:
+    id: int
+    name: str
+    status: str  # ok | error | empty | unchecked
+    rows: int | None = None
+    ms: float | None = None
+    error: str | None = None
+    slow: bool = False
+
+    def as_dict(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if v is not None}
+
+
+@dataclass
+class HealthReport:
+    verdict: str
+    reasons: list[str]
+    charts: list[ChartCheck] = field(default_factory=list)
+    stale_datasets: list[dict[str, Any]] = field(default_factory=list)
+
+
+async def _bounded(sem: asyncio.Semaphore, coro: Any) -> Any:
+    async with sem:
+        return await coro
+
+
+async def load_bundle(client: SupersetClient, id_or_slug: str | int) -> DashboardBundle:
+    """Dashboard detail, its charts (each with query_context) and its datasets."""
+    dashboard = await client.get_dashboard(id_or_slug)
+    dash_id = dashboard["id"]
+    charts_short, datasets = await asyncio.gather(
+        client.dashboard_charts(dash_id), client.dashboard_datasets(dash_id)
+    )
+    sem = asyncio.Semaphore(CONCURRENCY)
+    async with asyncio.TaskGroup() as tg:
+        tasks = [tg.create_task(_bounded(sem, client.get_chart(c["id"]))) for c in charts_short]
+    charts = []
+    for short, task in zip(charts_short, tasks, strict=True):
+        full = dict(short)
+        full.update(task.result())
+        charts.append(full)
+    return DashboardBundle(dashboard=dashboard, charts=charts, datasets=datasets)
+
+
+def chart_dataset_id(chart: dict[str, Any]) -> int | None:
+    """The dataset id a chart reads from (``form_data.datasource`` = ``"12__table"``)."""
+    form = chart.get("form_data") or {}
+    ds = form.get("datasource") or chart.get("datasource_id")
+    if isinstance(ds, str) and "__" in ds:
+        ds = ds.split("__", 1)[0]
+    try:
+        return int(ds) if ds is not None else None
+    except (TypeError, ValueError):
+        return None
+
+
+async def check_chart(client: SupersetClient, chart: dict[str, Any]) -> ChartCheck:
+    """Run one chart's saved query; classify it as ok, error, empty or unchecked."""
+    name = str(chart.get("slice_name") or f"chart {chart['id']}")
+    if not chart.get("query_context"):
+        return ChartCheck(
+            chart["id"], name, "unchecked", error="no saved query context: cannot be checked"
+        )
+    started = time.perf_counter()
+    try:
+        data = await client.chart_data(chart["id"])
+    except SupersetUnavailableError as exc:
+        if exc.status_code is None or exc.status_code in _TRANSIENT_STATUSES:
+            raise  # Superset itself is unreachable: not this chart's fault
+        return ChartCheck(chart["id"], name, "error", error=exc.message, ms=_ms(started))
+    except SupersetError as exc:
+        return ChartCheck(chart["id"], name, "error", error=exc.message, ms=_ms(started))
+    ms = _ms(started)
+    results = data.get("result") or []
+    errors = [r.get("error") for r in results if r.get("error")]
+    rows = sum(int(r.get("rowcount") or 0) for r in results)
+    slow = ms > SLOW_CHART_MS
+    if errors:
+        return ChartCheck(chart["id"], name, "error", rows, ms, "; ".join(map(str, errors)), slow)
+    return ChartCheck(chart["id"], name, "empty" if rows == 0 else "ok", rows, ms, slow=slow)
+
+
+def _ms(started: float) -> float:
+    return round((time.perf_counter() - started) * 1000, 1)
+
+
+async def check_charts(client: SupersetClient, charts: list[dict[str, Any]]) -> list[ChartCheck]:
+    sem = asyncio.Semaphore(CONCURRENCY)
+    async with asyncio.TaskGroup() as tg:
+        tasks = [tg.create_task(_bounded(sem, check_chart(client, c))) for c in charts]
+    return [t.result() for t in tasks]
+
+
+def _parse_ts(value: Any) -> datetime | None:
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        ts = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return ts if ts.tzinfo else ts.replace(tzinfo=UTC)
+
+
+async def stale_datasets(
+    client: SupersetClient, datasets: list[dict[str, Any]], days: int = STALE_DATASET_DAYS
+) -> list[dict[str, Any]]:
+    """Datasets whose definition was last changed more than ``days`` days ago."""
+    sem = asyncio.Semaphore(CONCURRENCY)
+    async with asyncio.TaskGroup() as tg:
+        tasks = [tg.create_task(_bounded(sem, client.get_dataset(d["id"]))) for d in datasets]
+    cutoff = datetime.now(UTC) - timedelta(days=days)
+    stale = []
+    for task in tasks:
+        ds = task.result()
+        changed = _parse_ts(ds.get("changed_on"))
+        if changed is not None and changed < cutoff:
+            stale.append(
+                {"id": ds["id"], "name": ds.get("table_name"), "changed_on": ds["changed_on"]}
+            )
+    return stale
+
+
+def verdict(checks: list[ChartCheck], stale: list[dict[str, Any]]) -> HealthReport:
+    """ok | warning | broken with the reasons behind it."""
+    reasons: list[str] = []
+    broken = [c for c in checks if c.status == "error"]
+    for c in broken:
+        reasons.append(f"chart '{c.name}' (id {c.id}) fails: {c.error}")
+    for c in checks:
+        if c.status == "empty":
+            reasons.append(f"chart '{c.name}' (id {c.id}) returns no rows")
+        if c.status == "unchecked":
+            reasons.append(f"chart '{c.name}' (id {c.id}) cannot be checked: no saved query")
+        if c.slow:
+            reasons.append(f"chart '{c.name}' (id {c.id}) is slow: {c.ms:.0f} ms")
+    for d in stale:
+        reasons.append(f"dataset '{d['name']}' unchanged since {d['changed_on']}")
+    if broken:
+        level = "broken"
+    elif reasons:
+        level = "warning"
+    else:
+        level = "ok"
+    if not checks:
+        reasons.append("dashboard has no charts")
+        level = "warning" if level == "ok" else level
+    return HealthReport(level, reasons, checks, stale)
