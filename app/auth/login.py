@@ -1,0 +1,35 @@
+"""Username/password authentication against the users table."""
+
+from __future__ import annotations
+
+import logging
+
+from sqlmodel import Session
+
+from app.auth.passwords import dummy_verify, verify_password
+from app.auth.tokens import ROLES, Principal
+
+log = logging.getLogger("ss_tools.auth")
+
+
+def authenticate(session: Session, *, username: str, password: str) -> Principal | None:
+    """The principal for valid credentials of an enabled user, else None.
+
+    An unknown user costs the same KDF work as a wrong password, so timing does not
+    reveal which usernames exist. The password is never logged.
+    """
+    from app.store.users import get_user_by_name
+
+    user = get_user_by_name(session, username=username) if username else None
+    if user is None:
+        dummy_verify(password)
+        return None
+    if not verify_password(password, user.password_hash):
+        return None
+    if user.disabled:
+        log.info("login refused for disabled user %r", username)
+        return None
+    if user.role not in ROLES:
+        log.warning("user %r has unknown role %r; login refused", username, user.role)
+        return None
+    return Principal(user_id=user.username, role=user.role, source="local")
