@@ -1,0 +1,130 @@
+"""The agent graph: model -> guard -> (confirm) -> tools -> model ...
+
+``build_graph(*, model, checkpointer, tools=None, ...)`` is a factory so tests build a fresh
+graph with a scripted model and their own tool implementations.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, SystemMessage
+from langgraph.graph import END, START, StateGraph
+from langgraph.runtime import Runtime
+from langgraph.types import interrupt
+
+from app.agent.executor import DepsFactory, Executor, ToolFn
+from app.agent.guard import Guard
+from app.agent.state import AgentContext, AgentState
+from app.context import inject_uicontext
+from app.policy import TOOL_CATALOG
+
+
+def openai_tool_schema(spec: Any) -> dict[str, Any]:
+    return {
+        "type": "function",
+        "function": {
+            "name": spec.name,
+            "description": spec.description,
+            "parameters": spec.args_model.model_json_schema(),
+        },
+    }
+
+
+def default_system_prompt(ctx: AgentContext) -> str:
+    from app.agent.prompts import build_system_prompt
+    from app.superset.registry import get_registry
+
+    return build_system_prompt(
+        selected_env_id=ctx.selected_env,
+        environments=get_registry().describe(),
+        lang=ctx.lang,
+        uicontext_block=inject_uicontext("", ctx.uicontext) if ctx.uicontext else "",
+    )
+
+
+def default_deps_factory(*, ctx: AgentContext, task_id: str | None, progress: Any) -> Any:
+    from app.agent.tools.base import ToolDeps
+    from app.settings import get_settings
+    from app.superset.registry import get_registry
+
+    return ToolDeps(settings=get_settings(), user_id=ctx.user_id, role=ctx.role,
+                    conv_id=ctx.conv_id, env_id=ctx.selected_env, registry=get_registry(),
+                    task_id=task_id, progress=progress)
+
+
+def build_graph(
+    *,
+    model: BaseChatModel,
+    checkpointer: Any,
+    tools: dict[str, ToolFn] | None = None,
+    specs: dict[str, Any] | None = None,
+    preflight: Any = None,
+    deps_factory: DepsFactory | None = None,
+    system_prompt: Any = None,
+) -> Any:
+    specs = specs or TOOL_CATALOG
+    if tools is None:
+        from app.agent.tools import ALL_TOOLS
+
+        tools = ALL_TOOLS
+    if preflight is None:
+        from app.agent.preflight import default_preflight
+
+        preflight = default_preflight
+    guard = Guard(specs, preflight=preflight)
+    executor = Executor(specs, tools, deps_factory or default_deps_factory)
+    make_prompt = system_prompt or default_system_prompt
+
+    async def model_node(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
+        ctx = runtime.context
+        bound = model.bind_tools([openai_tool_schema(specs[n]) for n in ctx.allowed_tools
+                                  if n in specs])
+        sys = SystemMessage(content=make_prompt(ctx))
+        reply = await bound.ainvoke([sys, *state["messages"]])
+        return {"messages": [reply]}
+
+    async def guard_node(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
+        return await guard(state, runtime.context)
+
+    async def confirm_node(state: AgentState) -> dict[str, Any]:
+        # No side effect may precede interrupt(): the node re-runs from the top on resume.
+        pending = [dict(p) for p in state.get("pending") or []]
+        for p in pending:
+            if p.get("needs_confirmation") and p.get("decision") is None:
+                answer = interrupt({
+                    "confirmation_id": p["confirmation_id"],
+                    "call_id": p["call_id"],
+                    "metadata": p.get("metadata") or {},
+                    "countdown_s": p.get("countdown_s", 0),
+                    "expires_at": p.get("expires_at", ""),
+                })
+                p["decision"] = answer.get("decision", "deny")
+                p["reason"] = answer.get("reason")
+        return {"pending": pending}
+
+    async def tools_node(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
+        return await executor(state, runtime.context)
+
+    def after_model(state: AgentState) -> Literal["guard", "__end__"]:
+        last = state["messages"][-1]
+        return "guard" if isinstance(last, AIMessage) and last.tool_calls else END
+
+    def after_guard(state: AgentState) -> Literal["confirm", "tools", "model"]:
+        pending = state.get("pending") or []
+        if any(p.get("needs_confirmation") for p in pending):
+            return "confirm"
+        return "tools" if pending else "model"
+
+    g = StateGraph(AgentState, context_schema=AgentContext)
+    g.add_node("model", model_node)
+    g.add_node("guard", guard_node)
+    g.add_node("confirm", confirm_node)
+    g.add_node("tools", tools_node)
+    g.add_edge(START, "model")
+    g.add_conditional_edges("model", after_model, ["guard", END])
+    g.add_conditional_edges("guard", after_guard, ["confirm", "tools", "model"])
+    g.add_edge("confirm", "tools")
+    g.add_edge("tools", "model")
+    return g.compile(checkpointer=checkpointer)

@@ -1,0 +1,58 @@
+"""Graph state (checkpointed per conversation) and per-run context (not checkpointed)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Annotated, Any, TypedDict
+
+from langchain_core.messages import AnyMessage
+from langgraph.graph.message import add_messages
+
+
+class TurnInfo(TypedDict, total=False):
+    """What the current turn was asked under; kept so a resume can rebuild the context."""
+
+    object_type: str | None
+    selected_env: str | None
+    uicontext: dict[str, Any] | None
+    allowed_tools: list[str]
+    excluded: dict[str, str]  # tool -> layer ('rbac' | 'context')
+
+
+class PendingCall(TypedDict, total=False):
+    call_id: str
+    tool_name: str
+    tool_args: dict[str, Any]
+    env_id: str | None
+    risk: str
+    risk_level: str
+    read_only: bool
+    needs_confirmation: bool
+    confirmation_id: str | None
+    metadata: dict[str, Any]
+    countdown_s: int
+    expires_at: str
+    decision: str | None  # confirm | deny
+    reason: str | None
+
+
+class AgentState(TypedDict, total=False):
+    messages: Annotated[list[AnyMessage], add_messages]
+    owner: str
+    turn: TurnInfo
+    pending: list[PendingCall]
+
+
+@dataclass
+class AgentContext:
+    """Per-run data the nodes need; rebuilt for every run (LangGraph does not persist it)."""
+
+    user_id: str
+    role: str
+    conv_id: str
+    allowed_tools: list[str] = field(default_factory=list)
+    excluded: dict[str, str] = field(default_factory=dict)
+    object_type: str | None = None
+    selected_env: str | None = None
+    uicontext: dict[str, Any] | None = None
+    lang: str = "en"
