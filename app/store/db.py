@@ -26,6 +26,7 @@ PG_CONNECT_TIMEOUT_S = 5
 
 _lock = threading.Lock()
 _engine: Engine | None = None
+_engine_source_url: str | None = None
 
 
 def _is_memory_sqlite(url: str) -> bool:
@@ -74,7 +75,7 @@ def init_db(engine: Engine) -> None:
 
 def get_engine() -> Engine:
     """The process-wide engine for the configured database (tables created on first use)."""
-    global _engine
+    global _engine, _engine_source_url
     if _engine is not None:
         return _engine
     with _lock:
@@ -84,23 +85,23 @@ def get_engine() -> Engine:
                 settings.data_dir.mkdir(parents=True, exist_ok=True)
             engine = make_engine(settings.db_url)
             init_db(engine)
-            _engine = engine
+            _engine, _engine_source_url = engine, settings.db_url
     return _engine
 
 
 def current_engine_url() -> str | None:
-    """The URL of the cached engine, or None (tests compare it with the settings)."""
-    eng = _engine
-    return None if eng is None else eng.url.render_as_string(hide_password=False)
+    """The settings URL the cached engine was built from, or None (tests compare it with
+    the settings to know whether the engine is stale)."""
+    return _engine_source_url if _engine is not None else None
 
 
 def reset_engine() -> None:
     """Dispose of the cached engine and forget it."""
-    global _engine
+    global _engine, _engine_source_url
     with _lock:
         if _engine is not None:
             _engine.dispose()
-        _engine = None
+        _engine, _engine_source_url = None, None
 
 
 @contextmanager

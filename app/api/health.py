@@ -1,0 +1,20 @@
+"""``GET /api/health``: liveness plus the database check (503 when the database is down)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+from fastapi.responses import JSONResponse
+
+from app import __version__
+from app.store.db import db_status
+
+router = APIRouter(tags=["health"])
+
+
+@router.get("/api/health")
+def health() -> JSONResponse:
+    """``{"status": "ok"|"degraded", "version", "database": {"ok", "dialect", "error"?}}``."""
+    database = db_status()
+    ok = bool(database.get("ok"))
+    body = {"status": "ok" if ok else "degraded", "version": __version__, "database": database}
+    return JSONResponse(body, status_code=200 if ok else 503)

@@ -1,0 +1,162 @@
+"""A throwaway PostgreSQL cluster for tests: ``start_cluster() -> PgCluster``.
+
+``initdb`` + ``pg_ctl`` from ``/usr/lib/postgresql/*/bin`` on a free 127.0.0.1 port in a
+temp dir, trust auth, one database ``sstools``. The server refuses to run as root, so as
+root every command runs as the ``postgres`` user (``runuser``). ``cluster.url`` is a
+``postgresql+psycopg://`` URL; ``cluster.stop()`` stops it (``pg_ctl stop -m fast``) and
+removes the directory (also registered with ``atexit``).
+
+Usable outside pytest too::
+
+    from tests.pg import start_cluster
+    cluster = start_cluster()
+    ...
+    cluster.stop()
+"""
+
+from __future__ import annotations
+
+import atexit
+import glob
+import os
+import pwd
+import shutil
+import socket
+import subprocess
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+DB_NAME = "sstools"
+SUPERUSER = "postgres"
+START_TIMEOUT_S = 60
+
+
+class PgUnavailableError(RuntimeError):
+    """No PostgreSQL binaries here, or the cluster could not start (message says why)."""
+
+
+def find_bin_dir() -> Path | None:
+    """The newest ``/usr/lib/postgresql/<version>/bin`` that has ``initdb``."""
+    found = glob.glob("/usr/lib/postgresql/*/bin/initdb")
+
+    def version(path: str) -> float:
+        try:
+            return float(Path(path).parent.parent.name)
+        except ValueError:
+            return 0.0
+
+    return Path(max(found, key=version)).parent if found else None
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@dataclass
+class PgCluster:
+    base: Path
+    bin_dir: Path
+    port: int = 0
+    run_as: str | None = None
+    stopped: bool = field(default=False)
+
+    @property
+    def data(self) -> Path:
+        return self.base / "data"
+
+    @property
+    def log_file(self) -> Path:
+        return self.base / "postgres.log"
+
+    @property
+    def url(self) -> str:
+        return f"postgresql+psycopg://{SUPERUSER}@127.0.0.1:{self.port}/{DB_NAME}"
+
+    def run(self, *cmd: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        argv = [str(self.bin_dir / cmd[0]), *cmd[1:]]
+        if self.run_as:
+            argv = ["runuser", "-u", self.run_as, "--", *argv]
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LC_ALL": "C", "LANG": "C"}
+        proc = subprocess.run(
+            argv, cwd=self.base, env=env, capture_output=True, text=True, timeout=120
+        )
+        if check and proc.returncode != 0:
+            raise PgUnavailableError(
+                f"{cmd[0]} failed ({proc.returncode}): {(proc.stderr or proc.stdout)[-800:]}"
+                f"\n{self._log_tail()}"
+            )
+        return proc
+
+    def _log_tail(self) -> str:
+        try:
+            return self.log_file.read_text(errors="replace")[-800:]
+        except OSError:
+            return ""
+
+    def _start_server(self) -> None:
+        opts = (
+            f"-p {self.port} -h 127.0.0.1 -k {self.base} "
+            "-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+        )
+        self.run(
+            "pg_ctl", "-D", str(self.data), "-l", str(self.log_file), "-w",
+            "-t", str(START_TIMEOUT_S), "-o", opts, "start",
+        )  # fmt: skip
+
+    def stop(self) -> None:
+        """Stop the server and delete its directory. Safe to call twice."""
+        if self.stopped:
+            return
+        self.stopped = True
+        try:
+            if (self.data / "postmaster.pid").exists():
+                self.run("pg_ctl", "-D", str(self.data), "-m", "fast", "-w", "stop", check=False)
+        finally:
+            shutil.rmtree(self.base, ignore_errors=True)
+
+
+def start_cluster(attempts: int = 3) -> PgCluster:
+    """Start a private cluster; raises :class:`PgUnavailableError` when that is impossible."""
+    bin_dir = find_bin_dir()
+    if bin_dir is None:
+        raise PgUnavailableError("PostgreSQL binaries not found (/usr/lib/postgresql/*/bin)")
+    run_as = None
+    base = Path(tempfile.mkdtemp(prefix="ss-tools-pg-"))
+    if os.geteuid() == 0:
+        try:
+            pw = pwd.getpwnam(SUPERUSER)
+        except KeyError as exc:
+            shutil.rmtree(base, ignore_errors=True)
+            raise PgUnavailableError("running as root and no 'postgres' user exists") from exc
+        if shutil.which("runuser") is None:
+            shutil.rmtree(base, ignore_errors=True)
+            raise PgUnavailableError("running as root and 'runuser' is missing")
+        os.chown(base, pw.pw_uid, pw.pw_gid)
+        run_as = SUPERUSER
+    cluster = PgCluster(base=base, bin_dir=bin_dir, run_as=run_as)
+    atexit.register(cluster.stop)
+    try:
+        cluster.run(
+            "initdb", "-D", str(cluster.data), "-U", SUPERUSER, "-A", "trust",
+            "-E", "UTF8", "--no-locale", "--no-sync",
+        )  # fmt: skip
+        last: PgUnavailableError | None = None
+        for _ in range(attempts):  # a port taken between probe and bind: try another
+            cluster.port = _free_port()
+            try:
+                cluster._start_server()
+                break
+            except PgUnavailableError as exc:
+                last = exc
+        else:
+            raise last or PgUnavailableError("pg_ctl start failed")
+        cluster.run(
+            "createdb", "-h", "127.0.0.1", "-p", str(cluster.port), "-U", SUPERUSER, DB_NAME
+        )
+    except BaseException:
+        cluster.stop()
+        raise
+    return cluster
