@@ -1,0 +1,166 @@
+"""The optional policy file (``policy.toml``, path in ``Settings.policy_file``).
+
+Format::
+
+    [roles]
+    extra = ["viewer"]          # more role names that tool role lists may use
+
+    [tools.superset_execute_sql]
+    roles = ["admin"]           # who may run it (known roles only, non-empty)
+    timeout_s = 45              # 0 < timeout_s <= 3600
+    confirm = "always"          # "auto" | "always" | "never"
+
+Rules: unknown sections, keys, tool names or role names are a ``ConfigError`` naming
+the file and the offending name. ``confirm = "never"`` is only allowed on read tools:
+guarded (write) and dangerous (delete) tools always need a person's confirmation.
+``confirm = "always"`` makes even a read tool show a card.
+
+A role that is neither ``admin``, ``analyst`` nor listed as an extra role is unknown
+and gets least privilege (read tools open to every role). Roles are matched exactly.
+
+This module is the only part of :mod:`app.policy` that reads a file; the rest is pure.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from app.errors import ConfigError
+from app.policy.catalog import ROLES, TOOL_CATALOG, ToolSpec
+
+_TOOL_KEYS = frozenset({"roles", "timeout_s", "confirm"})
+_CONFIRM_VALUES = ("auto", "always", "never")
+MAX_TIMEOUT_S = 3600.0
+
+
+@dataclass(frozen=True, eq=False)
+class Policy:
+    """The effective catalog: defaults plus a policy file's overrides."""
+
+    catalog: dict[str, ToolSpec] = field(default_factory=lambda: dict(TOOL_CATALOG))
+    roles: tuple[str, ...] = ROLES
+    path: Path | None = None
+
+    def spec(self, name: str) -> ToolSpec | None:
+        return self.catalog.get(name)
+
+    def is_known_role(self, role: str | None) -> bool:
+        return role in self.roles
+
+
+DEFAULT_POLICY = Policy()
+
+
+def _fail(path: Path, message: str) -> ConfigError:
+    return ConfigError(f"{path}: {message}", path=str(path))
+
+
+def _roles_section(path: Path, data: Any) -> tuple[str, ...]:
+    if data is None:
+        return ROLES
+    if not isinstance(data, dict) or set(data) - {"extra"}:
+        unknown = sorted(set(data) - {"extra"}) if isinstance(data, dict) else data
+        raise _fail(path, f"[roles] accepts only 'extra'; got {unknown!r}")
+    extra = data.get("extra", [])
+    if not isinstance(extra, list) or not all(isinstance(r, str) and r.strip() for r in extra):
+        raise _fail(path, "[roles] extra must be a list of non-empty role names")
+    return tuple(dict.fromkeys([*ROLES, *extra]))
+
+
+def _override(path: Path, spec: ToolSpec, data: Any, roles: tuple[str, ...]) -> ToolSpec:
+    where = f"[tools.{spec.name}]"
+    if not isinstance(data, dict):
+        raise _fail(path, f"{where} must be a table")
+    unknown = sorted(set(data) - _TOOL_KEYS)
+    if unknown:
+        raise _fail(
+            path, f"{where} unknown key {unknown[0]!r} (allowed: roles, timeout_s, confirm)"
+        )
+    changes: dict[str, Any] = {}
+    if "roles" in data:
+        value = data["roles"]
+        if not isinstance(value, list) or not value or not all(isinstance(r, str) for r in value):
+            raise _fail(path, f"{where} roles must be a non-empty list of role names")
+        for role in value:
+            if role not in roles:
+                raise _fail(path, f"{where} unknown role {role!r} (known: {', '.join(roles)})")
+        changes["roles"] = frozenset(value)
+    if "timeout_s" in data:
+        value = data["timeout_s"]
+        ok = isinstance(value, int | float) and not isinstance(value, bool)
+        if not ok or not 0 < value <= MAX_TIMEOUT_S:
+            raise _fail(path, f"{where} timeout_s must be a number in (0, {MAX_TIMEOUT_S:g}]")
+        changes["timeout_s"] = float(value)
+    if "confirm" in data:
+        value = data["confirm"]
+        if value not in _CONFIRM_VALUES:
+            raise _fail(path, f"{where} confirm must be one of {', '.join(_CONFIRM_VALUES)}")
+        if value == "never" and spec.risk != "read":
+            raise _fail(
+                path,
+                f"{where} confirm = 'never' is refused: {spec.name} is a {spec.risk} tool "
+                "and always needs a person's confirmation",
+            )
+        changes["confirm"] = value
+    return dataclasses.replace(spec, **changes)
+
+
+def policy_from_dict(data: dict[str, Any], path: Path) -> Policy:
+    """Build a Policy from parsed TOML (``path`` is used in error messages)."""
+    unknown = sorted(set(data) - {"tools", "roles"})
+    if unknown:
+        raise _fail(path, f"unknown section {unknown[0]!r} (allowed: tools, roles)")
+    roles = _roles_section(path, data.get("roles"))
+    tools = data.get("tools", {})
+    if not isinstance(tools, dict):
+        raise _fail(path, "[tools] must be a table of [tools.<name>] tables")
+    catalog = dict(TOOL_CATALOG)
+    for name, override in tools.items():
+        spec = catalog.get(name)
+        if spec is None:
+            raise _fail(path, f"unknown tool {name!r} in [tools.{name}]")
+        catalog[name] = _override(path, spec, override, roles)
+    return Policy(catalog=catalog, roles=roles, path=path)
+
+
+def load_policy(path: str | Path) -> Policy:
+    """Read and validate a policy file; ``ConfigError`` names the file and the problem."""
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise _fail(path, f"cannot read the policy file: {exc.strerror or exc}") from exc
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise _fail(path, f"not UTF-8 text: {exc.reason}") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise _fail(path, f"invalid TOML: {exc}") from exc
+    return policy_from_dict(data, path)
+
+
+_cache: dict[Path, tuple[int, Policy]] = {}
+
+
+def active_policy() -> Policy:
+    """The policy in force: ``Settings.policy_file`` if set (re-read when it changes)."""
+    from app.settings import get_settings
+
+    configured = get_settings().policy_file
+    if configured is None:
+        return DEFAULT_POLICY
+    path = Path(configured)
+    try:
+        mtime = path.stat().st_mtime_ns
+    except OSError as exc:
+        raise _fail(path, f"cannot read the policy file: {exc.strerror or exc}") from exc
+    cached = _cache.get(path)
+    if cached is not None and cached[0] == mtime:
+        return cached[1]
+    policy = load_policy(path)
+    _cache[path] = (mtime, policy)
+    return policy

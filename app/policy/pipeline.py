@@ -1,0 +1,172 @@
+"""Which tools a person may see and run: RBAC first, then the page context.
+
+Pure: every function takes an optional ``policy`` (default: the active policy) and
+returns values. A denial is a value (``Decision(outcome='deny')``), never an error.
+
+Permission rule for role *r* and tool *t*: allowed when *r* is in ``t.roles``; a role
+that is not known (not admin, analyst or a policy file's extra role) gets least
+privilege: read-risk tools open to every built-in role.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, Literal, TypeVar
+
+from app.policy.catalog import ALL_ROLES, ALWAYS_INCLUDED, OBJECT_TYPES, ToolSpec
+from app.policy.config import Policy, active_policy
+
+T = TypeVar("T")
+Outcome = Literal["allow", "deny", "error"]
+Layer = Literal["rbac", "context"]
+
+
+@dataclass(frozen=True)
+class Exclusion:
+    """One tool left out of a turn, and why."""
+
+    name: str
+    reason: str
+    layer: Layer
+
+    def __str__(self) -> str:
+        return f"{self.name} excluded ({self.layer}): {self.reason}"
+
+
+@dataclass(frozen=True)
+class PipelineResult(Generic[T]):
+    tools: list[T]
+    excluded: list[Exclusion]
+
+    @property
+    def names(self) -> list[str]:
+        return [_name_of(t) for t in self.tools]
+
+
+@dataclass(frozen=True)
+class Decision:
+    """Whether a role may run a tool. ``error`` means the tool does not exist."""
+
+    outcome: Outcome
+    reason: str
+    required_role: str | None = None
+
+    @property
+    def allowed(self) -> bool:
+        return self.outcome == "allow"
+
+
+def _name_of(tool: Any) -> str:
+    if isinstance(tool, str):
+        return tool
+    name = getattr(tool, "name", None)
+    if not isinstance(name, str):
+        raise TypeError(f"a tool must be a name or have a str .name, got {type(tool).__name__}")
+    return name
+
+
+def _no_log(_: Exclusion) -> None:
+    return None
+
+
+def role_may_run(spec: ToolSpec, user_role: str | None, policy: Policy) -> bool:
+    """The permission rule (see the module docstring)."""
+    if user_role is not None and policy.is_known_role(user_role):
+        return user_role in spec.roles
+    return spec.risk == "read" and ALL_ROLES <= spec.roles
+
+
+def required_role_for(spec: ToolSpec) -> str:
+    """The role to name when a call is refused: admin if it may, else the first allowed."""
+    return "admin" if "admin" in spec.roles else min(spec.roles)
+
+
+def enforce_tool_permission(
+    tool_name: str, user_role: str | None, *, policy: Policy | None = None
+) -> Decision:
+    """Invocation-time RBAC: allow, deny (with the required role) or error (unknown tool)."""
+    policy = policy or active_policy()
+    spec = policy.spec(tool_name)
+    if spec is None:
+        return Decision("error", f"unknown tool {tool_name!r}")
+    if role_may_run(spec, user_role, policy):
+        return Decision("allow", f"role {user_role} may run {tool_name}")
+    required = required_role_for(spec)
+    if user_role is None or not policy.is_known_role(user_role):
+        return Decision(
+            "deny", f"unknown role {user_role!r} may only run read tools", required_role=required
+        )
+    return Decision("deny", f"requires role {required}", required_role=required)
+
+
+def build_tool_pipeline(
+    tools: Iterable[T],
+    user_role: str | None,
+    object_type: str | None,
+    *,
+    policy: Policy | None = None,
+    log: Callable[[Exclusion], object] = _no_log,
+) -> PipelineResult[T]:
+    """Filter ``tools`` (names, ToolSpecs or anything with ``.name``) for one turn.
+
+    RBAC first (security), then the context affinity of ``object_type`` (UX).
+    ``show_capabilities`` survives the context layer always. A null or unknown
+    ``object_type`` keeps every RBAC-allowed tool. Tools missing from the catalog
+    are excluded. ``log`` receives each Exclusion (e.g. for the CoT log).
+    """
+    policy = policy or active_policy()
+    context = object_type if object_type in OBJECT_TYPES else None
+    kept: list[T] = []
+    excluded: list[Exclusion] = []
+    for tool in tools:
+        name = _name_of(tool)
+        spec = policy.spec(name)
+        exclusion: Exclusion | None = None
+        if spec is None:
+            exclusion = Exclusion(name, "unknown tool (not in the catalog)", "rbac")
+        elif not role_may_run(spec, user_role, policy):
+            exclusion = Exclusion(name, f"requires role {required_role_for(spec)}", "rbac")
+        elif context and name != ALWAYS_INCLUDED and context not in spec.affinity:
+            exclusion = Exclusion(name, f"not relevant to {context} context", "context")
+        if exclusion is None:
+            kept.append(tool)
+        else:
+            excluded.append(exclusion)
+            log(exclusion)
+    return PipelineResult(kept, excluded)
+
+
+def alternatives_for(
+    user_role: str | None,
+    object_type: str | None,
+    exclude: str | Sequence[str] | None = None,
+    *,
+    policy: Policy | None = None,
+    limit: int = 4,
+) -> list[dict[str, str]]:
+    """Up to ``limit`` tools this role may run in this context, as ``{action, prompt}``.
+
+    Ranked: same family as the excluded tool(s), then sharing their contexts, then read
+    tools, then catalog order; show_capabilities only as a last resort.
+    """
+    policy = policy or active_policy()
+    excluded = {exclude} if isinstance(exclude, str) else set(exclude or ())
+    refused = [s for n in excluded if (s := policy.spec(n)) is not None]
+    families = {s.family for s in refused}
+    contexts = {c for s in refused for c in s.affinity}
+    allowed = build_tool_pipeline(policy.catalog.values(), user_role, object_type, policy=policy)
+    order = {name: i for i, name in enumerate(policy.catalog)}
+    candidates = [s for s in allowed.tools if s.name not in excluded]
+
+    def rank(spec: ToolSpec) -> tuple[int, ...]:
+        return (
+            spec.name == ALWAYS_INCLUDED,
+            spec.family not in families,
+            not (spec.affinity & contexts),
+            spec.risk != "read",
+            order[spec.name],
+        )
+
+    ranked = sorted(candidates, key=rank)[: max(limit, 0)]
+    return [{"action": s.name, "prompt": s.example_prompt or f"Run {s.name}"} for s in ranked]
