@@ -6,6 +6,8 @@ test, which runs main.py afresh), so everything here is idempotent.
 
 from __future__ import annotations
 
+import importlib
+
 from nicegui import app
 
 from app.settings import get_settings
@@ -27,7 +29,7 @@ def create_app() -> None:
             app.include_router(router)
         setattr(app.state, _ROUTERS_TAG, True)
 
-    import app.pages  # noqa: F401  (registers @ui.page functions)
+    importlib.import_module("app.pages")  # registers the @ui.page functions
 
 
 def _has_api_routes() -> bool:

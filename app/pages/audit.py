@@ -1,0 +1,177 @@
+"""/audit (admins only): the audit rows with filters and a CSV export.
+
+Analysts get a plain 403 page ("Admins only"). The export is ``GET /api/audit.csv`` with the
+same filters as query parameters; it accepts the page session or an admin Bearer token.
+"""
+
+from __future__ import annotations
+
+import csv
+import html
+import io
+import json
+from datetime import datetime, timedelta
+from typing import Any
+from urllib.parse import urlencode
+
+from nicegui import app, run, ui
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+
+from app.auth import bearer_token, verify_token
+from app.errors import AuthError
+from app.pages import session
+from app.screen.i18n import pick_language, t
+from app.store.audit import DECISIONS, list_audit
+from app.store.db import session_scope
+
+FILTERS = ("user", "tool", "decision", "env", "since", "until")
+COLUMNS = ("ts", "user", "role", "kind", "tool", "env", "decision", "reason", "args", "duration_ms")
+CSV_PATH = "/api/audit.csv"
+
+
+class FilterError(ValueError):
+    """A filter value the page cannot use (a malformed date)."""
+
+
+def parse_day(value: str | None, *, end: bool = False) -> datetime | None:
+    """'2026-01-31' (or a full ISO time) → datetime; ``end`` makes a bare day inclusive."""
+    if not value:
+        return None
+    try:
+        parsed = datetime.fromisoformat(value.strip())
+    except ValueError as exc:
+        raise FilterError(value) from exc
+    if end and len(value.strip()) == 10:
+        parsed += timedelta(days=1)
+    return parsed
+
+
+def fetch_rows(filters: dict[str, str], limit: int = 500) -> list[dict[str, Any]]:
+    """Blocking: the audit rows matching ``filters`` as display dicts (newest first)."""
+    kwargs = {k: (filters.get(k) or None) for k in ("user", "tool", "decision", "env")}
+    since = parse_day(filters.get("since"))
+    until = parse_day(filters.get("until"), end=True)
+    with session_scope() as db:
+        rows = list_audit(db, **kwargs, since=since, until=until, limit=limit)
+        return [
+            {
+                "id": str(r.id),
+                "ts": r.ts.isoformat(timespec="seconds"),
+                "user": r.user or "",
+                "role": r.role or "",
+                "kind": r.kind,
+                "tool": r.tool or "",
+                "env": r.env or "",
+                "decision": r.decision or "",
+                "reason": r.reason or "",
+                "args": json.dumps(r.args, ensure_ascii=False) if r.args is not None else "",
+                "duration_ms": "" if r.duration_ms is None else round(r.duration_ms, 1),
+            }
+            for r in rows
+        ]
+
+
+def to_csv(rows: list[dict[str, Any]]) -> str:
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=COLUMNS, extrasaction="ignore")
+    writer.writeheader()
+    writer.writerows(rows)
+    return out.getvalue()
+
+
+def forbidden_page(lang: str) -> HTMLResponse:
+    title, hint, back = (t(k, lang) for k in ("admins_only", "admins_only_hint", "back_to_agent"))
+    body = (
+        f"<!doctype html><html lang='{lang}'><head><meta charset='utf-8'>"
+        f"<title>403 · {html.escape(title)}</title></head>"
+        "<body style='font-family:sans-serif;background:#f1f5f9;display:flex;"
+        "justify-content:center;padding-top:15vh'><main role='alert'>"
+        f"<h1>403 — {html.escape(title)}</h1><p>{html.escape(hint)}</p>"
+        f"<p><a href='/agent'>{html.escape(back)}</a></p></main></body></html>"
+    )
+    return HTMLResponse(body, status_code=403)
+
+
+def _admin_from_request(request: Request) -> str | None:
+    """The admin's username from a Bearer token or the page session, else None."""
+    token = bearer_token(request) or app.storage.user.get("token")
+    try:
+        principal = verify_token(token)
+    except AuthError:
+        return None
+    return principal.user_id if principal.role == "admin" else None
+
+
+async def audit_csv(request: Request) -> Response:
+    if _admin_from_request(request) is None:
+        return Response("admins only\n", status_code=403, media_type="text/plain")
+    filters = {k: request.query_params.get(k, "") for k in FILTERS}
+    try:
+        rows = await run.io_bound(fetch_rows, filters, 100_000)
+    except FilterError as exc:
+        return Response(f"bad date: {exc}\n", status_code=422, media_type="text/plain")
+    return Response(
+        to_csv(rows),
+        media_type="text/csv; charset=utf-8",
+        headers={"Content-Disposition": 'attachment; filename="audit.csv"'},
+    )
+
+
+if not any(getattr(r, "path", None) == CSV_PATH for r in app.routes):
+    app.add_api_route(CSV_PATH, audit_csv, methods=["GET"], include_in_schema=False)
+
+
+@ui.page("/audit", title="Audit · ss-tools agent")
+async def audit_page(request: Request, lang: str | None = None):
+    user = session.current_user()
+    if user is None:
+        return RedirectResponse(session.login_url(session.request_target(request)))
+    language = pick_language(
+        lang, app.storage.user.get("lang"), request.headers.get("accept-language")
+    )
+    if not user.is_admin:
+        return forbidden_page(language)
+    filters = {k: request.query_params.get(k, "") for k in FILTERS}
+    columns = [
+        {"name": c, "label": c, "field": c, "align": "left", "sortable": True} for c in COLUMNS
+    ]
+
+    async def apply() -> None:
+        error.set_text("")
+        try:
+            rows = await run.io_bound(fetch_rows, dict(filters))
+        except FilterError:
+            error.set_text(t("bad_date", language))
+            return
+        table.rows = rows
+        table.update()
+        count.set_text(t("rows_found", language, n=len(rows)))
+
+    def export() -> None:
+        query = urlencode({k: v for k, v in filters.items() if v})
+        ui.download(CSV_PATH + (f"?{query}" if query else ""), filename="audit.csv")
+
+    with ui.row().classes("w-full items-center gap-4 p-4"):
+        ui.label(t("audit_title", language)).classes("text-xl font-semibold")
+        ui.link(t("back_to_agent", language), "/agent")
+        ui.space()
+        count = ui.label("").mark("audit-count")
+    with ui.row().classes("w-full items-end gap-2 px-4"):
+        ui.input(t("filter_user", language)).bind_value(filters, "user").mark("filter-user")
+        ui.input(t("filter_tool", language)).bind_value(filters, "tool").mark("filter-tool")
+        ui.select(
+            {"": "—", **{d: d for d in sorted(DECISIONS)}}, label=t("filter_decision", language)
+        ).bind_value(filters, "decision").classes("min-w-[8rem]").mark("filter-decision")
+        ui.input(t("filter_env", language)).bind_value(filters, "env").mark("filter-env")
+        ui.input(t("filter_since", language)).bind_value(filters, "since").mark("filter-since")
+        ui.input(t("filter_until", language)).bind_value(filters, "until").mark("filter-until")
+        ui.button(t("apply_filters", language), icon="filter_alt", on_click=apply).mark(
+            "apply-filters"
+        )
+        ui.button(t("export_csv", language), icon="download", on_click=export).mark("export-csv")
+    error = ui.label("").classes("text-red-700 px-4").mark("audit-error")
+    table = ui.table(columns=columns, rows=[], row_key="id", pagination=50)
+    table.classes("w-full px-4").props("dense wrap-cells").mark("audit-table")
+    await apply()
+    return None

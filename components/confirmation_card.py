@@ -1,0 +1,87 @@
+"""The confirmation card: seven states with risk toning, env badge, tool, arguments,
+preflight details, and for dangerous calls the model's countdown (the card only reads
+``dangerous_countdown``; an ``aria-live="assertive"`` region announces it every second).
+"""
+
+from __future__ import annotations
+
+from nicegui import ui
+
+from app.screen.i18n import t
+from app.screen.model import CONFIRMABLE, AgentChatModel
+from components.bind import bind_classes_from
+
+CARD_STATES = (*CONFIRMABLE, "loading_confirm", "loading_deny")
+TONES = {
+    "read": "bg-blue-50 border-blue-400",
+    "write_dev": "bg-green-50 border-green-500",
+    "write_staging": "bg-amber-50 border-amber-500",
+    "write_prod": "bg-orange-100 border-red-500",
+    "dangerous": "bg-red-100 border-red-700",
+    "loading_confirm": "bg-gray-100 border-gray-400",
+    "loading_deny": "bg-gray-100 border-gray-400",
+}
+BADGE_TONES = {
+    "write_prod": "bg-red-700 text-white",
+    "dangerous": "bg-red-700 text-white",
+    "write_staging": "bg-amber-600 text-white",
+    "write_dev": "bg-green-700 text-white",
+}
+
+
+def confirmation_card(model: AgentChatModel) -> ui.card:
+    lang = model.lang
+    card = ui.card().classes("w-full border-2").props('role="dialog"').mark("confirmation-card")
+    card.bind_visibility_from(model, "card_state", backward=bool)
+    bind_classes_from(card, model, "card_state", TONES)
+    with card:
+        with ui.row().classes("w-full items-center gap-2"):
+            ui.icon("gpp_maybe").classes("text-2xl").bind_name_from(
+                model,
+                "card_state",
+                backward=lambda s: "dangerous" if s == "dangerous" else "gpp_maybe",
+            )
+            ui.label().classes("text-lg font-semibold").bind_text_from(
+                model, "card_state", backward=lambda s: t(f"confirm_title_{s}", lang) if s else ""
+            ).mark("confirm-title")
+            ui.space()
+            badge = ui.label().classes("rounded px-2 py-0.5 text-xs font-bold").mark("env-badge")
+            badge.bind_text_from(model, "confirm_env_badge")
+            bind_classes_from(
+                badge, model, "card_state", BADGE_TONES, default="bg-gray-600 text-white"
+            )
+        with ui.grid(columns="auto 1fr").classes("w-full gap-x-4 gap-y-1 text-sm"):
+            ui.label(t("tool", lang)).classes("text-gray-600")
+            ui.label().classes("font-mono").bind_text_from(model, "confirm_tool").mark(
+                "confirm-tool"
+            )
+            ui.label(t("arguments", lang)).classes("text-gray-600")
+            ui.label().classes("font-mono whitespace-pre-wrap").bind_text_from(
+                model, "confirm_args_text"
+            ).mark("confirm-args")
+        with (
+            ui.column()
+            .classes("w-full")
+            .bind_visibility_from(model, "confirm_details_text", backward=bool)
+        ):
+            ui.label(t("details", lang)).classes("text-gray-600 text-sm")
+            ui.code("").classes("w-full text-xs").bind_content_from(
+                model, "confirm_details_text"
+            ).mark("confirm-details")
+        countdown = ui.label().classes("font-semibold text-red-800").mark("countdown")
+        countdown.props('aria-live="assertive" role="timer"')
+        countdown.bind_text_from(model, "countdown_text")
+        countdown.bind_visibility_from(model, "card_state", backward=lambda s: s == "dangerous")
+        with ui.row().classes("w-full justify-end gap-2"):
+            ui.spinner(size="md").bind_visibility_from(
+                model, "card_state", backward=lambda s: s.startswith("loading") if s else False
+            ).mark("confirm-spinner")
+            ui.button(t("cancel", lang), on_click=lambda: model.deny()).props(
+                "outline"
+            ).bind_enabled_from(model, "card_state", backward=lambda s: s in CONFIRMABLE).mark(
+                "cancel-button"
+            )
+            confirm = ui.button(t("confirm", lang), on_click=lambda: model.confirm())
+            confirm.bind_enabled_from(model, "confirm_enabled").mark("confirm-button")
+            bind_classes_from(confirm, model, "card_state", {"dangerous": "bg-red-700"})
+    return card

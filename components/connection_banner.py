@@ -1,0 +1,36 @@
+"""Connection state: reconnecting notice, reload prompt, error and busy hints."""
+
+from __future__ import annotations
+
+from nicegui import ui
+
+from app.screen.i18n import t
+from app.screen.model import AgentChatModel
+from components.bind import bind_classes_from
+
+TONES = {
+    "idle": "text-gray-500",
+    "streaming": "text-blue-700",
+    "awaiting_confirmation": "text-amber-700",
+    "error": "text-red-700",
+    "disconnected": "bg-amber-100 text-amber-900",
+    "disconnected_permanent": "bg-red-100 text-red-900",
+}
+
+
+def connection_banner(model: AgentChatModel) -> ui.element:
+    lang = model.lang
+    with ui.row().classes("w-full items-center gap-2 px-3 py-1 text-sm rounded") as row:
+        ui.spinner(size="sm").bind_visibility_from(
+            model, "state", backward=lambda s: s in ("streaming", "disconnected")
+        )
+        ui.label().bind_text_from(model, "state", backward=lambda s: t(f"state_{s}", lang)).mark(
+            "connection-state"
+        ).props('aria-live="polite"')
+        ui.button(t("reload", lang), icon="refresh", on_click=ui.navigate.reload).props(
+            "flat dense"
+        ).bind_visibility_from(
+            model, "state", backward=lambda s: s == "disconnected_permanent"
+        ).mark("reload-button")
+    bind_classes_from(row, model, "state", TONES)
+    return row.mark("connection-banner")

@@ -1,0 +1,46 @@
+"""Header: product name, context pill, environment selector, language switch, user and
+role, new conversation, sign out."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from nicegui import ui
+
+from app.screen.i18n import LANGUAGES, t
+from app.screen.model import AgentChatModel
+from components.context_pill import context_pill
+from components.env_selector import env_selector
+
+
+def header(
+    model: AgentChatModel,
+    *,
+    username: str,
+    on_language: Callable[[str], object],
+    on_new_conversation: Callable[[], object],
+    on_sign_out: Callable[[], object],
+) -> ui.header:
+    lang = model.lang
+    with ui.header().classes("items-center gap-3 bg-slate-800 text-white px-4 py-2") as bar:
+        ui.label(t("product_name", lang)).classes("text-lg font-bold").mark("product-name")
+        context_pill(model)
+        ui.space()
+        env_selector(model)
+        ui.toggle(
+            {code: code.upper() for code in LANGUAGES},
+            value=lang,
+            on_change=lambda e: on_language(e.value),
+        ).props('dense flat aria-label="language"').mark("language-switch")
+        ui.button(icon="add_comment", on_click=on_new_conversation).props(
+            f'flat round dense aria-label="{t("new_conversation", lang)}"'
+        ).tooltip(t("new_conversation", lang)).mark("new-conversation")
+        with ui.column().classes("gap-0 items-end"):
+            ui.label(username).classes("text-sm").mark("user-name")
+            ui.label(
+                t(f"role_{model.role}", lang) if model.role in ("admin", "analyst") else model.role
+            ).classes("text-xs opacity-80").mark("user-role")
+        ui.button(t("sign_out", lang), icon="logout", on_click=on_sign_out).props(
+            "flat dense"
+        ).mark("sign-out")
+    return bar

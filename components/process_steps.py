@@ -1,0 +1,30 @@
+"""Process steps: context → thinking → tools → confirmation → answer.
+
+The first step's label is the context pill label; the current step is highlighted.
+"""
+
+from __future__ import annotations
+
+from nicegui import ui
+
+from app.screen.i18n import t
+from app.screen.model import AgentChatModel
+from components.bind import bind_classes_from
+
+STEPS = ("context", "thinking", "tools", "confirm", "answer")
+ACTIVE = "bg-primary text-white"
+INACTIVE = "bg-gray-100 text-gray-700"
+
+
+def process_steps(model: AgentChatModel) -> ui.element:
+    with ui.row().classes("w-full items-center gap-1 text-xs").mark("process-steps") as row:
+        for index, step in enumerate(STEPS):
+            if index:
+                ui.icon("chevron_right").classes("text-gray-400")
+            chip = ui.label().classes("rounded px-2 py-0.5").mark(f"step-{step}")
+            if step == "context":
+                chip.bind_text_from(model, "context_pill_label")
+            else:
+                chip.set_text(t(f"step_{step}", model.lang))
+            bind_classes_from(chip, model, "process_step", {step: ACTIVE}, default=INACTIVE)
+    return row
