@@ -1,0 +1,167 @@
+"""The intent table: which tool an operator's request asks for, in English and Russian.
+
+Each row names a tool with a *strong* pattern (the request names the action: "deploy",
+"бэкап", "health") and optionally a *weak* one (generic words several tools could
+serve: "check", "show", "dashboard"). Rows are ordered from the most specific to the
+most generic.
+
+Choosing (:func:`choose_tool`):
+* the first row whose strong pattern matches wins, bound or not: that is what the
+  person asked for, and if the tool is not allowed the server's guard says why;
+* otherwise, among the rows whose weak pattern matches, the first bound tool wins,
+  else the first one;
+* nothing matches → ``None`` (the planner then lists what it can do).
+
+Patterns run on the lower-cased request with its SQL statement replaced by the word
+``sqlquery`` (so "delete from t" is SQL, not a dashboard deletion).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection
+from dataclasses import dataclass
+
+_FLAGS = re.IGNORECASE
+
+
+@dataclass(frozen=True)
+class Intent:
+    tool: str
+    strong: re.Pattern[str]
+    weak: re.Pattern[str] | None = None
+
+
+def _intent(tool: str, strong: str, weak: str | None = None) -> Intent:
+    return Intent(tool, re.compile(strong, _FLAGS), re.compile(weak, _FLAGS) if weak else None)
+
+
+_BACKUP = r"(?:back[\s-]?ups?|snapshots?|бэкап\w*|бекап\w*|резервн\w*\s+копи\w*|забэкап\w*)"
+_MAINT = r"(?:maintenance|обслуживани\w*|техработ\w*|технически\w*\s+работ\w*)"
+
+INTENTS: tuple[Intent, ...] = (
+    _intent(
+        "show_capabilities",
+        r"what\s+(?:can|could)\s+you\s+do|what\s+are\s+you\s+able|your\s+(?:capabilities|skills)"
+        r"|what\s+tools|^\s*(?:help|помощь|справка)\W*$|что\s+(?:ты\s+)?(?:умеешь|можешь)"
+        r"|(?:твои|какие)\s+(?:у\s+тебя\s+)?(?:возможности|инструменты|навыки)|чем\s+(?:ты\s+)?можешь",
+    ),
+    _intent(
+        "end_maintenance",
+        r"\b(?:end|stop|finish|exit|disable|turn\s+off|leave|cancel|close|lift|remove)\b"
+        r".{0,30}" + _MAINT + r"|" + _MAINT + r".{0,20}\b(?:off|over|done)\b"
+        r"|(?:заверш|законч|выключ|отключ|останов|сним|выйд|выйт|прекрат|отмен|сверн)\w*.{0,30}"
+        + _MAINT,
+    ),
+    _intent("start_maintenance", _MAINT),
+    _intent(
+        "restore_backup",
+        r"\b(?:restore|roll\s*back|recover)\w*|восстанов\w*|откат\w*|откати\w*",
+    ),
+    _intent(
+        "list_backups",
+        r"\b(?:list|show|which|what|available|all|existing|get)\b.{0,25}"
+        + _BACKUP
+        + r"|"
+        + _BACKUP
+        + r"\s+(?:list|available)|(?:список|покажи|какие|все|перечисли|выведи"
+        r"|есть\s+ли|имеющи\w*)\W+(?:\w+\W+){0,3}?" + _BACKUP,
+    ),
+    _intent("run_backup", _BACKUP + r"|\bback\s+(?:\w+\s+)?up\b"),
+    _intent("get_task_status", r"\b(?:tasks?|jobs?)\b|задач\w*|таск\w*"),
+    _intent(
+        "execute_migration",
+        r"\bmigrat\w*|\b(?:move|copy)\b.{0,30}\bdashboards\b|мигр\w*|перенес\w*|перенос\w*"
+        r"|перенест\w*|скопир\w*",
+    ),
+    _intent(
+        "deploy_dashboard",
+        r"\b(?:deploy\w*|promote\w*|publish\w*|ship|release|roll\s*out)\b|\bpush\b.{0,30}\bto\b"
+        r"|задепло\w*|деплой\w*|депло\w*|разверн\w*|разверт\w*|выкат\w*|опубликуй\w*|продвин\w*",
+    ),
+    _intent(
+        "commit_changes",
+        r"\bcommit\w*|\bcheck\s*in\b|закоммит\w*|коммит\w*|зафиксиру\w*",
+    ),
+    _intent("create_branch", r"\bbranch\w*|ветк\w*|ветвь|бранч\w*"),
+    _intent(
+        "superset_create_dataset",
+        r"\b(?:create|make|add|new|register|build)\b.{0,30}\bdataset|\bdataset\s+(?:from|for|on)\b"
+        r"|(?:созда|сдела|добав|заведи|заведит|зарегистрир)\w*.{0,30}(?:датасет|набор\w*\s+данных)"
+        r"|датасет\w*\s+(?:из|по|на\s+основе)",
+    ),
+    _intent(
+        "delete_dashboard",
+        r"\b(?:delete|remove|drop|destroy|erase|get\s+rid\s+of)\b|удал\w*|снеси\w*|убери\w*",
+    ),
+    _intent(
+        "superset_format_sql",
+        r"\b(?:format\w*|beautif\w*|prettif\w*|pretty|reformat\w*|indent\w*)\b"
+        r"|отформатир\w*|форматир\w*|причеши\w*|выровня\w*",
+    ),
+    _intent(
+        "superset_audit_permissions",
+        r"\bpermissions?\b|access\s+rights|who\s+(?:has|can)\s+access|\brbac\b|\baudit\b"
+        r"|прав\w*\s+доступ\w*|\bправа\b|аудит\w*|полномочи\w*|у\s+кого\s+(?:есть\s+)?доступ",
+    ),
+    _intent(
+        "superset_execute_sql",
+        r"\bsqlquery\b|\b(?:run|execute|exec)\b\s+(?:a\s+|the\s+|this\s+|my\s+)?(?:sql|query)"
+        r"|(?:выполни|запусти|исполни)\w*\s+(?:\w+\s+)?(?:sql|запрос\w*|скуль)",
+    ),
+    _intent(
+        "run_llm_documentation",
+        r"\bdocument\w*|\bdocs\b|\bwrite\s+(?:a\s+|the\s+)?description"
+        r"|\bdescribe\s+(?:this\s+|the\s+|my\s+)?dashboard|документ\w*|задокументир\w*"
+        r"|опиши\w*\s+(?:этот\s+|эту\s+|мой\s+)?дашборд\w*|описани\w*",
+    ),
+    _intent(
+        "run_llm_validation",
+        r"\bvalidat\w*|\blint\w*|\bcheck\b.{0,30}\bfor\s+(?:errors|issues|problems|mistakes)"
+        r"|валид\w*|провалид\w*|на\s+(?:ошибк\w*|проблем\w*)|\bлинт\w*",
+        r"\b(?:review|verify|check)\b|провер\w*|ревью",
+    ),
+    _intent(
+        "get_health_summary",
+        r"\bhealth\w*|\bbroken\b|здоров\w*|\bсломан\w*|работает\s+ли",
+        r"\b(?:check|status|state|verify|ok)\b|провер\w*|статус\w*|состояни\w*",
+    ),
+    _intent(
+        "superset_explore_database",
+        r"\b(?:databases?|schemas?|tables?|columns?|dbs?|explore)\b|баз[аыеуой]\w*\s+данных"
+        r"|\bбаз[аыеуой]?\b|\bбд\b|схем\w*|таблиц\w*|колон\w*|столбц\w*",
+    ),
+    _intent(
+        "list_environments",
+        r"\b(?:environments?|envs?|instances)\b|окружени\w*|\bсред[аыу]?\b|инстанс\w*"
+        r"|стенд\w*",
+    ),
+    _intent(
+        "search_dashboards",
+        r"\b(?:find|search|look\s+(?:for|up))\b|найд\w*|найти|поищ\w*|\bищи\b|поиск\w*",
+        r"\bdashboards?\b|\b(?:list|show|which)\b|дашборд\w*|покажи|какие|список",
+    ),
+)
+
+TOOL_ORDER: tuple[str, ...] = tuple(i.tool for i in INTENTS)
+
+
+def matching(text: str) -> tuple[list[str], list[str]]:
+    """The tools whose strong and weak patterns match, each in table order."""
+    strong = [i.tool for i in INTENTS if i.strong.search(text)]
+    weak = [i.tool for i in INTENTS if i.weak is not None and i.weak.search(text)]
+    return strong, weak
+
+
+def choose_tool(text: str, bound: Collection[str] | None) -> str | None:
+    """The tool a request asks for (see the module docstring for the rule)."""
+    strong, weak = matching(text)
+    if strong:
+        return strong[0]
+    if not weak:
+        return None
+    if bound is not None:
+        for tool in weak:
+            if tool in bound:
+                return tool
+    return weak[0]

@@ -1,0 +1,120 @@
+"""``OfflinePlanner``: a deterministic chat model with no network and no LLM.
+
+It plans with :func:`app.agent.planner.plan.plan_reply`. ``bind_tools`` returns a copy
+that remembers the bound tool names (OpenAI dicts, ``BaseTool``s, pydantic classes or
+functions). Streaming emits the text word by word, then one last chunk carrying the tool
+call, so ``ainvoke`` and ``astream`` (and LangGraph's "messages" streaming) both yield
+``tool_calls``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import AsyncIterator, Iterator, Sequence
+from typing import Any
+
+from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
+from langchain_core.language_models.chat_models import BaseChatModel
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
+from langchain_core.utils.function_calling import convert_to_openai_tool
+
+from app.agent.planner.plan import Reply, plan_reply
+
+_TOKENS = re.compile(r"\s*\S+\s*|\s+")
+
+
+def tool_name(tool: Any) -> str:
+    """The name of a tool given as an OpenAI dict, a BaseTool, a pydantic class or a function."""
+    if isinstance(tool, dict) and "function" in tool:
+        return str(tool["function"]["name"])
+    if isinstance(tool, dict) and "name" in tool:
+        return str(tool["name"])
+    if isinstance(tool, str):
+        return tool
+    return str(convert_to_openai_tool(tool)["function"]["name"])
+
+
+def _chunks(reply: Reply) -> Iterator[AIMessageChunk]:
+    for token in _TOKENS.findall(reply.content):
+        yield AIMessageChunk(content=token)
+    tool_call_chunks = [
+        {
+            "name": call["name"],
+            "args": json.dumps(call["args"], ensure_ascii=False),
+            "id": call["id"],
+            "index": index,
+            "type": "tool_call_chunk",
+        }
+        for index, call in enumerate(reply.tool_calls)
+    ]
+    yield AIMessageChunk(content="", tool_call_chunks=tool_call_chunks, chunk_position="last")
+
+
+class OfflinePlanner(BaseChatModel):
+    """Deterministic planner for the 22 tools (English and Russian); no network."""
+
+    bound_tool_names: tuple[str, ...] | None = None
+
+    @property
+    def _llm_type(self) -> str:
+        return "ss-tools-offline-planner"
+
+    @property
+    def _identifying_params(self) -> dict[str, Any]:
+        return {"model": "offline-planner", "bound_tools": self.bound_tool_names}
+
+    def bind_tools(
+        self, tools: Sequence[Any], *, tool_choice: str | None = None, **kwargs: Any
+    ) -> OfflinePlanner:
+        return self.model_copy(update={"bound_tool_names": tuple(tool_name(t) for t in tools)})
+
+    def _reply(self, messages: list[BaseMessage]) -> Reply:
+        return plan_reply(messages, self.bound_tool_names)
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        reply = self._reply(messages)
+        message = AIMessage(content=reply.content, tool_calls=reply.tool_calls)
+        return ChatResult(generations=[ChatGeneration(message=message)])
+
+    async def _agenerate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        return self._generate(messages, stop, **kwargs)
+
+    def _stream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> Iterator[ChatGenerationChunk]:
+        for message in _chunks(self._reply(messages)):
+            chunk = ChatGenerationChunk(message=message)
+            if run_manager is not None:
+                run_manager.on_llm_new_token(message.text, chunk=chunk)
+            yield chunk
+
+    async def _astream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> AsyncIterator[ChatGenerationChunk]:
+        for message in _chunks(self._reply(messages)):
+            chunk = ChatGenerationChunk(message=message)
+            if run_manager is not None:
+                await run_manager.on_llm_new_token(message.text, chunk=chunk)
+            yield chunk
