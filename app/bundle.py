@@ -272,3 +272,52 @@ def diff_against(bundle: Bundle, target: TargetInventory) -> dict[str, list[dict
             for r in rows
         ]
     return out
+
+
+def _position_chart_uuids(dashboard: dict[str, Any]) -> set[str]:
+    position = dashboard.get("position") or {}
+    out = set()
+    for node in position.values() if isinstance(position, dict) else []:
+        meta = node.get("meta") if isinstance(node, dict) else None
+        if isinstance(meta, dict) and meta.get("uuid"):
+            out.add(str(meta["uuid"]))
+    return out
+
+
+def dashboard_bundles(bundle: Bundle) -> list[tuple[dict[str, Any], Bundle]]:
+    """One sub-bundle per dashboard: the dashboard, its charts, their datasets (and the
+    datasets of its native filters) and their databases, plus ``metadata.yaml``."""
+    charts = {str(d.get("uuid")): p for p, d in bundle.objects("charts")}
+    datasets = {str(d.get("uuid")): p for p, d in bundle.objects("datasets")}
+    databases = {str(d.get("uuid")): p for p, d in bundle.objects("databases")}
+    out = []
+    for path, dash in bundle.objects("dashboards"):
+        keep = {"metadata.yaml", path}
+        ds_uuids = set()
+        for chart_uuid in _position_chart_uuids(dash):
+            if chart_uuid in charts:
+                keep.add(charts[chart_uuid])
+                ds_uuids.add(str(bundle.files[charts[chart_uuid]].get("dataset_uuid")))
+        for flt in (dash.get("metadata") or {}).get("native_filter_configuration") or []:
+            ds_uuids.update(
+                str(t["datasetUuid"]) for t in flt.get("targets") or [] if t.get("datasetUuid")
+            )
+        for ds in ds_uuids & set(datasets):
+            keep.add(datasets[ds])
+            db = str(bundle.files[datasets[ds]].get("database_uuid"))
+            if db in databases:
+                keep.add(databases[db])
+        files = {p: copy.deepcopy(bundle.files[p]) for p in sorted(keep) if p in bundle.files}
+        out.append((dash, Bundle(root=bundle.root, files=files)))
+    return out
+
+
+def chart_bundle(bundle: Bundle) -> Bundle:
+    """The charts of ``bundle`` (with datasets and databases) as a chart-import bundle."""
+    files = {
+        p: copy.deepcopy(d) for p, d in bundle.files.items() if not p.startswith("dashboards/")
+    }
+    meta = dict(files.get("metadata.yaml") or {})
+    meta["type"] = "Slice"
+    files["metadata.yaml"] = meta
+    return Bundle(root=bundle.root.replace("dashboard_export", "chart_export"), files=files)
