@@ -1,0 +1,318 @@
+"""Audit log: append-only on both backends, filters, redaction, UTC timestamps."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+from sqlalchemy import Engine, delete, text, update
+from sqlalchemy.exc import DBAPIError
+from sqlmodel import Session
+
+from app.errors import AuditImmutableError
+from app.store.audit import count_audit, list_audit, record_audit, redact
+from app.store.models import AuditEvent
+
+
+def _orm_update(s: Session, row: AuditEvent) -> None:
+    obj = s.get(AuditEvent, row.id)
+    assert obj is not None
+    obj.reason = "rewritten"
+    s.flush()
+
+
+def _orm_delete(s: Session, row: AuditEvent) -> None:
+    obj = s.get(AuditEvent, row.id)
+    s.delete(obj)
+    s.flush()
+
+
+def _bulk_update(s: Session, row: AuditEvent) -> None:
+    s.execute(update(AuditEvent).values(reason="rewritten"))
+
+
+def _bulk_delete(s: Session, row: AuditEvent) -> None:
+    s.execute(delete(AuditEvent))
+
+
+def _raw_update(s: Session, row: AuditEvent) -> None:
+    s.execute(text("UPDATE audit_event SET reason = 'rewritten'"))
+
+
+def _raw_delete(s: Session, row: AuditEvent) -> None:
+    s.execute(text("DELETE FROM audit_event"))
+
+
+MUTATIONS: list[Any] = [
+    # change an attribute of a loaded row and flush: the mapper event refuses
+    pytest.param(_orm_update, AuditImmutableError, id="orm_update"),
+    # session.delete(row): the mapper event refuses
+    pytest.param(_orm_delete, AuditImmutableError, id="orm_delete"),
+    # update(AuditEvent) skips mapper events: the Session hook refuses
+    pytest.param(_bulk_update, AuditImmutableError, id="bulk_update"),
+    # delete(AuditEvent) skips mapper events: the Session hook refuses
+    pytest.param(_bulk_delete, AuditImmutableError, id="bulk_delete"),
+    # raw SQL bypasses the ORM entirely: the database trigger refuses
+    pytest.param(_raw_update, DBAPIError, id="raw_sql_update"),
+    # raw SQL DELETE: the database trigger refuses
+    pytest.param(_raw_delete, DBAPIError, id="raw_sql_delete"),
+]
+
+
+@pytest.mark.parametrize(("mutate", "expected"), MUTATIONS)
+def test_audit_rows_cannot_be_changed_or_removed(
+    engine: Engine, mutate: Callable[[Session, AuditEvent], None], expected: type[Exception]
+) -> None:
+    with Session(engine, expire_on_commit=False) as s:
+        row = record_audit(
+            s,
+            kind="executed",
+            user="alice",
+            tool="search_dashboards",
+            decision="ok",
+            reason="original",
+        )
+        s.commit()
+    with Session(engine) as s, pytest.raises(expected, match="append-only"):
+        mutate(s, row)
+    with Session(engine) as s:
+        rows = list_audit(s)
+        assert [(r.id, r.reason) for r in rows] == [(row.id, "original")]
+
+
+@pytest.mark.postgres
+def test_audit_table_cannot_be_truncated_on_postgres(pg_url: str) -> None:
+    from sqlmodel import SQLModel
+
+    from app.store.db import init_db, make_engine
+
+    eng = make_engine(pg_url)
+    SQLModel.metadata.drop_all(eng)
+    init_db(eng)
+    try:
+        with Session(eng) as s:
+            record_audit(s, kind="login", user="alice")
+            s.commit()
+        with Session(eng) as s, pytest.raises(DBAPIError, match="append-only"):
+            s.execute(text("TRUNCATE audit_event"))
+    finally:
+        SQLModel.metadata.drop_all(eng)
+        eng.dispose()
+
+
+def test_init_db_twice_keeps_rows_and_triggers(engine: Engine) -> None:
+    from app.store.db import init_db
+
+    with Session(engine) as s:
+        record_audit(s, kind="login", user="bob")
+        s.commit()
+    init_db(engine)
+    with Session(engine) as s, pytest.raises(DBAPIError):
+        s.execute(text("DELETE FROM audit_event"))
+    with Session(engine) as s:
+        assert count_audit(s) == 1
+
+
+def _seed(s: Session) -> None:
+    base = datetime(2026, 1, 1, tzinfo=UTC)
+    rows = [
+        ("executed", "alice", "search_dashboards", "dev", "ok", "c1"),
+        ("permission_denied", "bob", "delete_dashboard", "prod", "deny", "c2"),
+        ("confirmed", "alice", "deploy_dashboard", "prod", "confirm", "c1"),
+        ("failed", "carol", "superset_execute_sql", "staging", "error", "c3"),
+        ("executed", "bob", "search_dashboards", "prod", "ok", "c2"),
+    ]
+    for i, (kind, user, tool, env, decision, conv) in enumerate(rows):
+        # rows are built directly so each gets a deterministic timestamp
+        s.add(
+            AuditEvent(
+                kind=kind,
+                user=user,
+                tool=tool,
+                env=env,
+                decision=decision,
+                conv_id=conv,
+                role="admin",
+                ts=base + timedelta(minutes=i),
+            )
+        )
+    s.commit()
+
+
+FILTERS: list[Any] = [
+    # no filter: every row, newest first
+    pytest.param(
+        {},
+        [
+            "search_dashboards",
+            "superset_execute_sql",
+            "deploy_dashboard",
+            "delete_dashboard",
+            "search_dashboards",
+        ],
+        id="all",
+    ),
+    # by user
+    pytest.param({"user": "alice"}, ["deploy_dashboard", "search_dashboards"], id="user"),
+    # by tool
+    pytest.param({"tool": "search_dashboards"}, ["search_dashboards"] * 2, id="tool"),
+    # by decision
+    pytest.param({"decision": "deny"}, ["delete_dashboard"], id="decision"),
+    # by environment
+    pytest.param(
+        {"env": "prod"}, ["search_dashboards", "deploy_dashboard", "delete_dashboard"], id="env"
+    ),
+    # by kind
+    pytest.param({"kind": "failed"}, ["superset_execute_sql"], id="kind"),
+    # by conversation
+    pytest.param({"conv_id": "c2"}, ["search_dashboards", "delete_dashboard"], id="conv"),
+    # filters combine with AND
+    pytest.param(
+        {"user": "bob", "env": "prod", "decision": "ok"}, ["search_dashboards"], id="combined"
+    ),
+    # since is inclusive
+    pytest.param(
+        {"since": datetime(2026, 1, 1, 0, 3, tzinfo=UTC)},
+        ["search_dashboards", "superset_execute_sql"],
+        id="since",
+    ),
+    # until is exclusive
+    pytest.param(
+        {"until": datetime(2026, 1, 1, 0, 2, tzinfo=UTC)},
+        ["delete_dashboard", "search_dashboards"],
+        id="until",
+    ),
+    # a naive datetime is taken as UTC
+    pytest.param({"since": datetime(2026, 1, 1, 0, 4)}, ["search_dashboards"], id="naive_utc"),
+    # limit keeps the newest
+    pytest.param({"limit": 2}, ["search_dashboards", "superset_execute_sql"], id="limit"),
+    # nothing matches
+    pytest.param({"user": "mallory"}, [], id="no_match"),
+]
+
+
+@pytest.mark.parametrize(("filters", "tools"), FILTERS)
+def test_list_audit_filters_newest_first(
+    db: Session, filters: dict[str, Any], tools: list[str]
+) -> None:
+    _seed(db)
+    assert [r.tool for r in list_audit(db, **filters)] == tools
+    counted = {k: v for k, v in filters.items() if k != "limit"}
+    if "limit" not in filters:
+        assert count_audit(db, **counted) == len(tools)
+
+
+def test_audit_timestamps_come_back_timezone_aware_utc(db: Session) -> None:
+    row = record_audit(db, kind="login", user="alice")
+    db.commit()
+    db.expire_all()
+    fresh = db.get(AuditEvent, row.id)
+    assert fresh is not None and fresh.ts.tzinfo is not None
+    assert fresh.ts.utcoffset() == timedelta(0)
+    assert abs(datetime.now(UTC) - fresh.ts) < timedelta(minutes=1)
+
+
+def test_recorded_args_are_redacted_before_storage(db: Session) -> None:
+    row = record_audit(
+        db,
+        kind="executed",
+        tool="superset_execute_sql",
+        args={
+            "sql": "select 1",
+            "password": "hunter2",
+            "nested": {"Authorization": "Bearer abc", "ok": [1, 2]},
+        },
+    )
+    db.commit()
+    db.expire_all()
+    stored = db.get(AuditEvent, row.id)
+    assert stored is not None
+    assert stored.args == {
+        "sql": "select 1",
+        "password": "***",
+        "nested": {"Authorization": "***", "ok": [1, 2]},
+    }
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        # an audit row without a kind says nothing
+        ({"kind": ""}, "kind"),
+        # decisions are a closed set
+        ({"kind": "executed", "decision": "maybe"}, "decision"),
+    ],
+)
+def test_record_audit_rejects_malformed_rows(
+    session: Session, kwargs: dict[str, Any], message: str
+) -> None:
+    with pytest.raises(ValueError, match=message):
+        record_audit(session, **kwargs)
+
+
+REDACTIONS: list[Any] = [
+    # password keys are masked
+    pytest.param({"password": "pw"}, {"password": "***"}, id="password"),
+    # match is case-insensitive and by substring
+    pytest.param(
+        {"DB_Password": "pw", "refresh_token": "t"},
+        {"DB_Password": "***", "refresh_token": "***"},
+        id="substring_case",
+    ),
+    # secret, api_key, authorization, cookie, credential
+    pytest.param(
+        {"client_secret": 1, "api_key": 2, "authorization": 3, "Cookie": 4, "credentials": 5},
+        {
+            "client_secret": "***",
+            "api_key": "***",
+            "authorization": "***",
+            "Cookie": "***",
+            "credentials": "***",
+        },
+        id="all_markers",
+    ),
+    # nested dicts inside lists are walked
+    pytest.param(
+        {"items": [{"token": "x", "id": 1}]},
+        {"items": [{"token": "***", "id": 1}]},
+        id="nested_list",
+    ),
+    # a whole dict under a secret key is masked, not walked
+    pytest.param(
+        {"credential": {"user": "u", "pw": "p"}}, {"credential": "***"}, id="secret_subtree"
+    ),
+    # harmless keys and scalars pass through
+    pytest.param(
+        {"dashboard_id": "12", "page": 0, "dry": True, "x": None},
+        {"dashboard_id": "12", "page": 0, "dry": True, "x": None},
+        id="plain",
+    ),
+    # long strings are cut to 2000 characters
+    pytest.param({"sql": "s" * 5000}, {"sql": "s" * 1999 + "…"}, id="long_string"),
+    # tuples and sets become lists; datetimes become ISO text
+    pytest.param(
+        {"ids": ("a",), "at": datetime(2026, 1, 1, tzinfo=UTC)},
+        {"ids": ["a"], "at": "2026-01-01T00:00:00+00:00"},
+        id="json_safe",
+    ),
+]
+
+
+@pytest.mark.parametrize(("given", "stored"), REDACTIONS)
+def test_redact_masks_secret_keys_and_cuts_long_strings(given: Any, stored: Any) -> None:
+    assert redact(given) == stored
+
+
+def test_redact_survives_deeply_nested_input() -> None:
+    deep: dict[str, Any] = {}
+    cur = deep
+    for _ in range(500):
+        cur["k"] = {}
+        cur = cur["k"]
+    out = redact(deep)
+    depth = 0
+    while isinstance(out, dict):
+        out, depth = out["k"], depth + 1
+    assert out == "…" and depth < 20
