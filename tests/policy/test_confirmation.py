@@ -1,0 +1,289 @@
+"""Confirmation.GuardV2: three-axis risk, env tiers, card states, alternatives."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.agent.events import ConfirmMetadataV2
+from app.errors import ToolNotAvailableError
+from app.policy import (
+    TOOL_CATALOG,
+    alternatives_for,
+    build_confirmation_contract_v2,
+    normalize_env,
+    resolve_target_env,
+    tool_risk,
+)
+from app.policy.args import DeployDashboardArgs
+from app.policy.config import DEFAULT_POLICY
+
+DEPLOY = {"dashboard_id": "42", "source_env": "dev", "target_env": "prod"}
+
+
+def contract(tool, args, role="admin", env=None, **kw):
+    return build_confirmation_contract_v2(tool, args, role, env, policy=DEFAULT_POLICY, **kw)
+
+
+@pytest.mark.parametrize(
+    ("tool", "args", "role", "env", "expected"),
+    [
+        # TEST_EDGE deploy_to_prod: guarded write, prod context, not dangerous
+        pytest.param(
+            "deploy_dashboard",
+            DEPLOY,
+            "admin",
+            None,
+            {
+                "risk": "write",
+                "risk_level": "guarded",
+                "env_context": "prod",
+                "dangerous": False,
+                "card_state": "write_prod",
+                "requires_confirmation": True,
+                "permission_granted": True,
+            },
+            id="deploy_to_prod",
+        ),
+        # TEST_EDGE delete_dashboard_any_env: dangerous whatever the env (dev here)
+        pytest.param(
+            "delete_dashboard",
+            {"dashboard_id": "7", "env_id": "dev"},
+            "admin",
+            None,
+            {
+                "risk": "delete",
+                "risk_level": "dangerous",
+                "dangerous": True,
+                "env_context": "dev",
+                "card_state": "dangerous",
+                "requires_confirmation": True,
+            },
+            id="delete_dashboard_any_env",
+        ),
+        # TEST_EDGE search_dashboards: safe read, no card
+        pytest.param(
+            "search_dashboards",
+            {"query": "sales"},
+            "analyst",
+            "prod",
+            {
+                "risk": "read",
+                "risk_level": "safe",
+                "dangerous": False,
+                "card_state": "read",
+                "requires_confirmation": False,
+                "permission_granted": True,
+            },
+            id="search_dashboards",
+        ),
+        # TEST_EDGE analyst_deploy_prod: permission fails → permission_denied, never a card
+        pytest.param(
+            "deploy_dashboard",
+            DEPLOY,
+            "analyst",
+            None,
+            {
+                "permission_granted": False,
+                "required_role": "admin",
+                "requires_confirmation": False,
+                "env_context": "prod",
+            },
+            id="analyst_deploy_prod",
+        ),
+        # deploy to staging is a write_staging card
+        pytest.param(
+            "deploy_dashboard",
+            {**DEPLOY, "target_env": "staging"},
+            "admin",
+            "prod",
+            {"env_id": "staging", "env_context": "staging", "card_state": "write_staging"},
+            id="deploy_to_staging_arg_beats_submitted_env",
+        ),
+        # env_id arg beats the submitted env
+        pytest.param(
+            "run_backup",
+            {"env_id": "local"},
+            "admin",
+            "prod-eu",
+            {"env_id": "local", "env_context": "dev", "card_state": "write_dev"},
+            id="run_backup_local",
+        ),
+        # no env anywhere: the card fails safe to write_prod, env_context stays None
+        pytest.param(
+            "start_maintenance",
+            {},
+            "admin",
+            None,
+            {
+                "env_id": None,
+                "env_context": None,
+                "card_state": "write_prod",
+                "requires_confirmation": True,
+            },
+            id="write_without_env_is_write_prod",
+        ),
+        # an env name that matches no tier is prod
+        pytest.param(
+            "end_maintenance",
+            {},
+            "admin",
+            "qa",
+            {"env_id": "qa", "env_context": "prod", "card_state": "write_prod"},
+            id="unknown_env_name_is_prod",
+        ),
+        # SELECT through SQL Lab is a safe read
+        pytest.param(
+            "superset_execute_sql",
+            {"sql": "SELECT 1"},
+            "analyst",
+            "prod",
+            {"risk": "read", "risk_level": "safe", "requires_confirmation": False},
+            id="sql_select_safe",
+        ),
+        # DML through SQL Lab is guarded
+        pytest.param(
+            "superset_execute_sql",
+            {"sql": "UPDATE t SET a = 1"},
+            "analyst",
+            "dev",
+            {"risk": "write", "risk_level": "guarded", "card_state": "write_dev"},
+            id="sql_update_guarded",
+        ),
+        # DROP through SQL Lab is dangerous
+        pytest.param(
+            "superset_execute_sql",
+            {"sql": "DROP TABLE t"},
+            "analyst",
+            "dev",
+            {"risk": "delete", "dangerous": True, "card_state": "dangerous"},
+            id="sql_drop_dangerous",
+        ),
+        # restore overwrites: dangerous; without env_id the backup's env is not known here
+        pytest.param(
+            "restore_backup",
+            {"backup_id": "b1", "env_id": None},
+            "admin",
+            "dev",
+            {"risk": "delete", "dangerous": True, "env_id": None, "card_state": "dangerous"},
+            id="restore_backup_env_unknown",
+        ),
+    ],
+)
+def test_confirmation_contract_table(tool, args, role, env, expected):
+    result = contract(tool, args, role, env)
+    assert {k: result[k] for k in expected} == expected
+
+
+def test_contract_fits_confirm_metadata_v2():
+    result = contract("deploy_dashboard", DEPLOY)
+    keys = set(ConfirmMetadataV2.model_fields) | {"requires_confirmation"}
+    assert set(result) == keys
+    meta = ConfirmMetadataV2.model_validate(result)
+    assert meta.description == "Deploy dashboard 42 from dev to prod"
+
+
+def test_args_may_be_a_validated_model():
+    args = DeployDashboardArgs(dashboard_id=42, target_env="staging")
+    result = contract("deploy_dashboard", args)
+    assert result["tool_args"]["dashboard_id"] == "42"
+    assert result["description"] == "Deploy dashboard 42 to staging"
+
+
+def test_denied_call_offers_alternatives_from_the_same_context():
+    result = contract("deploy_dashboard", DEPLOY, "analyst", object_type="dashboard")
+    actions = [a["action"] for a in result["alternatives"]]
+    assert actions == [
+        "search_dashboards",
+        "get_health_summary",
+        "run_llm_validation",
+        "run_llm_documentation",
+    ]
+    assert all(a["prompt"] for a in result["alternatives"])
+    assert "Check the health of this dashboard" in [a["prompt"] for a in result["alternatives"]]
+
+
+def test_granted_call_has_no_alternatives_and_names_admin_only_roles():
+    assert contract("deploy_dashboard", DEPLOY)["alternatives"] == []
+    assert contract("deploy_dashboard", DEPLOY)["required_role"] == "admin"
+    assert contract("search_dashboards", {})["required_role"] is None
+
+
+@pytest.mark.parametrize(
+    ("role", "object_type", "exclude", "first", "allowed"),
+    [
+        # the analyst denied a backup restore gets backup's read tool first
+        ("analyst", None, "restore_backup", "list_backups", None),
+        # dataset context: alternatives come from the dataset tools only
+        (
+            "analyst",
+            "dataset",
+            "superset_create_dataset",
+            "superset_explore_database",
+            TOOL_CATALOG.keys() - {"superset_create_dataset"},
+        ),
+        # an unknown role only ever gets read tools
+        (
+            "viewer",
+            None,
+            "delete_dashboard",
+            "search_dashboards",
+            {n for n, s in TOOL_CATALOG.items() if s.risk == "read"},
+        ),
+    ],
+)
+def test_alternatives_ranking(role, object_type, exclude, first, allowed):
+    alts = alternatives_for(role, object_type, exclude, policy=DEFAULT_POLICY)
+    assert 0 < len(alts) <= 4
+    assert alts[0]["action"] == first
+    assert exclude not in [a["action"] for a in alts]
+    if allowed is not None:
+        assert {a["action"] for a in alts} <= set(allowed)
+
+
+def test_unknown_tool_is_an_error_not_a_card():
+    with pytest.raises(ToolNotAvailableError):
+        contract("rm_rf", {})
+    with pytest.raises(ToolNotAvailableError):
+        tool_risk("rm_rf", {})
+
+
+@pytest.mark.parametrize(
+    ("env_id", "tier"),
+    [
+        ("prod-eu", "prod"),  # contains prod
+        ("PROD", "prod"),  # case-insensitive
+        ("preprod", "prod"),  # "prod" wins over everything
+        ("staging", "staging"),  # stag
+        ("stage-2", "staging"),  # stag prefix
+        ("test1", "staging"),  # test counts as staging
+        ("dev", "dev"),  # dev
+        ("development", "dev"),  # dev prefix
+        ("local", "dev"),  # local counts as dev
+        ("qa", "prod"),  # no tier matches → prod (fail safe)
+        ("sandbox", "prod"),  # no tier matches → prod (fail safe)
+        ("  ", None),  # blank is no env
+        (None, None),  # no env
+    ],
+)
+def test_normalize_env_table(env_id, tier):
+    assert normalize_env(env_id) == tier
+
+
+@pytest.mark.parametrize(
+    ("args", "submitted", "page", "expected"),
+    [
+        ({"target_env": "prod", "env_id": "dev"}, "staging", "local", "prod"),  # target_env first
+        ({"env_id": "dev"}, "staging", "local", "dev"),  # then env_id
+        ({"env_id": None}, "staging", "local", "staging"),  # then the submitted env
+        ({}, None, "local", "local"),  # then the page's UIContext env
+        ({}, "", "", None),  # nothing anywhere
+        (None, "  ", "dev", "dev"),  # blanks are skipped
+    ],
+)
+def test_resolve_target_env_table(args, submitted, page, expected):
+    assert resolve_target_env(args, submitted, page) == expected
+
+
+def test_context_env_feeds_the_contract():
+    result = contract("run_backup", {}, env=None, context_env="staging")
+    assert result["env_id"] == "staging" and result["card_state"] == "write_staging"
