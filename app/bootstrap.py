@@ -1,0 +1,119 @@
+"""Local-run bootstrap, called by ``python main.py start`` before the app is built.
+
+In dev mode (``SS_TOOLS_DEV=1``, which ``python dev.py start`` sets):
+
+1. JWT secret: when none is configured (still the built-in placeholder and no
+   ``SS_TOOLS_JWT_SECRET_FILE``), a random one is generated once into
+   ``<data_dir>/.jwt_secret`` (mode 600) and kept across restarts. It is handed to
+   settings by setting ``SS_TOOLS_JWT_SECRET_FILE`` in this process's environment and
+   resetting the cached settings, so every later ``get_settings()`` signs with it.
+2. First admin: when the users table is empty, ``admin`` is created with a random
+   password written to ``<data_dir>/initial-admin.txt`` (mode 600). Only the file's path
+   is printed, never the password.
+
+Outside dev mode nothing is generated: a real secret must be configured, and
+``Settings.check_secrets()`` (called by ``create_app``) refuses the placeholder.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+
+from app.settings import get_settings, reset_settings
+
+SECRET_FILE_NAME = ".jwt_secret"
+ADMIN_FILE_NAME = "initial-admin.txt"
+ADMIN_USERNAME = "admin"
+
+
+@dataclass(frozen=True)
+class LocalRun:
+    """What :func:`prepare_local_run` did (for callers and tests)."""
+
+    secret_file: Path | None
+    secret_generated: bool
+    admin_file: Path | None
+
+
+def _write_private(path: Path, text: str, *, exclusive: bool) -> None:
+    """Write ``text`` to ``path`` readable by the owner only (mode 600)."""
+    flags = os.O_WRONLY | os.O_CREAT | (os.O_EXCL if exclusive else os.O_TRUNC)
+    fd = os.open(path, flags, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    os.chmod(path, 0o600)  # also tightens a pre-existing file opened with O_TRUNC
+
+
+def _display(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path.resolve())
+
+
+def ensure_jwt_secret() -> tuple[Path | None, bool]:
+    """Make settings use a generated secret file when no secret is configured (dev only).
+
+    Returns (the secret file in use or None, whether it was generated now).
+    """
+    settings = get_settings()
+    if not settings.dev or not settings.uses_default_secret or settings.jwt_secret_file:
+        return settings.jwt_secret_file, False
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    path = (settings.data_dir / SECRET_FILE_NAME).resolve()
+    generated = not path.exists()
+    if generated:
+        _write_private(path, secrets.token_urlsafe(48) + "\n", exclusive=True)
+    else:
+        os.chmod(path, 0o600)
+    os.environ["SS_TOOLS_JWT_SECRET_FILE"] = str(path)
+    reset_settings()
+    return path, generated
+
+
+def ensure_first_admin() -> Path | None:
+    """Create ``admin`` with a random password when there are no users (dev only).
+
+    Returns the file holding the password, or None when nothing was created.
+    """
+    from app.auth import hash_password
+    from app.store import users
+    from app.store.db import get_engine, init_db, session_scope
+
+    settings = get_settings()
+    if not settings.dev:
+        return None
+    init_db(get_engine())
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    path = settings.data_dir / ADMIN_FILE_NAME
+    with session_scope() as session:
+        if users.list_users(session):
+            return None
+        password = secrets.token_urlsafe(18)
+        users.create_user(
+            session, username=ADMIN_USERNAME, role="admin", password_hash=hash_password(password)
+        )
+        # written before the commit: if the file cannot be written, no admin is created
+        _write_private(
+            path,
+            f"username: {ADMIN_USERNAME}\npassword: {password}\n"
+            f"# change it: python main.py users passwd {ADMIN_USERNAME} --password-stdin\n",
+            exclusive=False,
+        )
+    print(f"First admin: {ADMIN_USERNAME} — password in {_display(path)}", flush=True)
+    return path
+
+
+def prepare_local_run() -> LocalRun:
+    """Everything a local ``python main.py start`` needs before ``create_app()``."""
+    secret_file, generated = ensure_jwt_secret()
+    admin_file = ensure_first_admin()
+
+    # HOOK(sandbox): the Superset sandbox start goes here (app.sandbox, wired by the
+    # lead) — when get_settings().sandbox is true, start it and point
+    # SS_TOOLS_ENVIRONMENTS_FILE at the environments file it writes, then reset_settings().
+
+    return LocalRun(secret_file=secret_file, secret_generated=generated, admin_file=admin_file)

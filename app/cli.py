@@ -1,0 +1,177 @@
+"""``python main.py users ...``: manage the local users.
+
+    users add NAME --role admin|analyst (--password PW | --password-stdin)
+    users list
+    users passwd NAME (--password PW | --password-stdin)
+    users disable NAME / users enable NAME
+
+Exit codes: 0 done, 1 refused (duplicate user, unknown user, database error),
+2 bad arguments (unknown role, weak password, malformed name). Passwords are hashed
+with scrypt before they reach the database and are never printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from collections.abc import Sequence
+from datetime import datetime
+
+from sqlalchemy.exc import SQLAlchemyError
+
+from app.auth import ROLES, hash_password
+from app.errors import SsToolsError
+
+USERNAME_RE = re.compile(r"^[A-Za-z0-9_.@-]{1,64}$")
+MIN_PASSWORD_CHARS = 8
+
+
+class CliError(Exception):
+    def __init__(self, message: str, code: int = 1) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="main.py users", description="Manage local users.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    add = sub.add_parser("add", help="create a user")
+    add.add_argument("name")
+    add.add_argument("--role", required=True, help="admin or analyst")
+    _password_args(add)
+
+    sub.add_parser("list", help="list users")
+
+    passwd = sub.add_parser("passwd", help="set a user's password")
+    passwd.add_argument("name")
+    _password_args(passwd)
+
+    for name, text in (("disable", "refuse the user's logins"), ("enable", "allow again")):
+        sub.add_parser(name, help=text).add_argument("name")
+    return parser
+
+
+def _password_args(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_mutually_exclusive_group(required=True)
+    group.add_argument("--password", help="the new password (visible in shell history)")
+    group.add_argument(
+        "--password-stdin", action="store_true", help="read the password from standard input"
+    )
+
+
+def _password(args: argparse.Namespace) -> str:
+    if args.password_stdin:
+        password = sys.stdin.readline().rstrip("\r\n")
+    else:
+        password = args.password
+    if len(password) < MIN_PASSWORD_CHARS:
+        raise CliError(f"password too short: use at least {MIN_PASSWORD_CHARS} characters", 2)
+    return password
+
+
+def _username(name: str) -> str:
+    if not USERNAME_RE.match(name):
+        raise CliError(
+            f"invalid user name {name!r}: 1-64 characters of letters, digits, _ . @ -", 2
+        )
+    return name
+
+
+def _role(role: str) -> str:
+    if role not in ROLES:
+        raise CliError(f"unknown role {role!r}: choose one of {', '.join(ROLES)}", 2)
+    return role
+
+
+def _when(value: datetime | None) -> str:
+    return value.strftime("%Y-%m-%d %H:%M:%S") if value else "-"
+
+
+def _add(args: argparse.Namespace) -> str:
+    from app.store import users
+    from app.store.db import session_scope
+
+    name, role, password = _username(args.name), _role(args.role), _password(args)
+    with session_scope() as session:
+        if users.get_user_by_name(session, username=name) is not None:
+            raise CliError(f"user {name!r} already exists (use 'users passwd' to change it)")
+        users.create_user(session, username=name, role=role, password_hash=hash_password(password))
+    return f"created user {name!r} with role {role}"
+
+
+def _list(_: argparse.Namespace) -> str:
+    from app.store import users
+    from app.store.db import session_scope
+
+    with session_scope() as session:
+        rows = [
+            (u.username, u.role, _when(u.created_at), "yes" if u.disabled else "no")
+            for u in users.list_users(session)
+        ]
+    if not rows:
+        return "(no users)"
+    header = ("USERNAME", "ROLE", "CREATED (UTC)", "DISABLED")
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(4)]
+    lines = [
+        "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()
+        for r in [header, *rows]
+    ]
+    return "\n".join(lines)
+
+
+def _passwd(args: argparse.Namespace) -> str:
+    from app.store import users
+    from app.store.db import session_scope
+
+    name, password = _username(args.name), _password(args)
+    with session_scope() as session:
+        if users.get_user_by_name(session, username=name) is None:
+            raise CliError(f"no user {name!r}")
+        users.set_password(session, username=name, password_hash=hash_password(password))
+    return f"password changed for {name!r}"
+
+
+def _set_disabled(args: argparse.Namespace) -> str:
+    from app.store import users
+    from app.store.db import session_scope
+
+    name, disabled = _username(args.name), args.command == "disable"
+    with session_scope() as session:
+        users.set_disabled(session, username=name, disabled=disabled)
+    return f"user {name!r} {'disabled' if disabled else 'enabled'}"
+
+
+COMMANDS = {
+    "add": _add,
+    "list": _list,
+    "passwd": _passwd,
+    "disable": _set_disabled,
+    "enable": _set_disabled,
+}
+
+
+def users_main(argv: Sequence[str] | None = None) -> int:
+    """Run one ``users`` command; returns the process exit code."""
+    try:
+        args = _parser().parse_args(list(sys.argv[2:] if argv is None else argv))
+    except SystemExit as exc:  # argparse already printed usage and the reason
+        return exc.code if isinstance(exc.code, int) else 2
+    from app.store.db import get_engine, init_db
+
+    try:
+        init_db(get_engine())
+        print(COMMANDS[args.command](args))
+    except CliError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return exc.code
+    except SsToolsError as exc:  # UserExistsError / UserNotFoundError from the store
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except SQLAlchemyError as exc:
+        orig = getattr(exc, "orig", None) or exc
+        first_line = (str(orig).strip().splitlines() or [""])[0][:300]
+        print(f"error: database: {type(orig).__name__}: {first_line}", file=sys.stderr)
+        return 1
+    return 0

@@ -1,0 +1,117 @@
+"""``python main.py users ...`` against a temporary data dir."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from app.auth import authenticate
+from app.cli import users_main
+from app.settings import reset_settings
+from app.store.db import reset_engine, session_scope
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    monkeypatch.setenv("SS_TOOLS_DATA_DIR", str(tmp_path))
+    monkeypatch.delenv("SS_TOOLS_DATABASE_URL", raising=False)
+    reset_settings()
+    reset_engine()
+    yield tmp_path
+    reset_engine()
+    reset_settings()
+
+
+def _login(username: str, password: str):
+    with session_scope() as session:
+        return authenticate(session, username=username, password=password)
+
+
+def test_added_user_can_log_in_and_is_listed(data_dir: Path, capsys) -> None:
+    assert users_main(["add", "alice", "--role", "analyst", "--password", "s3cret-pw"]) == 0
+    assert users_main(["list"]) == 0
+    out = capsys.readouterr().out
+    assert "created user 'alice' with role analyst" in out
+    header, row = out.strip().splitlines()[-2:]
+    assert header.split() == ["USERNAME", "ROLE", "CREATED", "(UTC)", "DISABLED"]
+    assert row.split()[:2] == ["alice", "analyst"] and row.split()[-1] == "no"
+    assert "s3cret-pw" not in out
+    assert (data_dir / "ss_tools.db").exists()
+    assert _login("alice", "s3cret-pw").role == "analyst"
+
+
+def test_list_without_users_says_so(data_dir: Path, capsys) -> None:
+    assert users_main(["list"]) == 0
+    assert capsys.readouterr().out.strip() == "(no users)"
+
+
+def test_password_can_come_from_stdin(data_dir: Path, monkeypatch) -> None:
+    monkeypatch.setattr("sys.stdin", io.StringIO("from-stdin-pw\n"))
+    assert users_main(["add", "bob", "--role", "admin", "--password-stdin"]) == 0
+    assert _login("bob", "from-stdin-pw").role == "admin"
+
+
+def test_passwd_replaces_the_password(data_dir: Path) -> None:
+    users_main(["add", "carol", "--role", "admin", "--password", "old-password"])
+    assert users_main(["passwd", "carol", "--password", "new-password"]) == 0
+    assert _login("carol", "old-password") is None
+    assert _login("carol", "new-password").user_id == "carol"
+
+
+def test_disabled_user_cannot_log_in_until_enabled(data_dir: Path, capsys) -> None:
+    users_main(["add", "dave", "--role", "analyst", "--password", "dave-password"])
+    assert users_main(["disable", "dave"]) == 0
+    assert _login("dave", "dave-password") is None
+    users_main(["list"])
+    assert capsys.readouterr().out.strip().splitlines()[-1].split()[-1] == "yes"
+    assert users_main(["enable", "dave"]) == 0
+    assert _login("dave", "dave-password") is not None
+
+
+@pytest.mark.parametrize(
+    ("argv", "code", "message"),
+    [
+        # an unknown role is named in the error
+        (["add", "eve", "--role", "root", "--password", "long-enough"], 2, "unknown role 'root'"),
+        # a short password is refused before anything is stored
+        (["add", "eve", "--role", "analyst", "--password", "short"], 2, "password too short"),
+        # a name with spaces or slashes is refused
+        (
+            ["add", "eve smith", "--role", "analyst", "--password", "long-enough"],
+            2,
+            "invalid user name",
+        ),
+        # changing the password of a user that does not exist
+        (["passwd", "nobody", "--password", "long-enough"], 1, "no user 'nobody'"),
+        # disabling a user that does not exist
+        (["disable", "nobody"], 1, "no user named 'nobody'"),
+        # the password is required
+        (["add", "eve", "--role", "analyst"], 2, "one of the arguments"),
+        # both password sources at once
+        (
+            ["add", "eve", "--role", "analyst", "--password", "x" * 9, "--password-stdin"],
+            2,
+            "not allowed with argument",
+        ),
+        # no subcommand
+        ([], 2, "required"),
+        # an unknown subcommand
+        (["delete", "eve"], 2, "invalid choice"),
+    ],
+)
+def test_bad_invocations_fail_with_a_clear_message(
+    data_dir: Path, capsys, argv: list[str], code: int, message: str
+) -> None:
+    assert users_main(argv) == code
+    assert message in capsys.readouterr().err
+
+
+def test_adding_a_duplicate_user_fails_and_keeps_the_first(data_dir: Path, capsys) -> None:
+    assert users_main(["add", "frank", "--role", "admin", "--password", "first-pass"]) == 0
+    assert users_main(["add", "frank", "--role", "analyst", "--password", "second-pass"]) == 1
+    assert "user 'frank' already exists" in capsys.readouterr().err
+    principal = _login("frank", "first-pass")
+    assert principal is not None and principal.role == "admin"
