@@ -109,10 +109,10 @@ class StreamProcessor:
 
     def _on_tool_retry(self, ev: dict[str, Any]) -> None:
         call = self._call(ev)
-        call.status = "retrying"
         call.retry_count = int(ev.get("attempt", call.retry_count + 1))
         call.max_retries = int(ev.get("max_retries", call.max_retries))
         call.error = ev.get("error", "")
+        call.status = "retrying"  # last: the card's status label is bound to it
         call.refresh_actions()
 
     def _on_tool_timeout(self, ev: dict[str, Any]) -> None:

@@ -1,0 +1,98 @@
+"""/audit: admins see and filter the audit rows and export CSV; analysts get a 403 page."""
+
+from __future__ import annotations
+
+from nicegui import ui
+from nicegui.testing import User
+
+
+def seed_audit() -> None:
+    from app.store.audit import record_audit
+    from app.store.db import session_scope
+
+    with session_scope() as session:
+        record_audit(
+            session,
+            kind="executed",
+            user="alice",
+            role="admin",
+            tool="deploy_dashboard",
+            env="prod",
+            decision="allow",
+            args={"dashboard_id": "42"},
+        )
+        record_audit(
+            session,
+            kind="denied",
+            user="bob",
+            role="analyst",
+            tool="deploy_dashboard",
+            env="prod",
+            decision="deny",
+            reason="admin role required",
+        )
+        record_audit(
+            session,
+            kind="executed",
+            user="bob",
+            role="analyst",
+            tool="search_dashboards",
+            env="dev",
+            decision="allow",
+        )
+
+
+async def test_analyst_gets_a_clear_403_on_audit(user: User, backend, sign_in) -> None:
+    await sign_in("analyst")
+    response = await user.http_client.get("/audit")
+    assert response.status_code == 403
+    assert "Admins only" in response.text
+    csv = await user.http_client.get("/api/audit.csv")
+    assert csv.status_code == 403
+
+
+async def test_analyst_403_page_in_russian(user: User, backend, sign_in) -> None:
+    await sign_in("analyst")
+    response = await user.http_client.get("/audit?lang=ru")
+    assert response.status_code == 403
+    assert "Только для администраторов" in response.text
+
+
+async def test_unauthenticated_audit_goes_to_login(user: User, backend) -> None:
+    await user.open("/audit")
+    await user.should_see(marker="sign-in")
+
+
+async def test_admin_sees_rows_and_can_filter(user: User, backend, sign_in) -> None:
+    await sign_in("admin")
+    seed_audit()
+    await user.open("/audit")
+    table = user.find(marker="audit-table").elements.pop()
+    users = {row["user"] for row in table.rows}
+    assert {"alice", "bob"} <= users
+    user.find(marker="filter-user").type("bob")
+    user.find(marker="filter-decision").elements.pop().set_value("deny")
+    user.find(kind=ui.button, marker="apply-filters").click()
+    await user.should_see("1 rows", retries=30)
+    assert [(r["user"], r["decision"], r["tool"]) for r in table.rows] == [
+        ("bob", "deny", "deploy_dashboard")
+    ]
+
+
+async def test_admin_exports_filtered_rows_as_csv(user: User, backend, sign_in) -> None:
+    await sign_in("admin")
+    seed_audit()
+    response = await user.http_client.get("/api/audit.csv", params={"env": "prod"})
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("text/csv")
+    lines = response.text.strip().splitlines()
+    assert lines[0].startswith("ts,user,role,kind,tool,env,decision")
+    assert len(lines) == 3 and all(",prod," in line for line in lines[1:])
+
+
+async def test_bad_date_filter_is_explained_inline(user: User, backend, sign_in) -> None:
+    await sign_in("admin")
+    await user.open("/audit")
+    user.find(marker="filter-since").type("yesterday")
+    user.find(kind=ui.button, marker="apply-filters").click()
+    await user.should_see("Dates look like 2026-01-31", retries=30)

@@ -1,0 +1,133 @@
+"""Tool call cards: statuses, retry only for reads, write timeout → Check status, progress."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from nicegui.testing import User
+
+from tests.ui.fakes import done
+
+READ = {
+    "type": "tool_start",
+    "call_id": "c1",
+    "tool_name": "search_dashboards",
+    "tool_args": {"query": "sales"},
+}
+WRITE = {
+    "type": "tool_start",
+    "call_id": "c1",
+    "tool_name": "deploy_dashboard",
+    "tool_args": {"dashboard_id": "42"},
+    "is_write_tool": True,
+}
+
+
+def timeout(retryable: bool, unknown: bool) -> dict:
+    return {
+        "type": "tool_timeout",
+        "call_id": "c1",
+        "tool_name": "x",
+        "timeout_s": 30,
+        "retryable": retryable,
+        "status_unknown": unknown,
+        "message": "Timed out after 30 s",
+    }
+
+
+def end(status: str, **kw) -> dict:
+    return {"type": "tool_end", "call_id": "c1", "tool_name": "x", "status": status, **kw}
+
+
+@pytest.mark.parametrize(
+    ("events", "status_text", "retry_visible"),
+    [
+        # read tool failed after its retry: Retry offered
+        ([READ, end("failed", error="Superset 502", retry_exhausted=True)], "Failed", True),
+        # read tool timed out: Retry offered
+        ([READ, timeout(True, False)], "Timed out", True),
+        # write tool failed (not transient): no Retry
+        ([WRITE, end("failed", error="400 bad request")], "Failed", False),
+        # read tool completed: no Retry
+        ([READ, end("completed", result="3 dashboards")], "Done", False),
+        # write tool cancelled: no Retry
+        ([WRITE, end("cancelled")], "Cancelled", False),
+        # read tool still executing: no Retry yet
+        ([READ], "Running", False),
+    ],
+)
+async def test_retry_button_visible_only_for_reads_or_transient_errors(
+    user: User, backend, sign_in, events, status_text, retry_visible
+) -> None:
+    backend.replies = [*events, done()]
+    await sign_in("admin")
+    user.find(marker="chat-input").type("go").trigger("keydown.enter")
+    await user.should_see(marker="tool-card", retries=30)
+    await user.should_see(status_text)
+    if retry_visible:
+        await user.should_see(marker="retry-button")
+    else:
+        await user.should_not_see(marker="retry-button")
+    await user.should_not_see(marker="check-status-button")
+
+
+async def test_retrying_shows_the_attempt(user: User, backend, sign_in) -> None:
+    backend.replies = [
+        READ,
+        {"type": "tool_retry", "call_id": "c1", "tool_name": "x", "attempt": 1, "error": "502"},
+    ]
+    await sign_in("admin")
+    user.find(marker="chat-input").type("go").trigger("keydown.enter")
+    await user.should_see("Retrying (attempt 1)", retries=30)
+
+
+async def test_retry_resends_the_last_message(user: User, backend, sign_in) -> None:
+    backend.replies = [READ, end("failed", error="Superset 502", retryable=True), done()]
+    await sign_in("admin")
+    user.find(marker="chat-input").type("find sales").trigger("keydown.enter")
+    await user.should_see(marker="retry-button", retries=30)
+    user.find(marker="retry-button").click()
+    for _ in range(30):
+        if len(backend.sent) == 2:
+            break
+        await asyncio.sleep(0.1)
+    assert [s["message"] for s in backend.sent] == ["find sales", "find sales"]
+
+
+async def test_write_timeout_says_status_unknown_and_offers_check_status(
+    user: User, backend, sign_in
+) -> None:
+    def replies(message: str):
+        if message == "deploy":
+            return [WRITE, timeout(False, True), done()]
+        return [{"type": "message", "text": "Task t-1 is running (2/4)"}, done()]
+
+    backend.replies = replies
+    await sign_in("admin")
+    user.find(marker="chat-input").type("deploy").trigger("keydown.enter")
+    await user.should_see("Operation status unknown — check Superset", retries=30)
+    await user.should_not_see(marker="retry-button")
+    user.find(marker="check-status-button").click()
+    await user.should_see("Task t-1 is running (2/4)", retries=30)
+    assert "get_task_status" in backend.sent[-1]["message"]
+
+
+async def test_long_task_shows_a_progress_bar(user: User, backend, sign_in) -> None:
+    backend.replies = [
+        WRITE,
+        {
+            "type": "tool_progress",
+            "call_id": "c1",
+            "tool_name": "x",
+            "task_id": "t1",
+            "step": 2,
+            "total": 4,
+            "message": "Copying charts",
+        },
+    ]
+    await sign_in("admin")
+    user.find(marker="chat-input").type("migrate").trigger("keydown.enter")
+    await user.should_see("Copying charts", retries=30)
+    bar = user.find(marker="tool-progress").elements.pop()
+    assert bar.visible and bar.value == 0.5
