@@ -95,7 +95,7 @@ def _node_risk(node: exp.Expression, dialect: str | None) -> Risk:
 
 def _statement_risk(stmt: exp.Expression, dialect: str | None) -> Risk:
     risk: Risk = _node_risk(stmt, dialect)
-    if risk == "read" and not isinstance(stmt, _READ_ROOTS):
+    if risk == "read" and not isinstance(stmt, (*_READ_ROOTS, exp.Command)):
         return "delete"  # a statement kind we do not know: fail safe
     for node in stmt.walk():
         if node is not stmt and isinstance(node, exp.Expression):
