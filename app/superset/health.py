@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 from app.errors import SupersetError, SupersetUnavailableError
 from app.superset.client import SupersetClient
@@ -15,6 +16,7 @@ SLOW_CHART_MS = 3000.0
 STALE_DATASET_DAYS = 180
 CONCURRENCY = 4
 _TRANSIENT_STATUSES = {502, 503, 504}
+T = TypeVar("T")
 
 
 @dataclass
@@ -56,9 +58,24 @@ class HealthReport:
     stale_datasets: list[dict[str, Any]] = field(default_factory=list)
 
 
-async def _bounded(sem: asyncio.Semaphore, coro: Any) -> Any:
-    async with sem:
-        return await coro
+async def gather_bounded(coros: list[Coroutine[Any, Any, T]], limit: int = CONCURRENCY) -> list[T]:
+    """Run ``coros`` at most ``limit`` at a time; results in order. The first error is
+    raised as itself (not an ExceptionGroup, so the retry logic sees its type) and the
+    remaining calls are cancelled."""
+    sem = asyncio.Semaphore(limit)
+
+    async def one(coro: Coroutine[Any, Any, T]) -> T:
+        async with sem:
+            return await coro
+
+    tasks = [asyncio.ensure_future(one(c)) for c in coros]
+    try:
+        return list(await asyncio.gather(*tasks))
+    except BaseException:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
 
 
 async def load_bundle(client: SupersetClient, id_or_slug: str | int) -> DashboardBundle:
@@ -68,14 +85,8 @@ async def load_bundle(client: SupersetClient, id_or_slug: str | int) -> Dashboar
     charts_short, datasets = await asyncio.gather(
         client.dashboard_charts(dash_id), client.dashboard_datasets(dash_id)
     )
-    sem = asyncio.Semaphore(CONCURRENCY)
-    async with asyncio.TaskGroup() as tg:
-        tasks = [tg.create_task(_bounded(sem, client.get_chart(c["id"]))) for c in charts_short]
-    charts = []
-    for short, task in zip(charts_short, tasks, strict=True):
-        full = dict(short)
-        full.update(task.result())
-        charts.append(full)
+    details = await gather_bounded([client.get_chart(c["id"]) for c in charts_short])
+    charts = [short | detail for short, detail in zip(charts_short, details, strict=True)]
     return DashboardBundle(dashboard=dashboard, charts=charts, datasets=datasets)
 
 
@@ -122,10 +133,7 @@ def _ms(started: float) -> float:
 
 
 async def check_charts(client: SupersetClient, charts: list[dict[str, Any]]) -> list[ChartCheck]:
-    sem = asyncio.Semaphore(CONCURRENCY)
-    async with asyncio.TaskGroup() as tg:
-        tasks = [tg.create_task(_bounded(sem, check_chart(client, c))) for c in charts]
-    return [t.result() for t in tasks]
+    return await gather_bounded([check_chart(client, c) for c in charts])
 
 
 def _parse_ts(value: Any) -> datetime | None:
@@ -142,13 +150,10 @@ async def stale_datasets(
     client: SupersetClient, datasets: list[dict[str, Any]], days: int = STALE_DATASET_DAYS
 ) -> list[dict[str, Any]]:
     """Datasets whose definition was last changed more than ``days`` days ago."""
-    sem = asyncio.Semaphore(CONCURRENCY)
-    async with asyncio.TaskGroup() as tg:
-        tasks = [tg.create_task(_bounded(sem, client.get_dataset(d["id"]))) for d in datasets]
+    full = await gather_bounded([client.get_dataset(d["id"]) for d in datasets])
     cutoff = datetime.now(UTC) - timedelta(days=days)
     stale = []
-    for task in tasks:
-        ds = task.result()
+    for ds in full:
         changed = _parse_ts(ds.get("changed_on"))
         if changed is not None and changed < cutoff:
             stale.append(

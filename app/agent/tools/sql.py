@@ -87,7 +87,9 @@ async def superset_execute_sql(args: Any, deps: ToolDeps) -> dict[str, Any]:
         if "dml" in exc.message.lower() or exc.details.get("error_type") == "DML_NOT_ALLOWED_ERROR":
             hint = f" (database '{db.get('database_name')}' does not allow DML statements)"
         raise SupersetError(
-            f"SQL Lab refused the query{hint}: {exc.message}", status_code=exc.status_code
+            f"SQL Lab refused the query{hint}: {exc.message}",
+            status_code=exc.status_code,
+            **exc.details,
         ) from None
     rows = res.get("data") or []
     columns = [c.get("column_name") or c.get("name") for c in res.get("columns") or []]
