@@ -142,6 +142,17 @@ def _label(diff: dict[str, list[dict[str, Any]]]) -> dict[str, list[dict[str, An
     return diff
 
 
+async def plan_bundle(
+    source_env: str, bundle: Bundle, target_client: Any, mapping: dict[str, str] | None = None
+) -> Plan:
+    """Remap ``bundle`` onto what the target holds now and diff it (reads only)."""
+    target = await fetch_inventory(target_client)
+    remap = remap_bundle(bundle, target, mapping, require_database_match=True)
+    diff = _label(diff_against(remap.bundle, target))
+    dashboards = [{"title": r["name"], "slug": r.get("slug")} for r in diff["dashboards"]]
+    return Plan(source_env, target_client.env.id, dashboards, remap, diff)
+
+
 async def plan_migration(
     source_client: Any, target_client: Any, dashboard_ids: list[str], mapping: dict[str, str]
 ) -> tuple[Plan, Bundle]:
@@ -150,10 +161,8 @@ async def plan_migration(
         raise ToolError(f"source and target are the same environment ('{source_client.env.id}')")
     dashboards = await resolve_dashboards(source_client, dashboard_ids)
     source = await export_bundle(source_client, [d["id"] for d in dashboards])
-    target = await fetch_inventory(target_client)
-    remap = remap_bundle(source, target, mapping, require_database_match=True)
-    diff = _label(diff_against(remap.bundle, target))
-    plan = Plan(source_client.env.id, target_client.env.id, dashboards, remap, diff)
+    plan = await plan_bundle(source_client.env.id, source, target_client, mapping)
+    plan.dashboards = dashboards
     return plan, source
 
 

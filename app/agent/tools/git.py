@@ -1,0 +1,120 @@
+"""Git tools: create_branch and commit_changes on the repository at ``<data_dir>/git``.
+
+commit_changes exports dashboards and stores them unpacked under ``<env_id>/``, one YAML
+file per object (Superset's own file names), keys sorted and the export timestamp
+dropped, so the same dashboards exported twice commit nothing the second time. The
+commit's author is the user (``<user> <user@ss-tools.local>``).
+
+Which dashboards a commit exports, in order: the ``dashboard_ids`` given; else those the
+branch was created for (create_branch with a ``dashboard_id`` remembers it and its env);
+else every dashboard of the environment.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from app.agent.tools.base import ToolDeps, ToolFn
+from app.agent.tools.deploy import list_all, resolve_dashboards
+from app.bundle import git_files, read_bundle, stale_paths
+from app.errors import ToolError
+from app.gitrepo import GitRepo, user_identity
+
+
+def repo_for(deps: ToolDeps) -> GitRepo:
+    return GitRepo(Path(deps.settings.data_dir).resolve() / "git")
+
+
+async def _locked(repo: GitRepo, fn: Any, *args: Any, **kwargs: Any) -> Any:
+    def work() -> Any:
+        with repo.lock:
+            repo.ensure()
+            return fn(*args, **kwargs)
+
+    return await asyncio.to_thread(work)
+
+
+async def create_branch(args: Any, deps: ToolDeps) -> dict[str, Any]:
+    """Create a git branch in the dashboards repository and check it out. With a
+    ``dashboard_id`` the branch remembers that dashboard (and env) for commit_changes."""
+    repo = repo_for(deps)
+    env_id = deps.env(args.env_id).id if args.dashboard_id else (args.env_id or deps.env_id)
+    scope = [str(args.dashboard_id)] if args.dashboard_id else []
+
+    def make() -> dict[str, Any]:
+        start = repo.current_branch()
+        repo.create_branch(args.branch, checkout=True)
+        if scope and env_id:
+            repo.set_branch_scope(args.branch, env_id=env_id, dashboard_ids=scope)
+        return {
+            "branch": args.branch,
+            "from": start,
+            "head": repo.head(),
+            "checked_out": True,
+            "dashboards": scope,
+            "env_id": env_id,
+            "repository": str(repo.path),
+        }
+
+    return await _locked(repo, make)
+
+
+async def commit_changes(args: Any, deps: ToolDeps) -> dict[str, Any]:
+    """Export dashboards from an environment and commit them (one YAML file per object)
+    to the git repository, on ``branch`` (created if missing) or the current branch.
+    Returns the commit sha, the branch and the files changed."""
+    repo = repo_for(deps)
+    branch = args.branch
+    if branch:
+        await _locked(repo, repo.check_branch_name, branch)
+    current = await _locked(repo, repo.current_branch)
+    scope_env, scope_ids = await _locked(repo, repo.branch_scope, branch or current)
+    env = deps.env(args.env_id or scope_env)
+    client = deps.registry.client(env.id)
+    ids = [str(i) for i in args.dashboard_ids] or scope_ids
+    if ids:
+        dashboards = await resolve_dashboards(client, ids)
+    else:
+        rows = await list_all(client, "dashboard", ["id", "slug", "dashboard_title"])
+        dashboards = [{"id": int(r["id"]), "title": r.get("dashboard_title")} for r in rows]
+        if not dashboards:
+            raise ToolError(f"environment '{env.id}' has no dashboards to commit")
+    bundle = read_bundle(await client.export_dashboards([d["id"] for d in dashboards]))
+    files = git_files(bundle, env.id)
+
+    def commit() -> dict[str, Any]:
+        if branch and branch != repo.current_branch():
+            if repo.branch_exists(branch):
+                repo.checkout(branch)
+            else:
+                repo.create_branch(branch, checkout=True)
+        env_dir = repo.path / env.id
+        existing = {
+            str(p.relative_to(repo.path)): p.read_text(encoding="utf-8")
+            for p in sorted(env_dir.rglob("*.yaml"))
+        }
+        repo.write_files(files, remove=stale_paths(existing, files))
+        result = repo.commit(args.message, author=user_identity(deps.user_id), paths=[env.id])
+        return {
+            "committed": result.committed,
+            "sha": result.sha,
+            "branch": result.branch,
+            "files_changed": result.files_changed,
+            "message": result.message
+            if result.committed
+            else "nothing to commit: the repository already holds these dashboards as exported",
+            "env_id": env.id,
+            "dashboards": [d["title"] for d in dashboards],
+            "author": "{} <{}>".format(*user_identity(deps.user_id)),
+            "repository": str(repo.path),
+        }
+
+    return await _locked(repo, commit)
+
+
+TOOLS: dict[str, ToolFn] = {
+    "create_branch": create_branch,
+    "commit_changes": commit_changes,
+}
