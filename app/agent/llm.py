@@ -1,0 +1,76 @@
+"""Chat model providers: the offline planner or an OpenAI-compatible server.
+
+``SS_TOOLS_LLM_PROVIDER=offline`` (default) → :class:`OfflinePlanner` (deterministic,
+no network). ``openai`` → ``ChatOpenAI`` against ``SS_TOOLS_LLM_BASE_URL`` with
+``SS_TOOLS_LLM_MODEL`` and ``SS_TOOLS_LLM_API_KEY``.
+
+Each ChatOpenAI gets its own async HTTP client: langchain-openai otherwise shares one
+lru-cached client per (base_url, timeout) across the process, and that client breaks
+("Event loop is closed") when it outlives the event loop it was first used on (tests
+with a loop per test). :func:`model_label` never shows the API key.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlsplit
+
+from langchain_core.language_models.chat_models import BaseChatModel
+
+from app.agent.planner import OfflinePlanner
+from app.errors import ConfigError
+from app.settings import Settings, get_settings
+
+OFFLINE_LABEL = "offline planner (deterministic, no LLM)"
+DEFAULT_OPENAI_HOST = "api.openai.com"
+
+
+def _openai_model(settings: Settings) -> BaseChatModel:
+    import httpx2  # openai 3.x's HTTP client
+    from langchain_openai import ChatOpenAI
+
+    key = settings.llm_api_key.get_secret_value() if settings.llm_api_key else ""
+    return ChatOpenAI(
+        model=settings.llm_model,
+        base_url=settings.llm_base_url,
+        api_key=key or "sk-none",
+        temperature=0,
+        max_retries=1,
+        timeout=settings.llm_timeout_s,
+        streaming=True,
+        http_async_client=httpx2.AsyncClient(timeout=settings.llm_timeout_s),
+    )
+
+
+def get_chat_model(settings: Settings | None = None) -> BaseChatModel:
+    """The chat model ``settings.llm_provider`` names."""
+    settings = settings or get_settings()
+    if settings.llm_provider == "offline":
+        return OfflinePlanner()
+    if settings.llm_provider == "openai":
+        return _openai_model(settings)
+    raise ConfigError(f"unknown SS_TOOLS_LLM_PROVIDER {settings.llm_provider!r}")
+
+
+def _host(base_url: str | None) -> str:
+    if not base_url:
+        return DEFAULT_OPENAI_HOST
+    parts = urlsplit(base_url if "//" in base_url else f"//{base_url}")
+    host = parts.hostname or base_url
+    return f"{host}:{parts.port}" if parts.port else host
+
+
+def model_label(model_or_settings: Any = None) -> str:
+    """A short human label of a model or of the settings' provider (never the API key)."""
+    target = model_or_settings if model_or_settings is not None else get_settings()
+    if isinstance(target, Settings):
+        if target.llm_provider == "offline":
+            return OFFLINE_LABEL
+        return f"openai-compatible: {target.llm_model} at {_host(target.llm_base_url)}"
+    if isinstance(target, OfflinePlanner):
+        return OFFLINE_LABEL
+    name = getattr(target, "model_name", None) or getattr(target, "model", None)
+    base_url = getattr(target, "openai_api_base", None)
+    if name:
+        return f"openai-compatible: {name} at {_host(base_url)}"
+    return type(target).__name__
