@@ -1,0 +1,78 @@
+"""Confirmations are single use: of two racing confirms exactly one wins."""
+
+from __future__ import annotations
+
+import threading
+from datetime import UTC, datetime, timedelta
+
+from sqlalchemy import Engine
+from sqlmodel import Session
+
+from app.store import confirmations
+
+
+def _new(s: Session) -> str:
+    row = confirmations.create(
+        s,
+        conv_id="c1",
+        user_id="alice",
+        tool_name="delete_dashboard",
+        call_id="call-1",
+        args_hash="h" * 64,
+        env_id="prod",
+        risk_level="dangerous",
+    )
+    s.commit()
+    return row.id
+
+
+def test_confirmation_is_created_with_an_unguessable_id_and_ttl(session: Session) -> None:
+    now = datetime(2026, 1, 1, tzinfo=UTC)
+    row = confirmations.create(
+        session,
+        conv_id="c1",
+        user_id="alice",
+        tool_name="run_backup",
+        call_id="k",
+        args_hash="x",
+        risk_level="guarded",
+        ttl_s=60,
+        now=now,
+    )
+    assert len(row.id) >= 32
+    assert row.expires_at == now + timedelta(seconds=60)
+    assert (row.used_at, row.decision) == (None, None)
+    assert confirmations.get(session, confirmation_id=row.id) is row
+
+
+def test_mark_used_succeeds_once_then_refuses_replays(db: Session) -> None:
+    cid = _new(db)
+    assert confirmations.mark_used(db, confirmation_id=cid, decision="confirm") is True
+    db.commit()
+    assert confirmations.mark_used(db, confirmation_id=cid, decision="confirm") is False
+    assert confirmations.mark_used(db, confirmation_id="unknown", decision="deny") is False
+    row = confirmations.get(db, confirmation_id=cid)
+    assert row is not None and row.decision == "confirm" and row.used_at is not None
+
+
+def test_two_racing_confirms_have_exactly_one_winner(engine: Engine) -> None:
+    with Session(engine) as s:
+        cid = _new(s)
+    barrier = threading.Barrier(4)
+    results: list[bool] = []
+    lock = threading.Lock()
+
+    def confirm() -> None:
+        with Session(engine) as s:
+            barrier.wait(timeout=10)
+            won = confirmations.mark_used(s, confirmation_id=cid, decision="confirm")
+            s.commit()
+        with lock:
+            results.append(won)
+
+    threads = [threading.Thread(target=confirm) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=30)
+    assert sorted(results) == [False, False, False, True]

@@ -1,0 +1,87 @@
+"""Engines, sessions and the health check of the database."""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+from sqlalchemy import text
+from sqlmodel import select
+
+from app.store import db
+from app.store.audit import record_audit
+from app.store.models import AuditEvent, User
+
+
+def _closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_sqlite_file_database_uses_wal_and_a_busy_timeout(sqlite_file_url: str) -> None:
+    eng = db.make_engine(sqlite_file_url)
+    with eng.connect() as c:
+        assert c.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+        assert c.exec_driver_sql("PRAGMA busy_timeout").scalar() == db.SQLITE_BUSY_TIMEOUT_MS
+    eng.dispose()
+
+
+def test_plain_postgresql_url_uses_psycopg3() -> None:
+    eng = db.make_engine("postgresql://u:pw@127.0.0.1:1/x")
+    assert eng.url.drivername == "postgresql+psycopg"
+    eng.dispose()
+
+
+def test_session_scope_commits_on_success_and_rolls_back_on_error(isolated_db: str) -> None:
+    with db.session_scope() as s:
+        record_audit(s, kind="login", user="alice")
+    with pytest.raises(RuntimeError), db.session_scope() as s:
+        record_audit(s, kind="login", user="bob")
+        raise RuntimeError("boom")
+    with db.session_scope() as s:
+        assert [r.user for r in s.exec(select(AuditEvent))] == ["alice"]
+
+
+def test_get_engine_follows_the_configured_url_and_creates_tables(isolated_db: str) -> None:
+    eng = db.get_engine()
+    assert db.get_engine() is eng
+    assert str(eng.url) == isolated_db
+    with db.session_scope() as s:
+        assert s.exec(select(User)).all() == []
+    db.reset_engine()
+    assert db.current_engine_url() is None
+    assert db.get_engine() is not eng
+
+
+def test_db_status_reports_ok_with_dialect(isolated_db: str) -> None:
+    assert db.db_status() == {"ok": True, "dialect": "sqlite"}
+
+
+def test_db_status_reports_error_without_the_password() -> None:
+    eng = db.make_engine(f"postgresql+psycopg://app:s3cretpw@127.0.0.1:{_closed_port()}/x")
+    status = db.db_status(eng)
+    eng.dispose()
+    assert status["ok"] is False and status["dialect"] == "postgresql"
+    assert status["error"] and "s3cretpw" not in status["error"]
+
+
+@pytest.mark.postgres
+def test_postgres_engine_answers_and_stores_json(pg_url: str) -> None:
+    eng = db.make_engine(pg_url)
+    db.init_db(eng)
+    try:
+        assert db.db_status(eng) == {"ok": True, "dialect": "postgresql"}
+        with db.session_scope(eng) as s:
+            row = record_audit(s, kind="executed", args={"ids": [1, 2], "q": "x"})
+        with db.session_scope(eng) as s:
+            got = s.get(AuditEvent, row.id)
+            assert got is not None and got.args == {"ids": [1, 2], "q": "x"}
+            assert (
+                s.execute(text("SELECT jsonb_typeof(args) FROM audit_event")).scalar() == "object"
+            )
+    finally:
+        from sqlmodel import SQLModel
+
+        SQLModel.metadata.drop_all(eng)
+        eng.dispose()
