@@ -15,8 +15,9 @@ the file and the offending name. ``confirm = "never"`` is only allowed on read t
 guarded (write) and dangerous (delete) tools always need a person's confirmation.
 ``confirm = "always"`` makes even a read tool show a card.
 
-A role that is neither ``admin``, ``analyst`` nor listed as an extra role is unknown
-and gets least privilege (read tools open to every role). Roles are matched exactly.
+An extra role may be named in tool role lists. Every role other than ``admin`` and
+``analyst`` (extra or unknown) gets least privilege, the read tools open to both
+built-in roles, plus the tools that list it. Roles are matched exactly.
 
 This module is the only part of :mod:`app.policy` that reads a file; the rest is pure.
 """

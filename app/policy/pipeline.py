@@ -3,9 +3,9 @@
 Pure: every function takes an optional ``policy`` (default: the active policy) and
 returns values. A denial is a value (``Decision(outcome='deny')``), never an error.
 
-Permission rule for role *r* and tool *t*: allowed when *r* is in ``t.roles``; a role
-that is not known (not admin, analyst or a policy file's extra role) gets least
-privilege: read-risk tools open to every built-in role.
+Permission rule for role *r* and tool *t*: allowed when *r* is in ``t.roles``. Any
+other role than admin and analyst (a policy file's extra role, or an unknown one)
+also gets least privilege: the read-risk tools open to both built-in roles.
 """
 
 from __future__ import annotations
@@ -72,8 +72,10 @@ def _no_log(_: Exclusion) -> None:
 
 def role_may_run(spec: ToolSpec, user_role: str | None, policy: Policy) -> bool:
     """The permission rule (see the module docstring)."""
-    if user_role is not None and policy.is_known_role(user_role):
-        return user_role in spec.roles
+    if user_role is not None and user_role in spec.roles:
+        return True
+    if user_role in ALL_ROLES:
+        return False
     return spec.risk == "read" and ALL_ROLES <= spec.roles
 
 
