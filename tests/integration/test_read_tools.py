@@ -1,0 +1,195 @@
+"""Every read-side tool (and create_dataset) against the real Superset sandbox."""
+
+from __future__ import annotations
+
+import sqlite3
+import uuid
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from app.agent.tools import ALL_TOOLS
+from app.agent.tools.base import ToolDeps
+from app.errors import SupersetError
+from app.policy import TOOL_CATALOG
+from app.sandbox import Sandbox
+from app.sandbox.demo import BROKEN_CHART
+from app.settings import get_settings
+from app.superset.registry import EnvironmentRegistry, load_environments
+
+pytestmark = pytest.mark.superset
+
+
+@pytest.fixture
+async def registry(superset_envs_file: Path) -> AsyncIterator[EnvironmentRegistry]:
+    reg = load_environments(superset_envs_file)
+    yield reg
+    await reg.aclose()
+
+
+def deps(registry: EnvironmentRegistry, env_id: str = "dev", **kw: Any) -> ToolDeps:
+    return ToolDeps(get_settings(), "alice", kw.pop("role", "admin"), "c1", env_id, registry, **kw)
+
+
+async def run(name: str, d: ToolDeps, **args: Any) -> Any:
+    return await ALL_TOOLS[name](TOOL_CATALOG[name].args_model(**args), d)
+
+
+async def test_search_finds_sales_overview_by_title_and_by_slug(
+    registry: EnvironmentRegistry,
+) -> None:
+    by_title = await run("search_dashboards", deps(registry), query="Sales Over")
+    assert [d["title"] for d in by_title["dashboards"]] == ["Sales Overview"]
+    hit = by_title["dashboards"][0]
+    assert hit["slug"] == "sales-overview" and hit["url"].startswith("http://127.0.0.1:")
+    by_slug = await run("search_dashboards", deps(registry), query="ops-broken")
+    assert [d["title"] for d in by_slug["dashboards"]] == ["Ops Broken Demo"]
+
+
+async def test_search_pages_through_all_dashboards(registry: EnvironmentRegistry) -> None:
+    first = await run("search_dashboards", deps(registry), page_size=2)
+    second = await run("search_dashboards", deps(registry), page=1, page_size=2)
+    assert first["count"] >= 4  # dev has the four demo dashboards
+    assert len(first["dashboards"]) == 2
+    ids = {d["id"] for d in first["dashboards"]} | {d["id"] for d in second["dashboards"]}
+    assert len(ids) == len(first["dashboards"]) + len(second["dashboards"])
+
+
+async def test_search_in_prod_lacks_the_dev_only_dashboard(registry: EnvironmentRegistry) -> None:
+    out = await run("search_dashboards", deps(registry), query="Marketing", env_id="prod")
+    assert out["env"] == "prod" and out["count"] == 0
+
+
+async def test_health_finds_the_broken_chart(registry: EnvironmentRegistry) -> None:
+    out = await run("get_health_summary", deps(registry), dashboard_id="ops-broken")
+    assert out["verdict"] == "broken"
+    assert any(BROKEN_CHART in r and "fails" in r for r in out["reasons"])
+    failing = [c for c in out["charts"] if c["status"] == "error"]
+    assert [c["name"] for c in failing] == [BROKEN_CHART]
+
+
+async def test_health_of_a_good_dashboard_has_rows_in_every_chart(
+    registry: EnvironmentRegistry,
+) -> None:
+    out = await run("get_health_summary", deps(registry), dashboard_id="sales-overview")
+    assert out["verdict"] in {"ok", "warning"}  # warning only if the machine is slow
+    assert out["charts"] and all(c["status"] == "ok" and c["rows"] > 0 for c in out["charts"])
+
+
+async def test_validation_reports_rules_and_which_checks_ran(
+    registry: EnvironmentRegistry,
+) -> None:
+    out = await run("run_llm_validation", deps(registry), dashboard_id="ops-broken")
+    assert out["checks_run"] == ["rules"]
+    assert out["model_review"] == "not configured (offline planner)"
+    assert not out["passed"]
+    assert any(BROKEN_CHART in f["object"] and f["severity"] == "error" for f in out["findings"])
+
+
+async def test_documentation_describes_charts_datasets_and_columns(
+    registry: EnvironmentRegistry,
+) -> None:
+    out = await run("run_llm_documentation", deps(registry), dashboard_id="sales-overview")
+    md = out["markdown"]
+    assert md.startswith("# Sales Overview")
+    assert "| Total Revenue | big_number_total | sales |" in md
+    assert "### sales" in md and "| amount |" in md and "## Datasets (1)" in md
+
+
+async def test_explore_database_from_databases_down_to_columns(
+    registry: EnvironmentRegistry,
+) -> None:
+    d = deps(registry)
+    dbs = await run("superset_explore_database", d)
+    assert "Sales" in [db["name"] for db in dbs["databases"]]
+    schemas = await run("superset_explore_database", d, database="Sales")
+    assert "main" in schemas["schemas"]
+    tables = await run("superset_explore_database", d, database="Sales", schema="main")
+    assert {"sales", "customers", "funnel", "incidents"} <= {t["name"] for t in tables["tables"]}
+    cols = await run("superset_explore_database", d, database="Sales", schema="main", table="sales")
+    assert {"order_id", "amount", "region"} <= {c["name"] for c in cols["columns"]}
+
+
+async def test_format_sql_uses_supersets_formatter(registry: EnvironmentRegistry) -> None:
+    out = await run("superset_format_sql", deps(registry), sql="select a,b from t where x=1")
+    assert out["sql"].startswith("SELECT") and "\nFROM t" in out["sql"]
+
+
+async def test_sql_count_matches_the_seeded_rows(
+    registry: EnvironmentRegistry, superset_sandbox: Sandbox
+) -> None:
+    with sqlite3.connect(superset_sandbox.env("prod").data_file) as con:
+        (expected,) = con.execute("select count(*) from sales").fetchone()
+    out = await run(
+        "superset_execute_sql",
+        deps(registry, "prod"),
+        sql="select count(*) as n from sales",
+        database="Sales",
+    )
+    assert out["columns"] == ["n"] and out["rows"] == [{"n": expected}] and expected > 0
+
+
+async def test_sql_rows_are_capped_by_row_limit(registry: EnvironmentRegistry) -> None:
+    out = await run(
+        "superset_execute_sql", deps(registry, "prod"), sql="select * from sales", row_limit=7
+    )
+    assert out["row_count"] == 7 and len(out["rows"]) == 7 and out["truncated"]
+
+
+async def test_dml_is_refused_on_prod_with_a_clear_message(registry: EnvironmentRegistry) -> None:
+    with pytest.raises(SupersetError, match="does not allow DML statements"):
+        await run("superset_execute_sql", deps(registry, "prod"), sql="delete from sales")
+
+
+async def test_create_virtual_and_physical_datasets(registry: EnvironmentRegistry) -> None:
+    d = deps(registry, "dev")
+    name = f"big_orders_{uuid.uuid4().hex[:8]}"
+    virtual = await run(
+        "superset_create_dataset",
+        d,
+        database="Sales",
+        table_name=name,
+        schema="main",
+        sql="select * from sales where amount > 100",
+    )
+    assert virtual["kind"] == "virtual" and virtual["id"]
+    found = await registry.client("dev").find_datasets(name)
+    assert [ds["id"] for ds in found] == [virtual["id"]]
+    table = f"t_{uuid.uuid4().hex[:8]}"  # dev allows DML: make a table to register
+    await run("superset_execute_sql", d, sql=f"create table {table} as select * from sales limit 3")
+    physical = await run("superset_create_dataset", d, database="Sales", table_name=table)
+    assert physical["kind"] == "physical"
+    assert (await registry.client("dev").get_dataset(physical["id"]))["table_name"] == table
+    with pytest.raises(SupersetError, match="already exists"):
+        await run("superset_create_dataset", d, database="Sales", table_name=table)
+
+
+async def test_audit_lists_admin_and_flags_broad_roles(registry: EnvironmentRegistry) -> None:
+    out = await run("superset_audit_permissions", deps(registry))
+    roles = {r["name"]: r for r in out["roles"]}
+    assert "admin" in roles["Admin"]["users"] and roles["Admin"]["permission_count"] > 100
+    assert roles["Admin"]["flags"] == []
+    assert "Alpha" in out["flagged_roles"]  # Superset's Alpha holds all_datasource_access
+    only = await run("superset_audit_permissions", deps(registry), role="admin")
+    assert [r["name"] for r in only["roles"]] == ["Admin"]
+
+
+async def test_list_environments_shows_both_sandboxes_reachable(
+    registry: EnvironmentRegistry, isolated_db: str
+) -> None:
+    out = await run("list_environments", deps(registry))
+    rows = {e["id"]: e for e in out["environments"]}
+    assert rows["dev"]["reachable"] and rows["prod"]["reachable"]
+    assert (rows["dev"]["tier"], rows["prod"]["tier"]) == ("dev", "prod")
+    assert not rows["dev"]["in_maintenance"] and out["selected"] == "dev"
+
+
+async def test_capabilities_and_task_status_need_no_superset(
+    registry: EnvironmentRegistry, isolated_db: str
+) -> None:
+    caps = await run("show_capabilities", deps(registry, role="analyst"))
+    assert caps["count"] > 0 and caps["role"] == "analyst"
+    tasks = await run("get_task_status", deps(registry))
+    assert tasks == {"tasks": [], "count": 0}
