@@ -1,0 +1,372 @@
+"""Execution wrappers: every TEST_EDGE of Tools.Retry, Tools.Timeout and Tools.Summarise."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from typing import Any
+
+import httpx
+import pytest
+
+from app.agent.execution import (
+    WRITE_TIMEOUT_MESSAGE,
+    execute_with_timeout,
+    retry_read_tool,
+    summarise_response,
+)
+from app.errors import (
+    SupersetNotFoundError,
+    SupersetUnavailableError,
+    ToolError,
+    ToolTimeoutError,
+)
+
+
+def _http_error(status: int) -> httpx.HTTPStatusError:
+    request = httpx.Request("GET", "http://superset.test/api/v1/dashboard/")
+    response = httpx.Response(status, request=request)
+    return httpx.HTTPStatusError(f"HTTP {status}", request=request, response=response)
+
+
+def _connect_error() -> httpx.ConnectError:
+    return httpx.ConnectError(
+        "connection refused", request=httpx.Request("GET", "http://superset.test/")
+    )
+
+
+class Flaky:
+    """An async tool that raises the given errors in turn, then returns "ok"."""
+
+    def __init__(self, *errors: BaseException) -> None:
+        self.errors = list(errors)
+        self.calls = 0
+
+    async def __call__(self, *args: Any, **kwargs: Any) -> str:
+        self.calls += 1
+        if self.errors:
+            raise self.errors.pop(0)
+        return f"ok {args} {kwargs}"
+
+
+RETRY_CASES: list[Any] = [
+    # TEST_EDGE first_attempt_502: auto-retries once, succeeds
+    pytest.param([_http_error(502)], True, 2, None, False, id="first_attempt_502"),
+    # TEST_EDGE both_attempts_502: raises with retry_exhausted=True (wrapped, typed)
+    pytest.param(
+        [_http_error(502), _http_error(502)],
+        True,
+        2,
+        SupersetUnavailableError,
+        True,
+        id="both_attempts_502",
+    ),
+    # TEST_EDGE write_tool_502: no retry for write tools, raises immediately
+    pytest.param(
+        [_http_error(502)], False, 1, SupersetUnavailableError, False, id="write_tool_502"
+    ),
+    # a connection error is transient too
+    pytest.param([_connect_error()], True, 2, None, False, id="connect_error_then_ok"),
+    # the Superset client's own typed transient error is retried
+    pytest.param(
+        [SupersetUnavailableError("down", status_code=503)],
+        True,
+        2,
+        None,
+        False,
+        id="typed_transient_then_ok",
+    ),
+    # typed transient twice: the same error type, marked exhausted
+    pytest.param(
+        [SupersetUnavailableError("down"), SupersetUnavailableError("still down")],
+        True,
+        2,
+        SupersetUnavailableError,
+        True,
+        id="typed_transient_twice",
+    ),
+    # 4xx is not transient: no retry
+    pytest.param([_http_error(404)], True, 1, httpx.HTTPStatusError, None, id="http_404"),
+    # a typed client error is not retried
+    pytest.param(
+        [SupersetNotFoundError("no dashboard 7", status_code=404)],
+        True,
+        1,
+        SupersetNotFoundError,
+        False,
+        id="typed_not_found",
+    ),
+    # a bug in the tool is not retried and not wrapped
+    pytest.param([ValueError("bug")], True, 1, ValueError, None, id="programming_error"),
+    # transient first, then a non-transient typed error: exhausted, original type kept
+    pytest.param(
+        [_http_error(500), SupersetNotFoundError("gone")],
+        True,
+        2,
+        SupersetNotFoundError,
+        True,
+        id="transient_then_not_found",
+    ),
+]
+
+
+@pytest.mark.parametrize(("errors", "read_only", "calls", "raises", "exhausted"), RETRY_CASES)
+async def test_retry_read_tool_edges(
+    errors: list[BaseException],
+    read_only: bool,
+    calls: int,
+    raises: type[BaseException] | None,
+    exhausted: bool | None,
+) -> None:
+    tool = Flaky(*errors)
+    retries: list[tuple[int, str]] = []
+
+    async def on_retry(attempt: int, error: BaseException) -> None:
+        retries.append((attempt, type(error).__name__))
+
+    if raises is None:
+        result = await retry_read_tool(
+            tool, "a", read_only=read_only, delay_s=0.0, on_retry=on_retry, page=1
+        )
+        assert result == "ok ('a',) {'page': 1}"
+    else:
+        with pytest.raises(raises) as info:
+            await retry_read_tool(tool, read_only=read_only, delay_s=0.0, on_retry=on_retry)
+        if exhausted is not None:
+            assert isinstance(info.value, ToolError)
+            assert info.value.retry_exhausted is exhausted
+    assert tool.calls == calls
+    assert len(retries) == calls - 1
+    if retries:
+        assert retries[0][0] == 1
+
+
+async def test_exhausted_http_error_keeps_status_and_cause() -> None:
+    tool = Flaky(_http_error(502), _http_error(503))
+    with pytest.raises(SupersetUnavailableError) as info:
+        await retry_read_tool(tool, delay_s=0.0)
+    assert info.value.status_code == 503
+    assert isinstance(info.value.__cause__, httpx.HTTPStatusError)
+
+
+async def test_retry_waits_the_configured_fixed_delay_and_accepts_sync_callbacks() -> None:
+    tool = Flaky(_http_error(502))
+    seen: list[int] = []
+    started = time.perf_counter()
+    assert (await retry_read_tool(tool, on_retry=lambda n, e: seen.append(n))).startswith("ok")
+    elapsed = time.perf_counter() - started
+    assert seen == [1]
+    assert 0.009 <= elapsed < 0.5  # SS_TOOLS_RETRY_DELAY_S=0.01 in tests (1.0 by default)
+
+
+async def test_retry_accepts_a_sync_tool() -> None:
+    calls = []
+
+    def sync_tool() -> int:
+        calls.append(1)
+        if len(calls) == 1:
+            raise _connect_error()
+        return 7
+
+    assert await retry_read_tool(sync_tool, delay_s=0) == 7
+
+
+async def _sleeper(seconds: float, cancelled: list[bool]) -> str:
+    try:
+        await asyncio.sleep(seconds)
+        return "done"
+    except asyncio.CancelledError:
+        cancelled.append(True)
+        raise
+
+
+TIMEOUT_CASES: list[Any] = [
+    # TEST_EDGE tool_completes_under_timeout: returns the result normally
+    pytest.param(0.0, False, 1.0, None, id="tool_completes_under_timeout"),
+    # TEST_EDGE read_tool_exceeds_30s (scaled): tool_timeout with retryable=true
+    pytest.param(
+        5.0,
+        False,
+        0.01,
+        {
+            "retryable": True,
+            "status_unknown": False,
+            "message": "Timed out after 0.01 s; safe to retry",
+        },
+        id="read_tool_exceeds",
+    ),
+    # TEST_EDGE write_tool_exceeds_30s (scaled): retryable=false, status_unknown=true
+    pytest.param(
+        5.0,
+        True,
+        0.01,
+        {"retryable": False, "status_unknown": True, "message": WRITE_TIMEOUT_MESSAGE},
+        id="write_tool_exceeds",
+    ),
+    # a write that finishes in time is just a result
+    pytest.param(0.0, True, 1.0, None, id="write_completes_under_timeout"),
+]
+
+
+@pytest.mark.parametrize(("sleep_s", "is_write", "timeout_s", "expected"), TIMEOUT_CASES)
+async def test_execute_with_timeout_edges(
+    sleep_s: float, is_write: bool, timeout_s: float, expected: dict[str, Any] | None
+) -> None:
+    cancelled: list[bool] = []
+    notified: list[ToolTimeoutError] = []
+
+    async def on_timeout(err: ToolTimeoutError) -> None:
+        notified.append(err)
+
+    started = time.perf_counter()
+    if expected is None:
+        result = await execute_with_timeout(
+            lambda: _sleeper(sleep_s, cancelled),
+            is_write=is_write,
+            timeout_s=timeout_s,
+            on_timeout=on_timeout,
+        )
+        assert result == "done" and not notified
+        return
+    with pytest.raises(ToolTimeoutError) as info:
+        await execute_with_timeout(
+            lambda: _sleeper(sleep_s, cancelled),
+            is_write=is_write,
+            timeout_s=timeout_s,
+            on_timeout=on_timeout,
+        )
+    assert time.perf_counter() - started < 1.0
+    err = info.value
+    assert str(err) == expected["message"]
+    assert err.details["retryable"] is expected["retryable"] is err.retryable
+    assert err.details["status_unknown"] is expected["status_unknown"]
+    assert err.details["timeout_s"] == timeout_s
+    assert notified == [err]  # on_timeout ran before the raise
+    assert cancelled == [True]  # the tool itself was cancelled
+
+
+async def test_timeout_accepts_an_awaitable_and_a_sync_callback() -> None:
+    seen: list[str] = []
+    with pytest.raises(ToolTimeoutError):
+        await execute_with_timeout(
+            asyncio.sleep(5), timeout_s=0.01, on_timeout=lambda e: seen.append(str(e))
+        )
+    assert seen == ["Timed out after 0.01 s; safe to retry"]
+    assert await execute_with_timeout(asyncio.sleep(0, result=3), timeout_s=1) == 3
+
+
+async def test_timeout_error_raised_by_the_tool_is_not_our_timeout() -> None:
+    async def tool() -> None:
+        raise TimeoutError("the tool's own timeout")
+
+    with pytest.raises(TimeoutError, match="own timeout") as info:
+        await execute_with_timeout(tool, timeout_s=5)
+    assert not isinstance(info.value, ToolTimeoutError)
+
+
+async def test_timeout_wraps_retry_as_the_seam_composes_them() -> None:
+    tool = Flaky(_http_error(502))
+    result = await execute_with_timeout(lambda: retry_read_tool(tool, delay_s=0.0), timeout_s=1)
+    assert result.startswith("ok") and tool.calls == 2
+
+
+# --- summarise ------------------------------------------------------------------------------
+ARRAY = json.dumps(
+    [{"id": i, "dashboard_title": f"Sales {i}", "pad": "x" * 60} for i in range(100)]
+)
+OBJECT = json.dumps({"count": 2, "owner": "alice", "blob": "y" * 5000})
+SUPERSET_PAGE = json.dumps(
+    {
+        "count": 300,
+        "ids": list(range(300)),
+        "result": [{"id": i, "dashboard_title": f"D{i}"} for i in range(300)],
+    }
+)
+PROSE = "The dashboard loads slowly. " * 200  # 5600 characters, many sentence ends
+
+
+def _array_expected() -> str:
+    items = json.loads(ARRAY)[:5]
+    lines = "".join(f"\n - {json.dumps(item)}" for item in items)
+    return f"Found 100 items:{lines}\n + 95 more."
+
+
+SUMMARISE_CASES: list[Any] = [
+    # ≤ 4000 characters: returned unchanged
+    pytest.param("a" * 4000, lambda out: out == "a" * 4000, id="at_limit_unchanged"),
+    # short JSON is left alone too
+    pytest.param('[{"id": 1}]', lambda out: out == '[{"id": 1}]', id="short_json_unchanged"),
+    # JSON array: Found N items + top 5 + "+ N-5 more."
+    pytest.param(ARRAY, lambda out: out == _array_expected(), id="array"),
+    # JSON object: keys and a sample of values
+    pytest.param(
+        OBJECT,
+        lambda out: (
+            out.startswith(
+                "Result keys: count, owner, blob. Values: count=2, owner=alice, blob=yyy"
+            )
+            and out.endswith("...")
+        ),
+        id="object",
+    ),
+    # an object that is mostly one list: keys, then that list's top items
+    pytest.param(
+        SUPERSET_PAGE,
+        lambda out: (
+            out.startswith("Result keys: count, ids, result.")
+            and "\nresult: Found 300 items:\n - " in out
+            and out.endswith("+ 295 more.")
+        ),
+        id="object_with_big_list",
+    ),
+    # text: cut at the last sentence boundary before the limit, then "..."
+    pytest.param(
+        PROSE,
+        lambda out: out.endswith("slowly....") and len(out) <= 4000 and len(out) > 3900,
+        id="text_sentence_cut",
+    ),
+    # text with no sentence ends: cut at a word boundary
+    pytest.param(
+        "word " * 1000, lambda out: out.endswith("word...") and len(out) <= 4000, id="text_word_cut"
+    ),
+    # invalid JSON that looks like JSON is cut as text
+    pytest.param(
+        "[" + "1," * 3000,
+        lambda out: len(out) <= 4000 and out.endswith("..."),
+        id="broken_json_as_text",
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "check"), SUMMARISE_CASES)
+def test_summarise_response_edges(text: str, check: Any) -> None:
+    out = summarise_response(text)
+    assert len(out) <= 4000
+    assert check(out), out[:300]
+
+
+@pytest.mark.parametrize(
+    "huge",
+    [
+        # 50 MB of one character: never parsed, cut at once
+        pytest.param("x" * 50_000_000, id="50MB_text"),
+        # a 10 MB JSON array of a million items
+        pytest.param(json.dumps(list(range(1_000_000))), id="1M_item_array"),
+        # absurd nesting must not blow the stack
+        pytest.param("[" * 100_000 + "]" * 100_000, id="deep_nesting"),
+        # one gigantic line with many sentences
+        pytest.param("Ok. " * 2_000_000, id="8MB_prose"),
+    ],
+)
+def test_summarise_terminates_quickly_on_huge_inputs(huge: str) -> None:
+    started = time.perf_counter()
+    out = summarise_response(huge)
+    assert time.perf_counter() - started < 2.0
+    assert 0 < len(out) <= 4000
+
+
+def test_summarise_respects_a_custom_limit_and_non_string_input() -> None:
+    out = summarise_response(list(range(500)), limit=200)
+    assert out.startswith("Found 500 items:\n - 0\n") and len(out) <= 200
+    assert summarise_response({"a": 1}) == '{"a": 1}'
