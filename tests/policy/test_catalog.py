@@ -1,0 +1,199 @@
+"""The catalog: 22 ToolSpecs as in DESIGN.md, argument names as in DEVELOPERS.md."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pydantic import ValidationError
+from pydantic_core import PydanticUndefined
+
+from app.policy import CONTEXT_TOOL_AFFINITY, ROLES, TOOL_CATALOG, TOOL_PERMISSIONS
+
+ALL = frozenset(ROLES)
+ADMIN = frozenset({"admin"})
+
+# DESIGN.md "Tools: the catalog": tool → (risk, roles, affinity).
+DESIGN_TABLE: dict[str, tuple[str, frozenset[str], set[str]]] = {
+    "show_capabilities": ("read", ALL, set()),
+    "list_environments": ("read", ALL, {"dataset", "migration"}),
+    "get_task_status": ("read", ALL, {"dataset"}),
+    "search_dashboards": ("read", ALL, {"dashboard", "dataset", "migration"}),
+    "get_health_summary": ("read", ALL, {"dashboard", "migration"}),
+    "run_llm_validation": ("read", ALL, {"dashboard"}),
+    "run_llm_documentation": ("read", ALL, {"dashboard"}),
+    "superset_explore_database": ("read", ALL, {"dataset"}),
+    "superset_format_sql": ("read", ALL, {"dataset"}),
+    "superset_audit_permissions": ("read", ALL, {"dataset"}),
+    "superset_execute_sql": ("write", ALL, {"dataset"}),  # per call: tool_risk parses the SQL
+    "superset_create_dataset": ("write", ALL, {"dataset"}),
+    "list_backups": ("read", ALL, set()),
+    "deploy_dashboard": ("write", ADMIN, {"dashboard", "migration"}),
+    "execute_migration": ("write", ADMIN, {"dashboard", "migration"}),
+    "create_branch": ("write", ADMIN, {"dashboard"}),
+    "commit_changes": ("write", ADMIN, {"dashboard"}),
+    "run_backup": ("write", ADMIN, set()),
+    "start_maintenance": ("write", ADMIN, set()),
+    "end_maintenance": ("write", ADMIN, set()),
+    "delete_dashboard": ("delete", ADMIN, set()),
+    "restore_backup": ("delete", ADMIN, set()),
+}
+
+REQUIRED = PydanticUndefined
+# DEVELOPERS.md "Tool argument names": tool → {arg: default} (REQUIRED = no default).
+ARGS_TABLE: dict[str, dict[str, Any]] = {
+    "show_capabilities": {},
+    "list_environments": {},
+    "get_task_status": {"task_id": None},
+    "search_dashboards": {"query": "", "env_id": None, "page": 0, "page_size": 25},
+    "get_health_summary": {"dashboard_id": REQUIRED, "env_id": None},
+    "run_llm_validation": {"dashboard_id": REQUIRED, "env_id": None},
+    "run_llm_documentation": {"dashboard_id": REQUIRED, "env_id": None},
+    "superset_explore_database": {"env_id": None, "database": None, "schema": None, "table": None},
+    "superset_format_sql": {"sql": REQUIRED, "env_id": None},
+    "superset_execute_sql": {
+        "sql": REQUIRED,
+        "database": None,
+        "schema": None,
+        "env_id": None,
+        "row_limit": 100,
+    },
+    "superset_create_dataset": {
+        "database": REQUIRED,
+        "table_name": REQUIRED,
+        "schema": None,
+        "sql": None,
+        "env_id": None,
+    },
+    "superset_audit_permissions": {"env_id": None, "role": None},
+    "list_backups": {"env_id": None, "dashboard_id": None},
+    "deploy_dashboard": {"dashboard_id": REQUIRED, "source_env": None, "target_env": REQUIRED},
+    "execute_migration": {
+        "dashboard_ids": REQUIRED,
+        "source_env": None,
+        "target_env": REQUIRED,
+        "database_mapping": {},
+    },
+    "create_branch": {"branch": REQUIRED, "dashboard_id": None, "env_id": None},
+    "commit_changes": {"message": REQUIRED, "dashboard_ids": [], "branch": None, "env_id": None},
+    "run_backup": {"env_id": None, "dashboard_ids": []},
+    "restore_backup": {"backup_id": REQUIRED, "env_id": None},
+    "start_maintenance": {"env_id": None, "reason": "", "duration_minutes": None},
+    "end_maintenance": {"env_id": None},
+    "delete_dashboard": {"dashboard_id": REQUIRED, "env_id": None},
+}
+
+
+def test_catalog_has_the_22_tools_of_the_design():
+    assert len(TOOL_CATALOG) == 22
+    assert set(TOOL_CATALOG) == set(DESIGN_TABLE) == set(ARGS_TABLE)
+
+
+@pytest.mark.parametrize("name", list(DESIGN_TABLE))
+def test_spec_matches_design_row(name: str):
+    spec = TOOL_CATALOG[name]
+    risk, roles, affinity = DESIGN_TABLE[name]
+    assert (spec.risk, spec.roles, set(spec.affinity)) == (risk, roles, affinity)
+    assert spec.read_only == (risk == "read")
+    assert spec.timeout_s == 30.0 and spec.confirm == "auto"
+    # the LLM reads this: what it does, when to use it, what it returns
+    assert len(spec.description) > 80 and "Returns" in spec.description
+    assert spec.example_prompt
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        spec.risk = "read"  # type: ignore[misc]
+
+
+def test_affinity_and_permissions_match_the_contract():
+    assert {k: len(v) for k, v in CONTEXT_TOOL_AFFINITY.items()} == {
+        "dashboard": 8,
+        "dataset": 8,
+        "migration": 5,
+    }
+    contract_seven = {
+        "deploy_dashboard",
+        "commit_changes",
+        "create_branch",
+        "run_backup",
+        "execute_migration",
+        "start_maintenance",
+        "end_maintenance",
+    }
+    # the contract's seven plus DESIGN.md's delete_dashboard and restore_backup
+    assert set(TOOL_PERMISSIONS) == contract_seven | {"delete_dashboard", "restore_backup"}
+    assert all(roles == ["admin"] for roles in TOOL_PERMISSIONS.values())
+
+
+@pytest.mark.parametrize("name", list(ARGS_TABLE))
+def test_args_model_matches_developers_table(name: str):
+    model = TOOL_CATALOG[name].args_model
+    fields = model.model_fields
+    assert list(fields) == list(ARGS_TABLE[name])
+    for arg, default in ARGS_TABLE[name].items():
+        info = fields[arg]
+        assert info.description, f"{name}.{arg} needs a description for the LLM"
+        if default is REQUIRED:
+            assert info.is_required(), f"{name}.{arg} is required"
+        else:
+            assert info.get_default(call_default_factory=True) == default
+    schema = model.model_json_schema()
+    assert json.dumps(schema)  # binds as an LLM tool schema
+    assert schema.get("additionalProperties") is False
+
+
+@pytest.mark.parametrize(
+    ("name", "payload", "ok"),
+    [
+        # models send numeric ids: coerced to strings
+        ("get_health_summary", {"dashboard_id": 42}, True),
+        # list ids too
+        ("execute_migration", {"dashboard_ids": [1, "b"], "target_env": "prod"}, True),
+        # unknown args are refused rather than silently dropped
+        ("delete_dashboard", {"dashboard_id": "1", "force": True}, False),
+        # a required arg is required
+        ("deploy_dashboard", {"dashboard_id": "1"}, False),
+        # an empty migration migrates nothing: refused
+        ("execute_migration", {"dashboard_ids": [], "target_env": "prod"}, False),
+        # page sizes are bounded
+        ("search_dashboards", {"page_size": 1000}, False),
+        # row limits are bounded
+        ("superset_execute_sql", {"sql": "SELECT 1", "row_limit": 0}, False),
+        # schema is a normal field despite shadowing a BaseModel attribute
+        ("superset_explore_database", {"schema": "public"}, True),
+    ],
+)
+def test_args_validation(name: str, payload: dict[str, Any], ok: bool):
+    model = TOOL_CATALOG[name].args_model
+    if ok:
+        args = model.model_validate(payload)
+        if "dashboard_id" in payload:
+            assert args.dashboard_id == "42"
+        if "schema" in payload:
+            assert args.schema == "public"
+        if "dashboard_ids" in payload:
+            assert args.dashboard_ids == ["1", "b"]
+    else:
+        with pytest.raises(ValidationError):
+            model.model_validate(payload)
+
+
+def test_policy_and_context_import_no_io_frameworks():
+    code = (
+        "import sys, app.policy, app.context\n"
+        "bad = sorted(m for m in sys.modules if m.split('.')[0] in "
+        "{'sqlmodel', 'sqlalchemy', 'nicegui', 'langgraph', 'langchain', 'langchain_core', "
+        "'httpx', 'fastapi'})\n"
+        "print(','.join(bad))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-W", "error", "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=Path(__file__).resolve().parents[2],
+    )
+    assert out.stdout.strip() == ""
