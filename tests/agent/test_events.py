@@ -1,0 +1,212 @@
+"""Stream events: every type survives encode_sse -> decode_sse -> parse_event unchanged."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from pydantic import BaseModel, ValidationError
+
+from app.agent.events import (
+    EVENT_TYPES,
+    Alternative,
+    ConfirmMetadataV2,
+    ConfirmRequiredEvent,
+    DoneEvent,
+    ErrorEvent,
+    MessageEvent,
+    PermissionDeniedEvent,
+    TokenEvent,
+    ToolEndEvent,
+    ToolProgressEvent,
+    ToolRetryEvent,
+    ToolStartEvent,
+    ToolTimeoutEvent,
+    decode_sse,
+    encode_sse,
+    parse_event,
+    permission_denied_event,
+)
+
+META = ConfirmMetadataV2(
+    tool_name="delete_dashboard",
+    tool_args={"dashboard_id": "7", "env_id": "prod-eu"},
+    risk="delete",
+    risk_level="dangerous",
+    dangerous=True,
+    env_id="prod-eu",
+    env_context="prod",
+    required_role="admin",
+    card_state="dangerous",
+    description="Delete dashboard 7",
+)
+
+EVENTS: list[Any] = [
+    # streamed model text, with characters that need escaping in JSON
+    pytest.param(
+        TokenEvent(conv_id="c", seq=1, text='He said "hi"\nnew line — ünïcode'), id="token"
+    ),
+    # a tool call starts (write tool with a task)
+    pytest.param(
+        ToolStartEvent(
+            conv_id="c",
+            seq=2,
+            call_id="k1",
+            tool_name="run_backup",
+            tool_args={"env_id": "dev", "dashboard_ids": ["1", "2"]},
+            is_write_tool=True,
+            timeout_s=600.0,
+            task_id="t1",
+        ),
+        id="tool_start",
+    ),
+    # progress of a long task
+    pytest.param(
+        ToolProgressEvent(
+            conv_id="c",
+            seq=3,
+            call_id="k1",
+            tool_name="run_backup",
+            task_id="t1",
+            step=2,
+            total=5,
+            message="exporting",
+        ),
+        id="tool_progress",
+    ),
+    # a failed tool end with the retry flags
+    pytest.param(
+        ToolEndEvent(
+            conv_id="c",
+            seq=4,
+            call_id="k1",
+            tool_name="search_dashboards",
+            status="failed",
+            error="Superset answered HTTP 502",
+            retryable=True,
+            retry_exhausted=True,
+            duration_ms=12.5,
+        ),
+        id="tool_end",
+    ),
+    # the one retry of a read tool
+    pytest.param(
+        ToolRetryEvent(
+            conv_id="c",
+            seq=5,
+            call_id="k2",
+            tool_name="search_dashboards",
+            attempt=1,
+            error="HTTP 502",
+        ),
+        id="tool_retry",
+    ),
+    # a write tool timed out: status unknown
+    pytest.param(
+        ToolTimeoutEvent(
+            conv_id="c",
+            seq=6,
+            call_id="k3",
+            tool_name="deploy_dashboard",
+            timeout_s=30.0,
+            retryable=False,
+            status_unknown=True,
+            message="Operation status unknown — check Superset",
+        ),
+        id="tool_timeout",
+    ),
+    # a confirmation card with the full V2 metadata
+    pytest.param(
+        ConfirmRequiredEvent(
+            conv_id="c",
+            seq=7,
+            confirmation_id="abc",
+            call_id="k4",
+            metadata=META,
+            countdown_s=10,
+            expires_at="2026-11-30T05:00:00+00:00",
+        ),
+        id="confirm_required",
+    ),
+    # a refused call with alternatives
+    pytest.param(
+        PermissionDeniedEvent(
+            conv_id="c",
+            seq=8,
+            tool_name="deploy_dashboard",
+            required_role="admin",
+            alternatives=[Alternative(action="get_health_summary", prompt="Check its health")],
+            message="requires admin",
+        ),
+        id="permission_denied",
+    ),
+    # the final assistant text
+    pytest.param(MessageEvent(conv_id="c", seq=9, text="Done.", model="offline"), id="message"),
+    # an error with a status code
+    pytest.param(
+        ErrorEvent(conv_id="c", seq=10, code="invalid_uicontext", message="bad", status_code=422),
+        id="error",
+    ),
+    # the end of a turn that waits for a person
+    pytest.param(DoneEvent(conv_id="c", seq=11, state="awaiting_confirmation"), id="done"),
+]
+
+
+def test_event_table_covers_every_event_type() -> None:
+    covered = {p.values[0].type for p in EVENTS}
+    assert covered == set(EVENT_TYPES)
+
+
+@pytest.mark.parametrize("event", EVENTS)
+def test_event_round_trips_through_sse(event: BaseModel) -> None:
+    frame = encode_sse(event)
+    kind = event.model_dump()["type"]
+    assert frame.startswith(f"event: {kind}\ndata: ") and frame.endswith("\n\n")
+    assert frame.count("\n\n") == 1  # one frame; newlines inside values are escaped
+    (data,) = decode_sse(frame)
+    assert data == event.model_dump(mode="json")
+    assert parse_event(data) == event
+
+
+def test_a_stream_of_frames_decodes_in_order() -> None:
+    frames = "".join(encode_sse(p.values[0]) for p in EVENTS)
+    assert [d["seq"] for d in decode_sse(frames)] == list(range(1, len(EVENTS) + 1))
+
+
+def test_permission_denied_event_shape() -> None:
+    frame = permission_denied_event(
+        "deploy_dashboard",
+        "admin",
+        [{"action": "get_health_summary", "prompt": "Check the dashboard's health"}],
+        conv_id="c9",
+        seq=4,
+    )
+    assert frame.startswith("event: permission_denied\n")
+    (data,) = decode_sse(frame)
+    assert data == {
+        "type": "permission_denied",
+        "conv_id": "c9",
+        "seq": 4,
+        "tool_name": "deploy_dashboard",
+        "required_role": "admin",
+        "alternatives": [
+            {"action": "get_health_summary", "prompt": "Check the dashboard's health"}
+        ],
+        "message": "'deploy_dashboard' requires the admin role.",
+    }
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        # an unknown event type is rejected
+        {"type": "telemetry", "conv_id": "c", "seq": 1},
+        # unknown fields are rejected (extra="forbid")
+        {"type": "token", "text": "x", "surprise": True},
+        # a tool_end status outside the closed set is rejected
+        {"type": "tool_end", "call_id": "k", "tool_name": "t", "status": "exploded"},
+    ],
+)
+def test_parse_event_rejects_malformed_events(data: dict[str, Any]) -> None:
+    with pytest.raises(ValidationError):
+        parse_event(data)
