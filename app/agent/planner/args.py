@@ -18,7 +18,7 @@ ArgsFn = Callable[[Request], dict[str, Any]]
 
 _STOP = frozenset(
     "in on of from for to the a an all with into at by и в на из для по с the all every "
-    "list show name named called".split()
+    "list show name named called have has contain contains does do".split()
 )
 _DB = r"\bdatabases?\b|\bdb\b|баз[аеуы]\s+данных|\bбаз[аеуы]\b|\bбд\b"
 _SCHEMA = r"\bschemas?\b|\bсхем[аеуы]?\b"
@@ -31,7 +31,7 @@ _SEARCH_NOISE = re.compile(
     r"\b(?:please|find|search(?:\s+for)?|look\s+(?:for|up)|show(?:\s+me)?|list|give\s+me|get|me"
     r"|all|any|the|a|an|some|my|dashboards?|which|what|are|there|about|named|called|titled"
     r"|matching|containing|related\s+to|with|for|on)\b"
-    r"|\b(?:пожалуйста|найди|найти|поищи|ищи|покажи|мне|все|всех|какие|есть|дашборд\w*"
+    r"|\b(?:пожалуйста|найди|найти|поищи|ищи|покажи|мне|все|всех|какие|есть|ли|дашборд\w*"
     r"|список|про|о|об|по|с\s+названием|под\s+названием|связанн\w*\s+с|содержащ\w*)(?!\w)",
     re.IGNORECASE,
 )
@@ -80,6 +80,10 @@ def _explore(req: Request) -> dict[str, Any]:
             database = m.group(1)
     if database and re.fullmatch(r"schema|схем\w*|table|таблиц\w*", database, re.IGNORECASE):
         database = None
+    if database is None:  # "the examples database"
+        m = re.search(r"\b([A-Za-z_][\w.-]*)\s+(?:database|db)\b", req.scan, re.IGNORECASE)
+        if m and m.group(1).lower() not in _STOP:
+            database = m.group(1)
     return {
         "env_id": req.env_id(),
         "database": database,

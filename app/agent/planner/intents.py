@@ -43,8 +43,9 @@ INTENTS: tuple[Intent, ...] = (
     _intent(
         "show_capabilities",
         r"what\s+(?:can|could)\s+you\s+do|what\s+are\s+you\s+able|your\s+(?:capabilities|skills)"
-        r"|what\s+tools|^\s*(?:help|помощь|справка)\W*$|что\s+(?:ты\s+)?(?:умеешь|можешь)"
-        r"|(?:твои|какие)\s+(?:у\s+тебя\s+)?(?:возможности|инструменты|навыки)|чем\s+(?:ты\s+)?можешь",
+        r"|what\s+tools|\bcapab\w*|^\s*(?:help|помощь|справка)\W*$|что\s+(?:ты\s+)?(?:умеешь|можешь)"
+        r"|(?:твои|какие)\s+(?:у\s+тебя\s+)?(?:возможности|инструменты|навыки|функци\w*)"
+        r"|чем\s+(?:ты\s+)?можешь",
     ),
     _intent(
         "end_maintenance",
@@ -55,8 +56,14 @@ INTENTS: tuple[Intent, ...] = (
     ),
     _intent("start_maintenance", _MAINT),
     _intent(
+        "list_environments",
+        r"where\s+(?:can|could|do)\s+(?:i|we)\s+(?:deploy|migrate)"
+        r"|куда\s+(?:можно\s+|я\s+могу\s+)?(?:деплоить|задеплоить|выкатить|мигрировать)",
+    ),
+    _intent(
         "restore_backup",
-        r"\b(?:restore|roll\s*back|recover)\w*|восстанов\w*|откат\w*|откати\w*",
+        r"\b(?:restore|roll\s*back|recover)\w*|восстанов\w*|откат\w*|откати\w*|верн\w*.{0,30}"
+        + _BACKUP,
     ),
     _intent(
         "list_backups",
@@ -70,25 +77,25 @@ INTENTS: tuple[Intent, ...] = (
     _intent("run_backup", _BACKUP + r"|\bback\s+(?:\w+\s+)?up\b"),
     _intent("get_task_status", r"\b(?:tasks?|jobs?)\b|задач\w*|таск\w*"),
     _intent(
+        "commit_changes",
+        r"\bcommit\w*|\bcheck\s*in\b|закоммит\w*|коммит\w*|зафиксиру\w*",
+    ),
+    _intent("create_branch", r"\bbranch\w*|ветк\w*|ветвь|бранч\w*"),
+    _intent(
         "execute_migration",
         r"\bmigrat\w*|\b(?:move|copy)\b.{0,30}\bdashboards\b|мигр\w*|перенес\w*|перенос\w*"
         r"|перенест\w*|скопир\w*",
     ),
     _intent(
         "deploy_dashboard",
-        r"\b(?:deploy\w*|promote\w*|publish\w*|ship|release|roll\s*out)\b|\bpush\b.{0,30}\bto\b"
+        r"\b(?:deploy\w*|promote\w*|publish\w*|ship|release(?=\s|$)|roll\s*out)\b|\bpush\b.{0,30}\bto\b"
         r"|задепло\w*|деплой\w*|депло\w*|разверн\w*|разверт\w*|выкат\w*|опубликуй\w*|продвин\w*",
     ),
     _intent(
-        "commit_changes",
-        r"\bcommit\w*|\bcheck\s*in\b|закоммит\w*|коммит\w*|зафиксиру\w*",
-    ),
-    _intent("create_branch", r"\bbranch\w*|ветк\w*|ветвь|бранч\w*"),
-    _intent(
         "superset_create_dataset",
-        r"\b(?:create|make|add|new|register|build)\b.{0,30}\bdataset|\bdataset\s+(?:from|for|on)\b"
+        r"\b(?:create|make|add|new|register|build)\b.{0,50}\bdataset|\bdataset\s+(?:from|for|on)\b"
         r"|(?:созда|сдела|добав|заведи|заведит|зарегистрир)\w*.{0,30}(?:датасет|набор\w*\s+данных)"
-        r"|датасет\w*\s+(?:из|по|на\s+основе)",
+        r"|датасет\w*\s+(?:из|по|на\s+основе)|нов\w*\s+(?:датасет|набор\w*\s+данных)",
     ),
     _intent(
         "delete_dashboard",
@@ -97,7 +104,7 @@ INTENTS: tuple[Intent, ...] = (
     _intent(
         "superset_format_sql",
         r"\b(?:format\w*|beautif\w*|prettif\w*|pretty|reformat\w*|indent\w*)\b"
-        r"|отформатир\w*|форматир\w*|причеши\w*|выровня\w*",
+        r"|\btidy\w*|\bclean\s+up\b|отформатир\w*|форматир\w*|причеши\w*|выровня\w*|красив\w*",
     ),
     _intent(
         "superset_audit_permissions",
@@ -118,12 +125,15 @@ INTENTS: tuple[Intent, ...] = (
     _intent(
         "run_llm_validation",
         r"\bvalidat\w*|\blint\w*|\bcheck\b.{0,30}\bfor\s+(?:errors|issues|problems|mistakes)"
-        r"|валид\w*|провалид\w*|на\s+(?:ошибк\w*|проблем\w*)|\bлинт\w*",
+        r"|\b(?:find|look\s+for|any)\s+(?:\w+\s+)?(?:problems|issues|errors)"
+        r"|валид\w*|провалид\w*|на\s+(?:ошибк\w*|проблем\w*)|\bлинт\w*"
+        r"|(?:найди|поищи|есть\s+ли)\s+(?:\w+\s+)?(?:ошибк\w*|проблем\w*)",
         r"\b(?:review|verify|check)\b|провер\w*|ревью",
     ),
     _intent(
         "get_health_summary",
-        r"\bhealth\w*|\bbroken\b|здоров\w*|\bсломан\w*|работает\s+ли",
+        r"\bhealth\w*|\bbroken\b|how\s+is\b.{0,40}\bdoing|здоров\w*|\bсломан\w*|работает\s+ли"
+        r"|как\s+(?:там\s+|себя\s+чувствует\s+|поживает\s+)(?:\w+\s+)?дашборд",
         r"\b(?:check|status|state|verify|ok)\b|провер\w*|статус\w*|состояни\w*",
     ),
     _intent(
