@@ -26,8 +26,10 @@ from __future__ import annotations
 
 import dataclasses
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from app.errors import ConfigError
@@ -42,9 +44,13 @@ MAX_TIMEOUT_S = 3600.0
 class Policy:
     """The effective catalog: defaults plus a policy file's overrides."""
 
-    catalog: dict[str, ToolSpec] = field(default_factory=lambda: dict(TOOL_CATALOG))
+    catalog: Mapping[str, ToolSpec] = field(default_factory=lambda: dict(TOOL_CATALOG))
     roles: tuple[str, ...] = ROLES
     path: Path | None = None
+
+    def __post_init__(self) -> None:
+        # read-only view: a policy in force cannot be changed behind the pipeline's back
+        object.__setattr__(self, "catalog", MappingProxyType(dict(self.catalog)))
 
     def spec(self, name: str) -> ToolSpec | None:
         return self.catalog.get(name)
