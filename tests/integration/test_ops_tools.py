@@ -1,0 +1,198 @@
+"""The write-side ops tools against the real Superset sandbox: migration, deploy, backup →
+delete → restore, git commits of real exports, maintenance rows.
+
+Every test that changes prod puts it back (new dashboards, charts and datasets are
+deleted afterwards), so the other integration tests still see the seeded sandbox."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from app.agent.tools import ALL_TOOLS
+from app.agent.tools.base import ToolDeps
+from app.agent.tools.deploy import list_all, preflight_migration
+from app.errors import SupersetNotFoundError, ToolError
+from app.policy import TOOL_CATALOG
+from app.settings import get_settings
+from app.store import maintenance as maintenance_store
+from app.store import tasks as task_store
+from app.store.db import session_scope
+from app.superset.registry import EnvironmentRegistry, load_environments
+from app.tasks.worker import reset_runner
+
+pytestmark = pytest.mark.superset
+
+
+@pytest.fixture
+async def registry(
+    superset_envs_file: Path, isolated_db: str
+) -> AsyncIterator[EnvironmentRegistry]:
+    reset_runner()
+    reg = load_environments(superset_envs_file)
+    yield reg
+    await reg.aclose()
+    reset_runner()
+
+
+@pytest.fixture
+async def prod_restored(registry: EnvironmentRegistry) -> AsyncIterator[None]:
+    """Delete whatever dashboards, charts and datasets a test added to prod."""
+    client = registry.client("prod")
+    kinds = ("dashboard", "chart", "dataset")
+    before = {k: {r["id"] for r in await list_all(client, k, ["id"])} for k in kinds}
+    yield
+    for kind in kinds:
+        for row in await list_all(client, kind, ["id"]):
+            if row["id"] not in before[kind]:
+                await client.delete(f"/api/v1/{kind}/{row['id']}")
+
+
+def deps(registry: EnvironmentRegistry, tmp_path: Path, env_id: str = "dev", **kw: Any) -> ToolDeps:
+    settings = get_settings().model_copy(update={"data_dir": tmp_path / "data"})
+    return ToolDeps(settings, "alice", "admin", "c1", env_id, registry, **kw)
+
+
+async def run(name: str, d: ToolDeps, **args: Any) -> Any:
+    return await ALL_TOOLS[name](TOOL_CATALOG[name].args_model(**args), d)
+
+
+async def prod_titles(registry: EnvironmentRegistry) -> list[str]:
+    rows = await list_all(registry.client("prod"), "dashboard", ["id", "dashboard_title"])
+    return sorted(r["dashboard_title"] for r in rows)
+
+
+async def test_migration_dev_to_prod_makes_marketing_funnel_appear_on_prod(
+    registry: EnvironmentRegistry, prod_restored: None, tmp_path: Path
+) -> None:
+    assert "Marketing Funnel" not in await prod_titles(registry)
+    preflight = await preflight_migration(
+        registry.client("dev"), registry.client("prod"), ["marketing-funnel"], {}
+    )
+    assert preflight["errors"] == []
+    assert [(d["name"], d["action"]) for d in preflight["dashboards"]] == [
+        ("Marketing Funnel", "create")
+    ]
+    assert {d["action"] for d in preflight["charts"]} == {"create"}
+    assert preflight["database_mapping"][0]["action"] == "map"
+    steps: list[tuple[int, int, str]] = []
+
+    async def progress(step: int, total: int, message: str) -> None:
+        steps.append((step, total, message))
+
+    d = deps(registry, tmp_path, task_id="mig-1", progress=progress)
+    result = await run(
+        "execute_migration", d, dashboard_ids=["marketing-funnel"], target_env="prod"
+    )
+    assert result["task_id"] == "mig-1" and result["verified"]
+    [dash] = result["dashboards"]
+    assert dash["action"] == "created" and dash["charts"] == 2
+    assert "Marketing Funnel" in await prod_titles(registry)
+    assert [s[0] for s in steps] == [1, 2, 3, 4] and all(s[1] == 4 for s in steps)
+    with session_scope() as s:
+        task = task_store.get_task(s, task_id="mig-1")
+    assert (task.status, task.step, task.total) == ("succeeded", 4, 4)
+    # the migrated charts run against prod's own database connection
+    for chart in await registry.client("prod").dashboard_charts(dash["target_id"]):
+        data = await registry.client("prod").chart_data(chart["id"])
+        assert data["result"][0]["rowcount"] > 0
+
+
+async def test_deploy_of_a_dashboard_prod_already_has_reports_overwrite(
+    registry: EnvironmentRegistry, prod_restored: None, tmp_path: Path
+) -> None:
+    result = await run(
+        "deploy_dashboard",
+        deps(registry, tmp_path),
+        dashboard_id="sales-overview",
+        target_env="prod",
+    )
+    assert result["action"] == "overwritten" and result["verified"]
+    assert result["charts"] == {"overwrite": 3} and result["datasets"] == {"keep": 1}
+    prod = await registry.client("prod").get_dashboard("sales-overview")
+    assert result["dashboard_id"] == prod["id"]
+    assert result["url"].startswith(registry.get("prod").url)
+
+
+async def test_migration_with_a_database_prod_lacks_is_refused_before_writing(
+    registry: EnvironmentRegistry, prod_restored: None, tmp_path: Path
+) -> None:
+    preflight = await preflight_migration(
+        registry.client("dev"), registry.client("prod"), ["marketing-funnel"], {"Sales": "Nope"}
+    )
+    assert preflight["errors"] and "'Nope'" in preflight["errors"][0]
+    with pytest.raises(ToolError, match="migration refused"):
+        await run(
+            "execute_migration", deps(registry, tmp_path), dashboard_ids=["marketing-funnel"],
+            target_env="prod", database_mapping={"Sales": "Nope"},
+        )  # fmt: skip
+    assert "Marketing Funnel" not in await prod_titles(registry)
+
+
+async def test_backup_then_delete_then_restore_brings_the_dashboard_back(
+    registry: EnvironmentRegistry, prod_restored: None, tmp_path: Path
+) -> None:
+    d = deps(registry, tmp_path, env_id="prod")
+    prod = registry.client("prod")
+    original = await prod.get_dashboard("customer-health")
+    backup = await run("run_backup", d)  # every dashboard of prod
+    assert backup["dashboards"] == "all" and backup["dashboard_count"] >= 3
+    assert Path(backup["path"]).is_file()
+    deleted = await run("delete_dashboard", d, dashboard_id="customer-health")
+    assert deleted["deleted"]["id"] == original["id"]
+    assert Path(deleted["backup_path"]).is_file()
+    with pytest.raises(SupersetNotFoundError):
+        await prod.get_dashboard("customer-health")
+    listed = await run("list_backups", d, dashboard_id="customer-health")
+    assert deleted["backup_id"] in [b["backup_id"] for b in listed["backups"]]
+    restored = await run("restore_backup", d, backup_id=deleted["backup_id"])
+    assert restored["verified"] and restored["target_env"] == "prod"
+    back = await prod.get_dashboard("customer-health")
+    assert back["dashboard_title"] == original["dashboard_title"]
+    assert len(await prod.dashboard_charts(back["id"])) == 2
+
+
+async def test_git_commit_tree_holds_the_exported_yaml(
+    registry: EnvironmentRegistry, tmp_path: Path
+) -> None:
+    d = deps(registry, tmp_path)
+    await run("create_branch", d, branch="review/sales", dashboard_id="sales-overview")
+    commit = await run("commit_changes", d, message="Sales Overview from dev")
+    assert commit["committed"] and commit["branch"] == "review/sales"
+    repo = tmp_path / "data" / "git"
+    tree = subprocess.run(
+        ["git", "-C", str(repo), "ls-tree", "-r", "--name-only", commit["sha"]],
+        capture_output=True, text=True, check=True,
+    ).stdout.split()  # fmt: skip
+    assert any(p.startswith("dev/dashboards/Sales_Overview") for p in tree)
+    assert sum(p.startswith("dev/charts/") for p in tree) == 3
+    assert any(p.startswith("dev/datasets/") for p in tree)
+    assert any(p.startswith("dev/databases/") for p in tree)
+    author = subprocess.run(
+        ["git", "-C", str(repo), "log", "-1", "--format=%an <%ae>"],
+        capture_output=True, text=True, check=True,
+    ).stdout.strip()  # fmt: skip
+    assert author == "alice <alice@ss-tools.local>"
+    again = await run("commit_changes", d, message="unchanged")
+    assert not again["committed"] and again["sha"] == commit["sha"]
+
+
+async def test_maintenance_start_writes_a_row_and_end_closes_it(
+    registry: EnvironmentRegistry, tmp_path: Path
+) -> None:
+    d = deps(registry, tmp_path)
+    started = await run(
+        "start_maintenance", d, env_id="prod", reason="upgrade", duration_minutes=60
+    )
+    assert started["active"] and started["env_id"] == "prod"
+    with session_scope() as s:
+        assert maintenance_store.active_for(s, env_id="prod").started_by == "alice"
+        assert maintenance_store.active_for(s, env_id="dev") is None
+    ended = await run("end_maintenance", d, env_id="prod")
+    assert ended["ended_by"] == "alice"
+    with session_scope() as s:
+        assert maintenance_store.list_active(s) == []
