@@ -10,7 +10,7 @@ also gets least privilege: the read-risk tools open to both built-in roles.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, TypeVar
 
@@ -142,7 +142,7 @@ def build_tool_pipeline(
 def alternatives_for(
     user_role: str | None,
     object_type: str | None,
-    exclude: str | Sequence[str] | None = None,
+    exclude: str | Iterable[str] | None = None,
     *,
     policy: Policy | None = None,
     limit: int = 4,

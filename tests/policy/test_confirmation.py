@@ -287,3 +287,10 @@ def test_resolve_target_env_table(args, submitted, page, expected):
 def test_context_env_feeds_the_contract():
     result = contract("run_backup", {}, env=None, context_env="staging")
     assert result["env_id"] == "staging" and result["card_state"] == "write_staging"
+
+
+def test_alternatives_accept_any_collection_of_excluded_names():
+    as_set = alternatives_for("analyst", "dashboard", {"deploy_dashboard"}, policy=DEFAULT_POLICY)
+    as_str = alternatives_for("analyst", "dashboard", "deploy_dashboard", policy=DEFAULT_POLICY)
+    assert as_set == as_str
+    assert alternatives_for("analyst", "dashboard", None, limit=0) == []
