@@ -83,5 +83,5 @@ def confirmation_card(model: AgentChatModel) -> ui.card:
             )
             confirm = ui.button(t("confirm", lang), on_click=lambda: model.confirm())
             confirm.bind_enabled_from(model, "confirm_enabled").mark("confirm-button")
-            bind_classes_from(confirm, model, "card_state", {"dangerous": "bg-red-700"})
+            bind_classes_from(confirm, model, "card_state", {"dangerous": "!bg-red-700"})
     return card

@@ -26,7 +26,7 @@ def env_options(environments: list[dict[str, Any]], active: str | None) -> dict[
 
 def env_selector(model: AgentChatModel) -> ui.select:
     lang = model.lang
-    if not model.environments and not model.active_env_id:
+    if not model.environments:
         select = ui.select({"": t("no_environments", lang)}, value="", label=t("environment", lang))
         select.disable()
         return select.classes("min-w-[12rem]").props("dense dark outlined").mark("env-selector")

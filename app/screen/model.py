@@ -246,10 +246,11 @@ class AgentChatModel:
         self.confirm_details_text = (
             json.dumps(details, ensure_ascii=False, indent=2) if details else ""
         )
-        env = meta.get("env_id") or meta.get("env_context")
-        self.confirm_env_badge = (
-            f"{env} · {meta.get('env_context') or '?'}" if env else t("env_unknown", self.lang)
-        )
+        env, tier = meta.get("env_id"), meta.get("env_context")
+        if env and tier and env != tier:
+            self.confirm_env_badge = f"{env} · {tier}"
+        else:
+            self.confirm_env_badge = env or tier or t("env_unknown", self.lang)
         if self.card_state == "dangerous":
             self.start_dangerous_countdown(event.get("countdown_s") or self.default_countdown_s)
         else:

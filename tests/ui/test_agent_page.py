@@ -130,7 +130,8 @@ async def test_confirmation_card_states(user: User, backend, sign_in, state, tit
     user.find(marker="chat-input").type("do it").trigger("keydown.enter")
     await user.should_see(title, retries=30)
     await user.should_see("deploy_dashboard")
-    await user.should_see(f"{env} · {env}")
+    assert page_model(user).confirm_env_badge == env
+    await user.should_see(marker="env-badge")
     confirm = user.find(marker="confirm-button").elements.pop()
     assert confirm.enabled is enabled
     card = user.find(marker="confirmation-card").elements.pop()

@@ -1,0 +1,106 @@
+"""One real-browser run of the main path: Chromium (Debian) via Playwright against
+``python main.py`` as a subprocess. Screenshots of the main states go to
+``tests/screenshots/`` (gitignored)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.support import require_or_skip
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+SHOTS = Path(__file__).resolve().parents[1] / "screenshots"
+COUNTDOWN_S = 3  # the server's dangerous gate for this run (SS_TOOLS_DANGEROUS_COUNTDOWN_S)
+PASSWORD = "browser-pw-123"
+
+
+@pytest.fixture
+def server(tmp_path):
+    from tests.server_proc import Server, cli, server_env
+
+    env = server_env(tmp_path, SS_TOOLS_DANGEROUS_COUNTDOWN_S=str(COUNTDOWN_S))
+    # NiceGUI's ui.run switches to its screen-test mode when it sees PYTEST_CURRENT_TEST
+    env = {k: v for k, v in env.items() if not k.startswith("PYTEST_")}
+    cli(env, "users", "add", "ops", "--role", "admin", "--password", PASSWORD)
+    srv = Server(env).start()
+    yield srv
+    srv.stop()
+
+
+def test_sign_in_prod_deep_link_dangerous_countdown_confirm_result(server) -> None:
+    require_or_skip(
+        Path(CHROMIUM).exists() or bool(shutil.which("chromium")),
+        "Debian chromium is not installed (/usr/bin/chromium)",
+    )
+    try:
+        from playwright.sync_api import expect, sync_playwright
+    except ImportError:
+        require_or_skip(False, "the playwright package is not installed")
+        return
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    deep_link = "/agent?objectId=42&objectName=Sales&envId=prod"
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            context = browser.new_context(viewport={"width": 1280, "height": 900})
+            page = context.new_page()
+            page.goto(server.url + deep_link)
+            expect(page.get_by_label("Username")).to_be_visible(timeout=15_000)
+            page.screenshot(path=str(SHOTS / "01-login.png"))
+            page.get_by_label("Username").fill("ops")
+            page.get_by_label("Password").fill(PASSWORD)
+            page.get_by_role("button", name="Sign in").click()
+
+            # back on the deep link, with the production warning
+            expect(page.get_by_text("PRODUCTION", exact=True)).to_be_visible(timeout=15_000)
+            assert page.url.endswith(deep_link)
+            page.screenshot(path=str(SHOTS / "02-prod-banner.png"))
+
+            page.get_by_label("message").fill("delete dashboard 42")
+            page.keyboard.press("Enter")
+            expect(page.get_by_text("Dangerous action")).to_be_visible(timeout=20_000)
+            countdown = page.get_by_text(re.compile(r"Confirm available in \d+ s"))
+            expect(countdown).to_be_visible()
+            assert countdown.get_attribute("aria-live") == "assertive"
+            confirm = page.get_by_role("button", name="Confirm")
+            expect(confirm).to_be_disabled()
+            page.screenshot(path=str(SHOTS / "03-countdown.png"))
+
+            # a second tab of the same conversation shows the pending confirmation
+            second = context.new_page()
+            second.goto(server.url + "/agent")
+            expect(second.get_by_text("Dangerous action")).to_be_visible(timeout=15_000)
+            expect(second.get_by_text("delete dashboard 42")).to_be_visible()
+            second.close()
+
+            expect(page.get_by_text("You can confirm now")).to_be_visible(
+                timeout=(COUNTDOWN_S + 5) * 1000
+            )
+            expect(confirm).to_be_enabled()
+            page.screenshot(path=str(SHOTS / "04-countdown-done.png"))
+            confirm.click()
+
+            # the result: the tool card ends (done or a clear failure) and the agent answers
+            status = page.get_by_text(re.compile(r"^(Done|Failed)$"))
+            expect(status.first).to_be_visible(timeout=30_000)
+            expect(page.get_by_text("Ready", exact=True)).to_be_visible(timeout=30_000)
+            expect(page.get_by_text("Dangerous action")).to_be_hidden()
+            page.screenshot(path=str(SHOTS / "05-result.png"))
+        finally:
+            browser.close()
