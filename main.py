@@ -9,7 +9,7 @@ Order: settings -> database -> app factory -> ui.run.
 
 import sys
 
-from nicegui import ui
+from nicegui import helpers, ui
 
 from app.settings import get_settings
 from app.web import create_app
@@ -27,6 +27,10 @@ if __name__ == "__main__" and len(sys.argv) > 1 and sys.argv[1] == "start":
 create_app()
 
 if __name__ in {"__main__", "__mp_main__"}:
+    if not helpers.is_pytest():  # tests read CoT records through caplog instead
+        from app.store.cot import configure_cot_logging
+
+        configure_cot_logging()
     _s = get_settings()
     ui.run(
         host=_s.host,
