@@ -62,16 +62,9 @@ def run_case(
     call = reply.tool_calls[0] if reply.tool_calls else None
     tool_ok = call is not None and call["name"] == case["expect"]
     expected = case.get("args") or {}
-    args_ok = tool_ok and all(call["args"].get(k) == str_or_same(v) for k, v in expected.items())
+    args_ok = tool_ok and all(call["args"].get(k) == v for k, v in expected.items())
     got = f"{call['name']}({call['args']})" if call else f"answer: {reply.text[:60]!r}"
     return tool_ok, args_ok, got
-
-
-def str_or_same(value: Any) -> Any:
-    """YAML reads `query: 2025` as an int; the planner proposes strings."""
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return value
-    return value
 
 
 def test_eval_set_is_large_varied_and_half_russian():
@@ -93,12 +86,15 @@ def test_planner_accuracy_on_the_eval_set_is_at_least_90_percent(capsys):
         tool_hits += tool_ok
         args_hits += args_ok
         if not args_ok:
-            misses.append(f"  {case['say']!r}: expected {case['expect']}{case.get('args', {})}"
-                          f", got {got}")
+            misses.append(
+                f"  {case['say']!r}: expected {case['expect']}{case.get('args', {})}, got {got}"
+            )
     tool_acc, args_acc = tool_hits / len(cases), args_hits / len(cases)
     with capsys.disabled():
-        print(f"\nplanner eval: {len(cases)} cases, tool accuracy {tool_acc:.1%}, "
-              f"argument accuracy {args_acc:.1%}")
+        print(
+            f"\nplanner eval: {len(cases)} cases, tool accuracy {tool_acc:.1%}, "
+            f"argument accuracy {args_acc:.1%}"
+        )
         print("\n".join(misses))
     assert tool_acc >= THRESHOLD, misses
     assert args_acc >= THRESHOLD, misses

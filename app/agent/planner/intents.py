@@ -123,18 +123,18 @@ INTENTS: tuple[Intent, ...] = (
         r"|опиши\w*\s+(?:этот\s+|эту\s+|мой\s+)?дашборд\w*|описани\w*",
     ),
     _intent(
+        "get_health_summary",
+        r"\bhealth\w*|\bbroken\b|how\s+is\b.{0,40}\bdoing|здоров\w*|\bсломан\w*|работает\s+ли"
+        r"|как\s+(?:там\s+|себя\s+чувствует\s+|поживает\s+)(?:\w+\s+)?дашборд",
+        r"\b(?:check|status|state|verify|ok)\b|провер\w*|статус\w*|состояни\w*",
+    ),
+    _intent(
         "run_llm_validation",
         r"\bvalidat\w*|\blint\w*|\bcheck\b.{0,30}\bfor\s+(?:errors|issues|problems|mistakes)"
         r"|\b(?:find|look\s+for|any)\s+(?:\w+\s+)?(?:problems|issues|errors)"
         r"|валид\w*|провалид\w*|на\s+(?:ошибк\w*|проблем\w*)|\bлинт\w*"
         r"|(?:найди|поищи|есть\s+ли)\s+(?:\w+\s+)?(?:ошибк\w*|проблем\w*)",
         r"\b(?:review|verify|check)\b|провер\w*|ревью",
-    ),
-    _intent(
-        "get_health_summary",
-        r"\bhealth\w*|\bbroken\b|how\s+is\b.{0,40}\bdoing|здоров\w*|\bсломан\w*|работает\s+ли"
-        r"|как\s+(?:там\s+|себя\s+чувствует\s+|поживает\s+)(?:\w+\s+)?дашборд",
-        r"\b(?:check|status|state|verify|ok)\b|провер\w*|статус\w*|состояни\w*",
     ),
     _intent(
         "superset_explore_database",
