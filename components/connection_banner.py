@@ -32,5 +32,9 @@ def connection_banner(model: AgentChatModel) -> ui.element:
         ).bind_visibility_from(
             model, "state", backward=lambda s: s == "disconnected_permanent"
         ).mark("reload-button")
+        ui.space()
+        ui.label().classes("text-xs text-gray-500").bind_text_from(
+            model, "answered_by", backward=lambda m: t("answered_by", lang, model=m) if m else ""
+        ).mark("answered-by")
     bind_classes_from(row, model, "state", TONES)
     return row.mark("connection-banner")

@@ -56,6 +56,7 @@ STRINGS: dict[str, tuple[str, str]] = {
         "Связь потеряна. Перезагрузите страницу, чтобы продолжить.",
     ),
     "reload": ("Reload", "Перезагрузить"),
+    "answered_by": ("Answered by {model}", "Ответил: {model}"),
     # confirmation card
     "confirm": ("Confirm", "Подтвердить"),
     "cancel": ("Cancel", "Отмена"),

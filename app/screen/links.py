@@ -66,3 +66,33 @@ def is_local_path(target: str | None) -> bool:
         return False
     parts = urlsplit(target)
     return not parts.scheme and not parts.netloc
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m app.screen.links --base-url URL --dashboard-id 42 --title Sales --env prod``"""
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        prog="python -m app.screen.links",
+        description="Print a markdown deep link to /agent for a Superset dashboard.",
+    )
+    parser.add_argument("--base-url", required=True, help="where ss-tools agent is served")
+    parser.add_argument("--dashboard-id", required=True)
+    parser.add_argument("--title", required=True, help="the dashboard's title")
+    parser.add_argument("--env", required=True, help="the environment id, e.g. prod")
+    parser.add_argument("--label", default="Ask the ss-tools agent about this dashboard")
+    ns = parser.parse_args(argv)
+    print(
+        dashboard_markdown_link(
+            ns.base_url,
+            dashboard_id=ns.dashboard_id,
+            dashboard_title=ns.title,
+            env_id=ns.env,
+            label=ns.label,
+        )
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -71,6 +71,7 @@ class AgentChatModel:
     permission_alternatives = binding.BindableProperty()
     permission_text = binding.BindableProperty()
     is_empty = binding.BindableProperty()
+    answered_by = binding.BindableProperty()
 
     def __init__(
         self,
@@ -116,6 +117,7 @@ class AgentChatModel:
         self.permission_alternatives: list[dict[str, str]] | None = None
         self.permission_text = ""
         self.is_empty = True
+        self.answered_by = ""
 
     # ---- items ---------------------------------------------------------------------
     def on_item_added(self, callback: Callable[[ChatItem], None]) -> None:

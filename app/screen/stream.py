@@ -50,6 +50,8 @@ class StreamProcessor:
 
     def _on_message(self, ev: dict[str, Any]) -> None:
         text = ev.get("text", "")
+        if ev.get("model"):
+            self.model.answered_by = str(ev["model"])
         if self._open is not None:
             self._open.text = text or self._open.text
         else:

@@ -210,3 +210,9 @@ def test_unknown_event_is_ignored() -> None:
     m = model()
     m.processor.apply({"type": "from_the_future"})
     assert m.items == []
+
+
+def test_final_message_names_the_model_that_answered() -> None:
+    m = model()
+    m.processor.apply({"type": "message", "text": "hi", "model": "offline planner"})
+    assert m.answered_by == "offline planner"

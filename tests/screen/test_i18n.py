@@ -1,0 +1,45 @@
+"""Strings in English and Russian, and how the language is chosen."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.screen.i18n import STRINGS, language_from_accept, pick_language, t
+
+
+def test_every_string_has_english_and_russian() -> None:
+    for key, (en, ru) in STRINGS.items():
+        assert en.strip() and ru.strip(), key
+
+
+@pytest.mark.parametrize(
+    ("key", "ru"),
+    [
+        ("no_context", "Контекст не выбран"),  # the empty pill
+        ("confirm", "Подтвердить"),  # the confirm button
+        ("cancel", "Отмена"),  # the cancel button
+        ("operation_cancelled", "Операция отменена"),  # the agent's message after Cancel
+        ("admins_only", "Только для администраторов"),  # the 403 page
+    ],
+)
+def test_contract_strings_in_russian(key, ru) -> None:
+    assert t(key, "ru") == ru
+
+
+@pytest.mark.parametrize(
+    ("query", "stored", "accept", "expected"),
+    [
+        ("ru", "en", "en-US", "ru"),  # ?lang= wins
+        (None, "ru", "en-US", "ru"),  # then the user's stored choice
+        (None, None, "ru-RU,ru;q=0.9,en;q=0.8", "ru"),  # then the browser
+        (None, None, "de-DE,en;q=0.5,ru;q=0.7", "ru"),  # the best supported by q-value
+        ("xx", None, "fr", "en"),  # nothing supported: English
+        (None, None, None, "en"),  # nothing at all: English
+    ],
+)
+def test_pick_language(query, stored, accept, expected) -> None:
+    assert pick_language(query, stored, accept) == expected
+
+
+def test_malformed_accept_language_is_ignored() -> None:
+    assert language_from_accept("ru;q=abc, en;q=0.1") == "en"
