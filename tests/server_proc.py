@@ -23,7 +23,8 @@ def free_port() -> int:
 
 
 def server_env(data_dir: Path, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SS_TOOLS_")}
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("SS_TOOLS_", "PYTEST_", "NICEGUI_"))}
     env.update({
         "SS_TOOLS_DEV": "1",
         "SS_TOOLS_SANDBOX": "0",

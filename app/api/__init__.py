@@ -6,13 +6,6 @@ from fastapi import APIRouter
 
 
 def routers() -> list[APIRouter]:
-    from app.api import health, tools
+    from app.api import agent, auth, health, tools
 
-    out = [health.router, tools.router]
-    try:  # later issues add these modules
-        from app.api import agent, auth
-
-        out += [auth.router, agent.router]
-    except ImportError:
-        pass
-    return out
+    return [health.router, tools.router, auth.router, agent.router]

@@ -9,27 +9,32 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Request
 
+from app.auth import bearer_token, require_principal
 from app.policy import TOOL_CATALOG, build_tool_pipeline
 from app.store.cot import cot_logger
 
 router = APIRouter(tags=["agent"])
 
 
-def caller_role(role: str | None) -> str | None:
-    """The role whose view is listed. For now the ``role`` query parameter; a later issue
-    takes it from the caller's token instead. None means least privilege."""
+def caller_role(request: Request, role: str | None) -> str | None:
+    """The role whose view is listed: the caller's own role when a Bearer token is sent
+    (an invalid token is a 401); without one, the ``role`` query parameter (an operator's
+    what-if view; it grants nothing). None means least privilege."""
+    if bearer_token(request):
+        return require_principal(request).role
     value = (role or "").strip()
     return value or None
 
 
 @router.get("/api/agent/tools")
 def list_tools(
+    request: Request,
     role: Annotated[str | None, Query(max_length=64)] = None,
     object_type: Annotated[str | None, Query(alias="objectType", max_length=64)] = None,
 ) -> dict[str, Any]:
-    effective = caller_role(role)
+    effective = caller_role(request, role)
     context = (object_type or "").strip() or None
     result = build_tool_pipeline(
         list(TOOL_CATALOG.values()),

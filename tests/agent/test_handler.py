@@ -17,7 +17,7 @@ from app.store import maintenance
 from app.store.audit import list_audit
 from app.store.db import session_scope
 from app.store.models import Confirmation
-from tests.agent.conftest import first, types_of
+from tests.agent.harness import first, types_of
 from tests.agent.scripted import call, final_from_tool
 
 DASHBOARD_9 = {

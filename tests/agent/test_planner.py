@@ -177,6 +177,12 @@ def test_page_context_is_data_not_instructions():
         ("PERMISSION_DENIED: requires role admin", "deploy to prod", "not allowed", None),
         # a tool outside the page's context
         ("NOT_AVAILABLE: not available in this context", "задеплой", "недоступен", None),
+        # the guard's argument check: ask for the details
+        ("INVALID_ARGUMENTS: target_env: Field required", "deploy it", "spelled out", None),
+        # a write refused during a maintenance window
+        ("MAINTENANCE: environment 'prod' is in a maintenance window", "deploy", "wait", None),
+        # a plain-text result that merely starts with a word and a colon is not an error
+        ("SQL: select 1", "format select 1", "SQL: select 1", "failed"),
     ],
 )
 def test_final_answer_explains_outcomes_in_the_users_language(
@@ -294,3 +300,29 @@ def test_every_catalog_tool_has_capability_texts():
     from app.agent.planner.phrases import CAPABILITIES
 
     assert set(CAPABILITIES) == set(TOOL_CATALOG)
+
+
+@pytest.mark.parametrize(
+    ("first", "answer", "expected_args"),
+    [
+        # the target env was missing: "prod" completes the deploy request
+        ("deploy dashboard 5", "to prod", {"dashboard_id": "5", "target_env": "prod"}),
+        # Russian: the dashboard id was missing
+        ("проверь здоровье дашборда", "дашборд 12", {"dashboard_id": "12", "env_id": "dev"}),
+    ],
+)
+def test_answer_to_a_question_completes_the_previous_request(first, answer, expected_args):
+    model = planner()
+    question = model.invoke([system(), HumanMessage(first)])
+    assert question.tool_calls == []
+    reply = model.invoke([system(), HumanMessage(first), question, HumanMessage(answer)])
+    assert reply.tool_calls[0]["args"] == expected_args
+
+
+def test_new_request_after_a_question_is_planned_on_its_own():
+    model = planner()
+    question = model.invoke([system(), HumanMessage("deploy dashboard 5")])
+    reply = model.invoke(
+        [system(), HumanMessage("deploy dashboard 5"), question, HumanMessage("list backups")]
+    )
+    assert reply.tool_calls[0]["name"] == "list_backups"

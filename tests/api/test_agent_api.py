@@ -10,7 +10,7 @@ from nicegui.testing import User
 from app.agent.events import decode_sse
 from app.store.audit import list_audit
 from app.store.db import session_scope
-from tests.agent.conftest import first, token_for, types_of
+from tests.agent.harness import first, token_for, types_of
 from tests.agent.scripted import call, final_from_tool
 from tests.agent.test_handler import recording_tools
 
@@ -25,37 +25,62 @@ async def post_stream(user: User, body: dict[str, Any], **who: str) -> Any:
 
 async def test_stream_confirm_flow_over_http(user: User, harness: Any) -> None:
     log: list[Any] = []
-    harness.use(call("deploy_dashboard", dashboard_id="42", target_env="prod"), final_from_tool,
-                tools=recording_tools(log))
-    r = await post_stream(user, {"message": "deploy 42 to prod", "conv_id": "http-confirm",
-                                 "env_id": "dev"})
+    harness.use(
+        call("deploy_dashboard", dashboard_id="42", target_env="prod"),
+        final_from_tool,
+        tools=recording_tools(log),
+    )
+    r = await post_stream(
+        user, {"message": "deploy 42 to prod", "conv_id": "http-confirm", "env_id": "dev"}
+    )
     assert r.status_code == 200 and r.headers["content-type"].startswith("text/event-stream")
     events = decode_sse(r.text)
     assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
     conf = first(events, "confirm_required")
-    pending = await user.http_client.get("/api/agent/conversations/http-confirm",
-                                         headers=bearer())
+    pending = await user.http_client.get("/api/agent/conversations/http-confirm", headers=bearer())
     assert pending.json()["pending_confirmation"]["confirmation_id"] == conf["confirmation_id"]
-    r = await user.http_client.post("/api/agent/resume", headers=bearer(), json={
-        "conv_id": "http-confirm", "confirmation_id": conf["confirmation_id"],
-        "decision": "confirm"})
+    r = await user.http_client.post(
+        "/api/agent/resume",
+        headers=bearer(),
+        json={
+            "conv_id": "http-confirm",
+            "confirmation_id": conf["confirmation_id"],
+            "decision": "confirm",
+        },
+    )
     events = decode_sse(r.text)
     assert first(events, "tool_end")["status"] == "completed" and log
-    again = await user.http_client.post("/api/agent/resume", headers=bearer(), json={
-        "conv_id": "http-confirm", "confirmation_id": conf["confirmation_id"],
-        "decision": "confirm"})
+    again = await user.http_client.post(
+        "/api/agent/resume",
+        headers=bearer(),
+        json={
+            "conv_id": "http-confirm",
+            "confirmation_id": conf["confirmation_id"],
+            "decision": "confirm",
+        },
+    )
     assert again.status_code == 409 and again.json()["reason"] in {"replayed", "not_pending"}
 
 
 async def test_stream_deny_flow_over_http(user: User, harness: Any) -> None:
     log: list[Any] = []
-    harness.use(call("delete_dashboard", dashboard_id="7", env_id="dev"),
-                "Операция отменена.", tools=recording_tools(log))
+    harness.use(
+        call("delete_dashboard", dashboard_id="7", env_id="dev"),
+        "Операция отменена.",
+        tools=recording_tools(log),
+    )
     r = await post_stream(user, {"message": "удали дашборд 7", "conv_id": "http-deny"})
     conf = first(decode_sse(r.text), "confirm_required")
-    r = await user.http_client.post("/api/agent/resume", headers=bearer(), json={
-        "conv_id": "http-deny", "confirmation_id": conf["confirmation_id"], "decision": "deny",
-        "reason": "wrong one"})
+    r = await user.http_client.post(
+        "/api/agent/resume",
+        headers=bearer(),
+        json={
+            "conv_id": "http-deny",
+            "confirmation_id": conf["confirmation_id"],
+            "decision": "deny",
+            "reason": "wrong one",
+        },
+    )
     events = decode_sse(r.text)
     assert first(events, "tool_end")["status"] == "cancelled"
     assert first(events, "message")["text"] == "Операция отменена."
@@ -63,24 +88,42 @@ async def test_stream_deny_flow_over_http(user: User, harness: Any) -> None:
 
 
 async def test_early_dangerous_confirm_is_refused_over_http(user: User, harness: Any) -> None:
-    harness.use(call("delete_dashboard", dashboard_id="7", env_id="prod"), final_from_tool,
-                tools=recording_tools([]))
+    harness.use(
+        call("delete_dashboard", dashboard_id="7", env_id="prod"),
+        final_from_tool,
+        tools=recording_tools([]),
+    )
     r = await post_stream(user, {"message": "delete 7", "conv_id": "http-early"})
     conf = first(decode_sse(r.text), "confirm_required")
-    r = await user.http_client.post("/api/agent/resume", headers=bearer(), json={
-        "conv_id": "http-early", "confirmation_id": conf["confirmation_id"],
-        "decision": "confirm"})
+    r = await user.http_client.post(
+        "/api/agent/resume",
+        headers=bearer(),
+        json={
+            "conv_id": "http-early",
+            "confirmation_id": conf["confirmation_id"],
+            "decision": "confirm",
+        },
+    )
     assert r.status_code == 425 and r.json()["reason"] == "too_early"
 
 
 async def test_analyst_deploy_is_denied_over_http_without_confirmation(
     user: User, harness: Any
 ) -> None:
-    harness.use(call("deploy_dashboard", dashboard_id="42", target_env="prod"), final_from_tool,
-                tools=recording_tools([]))
-    r = await post_stream(user, {"message": "deploy", "conv_id": "http-analyst",
-                                 "uicontext": {"objectType": "dashboard", "objectId": "42"}},
-                          role="analyst")
+    harness.use(
+        call("deploy_dashboard", dashboard_id="42", target_env="prod"),
+        final_from_tool,
+        tools=recording_tools([]),
+    )
+    r = await post_stream(
+        user,
+        {
+            "message": "deploy",
+            "conv_id": "http-analyst",
+            "uicontext": {"objectType": "dashboard", "objectId": "42"},
+        },
+        role="analyst",
+    )
     kinds = types_of(decode_sse(r.text))
     assert "permission_denied" in kinds and "confirm_required" not in kinds
 
@@ -93,11 +136,18 @@ async def test_stream_without_token_is_401_json(user: User) -> None:
 
 async def test_bad_uicontext_is_422_and_oversized_is_413(user: User, harness: Any) -> None:
     harness.use("never")
-    r = await post_stream(user, {"message": "hi", "conv_id": "bad-ctx",
-                                 "uicontext": {"objectType": "chart"}})
+    r = await post_stream(
+        user, {"message": "hi", "conv_id": "bad-ctx", "uicontext": {"objectType": "chart"}}
+    )
     assert r.status_code == 422 and r.json()["error"] == "invalid_uicontext"
-    r = await post_stream(user, {"message": "hi", "conv_id": "big-ctx",
-                                 "uicontext": json.dumps({"objectName": "x" * 5000})})
+    r = await post_stream(
+        user,
+        {
+            "message": "hi",
+            "conv_id": "big-ctx",
+            "uicontext": json.dumps({"objectName": "x" * 5000}),
+        },
+    )
     assert r.status_code == 413
     with session_scope() as s:
         rows = list_audit(s, kind="uicontext_invalid")
@@ -105,8 +155,13 @@ async def test_bad_uicontext_is_422_and_oversized_is_413(user: User, harness: An
 
 
 async def test_tools_endpoint_answers_for_the_callers_role(user: User) -> None:
-    r = await user.http_client.get("/api/agent/tools", params={"objectType": "dashboard"},
-                                   headers=bearer(role="analyst"))
-    assert set(r.json()["tools"]) == {"search_dashboards", "get_health_summary",
-                                      "run_llm_validation", "run_llm_documentation",
-                                      "show_capabilities"}
+    r = await user.http_client.get(
+        "/api/agent/tools", params={"objectType": "dashboard"}, headers=bearer(role="analyst")
+    )
+    assert set(r.json()["tools"]) == {
+        "search_dashboards",
+        "get_health_summary",
+        "run_llm_validation",
+        "run_llm_documentation",
+        "show_capabilities",
+    }

@@ -1,0 +1,184 @@
+"""Agent benchmarks (issue 3): per-turn server overhead vs a bare LangGraph agent, and a
+load run over the HTTP API on loopback.
+
+1. Overhead: the same offline model, the same no-op tool (search_dashboards) and the same
+   checkpointer kind (SQLite file), measured side by side in this process: our graph
+   through agent_handler (auth, pipeline, guard, audit rows, events, SSE encoding) vs a bare
+   StateGraph(model -> ToolNode -> model). Prints p50/p95 and the ratio of medians.
+2. Load: a real server subprocess; N concurrent conversations (N = 50, 200) each asking
+   "what can you do?" (show_capabilities: a real tool that needs no Superset). Time to the
+   first SSE event p50/p95, errors, audit rows written vs expected.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import statistics
+import tempfile
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+
+def pct(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    s = sorted(values)
+    return s[min(len(s) - 1, max(0, round(q / 100 * (len(s) - 1))))]
+
+
+async def _noop_search(args: Any, deps: Any) -> dict[str, Any]:
+    return {"count": 1, "dashboards": [{"id": 1, "title": "Sales Overview"}]}
+
+
+async def overhead(turns: int = 60) -> dict[str, float]:
+    from langchain_core.messages import HumanMessage
+    from langchain_core.tools import tool
+    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+    from langgraph.graph import END, START, MessagesState, StateGraph
+    from langgraph.prebuilt import ToolNode, tools_condition
+
+    from app.agent import runtime
+    from app.agent.checkpoint import close_checkpointers, get_checkpointer
+    from app.agent.graph import build_graph, openai_tool_schema
+    from app.agent.handler import agent_handler
+    from app.agent.llm import OfflinePlanner
+    from app.auth import issue_token
+    from app.policy import TOOL_CATALOG
+
+    model = OfflinePlanner()
+
+    async def factory() -> Any:
+        return build_graph(model=model, checkpointer=await get_checkpointer(),
+                           tools={"search_dashboards": _noop_search})
+
+    runtime.set_graph_factory(factory, model=model)
+    token = issue_token(username="bench", role="admin")[0]
+    message = "find dashboards about sales"
+
+    async def ours() -> float:
+        t0 = time.perf_counter()
+        async for _ in agent_handler(message, None, uuid.uuid4().hex, "bench", token, "dev"):
+            pass
+        return (time.perf_counter() - t0) * 1000
+
+    spec = TOOL_CATALOG["search_dashboards"]
+
+    @tool("search_dashboards", description=spec.description, args_schema=spec.args_model)
+    async def search_dashboards(**kwargs: Any) -> str:
+        """no-op"""
+        return json.dumps(await _noop_search(None, None))
+
+    import aiosqlite
+
+    tmp = Path(tempfile.mkdtemp(prefix="bench-bare-"))
+    saver = AsyncSqliteSaver(await aiosqlite.connect(str(tmp / "bare.db")))
+    bound = model.bind_tools([openai_tool_schema(spec)])
+
+    async def call_model(state: MessagesState) -> dict[str, Any]:
+        return {"messages": [await bound.ainvoke(state["messages"])]}
+
+    g = StateGraph(MessagesState)
+    g.add_node("model", call_model)
+    g.add_node("tools", ToolNode([search_dashboards]))
+    g.add_edge(START, "model")
+    g.add_conditional_edges("model", tools_condition, ["tools", END])
+    g.add_edge("tools", "model")
+    bare_graph = g.compile(checkpointer=saver)
+
+    async def bare() -> float:
+        t0 = time.perf_counter()
+        cfg = {"configurable": {"thread_id": uuid.uuid4().hex}}
+        async for _ in bare_graph.astream({"messages": [HumanMessage(message)]}, cfg,
+                                          stream_mode=["messages", "updates"]):
+            pass
+        return (time.perf_counter() - t0) * 1000
+
+    for _ in range(5):  # warm both paths
+        await ours()
+        await bare()
+    a: list[float] = []
+    b: list[float] = []
+    for _ in range(turns):  # interleave so drift hits both alike
+        a.append(await ours())
+        b.append(await bare())
+    await saver.conn.close()
+    await close_checkpointers()
+    runtime.reset_runtime()
+    p50a, p50b = statistics.median(a), statistics.median(b)
+    print(f"[overhead] ours  p50={p50a:.2f} ms p95={pct(a, 95):.2f} ms  (n={turns})")
+    print(f"[overhead] bare  p50={p50b:.2f} ms p95={pct(b, 95):.2f} ms")
+    print(f"[overhead] ratio (p50 ours / p50 bare) = {p50a / p50b:.3f}; "
+          f"added p50 = {p50a - p50b:.2f} ms")
+    return {"overhead_ratio": round(p50a / p50b, 3), "p50_overhead_ms": round(p50a - p50b, 2)}
+
+
+async def _one_conversation(client: httpx.AsyncClient, token: str) -> tuple[float | None, bool]:
+    t0 = time.perf_counter()
+    first: float | None = None
+    ok = False
+    try:
+        async with client.stream("POST", "/api/agent/stream",
+                                 headers={"Authorization": f"Bearer {token}"},
+                                 json={"message": "what can you do?",
+                                       "conv_id": uuid.uuid4().hex}) as r:
+            if r.status_code != 200:
+                return None, False
+            async for line in r.aiter_lines():
+                if line.startswith("event:") and first is None:
+                    first = (time.perf_counter() - t0) * 1000
+                if line.startswith("event: done"):
+                    ok = True
+    except httpx.HTTPError:
+        return first, False
+    return first, ok
+
+
+def _audit_count(db_url: str) -> int:
+    from sqlmodel import Session
+
+    from app.store.audit import count_audit
+    from app.store.db import make_engine
+
+    engine = make_engine(db_url)
+    with Session(engine) as s:
+        n = count_audit(s)
+    engine.dispose()
+    return int(n)
+
+
+async def load(levels: tuple[int, ...] = (50, 200)) -> dict[str, float]:
+    from tests.server_proc import Server, cli, server_env
+
+    out: dict[str, float] = {}
+    data = Path(tempfile.mkdtemp(prefix="bench-load-"))
+    env = server_env(data)
+    cli(env, "users", "add", "bench", "--role", "admin", "--password", "bench-password-1")
+    db_url = f"sqlite:///{(data / 'ss_tools.db').resolve()}"
+    with Server(env) as server:
+        token = server.token("bench", "bench-password-1")
+        limits = httpx.Limits(max_connections=400, max_keepalive_connections=400)
+        async with httpx.AsyncClient(base_url=server.url, timeout=120, limits=limits) as client:
+            before = _audit_count(db_url)
+            await _one_conversation(client, token)  # warm-up, and rows per turn
+            per_turn = _audit_count(db_url) - before
+            for n in levels:
+                before = _audit_count(db_url)
+                results = await asyncio.gather(*[_one_conversation(client, token)
+                                                 for _ in range(n)])
+                firsts = [f for f, _ in results if f is not None]
+                errors = sum(1 for _, ok in results if not ok)
+                await asyncio.sleep(0.5)  # let the last audit rows land
+                written = _audit_count(db_url) - before
+                lost = n * per_turn - written
+                print(f"[load] N={n}: first event p50={pct(firsts, 50):.1f} ms "
+                      f"p95={pct(firsts, 95):.1f} ms, errors={errors}, audit rows "
+                      f"{written}/{n * per_turn} (lost {lost})")
+                out[f"p95_first_event_ms_{n}"] = round(pct(firsts, 95), 1)
+                out[f"errors_{n}"] = errors
+                out[f"audit_rows_lost_{n}"] = lost
+    return out
