@@ -306,7 +306,11 @@ def test_every_catalog_tool_has_capability_texts():
     ("first", "answer", "expected_args"),
     [
         # the target env was missing: "prod" completes the deploy request
-        ("deploy dashboard 5", "to prod", {"dashboard_id": "5", "target_env": "prod"}),
+        (
+            "deploy dashboard 5",
+            "to prod",
+            {"dashboard_id": "5", "source_env": "dev", "target_env": "prod"},
+        ),
         # Russian: the dashboard id was missing
         ("проверь здоровье дашборда", "дашборд 12", {"dashboard_id": "12", "env_id": "dev"}),
     ],

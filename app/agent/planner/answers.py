@@ -40,7 +40,8 @@ _TITLE_KEYS = (
     "role",
     "message",
 )
-_OUTCOME = re.compile(r"\s*(?:CANCELLED|ERROR|PERMISSION_DENIED|NOT_AVAILABLE):")
+# CANCELLED:, ERROR:, MAINTENANCE: or a guard code such as PERMISSION_DENIED:, NOT_AVAILABLE:
+_OUTCOME = re.compile(r"\s*(CANCELLED|ERROR|MAINTENANCE|[A-Z]+_[A-Z_]+):")
 _DETAIL_KEYS = ("status", "state", "verdict", "env_id", "schema", "created_at", "url")
 
 
@@ -136,22 +137,27 @@ def _next_step(message: str, lang: Lang) -> str:
     return pick(DEFAULT_NEXT_STEP, lang)
 
 
-def _render_result(tool: str, content: str, lang: Lang) -> list[str]:
-    stripped = content.strip()
-    head, _, rest = stripped.partition(":")
-    rest = rest.strip()
-    if head == "CANCELLED":
+def _render_outcome(tool: str, code: str, rest: str, lang: Lang) -> list[str]:
+    """A refused, cancelled or failed call (``CODE: message`` from the guard/executor)."""
+    if code == "CANCELLED":
         lines = [say("cancelled", lang)]
         return lines + ([say("cancel_reason", lang, reason=rest)] if rest else [])
-    if head == "ERROR":
-        return [say("error", lang, tool=tool, message=rest or "?"), _next_step(rest, lang)]
-    if head == "PERMISSION_DENIED":
+    if code == "PERMISSION_DENIED":
         return [say("denied", lang, tool=tool, reason=rest or "—"), say("denied_next", lang)]
-    if head == "NOT_AVAILABLE":
+    if code in ("NOT_AVAILABLE", "UNKNOWN_TOOL"):
         return [
             say("not_available", lang, tool=tool, reason=rest or "—"),
             say("not_available_next", lang),
         ]
+    # ERROR, INVALID_ARGUMENTS, MAINTENANCE and any other refusal code
+    return [say("error", lang, tool=tool, message=rest or code), _next_step(rest or code, lang)]
+
+
+def _render_result(tool: str, content: str, lang: Lang) -> list[str]:
+    stripped = content.strip()
+    outcome = _OUTCOME.match(stripped)
+    if outcome:
+        return _render_outcome(tool, outcome.group(1), stripped[outcome.end() :].strip(), lang)
     try:
         data = json.loads(stripped)
     except ValueError:

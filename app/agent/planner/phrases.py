@@ -90,6 +90,14 @@ _TEXT: dict[str, tuple[str, str]] = {
 # error keyword -> suggested next step
 NEXT_STEPS: tuple[tuple[str, tuple[str, str]], ...] = (
     (
+        r"invalid.arguments|required|missing",
+        (
+            "Some details were missing or invalid: repeat the request with the ids, names "
+            "and environment spelled out.",
+            "Не хватило или неверны детали: повторите запрос, указав id, имена и окружение.",
+        ),
+    ),
+    (
         r"timeout|timed out|time-out",
         (
             "Superset did not answer in time: try again in a minute; for a write, check in "

@@ -2,7 +2,8 @@
 
 * last message is a person's → recognise the intent (``intents``), fill the arguments
   (``args``) and propose one tool call; ask for a missing required argument of a bound
-  tool; list the capabilities when nothing matches;
+  tool (the person's next message then completes that request); list the capabilities
+  when nothing matches;
 * last messages are tool results → write the final answer from them (``answers``).
 
 The language (Russian when the person's latest message has Cyrillic) holds for the turn.
@@ -16,12 +17,12 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
-from langchain_core.messages import BaseMessage, HumanMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
 from app.agent.planner.answers import capabilities_answer, clarification, final_answer
 from app.agent.planner.args import extract_args, missing_args
 from app.agent.planner.context import turn_context
-from app.agent.planner.intents import choose_tool
+from app.agent.planner.intents import choose_tool, matching
 from app.agent.planner.phrases import say
 from app.agent.planner.request import Request
 from app.agent.planner.text import Lang, detect_lang
@@ -50,9 +51,26 @@ def _call_id(messages: list[BaseMessage], tool: str, args: dict[str, Any]) -> st
     return "call_" + hashlib.sha1(seed.encode()).hexdigest()[:16]
 
 
+def _question_asked(messages: list[BaseMessage]) -> str | None:
+    """The person's previous request when the planner answered it with a question (an AI
+    message without tool calls right after it), so "prod" can complete "deploy 5"."""
+    if len(messages) < 3 or not isinstance(messages[-1], HumanMessage):
+        return None
+    ai, before = messages[-2], messages[-3]
+    if isinstance(ai, AIMessage) and not ai.tool_calls and isinstance(before, HumanMessage):
+        return before.text
+    return None
+
+
 def plan_call(text: str, messages: list[BaseMessage], bound: Collection[str] | None) -> Reply:
     """The reply to a person's request ``text`` (the rest of ``messages`` gives context)."""
-    req = Request.build(text, turn_context(messages))
+    ctx = turn_context(messages)
+    req = Request.build(text, ctx)
+    earlier = _question_asked(messages)
+    if earlier and not matching(req.prefix.lower())[0]:
+        combined = Request.build(f"{earlier}\n{text}", ctx)
+        if matching(combined.prefix.lower())[0]:
+            req = combined
     tool = choose_tool(req.prefix.lower(), bound)
     if tool is None:
         return Reply(capabilities_answer(bound, req.lang))
