@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -33,7 +34,7 @@ class EnvironmentRegistry:
         self.errors: dict[str, str] = dict(errors or {})
         self.source = source
         self._transport = transport
-        self._clients: dict[str, SupersetClient] = {}
+        self._clients: dict[str, tuple[int | None, SupersetClient]] = {}
 
     def __repr__(self) -> str:
         return f"EnvironmentRegistry({list(self.environments)!r})"
@@ -82,11 +83,15 @@ class EnvironmentRegistry:
             raise NoEnvironmentError(
                 f"environment {env.id!r} is unavailable: {self.errors[env.id]}", env_id=env.id
             )
-        client = self._clients.get(env.id)
-        if client is None:
-            client = SupersetClient(env, transport=self._transport)
-            self._clients[env.id] = client
-        return client
+        loop = _running_loop_id()
+        entry = self._clients.get(env.id)
+        if entry is None or entry[0] != loop:
+            # A pooled httpx client is bound to the event loop it first ran on; a new loop
+            # (a test's own loop, a worker thread) gets its own client. The old one's loop
+            # is gone or busy elsewhere, so it is left to that loop, not closed from here.
+            entry = (loop, SupersetClient(env, transport=self._transport))
+            self._clients[env.id] = entry
+        return entry[1]
 
     def describe(self) -> list[dict[str, Any]]:
         """One row per environment: id, name, tier, url, error (never credentials)."""
@@ -102,9 +107,18 @@ class EnvironmentRegistry:
         ]
 
     async def aclose(self) -> None:
-        clients, self._clients = list(self._clients.values()), {}
-        for client in clients:
-            await client.aclose()
+        loop = _running_loop_id()
+        entries, self._clients = list(self._clients.values()), {}
+        for client_loop, client in entries:
+            if client_loop == loop:
+                await client.aclose()
+
+
+def _running_loop_id() -> int | None:
+    try:
+        return id(asyncio.get_running_loop())
+    except RuntimeError:
+        return None
 
 
 def load_environments(path: Path) -> EnvironmentRegistry:

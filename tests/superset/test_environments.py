@@ -162,3 +162,15 @@ def test_describe_never_shows_credentials() -> None:
     assert reg.describe() == [
         {"id": "dev", "name": "dev", "tier": "dev", "url": "http://dev", "error": None}
     ]
+
+
+def test_a_new_event_loop_gets_its_own_client() -> None:
+    import asyncio
+
+    reg = EnvironmentRegistry([_env("dev", "dev")])
+
+    async def grab() -> object:
+        return reg.client("dev")
+
+    first, again = asyncio.run(grab()), asyncio.run(grab())
+    assert first is not again  # the first loop is closed: its pool cannot be reused
