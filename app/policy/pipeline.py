@@ -70,7 +70,7 @@ def _no_log(_: Exclusion) -> None:
     return None
 
 
-def role_may_run(spec: ToolSpec, user_role: str | None, policy: Policy) -> bool:
+def role_may_run(spec: ToolSpec, user_role: str | None) -> bool:
     """The permission rule (see the module docstring)."""
     if user_role is not None and user_role in spec.roles:
         return True
@@ -92,7 +92,7 @@ def enforce_tool_permission(
     spec = policy.spec(tool_name)
     if spec is None:
         return Decision("error", f"unknown tool {tool_name!r}")
-    if role_may_run(spec, user_role, policy):
+    if role_may_run(spec, user_role):
         return Decision("allow", f"role {user_role} may run {tool_name}")
     required = required_role_for(spec)
     if user_role is None or not policy.is_known_role(user_role):
@@ -127,7 +127,7 @@ def build_tool_pipeline(
         exclusion: Exclusion | None = None
         if spec is None:
             exclusion = Exclusion(name, "unknown tool (not in the catalog)", "rbac")
-        elif not role_may_run(spec, user_role, policy):
+        elif not role_may_run(spec, user_role):
             exclusion = Exclusion(name, f"requires role {required_role_for(spec)}", "rbac")
         elif context and name != ALWAYS_INCLUDED and context not in spec.affinity:
             exclusion = Exclusion(name, f"not relevant to {context} context", "context")
