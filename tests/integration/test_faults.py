@@ -19,7 +19,7 @@ from app.agent.tools.base import ToolDeps
 from app.errors import SupersetUnavailableError, ToolTimeoutError
 from app.policy import TOOL_CATALOG
 from app.sandbox import Sandbox
-from app.settings import get_settings
+from app.settings import get_settings, reset_settings
 from app.superset.environments import Environment
 from app.superset.registry import EnvironmentRegistry
 
@@ -186,8 +186,10 @@ async def test_superset_not_running_is_a_clear_error_quickly() -> None:
 
 
 async def test_hanging_write_times_out_with_status_unknown(
-    proxy: FaultProxy, superset_sandbox: Sandbox
+    proxy: FaultProxy, superset_sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setenv("SS_TOOLS_TOOL_TIMEOUT_S", "1")  # the 30 s default, shortened
+    reset_settings()
     proxy.hang = lambda method, path: method == "POST" and path == "/api/v1/dataset/"
     registry = EnvironmentRegistry([_env_through(superset_sandbox, proxy.port)])
     spec = TOOL_CATALOG["superset_create_dataset"]
@@ -195,7 +197,7 @@ async def test_hanging_write_times_out_with_status_unknown(
     started = time.monotonic()
     with pytest.raises(ToolTimeoutError) as info:
         await execute_with_timeout(
-            lambda: ALL_TOOLS[spec.name](args, _deps(registry)), is_write=True, timeout_s=1.0
+            lambda: ALL_TOOLS[spec.name](args, _deps(registry)), is_write=True, timeout_s=None
         )
     await registry.aclose()
     assert time.monotonic() - started < 5.0
