@@ -21,6 +21,10 @@ def create_app() -> None:
     settings.check_secrets()
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     init_db(get_engine())
+    # Tasks a previous process left queued/running become 'interrupted', never re-run.
+    from app.tasks.worker import recover_interrupted
+
+    recover_interrupted()
 
     if not getattr(app.state, _ROUTERS_TAG, False) or not _has_api_routes():
         from app.api import routers

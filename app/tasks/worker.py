@@ -27,7 +27,7 @@ from typing import Any
 
 from sqlalchemy import Engine
 
-from app.errors import SsToolsError
+from app.errors import SsToolsError, ToolError
 from app.store import tasks as task_store
 from app.store.db import session_scope
 from app.store.models import Task
@@ -178,7 +178,7 @@ def _create_or_adopt(session: Any, *, task_id: str | None, **fields: Any) -> Tas
         existing = task_store.get_task(session, task_id=task_id)
         if existing is not None:
             if existing.status != "queued":
-                raise task_store.TaskStateError(
+                raise ToolError(
                     f"task '{task_id}' is already {existing.status}; a task never runs twice"
                 )
             return existing

@@ -41,14 +41,15 @@ async def registry(
 
 @pytest.fixture
 async def prod_restored(registry: EnvironmentRegistry) -> AsyncIterator[None]:
-    """Delete whatever dashboards, charts and datasets a test added to prod."""
+    """Delete whatever dashboards, charts and datasets a test added to prod (by uuid: a
+    restored dashboard comes back under a new id but is the same object)."""
     client = registry.client("prod")
     kinds = ("dashboard", "chart", "dataset")
-    before = {k: {r["id"] for r in await list_all(client, k, ["id"])} for k in kinds}
+    before = {k: {r["uuid"] for r in await list_all(client, k, ["id", "uuid"])} for k in kinds}
     yield
     for kind in kinds:
-        for row in await list_all(client, kind, ["id"]):
-            if row["id"] not in before[kind]:
+        for row in await list_all(client, kind, ["id", "uuid"]):
+            if row["uuid"] not in before[kind]:
                 await client.delete(f"/api/v1/{kind}/{row['id']}")
 
 

@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from app.errors import SupersetError
+from app.errors import SupersetError, ToolError
 from app.store import tasks as task_store
 from app.store.db import init_db, make_engine, session_scope
 from app.tasks.worker import TaskRunner, recover_interrupted, task_view
@@ -129,7 +129,7 @@ async def test_a_pre_created_queued_row_is_adopted_but_a_task_never_runs_twice(e
         return "first"
 
     assert await runner.run("backup", job, task_id="t6", total_steps=1) == "first"
-    with pytest.raises(task_store.TaskStateError, match="never runs twice"):
+    with pytest.raises(ToolError, match="never runs twice"):
         await runner.run("backup", job, task_id="t6", total_steps=1)
 
 
