@@ -16,7 +16,14 @@ from pathlib import Path
 import httpx
 import pytest
 
-from app.sandbox import Sandbox, SandboxEnv, seed_sandbox, start_sandbox
+from app.sandbox import (
+    CachePaths,
+    Sandbox,
+    SandboxEnv,
+    SandboxError,
+    seed_sandbox,
+    start_sandbox,
+)
 from app.sandbox.client import error_message
 from app.sandbox.config import write_superset_config
 from app.sandbox.data import generate_sales_db
@@ -178,6 +185,36 @@ def test_stop_terminates_the_instance_and_frees_its_port(
     while _listening_addresses(env.port) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert _listening_addresses(env.port) == set()
+
+
+@pytest.mark.superset
+def test_an_instance_that_dies_at_start_up_reports_its_log_tail(
+    superset_sandbox: Sandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from app.sandbox import instances
+
+    def broken_config(home: Path, **kwargs: object) -> Path:
+        path = write_superset_config(home, **kwargs)  # type: ignore[arg-type]
+        path.write_text(path.read_text() + "raise RuntimeError('sandbox-test-broken-config')\n")
+        return path
+
+    monkeypatch.setattr(instances, "write_superset_config", broken_config)
+    with pytest.raises(SandboxError, match="sandbox-test-broken-config"):
+        start_sandbox(envs=("dev",), base_dir=tmp_path, progress=lambda _m: None)
+    assert not (tmp_path / "sandbox.json").exists()
+
+
+def test_a_failed_install_raises_with_the_pip_log_and_leaves_no_stamp(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from app.sandbox import install
+
+    monkeypatch.setattr(install, "SUPERSET_VERSION", "0.0.0.dev0")  # no such release
+    paths = CachePaths(tmp_path / "cache")
+    with pytest.raises(SandboxError, match=r"exited with \d+; log .*install\.log"):
+        install.ensure_installed(lambda _m: None, paths)
+    assert not install.is_installed(paths)
+    assert not paths.install_stamp.exists()
 
 
 # --- without Superset --------------------------------------------------------------------
