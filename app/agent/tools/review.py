@@ -36,7 +36,12 @@ def _summary(bundle: Any, findings: list[dict[str, str]]) -> str:
     return json.dumps(data, default=str)[:6000]
 
 
-async def model_review(settings: Settings, bundle: Any, findings: list[dict[str, str]]) -> Review:
+async def model_review(
+    settings: Settings,
+    bundle: Any,
+    findings: list[dict[str, str]],
+    transport: httpx.AsyncBaseTransport | None = None,
+) -> Review:
     """Ask the configured model for a review; say plainly when none is configured."""
     if settings.llm_provider != "openai":
         return Review(False, "not configured (offline planner)")
@@ -45,7 +50,7 @@ async def model_review(settings: Settings, bundle: Any, findings: list[dict[str,
     from langchain_openai import ChatOpenAI
 
     api_key = settings.llm_api_key.get_secret_value() if settings.llm_api_key else "sk-local"
-    async with httpx.AsyncClient(timeout=settings.llm_timeout_s) as http:
+    async with httpx.AsyncClient(timeout=settings.llm_timeout_s, transport=transport) as http:
         llm = ChatOpenAI(
             model=settings.llm_model,
             base_url=settings.llm_base_url,
