@@ -201,7 +201,7 @@ def test_cancelled_answer_keeps_the_users_reason():
 def test_final_answer_summarises_json_lists_without_inventing():
     items = [{"id": i, "dashboard_title": f"Sales {i}", "status": "published"} for i in range(8)]
     text = after_tool(json.dumps(items), "find sales dashboards", "search_dashboards")
-    assert "8 items" in text
+    assert "Found 8:" in text
     assert "#0 Sales 0" in text and "#4 Sales 4" in text
     assert "Sales 5" not in text  # only the top 5 are listed
     assert "+ 3 more." in text

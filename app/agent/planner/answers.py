@@ -105,14 +105,17 @@ def _scalar(value: Any) -> str:
     return str(value)
 
 
-def _render_list(items: list[Any], lang: Lang, indent: str = "") -> list[str]:
-    if not items:
-        return [indent + say("empty", lang)]
-    lines = [indent + say("found_items", lang, count=len(items))]
-    lines += [f"{indent}- {_label(item)}" for item in items[:TOP_ITEMS]]
+def _items(items: list[Any], lang: Lang, indent: str = "") -> list[str]:
+    lines = [f"{indent}- {_label(item)}" for item in items[:TOP_ITEMS]]
     if len(items) > TOP_ITEMS:
         lines.append(indent + say("more", lang, count=len(items) - TOP_ITEMS))
     return lines
+
+
+def _render_list(items: list[Any], lang: Lang) -> list[str]:
+    if not items:
+        return [say("empty", lang)]
+    return [say("found_items", lang, count=len(items)), *_items(items, lang)]
 
 
 def _render_dict(data: dict[str, Any], lang: Lang) -> list[str]:
@@ -122,8 +125,8 @@ def _render_dict(data: dict[str, Any], lang: Lang) -> list[str]:
         lines.append(f"- **{key}**: {_scalar(value)}")
     for key, value in data.items():
         if isinstance(value, list):
-            lines.append(f"- **{key}**:")
-            lines += _render_list(value, lang, indent="  ")
+            lines.append(f"- **{key}** ({len(value)}):" if value else f"- **{key}**: —")
+            lines += _items(value, lang, indent="  ")
         elif isinstance(value, dict):
             inner = ", ".join(f"{k}: {_scalar(v)}" for k, v in list(value.items())[:MAX_FIELDS])
             lines.append(f"- **{key}**: {inner or '—'}")

@@ -77,7 +77,7 @@ _TEXT: dict[str, tuple[str, str]] = {
         "этот инструмент.",
     ),
     "result_of": ("**{title}**", "**{title}**"),
-    "found_items": ("{count} items:", "Элементов: {count}:"),
+    "found_items": ("Found {count}:", "Найдено: {count}"),
     "more": ("+ {count} more.", "+ ещё {count}."),
     "empty": ("Nothing found.", "Ничего не найдено."),
     "done": ("Done.", "Готово."),
