@@ -30,8 +30,10 @@ _RU_ENDINGS = re.compile(
 _SEARCH_NOISE = re.compile(
     r"\b(?:please|find|search(?:\s+for)?|look\s+(?:for|up)|show(?:\s+me)?|list|give\s+me|get|me"
     r"|all|any|the|a|an|some|my|dashboards?|which|what|are|there|about|named|called|titled"
+    r"|i|need|want|would\s+like"
     r"|matching|containing|related\s+to|with|for|on)\b"
     r"|\b(?:пожалуйста|найди|найти|поищи|ищи|покажи|мне|все|всех|какие|есть|ли|дашборд\w*"
+    r"|нужн\w*|хочу|дай|надо"
     r"|список|про|о|об|по|с\s+названием|под\s+названием|связанн\w*\s+с|содержащ\w*)(?!\w)",
     re.IGNORECASE,
 )

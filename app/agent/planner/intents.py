@@ -36,6 +36,10 @@ def _intent(tool: str, strong: str, weak: str | None = None) -> Intent:
     return Intent(tool, re.compile(strong, _FLAGS), re.compile(weak, _FLAGS) if weak else None)
 
 
+def _any(*alternatives: str) -> str:
+    return "|".join(f"(?:{a})" for a in alternatives)
+
+
 _BACKUP = r"(?:back[\s-]?ups?|snapshots?|бэкап\w*|бекап\w*|резервн\w*\s+копи\w*|забэкап\w*)"
 _MAINT = r"(?:maintenance|обслуживани\w*|техработ\w*|технически\w*\s+работ\w*)"
 
@@ -43,16 +47,19 @@ INTENTS: tuple[Intent, ...] = (
     _intent(
         "show_capabilities",
         r"what\s+(?:can|could)\s+you\s+do|what\s+are\s+you\s+able|your\s+(?:capabilities|skills)"
-        r"|what\s+tools|\bcapab\w*|^\s*(?:help|помощь|справка)\W*$|что\s+(?:ты\s+)?(?:умеешь|можешь)"
+        r"|what\s+tools|\bcapab\w*|\byour\s+(?:tools|features|functions)|^\s*(?:help|помощь|справка)\W*$|что\s+(?:ты\s+)?(?:\w+\s+)?(?:умеешь|можешь)"
         r"|(?:твои|какие)\s+(?:у\s+тебя\s+)?(?:возможности|инструменты|навыки|функци\w*)"
         r"|чем\s+(?:ты\s+)?можешь",
     ),
     _intent(
         "end_maintenance",
-        r"\b(?:end|stop|finish|exit|disable|turn\s+off|leave|cancel|close|lift|remove)\b"
-        r".{0,30}" + _MAINT + r"|" + _MAINT + r".{0,20}\b(?:off|over|done)\b"
-        r"|(?:заверш|законч|выключ|отключ|останов|сним|выйд|выйт|прекрат|отмен|сверн)\w*.{0,30}"
-        + _MAINT,
+        _any(
+            r"\b(?:end|stop|finish|exit|disable|turn\s+off|leave|cancel|close|lift|remove)\b.{0,30}"
+            + _MAINT,
+            _MAINT + r".{0,20}\b(?:off|over|done)\b",
+            r"(?:заверш|законч|выключ|отключ|останов|сним|выйд|выйт|прекрат|отмен|сверн)\w*.{0,30}"
+            + _MAINT,
+        ),
     ),
     _intent("start_maintenance", _MAINT),
     _intent(
@@ -67,18 +74,20 @@ INTENTS: tuple[Intent, ...] = (
     ),
     _intent(
         "list_backups",
-        r"\b(?:list|show|which|what|available|all|existing|get)\b.{0,25}"
-        + _BACKUP
-        + r"|"
-        + _BACKUP
-        + r"\s+(?:list|available)|(?:список|покажи|какие|все|перечисли|выведи"
-        r"|есть\s+ли|имеющи\w*)\W+(?:\w+\W+){0,3}?" + _BACKUP,
+        _any(
+            r"\b(?:list|show|which|what|available|all|existing|get)\b.{0,25}" + _BACKUP,
+            r"\b(?:are\s+there|is\s+there|do\s+we\s+have)\b.{0,15}" + _BACKUP,
+            _BACKUP + r"\s+(?:list|available)",
+            r"(?:список|покажи|какие|все|перечисли|выведи|есть\s+ли|имеющи\w*)\W+(?:\w+\W+){0,3}?"
+            + _BACKUP,
+        ),
     ),
     _intent("run_backup", _BACKUP + r"|\bback\s+(?:\w+\s+)?up\b"),
     _intent("get_task_status", r"\b(?:tasks?|jobs?)\b|задач\w*|таск\w*"),
     _intent(
         "commit_changes",
-        r"\bcommit\w*|\bcheck\s*in\b|закоммит\w*|коммит\w*|зафиксиру\w*",
+        r"\bcommit\w*|\bcheck\s*in\b|закоммит\w*|коммит\w*|зафиксиру\w*"
+        r"|(?:сохрани|save)\w*\s+(?:\w+\s+)?(?:изменени\w*|changes)",
     ),
     _intent("create_branch", r"\bbranch\w*|ветк\w*|ветвь|бранч\w*"),
     _intent(
@@ -125,7 +134,8 @@ INTENTS: tuple[Intent, ...] = (
     _intent(
         "get_health_summary",
         r"\bhealth\w*|\bbroken\b|how\s+is\b.{0,40}\bdoing|здоров\w*|\bсломан\w*|работает\s+ли"
-        r"|как\s+(?:там\s+|себя\s+чувствует\s+|поживает\s+)(?:\w+\s+)?дашборд",
+        r"|как\s+(?:там\s+|себя\s+чувствует\s+|поживает\s+)(?:\w+\s+)?дашборд"
+        r"|\bis\b.{0,30}\b(?:ok|okay|fine|alright)\b|вс[её]\s+ли\s+в\s+порядке",
         r"\b(?:check|status|state|verify|ok)\b|провер\w*|статус\w*|состояни\w*",
     ),
     _intent(
