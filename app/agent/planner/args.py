@@ -12,6 +12,13 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from app.agent.planner.args_ops import (
+    list_backups_args,
+    restore_backup_args,
+    run_backup_args,
+    start_maintenance_args,
+    task_status_args,
+)
 from app.agent.planner.request import Request
 
 ArgsFn = Callable[[Request], dict[str, Any]]
@@ -142,14 +149,6 @@ def _audit(req: Request) -> dict[str, Any]:
     return {"env_id": req.env_id(), "role": role or (req.quoted[0] if req.quoted else None)}
 
 
-def _list_backups(req: Request) -> dict[str, Any]:
-    refs, from_ctx = req.dashboards(required=False)
-    return {
-        "env_id": req.env_id(object_from_context=from_ctx),
-        "dashboard_id": refs[0] if refs else None,
-    }
-
-
 def _deploy(req: Request) -> dict[str, Any]:
     refs, from_ctx = req.dashboards(required=True)
     source, target = req.source_target(object_from_context=from_ctx)
@@ -205,69 +204,10 @@ def _commit(req: Request) -> dict[str, Any]:
     }
 
 
-def _run_backup(req: Request) -> dict[str, Any]:
-    refs, from_ctx = req.dashboards(required=False)
-    return {"env_id": req.env_id(object_from_context=from_ctx), "dashboard_ids": refs or None}
-
-
-_BACKUP_ID = re.compile(
-    r"(?:back[\s-]?up|snapshot|бэкап\w*|бекап\w*|копи\w*)\s*(?:id\s*)?[#№:]?\s*"
-    r"([A-Za-z0-9][\w:.-]*\d[\w:.-]*)",
-    re.IGNORECASE,
-)
-
-
-def _restore(req: Request) -> dict[str, Any]:
-    m = _BACKUP_ID.search(req.scan)
-    backup_id = m.group(1) if m else None
-    if backup_id is None:
-        ids = re.findall(r"(?<![\w.-])(?=[\w.:-]*\d)[A-Za-z0-9][\w.:-]{2,}", req.scan)
-        backup_id = ids[0] if ids else (req.quoted[0] if req.quoted else None)
-    return {"backup_id": backup_id, "env_id": req.mentioned_env()}
-
-
-def _duration_minutes(text: str) -> int | None:
-    if m := re.search(r"(\d+)\s*(?:minutes?|mins?|m\b|минут\w*|мин\b)", text, re.I):
-        return int(m.group(1))
-    if m := re.search(r"(\d+(?:[.,]5)?)\s*(?:hours?|hrs?|h\b|час\w*)", text, re.I):
-        return int(float(m.group(1).replace(",", ".")) * 60)
-    if re.search(r"half\s+an\s+hour|полчаса", text, re.I):
-        return 30
-    if re.search(r"\ban\s+hour\b|\bone\s+hour\b|на\s+час\b|\bчас\b", text, re.I):
-        return 60
-    return None
-
-
-def _start_maintenance(req: Request) -> dict[str, Any]:
-    reason = req.quoted[0] if req.quoted else None
-    m = re.search(
-        r"(?:because(?:\s+of)?|reason\s*[:=]?|due\s+to|причина\s*[:=]?|потому\s+что|из-за"
-        r"|по\s+причине)\s*(.+)$",
-        req.prefix,
-        re.IGNORECASE,
-    )
-    if reason is None and m:
-        reason = m.group(1).strip(" .")
-    return {
-        "env_id": req.env_id(),
-        "reason": reason,
-        "duration_minutes": _duration_minutes(req.scan),
-    }
-
-
-def _task_status(req: Request) -> dict[str, Any]:
-    m = re.search(
-        r"(?:tasks?|jobs?|задач\w*|таск\w*)\s*(?:id\s*)?[#№:]?\s*([\w-]*\d[\w-]*)",
-        req.scan,
-        re.IGNORECASE,
-    )
-    return {"task_id": m.group(1) if m else (req.quoted[0] if req.quoted else None)}
-
-
 EXTRACTORS: dict[str, ArgsFn] = {
     "show_capabilities": lambda req: {},
     "list_environments": lambda req: {},
-    "get_task_status": _task_status,
+    "get_task_status": task_status_args,
     "search_dashboards": _search,
     "get_health_summary": _one_dashboard,
     "run_llm_validation": _one_dashboard,
@@ -277,14 +217,14 @@ EXTRACTORS: dict[str, ArgsFn] = {
     "superset_execute_sql": _execute_sql,
     "superset_create_dataset": _create_dataset,
     "superset_audit_permissions": _audit,
-    "list_backups": _list_backups,
+    "list_backups": list_backups_args,
     "deploy_dashboard": _deploy,
     "execute_migration": _migration,
     "create_branch": _branch,
     "commit_changes": _commit,
-    "run_backup": _run_backup,
-    "restore_backup": _restore,
-    "start_maintenance": _start_maintenance,
+    "run_backup": run_backup_args,
+    "restore_backup": restore_backup_args,
+    "start_maintenance": start_maintenance_args,
     "end_maintenance": lambda req: {"env_id": req.env_id()},
     "delete_dashboard": _one_dashboard,
 }
