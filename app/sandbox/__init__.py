@@ -9,12 +9,16 @@ Command line: ``python -m app.sandbox {install,start,stop,status,seed,env-file}`
         seed_sandbox(sandbox)
         sandbox.write_environments_file(tmp / "environments.toml")
         sandbox.env("dev").url
+
+    # the app's start: reuse a healthy recorded sandbox or start + seed one
+    sandbox, started_here = ensure_sandbox(env_file=Path("environments.toml"))
 """
 
 from app.sandbox.common import CachePaths, SandboxError
 from app.sandbox.install import ensure_bootstrapped, ensure_installed, is_installed
 from app.sandbox.instances import Sandbox, SandboxEnv, start_sandbox
 from app.sandbox.seed import EnvSeed, SeedReport, check_chart, seed_sandbox
+from app.sandbox.service import ensure_sandbox
 
 __all__ = [
     "CachePaths",
@@ -26,6 +30,7 @@ __all__ = [
     "check_chart",
     "ensure_bootstrapped",
     "ensure_installed",
+    "ensure_sandbox",
     "is_installed",
     "seed_sandbox",
     "start_sandbox",

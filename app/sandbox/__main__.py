@@ -5,9 +5,10 @@ Commands::
     python -m app.sandbox install            # venv + Superset (~1 min, ~800 MB, once) and the
                                              # bootstrapped metadata DB (~25 s, once)
     python -m app.sandbox start [--envs dev,prod] [--dir DIR] [--out FILE] [--no-seed]
-                                             # start instances on free 127.0.0.1 ports, seed
-                                             # the demo objects, write the environments file;
-                                             # the instances keep running after the command
+                                             # start instances on free 127.0.0.1 ports (or
+                                             # reuse healthy running ones), seed the demo
+                                             # objects, write the environments file; the
+                                             # instances keep running after the command
     python -m app.sandbox status [--dir DIR] # pid, URL and /health of each instance
     python -m app.sandbox seed [--dir DIR]   # (re)seed running instances; idempotent
     python -m app.sandbox env-file [--dir DIR] [--out FILE]
@@ -35,6 +36,7 @@ from app.sandbox.common import CachePaths, SandboxError
 from app.sandbox.install import ensure_bootstrapped
 from app.sandbox.instances import Sandbox, start_sandbox
 from app.sandbox.seed import seed_sandbox
+from app.sandbox.service import ensure_sandbox
 from app.settings import get_settings
 
 
@@ -56,14 +58,12 @@ def cmd_install(args: argparse.Namespace) -> int:
 
 def cmd_start(args: argparse.Namespace) -> int:
     envs = [e.strip() for e in args.envs.split(",") if e.strip()]
-    sandbox = start_sandbox(envs=envs, base_dir=_run_dir(args), progress=print)
-    try:
-        if not args.no_seed:
-            seed_sandbox(sandbox, print)
+    if args.no_seed:
+        sandbox = start_sandbox(envs=envs, base_dir=_run_dir(args), progress=print)
         path = sandbox.write_environments_file(_env_file(args))
-    except BaseException:
-        sandbox.stop(print)
-        raise
+    else:
+        path = _env_file(args)
+        sandbox, _started = ensure_sandbox(envs, _run_dir(args), print, env_file=path)
     print(f"[sandbox] environments file: {path}")
     print(f"[sandbox] stop with: python -m app.sandbox stop --dir {sandbox.base_dir}")
     return 0

@@ -21,10 +21,12 @@ from app.sandbox import (
     Sandbox,
     SandboxEnv,
     SandboxError,
+    ensure_sandbox,
     seed_sandbox,
     start_sandbox,
 )
 from app.sandbox.client import error_message
+from app.sandbox.common import quiet
 from app.sandbox.config import write_superset_config
 from app.sandbox.data import generate_sales_db
 from app.sandbox.demo import BROKEN_CHART, DASHBOARDS, charts_for, dashboards_for
@@ -166,19 +168,22 @@ def test_dev_allows_dml_and_prod_does_not(superset_sandbox: Sandbox) -> None:
 
 @pytest.mark.superset
 def test_seeding_again_creates_nothing(superset_sandbox: Sandbox) -> None:
-    report = seed_sandbox(superset_sandbox, progress=lambda _m: None, cache_templates=False)
+    report = seed_sandbox(superset_sandbox, progress=quiet, cache_templates=False)
     assert {env_id: r.created for env_id, r in report.envs.items()} == {"dev": [], "prod": []}
     assert report.envs["dev"].checks[BROKEN_CHART].startswith("error")
 
 
 @pytest.mark.superset
-def test_stop_terminates_the_instance_and_frees_its_port(
+def test_ensure_sandbox_reuses_a_running_one_and_stop_frees_its_port(
     superset_sandbox: Sandbox, tmp_path: Path
 ) -> None:
-    sandbox = start_sandbox(envs=("dev",), base_dir=tmp_path, progress=lambda _m: None)
-    env = sandbox.env("dev")
-    assert env.is_healthy() and (tmp_path / "sandbox.json").exists()
-    sandbox.stop()
+    first, started = ensure_sandbox(("dev",), tmp_path, quiet, env_file=tmp_path / "envs.toml")
+    again, started_again = ensure_sandbox(("dev",), tmp_path, quiet)
+    env = first.env("dev")
+    assert (started, started_again) == (True, False)
+    assert again.env("dev").pid == env.pid and env.is_healthy()
+    assert tomllib.loads((tmp_path / "envs.toml").read_text())["environment"][0]["url"] == env.url
+    first.stop()
     assert not env.is_running()
     assert not (tmp_path / "sandbox.json").exists()
     deadline = time.monotonic() + 5
@@ -200,7 +205,7 @@ def test_an_instance_that_dies_at_start_up_reports_its_log_tail(
 
     monkeypatch.setattr(instances, "write_superset_config", broken_config)
     with pytest.raises(SandboxError, match="sandbox-test-broken-config"):
-        start_sandbox(envs=("dev",), base_dir=tmp_path, progress=lambda _m: None)
+        start_sandbox(envs=("dev",), base_dir=tmp_path, progress=quiet)
     assert not (tmp_path / "sandbox.json").exists()
 
 
@@ -212,7 +217,7 @@ def test_a_failed_install_raises_with_the_pip_log_and_leaves_no_stamp(
     monkeypatch.setattr(install, "SUPERSET_VERSION", "0.0.0.dev0")  # no such release
     paths = CachePaths(tmp_path / "cache")
     with pytest.raises(SandboxError, match=r"exited with \d+; log .*install\.log"):
-        install.ensure_installed(lambda _m: None, paths)
+        install.ensure_installed(quiet, paths)
     assert not install.is_installed(paths)
     assert not paths.install_stamp.exists()
 
