@@ -107,3 +107,11 @@ def test_eval_accuracy_holds_in_each_language(lang):
     subset = [c for c in cases if detect_lang(c["say"]) == lang]
     hits = sum(run_case(planner, c, defaults)[0] for c in subset)
     assert hits / len(subset) >= THRESHOLD
+
+
+def test_every_proposed_call_validates_against_the_catalogs_argument_model():
+    defaults, cases = load_eval()
+    planner = OfflinePlanner().bind_tools(openai_tools())
+    for case in cases:
+        for call in planner.invoke(case_messages(case, defaults)).tool_calls:
+            TOOL_CATALOG[call["name"]].args_model.model_validate(call["args"])
