@@ -66,12 +66,19 @@ def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
         cur.close()
 
 
+INIT_LOCK_KEY = 0x55_7001  # PostgreSQL advisory lock: replicas initialise one at a time
+
+
 def init_db(engine: Engine) -> None:
-    """Create every table and the audit triggers. Safe to call again."""
+    """Create every table and the audit triggers in one transaction. Safe to call again,
+    and from several replicas at once (PostgreSQL serialises them with an advisory lock)."""
     from app.store import models
 
-    SQLModel.metadata.create_all(engine)
-    models.ensure_audit_triggers(engine)
+    with engine.begin() as conn:
+        if engine.dialect.name == "postgresql":
+            conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": INIT_LOCK_KEY})
+        SQLModel.metadata.create_all(conn)
+        models.ensure_audit_triggers(conn)
 
 
 def get_engine() -> Engine:

@@ -18,7 +18,7 @@ import uuid
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, DateTime, Engine, Text, TypeDecorator, event
+from sqlalchemy import JSON, Connection, DateTime, Text, TypeDecorator, event
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import ORMExecuteState
 from sqlalchemy.orm import Session as OrmSession
@@ -218,11 +218,7 @@ for _dialect, _statements in TRIGGERS.items():
         event.listen(AuditEvent.__table__, "after_create", DDL(_stmt).execute_if(dialect=_dialect))
 
 
-def ensure_audit_triggers(engine: Engine) -> None:
+def ensure_audit_triggers(conn: Connection) -> None:
     """(Re)create the triggers for a table that existed before they did. Idempotent."""
-    statements = TRIGGERS.get(engine.dialect.name, [])
-    if not statements:
-        return
-    with engine.begin() as conn:
-        for stmt in statements:
-            conn.exec_driver_sql(stmt)
+    for stmt in TRIGGERS.get(conn.dialect.name, []):
+        conn.exec_driver_sql(stmt)
