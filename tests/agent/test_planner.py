@@ -330,3 +330,15 @@ def test_new_request_after_a_question_is_planned_on_its_own():
         [system(), HumanMessage("deploy dashboard 5"), question, HumanMessage("list backups")]
     )
     assert reply.tool_calls[0]["name"] == "list_backups"
+
+
+def test_final_answer_walks_nested_groups_of_a_capabilities_result():
+    result = {
+        "count": 2,
+        "groups": {"dashboards": [{"name": "search_dashboards", "description": "Find them."}]},
+        "excluded": [{"name": "deploy_dashboard", "reason": "requires admin"}],
+    }
+    text = after_tool(json.dumps(result), "what can you do", "show_capabilities")
+    assert "**dashboards** (1):" in text
+    assert "search_dashboards — Find them." in text
+    assert "deploy_dashboard (reason: requires admin)" in text

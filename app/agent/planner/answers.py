@@ -42,7 +42,8 @@ _TITLE_KEYS = (
 )
 # CANCELLED:, ERROR:, MAINTENANCE: or a guard code such as PERMISSION_DENIED:, NOT_AVAILABLE:
 _OUTCOME = re.compile(r"\s*(CANCELLED|ERROR|MAINTENANCE|[A-Z]+_[A-Z_]+):")
-_DETAIL_KEYS = ("status", "state", "verdict", "env_id", "schema", "created_at", "url")
+_DETAIL_KEYS = ("status", "state", "verdict", "reason", "env_id", "schema", "created_at", "url")
+MAX_DESCRIPTION = 100
 
 
 def capabilities_answer(bound: Iterable[str] | None, lang: Lang) -> str:
@@ -94,7 +95,12 @@ def _label(item: Any) -> str:
     head = " ".join(p for p in (f"#{ident}" if ident is not None else "", f"{title or ''}") if p)
     if not head:
         head = ", ".join(f"{k}: {_scalar(v)}" for k, v in list(item.items())[:4])
-    return head + (f" ({', '.join(details[:3])})" if details else "")
+    text = head + (f" ({', '.join(details[:3])})" if details else "")
+    description = str(item.get("description") or "").strip()
+    if description and description != title:
+        cut = description[:MAX_DESCRIPTION] + ("…" if len(description) > MAX_DESCRIPTION else "")
+        text += f" — {cut}"
+    return text
 
 
 def _scalar(value: Any) -> str:
@@ -118,19 +124,27 @@ def _render_list(items: list[Any], lang: Lang) -> list[str]:
     return [say("found_items", lang, count=len(items)), *_items(items, lang)]
 
 
-def _render_dict(data: dict[str, Any], lang: Lang) -> list[str]:
+def _render_dict(data: dict[str, Any], lang: Lang, indent: str = "") -> list[str]:
+    """Scalar fields first, then lists (count + first items) and nested objects (one level
+    deeper, then flattened to ``key: value`` text)."""
     lines: list[str] = []
     scalars = [(k, v) for k, v in data.items() if not isinstance(v, dict | list)]
     for key, value in scalars[:MAX_FIELDS]:
-        lines.append(f"- **{key}**: {_scalar(value)}")
+        lines.append(f"{indent}- **{key}**: {_scalar(value)}")
     for key, value in data.items():
         if isinstance(value, list):
-            lines.append(f"- **{key}** ({len(value)}):" if value else f"- **{key}**: —")
-            lines += _items(value, lang, indent="  ")
+            head = f"{indent}- **{key}** ({len(value)}):" if value else f"{indent}- **{key}**: —"
+            lines += [head, *_items(value, lang, indent=indent + "  ")]
+        elif (
+            isinstance(value, dict)
+            and not indent
+            and any(isinstance(v, dict | list) for v in value.values())
+        ):
+            lines += [f"- **{key}**:", *_render_dict(value, lang, indent="  ")]
         elif isinstance(value, dict):
             inner = ", ".join(f"{k}: {_scalar(v)}" for k, v in list(value.items())[:MAX_FIELDS])
-            lines.append(f"- **{key}**: {inner or '—'}")
-    return lines or [say("empty", lang)]
+            lines.append(f"{indent}- **{key}**: {inner or '—'}")
+    return lines or [indent + say("empty", lang)]
 
 
 def _next_step(message: str, lang: Lang) -> str:
