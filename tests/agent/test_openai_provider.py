@@ -161,3 +161,31 @@ def test_unknown_provider_is_a_config_error():
     settings = Settings().model_copy(update={"llm_provider": "other"})
     with pytest.raises(ConfigError):
         get_chat_model(settings)
+
+
+async def test_tool_call_and_tokens_survive_langgraph_messages_streaming(stub):
+    from langgraph.graph import END, START, MessagesState, StateGraph
+
+    stub.script.append({"tool_call": {"name": "run_backup", "arguments": {"env_id": "prod"}}})
+    model = get_chat_model(_settings(stub)).bind_tools([_tool("run_backup")])
+
+    async def call_model(state: MessagesState) -> dict[str, Any]:
+        return {"messages": [await model.ainvoke(state["messages"])]}
+
+    graph = StateGraph(MessagesState)
+    graph.add_node("model", call_model)
+    graph.add_edge(START, "model")
+    graph.add_edge("model", END)
+    final = None
+    message_chunks = 0
+    async for mode, data in graph.compile().astream(
+        {"messages": [HumanMessage("back up prod")]}, stream_mode=["messages", "updates"]
+    ):
+        if mode == "messages":
+            message_chunks += 1
+        else:
+            final = data["model"]["messages"][-1]
+    assert stub.requests[-1]["body"]["stream"] is True
+    assert message_chunks >= 3
+    assert final is not None
+    assert final.tool_calls[0]["args"] == {"env_id": "prod"}
