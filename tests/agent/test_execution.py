@@ -370,3 +370,14 @@ def test_summarise_respects_a_custom_limit_and_non_string_input() -> None:
     out = summarise_response(list(range(500)), limit=200)
     assert out.startswith("Found 500 items:\n - 0\n") and len(out) <= 200
     assert summarise_response({"a": 1}) == '{"a": 1}'
+
+
+async def test_retry_and_timeout_leave_a_cot_trail(caplog: pytest.LogCaptureFixture) -> None:
+    from app.store.cot import LOGGER_NAME, REASON
+
+    with caplog.at_level(REASON, logger=LOGGER_NAME):
+        await retry_read_tool(Flaky(_http_error(502)), delay_s=0.0)
+        with pytest.raises(ToolTimeoutError):
+            await execute_with_timeout(asyncio.sleep(1), is_write=True, timeout_s=0.01)
+    phases = [json.loads(r.getMessage())["phase"] for r in caplog.records if r.name == LOGGER_NAME]
+    assert phases == ["reason", "explore", "reflect", "explore"]
