@@ -85,3 +85,11 @@ def test_postgres_engine_answers_and_stores_json(pg_url: str) -> None:
 
         SQLModel.metadata.drop_all(eng)
         eng.dispose()
+
+
+def test_missing_postgres_binaries_give_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests import pg
+
+    monkeypatch.setattr(pg, "find_bin_dir", lambda: None)
+    with pytest.raises(pg.PgUnavailableError, match="binaries not found"):
+        pg.start_cluster()
