@@ -3,7 +3,7 @@
 Each row names a tool with a *strong* pattern (the request names the action: "deploy",
 "бэкап", "health") and optionally a *weak* one (generic words several tools could
 serve: "check", "show", "dashboard"). Rows are ordered from the most specific to the
-most generic.
+most generic; a tool may have more than one row.
 
 Choosing (:func:`choose_tool`):
 * the first row whose strong pattern matches wins, bound or not: that is what the
@@ -32,12 +32,11 @@ class Intent:
     weak: re.Pattern[str] | None = None
 
 
-def _intent(tool: str, strong: str, weak: str | None = None) -> Intent:
-    return Intent(tool, re.compile(strong, _FLAGS), re.compile(weak, _FLAGS) if weak else None)
-
-
-def _any(*alternatives: str) -> str:
-    return "|".join(f"(?:{a})" for a in alternatives)
+def _intent(tool: str, strong: list[str], weak: list[str] | None = None) -> Intent:
+    """A row; each list holds alternatives (joined with ``|``)."""
+    strong_re = re.compile("|".join(f"(?:{a})" for a in strong), _FLAGS)
+    weak_re = re.compile("|".join(f"(?:{a})" for a in weak), _FLAGS) if weak else None
+    return Intent(tool, strong_re, weak_re)
 
 
 _BACKUP = r"(?:back[\s-]?ups?|snapshots?|бэкап\w*|бекап\w*|резервн\w*\s+копи\w*|забэкап\w*)"
@@ -46,124 +45,166 @@ _MAINT = r"(?:maintenance|обслуживани\w*|техработ\w*|техн
 INTENTS: tuple[Intent, ...] = (
     _intent(
         "show_capabilities",
-        r"what\s+(?:can|could)\s+you\s+do|what\s+are\s+you\s+able|your\s+(?:capabilities|skills)"
-        r"|what\s+tools|\bcapab\w*|\byour\s+(?:tools|features|functions)|^\s*(?:help|помощь|справка)\W*$|что\s+(?:ты\s+)?(?:\w+\s+)?(?:умеешь|можешь)"
-        r"|(?:твои|какие)\s+(?:у\s+тебя\s+)?(?:возможности|инструменты|навыки|функци\w*)"
-        r"|чем\s+(?:ты\s+)?можешь",
+        [
+            r"what\s+(?:can|could)\s+you\s+do|what\s+are\s+you\s+able|what\s+tools|\bcapab\w*",
+            r"\byour\s+(?:capabilities|skills|tools|features|functions)",
+            r"^\s*(?:help|помощь|справка)\W*$",
+            r"что\s+(?:ты\s+)?(?:\w+\s+)?(?:умеешь|можешь)|чем\s+(?:ты\s+)?можешь",
+            r"(?:твои|какие)\s+(?:у\s+тебя\s+)?(?:возможности|инструменты|навыки|функци\w*)",
+        ],
     ),
     _intent(
         "end_maintenance",
-        _any(
+        [
             r"\b(?:end|stop|finish|exit|disable|turn\s+off|leave|cancel|close|lift|remove)\b.{0,30}"
             + _MAINT,
             _MAINT + r".{0,20}\b(?:off|over|done)\b",
             r"(?:заверш|законч|выключ|отключ|останов|сним|выйд|выйт|прекрат|отмен|сверн)\w*.{0,30}"
             + _MAINT,
-        ),
+        ],
     ),
-    _intent("start_maintenance", _MAINT),
+    _intent("start_maintenance", [_MAINT]),
+    # "where can I deploy?" asks for the environments, before deploy's own row
     _intent(
         "list_environments",
-        r"where\s+(?:can|could|do)\s+(?:i|we)\s+(?:deploy|migrate)"
-        r"|куда\s+(?:можно\s+|я\s+могу\s+)?(?:деплоить|задеплоить|выкатить|мигрировать)",
+        [
+            r"where\s+(?:can|could|do)\s+(?:i|we)\s+(?:deploy|migrate)",
+            r"куда\s+(?:можно\s+|я\s+могу\s+)?(?:деплоить|задеплоить|выкатить|мигрировать)",
+        ],
     ),
     _intent(
         "restore_backup",
-        r"\b(?:restore|roll\s*back|recover)\w*|восстанов\w*|откат\w*|откати\w*|верн\w*.{0,30}"
-        + _BACKUP,
+        [
+            r"\b(?:restore|roll\s*back|recover)\w*",
+            r"восстанов\w*|откат\w*|откати\w*",
+            r"верн\w*.{0,30}" + _BACKUP,
+        ],
     ),
     _intent(
         "list_backups",
-        _any(
+        [
             r"\b(?:list|show|which|what|available|all|existing|get)\b.{0,25}" + _BACKUP,
             r"\b(?:are\s+there|is\s+there|do\s+we\s+have)\b.{0,15}" + _BACKUP,
             _BACKUP + r"\s+(?:list|available)",
             r"(?:список|покажи|какие|все|перечисли|выведи|есть\s+ли|имеющи\w*)\W+(?:\w+\W+){0,3}?"
             + _BACKUP,
-        ),
+        ],
     ),
-    _intent("run_backup", _BACKUP + r"|\bback\s+(?:\w+\s+)?up\b"),
-    _intent("get_task_status", r"\b(?:tasks?|jobs?)\b|задач\w*|таск\w*"),
+    _intent("run_backup", [_BACKUP, r"\bback\s+(?:\w+\s+)?up\b"]),
+    _intent("get_task_status", [r"\b(?:tasks?|jobs?)\b", r"задач\w*|таск\w*"]),
     _intent(
         "commit_changes",
-        r"\bcommit\w*|\bcheck\s*in\b|закоммит\w*|коммит\w*|зафиксиру\w*"
-        r"|(?:сохрани|save)\w*\s+(?:\w+\s+)?(?:изменени\w*|changes)",
+        [
+            r"\bcommit\w*|\bcheck\s*in\b",
+            r"закоммит\w*|коммит\w*|зафиксиру\w*",
+            r"(?:сохрани|save)\w*\s+(?:\w+\s+)?(?:изменени\w*|changes)",
+        ],
     ),
-    _intent("create_branch", r"\bbranch\w*|ветк\w*|ветвь|бранч\w*"),
+    _intent("create_branch", [r"\bbranch\w*", r"ветк\w*|ветвь|бранч\w*"]),
     _intent(
         "execute_migration",
-        r"\bmigrat\w*|\b(?:move|copy)\b.{0,30}\bdashboards\b|мигр\w*|перенес\w*|перенос\w*"
-        r"|перенест\w*|скопир\w*",
+        [
+            r"\bmigrat\w*|\b(?:move|copy)\b.{0,30}\bdashboards\b",
+            r"мигр\w*|перенес\w*|перенос\w*|перенест\w*|скопир\w*",
+        ],
     ),
     _intent(
         "deploy_dashboard",
-        r"\b(?:deploy\w*|promote\w*|publish\w*|ship|release(?=\s|$)|roll\s*out)\b|\bpush\b.{0,30}\bto\b"
-        r"|задепло\w*|деплой\w*|депло\w*|разверн\w*|разверт\w*|выкат\w*|опубликуй\w*|продвин\w*",
+        [
+            r"\b(?:deploy\w*|promote\w*|publish\w*|ship|release(?=\s|$)|roll\s*out)\b",
+            r"\bpush\b.{0,30}\bto\b",
+            r"задепло\w*|деплой\w*|депло\w*|разверн\w*|разверт\w*|выкат\w*|опубликуй\w*|продвин\w*",
+        ],
     ),
     _intent(
         "superset_create_dataset",
-        r"\b(?:create|make|add|new|register|build)\b.{0,50}\bdataset|\bdataset\s+(?:from|for|on)\b"
-        r"|(?:созда|сдела|добав|заведи|заведит|зарегистрир)\w*.{0,30}(?:датасет|набор\w*\s+данных)"
-        r"|датасет\w*\s+(?:из|по|на\s+основе)|нов\w*\s+(?:датасет|набор\w*\s+данных)",
+        [
+            r"\b(?:create|make|add|new|register|build)\b.{0,50}\bdataset",
+            r"\bdataset\s+(?:from|for|on)\b",
+            r"(?:созда|сдела|добав|заведи|заведит|зарегистрир)\w*.{0,30}(?:датасет|набор\w*\s+данных)",
+            r"датасет\w*\s+(?:из|по|на\s+основе)|нов\w*\s+(?:датасет|набор\w*\s+данных)",
+        ],
     ),
     _intent(
         "delete_dashboard",
-        r"\b(?:delete|remove|drop|destroy|erase|get\s+rid\s+of)\b|удал\w*|снеси\w*|убери\w*",
+        [
+            r"\b(?:delete|remove|drop|destroy|erase|get\s+rid\s+of)\b",
+            r"удал\w*|снеси\w*|убери\w*",
+        ],
     ),
     _intent(
         "superset_format_sql",
-        r"\b(?:format\w*|beautif\w*|prettif\w*|pretty|reformat\w*|indent\w*)\b"
-        r"|\btidy\w*|\bclean\s+up\b|отформатир\w*|форматир\w*|причеши\w*|выровня\w*|красив\w*",
+        [
+            r"\b(?:format\w*|beautif\w*|prettif\w*|pretty|reformat\w*|indent\w*)\b",
+            r"\btidy\w*|\bclean\s+up\b",
+            r"отформатир\w*|форматир\w*|причеши\w*|выровня\w*|красив\w*",
+        ],
     ),
     _intent(
         "superset_audit_permissions",
-        r"\bpermissions?\b|access\s+rights|who\s+(?:has|can)\s+access|\brbac\b|\baudit\b"
-        r"|прав\w*\s+доступ\w*|\bправа\b|аудит\w*|полномочи\w*|у\s+кого\s+(?:есть\s+)?доступ",
+        [
+            r"\bpermissions?\b|access\s+rights|who\s+(?:has|can)\s+access|\brbac\b|\baudit\b",
+            r"прав\w*\s+доступ\w*|\bправа\b|аудит\w*|полномочи\w*|у\s+кого\s+(?:есть\s+)?доступ",
+        ],
     ),
     _intent(
         "superset_execute_sql",
-        r"\bsqlquery\b|\b(?:run|execute|exec)\b\s+(?:a\s+|the\s+|this\s+|my\s+)?(?:sql|query)"
-        r"|(?:выполни|запусти|исполни)\w*\s+(?:\w+\s+)?(?:sql|запрос\w*|скуль)",
+        [
+            r"\bsqlquery\b",
+            r"\b(?:run|execute|exec)\b\s+(?:a\s+|the\s+|this\s+|my\s+)?(?:sql|query)",
+            r"(?:выполни|запусти|исполни)\w*\s+(?:\w+\s+)?(?:sql|запрос\w*|скуль)",
+        ],
     ),
     _intent(
         "run_llm_documentation",
-        r"\bdocument\w*|\bdocs\b|\bwrite\s+(?:a\s+|the\s+)?description"
-        r"|\bdescribe\s+(?:this\s+|the\s+|my\s+)?dashboard|документ\w*|задокументир\w*"
-        r"|опиши\w*\s+(?:этот\s+|эту\s+|мой\s+)?дашборд\w*|описани\w*",
+        [
+            r"\bdocument\w*|\bdocs\b|\bwrite\s+(?:a\s+|the\s+)?description",
+            r"\bdescribe\s+(?:this\s+|the\s+|my\s+)?dashboard",
+            r"документ\w*|задокументир\w*|описани\w*",
+            r"опиши\w*\s+(?:этот\s+|эту\s+|мой\s+)?дашборд\w*",
+        ],
     ),
     _intent(
         "get_health_summary",
-        r"\bhealth\w*|\bbroken\b|how\s+is\b.{0,40}\bdoing|здоров\w*|\bсломан\w*|работает\s+ли"
-        r"|как\s+(?:там\s+|себя\s+чувствует\s+|поживает\s+)(?:\w+\s+)?дашборд"
-        r"|\bis\b.{0,30}\b(?:ok|okay|fine|alright)\b|вс[её]\s+ли\s+в\s+порядке",
-        r"\b(?:check|status|state|verify|ok)\b|провер\w*|статус\w*|состояни\w*",
+        [
+            r"\bhealth\w*|\bbroken\b|how\s+is\b.{0,40}\bdoing",
+            r"\bis\b.{0,30}\b(?:ok|okay|fine|alright)\b",
+            r"здоров\w*|\bсломан\w*|работает\s+ли|вс[её]\s+ли\s+в\s+порядке",
+            r"как\s+(?:там\s+|себя\s+чувствует\s+|поживает\s+)(?:\w+\s+)?дашборд",
+        ],
+        weak=[r"\b(?:check|status|state|verify|ok)\b", r"провер\w*|статус\w*|состояни\w*"],
     ),
     _intent(
         "run_llm_validation",
-        r"\bvalidat\w*|\blint\w*|\bcheck\b.{0,30}\bfor\s+(?:errors|issues|problems|mistakes)"
-        r"|\b(?:find|look\s+for|any)\s+(?:\w+\s+)?(?:problems|issues|errors)"
-        r"|валид\w*|провалид\w*|на\s+(?:ошибк\w*|проблем\w*)|\bлинт\w*"
-        r"|(?:найди|поищи|есть\s+ли)\s+(?:\w+\s+)?(?:ошибк\w*|проблем\w*)",
-        r"\b(?:review|verify|check)\b|провер\w*|ревью",
+        [
+            r"\bvalidat\w*|\blint\w*",
+            r"\bcheck\b.{0,30}\bfor\s+(?:errors|issues|problems|mistakes)",
+            r"\b(?:find|look\s+for|any)\s+(?:\w+\s+)?(?:problems|issues|errors)",
+            r"валид\w*|провалид\w*|на\s+(?:ошибк\w*|проблем\w*)|\bлинт\w*",
+            r"(?:найди|поищи|есть\s+ли)\s+(?:\w+\s+)?(?:ошибк\w*|проблем\w*)",
+        ],
+        weak=[r"\b(?:review|verify|check)\b", r"провер\w*|ревью"],
     ),
     _intent(
         "superset_explore_database",
-        r"\b(?:databases?|schemas?|tables?|columns?|dbs?|explore)\b|баз[аыеуой]\w*\s+данных"
-        r"|\bбаз[аыеуой]?\b|\bбд\b|схем\w*|таблиц\w*|колон\w*|столбц\w*",
+        [
+            r"\b(?:databases?|schemas?|tables?|columns?|dbs?|explore)\b",
+            r"баз[аыеуой]\w*\s+данных|\bбаз[аыеуой]?\b|\bбд\b|схем\w*|таблиц\w*|колон\w*|столбц\w*",
+        ],
     ),
     _intent(
         "list_environments",
-        r"\b(?:environments?|envs?|instances)\b|окружени\w*|\bсред[аыу]?\b|инстанс\w*"
-        r"|стенд\w*",
+        [
+            r"\b(?:environments?|envs?|instances)\b",
+            r"окружени\w*|\bсред[аыу]?\b|инстанс\w*|стенд\w*",
+        ],
     ),
     _intent(
         "search_dashboards",
-        r"\b(?:find|search|look\s+(?:for|up))\b|найд\w*|найти|поищ\w*|\bищи\b|поиск\w*",
-        r"\bdashboards?\b|\b(?:list|show|which)\b|дашборд\w*|покажи|какие|список",
+        [r"\b(?:find|search|look\s+(?:for|up))\b", r"найд\w*|найти|поищ\w*|\bищи\b|поиск\w*"],
+        weak=[r"\bdashboards?\b|\b(?:list|show|which)\b", r"дашборд\w*|покажи|какие|список"],
     ),
 )
-
-TOOL_ORDER: tuple[str, ...] = tuple(i.tool for i in INTENTS)
 
 
 def matching(text: str) -> tuple[list[str], list[str]]:
