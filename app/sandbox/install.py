@@ -158,8 +158,11 @@ def ensure_bootstrapped(progress: Progress = print, paths: CachePaths | None = N
     paths = paths or CachePaths.default()
     ensure_installed(progress, paths)
     with cache_lock(paths):
-        if paths.base_db.exists():
-            return paths.base_db
+        if paths.base_db.exists() and paths.password_file.exists():
+            if paths.secret_key_file.exists():
+                return paths.base_db
+        # no template yet, or its admin password / SECRET_KEY is lost: start over
+        shutil.rmtree(paths.templates, ignore_errors=True)
         password = admin_password(paths)
         work = paths.base_db.parent.with_name("base.partial")
         shutil.rmtree(work, ignore_errors=True)
