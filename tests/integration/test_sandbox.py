@@ -67,8 +67,10 @@ def _chart_id(client: httpx.Client, name: str) -> int:
 def _listening_addresses(port: int) -> set[str]:
     """Local addresses (hex, as in /proc/net/tcp*) with a LISTEN socket on ``port``."""
     found = set()
-    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
-        for line in Path(table).read_text().splitlines()[1:]:
+    for table in (Path("/proc/net/tcp"), Path("/proc/net/tcp6")):
+        if not table.exists():  # IPv6 disabled
+            continue
+        for line in table.read_text().splitlines()[1:]:
             local, state = line.split()[1], line.split()[3]
             address, hex_port = local.split(":")
             if state == "0A" and int(hex_port, 16) == port:
