@@ -51,7 +51,7 @@ _TEXT: dict[str, tuple[str, str]] = {
         "В этом контексте вам не доступен ни один инструмент.",
     ),
     "examples": ("For example:", "Например:"),
-    "calling": ("Calling `{tool}`.", "Вызываю `{tool}`."),
+    "calling": ("Next step: {action} (`{tool}`).", "Следующий шаг: {action} (`{tool}`)."),
     "missing": (
         "To {action} I need {what}. Please add it to your request.",
         "Чтобы {action}, мне нужно: {what}. Пожалуйста, уточните запрос.",

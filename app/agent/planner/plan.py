@@ -23,7 +23,7 @@ from app.agent.planner.answers import capabilities_answer, clarification, final_
 from app.agent.planner.args import extract_args, missing_args
 from app.agent.planner.context import turn_context
 from app.agent.planner.intents import choose_tool, matching
-from app.agent.planner.phrases import say
+from app.agent.planner.phrases import CAPABILITIES, pick, say
 from app.agent.planner.request import Request
 from app.agent.planner.text import Lang, detect_lang
 
@@ -79,7 +79,8 @@ def plan_call(text: str, messages: list[BaseMessage], bound: Collection[str] | N
     if missing and (bound is None or tool in bound):
         return Reply(clarification(tool, missing, req.lang))
     call = {"name": tool, "args": args, "id": _call_id(messages, tool, args), "type": "tool_call"}
-    return Reply(say("calling", req.lang, tool=tool), [call])
+    action = pick(CAPABILITIES[tool], req.lang)
+    return Reply(say("calling", req.lang, action=action, tool=tool), [call])
 
 
 def plan_reply(messages: list[BaseMessage], bound: Collection[str] | None) -> Reply:
