@@ -41,12 +41,18 @@ async def registry(
 
 @pytest.fixture
 async def prod_restored(registry: EnvironmentRegistry) -> AsyncIterator[None]:
-    """Delete whatever dashboards, charts and datasets a test added to prod (by uuid: a
-    restored dashboard comes back under a new id but is the same object)."""
+    """Put prod back as it was: delete the dashboards, charts and datasets a test added
+    (by uuid: a restored dashboard comes back under a new id but is the same object) and
+    re-import any dashboard a failed test left deleted."""
     client = registry.client("prod")
     kinds = ("dashboard", "chart", "dataset")
     before = {k: {r["uuid"] for r in await list_all(client, k, ["id", "uuid"])} for k in kinds}
+    dashboards = await list_all(client, "dashboard", ["id"])
+    snapshot = await client.export_dashboards([r["id"] for r in dashboards])
     yield
+    now = {r["uuid"] for r in await list_all(client, "dashboard", ["id", "uuid"])}
+    if before["dashboard"] - now:
+        await client.import_dashboards(snapshot, overwrite=True)
     for kind in kinds:
         for row in await list_all(client, kind, ["id", "uuid"]):
             if row["uuid"] not in before[kind]:
