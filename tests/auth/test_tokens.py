@@ -6,6 +6,8 @@ import time
 from collections.abc import Callable
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from joserfc import jwt
 from joserfc.jwk import OctKey
 
@@ -152,4 +154,38 @@ def test_changing_the_secret_invalidates_issued_tokens(auth_env) -> None:
     token, _ = issue_token(username="alice", role="admin")
     auth_env(jwt_secret="rotated-secret-" + "z" * 40)
     with pytest.raises(AuthError, match="bad signature"):
+        verify_token(token)
+
+
+_SEGMENT = st.text(
+    alphabet="ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_=+/!", max_size=60
+)
+
+
+@settings(
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    token=st.one_of(
+        st.text(max_size=200),
+        st.builds(lambda a, b, c: f"{a}.{b}.{c}", _SEGMENT, _SEGMENT, _SEGMENT),
+        st.builds(
+            lambda header, body: f"{b64url(header.encode())}.{b64url(body.encode())}.c2ln",
+            st.sampled_from(
+                [
+                    '{"alg":"HS256"}',
+                    '{"alg":"RS256"}',
+                    '{"alg":"none"}',
+                    "[]",
+                    '{"alg":1}',
+                    "null",
+                    '{"alg":"HS256","crit":["x"]}',
+                ]
+            ),
+            st.text(max_size=40),
+        ),
+    )
+)
+def test_arbitrary_input_only_ever_raises_auth_error(auth_env, token: str) -> None:
+    with pytest.raises(AuthError):
         verify_token(token)
