@@ -1,0 +1,54 @@
+"""The /agent page against the real agent handler (offline planner, no Superset)."""
+
+from __future__ import annotations
+
+import asyncio
+
+from nicegui import ui
+from nicegui.testing import User
+
+from app.settings import reset_settings
+from tests.ui.conftest import page_model
+
+
+async def test_dangerous_delete_goes_through_the_real_confirmation(
+    user: User, sign_in, monkeypatch
+) -> None:
+    monkeypatch.setenv("SS_TOOLS_DANGEROUS_COUNTDOWN_S", "1")
+    reset_settings()  # the user fixture already read the settings when it ran main.py
+    await sign_in("admin", target="/agent?envId=prod")
+    await user.should_see(marker="prod-banner", retries=30)
+    user.find(marker="chat-input").type("delete dashboard 42").trigger("keydown.enter")
+    await user.should_see("Dangerous action", retries=100)
+    model = page_model(user)
+    assert model.card_state == "dangerous"
+    assert model.pending_confirmation["metadata"]["tool_name"] == "delete_dashboard"
+    assert not user.find(marker="confirm-button").elements.pop().enabled
+    await user.should_see("You can confirm now", retries=40)
+    user.find(kind=ui.button, marker="confirm-button").click()
+    await user.should_see(marker="tool-card", retries=100)
+    await user.should_not_see(marker="confirmation-card", retries=100)
+    call = next(i for i in model.items if getattr(i, "tool_name", "") == "delete_dashboard")
+    assert call.status in ("completed", "failed")
+
+
+async def test_analyst_gets_the_permission_denied_card(user: User, sign_in) -> None:
+    await sign_in("analyst", target="/agent?envId=prod")
+    user.find(marker="chat-input").type("start maintenance on prod").trigger("keydown.enter")
+    await user.should_see(marker="chat-items", retries=30)
+    for _ in range(100):
+        if page_model(user).state == "idle" and len(page_model(user).items) > 1:
+            break
+        await asyncio.sleep(0.05)
+    model = page_model(user)
+    assert model.card_state == ""  # never a confirmation for a forbidden call
+    assert model.permission_denied["tool_name"] == "start_maintenance"
+    await user.should_see(marker="permission-card")
+    await user.should_see("'start_maintenance' requires the admin role.")
+    prompt = model.permission_alternatives[0]["prompt"]
+    user.find(kind=ui.button, content=prompt).click()
+    for _ in range(100):
+        if any(getattr(i, "text", "") == prompt for i in model.items):
+            break
+        await asyncio.sleep(0.05)
+    assert any(getattr(i, "text", "") == prompt and i.role == "user" for i in model.items)
