@@ -1,7 +1,7 @@
 """``python -m bench``: run the benchmarks, print numbers, end with one line of JSON.
 
-    python -m bench            agent overhead + HTTP load (issue 3)
-    python -m bench --quick    fewer turns, load at N=50 only
+python -m bench            agent overhead + HTTP load (issue 3)
+python -m bench --quick    fewer turns, load at N=50 only
 """
 
 from __future__ import annotations

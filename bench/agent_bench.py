@@ -53,8 +53,11 @@ async def overhead(turns: int = 60) -> dict[str, float]:
     model = OfflinePlanner()
 
     async def factory() -> Any:
-        return build_graph(model=model, checkpointer=await get_checkpointer(),
-                           tools={"search_dashboards": _noop_search})
+        return build_graph(
+            model=model,
+            checkpointer=await get_checkpointer(),
+            tools={"search_dashboards": _noop_search},
+        )
 
     runtime.set_graph_factory(factory, model=model)
     token = issue_token(username="bench", role="admin")[0]
@@ -93,8 +96,9 @@ async def overhead(turns: int = 60) -> dict[str, float]:
     async def bare() -> float:
         t0 = time.perf_counter()
         cfg = {"configurable": {"thread_id": uuid.uuid4().hex}}
-        async for _ in bare_graph.astream({"messages": [HumanMessage(message)]}, cfg,
-                                          stream_mode=["messages", "updates"]):
+        async for _ in bare_graph.astream(
+            {"messages": [HumanMessage(message)]}, cfg, stream_mode=["messages", "updates"]
+        ):
             pass
         return (time.perf_counter() - t0) * 1000
 
@@ -112,8 +116,10 @@ async def overhead(turns: int = 60) -> dict[str, float]:
     p50a, p50b = statistics.median(a), statistics.median(b)
     print(f"[overhead] ours  p50={p50a:.2f} ms p95={pct(a, 95):.2f} ms  (n={turns})")
     print(f"[overhead] bare  p50={p50b:.2f} ms p95={pct(b, 95):.2f} ms")
-    print(f"[overhead] ratio (p50 ours / p50 bare) = {p50a / p50b:.3f}; "
-          f"added p50 = {p50a - p50b:.2f} ms")
+    print(
+        f"[overhead] ratio (p50 ours / p50 bare) = {p50a / p50b:.3f}; "
+        f"added p50 = {p50a - p50b:.2f} ms"
+    )
     return {"overhead_ratio": round(p50a / p50b, 3), "p50_overhead_ms": round(p50a - p50b, 2)}
 
 
@@ -122,10 +128,12 @@ async def _one_conversation(client: httpx.AsyncClient, token: str) -> tuple[floa
     first: float | None = None
     ok = False
     try:
-        async with client.stream("POST", "/api/agent/stream",
-                                 headers={"Authorization": f"Bearer {token}"},
-                                 json={"message": "what can you do?",
-                                       "conv_id": uuid.uuid4().hex}) as r:
+        async with client.stream(
+            "POST",
+            "/api/agent/stream",
+            headers={"Authorization": f"Bearer {token}"},
+            json={"message": "what can you do?", "conv_id": uuid.uuid4().hex},
+        ) as r:
             if r.status_code != 200:
                 return None, False
             async for line in r.aiter_lines():
@@ -168,16 +176,19 @@ async def load(levels: tuple[int, ...] = (50, 200)) -> dict[str, float]:
             per_turn = _audit_count(db_url) - before
             for n in levels:
                 before = _audit_count(db_url)
-                results = await asyncio.gather(*[_one_conversation(client, token)
-                                                 for _ in range(n)])
+                results = await asyncio.gather(
+                    *[_one_conversation(client, token) for _ in range(n)]
+                )
                 firsts = [f for f, _ in results if f is not None]
                 errors = sum(1 for _, ok in results if not ok)
                 await asyncio.sleep(0.5)  # let the last audit rows land
                 written = _audit_count(db_url) - before
                 lost = n * per_turn - written
-                print(f"[load] N={n}: first event p50={pct(firsts, 50):.1f} ms "
-                      f"p95={pct(firsts, 95):.1f} ms, errors={errors}, audit rows "
-                      f"{written}/{n * per_turn} (lost {lost})")
+                print(
+                    f"[load] N={n}: first event p50={pct(firsts, 50):.1f} ms "
+                    f"p95={pct(firsts, 95):.1f} ms, errors={errors}, audit rows "
+                    f"{written}/{n * per_turn} (lost {lost})"
+                )
                 out[f"p95_first_event_ms_{n}"] = round(pct(firsts, 95), 1)
                 out[f"errors_{n}"] = errors
                 out[f"audit_rows_lost_{n}"] = lost

@@ -23,23 +23,35 @@ def free_port() -> int:
 
 
 def server_env(data_dir: Path, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("SS_TOOLS_", "PYTEST_", "NICEGUI_"))}
-    env.update({
-        "SS_TOOLS_DEV": "1",
-        "SS_TOOLS_SANDBOX": "0",
-        "SS_TOOLS_DATA_DIR": str(data_dir),
-        "SS_TOOLS_JWT_SECRET": "test-secret-for-subprocess-servers-0123456789",
-        "SS_TOOLS_ENVIRONMENTS_FILE": str(data_dir / "environments.toml"),
-        "PYTHONUNBUFFERED": "1",
-    })
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("SS_TOOLS_", "PYTEST_", "NICEGUI_"))
+    }
+    env.update(
+        {
+            "SS_TOOLS_DEV": "1",
+            "SS_TOOLS_SANDBOX": "0",
+            "SS_TOOLS_DATA_DIR": str(data_dir),
+            "SS_TOOLS_JWT_SECRET": "test-secret-for-subprocess-servers-0123456789",
+            "SS_TOOLS_ENVIRONMENTS_FILE": str(data_dir / "environments.toml"),
+            "PYTHONUNBUFFERED": "1",
+        }
+    )
     env.update(extra)
     return env
 
 
 def cli(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "main.py", *args], cwd=ROOT, env=env, text=True,
-                          capture_output=True, timeout=120, check=True)
+    return subprocess.run(
+        [sys.executable, "main.py", *args],
+        cwd=ROOT,
+        env=env,
+        text=True,
+        capture_output=True,
+        timeout=120,
+        check=True,
+    )
 
 
 class Server:
@@ -54,9 +66,14 @@ class Server:
 
     def start(self, timeout: float = 60) -> Server:
         log = self.log_path.open("ab")
-        self.proc = subprocess.Popen([sys.executable, "main.py"], cwd=ROOT, env=self.env,
-                                     stdout=log, stderr=subprocess.STDOUT,
-                                     start_new_session=True)
+        self.proc = subprocess.Popen(
+            [sys.executable, "main.py"],
+            cwd=ROOT,
+            env=self.env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
@@ -92,18 +109,24 @@ class Server:
             self.proc.wait(timeout=10)
 
     def token(self, username: str, password: str) -> str:
-        r = httpx.post(self.url + "/api/auth/token",
-                       json={"username": username, "password": password}, timeout=10)
+        r = httpx.post(
+            self.url + "/api/auth/token",
+            json={"username": username, "password": password},
+            timeout=10,
+        )
         r.raise_for_status()
         return str(r.json()["access_token"])
 
     def post(self, path: str, token: str, body: dict[str, Any], timeout: float = 60) -> Any:
-        return httpx.post(self.url + path, json=body, timeout=timeout,
-                          headers={"Authorization": f"Bearer {token}"})
+        return httpx.post(
+            self.url + path,
+            json=body,
+            timeout=timeout,
+            headers={"Authorization": f"Bearer {token}"},
+        )
 
     def get(self, path: str, token: str) -> Any:
-        return httpx.get(self.url + path, timeout=30,
-                         headers={"Authorization": f"Bearer {token}"})
+        return httpx.get(self.url + path, timeout=30, headers={"Authorization": f"Bearer {token}"})
 
     def __enter__(self) -> Server:
         return self.start()

@@ -42,26 +42,50 @@ def _load(confirmation_id: str) -> dict[str, Any] | None:
 
 def _consume(confirmation_id: str, decision: str) -> bool:
     with session_scope() as s:
-        return bool(confirmations.mark_used(s, confirmation_id=confirmation_id,
-                                            decision=decision))
+        return bool(confirmations.mark_used(s, confirmation_id=confirmation_id, decision=decision))
 
 
-async def check_confirmation(graph: Any, *, conv_id: str, principal: Principal,
-                             confirmation_id: str, decision: str,
-                             used_as: str | None = None) -> dict[str, Any]:
+async def check_confirmation(
+    graph: Any,
+    *,
+    conv_id: str,
+    principal: Principal,
+    confirmation_id: str,
+    decision: str,
+    used_as: str | None = None,
+) -> dict[str, Any]:
     """Validate and consume a confirmation; raise ConfirmationError (with an audit row)."""
     try:
-        return await _check(graph, conv_id=conv_id, principal=principal,
-                            confirmation_id=confirmation_id, decision=decision, used_as=used_as)
+        return await _check(
+            graph,
+            conv_id=conv_id,
+            principal=principal,
+            confirmation_id=confirmation_id,
+            decision=decision,
+            used_as=used_as,
+        )
     except ConfirmationError as exc:
-        await audit(kind="confirmation_refused", user=principal.user_id, role=principal.role,
-                    conv_id=conv_id, decision="refused", reason=f"{exc.reason}: {exc}",
-                    args={"confirmation_id": confirmation_id[:8] + "…", "decision": decision})
+        await audit(
+            kind="confirmation_refused",
+            user=principal.user_id,
+            role=principal.role,
+            conv_id=conv_id,
+            decision="refused",
+            reason=f"{exc.reason}: {exc}",
+            args={"confirmation_id": confirmation_id[:8] + "…", "decision": decision},
+        )
         raise
 
 
-async def _check(graph: Any, *, conv_id: str, principal: Principal, confirmation_id: str,
-                 decision: str, used_as: str | None) -> dict[str, Any]:
+async def _check(
+    graph: Any,
+    *,
+    conv_id: str,
+    principal: Principal,
+    confirmation_id: str,
+    decision: str,
+    used_as: str | None,
+) -> dict[str, Any]:
     if decision not in ("confirm", "deny"):
         raise ConfirmationError("decision must be 'confirm' or 'deny'", "mismatch")
     row = await asyncio.to_thread(_load, confirmation_id)
@@ -82,10 +106,19 @@ async def _check(graph: Any, *, conv_id: str, principal: Principal, confirmation
         raise ConfirmationError("nothing is waiting for confirmation", "not_pending")
     if current[0].get("confirmation_id") != confirmation_id:
         raise ConfirmationError("this is not the pending confirmation", "mismatch")
-    call = next((p for p in state.values.get("pending") or []
-                 if p.get("confirmation_id") == confirmation_id), None)
-    if call is None or args_hash(call["tool_name"], call["tool_args"], call.get("env_id")) != \
-            row["args_hash"] or call["tool_name"] != row["tool_name"]:
+    call = next(
+        (
+            p
+            for p in state.values.get("pending") or []
+            if p.get("confirmation_id") == confirmation_id
+        ),
+        None,
+    )
+    if (
+        call is None
+        or args_hash(call["tool_name"], call["tool_args"], call.get("env_id")) != row["args_hash"]
+        or call["tool_name"] != row["tool_name"]
+    ):
         raise ConfirmationError("the pending call does not match this confirmation", "mismatch")
     if decision == "confirm" and row["risk_level"] == "dangerous":
         sent = _utc(row["sent_at"])
@@ -93,7 +126,8 @@ async def _check(graph: Any, *, conv_id: str, principal: Principal, confirmation
         if sent is None or (now - sent).total_seconds() < wait:
             raise ConfirmationError(
                 f"a dangerous operation can be confirmed only {wait} s after it was shown",
-                "too_early")
+                "too_early",
+            )
     if not await asyncio.to_thread(_consume, confirmation_id, used_as or decision):
         raise ConfirmationError("confirmation was already used", "replayed")
     return row

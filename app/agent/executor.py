@@ -76,10 +76,19 @@ class Executor:
 
     async def _cancelled(self, p: PendingCall, ctx: AgentContext) -> ToolMessage:
         reason = (p.get("reason") or "").strip()
-        emit(ToolEndEvent(call_id=p["call_id"], tool_name=p["tool_name"], status="cancelled",
-                          result="cancelled by the user" + (f": {reason}" if reason else "")))
-        return ToolMessage(content="CANCELLED:" + (f" {reason}" if reason else ""),
-                           tool_call_id=p["call_id"], name=p["tool_name"])
+        emit(
+            ToolEndEvent(
+                call_id=p["call_id"],
+                tool_name=p["tool_name"],
+                status="cancelled",
+                result="cancelled by the user" + (f": {reason}" if reason else ""),
+            )
+        )
+        return ToolMessage(
+            content="CANCELLED:" + (f" {reason}" if reason else ""),
+            tool_call_id=p["call_id"],
+            name=p["tool_name"],
+        )
 
     async def _run(self, p: PendingCall, ctx: AgentContext) -> ToolMessage:
         name, call_id = p["tool_name"], p["call_id"]
@@ -88,65 +97,131 @@ class Executor:
         read_only = bool(p.get("read_only"))
         timeout = effective_timeout(spec, name)
         task_id = uuid.uuid4().hex if name in LONG_TASK_TOOLS else None
-        audit_base = dict(user=ctx.user_id, role=ctx.role, conv_id=ctx.conv_id, tool=name,
-                          env=p.get("env_id"), args=p.get("tool_args"))
-        emit(ToolStartEvent(call_id=call_id, tool_name=name, tool_args=p.get("tool_args") or {},
-                            is_write_tool=not read_only, timeout_s=timeout, task_id=task_id))
+        audit_base = dict(
+            user=ctx.user_id,
+            role=ctx.role,
+            conv_id=ctx.conv_id,
+            tool=name,
+            env=p.get("env_id"),
+            args=p.get("tool_args"),
+        )
+        emit(
+            ToolStartEvent(
+                call_id=call_id,
+                tool_name=name,
+                tool_args=p.get("tool_args") or {},
+                is_write_tool=not read_only,
+                timeout_s=timeout,
+                task_id=task_id,
+            )
+        )
         started = time.perf_counter()
 
         def elapsed() -> float:
             return round((time.perf_counter() - started) * 1000, 1)
 
         if fn is None:
-            return await self._failed(p, ctx, audit_base, elapsed(), task_id,
-                                      ToolError(f"tool '{name}' has no implementation"))
+            return await self._failed(
+                p,
+                ctx,
+                audit_base,
+                elapsed(),
+                task_id,
+                ToolError(f"tool '{name}' has no implementation"),
+            )
 
         async def on_retry(attempt: int, error: BaseException) -> None:
-            emit(ToolRetryEvent(call_id=call_id, tool_name=name, attempt=attempt,
-                                error=str(error)))
+            emit(ToolRetryEvent(call_id=call_id, tool_name=name, attempt=attempt, error=str(error)))
             await audit(kind="retried", decision="error", reason=str(error), **audit_base)
 
         async def progress(step: int, total: int, message: str = "") -> None:
             if task_id:
-                emit(ToolProgressEvent(call_id=call_id, tool_name=name, task_id=task_id,
-                                       step=step, total=total, message=message))
+                emit(
+                    ToolProgressEvent(
+                        call_id=call_id,
+                        tool_name=name,
+                        task_id=task_id,
+                        step=step,
+                        total=total,
+                        message=message,
+                    )
+                )
 
         args_obj = spec.args_model.model_validate(p.get("tool_args") or {})
         deps = self.deps_factory(ctx=ctx, task_id=task_id, progress=progress)
 
         async def run() -> Any:
-            return await retry_read_tool(fn, args_obj, deps, read_only=read_only,
-                                         on_retry=on_retry)
+            return await retry_read_tool(fn, args_obj, deps, read_only=read_only, on_retry=on_retry)
 
         try:
             result = await execute_with_timeout(run, is_write=not read_only, timeout_s=timeout)
         except ToolTimeoutError as exc:
             d = exc.details
-            emit(ToolTimeoutEvent(call_id=call_id, tool_name=name, timeout_s=timeout,
-                                  retryable=bool(d.get("retryable", read_only)),
-                                  status_unknown=bool(d.get("status_unknown", not read_only)),
-                                  message=str(exc)))
-            await audit(kind="timeout", decision="error", reason=str(exc),
-                        duration_ms=elapsed(), **audit_base)
+            emit(
+                ToolTimeoutEvent(
+                    call_id=call_id,
+                    tool_name=name,
+                    timeout_s=timeout,
+                    retryable=bool(d.get("retryable", read_only)),
+                    status_unknown=bool(d.get("status_unknown", not read_only)),
+                    message=str(exc),
+                )
+            )
+            await audit(
+                kind="timeout",
+                decision="error",
+                reason=str(exc),
+                duration_ms=elapsed(),
+                **audit_base,
+            )
             return ToolMessage(content=f"ERROR: {exc}", tool_call_id=call_id, name=name)
         except ToolError as exc:
             return await self._failed(p, ctx, audit_base, elapsed(), task_id, exc)
         except Exception as exc:  # a bug in a tool: logged with trace, user sees no trace
             log.exception("tool %s crashed", name)
-            return await self._failed(p, ctx, audit_base, elapsed(), task_id,
-                                      ToolError(f"internal error in {name} ({type(exc).__name__})"))
+            return await self._failed(
+                p,
+                ctx,
+                audit_base,
+                elapsed(),
+                task_id,
+                ToolError(f"internal error in {name} ({type(exc).__name__})"),
+            )
         text = summarise_response(_as_text(result), get_settings().summarise_limit)
-        emit(ToolEndEvent(call_id=call_id, tool_name=name, status="completed",
-                          result=text[:EVENT_RESULT_LIMIT], task_id=task_id,
-                          duration_ms=elapsed()))
+        emit(
+            ToolEndEvent(
+                call_id=call_id,
+                tool_name=name,
+                status="completed",
+                result=text[:EVENT_RESULT_LIMIT],
+                task_id=task_id,
+                duration_ms=elapsed(),
+            )
+        )
         await audit(kind="executed", decision="ok", duration_ms=elapsed(), **audit_base)
         return ToolMessage(content=text, tool_call_id=call_id, name=name)
 
-    async def _failed(self, p: PendingCall, ctx: AgentContext, audit_base: dict[str, Any],
-                      ms: float, task_id: str | None, exc: ToolError) -> ToolMessage:
+    async def _failed(
+        self,
+        p: PendingCall,
+        ctx: AgentContext,
+        audit_base: dict[str, Any],
+        ms: float,
+        task_id: str | None,
+        exc: ToolError,
+    ) -> ToolMessage:
         read_only = bool(p.get("read_only"))
-        emit(ToolEndEvent(call_id=p["call_id"], tool_name=p["tool_name"], status="failed",
-                          error=str(exc), retryable=read_only and exc.retryable,
-                          retry_exhausted=exc.retry_exhausted, task_id=task_id, duration_ms=ms))
+        emit(
+            ToolEndEvent(
+                call_id=p["call_id"],
+                tool_name=p["tool_name"],
+                status="failed",
+                error=str(exc),
+                retryable=read_only and exc.retryable,
+                retry_exhausted=exc.retry_exhausted,
+                task_id=task_id,
+                duration_ms=ms,
+            )
+        )
         await audit(kind="failed", decision="error", reason=str(exc), duration_ms=ms, **audit_base)
         return ToolMessage(content=f"ERROR: {exc}", tool_call_id=p["call_id"], name=p["tool_name"])

@@ -20,16 +20,23 @@ from app.agent.state import AgentContext, AgentState
 from app.context import inject_uicontext
 from app.policy import TOOL_CATALOG
 
+_SCHEMAS: dict[tuple[str, str, type], dict[str, Any]] = {}
+
 
 def openai_tool_schema(spec: Any) -> dict[str, Any]:
-    return {
-        "type": "function",
-        "function": {
-            "name": spec.name,
-            "description": spec.description,
-            "parameters": spec.args_model.model_json_schema(),
-        },
-    }
+    """The tool as the model sees it. JSON schemas are generated once per spec (building
+    them is the most expensive step of a turn otherwise)."""
+    key = (spec.name, spec.description, spec.args_model)
+    if key not in _SCHEMAS:
+        _SCHEMAS[key] = {
+            "type": "function",
+            "function": {
+                "name": spec.name,
+                "description": spec.description,
+                "parameters": spec.args_model.model_json_schema(),
+            },
+        }
+    return _SCHEMAS[key]
 
 
 def default_system_prompt(ctx: AgentContext) -> str:
@@ -49,9 +56,16 @@ def default_deps_factory(*, ctx: AgentContext, task_id: str | None, progress: An
     from app.settings import get_settings
     from app.superset.registry import get_registry
 
-    return ToolDeps(settings=get_settings(), user_id=ctx.user_id, role=ctx.role,
-                    conv_id=ctx.conv_id, env_id=ctx.selected_env, registry=get_registry(),
-                    task_id=task_id, progress=progress)
+    return ToolDeps(
+        settings=get_settings(),
+        user_id=ctx.user_id,
+        role=ctx.role,
+        conv_id=ctx.conv_id,
+        env_id=ctx.selected_env,
+        registry=get_registry(),
+        task_id=task_id,
+        progress=progress,
+    )
 
 
 def build_graph(
@@ -79,27 +93,36 @@ def build_graph(
 
     async def model_node(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
         ctx = runtime.context
-        bound = model.bind_tools([openai_tool_schema(specs[n]) for n in ctx.allowed_tools
-                                  if n in specs])
+        bound = model.bind_tools(
+            [openai_tool_schema(specs[n]) for n in ctx.allowed_tools if n in specs]
+        )
         sys = SystemMessage(content=make_prompt(ctx))
         reply = await bound.ainvoke([sys, *state["messages"]])
         return {"messages": [reply]}
 
     async def guard_node(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
-        return await guard(state, runtime.context)
+        update = await guard(state, runtime.context)
+        pending = update.get("pending") or []
+        if pending and not any(p.get("needs_confirmation") for p in pending):
+            # nothing to ask a person: run the calls in this step (one checkpoint fewer)
+            ran = await executor({"pending": pending}, runtime.context)
+            update = {"messages": [*update["messages"], *ran["messages"]], "pending": []}
+        return update
 
     async def confirm_node(state: AgentState) -> dict[str, Any]:
         # No side effect may precede interrupt(): the node re-runs from the top on resume.
         pending = [dict(p) for p in state.get("pending") or []]
         for p in pending:
             if p.get("needs_confirmation") and p.get("decision") is None:
-                answer = interrupt({
-                    "confirmation_id": p["confirmation_id"],
-                    "call_id": p["call_id"],
-                    "metadata": p.get("metadata") or {},
-                    "countdown_s": p.get("countdown_s", 0),
-                    "expires_at": p.get("expires_at", ""),
-                })
+                answer = interrupt(
+                    {
+                        "confirmation_id": p["confirmation_id"],
+                        "call_id": p["call_id"],
+                        "metadata": p.get("metadata") or {},
+                        "countdown_s": p.get("countdown_s", 0),
+                        "expires_at": p.get("expires_at", ""),
+                    }
+                )
                 p["decision"] = answer.get("decision", "deny")
                 p["reason"] = answer.get("reason")
         return {"pending": pending}

@@ -85,13 +85,29 @@ class Guard:
         return {"messages": refused, "pending": pending}
 
     async def _refuse(
-        self, call: dict[str, Any], ctx: AgentContext, *, kind: str, code: str, message: str,
-        decision: str = "deny", env: str | None = None, event: BaseModel | None = None,
+        self,
+        call: dict[str, Any],
+        ctx: AgentContext,
+        *,
+        kind: str,
+        code: str,
+        message: str,
+        decision: str = "deny",
+        env: str | None = None,
+        event: BaseModel | None = None,
     ) -> ToolMessage:
         emit(event or ErrorEvent(code=code, message=message, tool_name=call["name"]))
-        await audit(kind=kind, user=ctx.user_id, role=ctx.role, conv_id=ctx.conv_id,
-                    tool=call["name"], env=env, decision=decision, reason=message,
-                    args=call.get("args"))
+        await audit(
+            kind=kind,
+            user=ctx.user_id,
+            role=ctx.role,
+            conv_id=ctx.conv_id,
+            tool=call["name"],
+            env=env,
+            decision=decision,
+            reason=message,
+            args=call.get("args"),
+        )
         return _tool_message(f"{code.upper()}: {message}", call)
 
     async def _check(self, call: dict[str, Any], ctx: AgentContext) -> PendingCall | ToolMessage:
@@ -99,29 +115,47 @@ class Guard:
         spec = self.specs.get(name)
         decision = enforce_tool_permission(name, ctx.role)
         if spec is None or decision.outcome == "error":
-            return await self._refuse(call, ctx, kind="not_available", code="unknown_tool",
-                                      message=f"unknown tool '{name}'", decision="error")
+            return await self._refuse(
+                call,
+                ctx,
+                kind="not_available",
+                code="unknown_tool",
+                message=f"unknown tool '{name}'",
+                decision="error",
+            )
         if decision.outcome == "deny":
             required = decision.required_role or "admin"
             alts = alternatives_for(ctx.role, ctx.object_type, exclude={name})
             msg = f"'{name}' requires the {required} role; your role is {ctx.role}."
-            ev = PermissionDeniedEvent(tool_name=name, required_role=required,
-                                       alternatives=alts, message=msg)
-            return await self._refuse(call, ctx, kind="permission_denied",
-                                      code="permission_denied", message=msg, event=ev)
+            ev = PermissionDeniedEvent(
+                tool_name=name, required_role=required, alternatives=alts, message=msg
+            )
+            return await self._refuse(
+                call, ctx, kind="permission_denied", code="permission_denied", message=msg, event=ev
+            )
         if name not in ctx.allowed_tools:
             where = ctx.object_type or "this"
             return await self._refuse(
-                call, ctx, kind="not_available", code="not_available",
-                message=f"tool not available in this context ({where} page): {name}")
+                call,
+                ctx,
+                kind="not_available",
+                code="not_available",
+                message=f"tool not available in this context ({where} page): {name}",
+            )
         try:
             args = spec.args_model.model_validate(args).model_dump(mode="json")
         except ValidationError as exc:
-            errs = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'args'}: {e['msg']}"
-                             for e in exc.errors()[:5])
-            return await self._refuse(call, ctx, kind="failed", code="invalid_arguments",
-                                      message=f"invalid arguments for {name}: {errs}",
-                                      decision="error")
+            errs = "; ".join(
+                f"{'.'.join(map(str, e['loc'])) or 'args'}: {e['msg']}" for e in exc.errors()[:5]
+            )
+            return await self._refuse(
+                call,
+                ctx,
+                kind="failed",
+                code="invalid_arguments",
+                message=f"invalid arguments for {name}: {errs}",
+                decision="error",
+            )
         contract = build_confirmation_contract_v2(name, args, ctx.role, ctx.selected_env)
         env_id = contract.get("env_id")
         risk = tool_risk(name, args)
@@ -130,21 +164,39 @@ class Guard:
             if active:
                 why = f": {active['reason']}" if active.get("reason") else ""
                 return await self._refuse(
-                    call, ctx, kind="maintenance_refused", code="maintenance", env=env_id,
+                    call,
+                    ctx,
+                    kind="maintenance_refused",
+                    code="maintenance",
+                    env=env_id,
                     message=f"environment '{env_id}' is in a maintenance window{why}; "
-                    "write tools are refused until it ends")
+                    "write tools are refused until it ends",
+                )
         return await self._pending(call, ctx, spec, args, contract, risk)
 
-    async def _pending(self, call: dict[str, Any], ctx: AgentContext, spec: Any,
-                       args: dict[str, Any], contract: dict[str, Any], risk: str
-                       ) -> PendingCall | ToolMessage:
+    async def _pending(
+        self,
+        call: dict[str, Any],
+        ctx: AgentContext,
+        spec: Any,
+        args: dict[str, Any],
+        contract: dict[str, Any],
+        risk: str,
+    ) -> PendingCall | ToolMessage:
         settings = get_settings()
         name, env_id = call["name"], contract.get("env_id")
         p: PendingCall = {
-            "call_id": call["id"], "tool_name": name, "tool_args": args, "env_id": env_id,
-            "risk": risk, "risk_level": contract["risk_level"], "read_only": risk == "read",
+            "call_id": call["id"],
+            "tool_name": name,
+            "tool_args": args,
+            "env_id": env_id,
+            "risk": risk,
+            "risk_level": contract["risk_level"],
+            "read_only": risk == "read",
             "needs_confirmation": bool(contract.get("requires_confirmation")),
-            "confirmation_id": None, "decision": None, "reason": None,
+            "confirmation_id": None,
+            "decision": None,
+            "reason": None,
         }
         if not p["needs_confirmation"]:
             p["decision"] = "confirm"
@@ -154,26 +206,56 @@ class Guard:
             try:
                 details = await self.preflight(name, args, ctx)
             except Exception as exc:  # a preflight failure blocks the call, visibly
-                return await self._refuse(call, ctx, kind="failed", code="preflight_failed",
-                                          message=f"preflight for {name} failed: {exc}",
-                                          env=env_id, decision="error")
+                return await self._refuse(
+                    call,
+                    ctx,
+                    kind="failed",
+                    code="preflight_failed",
+                    message=f"preflight for {name} failed: {exc}",
+                    env=env_id,
+                    decision="error",
+                )
             if details:
                 metadata["details"] = details
                 if details.get("errors"):
                     return await self._refuse(
-                        call, ctx, kind="failed", code="preflight_failed", env=env_id,
+                        call,
+                        ctx,
+                        kind="failed",
+                        code="preflight_failed",
+                        env=env_id,
                         decision="error",
-                        message="preflight found problems: " + "; ".join(details["errors"]))
+                        message="preflight found problems: " + "; ".join(details["errors"]),
+                    )
         now = datetime.now(UTC)
         expires = now + timedelta(seconds=settings.confirmation_ttl_s)
         countdown = settings.dangerous_countdown_s if contract.get("dangerous") else 0
         cid = await asyncio.to_thread(
-            _new_confirmation, conv_id=ctx.conv_id, user_id=ctx.user_id, tool_name=name,
-            call_id=call["id"], args_hash=args_hash(name, args, env_id), env_id=env_id,
-            risk_level=contract["risk_level"], expires_at=expires)
-        await audit(kind="confirm_requested", user=ctx.user_id, role=ctx.role,
-                    conv_id=ctx.conv_id, tool=name, env=env_id, decision="confirm",
-                    reason=contract["risk_level"], args=args)
-        p.update(confirmation_id=cid, metadata=metadata, countdown_s=countdown,
-                 expires_at=expires.isoformat())
+            _new_confirmation,
+            conv_id=ctx.conv_id,
+            user_id=ctx.user_id,
+            tool_name=name,
+            call_id=call["id"],
+            args_hash=args_hash(name, args, env_id),
+            env_id=env_id,
+            risk_level=contract["risk_level"],
+            expires_at=expires,
+        )
+        await audit(
+            kind="confirm_requested",
+            user=ctx.user_id,
+            role=ctx.role,
+            conv_id=ctx.conv_id,
+            tool=name,
+            env=env_id,
+            decision="confirm",
+            reason=contract["risk_level"],
+            args=args,
+        )
+        p.update(
+            confirmation_id=cid,
+            metadata=metadata,
+            countdown_s=countdown,
+            expires_at=expires.isoformat(),
+        )
         return p

@@ -19,7 +19,7 @@ from langchain_core.messages import AIMessage, AIMessageChunk, HumanMessage
 from langgraph.types import Command
 from pydantic import BaseModel
 
-from app.agent.audit import audit
+from app.agent.audit import audit, flush_audit
 from app.agent.confirm import check_confirmation, mark_sent
 from app.agent.events import (
     ConfirmMetadataV2,
@@ -73,27 +73,54 @@ def _authenticate(user_jwt: str, user_id: str | None = None) -> Principal:
     return principal
 
 
-async def _fail(em: Emitter, code: str, message: str, status: int | None = None
-                ) -> AsyncIterator[str]:
+async def _done(em: Emitter, state: str) -> AsyncIterator[str]:
+    """The closing events: every audit row of the turn is committed before ``done``."""
+    try:
+        await flush_audit()
+    except Exception as exc:  # the turn happened, but its audit trail is incomplete: say so
+        cot_logger.reflect("audit write failed", error=type(exc).__name__)
+        yield em(
+            ErrorEvent(
+                code="audit_failed",
+                message="An audit row could not be written; tell an administrator.",
+            )
+        )
+        state = "error"
+    yield em(DoneEvent(state=state))  # type: ignore[arg-type]
+
+
+async def _fail(
+    em: Emitter, code: str, message: str, status: int | None = None
+) -> AsyncIterator[str]:
     yield em(ErrorEvent(code=code, message=message, status_code=status))
-    yield em(DoneEvent(state="error"))
+    async for frame in _done(em, "error"):
+        yield frame
 
 
-def build_context(principal: Principal, conv_id: str, turn: TurnInfo, lang: str
-                  ) -> AgentContext:
+def build_context(principal: Principal, conv_id: str, turn: TurnInfo, lang: str) -> AgentContext:
     return AgentContext(
-        user_id=principal.user_id, role=principal.role, conv_id=conv_id,
+        user_id=principal.user_id,
+        role=principal.role,
+        conv_id=conv_id,
         allowed_tools=list(turn.get("allowed_tools") or []),
-        excluded=dict(turn.get("excluded") or {}), object_type=turn.get("object_type"),
-        selected_env=turn.get("selected_env"), uicontext=turn.get("uicontext"), lang=lang)
+        excluded=dict(turn.get("excluded") or {}),
+        object_type=turn.get("object_type"),
+        selected_env=turn.get("selected_env"),
+        uicontext=turn.get("uicontext"),
+        lang=lang,
+    )
 
 
-def plan_turn(role: str, object_type: str | None, selected_env: str | None,
-              uicontext: dict[str, Any] | None) -> TurnInfo:
-    result = build_tool_pipeline(list(TOOL_CATALOG.values()), role, object_type,
-                                 log=lambda msg: cot_logger.reason(msg))
+def plan_turn(
+    role: str, object_type: str | None, selected_env: str | None, uicontext: dict[str, Any] | None
+) -> TurnInfo:
+    result = build_tool_pipeline(
+        list(TOOL_CATALOG.values()), role, object_type, log=lambda msg: cot_logger.reason(msg)
+    )
     return TurnInfo(
-        object_type=object_type, selected_env=selected_env, uicontext=uicontext,
+        object_type=object_type,
+        selected_env=selected_env,
+        uicontext=uicontext,
         allowed_tools=[t.name for t in result.tools],
         excluded={e.name: e.layer for e in result.excluded},
     )
@@ -112,8 +139,9 @@ async def agent_handler(
     try:
         principal = _authenticate(user_jwt, user_id)
     except AuthError as exc:
-        await audit(kind="auth_failed", user=user_id, conv_id=conv_id, decision="deny",
-                    reason=str(exc))
+        await audit(
+            kind="auth_failed", user=user_id, conv_id=conv_id, decision="deny", reason=str(exc)
+        )
         async for frame in _fail(em, "unauthorized", str(exc), 401):
             yield frame
         return
@@ -134,19 +162,22 @@ async def agent_handler(
     object_type = ctx_obj.objectType if ctx_obj is not None else None
     selected_env = env_id or (ctx_obj.envId if ctx_obj is not None else None)
     turn = plan_turn(principal.role, object_type, selected_env, uictx)
-    await audit(kind="tool_filtered", decision="allow", env=selected_env,
-                reason=f"{len(turn['allowed_tools'])} tools offered for "
-                f"{object_type or 'no'} context",
-                args={"excluded": turn.get("excluded")}, **base)
+    await audit(
+        kind="tool_filtered",
+        decision="allow",
+        env=selected_env,
+        reason=f"{len(turn['allowed_tools'])} tools offered for {object_type or 'no'} context",
+        args={"excluded": turn.get("excluded")},
+        **base,
+    )
 
     graph = await get_graph()
     config = _config(conv_id)
-    state = await graph.aget_state(config)
+    state = await _light_state(graph, config)
     values = state.values or {}
     if values.get("owner") and values["owner"] != principal.user_id:
         await audit(kind="auth_failed", decision="deny", reason="foreign conversation", **base)
-        async for frame in _fail(em, "forbidden", "this conversation belongs to another user",
-                                 403):
+        async for frame in _fail(em, "forbidden", "this conversation belongs to another user", 403):
             yield frame
         return
     lang = detect_lang(message)
@@ -163,6 +194,29 @@ async def agent_handler(
         yield frame
 
 
+class _Light:
+    """The little of a conversation's state a new turn needs to check first."""
+
+    def __init__(self, values: dict[str, Any], interrupts: tuple[Any, ...] = ()) -> None:
+        self.values = values
+        self.interrupts = interrupts
+
+
+async def _light_state(graph: Any, config: dict[str, Any]) -> Any:
+    """Owner and pending interrupts of a conversation. Reads the latest checkpoint tuple
+    (cheap); only a conversation with pending interrupt writes needs the full state."""
+    saver = graph.checkpointer
+    if saver is None:
+        return await graph.aget_state(config)
+    tup = await saver.aget_tuple(config)
+    if tup is None:
+        return _Light({})
+    if any(w[1] == "__interrupt__" for w in tup.pending_writes or ()):
+        return await graph.aget_state(config)
+    values = tup.checkpoint.get("channel_values") or {}
+    return _Light({"owner": values.get("owner"), "messages": values.get("messages") or []})
+
+
 def _history_messages(history: list[dict[str, Any]]) -> list[Any]:
     out: list[Any] = []
     for item in history:
@@ -174,19 +228,31 @@ def _history_messages(history: list[dict[str, Any]]) -> list[Any]:
     return out
 
 
-async def _supersede(graph: Any, state: Any, principal: Principal, conv_id: str, em: Emitter,
-                     lang: str) -> AsyncIterator[str]:
+async def _supersede(
+    graph: Any, state: Any, principal: Principal, conv_id: str, em: Emitter, lang: str
+) -> AsyncIterator[str]:
     for intr in state.interrupts:
         cid = (intr.value or {}).get("confirmation_id")
         if cid:
             try:
-                await check_confirmation(graph, conv_id=conv_id, principal=principal,
-                                         confirmation_id=cid, decision="deny",
-                                         used_as="superseded")
+                await check_confirmation(
+                    graph,
+                    conv_id=conv_id,
+                    principal=principal,
+                    confirmation_id=cid,
+                    decision="deny",
+                    used_as="superseded",
+                )
             except ConfirmationError:
                 pass  # already consumed or expired: the resume below still cancels the call
-        await audit(kind="cancelled", user=principal.user_id, role=principal.role,
-                    conv_id=conv_id, decision="cancel", reason="superseded by a new message")
+        await audit(
+            kind="cancelled",
+            user=principal.user_id,
+            role=principal.role,
+            conv_id=conv_id,
+            decision="cancel",
+            reason="superseded by a new message",
+        )
     turn = state.values.get("turn") or {}
     ctx = build_context(principal, conv_id, turn, lang)
     resume = Command(resume={"decision": "deny", "reason": "superseded by a new message"})
@@ -217,42 +283,68 @@ async def resume_handler(
     try:
         row = await prepare_resume(conv_id, principal, confirmation_id, decision)
     except ConfirmationError as exc:
-        async for frame in _fail(em, f"confirmation_{exc.reason}", str(exc),
-                                 confirmation_status(exc.reason)):
+        async for frame in _fail(
+            em, f"confirmation_{exc.reason}", str(exc), confirmation_status(exc.reason)
+        ):
             yield frame
         return
     async for frame in resume_stream(conv_id, principal, row, decision, reason, em):
         yield frame
 
 
-async def prepare_resume(conv_id: str, principal: Principal, confirmation_id: str,
-                         decision: str) -> dict[str, Any]:
+async def prepare_resume(
+    conv_id: str, principal: Principal, confirmation_id: str, decision: str
+) -> dict[str, Any]:
     """Validate and consume the confirmation (raises ConfirmationError, audited)."""
     graph = await get_graph()
-    return await check_confirmation(graph, conv_id=conv_id, principal=principal,
-                                    confirmation_id=confirmation_id, decision=decision)
+    return await check_confirmation(
+        graph,
+        conv_id=conv_id,
+        principal=principal,
+        confirmation_id=confirmation_id,
+        decision=decision,
+    )
 
 
-async def resume_stream(conv_id: str, principal: Principal, row: dict[str, Any], decision: str,
-                        reason: str | None, em: Emitter | None = None) -> AsyncIterator[str]:
+async def resume_stream(
+    conv_id: str,
+    principal: Principal,
+    row: dict[str, Any],
+    decision: str,
+    reason: str | None,
+    em: Emitter | None = None,
+) -> AsyncIterator[str]:
     em = em or Emitter(conv_id)
     graph = await get_graph()
     state = await graph.aget_state(_config(conv_id))
     turn = state.values.get("turn") or {}
     lang = detect_lang(_last_human_text(state.values.get("messages") or []))
     ctx = build_context(principal, conv_id, turn, lang)
-    await audit(kind="confirmed" if decision == "confirm" else "cancelled",
-                user=principal.user_id, role=principal.role, conv_id=conv_id,
-                tool=row["tool_name"], env=row["env_id"],
-                decision="confirm" if decision == "confirm" else "cancel", reason=reason)
+    await audit(
+        kind="confirmed" if decision == "confirm" else "cancelled",
+        user=principal.user_id,
+        role=principal.role,
+        conv_id=conv_id,
+        tool=row["tool_name"],
+        env=row["env_id"],
+        decision="confirm" if decision == "confirm" else "cancel",
+        reason=reason,
+    )
     cmd = Command(resume={"decision": decision, "reason": reason})
     async for frame in _run(graph, cmd, _config(conv_id), ctx, em):
         yield frame
 
 
 def confirmation_status(reason: str) -> int:
-    return {"unknown": 404, "foreign_user": 403, "not_pending": 409, "replayed": 409,
-            "expired": 410, "too_early": 425, "mismatch": 409}.get(reason, 400)
+    return {
+        "unknown": 404,
+        "foreign_user": 403,
+        "not_pending": 409,
+        "replayed": 409,
+        "expired": 410,
+        "too_early": 425,
+        "mismatch": 409,
+    }.get(reason, 400)
 
 
 def _last_human_text(messages: list[Any]) -> str:
@@ -262,51 +354,80 @@ def _last_human_text(messages: list[Any]) -> str:
     return ""
 
 
-async def _run(graph: Any, inp: Any, config: dict[str, Any], ctx: AgentContext, em: Emitter,
-               *, final: bool = True) -> AsyncIterator[str]:
+async def _run(
+    graph: Any,
+    inp: Any,
+    config: dict[str, Any],
+    ctx: AgentContext,
+    em: Emitter,
+    *,
+    final: bool = True,
+) -> AsyncIterator[str]:
+    interrupted = False
+    last_ai: AIMessage | None = None
     try:
-        async for mode, data in graph.astream(inp, config, context=ctx,
-                                              stream_mode=["messages", "updates", "custom"]):
+        async for mode, data in graph.astream(
+            inp, config, context=ctx, stream_mode=["messages", "updates", "custom"]
+        ):
             if mode == "messages":
                 chunk, meta = data
-                if (isinstance(chunk, AIMessageChunk) and meta.get("langgraph_node") == "model"
-                        and isinstance(chunk.content, str) and chunk.content):
+                if (
+                    isinstance(chunk, AIMessageChunk)
+                    and meta.get("langgraph_node") == "model"
+                    and isinstance(chunk.content, str)
+                    and chunk.content
+                ):
                     yield em(TokenEvent(text=chunk.content))
             elif mode == "custom":
                 yield em(data)
-            elif mode == "updates" and "__interrupt__" in data:
-                for intr in data["__interrupt__"]:
-                    yield em(await _confirm_event(intr.value))
+            elif mode == "updates":
+                if "__interrupt__" in data:
+                    interrupted = True
+                    for intr in data["__interrupt__"]:
+                        yield em(await _confirm_event(intr.value))
+                elif isinstance(data.get("model"), dict):
+                    replies = data["model"].get("messages") or []
+                    last_ai = replies[-1] if replies else last_ai
     except SsToolsError as exc:
         async for frame in _fail(em, "agent_error", str(exc)):
             yield frame
         return
     except Exception as exc:  # model endpoint down, checkpoint store failure...
         cot_logger.reflect("agent run failed", error=type(exc).__name__, conv_id=ctx.conv_id)
-        await audit(kind="failed", user=ctx.user_id, role=ctx.role, conv_id=ctx.conv_id,
-                    decision="error", reason=f"agent run failed: {type(exc).__name__}")
-        async for frame in _fail(em, "agent_error",
-                                 f"The agent could not finish this turn ({type(exc).__name__})."):
+        await audit(
+            kind="failed",
+            user=ctx.user_id,
+            role=ctx.role,
+            conv_id=ctx.conv_id,
+            decision="error",
+            reason=f"agent run failed: {type(exc).__name__}",
+        )
+        async for frame in _fail(
+            em, "agent_error", f"The agent could not finish this turn ({type(exc).__name__})."
+        ):
             yield frame
         return
     if not final:
         return
-    state = await graph.aget_state(config)
-    if state.interrupts:
-        yield em(DoneEvent(state="awaiting_confirmation"))
+    if interrupted:
+        async for frame in _done(em, "awaiting_confirmation"):
+            yield frame
         return
-    last = (state.values.get("messages") or [None])[-1]
-    if isinstance(last, AIMessage) and not last.tool_calls:
-        yield em(MessageEvent(text=str(last.content), model=get_model_label()))
-    yield em(DoneEvent(state="idle"))
+    if isinstance(last_ai, AIMessage) and not last_ai.tool_calls:
+        yield em(MessageEvent(text=str(last_ai.content), model=get_model_label()))
+    async for frame in _done(em, "idle"):
+        yield frame
 
 
 async def _confirm_event(value: dict[str, Any]) -> ConfirmRequiredEvent:
     await asyncio.to_thread(mark_sent, value["confirmation_id"])
     return ConfirmRequiredEvent(
-        confirmation_id=value["confirmation_id"], call_id=value["call_id"],
+        confirmation_id=value["confirmation_id"],
+        call_id=value["call_id"],
         metadata=ConfirmMetadataV2.model_validate(value.get("metadata") or {}),
-        countdown_s=int(value.get("countdown_s") or 0), expires_at=value.get("expires_at", ""))
+        countdown_s=int(value.get("countdown_s") or 0),
+        expires_at=value.get("expires_at", ""),
+    )
 
 
 async def get_conversation(conv_id: str, user_jwt: str) -> dict[str, Any]:
@@ -323,20 +444,32 @@ async def get_conversation(conv_id: str, user_jwt: str) -> dict[str, Any]:
         if isinstance(m, HumanMessage):
             messages.append({"role": "user", "text": str(m.content)})
         elif isinstance(m, AIMessage):
-            tool_calls += [{"call_id": tc["id"], "tool_name": tc["name"], "tool_args": tc["args"]}
-                           for tc in m.tool_calls]
+            tool_calls += [
+                {"call_id": tc["id"], "tool_name": tc["name"], "tool_args": tc["args"]}
+                for tc in m.tool_calls
+            ]
             if m.content and not m.tool_calls:
                 messages.append({"role": "assistant", "text": str(m.content)})
     pending = None
     if state.interrupts:
         value = state.interrupts[0].value
         ev = ConfirmRequiredEvent(
-            conv_id=conv_id, confirmation_id=value["confirmation_id"], call_id=value["call_id"],
+            conv_id=conv_id,
+            confirmation_id=value["confirmation_id"],
+            call_id=value["call_id"],
             metadata=ConfirmMetadataV2.model_validate(value.get("metadata") or {}),
             countdown_s=int(value.get("countdown_s") or 0),
-            expires_at=value.get("expires_at", ""))
+            expires_at=value.get("expires_at", ""),
+        )
         pending = ev.model_dump(mode="json")
-    return {"conv_id": conv_id, "messages": messages, "tool_calls": tool_calls,
-            "pending_confirmation": pending,
-            "turn": {k: v for k, v in (values.get("turn") or {}).items()
-                     if k in ("object_type", "selected_env", "uicontext")}}
+    return {
+        "conv_id": conv_id,
+        "messages": messages,
+        "tool_calls": tool_calls,
+        "pending_confirmation": pending,
+        "turn": {
+            k: v
+            for k, v in (values.get("turn") or {}).items()
+            if k in ("object_type", "selected_env", "uicontext")
+        },
+    }

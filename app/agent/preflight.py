@@ -14,8 +14,9 @@ from app.agent.state import AgentContext
 PREFLIGHT_TOOLS = frozenset({"execute_migration", "deploy_dashboard"})
 
 
-async def default_preflight(tool_name: str, args: dict[str, Any], ctx: AgentContext
-                            ) -> dict[str, Any] | None:
+async def default_preflight(
+    tool_name: str, args: dict[str, Any], ctx: AgentContext
+) -> dict[str, Any] | None:
     if tool_name not in PREFLIGHT_TOOLS:
         return None
     from app.agent.tools.deploy import preflight_migration
@@ -28,6 +29,8 @@ async def default_preflight(tool_name: str, args: dict[str, Any], ctx: AgentCont
     if not ids and args.get("dashboard_id") is not None:
         ids = [args["dashboard_id"]]
     return await preflight_migration(
-        registry.client(source.id), registry.client(target.id), ids,
+        registry.client(source.id),
+        registry.client(target.id),
+        ids,
         args.get("database_mapping") or {},
     )

@@ -20,7 +20,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.agent.audit import audit
+from app.agent.audit import audit, flush_audit
 from app.agent.handler import (
     agent_handler,
     confirmation_status,
@@ -41,8 +41,12 @@ class StreamRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
     message: str = Field(min_length=1, max_length=20_000)
     history: list[dict[str, Any]] | None = None
-    conv_id: str = Field(default_factory=lambda: uuid.uuid4().hex, min_length=1, max_length=128,
-                         pattern=r"^[A-Za-z0-9_.:-]+$")
+    conv_id: str = Field(
+        default_factory=lambda: uuid.uuid4().hex,
+        min_length=1,
+        max_length=128,
+        pattern=r"^[A-Za-z0-9_.:-]+$",
+    )
     env_id: str | None = Field(default=None, max_length=64)
     uicontext: dict[str, Any] | str | None = None
 
@@ -64,8 +68,9 @@ def _sse(gen: AsyncIterator[str]) -> StreamingResponse:
 
 
 @router.post("/stream")
-async def stream(body: StreamRequest, request: Request,
-                 principal: Principal = Depends(require_principal)) -> Any:
+async def stream(
+    body: StreamRequest, request: Request, principal: Principal = Depends(require_principal)
+) -> Any:
     uictx = body.uicontext
     if isinstance(uictx, dict):
         uictx = json.dumps(uictx)
@@ -74,13 +79,27 @@ async def stream(body: StreamRequest, request: Request,
             validate_uicontext(uictx)
         except UIContextError as exc:
             if exc.status_code != 400:  # not-JSON is ignored by the handler (audited there)
-                await audit(kind="uicontext_invalid", user=principal.user_id,
-                            role=principal.role, conv_id=body.conv_id, decision="deny",
-                            reason=str(exc))
-                return JSONResponse({"error": "invalid_uicontext", "reason": str(exc)},
-                                    status_code=exc.status_code)
-    gen = agent_handler(body.message, body.history, body.conv_id, principal.user_id,
-                        _bearer(request), body.env_id, uictx)
+                await audit(
+                    kind="uicontext_invalid",
+                    user=principal.user_id,
+                    role=principal.role,
+                    conv_id=body.conv_id,
+                    decision="deny",
+                    reason=str(exc),
+                )
+                await flush_audit()
+                return JSONResponse(
+                    {"error": "invalid_uicontext", "reason": str(exc)}, status_code=exc.status_code
+                )
+    gen = agent_handler(
+        body.message,
+        body.history,
+        body.conv_id,
+        principal.user_id,
+        _bearer(request),
+        body.env_id,
+        uictx,
+    )
     return _sse(gen)
 
 
@@ -89,14 +108,18 @@ async def resume(body: ResumeRequest, principal: Principal = Depends(require_pri
     try:
         row = await prepare_resume(body.conv_id, principal, body.confirmation_id, body.decision)
     except ConfirmationError as exc:
-        return JSONResponse({"error": "confirmation_refused", "reason": exc.reason,
-                             "message": str(exc)}, status_code=confirmation_status(exc.reason))
+        await flush_audit()
+        return JSONResponse(
+            {"error": "confirmation_refused", "reason": exc.reason, "message": str(exc)},
+            status_code=confirmation_status(exc.reason),
+        )
     return _sse(resume_stream(body.conv_id, principal, row, body.decision, body.reason))
 
 
 @router.get("/conversations/{conv_id}")
-async def conversation(conv_id: str, request: Request,
-                       principal: Principal = Depends(require_principal)) -> Any:
+async def conversation(
+    conv_id: str, request: Request, principal: Principal = Depends(require_principal)
+) -> Any:
     try:
         return await get_conversation(conv_id, _bearer(request))
     except AuthError as exc:

@@ -90,8 +90,10 @@ def record_audit(
     reason: str | None = None,
     args: Any = None,
     duration_ms: float | None = None,
+    ts: datetime | None = None,
 ) -> AuditEvent:
-    """Add one audit row to ``session`` (flushed; the caller commits)."""
+    """Add one audit row to ``session`` (flushed; the caller commits). ``ts`` lets a
+    deferred writer keep the moment the decision was taken (default: now)."""
     if not kind:
         raise ValueError("audit kind is required")
     if decision is not None and decision not in DECISIONS:
@@ -111,6 +113,8 @@ def record_audit(
         args=stored_args,
         duration_ms=duration_ms,
     )
+    if ts is not None:
+        row.ts = as_utc(ts)
     session.add(row)
     session.flush()
     return row

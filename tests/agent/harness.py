@@ -35,38 +35,66 @@ class Harness:
         self.recorder: Any = None
         self.calls: list[tuple[str, dict[str, Any]]] = []
 
-    def use(self, *script: Any, tools: dict[str, Any] | None = None,
-            preflight: Any = None) -> Any:
+    def use(self, *script: Any, tools: dict[str, Any] | None = None, preflight: Any = None) -> Any:
         model, self.recorder = scripted(*script)
 
         async def no_preflight(name: str, args: dict[str, Any], ctx: Any) -> None:
             return None
 
         def deps_factory(*, ctx: Any, task_id: Any, progress: Any) -> Any:
-            return SimpleNamespace(user_id=ctx.user_id, role=ctx.role, env_id=ctx.selected_env,
-                                   task_id=task_id, progress=progress)
+            return SimpleNamespace(
+                user_id=ctx.user_id,
+                role=ctx.role,
+                env_id=ctx.selected_env,
+                task_id=task_id,
+                progress=progress,
+            )
 
         async def factory() -> Any:
-            return build_graph(model=model, checkpointer=await get_checkpointer(),
-                               tools=tools or {}, preflight=preflight or no_preflight,
-                               deps_factory=deps_factory,
-                               system_prompt=lambda ctx: inject_uicontext("sys", ctx.uicontext))
+            return build_graph(
+                model=model,
+                checkpointer=await get_checkpointer(),
+                tools=tools or {},
+                preflight=preflight or no_preflight,
+                deps_factory=deps_factory,
+                system_prompt=lambda ctx: inject_uicontext("sys", ctx.uicontext),
+            )
 
         runtime.set_graph_factory(factory, model=model)
         return self.recorder
 
-    async def run(self, message: str, *, user: str = "alice", role: str = "admin",
-                  env_id: str | None = "dev", uicontext: Any = None,
-                  conv_id: str | None = None) -> list[dict[str, Any]]:
+    async def run(
+        self,
+        message: str,
+        *,
+        user: str = "alice",
+        role: str = "admin",
+        env_id: str | None = "dev",
+        uicontext: Any = None,
+        conv_id: str | None = None,
+    ) -> list[dict[str, Any]]:
         self.conv_id = conv_id or uuid.uuid4().hex
-        return await _collect(agent_handler(message, None, self.conv_id, user,
-                                            token_for(user, role), env_id, uicontext))
+        return await _collect(
+            agent_handler(
+                message, None, self.conv_id, user, token_for(user, role), env_id, uicontext
+            )
+        )
 
-    async def resume(self, confirmation_id: str, decision: str = "confirm", *,
-                     user: str = "alice", role: str = "admin", reason: str | None = None,
-                     conv_id: str | None = None) -> list[dict[str, Any]]:
-        return await _collect(resume_handler(conv_id or self.conv_id, token_for(user, role),
-                                             confirmation_id, decision, reason))
+    async def resume(
+        self,
+        confirmation_id: str,
+        decision: str = "confirm",
+        *,
+        user: str = "alice",
+        role: str = "admin",
+        reason: str | None = None,
+        conv_id: str | None = None,
+    ) -> list[dict[str, Any]]:
+        return await _collect(
+            resume_handler(
+                conv_id or self.conv_id, token_for(user, role), confirmation_id, decision, reason
+            )
+        )
 
 
 @pytest.fixture

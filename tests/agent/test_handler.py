@@ -21,8 +21,14 @@ from tests.agent.harness import first, types_of
 from tests.agent.scripted import call, final_from_tool
 
 DASHBOARD_9 = {
-    "search_dashboards", "get_health_summary", "deploy_dashboard", "run_llm_validation",
-    "run_llm_documentation", "execute_migration", "create_branch", "commit_changes",
+    "search_dashboards",
+    "get_health_summary",
+    "deploy_dashboard",
+    "run_llm_validation",
+    "run_llm_documentation",
+    "execute_migration",
+    "create_branch",
+    "commit_changes",
     "show_capabilities",
 }
 
@@ -37,11 +43,14 @@ def recording_tools(log: list[tuple[str, Any]]) -> dict[str, Any]:
         async def tool(args: Any, deps: Any) -> Any:
             log.append((name, args.model_dump()))
             return {"tool": name, "ok": True, "args": args.model_dump()}
+
         return tool
+
     return {name: make(name) for name in TOOL_CATALOG}
 
 
 # --- AgentChat.LangGraph.Handler TEST_EDGEs ----------------------------------------------
+
 
 @pytest.mark.parametrize(
     ("uicontext", "role", "expected"),
@@ -49,14 +58,22 @@ def recording_tools(log: list[tuple[str, Any]]) -> dict[str, Any]:
         # null_uicontext: backward compatible, every RBAC-allowed tool (22 for admin)
         pytest.param(None, "admin", set(TOOL_CATALOG), id="null_uicontext"),
         # dashboard_context: only the 9 dashboard tools
-        pytest.param({"objectType": "dashboard", "objectId": "42"}, "admin", DASHBOARD_9,
-                     id="dashboard_context"),
+        pytest.param(
+            {"objectType": "dashboard", "objectId": "42"},
+            "admin",
+            DASHBOARD_9,
+            id="dashboard_context",
+        ),
         # invalid_json_uicontext: ignored, all tools kept
         pytest.param("{not json", "admin", set(TOOL_CATALOG), id="invalid_json_uicontext"),
         # analyst on a dashboard: the admin-only dashboard tools are gone
-        pytest.param({"objectType": "dashboard"}, "analyst",
-                     DASHBOARD_9 - {"deploy_dashboard", "execute_migration", "create_branch",
-                                    "commit_changes"}, id="dashboard_analyst"),
+        pytest.param(
+            {"objectType": "dashboard"},
+            "analyst",
+            DASHBOARD_9
+            - {"deploy_dashboard", "execute_migration", "create_branch", "commit_changes"},
+            id="dashboard_analyst",
+        ),
     ],
 )
 async def test_tools_offered_to_the_model_follow_the_pipeline(
@@ -96,10 +113,12 @@ async def test_uicontext_reaches_the_model_as_an_informational_block(harness: An
 
 # --- the guard -------------------------------------------------------------------------------
 
+
 async def test_safe_read_runs_without_confirmation(harness: Any) -> None:
     log: list[Any] = []
-    harness.use(call("search_dashboards", query="sales"), final_from_tool,
-                tools=recording_tools(log))
+    harness.use(
+        call("search_dashboards", query="sales"), final_from_tool, tools=recording_tools(log)
+    )
     events = await harness.run("find dashboards about sales")
     assert "confirm_required" not in types_of(events)
     assert first(events, "tool_end")["status"] == "completed"
@@ -109,10 +128,14 @@ async def test_safe_read_runs_without_confirmation(harness: Any) -> None:
 
 async def test_analyst_deploy_gets_permission_denied_never_a_confirmation(harness: Any) -> None:
     log: list[Any] = []
-    harness.use(call("deploy_dashboard", dashboard_id="42", target_env="prod"), final_from_tool,
-                tools=recording_tools(log))
-    events = await harness.run("deploy this to prod", role="analyst",
-                               uicontext=json.dumps({"objectType": "dashboard"}))
+    harness.use(
+        call("deploy_dashboard", dashboard_id="42", target_env="prod"),
+        final_from_tool,
+        tools=recording_tools(log),
+    )
+    events = await harness.run(
+        "deploy this to prod", role="analyst", uicontext=json.dumps({"objectType": "dashboard"})
+    )
     kinds = types_of(events)
     assert "permission_denied" in kinds and "confirm_required" not in kinds
     denied = first(events, "permission_denied")
@@ -123,8 +146,9 @@ async def test_analyst_deploy_gets_permission_denied_never_a_confirmation(harnes
 
 async def test_hallucinated_call_outside_the_filtered_set_is_not_executed(harness: Any) -> None:
     log: list[Any] = []
-    harness.use(call("superset_execute_sql", sql="select 1"), final_from_tool,
-                tools=recording_tools(log))
+    harness.use(
+        call("superset_execute_sql", sql="select 1"), final_from_tool, tools=recording_tools(log)
+    )
     events = await harness.run("run select 1", uicontext=json.dumps({"objectType": "dashboard"}))
     err = first(events, "error")
     assert err["code"] == "not_available" and "not available in this context" in err["message"]
@@ -140,10 +164,14 @@ async def test_unknown_tool_is_an_error_not_a_permission_denial(harness: Any) ->
 
 # --- confirmations ---------------------------------------------------------------------------
 
+
 async def test_guarded_write_runs_only_after_confirm(harness: Any) -> None:
     log: list[Any] = []
-    harness.use(call("deploy_dashboard", dashboard_id="42", target_env="prod"), final_from_tool,
-                tools=recording_tools(log))
+    harness.use(
+        call("deploy_dashboard", dashboard_id="42", target_env="prod"),
+        final_from_tool,
+        tools=recording_tools(log),
+    )
     events = await harness.run("deploy 42 to prod")
     conf = first(events, "confirm_required")
     assert conf["metadata"]["risk_level"] == "guarded"
@@ -158,8 +186,11 @@ async def test_guarded_write_runs_only_after_confirm(harness: Any) -> None:
 
 async def test_deny_cancels_and_passes_the_reason_to_the_model(harness: Any) -> None:
     log: list[Any] = []
-    rec = harness.use(call("deploy_dashboard", dashboard_id="42", target_env="prod"),
-                      final_from_tool, tools=recording_tools(log))
+    rec = harness.use(
+        call("deploy_dashboard", dashboard_id="42", target_env="prod"),
+        final_from_tool,
+        tools=recording_tools(log),
+    )
     conf = first(await harness.run("deploy 42 to prod"), "confirm_required")
     events = await harness.resume(conf["confirmation_id"], "deny", reason="not during the demo")
     assert first(events, "tool_end")["status"] == "cancelled"
@@ -170,8 +201,11 @@ async def test_deny_cancels_and_passes_the_reason_to_the_model(harness: Any) -> 
 
 
 async def test_replayed_confirmation_is_refused(harness: Any) -> None:
-    harness.use(call("deploy_dashboard", dashboard_id="42", target_env="prod"), final_from_tool,
-                tools=recording_tools([]))
+    harness.use(
+        call("deploy_dashboard", dashboard_id="42", target_env="prod"),
+        final_from_tool,
+        tools=recording_tools([]),
+    )
     conf = first(await harness.run("deploy"), "confirm_required")
     await harness.resume(conf["confirmation_id"], "confirm")
     again = await harness.resume(conf["confirmation_id"], "confirm")
@@ -181,8 +215,11 @@ async def test_replayed_confirmation_is_refused(harness: Any) -> None:
 
 async def test_foreign_user_cannot_confirm(harness: Any) -> None:
     log: list[Any] = []
-    harness.use(call("deploy_dashboard", dashboard_id="42", target_env="prod"), final_from_tool,
-                tools=recording_tools(log))
+    harness.use(
+        call("deploy_dashboard", dashboard_id="42", target_env="prod"),
+        final_from_tool,
+        tools=recording_tools(log),
+    )
     conf = first(await harness.run("deploy"), "confirm_required")
     events = await harness.resume(conf["confirmation_id"], "confirm", user="mallory")
     assert first(events, "error")["code"] == "confirmation_foreign_user"
@@ -190,8 +227,11 @@ async def test_foreign_user_cannot_confirm(harness: Any) -> None:
 
 
 async def test_expired_confirmation_is_refused(harness: Any) -> None:
-    harness.use(call("deploy_dashboard", dashboard_id="42", target_env="prod"), final_from_tool,
-                tools=recording_tools([]))
+    harness.use(
+        call("deploy_dashboard", dashboard_id="42", target_env="prod"),
+        final_from_tool,
+        tools=recording_tools([]),
+    )
     conf = first(await harness.run("deploy"), "confirm_required")
     with session_scope() as s:
         row = s.get(Confirmation, conf["confirmation_id"])
@@ -203,8 +243,11 @@ async def test_expired_confirmation_is_refused(harness: Any) -> None:
 
 async def test_dangerous_confirm_before_the_countdown_is_refused(harness: Any) -> None:
     log: list[Any] = []
-    harness.use(call("delete_dashboard", dashboard_id="7", env_id="prod"), final_from_tool,
-                tools=recording_tools(log))
+    harness.use(
+        call("delete_dashboard", dashboard_id="7", env_id="prod"),
+        final_from_tool,
+        tools=recording_tools(log),
+    )
     conf = first(await harness.run("delete dashboard 7 on prod"), "confirm_required")
     assert conf["metadata"]["dangerous"] is True and conf["countdown_s"] == 10
     early = await harness.resume(conf["confirmation_id"], "confirm")
@@ -219,8 +262,12 @@ async def test_dangerous_confirm_before_the_countdown_is_refused(harness: Any) -
 
 async def test_new_message_supersedes_a_pending_confirmation(harness: Any) -> None:
     log: list[Any] = []
-    harness.use(call("deploy_dashboard", dashboard_id="42", target_env="prod"), final_from_tool,
-                "Fine, no deploy.", tools=recording_tools(log))
+    harness.use(
+        call("deploy_dashboard", dashboard_id="42", target_env="prod"),
+        final_from_tool,
+        "Fine, no deploy.",
+        tools=recording_tools(log),
+    )
     conf = first(await harness.run("deploy"), "confirm_required")
     events = await harness.run("actually, never mind", conv_id=harness.conv_id)
     assert any(e["type"] == "tool_end" and e["status"] == "cancelled" for e in events)
@@ -238,6 +285,7 @@ async def test_another_user_cannot_continue_a_conversation(harness: Any) -> None
 
 # --- execution: retry, timeout, maintenance -----------------------------------------------
 
+
 async def test_read_tool_retries_once_on_a_transient_error(harness: Any) -> None:
     attempts: list[int] = []
 
@@ -247,8 +295,9 @@ async def test_read_tool_retries_once_on_a_transient_error(harness: Any) -> None
             raise SupersetUnavailableError("502 Bad Gateway", status_code=502)
         return {"count": 0, "dashboards": []}
 
-    harness.use(call("search_dashboards", query="x"), final_from_tool,
-                tools={"search_dashboards": flaky})
+    harness.use(
+        call("search_dashboards", query="x"), final_from_tool, tools={"search_dashboards": flaky}
+    )
     events = await harness.run("find x")
     assert types_of(events).count("tool_retry") == 1
     assert first(events, "tool_end")["status"] == "completed" and len(attempts) == 2
@@ -261,8 +310,9 @@ async def test_write_tool_timeout_reports_status_unknown(harness: Any, monkeypat
     async def slow(args: Any, deps: Any) -> Any:
         await asyncio.sleep(1)
 
-    harness.use(call("start_maintenance", env_id="dev"), final_from_tool,
-                tools={"start_maintenance": slow})
+    harness.use(
+        call("start_maintenance", env_id="dev"), final_from_tool, tools={"start_maintenance": slow}
+    )
     conf = first(await harness.run("start maintenance on dev"), "confirm_required")
     events = await harness.resume(conf["confirmation_id"], "confirm")
     timeout = first(events, "tool_timeout")
@@ -275,8 +325,11 @@ async def test_maintenance_refuses_writes_to_that_env(harness: Any) -> None:
     with session_scope() as s:
         maintenance.start(s, env_id="prod", started_by="ops", reason="upgrade")
     try:
-        harness.use(call("deploy_dashboard", dashboard_id="1", target_env="prod"),
-                    final_from_tool, tools=recording_tools(log))
+        harness.use(
+            call("deploy_dashboard", dashboard_id="1", target_env="prod"),
+            final_from_tool,
+            tools=recording_tools(log),
+        )
         events = await harness.run("deploy 1 to prod")
         err = first(events, "error")
         assert err["code"] == "maintenance" and "confirm_required" not in types_of(events)

@@ -30,8 +30,11 @@ def _prepare(tmp_path: Path, **extra: str) -> dict[str, str]:
 
 
 def _ask_for_maintenance(server: Server, token: str, conv_id: str) -> dict:
-    r = server.post("/api/agent/stream", token, {
-        "message": "start maintenance on dev", "conv_id": conv_id, "env_id": "dev"})
+    r = server.post(
+        "/api/agent/stream",
+        token,
+        {"message": "start maintenance on dev", "conv_id": conv_id, "env_id": "dev"},
+    )
     assert r.status_code == 200, r.text
     events = decode_sse(r.text)
     confirm = [e for e in events if e["type"] == "confirm_required"]
@@ -40,8 +43,11 @@ def _ask_for_maintenance(server: Server, token: str, conv_id: str) -> dict:
 
 
 def _confirm(server: Server, token: str, conv_id: str, confirmation_id: str) -> list[dict]:
-    r = server.post("/api/agent/resume", token, {
-        "conv_id": conv_id, "confirmation_id": confirmation_id, "decision": "confirm"})
+    r = server.post(
+        "/api/agent/resume",
+        token,
+        {"conv_id": conv_id, "confirmation_id": confirmation_id, "decision": "confirm"},
+    )
     assert r.status_code == 200, r.text
     return decode_sse(r.text)
 
@@ -70,7 +76,13 @@ def test_two_replicas_on_one_postgres_share_a_confirmation(tmp_path: Path, pg_ur
         events = _confirm(b, token, "replicas-1", conf["confirmation_id"])
         ends = [e for e in events if e["type"] == "tool_end"]
         assert ends and ends[0]["status"] == "completed", events
-        replay = b.post("/api/agent/resume", token, {
-            "conv_id": "replicas-1", "confirmation_id": conf["confirmation_id"],
-            "decision": "confirm"})
+        replay = b.post(
+            "/api/agent/resume",
+            token,
+            {
+                "conv_id": "replicas-1",
+                "confirmation_id": conf["confirmation_id"],
+                "decision": "confirm",
+            },
+        )
         assert replay.status_code == 409
