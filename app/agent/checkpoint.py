@@ -20,7 +20,7 @@ _LOCKS: dict[int, asyncio.Lock] = {}
 
 def _pg_conninfo(url: str) -> str:
     """SQLAlchemy URL -> libpq URL (drop the +driver part)."""
-    scheme, rest = url.split("://", 1)
+    _scheme, rest = url.split("://", 1)
     return "postgresql://" + rest
 
 

@@ -1,8 +1,10 @@
 """Agent HTTP API: the SSE stream, confirmations, conversations.
 
-    POST /api/agent/stream                 Bearer; {"message","history","conv_id","env_id","uicontext"}
-    POST /api/agent/resume                 Bearer; {"conv_id","confirmation_id","decision","reason"?}
-    GET  /api/agent/conversations/{conv_id} Bearer; messages and any pending confirmation
+    POST /api/agent/stream    {"message","history","conv_id","env_id","uicontext"}
+    POST /api/agent/resume    {"conv_id","confirmation_id","decision","reason"?}
+    GET  /api/agent/conversations/{conv_id}    messages and any pending confirmation
+
+All three need ``Authorization: Bearer <token>``.
 
 Bad input is answered before any stream starts: 401/403 for auth, 413/422 for a bad
 uicontext, 404/409/410/425 for a refused confirmation — JSON with a reason, and an
@@ -14,7 +16,7 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import AsyncIterator
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse, StreamingResponse
@@ -28,11 +30,12 @@ from app.agent.handler import (
     prepare_resume,
     resume_stream,
 )
-from app.auth import Principal, require_principal
+from app.auth import Principal, bearer_token, require_principal
 from app.context import validate_uicontext
 from app.errors import AuthError, ConfirmationError, UIContextError
 
 router = APIRouter(prefix="/api/agent", tags=["agent"])
+Caller = Annotated[Principal, Depends(require_principal)]
 
 SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
@@ -60,7 +63,7 @@ class ResumeRequest(BaseModel):
 
 
 def _bearer(request: Request) -> str:
-    return request.headers.get("authorization", "").partition(" ")[2].strip()
+    return bearer_token(request) or ""
 
 
 def _sse(gen: AsyncIterator[str]) -> StreamingResponse:
@@ -68,9 +71,7 @@ def _sse(gen: AsyncIterator[str]) -> StreamingResponse:
 
 
 @router.post("/stream")
-async def stream(
-    body: StreamRequest, request: Request, principal: Principal = Depends(require_principal)
-) -> Any:
+async def stream(body: StreamRequest, request: Request, principal: Caller) -> Any:
     uictx = body.uicontext
     if isinstance(uictx, dict):
         uictx = json.dumps(uictx)
@@ -104,7 +105,7 @@ async def stream(
 
 
 @router.post("/resume")
-async def resume(body: ResumeRequest, principal: Principal = Depends(require_principal)) -> Any:
+async def resume(body: ResumeRequest, principal: Caller) -> Any:
     try:
         row = await prepare_resume(body.conv_id, principal, body.confirmation_id, body.decision)
     except ConfirmationError as exc:
@@ -117,9 +118,7 @@ async def resume(body: ResumeRequest, principal: Principal = Depends(require_pri
 
 
 @router.get("/conversations/{conv_id}")
-async def conversation(
-    conv_id: str, request: Request, principal: Principal = Depends(require_principal)
-) -> Any:
+async def conversation(conv_id: str, request: Request, principal: Caller) -> Any:
     try:
         return await get_conversation(conv_id, _bearer(request))
     except AuthError as exc:
