@@ -107,13 +107,58 @@ def ensure_first_admin() -> Path | None:
     return path
 
 
+SANDBOX_MARKER = "# Local Superset sandbox written by"
+
+
+def ensure_local_superset() -> bool:
+    """Start (or reuse) the local Superset sandbox so a newcomer sees the real thing.
+
+    Skipped with ``SS_TOOLS_SANDBOX=0``, and when the environments file exists and was not
+    written by the sandbox (it is the operator's own: never overwritten). A failure (no
+    network for the first install, say) is reported and the product starts without
+    environments. Instances this call started are stopped when the process exits.
+    """
+    settings = get_settings()
+    env_file = Path(settings.environments_file)
+    if not settings.sandbox:
+        print("[sandbox] skipped (SS_TOOLS_SANDBOX=0)", flush=True)
+        return False
+    if env_file.exists() and not env_file.read_text(errors="replace").startswith(SANDBOX_MARKER):
+        print(f"[sandbox] skipped: using your environments file {_display(env_file)}", flush=True)
+        return False
+    import atexit
+
+    from app.sandbox import SandboxError
+    from app.sandbox.service import ensure_sandbox
+
+    print(
+        "[sandbox] preparing a local Superset 6.1 (dev + prod); the first run installs it "
+        "(~1–2 min), later runs take seconds. SS_TOOLS_SANDBOX=0 skips this.",
+        flush=True,
+    )
+    try:
+        sandbox, started = ensure_sandbox(("dev", "prod"), env_file=env_file)
+    except SandboxError as exc:
+        print(
+            f"[sandbox] not started: {exc}\n[sandbox] continuing without Superset environments",
+            flush=True,
+        )
+        return False
+    if started:  # stop what we started: on NiceGUI's shutdown, and at exit as a fallback
+        from nicegui import app as nicegui_app
+
+        nicegui_app.on_shutdown(lambda: sandbox.stop(print))
+        atexit.register(sandbox.stop)
+    urls = ", ".join(f"{e.id}={e.url}" for e in sandbox.environments)
+    print(f"[sandbox] running: {urls}; environments file {_display(env_file)}", flush=True)
+    return True
+
+
 def prepare_local_run() -> LocalRun:
     """Everything a local ``python main.py start`` needs before ``create_app()``."""
     secret_file, generated = ensure_jwt_secret()
     admin_file = ensure_first_admin()
 
-    # HOOK(sandbox): the Superset sandbox start goes here (app.sandbox, wired by the
-    # lead) — when get_settings().sandbox is true, start it and point
-    # SS_TOOLS_ENVIRONMENTS_FILE at the environments file it writes, then reset_settings().
+    ensure_local_superset()
 
     return LocalRun(secret_file=secret_file, secret_generated=generated, admin_file=admin_file)
