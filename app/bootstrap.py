@@ -120,8 +120,7 @@ def ensure_local_superset() -> bool:
     """
     settings = get_settings()
     env_file = Path(settings.environments_file)
-    if not settings.sandbox:
-        print("[sandbox] skipped (SS_TOOLS_SANDBOX=0)", flush=True)
+    if not settings.sandbox:  # the operator said so: nothing to report
         return False
     if env_file.exists() and not env_file.read_text(errors="replace").startswith(SANDBOX_MARKER):
         print(f"[sandbox] skipped: using your environments file {_display(env_file)}", flush=True)
