@@ -35,7 +35,15 @@ class Harness:
         self.recorder: Any = None
         self.calls: list[tuple[str, dict[str, Any]]] = []
 
-    def use(self, *script: Any, tools: dict[str, Any] | None = None, preflight: Any = None) -> Any:
+    def use(
+        self,
+        *script: Any,
+        tools: dict[str, Any] | None = None,
+        preflight: Any = None,
+        real: bool = False,
+    ) -> Any:
+        """Install a graph with a scripted model. ``real=True`` keeps the product's tools,
+        preflight and dependencies (Superset registry) — for integration tests."""
         model, self.recorder = scripted(*script)
 
         async def no_preflight(name: str, args: dict[str, Any], ctx: Any) -> None:
@@ -51,6 +59,12 @@ class Harness:
             )
 
         async def factory() -> Any:
+            if real:
+                return build_graph(
+                    model=model,
+                    checkpointer=await get_checkpointer(),
+                    system_prompt=lambda ctx: "sys",
+                )
             return build_graph(
                 model=model,
                 checkpointer=await get_checkpointer(),

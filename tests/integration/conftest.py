@@ -51,3 +51,4 @@ def superset_envs_file(superset_sandbox: Sandbox, tmp_path_factory: pytest.TempP
     return superset_sandbox.write_environments_file(
         tmp_path_factory.mktemp("superset-envs") / "environments.toml"
     )
+from tests.agent.harness import harness  # noqa: E402,F401  (agent harness for event-level tests)
