@@ -26,14 +26,13 @@ class SupersetApi:
 
     env: Any
 
-    async def request(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
-        raise NotImplementedError  # provided by SupersetClient
+    if TYPE_CHECKING:  # provided by SupersetClient; declared here for type checkers only
 
-    async def get_json(self, path: str, params: dict[str, Any] | None = None) -> Any:
-        raise NotImplementedError  # provided by SupersetClient
+        async def request(self, method: str, path: str, **kwargs: Any) -> httpx.Response: ...
 
-    async def post_json(self, path: str, json: Any = None) -> Any:
-        raise NotImplementedError  # provided by SupersetClient
+        async def get_json(self, path: str, params: dict[str, Any] | None = None) -> Any: ...
+
+        async def post_json(self, path: str, json: Any = None) -> Any: ...
 
     # --- dashboards and charts -----------------------------------------------------------
     async def list_dashboards(

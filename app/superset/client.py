@@ -93,7 +93,6 @@ class SupersetClient(SupersetApi):
         }
         resp = await self._raw("POST", "/api/v1/security/login", json=body)
         if resp.status_code != 200:
-            err = error_for(resp, env_id=self.env.id, what="login", secrets=self._secrets())
             if resp.status_code in (400, 401, 403, 422):
                 msg, _ = error_message(resp)
                 raise SupersetAuthError(
@@ -102,7 +101,7 @@ class SupersetClient(SupersetApi):
                     status_code=resp.status_code,
                     env_id=self.env.id,
                 )
-            raise err
+            raise error_for(resp, env_id=self.env.id, what="login", secrets=self._secrets())
         data = resp.json()
         self._access = data.get("access_token")
         self._refresh = data.get("refresh_token")
