@@ -20,7 +20,7 @@ def permission_card(model: AgentChatModel) -> ui.card:
             ui.icon("block").classes("text-2xl text-red-700")
             ui.label(t("permission_denied", lang)).classes("text-lg font-semibold")
             ui.space()
-            ui.button(icon="close", on_click=model.dismiss_permission).props(
+            ui.button(icon="close", on_click=model.close_permission_card).props(
                 f'flat round dense aria-label="{t("close", lang)}"'
             ).mark("permission-close")
         ui.label().bind_text_from(model, "permission_text").mark("permission-text")

@@ -280,6 +280,17 @@ class AgentChatModel:
         self.permission_denied = None
         self.permission_alternatives = None
 
+    def close_permission_card(self) -> None:
+        """The user closed the card: the alternatives stay in the chat as an agent message."""
+        if self.permission_denied is None:
+            return
+        lines = [self.permission_text]
+        if self.permission_alternatives:
+            lines.append(t("alternatives", self.lang))
+            lines += [f"- {alt.get('prompt', '')}" for alt in self.permission_alternatives]
+        self.dismiss_permission()
+        self.add_message("assistant", "\n".join(lines), "notice")
+
     # ---- actions ----------------------------------------------------------------------
     async def send(self, text: str) -> None:
         text = text.strip()

@@ -195,3 +195,20 @@ async def test_restore_brings_back_history_and_pending_confirmation() -> None:
     assert [m.text for m in model.items] == ["delete it", "ok?"]
     assert model.card_state == "dangerous" and model.state == "awaiting_confirmation"
     assert model.dangerous_countdown == 10
+
+
+def test_closing_the_permission_card_leaves_the_alternatives_in_the_chat() -> None:
+    model, _ = make()
+    model.show_permission_denied(
+        {
+            "tool_name": "deploy_dashboard",
+            "required_role": "admin",
+            "alternatives": [{"action": "search", "prompt": "Find dashboards"}],
+        }
+    )
+    model.close_permission_card()
+    assert model.permission_denied is None
+    assert model.items[-1].role == "assistant"
+    assert model.items[-1].text == (
+        "'deploy_dashboard' requires the admin role.\nYou can try instead:\n- Find dashboards"
+    )
