@@ -338,3 +338,11 @@ async def test_maintenance_refuses_writes_to_that_env(harness: Any) -> None:
     finally:
         with session_scope() as s:
             maintenance.end(s, env_id="prod", ended_by="ops")
+
+
+async def test_show_capabilities_follows_the_page_context(harness: Any) -> None:
+    harness.use(call("show_capabilities"), final_from_tool, real=True)
+    events = await harness.run("what can you do?", role="analyst",
+                               uicontext=json.dumps({"objectType": "dashboard"}))
+    result = first(events, "tool_end")["result"]
+    assert "get_health_summary" in result and "superset_execute_sql" not in result

@@ -85,36 +85,20 @@ async def list_environments(args: Any, deps: ToolDeps) -> dict[str, Any]:
     return {"environments": envs, "selected": selected}
 
 
-def _task_dict(task: Any) -> dict[str, Any]:
-    return {
-        "task_id": task.id,
-        "kind": task.kind,
-        "status": task.status,
-        "step": task.step,
-        "total": task.total,
-        "progress": f"step {task.step} of {task.total}" if task.total else None,
-        "message": task.message,
-        "result": task.result,
-        "error": task.error,
-        "env_id": task.env_id,
-        "created_at": task.created_at.isoformat(),
-        "updated_at": task.updated_at.isoformat(),
-    }
-
-
 def _load_tasks(
     task_id: str | None, user: str, is_admin: bool
 ) -> list[dict[str, Any]] | dict[str, Any] | None:
     from app.store.db import session_scope
     from app.store.tasks import get_task, list_tasks
+    from app.tasks.worker import task_view
 
     with session_scope() as session:
         if task_id:
             task = get_task(session, task_id=task_id)
             if task is None or (task.user not in (None, user) and not is_admin):
                 return None  # another user's task is not shown to analysts
-            return _task_dict(task)
-        return [_task_dict(t) for t in list_tasks(session, user=user, limit=10)]
+            return task_view(task)
+        return [task_view(t) for t in list_tasks(session, user=user, limit=10)]
 
 
 async def get_task_status(args: Any, deps: ToolDeps) -> dict[str, Any]:
