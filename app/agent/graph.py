@@ -65,6 +65,7 @@ def default_deps_factory(*, ctx: AgentContext, task_id: str | None, progress: An
         registry=get_registry(),
         task_id=task_id,
         progress=progress,
+        object_type=ctx.object_type,
     )
 
 

@@ -11,6 +11,12 @@ from app.errors import NoEnvironmentError, ToolError
 HEALTH_TIMEOUT_S = 3.0
 
 
+def _first_sentence(text: str, limit: int = 140) -> str:
+    """The first sentence of an LLM-facing description: enough for a capabilities list."""
+    first = " ".join(text.split()).split(". ")[0].rstrip(".")
+    return first if len(first) <= limit else first[: limit - 1].rstrip() + "…"
+
+
 async def show_capabilities(args: Any, deps: ToolDeps) -> dict[str, Any]:
     """List the tools this user may run in the current page context, grouped by family,
     each with a one-line description. Needs no Superset."""
@@ -19,7 +25,7 @@ async def show_capabilities(args: Any, deps: ToolDeps) -> dict[str, Any]:
     result = build_tool_pipeline(list(TOOL_CATALOG.values()), deps.role, deps.object_type)
     groups: dict[str, list[dict[str, str]]] = {}
     for spec in result.tools:
-        line = (spec.description or "").strip().splitlines()[0] if spec.description else ""
+        line = _first_sentence(spec.description or "")
         groups.setdefault(spec.family, []).append(
             {"name": spec.name, "risk": spec.risk, "description": line}
         )
