@@ -135,6 +135,9 @@ class Request:
             return ids, False
         if self.quoted and required:
             return [self.quoted[0]], False
+        slug = self.name_after(r"dashboards?|дашборд\w*")
+        if slug and re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)+", slug):  # a slug: sales-overview
+            return [slug], False
         page = self.ctx.context_dashboard
         if page and (self.says_this or required):
             return [page], True
