@@ -21,7 +21,8 @@ from app.errors import SsToolsError
 from app.pages import session
 from app.screen.backend import AgentBackend, Backend
 from app.screen.i18n import normalize_language, pick_language
-from app.screen.model import AgentChatModel, env_tier
+from app.screen.model import AgentChatModel
+from app.screen.uicontext import env_tier
 from app.settings import get_settings
 from components.chat_panel import chat_panel
 from components.header import header

@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import json
+from collections.abc import Callable
 from typing import Any, Literal
 
 from nicegui import binding
@@ -70,6 +71,54 @@ class ToolCall:
 
 
 ChatItem = ChatMessage | ToolCall
+
+
+class ChatItems:
+    """The chat's item list with listeners (the chat panel renders each added item)."""
+
+    is_empty: bool
+
+    def __init__(self) -> None:
+        self.items: list[ChatItem] = []
+        self._item_listeners: list[Callable[[ChatItem], None]] = []
+        self._reset_listeners: list[Callable[[], None]] = []
+
+    def on_item_added(self, callback: Callable[[ChatItem], None]) -> None:
+        self._item_listeners.append(callback)
+
+    def on_reset(self, callback: Callable[[], None]) -> None:
+        self._reset_listeners.append(callback)
+
+    def add_item(self, item: ChatItem) -> ChatItem:
+        self.items.append(item)
+        self.is_empty = False
+        for callback in self._item_listeners:
+            callback(item)
+        return item
+
+    def add_message(self, role: str, text: str, kind: str = "text") -> ChatMessage:
+        message = ChatMessage(role=role, text=text, kind=kind)  # type: ignore[arg-type]
+        self.add_item(message)
+        return message
+
+    def tool_call(self, call_id: str) -> ToolCall | None:
+        for item in reversed(self.items):
+            if isinstance(item, ToolCall) and item.call_id == call_id:
+                return item
+        return None
+
+    def history(self) -> list[dict[str, str]]:
+        """Earlier text messages for the handler (``role`` + ``content``)."""
+        return [
+            {"role": m.role, "content": m.text}
+            for m in self.items
+            if isinstance(m, ChatMessage) and m.kind == "text" and m.text
+        ]
+
+    def _clear_items(self) -> None:
+        self.items.clear()
+        for callback in self._reset_listeners:
+            callback()
 
 
 def format_args(args: dict[str, Any] | None) -> str:

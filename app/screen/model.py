@@ -21,10 +21,10 @@ from nicegui import binding
 
 from app.screen.backend import CONFIRM, DENY, Backend
 from app.screen.i18n import t
-from app.screen.items import ChatItem, ChatMessage, ToolCall, format_args
+from app.screen.items import ChatItems, ToolCall, format_args
 from app.screen.stream import StreamProcessor
+from app.screen.uicontext import context_from_params, env_badge, env_tier, pill_label
 
-OBJECT_TYPES = ("dashboard", "dataset", "migration")
 STATES = (
     "idle",
     "streaming",
@@ -34,22 +34,9 @@ STATES = (
     "disconnected_permanent",
 )
 CONFIRMABLE = ("read", "write_dev", "write_staging", "write_prod", "dangerous")
-_FIELD_LIMITS = {"objectId": 64, "objectName": 256, "envId": 64, "route": 256}
 
 
-def env_tier(env_id: str | None, environments: list[dict[str, Any]] | None = None) -> str | None:
-    """The configured tier of ``env_id``, else the policy's name rule (unknown → prod)."""
-    if not env_id:
-        return None
-    for env in environments or []:
-        if env.get("id") == env_id and env.get("tier") in ("dev", "staging", "prod"):
-            return str(env["tier"])
-    from app.policy import normalize_env
-
-    return normalize_env(env_id)
-
-
-class AgentChatModel:
+class AgentChatModel(ChatItems):
     state = binding.BindableProperty()
     lang = binding.BindableProperty()
     ui_context = binding.BindableProperty()
@@ -94,9 +81,7 @@ class AgentChatModel:
         self.clock = clock
         self.default_countdown_s = default_countdown_s
         self.reconnect_delays_s = reconnect_delays_s
-        self.items: list[ChatItem] = []
-        self._item_listeners: list[Callable[[ChatItem], None]] = []
-        self._reset_listeners: list[Callable[[], None]] = []
+        ChatItems.__init__(self)
         self._countdown_deadline: float | None = None
         self.last_user_text = ""
         self.processor = StreamProcessor(self)
@@ -119,57 +104,10 @@ class AgentChatModel:
         self.is_empty = True
         self.answered_by = ""
 
-    # ---- items ---------------------------------------------------------------------
-    def on_item_added(self, callback: Callable[[ChatItem], None]) -> None:
-        self._item_listeners.append(callback)
-
-    def on_reset(self, callback: Callable[[], None]) -> None:
-        self._reset_listeners.append(callback)
-
-    def add_item(self, item: ChatItem) -> ChatItem:
-        self.items.append(item)
-        self.is_empty = False
-        for callback in self._item_listeners:
-            callback(item)
-        return item
-
-    def add_message(self, role: str, text: str, kind: str = "text") -> ChatMessage:
-        return self.add_item(ChatMessage(role=role, text=text, kind=kind))  # type: ignore[arg-type,return-value]
-
-    def tool_call(self, call_id: str) -> ToolCall | None:
-        for item in reversed(self.items):
-            if isinstance(item, ToolCall) and item.call_id == call_id:
-                return item
-        return None
-
-    def history(self) -> list[dict[str, str]]:
-        return [
-            {"role": m.role, "content": m.text}
-            for m in self.items
-            if isinstance(m, ChatMessage) and m.kind == "text" and m.text
-        ]
-
     # ---- context and environment -----------------------------------------------------
     def set_ui_context_from_params(self, params: Mapping[str, str | None]) -> None:
         """URL params → UIContext (contextVersion 1); a malformed objectType becomes null."""
-        raw_type = params.get("objectType") or ""
-        object_type = raw_type if raw_type in OBJECT_TYPES else None
-        fields = {k: (params.get(k) or "")[:limit] or None for k, limit in _FIELD_LIMITS.items()}
-        env_id = fields["envId"]
-        if env_id and not all(c.isalnum() or c in "_.-" for c in env_id):
-            env_id = None
-        if object_type is None and not fields["objectId"] and not fields["objectName"]:
-            self.ui_context = None
-        else:
-            self.ui_context = {
-                "objectType": object_type,
-                "objectId": fields["objectId"],
-                "objectName": fields["objectName"],
-                "envId": env_id,
-                "route": fields["route"] or "/agent",
-                "contextVersion": 1,
-            }
-        self.active_env_id = env_id
+        self.ui_context, self.active_env_id = context_from_params(params)
         self._refresh_context()
 
     def update_active_env(self, env_id: str | None) -> None:
@@ -187,17 +125,7 @@ class AgentChatModel:
     def _refresh_context(self) -> None:
         env = (self.ui_context or {}).get("envId") or self.active_env_id
         self.is_prod_context = env_tier(env, self.environments) == "prod"
-        ctx = self.ui_context
-        if not ctx or not ctx.get("objectType"):
-            self.context_pill_label = t("no_context", self.lang)
-            return
-        parts = [t(f"object_{ctx['objectType']}", self.lang)]
-        name, oid = ctx.get("objectName"), ctx.get("objectId")
-        if name or oid:
-            parts[0] += " · " + " ".join(p for p in (name, f"(#{oid})" if oid else None) if p)
-        if env:
-            parts.append(env)
-        self.context_pill_label = " · ".join(parts)
+        self.context_pill_label = pill_label(self.ui_context, env, self.lang)
 
     # ---- countdown --------------------------------------------------------------------
     def start_dangerous_countdown(self, seconds: int | None = None) -> None:
@@ -248,11 +176,7 @@ class AgentChatModel:
         self.confirm_details_text = (
             json.dumps(details, ensure_ascii=False, indent=2) if details else ""
         )
-        env, tier = meta.get("env_id"), meta.get("env_context")
-        if env and tier and env != tier:
-            self.confirm_env_badge = f"{env} · {tier}"
-        else:
-            self.confirm_env_badge = env or tier or t("env_unknown", self.lang)
+        self.confirm_env_badge = env_badge(meta, self.lang)
         if self.card_state == "dangerous":
             self.start_dangerous_countdown(event.get("countdown_s") or self.default_countdown_s)
         else:
@@ -386,10 +310,9 @@ class AgentChatModel:
         self.processor.restore(conv)
 
     def reset(self, conv_id: str | None = None) -> None:
-        self.items.clear()
+        """Start over (new conversation, or before restoring one)."""
         self.conv_id = conv_id or uuid.uuid4().hex
         self.clear_confirmation()
         self.dismiss_permission()
         self.state, self.process_step, self.is_empty = "idle", "context", True
-        for callback in self._reset_listeners:
-            callback()
+        self._clear_items()

@@ -96,3 +96,15 @@ async def test_bad_date_filter_is_explained_inline(user: User, backend, sign_in)
     user.find(marker="filter-since").type("yesterday")
     user.find(kind=ui.button, marker="apply-filters").click()
     await user.should_see("Dates look like 2026-01-31", retries=30)
+
+
+async def test_export_button_downloads_the_filtered_csv(user: User, backend, sign_in) -> None:
+    await sign_in("admin")
+    seed_audit()
+    await user.open("/audit")
+    user.find(marker="filter-env").type("dev")
+    user.find(kind=ui.button, marker="export-csv").click()
+    response = await user.download.next(timeout=5)
+    assert response.status_code == 200
+    rows = response.text.strip().splitlines()[1:]
+    assert len(rows) == 1 and "search_dashboards" in rows[0]
