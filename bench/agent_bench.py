@@ -123,9 +123,14 @@ async def overhead(turns: int = 60) -> dict[str, float]:
     return {"overhead_ratio": round(p50a / p50b, 3), "p50_overhead_ms": round(p50a - p50b, 2)}
 
 
-async def _one_conversation(client: httpx.AsyncClient, token: str) -> tuple[float | None, bool]:
+async def _one_conversation(
+    client: httpx.AsyncClient, token: str
+) -> tuple[float | None, bool, float | None]:
+    """(ms to the first event, finished with ``done``, ms to the first agent output —
+    the first event after ``turn_start``)."""
     t0 = time.perf_counter()
     first: float | None = None
+    first_output: float | None = None
     ok = False
     try:
         async with client.stream(
@@ -135,15 +140,21 @@ async def _one_conversation(client: httpx.AsyncClient, token: str) -> tuple[floa
             json={"message": "what can you do?", "conv_id": uuid.uuid4().hex},
         ) as r:
             if r.status_code != 200:
-                return None, False
+                return None, False, None
             async for line in r.aiter_lines():
                 if line.startswith("event:") and first is None:
                     first = (time.perf_counter() - t0) * 1000
+                if (
+                    line.startswith("event:")
+                    and first_output is None
+                    and not line.startswith("event: turn_start")
+                ):
+                    first_output = (time.perf_counter() - t0) * 1000
                 if line.startswith("event: done"):
                     ok = True
     except httpx.HTTPError:
-        return first, False
-    return first, ok
+        return first, False, first_output
+    return first, ok, first_output
 
 
 def _audit_count(db_url: str) -> int:
@@ -179,17 +190,20 @@ async def load(levels: tuple[int, ...] = (50, 200)) -> dict[str, float]:
                 results = await asyncio.gather(
                     *[_one_conversation(client, token) for _ in range(n)]
                 )
-                firsts = [f for f, _ in results if f is not None]
-                errors = sum(1 for _, ok in results if not ok)
+                firsts = [f for f, _, _ in results if f is not None]
+                outputs = [o for _, _, o in results if o is not None]
+                errors = sum(1 for _, ok, _ in results if not ok)
                 await asyncio.sleep(0.5)  # let the last audit rows land
                 written = _audit_count(db_url) - before
                 lost = n * per_turn - written
                 print(
                     f"[load] N={n}: first event p50={pct(firsts, 50):.1f} ms "
-                    f"p95={pct(firsts, 95):.1f} ms, errors={errors}, audit rows "
-                    f"{written}/{n * per_turn} (lost {lost})"
+                    f"p95={pct(firsts, 95):.1f} ms; first agent output p50="
+                    f"{pct(outputs, 50):.1f} ms p95={pct(outputs, 95):.1f} ms; "
+                    f"errors={errors}, audit rows {written}/{n * per_turn} (lost {lost})"
                 )
                 out[f"p95_first_event_ms_{n}"] = round(pct(firsts, 95), 1)
+                out[f"p95_first_output_ms_{n}"] = round(pct(outputs, 95), 1)
                 out[f"errors_{n}"] = errors
                 out[f"audit_rows_lost_{n}"] = lost
     return out

@@ -24,6 +24,17 @@ class _Event(BaseModel):
     seq: int = 0
 
 
+class TurnStartEvent(_Event):
+    """The turn was accepted: who answers and what it may use (sent before any work)."""
+
+    type: Literal["turn_start"] = "turn_start"
+    model: str = ""
+    tools_offered: int = 0
+    object_type: str | None = None
+    env_id: str | None = None
+    lang: str = "en"
+
+
 class TokenEvent(_Event):
     type: Literal["token"] = "token"
     text: str
@@ -144,7 +155,8 @@ class DoneEvent(_Event):
 
 
 Event = Annotated[
-    TokenEvent
+    TurnStartEvent
+    | TokenEvent
     | ToolStartEvent
     | ToolProgressEvent
     | ToolEndEvent
@@ -159,6 +171,7 @@ Event = Annotated[
 ]
 EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
 EVENT_TYPES = (
+    "turn_start",
     "token",
     "tool_start",
     "tool_progress",

@@ -28,6 +28,7 @@ from app.agent.events import (
     ErrorEvent,
     MessageEvent,
     TokenEvent,
+    TurnStartEvent,
     encode_sse,
     parse_event,
 )
@@ -162,6 +163,16 @@ async def agent_handler(
     object_type = ctx_obj.objectType if ctx_obj is not None else None
     selected_env = env_id or (ctx_obj.envId if ctx_obj is not None else None)
     turn = plan_turn(principal.role, object_type, selected_env, uictx)
+    lang = detect_lang(message)
+    yield em(
+        TurnStartEvent(
+            model=get_model_label(),
+            tools_offered=len(turn["allowed_tools"]),
+            object_type=object_type,
+            env_id=selected_env,
+            lang=lang,
+        )
+    )
     await audit(
         kind="tool_filtered",
         decision="allow",
@@ -180,7 +191,6 @@ async def agent_handler(
         async for frame in _fail(em, "forbidden", "this conversation belongs to another user", 403):
             yield frame
         return
-    lang = detect_lang(message)
     if state.interrupts:  # a new message supersedes a pending confirmation: cancel it
         async for frame in _supersede(graph, state, principal, conv_id, em, lang):
             yield frame

@@ -22,6 +22,7 @@ from app.agent.events import (
     ToolRetryEvent,
     ToolStartEvent,
     ToolTimeoutEvent,
+    TurnStartEvent,
     decode_sse,
     encode_sse,
     parse_event,
@@ -149,6 +150,19 @@ EVENTS: list[Any] = [
     ),
     # the end of a turn that waits for a person
     pytest.param(DoneEvent(conv_id="c", seq=11, state="awaiting_confirmation"), id="done"),
+    # the turn was accepted: which model answers, how many tools it may use
+    pytest.param(
+        TurnStartEvent(
+            conv_id="c",
+            seq=12,
+            model="offline planner",
+            tools_offered=9,
+            object_type="dashboard",
+            env_id="prod",
+            lang="ru",
+        ),
+        id="turn_start",
+    ),
 ]
 
 
