@@ -157,6 +157,17 @@ async def _one_conversation(
     return first, ok, first_output
 
 
+async def _http_floor(client: httpx.AsyncClient, n: int) -> list[float]:
+    """N concurrent trivial requests: what the HTTP stack alone costs at this concurrency."""
+
+    async def one() -> float:
+        t0 = time.perf_counter()
+        await client.get("/api/health")
+        return (time.perf_counter() - t0) * 1000
+
+    return list(await asyncio.gather(*[one() for _ in range(n)]))
+
+
 def _audit_count(db_url: str) -> int:
     from sqlmodel import Session
 
@@ -186,6 +197,12 @@ async def load(levels: tuple[int, ...] = (50, 200)) -> dict[str, float]:
             await _one_conversation(client, token)  # warm-up, and rows per turn
             per_turn = _audit_count(db_url) - before
             for n in levels:
+                floor = await _http_floor(client, n)
+                print(
+                    f"[load] N={n}: HTTP floor (GET /api/health, same server and client) "
+                    f"p50={pct(floor, 50):.1f} ms p95={pct(floor, 95):.1f} ms"
+                )
+                out[f"p95_http_floor_ms_{n}"] = round(pct(floor, 95), 1)
                 before = _audit_count(db_url)
                 results = await asyncio.gather(
                     *[_one_conversation(client, token) for _ in range(n)]

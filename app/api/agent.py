@@ -30,12 +30,13 @@ from app.agent.handler import (
     prepare_resume,
     resume_stream,
 )
-from app.auth import Principal, bearer_token, require_principal
+from app.auth import Principal, bearer_token
+from app.auth.http import require_principal_async
 from app.context import validate_uicontext
 from app.errors import AuthError, ConfirmationError, UIContextError
 
 router = APIRouter(prefix="/api/agent", tags=["agent"])
-Caller = Annotated[Principal, Depends(require_principal)]
+Caller = Annotated[Principal, Depends(require_principal_async)]
 
 SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
