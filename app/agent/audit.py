@@ -1,16 +1,19 @@
 """The seam's audit writer: every decision of the agent lands in the audit log.
 
-Audit writes are short synchronous SQL inserts. From async code they run in a worker
-thread so the shared event loop never blocks on the database, and they overlap with the
-rest of the turn: ``audit()`` stamps the row's time now, starts the write and returns;
-``flush_audit()`` (called by the handler before every ``done`` event) waits until this
-loop's writes are committed, so a finished turn always has all its rows.
+``audit()`` stamps the row's time now and hands it to one writer thread, which drains its
+queue and inserts everything waiting in a single transaction (one commit for many rows
+under load), so the shared event loop never blocks on the database and a turn's own work
+overlaps with its audit writes. ``flush_audit()`` (called by the handler before every
+``done`` event) waits until this loop's rows are committed: a finished turn always has
+all its rows, and a failed write is reported, never swallowed.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import queue
+import threading
 from datetime import UTC, datetime
 from typing import Any
 
@@ -19,7 +22,13 @@ from app.store.db import session_scope
 
 log = logging.getLogger("ss_tools.audit")
 
+_Item = tuple[dict[str, Any], asyncio.AbstractEventLoop, "asyncio.Future[None]"]
+
 _PENDING: set[asyncio.Future[None]] = set()
+_QUEUE: queue.SimpleQueue[_Item] = queue.SimpleQueue()
+_WRITER: threading.Thread | None = None
+_WRITER_LOCK = threading.Lock()
+MAX_BATCH = 500
 
 
 def audit_sync(**fields: Any) -> None:
@@ -27,19 +36,66 @@ def audit_sync(**fields: Any) -> None:
         record_audit(session, **fields)
 
 
+def _resolve(fut: asyncio.Future[None], error: BaseException | None) -> None:
+    if fut.done():
+        return
+    if error is None:
+        fut.set_result(None)
+    else:
+        fut.set_exception(error)
+
+
+def _write_batch(batch: list[_Item]) -> None:
+    error: BaseException | None = None
+    try:
+        with session_scope() as session:
+            for fields, _, _ in batch:
+                record_audit(session, flush=False, **fields)
+    except Exception as exc:  # reported to every waiter of this batch via flush_audit()
+        error = exc
+        log.error("audit batch of %d rows could not be written: %r", len(batch), exc)
+    for _, loop, fut in batch:
+        try:
+            loop.call_soon_threadsafe(_resolve, fut, error)
+        except RuntimeError:  # that loop is closed: nobody is waiting any more
+            pass
+
+
+def _writer() -> None:
+    while True:
+        batch = [_QUEUE.get()]
+        while len(batch) < MAX_BATCH:
+            try:
+                batch.append(_QUEUE.get_nowait())
+            except queue.Empty:
+                break
+        _write_batch(batch)
+
+
+def _ensure_writer() -> None:
+    global _WRITER
+    if _WRITER is not None and _WRITER.is_alive():
+        return
+    with _WRITER_LOCK:
+        if _WRITER is None or not _WRITER.is_alive():
+            _WRITER = threading.Thread(target=_writer, name="ss-tools-audit", daemon=True)
+            _WRITER.start()
+
+
 def _settled(fut: asyncio.Future[None]) -> None:
     _PENDING.discard(fut)
-    if not fut.cancelled() and fut.exception() is not None:
-        log.error("audit row could not be written: %r", fut.exception())
 
 
 async def audit(**fields: Any) -> None:
     """Record one audit row (kind, user, role, conv_id, tool, env, decision, reason, args,
     duration_ms). The write completes in the background; see ``flush_audit``."""
     fields.setdefault("ts", datetime.now(UTC))
-    fut = asyncio.ensure_future(asyncio.to_thread(audit_sync, **fields))
+    loop = asyncio.get_running_loop()
+    fut: asyncio.Future[None] = loop.create_future()
     _PENDING.add(fut)
     fut.add_done_callback(_settled)
+    _ensure_writer()
+    _QUEUE.put((fields, loop, fut))
 
 
 async def flush_audit() -> None:

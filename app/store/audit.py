@@ -91,6 +91,7 @@ def record_audit(
     args: Any = None,
     duration_ms: float | None = None,
     ts: datetime | None = None,
+    flush: bool = True,
 ) -> AuditEvent:
     """Add one audit row to ``session`` (flushed; the caller commits). ``ts`` lets a
     deferred writer keep the moment the decision was taken (default: now)."""
@@ -116,7 +117,8 @@ def record_audit(
     if ts is not None:
         row.ts = as_utc(ts)
     session.add(row)
-    session.flush()
+    if flush:  # a batch writer passes False and lets the commit flush all rows at once
+        session.flush()
     return row
 
 
