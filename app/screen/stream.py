@@ -41,6 +41,11 @@ class StreamProcessor:
         handler(event)
 
     # ---- text -------------------------------------------------------------------------
+    def _on_turn_start(self, ev: dict[str, Any]) -> None:
+        """The server accepted the turn: say at once which model is answering."""
+        if ev.get("model"):
+            self.model.answered_by = str(ev["model"])
+
     def _on_token(self, ev: dict[str, Any]) -> None:
         if self._open is None:
             self._open = self.model.add_message("assistant", "")

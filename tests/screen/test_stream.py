@@ -24,6 +24,13 @@ def test_tokens_stream_into_one_bubble_and_message_finalises_it() -> None:
     assert [i.text for i in m.items] == ["Hello, world"]
 
 
+def test_turn_start_names_the_answering_model_before_any_text() -> None:
+    m = model()
+    m.processor.apply({"type": "turn_start", "model": "offline planner", "tools_offered": 9})
+    assert m.answered_by == "offline planner"
+    assert list(m.items) == []  # no bubble until text arrives
+
+
 def test_tool_start_splits_text_before_and_after_the_card() -> None:
     m = model()
     m.processor.apply({"type": "token", "text": "Looking"})
