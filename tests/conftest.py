@@ -104,3 +104,10 @@ def pg_url() -> Iterator[str]:
         yield cluster.url
     finally:
         cluster.stop()
+
+
+# Superset sandbox fixtures (session-scoped, started only when a test asks for them); defined
+# once here so integration and browser tests share one sandbox per run.
+from tests.sandbox_fixtures import superset_envs_file, superset_sandbox  # noqa: E402
+
+__all__ = ["superset_envs_file", "superset_sandbox"]

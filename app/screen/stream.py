@@ -109,6 +109,8 @@ class StreamProcessor:
 
     def _on_tool_progress(self, ev: dict[str, Any]) -> None:
         call = self._call(ev)
+        if call.status in ("completed", "failed", "cancelled", "timeout"):
+            return  # a late progress report never rolls a finished card back
         total = max(1, int(ev.get("total", 1)))
         call.progress = min(1.0, max(0.0, int(ev.get("step", 0)) / total))
         call.progress_message = ev.get("message", "")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import uuid
 from pathlib import Path
 
 import pytest
@@ -31,10 +32,32 @@ PASSWORD = "browser-pw-123"
 
 
 @pytest.fixture
-def server(tmp_path):
+def throwaway_dashboard(superset_sandbox):
+    """A dashboard created on the sandbox's prod for this test to delete for real."""
+    from app.sandbox.client import SupersetSession
+
+    prod = superset_sandbox.env("prod")
+    slug = f"browser-{uuid.uuid4().hex[:8]}"
+    with SupersetSession(prod.url, prod.username, prod.password) as ss:
+        created = ss.call(
+            "POST",
+            "/api/v1/dashboard/",
+            json={"dashboard_title": "Browser Throwaway", "slug": slug},
+        )
+        yield int(created["id"])
+        if (
+            ss.raw("GET", f"/api/v1/dashboard/{created['id']}", expect=(200, 404)).status_code
+            == 200
+        ):
+            ss.raw("DELETE", f"/api/v1/dashboard/{created['id']}")
+
+
+@pytest.fixture
+def server(tmp_path, superset_sandbox):
     from tests.server_proc import Server, cli, server_env
 
     env = server_env(tmp_path, SS_TOOLS_DANGEROUS_COUNTDOWN_S=str(COUNTDOWN_S))
+    superset_sandbox.write_environments_file(Path(env["SS_TOOLS_ENVIRONMENTS_FILE"]))
     # NiceGUI's ui.run switches to its screen-test mode when it sees PYTEST_CURRENT_TEST
     env = {k: v for k, v in env.items() if not k.startswith("PYTEST_")}
     cli(env, "users", "add", "ops", "--role", "admin", "--password", PASSWORD)
@@ -43,7 +66,9 @@ def server(tmp_path):
     srv.stop()
 
 
-def test_sign_in_prod_deep_link_dangerous_countdown_confirm_result(server) -> None:
+def test_sign_in_prod_deep_link_dangerous_countdown_confirm_result(
+    server, throwaway_dashboard, superset_sandbox
+) -> None:
     require_or_skip(
         Path(CHROMIUM).exists() or bool(shutil.which("chromium")),
         "Debian chromium is not installed (/usr/bin/chromium)",
@@ -54,7 +79,8 @@ def test_sign_in_prod_deep_link_dangerous_countdown_confirm_result(server) -> No
         require_or_skip(False, "the playwright package is not installed")
         return
     SHOTS.mkdir(parents=True, exist_ok=True)
-    deep_link = "/agent?objectId=42&objectName=Sales&envId=prod"
+    dash = throwaway_dashboard
+    deep_link = f"/agent?objectId={dash}&objectName=Browser%20Throwaway&envId=prod"
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         try:
@@ -72,7 +98,7 @@ def test_sign_in_prod_deep_link_dangerous_countdown_confirm_result(server) -> No
             assert page.url.endswith(deep_link)
             page.screenshot(path=str(SHOTS / "02-prod-banner.png"))
 
-            page.get_by_label("message").fill("delete dashboard 42")
+            page.get_by_label("message").fill("delete this dashboard")
             page.keyboard.press("Enter")
             expect(page.get_by_text("Dangerous action")).to_be_visible(timeout=20_000)
             countdown = page.get_by_text(re.compile(r"Confirm available in \d+ s"))
@@ -86,7 +112,7 @@ def test_sign_in_prod_deep_link_dangerous_countdown_confirm_result(server) -> No
             second = context.new_page()
             second.goto(server.url + "/agent")
             expect(second.get_by_text("Dangerous action")).to_be_visible(timeout=15_000)
-            expect(second.get_by_text("delete dashboard 42")).to_be_visible()
+            expect(second.get_by_text("delete this dashboard")).to_be_visible()
             second.close()
 
             expect(page.get_by_text("You can confirm now")).to_be_visible(
@@ -96,11 +122,19 @@ def test_sign_in_prod_deep_link_dangerous_countdown_confirm_result(server) -> No
             page.screenshot(path=str(SHOTS / "04-countdown-done.png"))
             confirm.click()
 
-            # the result: the tool card ends (done or a clear failure) and the agent answers
-            status = page.get_by_text(re.compile(r"^(Done|Failed)$"))
-            expect(status.first).to_be_visible(timeout=30_000)
+            # the result: the dashboard is gone from prod, a backup was taken first
+            expect(page.get_by_text("Done", exact=True).first).to_be_visible(timeout=60_000)
             expect(page.get_by_text("Ready", exact=True)).to_be_visible(timeout=30_000)
             expect(page.get_by_text("Dangerous action")).to_be_hidden()
             page.screenshot(path=str(SHOTS / "05-result.png"))
+            expect(
+                page.get_by_text(re.compile(r"Deleted 'Browser Throwaway' from prod; backup")).first
+            ).to_be_visible()
+            from app.sandbox.client import SupersetSession
+
+            prod = superset_sandbox.env("prod")
+            with SupersetSession(prod.url, prod.username, prod.password) as ss:
+                gone = ss.raw("GET", f"/api/v1/dashboard/{dash}", expect=(200, 404))
+            assert gone.status_code == 404  # really deleted on prod
         finally:
             browser.close()

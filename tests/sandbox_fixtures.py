@@ -1,0 +1,54 @@
+"""Session fixtures for tests against a real local Superset 6.1.0 sandbox
+(loaded by tests/conftest.py).
+
+* ``superset_sandbox`` (session): installs Superset on first use (cached venv, needs PyPI
+  once), starts ``dev`` and ``prod`` on fresh copies of the prepared metadata DBs in a
+  temp dir on 127.0.0.1, seeds the demo objects, yields the :class:`Sandbox` and stops
+  it at the end of the session.
+* ``superset_envs_file`` (session): an ``environments.toml`` for those instances.
+
+When Superset cannot be installed (no network) the tests skip with the reason — except
+under ``SS_TOOLS_REQUIRE_ALL=1`` (CI), where they fail. Mark tests ``@pytest.mark.superset``.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from app.sandbox import Sandbox, SandboxError, ensure_bootstrapped, seed_sandbox, start_sandbox
+from tests.support import require_or_skip
+
+
+def _progress(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+@pytest.fixture(scope="session")
+def superset_sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
+    """Running, seeded dev + prod Superset instances (stopped at session end)."""
+    try:
+        ensure_bootstrapped(progress=_progress)
+    except SandboxError as exc:
+        require_or_skip(False, f"Superset sandbox could not be installed: {exc}")
+    sandbox = start_sandbox(
+        envs=("dev", "prod"),
+        base_dir=tmp_path_factory.mktemp("superset-sandbox"),
+        progress=_progress,
+    )
+    try:
+        seed_sandbox(sandbox, _progress)
+        yield sandbox
+    finally:
+        sandbox.stop()
+
+
+@pytest.fixture(scope="session")
+def superset_envs_file(superset_sandbox: Sandbox, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An environments.toml (``[[environment]]`` with local passwords) for the sandbox."""
+    return superset_sandbox.write_environments_file(
+        tmp_path_factory.mktemp("superset-envs") / "environments.toml"
+    )
