@@ -342,5 +342,5 @@ def test_final_answer_walks_nested_groups_of_a_capabilities_result():
     }
     text = after_tool(json.dumps(result), "what can you do", "show_capabilities")
     assert "**dashboards** (1):" in text
-    assert "search_dashboards — Find them." in text
-    assert "deploy_dashboard (reason: requires admin)" in text
+    assert "search\\_dashboards — Find them." in text  # markdown-escaped data
+    assert "deploy\\_dashboard (reason: requires admin)" in text

@@ -92,7 +92,9 @@ def _label(item: Any) -> str:
     ident = next((item[k] for k in _ID_KEYS if item.get(k) not in (None, "")), None)
     title = next((item[k] for k in _TITLE_KEYS if item.get(k) not in (None, "")), None)
     details = [f"{k}: {item[k]}" for k in _DETAIL_KEYS if item.get(k) not in (None, "", ident)]
-    head = " ".join(p for p in (f"#{ident}" if ident is not None else "", f"{title or ''}") if p)
+    head = " ".join(
+        p for p in (f"#{ident}" if ident is not None else "", md_escape(f"{title or ''}")) if p
+    )
     if not head:
         head = ", ".join(f"{k}: {_scalar(v)}" for k, v in list(item.items())[:4])
     text = head + (f" ({', '.join(details[:3])})" if details else "")
@@ -103,12 +105,21 @@ def _label(item: Any) -> str:
     return text
 
 
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>#|])")
+
+
+def md_escape(text: str) -> str:
+    """Superset data is shown as text, never as markdown: paths, slugs and names with
+    underscores or brackets must not turn into emphasis or links."""
+    return _MD_SPECIAL.sub(r"\\\1", text)
+
+
 def _scalar(value: Any) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, dict | list):
-        return json.dumps(value, ensure_ascii=False)[:200]
-    return str(value)
+        return md_escape(json.dumps(value, ensure_ascii=False)[:200])
+    return md_escape(str(value))
 
 
 def _items(items: list[Any], lang: Lang, indent: str = "") -> list[str]:
