@@ -58,7 +58,7 @@ def tool_call_card(model: AgentChatModel, call: ToolCall) -> ui.card:
                 "check-status-button"
             )
         ui.label(call.args_text).classes("font-mono text-xs text-gray-600 whitespace-pre-wrap")
-        ui.linear_progress(show_value=False).bind_value_from(
+        ui.linear_progress(show_value=False).props("animation-speed=300").bind_value_from(
             call, "progress", backward=lambda p: p or 0.0
         ).bind_visibility_from(call, "progress", backward=lambda p: p is not None).mark(
             "tool-progress"
