@@ -19,6 +19,15 @@ def bearer(user: str = "alice", role: str = "admin") -> dict[str, str]:
     return {"Authorization": f"Bearer {token_for(user, role)}"}
 
 
+async def post_resume(
+    user: User, conv_id: str, confirmation_id: str, decision: str, reason: str | None = None
+) -> Any:
+    body = {"conv_id": conv_id, "confirmation_id": confirmation_id, "decision": decision}
+    if reason is not None:
+        body["reason"] = reason
+    return await user.http_client.post("/api/agent/resume", headers=bearer(), json=body)
+
+
 async def post_stream(user: User, body: dict[str, Any], **who: str) -> Any:
     return await user.http_client.post("/api/agent/stream", json=body, headers=bearer(**who))
 
@@ -39,26 +48,10 @@ async def test_stream_confirm_flow_over_http(user: User, harness: Any) -> None:
     conf = first(events, "confirm_required")
     pending = await user.http_client.get("/api/agent/conversations/http-confirm", headers=bearer())
     assert pending.json()["pending_confirmation"]["confirmation_id"] == conf["confirmation_id"]
-    r = await user.http_client.post(
-        "/api/agent/resume",
-        headers=bearer(),
-        json={
-            "conv_id": "http-confirm",
-            "confirmation_id": conf["confirmation_id"],
-            "decision": "confirm",
-        },
-    )
+    r = await post_resume(user, "http-confirm", conf["confirmation_id"], "confirm")
     events = decode_sse(r.text)
     assert first(events, "tool_end")["status"] == "completed" and log
-    again = await user.http_client.post(
-        "/api/agent/resume",
-        headers=bearer(),
-        json={
-            "conv_id": "http-confirm",
-            "confirmation_id": conf["confirmation_id"],
-            "decision": "confirm",
-        },
-    )
+    again = await post_resume(user, "http-confirm", conf["confirmation_id"], "confirm")
     assert again.status_code == 409 and again.json()["reason"] in {"replayed", "not_pending"}
 
 
@@ -71,16 +64,7 @@ async def test_stream_deny_flow_over_http(user: User, harness: Any) -> None:
     )
     r = await post_stream(user, {"message": "удали дашборд 7", "conv_id": "http-deny"})
     conf = first(decode_sse(r.text), "confirm_required")
-    r = await user.http_client.post(
-        "/api/agent/resume",
-        headers=bearer(),
-        json={
-            "conv_id": "http-deny",
-            "confirmation_id": conf["confirmation_id"],
-            "decision": "deny",
-            "reason": "wrong one",
-        },
-    )
+    r = await post_resume(user, "http-deny", conf["confirmation_id"], "deny", reason="wrong one")
     events = decode_sse(r.text)
     assert first(events, "tool_end")["status"] == "cancelled"
     assert first(events, "message")["text"] == "Операция отменена."
@@ -95,15 +79,7 @@ async def test_early_dangerous_confirm_is_refused_over_http(user: User, harness:
     )
     r = await post_stream(user, {"message": "delete 7", "conv_id": "http-early"})
     conf = first(decode_sse(r.text), "confirm_required")
-    r = await user.http_client.post(
-        "/api/agent/resume",
-        headers=bearer(),
-        json={
-            "conv_id": "http-early",
-            "confirmation_id": conf["confirmation_id"],
-            "decision": "confirm",
-        },
-    )
+    r = await post_resume(user, "http-early", conf["confirmation_id"], "confirm")
     assert r.status_code == 425 and r.json()["reason"] == "too_early"
 
 

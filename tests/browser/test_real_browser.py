@@ -11,21 +11,12 @@ from pathlib import Path
 
 import pytest
 
+from bench.ui_bench import CHROMIUM
+from bench.ui_bench import CHROMIUM_ARGS as ARGS
 from tests.support import require_or_skip
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 SHOTS = Path(__file__).resolve().parents[1] / "screenshots"
 COUNTDOWN_S = 3  # the server's dangerous gate for this run (SS_TOOLS_DANGEROUS_COUNTDOWN_S)
 PASSWORD = "browser-pw-123"
