@@ -86,19 +86,19 @@ class ToolError(SsToolsError):
 
 
 class ToolNotAvailableError(ToolError):
-    pass
+    """Unknown tool, or one outside this turn's filtered set."""
 
 
 class NoEnvironmentError(ToolError):
-    pass
+    """No Superset environment configured, or an unknown env id."""
 
 
 class MaintenanceError(ToolError):
-    pass
+    """The target environment is in a maintenance window."""
 
 
 class ToolTimeoutError(ToolError):
-    pass
+    """The tool ran past its timeout; ``details`` has ``retryable`` / ``status_unknown``."""
 
 
 class TransientError(ToolError):
@@ -124,8 +124,8 @@ class SupersetError(ToolError):
 
 
 class SupersetAuthError(SupersetError):
-    pass
+    """Superset refused the login or the refreshed token."""
 
 
 class SupersetNotFoundError(SupersetError):
-    pass
+    """Superset answered 404."""

@@ -58,7 +58,7 @@ def _write_batch(batch: list[_Item]) -> None:
         try:
             loop.call_soon_threadsafe(_resolve, fut, error)
         except RuntimeError:  # that loop is closed: nobody is waiting any more
-            pass
+            log.debug("audit batch settled after its event loop closed")
 
 
 def _writer() -> None:
