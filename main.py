@@ -28,9 +28,13 @@ create_app()
 
 if __name__ in {"__main__", "__mp_main__"}:
     if not helpers.is_pytest():  # tests read CoT records through caplog instead
+        from nicegui import app
+
+        from app.agent.checkpoint import close_checkpointers
         from app.store.cot import configure_cot_logging
 
         configure_cot_logging()
+        app.on_shutdown(close_checkpointers)
     _s = get_settings()
     ui.run(
         host=_s.host,

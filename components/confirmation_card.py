@@ -50,6 +50,11 @@ def confirmation_card(model: AgentChatModel) -> ui.card:
             bind_classes_from(
                 badge, model, "card_state", BADGE_TONES, default="bg-gray-600 text-white"
             )
+        ui.label().classes("text-base").bind_text_from(
+            model, "confirm_description"
+        ).bind_visibility_from(model, "confirm_description", backward=bool).mark(
+            "confirm-description"
+        )
         with ui.grid(columns="auto 1fr").classes("w-full gap-x-4 gap-y-1 text-sm"):
             ui.label(t("tool", lang)).classes("text-gray-600")
             ui.label().classes("font-mono").bind_text_from(model, "confirm_tool").mark(

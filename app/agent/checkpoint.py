@@ -8,13 +8,16 @@ pools are loop-bound), so they are cached per running loop and closed on shutdow
 from __future__ import annotations
 
 import asyncio
+import weakref
 from typing import Any
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from app.settings import Settings, get_settings
 
-_SAVERS: dict[int, tuple[BaseCheckpointSaver, Any]] = {}
+# id(loop) -> (weak ref to that loop, saver, async closer, sync stopper). The weak ref
+# guards against a new loop reusing a dead loop's id.
+_SAVERS: dict[int, tuple[Any, BaseCheckpointSaver, Any, Any]] = {}
 _LOCKS: dict[int, asyncio.Lock] = {}
 
 
@@ -24,7 +27,7 @@ def _pg_conninfo(url: str) -> str:
     return "postgresql://" + rest
 
 
-async def _open_saver(settings: Settings) -> tuple[BaseCheckpointSaver, Any]:
+async def _open_saver(settings: Settings) -> tuple[BaseCheckpointSaver, Any, Any]:
     if settings.is_postgres:
         from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
         from psycopg.rows import dict_row
@@ -40,7 +43,7 @@ async def _open_saver(settings: Settings) -> tuple[BaseCheckpointSaver, Any]:
         await pool.open()
         saver = AsyncPostgresSaver(pool)  # type: ignore[arg-type]
         await saver.setup()
-        return saver, pool.close
+        return saver, pool.close, lambda: None  # the pool's workers are tasks of its loop
 
     import aiosqlite
     from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
@@ -52,19 +55,24 @@ async def _open_saver(settings: Settings) -> tuple[BaseCheckpointSaver, Any]:
     await conn.execute("PRAGMA busy_timeout=30000")
     saver = AsyncSqliteSaver(conn)
     await saver.setup()
-    return saver, conn.close
+    return saver, conn.close, conn.stop  # stop(): ends aiosqlite's (non-daemon) thread
 
 
 async def get_checkpointer() -> BaseCheckpointSaver:
     loop = asyncio.get_running_loop()
     key = id(loop)
-    if key in _SAVERS:
-        return _SAVERS[key][0]
+    entry = _SAVERS.get(key)
+    if entry is not None and entry[0]() is loop:
+        return entry[1]
     lock = _LOCKS.setdefault(key, asyncio.Lock())
     async with lock:
-        if key not in _SAVERS:
-            _SAVERS[key] = await _open_saver(get_settings())
-    return _SAVERS[key][0]
+        entry = _SAVERS.get(key)
+        if entry is None or entry[0]() is not loop:
+            if entry is not None:  # a dead loop's saver under a reused id
+                entry[3]()
+            saver, closer, stopper = await _open_saver(get_settings())
+            _SAVERS[key] = (weakref.ref(loop), saver, closer, stopper)
+    return _SAVERS[key][1]
 
 
 async def close_checkpointers() -> None:
@@ -73,10 +81,13 @@ async def close_checkpointers() -> None:
     entry = _SAVERS.pop(key, None)
     _LOCKS.pop(key, None)
     if entry is not None:
-        await entry[1]()
+        await entry[2]()
 
 
-def forget_checkpointers() -> None:
-    """Drop every cached saver without closing (their loops are gone)."""
+def stop_checkpointers() -> None:
+    """Stop every cached saver's worker thread without a loop (end of a test session, whose
+    loops are gone): otherwise aiosqlite's non-daemon threads keep the process alive."""
+    for entry in list(_SAVERS.values()):
+        entry[3]()
     _SAVERS.clear()
     _LOCKS.clear()

@@ -4,6 +4,7 @@ loop-bound) and the chat model. Tests may install their own graph factory."""
 from __future__ import annotations
 
 import asyncio
+import weakref
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -38,10 +39,13 @@ async def _default_factory() -> Any:
 
 
 async def get_graph() -> Any:
-    key = id(asyncio.get_running_loop())
-    if key not in _GRAPHS:
-        _GRAPHS[key] = await (_FACTORY or _default_factory)()
-    return _GRAPHS[key]
+    loop = asyncio.get_running_loop()
+    key = id(loop)
+    entry = _GRAPHS.get(key)
+    if entry is None or entry[0]() is not loop:  # none yet, or a dead loop's id reused
+        entry = (weakref.ref(loop), await (_FACTORY or _default_factory)())
+        _GRAPHS[key] = entry
+    return entry[1]
 
 
 def set_graph_factory(factory: GraphFactory | None, model: Any = None) -> None:

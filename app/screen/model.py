@@ -48,6 +48,7 @@ class AgentChatModel(ChatItems):
     card_state = binding.BindableProperty()
     confirm_enabled = binding.BindableProperty()
     confirm_tool = binding.BindableProperty()
+    confirm_description = binding.BindableProperty()
     confirm_args_text = binding.BindableProperty()
     confirm_details_text = binding.BindableProperty()
     confirm_env_badge = binding.BindableProperty()
@@ -95,6 +96,7 @@ class AgentChatModel(ChatItems):
         self.card_state = ""
         self.confirm_enabled = False
         self.confirm_tool = self.confirm_args_text = self.confirm_details_text = ""
+        self.confirm_description = ""
         self.confirm_env_badge = ""
         self.dangerous_countdown, self.dangerous_countdown_active = 0, False
         self.countdown_text = ""
@@ -171,6 +173,7 @@ class AgentChatModel(ChatItems):
         state = "dangerous" if meta.get("dangerous") else meta.get("card_state") or "read"
         self.card_state = state if state in CONFIRMABLE else "read"
         self.confirm_tool = str(meta.get("tool_name", ""))
+        self.confirm_description = str(meta.get("description") or "")
         self.confirm_args_text = format_args(meta.get("tool_args"))
         details = meta.get("details")
         self.confirm_details_text = (

@@ -99,6 +99,7 @@ def confirm_event(
             "alternatives": [] if granted else [{"action": "search", "prompt": "find it"}],
             "card_state": card_state,
             "details": details,
+            "description": f"{tool.replace('_', ' ').capitalize()} 42 on {env}",
         },
     }
 

@@ -163,6 +163,7 @@ async def test_loading_states_while_resuming(user, backend, sign_in, decision, l
     await sign_in("admin")
     user.find(marker="chat-input").type("deploy").trigger("keydown.enter")
     await user.should_see("Confirm a change in dev", retries=30)
+    await user.should_see("Deploy dashboard 42 on dev")  # the one-line description
     marker = "confirm-button" if decision == "confirm" else "cancel-button"
     user.find(marker=marker).click()
     await user.should_see(loading_title, retries=30)
