@@ -24,8 +24,10 @@ class Recorder:
 
 def call(name: str, **args: Any) -> AIMessage:
     """An AIMessage proposing one tool call."""
-    return AIMessage(content="", tool_calls=[{"name": name, "args": args,
-                                              "id": f"call_{next(_ids)}", "type": "tool_call"}])
+    return AIMessage(
+        content="",
+        tool_calls=[{"name": name, "args": args, "id": f"call_{next(_ids)}", "type": "tool_call"}],
+    )
 
 
 def final_from_tool(messages: list[BaseMessage], bound: list[str]) -> str:
@@ -47,8 +49,9 @@ class ScriptedChatModel(BaseChatModel):
         names = [t["function"]["name"] if isinstance(t, dict) else t.name for t in tools]
         return self.model_copy(update={"bound_names": names})
 
-    def _generate(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None,
-                  **kwargs: Any) -> ChatResult:
+    def _generate(
+        self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kwargs: Any
+    ) -> ChatResult:
         self.recorder.bound.append(list(self.bound_names))
         self.recorder.seen.append(list(messages))
         item: Any = self.recorder.script.pop(0) if self.recorder.script else "Done."

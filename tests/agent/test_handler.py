@@ -342,10 +342,16 @@ async def test_maintenance_refuses_writes_to_that_env(harness: Any) -> None:
 
 async def test_show_capabilities_follows_the_page_context(harness: Any) -> None:
     harness.use(call("show_capabilities"), final_from_tool, real=True)
-    events = await harness.run("what can you do?", role="analyst",
-                               uicontext=json.dumps({"objectType": "dashboard"}))
+    events = await harness.run(
+        "what can you do?", role="analyst", uicontext=json.dumps({"objectType": "dashboard"})
+    )
     result = json.loads(first(events, "tool_end")["result"])
     offered = {t["name"] for group in result["groups"].values() for t in group}
     assert result["context"] == "dashboard"
-    assert offered == {"search_dashboards", "get_health_summary", "run_llm_validation",
-                       "run_llm_documentation", "show_capabilities"}
+    assert offered == {
+        "search_dashboards",
+        "get_health_summary",
+        "run_llm_validation",
+        "run_llm_documentation",
+        "show_capabilities",
+    }

@@ -228,11 +228,17 @@ def test_final_message_names_the_model_that_answered() -> None:
 def test_a_finished_card_shows_full_progress_even_after_a_late_report() -> None:
     m = model()
     m.processor.apply(START)
-    progress = {"type": "tool_progress", "call_id": "1", "tool_name": "x", "task_id": "t1",
-                "step": 1, "total": 3, "message": "backing up"}
+    progress = {
+        "type": "tool_progress",
+        "call_id": "1",
+        "tool_name": "x",
+        "task_id": "t1",
+        "step": 1,
+        "total": 3,
+        "message": "backing up",
+    }
     m.processor.apply(progress)
-    m.processor.apply({"type": "tool_end", "call_id": "1", "tool_name": "x",
-                       "status": "completed"})
+    m.processor.apply({"type": "tool_end", "call_id": "1", "tool_name": "x", "status": "completed"})
     assert m.tool_call("1").progress == 1.0
     m.processor.apply(dict(progress, step=2))
     assert m.tool_call("1").progress == 1.0
