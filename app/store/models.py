@@ -114,6 +114,7 @@ class Task(SQLModel, table=True):
     user: str | None = Field(default=None, index=True)
     conv_id: str | None = Field(default=None, index=True)
     env_id: str | None = None
+    owner: str | None = Field(default=None, index=True)  # "host:pid" of the running process
     created_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime, nullable=False)
     updated_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime, nullable=False)
 

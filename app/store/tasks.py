@@ -6,13 +6,15 @@ Status flow: ``queued -> running -> succeeded | failed``; ``queued | running -> 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import update
 from sqlmodel import Session, col, select
 
 from app.errors import SsToolsError
-from app.store.models import Task, utcnow
+from app.store.models import Task, as_utc, utcnow
 
 UNFINISHED = ("queued", "running")
 FINISHED = ("succeeded", "failed", "interrupted")
@@ -37,8 +39,17 @@ def create_task(
     total: int = 0,
     message: str = "",
     task_id: str | None = None,
+    owner: str | None = None,
 ) -> Task:
-    task = Task(kind=kind, user=user, conv_id=conv_id, env_id=env_id, total=total, message=message)
+    task = Task(
+        kind=kind,
+        user=user,
+        conv_id=conv_id,
+        env_id=env_id,
+        total=total,
+        message=message,
+        owner=owner,
+    )
     if task_id:
         task.id = task_id
     session.add(task)
@@ -66,9 +77,13 @@ def _save(session: Session, task: Task) -> Task:
     return task
 
 
-def start(session: Session, *, task_id: str, message: str | None = None) -> Task:
+def start(
+    session: Session, *, task_id: str, message: str | None = None, owner: str | None = None
+) -> Task:
     task = _require(session, task_id, ("queued",))
     task.status = "running"
+    if owner is not None:
+        task.owner = owner
     if message is not None:
         task.message = message
     return _save(session, task)
@@ -137,14 +152,45 @@ def list_tasks(
     return [*session.exec(stmt)]
 
 
-def mark_interrupted(session: Session) -> int:
-    """At start-up: every queued or running task becomes ``interrupted`` (never re-run).
-    Returns how many were marked."""
-    stmt = (
+def mark_interrupted(
+    session: Session,
+    *,
+    owner_alive: Callable[[str], bool] | None = None,
+    stale_before: datetime | None = None,
+) -> int:
+    """At start-up: queued or running tasks whose process is gone become ``interrupted``
+    (never re-run). Returns how many were marked.
+
+    Without arguments every unfinished task is marked (one process). With several
+    replicas on one database, pass ``owner_alive(owner) -> bool`` (False when that process
+    is known dead) and ``stale_before`` (a heartbeat older than this means dead): a task
+    of a live replica is left alone."""
+    rows = [*session.exec(select(Task).where(col(Task.status).in_(UNFINISHED)))]
+    marked = 0
+    for task in rows:
+        dead = (
+            owner_alive is None
+            or task.owner is None
+            or not owner_alive(task.owner)
+            or (stale_before is not None and as_utc(task.updated_at) < as_utc(stale_before))
+        )
+        if not dead:
+            continue
+        stmt = (
+            update(Task)
+            .where(col(Task.id) == task.id, col(Task.status).in_(UNFINISHED))
+            .values(status="interrupted", message=INTERRUPTED_MESSAGE, updated_at=utcnow())
+            .execution_options(synchronize_session="fetch")
+        )
+        marked += int(session.execute(stmt).rowcount or 0)
+    return marked
+
+
+def touch(session: Session, *, task_id: str) -> None:
+    """Heartbeat of a running task (its process is alive)."""
+    session.execute(
         update(Task)
-        .where(col(Task.status).in_(UNFINISHED))
-        .values(status="interrupted", message=INTERRUPTED_MESSAGE, updated_at=utcnow())
-        .execution_options(synchronize_session="fetch")
+        .where(col(Task.id) == task_id, col(Task.status) == "running")
+        .values(updated_at=utcnow())
+        .execution_options(synchronize_session=False)
     )
-    result = session.execute(stmt)
-    return int(result.rowcount or 0)

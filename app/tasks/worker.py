@@ -21,8 +21,12 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
+import socket
+import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import Engine
@@ -33,6 +37,12 @@ from app.store.db import session_scope
 from app.store.models import Task
 
 log = logging.getLogger(__name__)
+
+_HOST = socket.gethostname()
+#: "host:pid:boot" of this process; a task row's owner while it runs.
+PROCESS_OWNER = f"{_HOST}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+HEARTBEAT_S = 15.0
+STALE_AFTER_S = 60.0
 
 Progress = Callable[[int, int, str], Awaitable[None]]
 
@@ -137,7 +147,22 @@ class TaskRunner:
             raise
 
     async def _drive(self, ctx: TaskContext, coro_factory: Job) -> Any:
-        await self._db(task_store.start, task_id=ctx.task_id, message="started")
+        await self._db(
+            task_store.start, task_id=ctx.task_id, message="started", owner=PROCESS_OWNER
+        )
+        beat = asyncio.create_task(self._heartbeat(ctx.task_id))
+        try:
+            return await self._run_job(ctx, coro_factory)
+        finally:
+            beat.cancel()
+
+    async def _heartbeat(self, task_id: str) -> None:
+        """Tell other replicas this task's process is alive (see recover_interrupted)."""
+        while True:
+            await asyncio.sleep(HEARTBEAT_S)
+            await self._db(task_store.touch, task_id=task_id)
+
+    async def _run_job(self, ctx: TaskContext, coro_factory: Job) -> Any:
         try:
             result = await coro_factory(ctx)
         except asyncio.CancelledError:
@@ -182,13 +207,37 @@ def _create_or_adopt(session: Any, *, task_id: str | None, **fields: Any) -> Tas
                     f"task '{task_id}' is already {existing.status}; a task never runs twice"
                 )
             return existing
-    return task_store.create_task(session, task_id=task_id, message="queued", **fields)
+    return task_store.create_task(
+        session, task_id=task_id, message="queued", owner=PROCESS_OWNER, **fields
+    )
+
+
+def owner_alive(owner: str) -> bool:
+    """Is the process that owns a task alive? Known only on this host: another host's
+    replica counts as alive while its heartbeat is fresh (the caller checks staleness)."""
+    host, _, rest = owner.partition(":")
+    pid_text = rest.split(":", 1)[0]
+    if host != _HOST or not pid_text.isdigit():
+        return host != _HOST
+    pid = int(pid_text)
+    if pid == os.getpid():  # an earlier process with our pid (we own nothing yet)
+        return owner == PROCESS_OWNER
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def recover_interrupted(engine: Engine | None = None) -> int:
-    """At app start: mark every queued/running task ``interrupted``; returns how many."""
+    """At app start: mark ``interrupted`` every queued/running task whose process is gone —
+    on this host by pid, elsewhere by a heartbeat older than STALE_AFTER_S. A task a live
+    replica is running is left alone. Returns how many were marked."""
+    stale = datetime.now(UTC) - timedelta(seconds=STALE_AFTER_S)
     with session_scope(engine) as session:
-        count = task_store.mark_interrupted(session)
+        count = task_store.mark_interrupted(session, owner_alive=owner_alive, stale_before=stale)
     if count:
         log.warning("%d task(s) were unfinished when the app stopped: marked interrupted", count)
     return count

@@ -93,3 +93,38 @@ def test_list_tasks_filters_and_puts_newest_first(session: Session) -> None:
     assert [t.id for t in tasks.list_tasks(session, user="alice")] == [c.id, a.id]
     assert [t.id for t in tasks.list_tasks(session, kind="execute_migration")] == [b.id]
     assert [t.id for t in tasks.list_tasks(session, conv_id="c1", limit=1)] == [c.id]
+
+
+def test_restart_with_replicas_interrupts_only_tasks_whose_process_is_gone(
+    session: Session,
+) -> None:
+    from datetime import timedelta
+
+    from app.store.models import utcnow
+
+    def running(owner: str | None) -> str:
+        task = tasks.create_task(session, kind="execute_migration", owner=owner)
+        tasks.start(session, task_id=task.id)
+        return task.id
+
+    dead_here = running("here:111:a")  # this host, its pid is gone
+    live_here = running("here:222:b")  # this host, pid alive
+    live_there = running("there:333:c")  # another replica, fresh heartbeat
+    stale_there = running("there:444:d")  # another replica, heartbeat long ago
+    legacy = running(None)  # no owner recorded
+    row = tasks.get_task(session, task_id=stale_there)
+    assert row is not None
+    row.updated_at = utcnow() - timedelta(minutes=5)
+    session.add(row)
+    session.flush()
+
+    def owner_alive(owner: str) -> bool:
+        return owner != "here:111:a"
+
+    marked = tasks.mark_interrupted(
+        session, owner_alive=owner_alive, stale_before=utcnow() - timedelta(seconds=60)
+    )
+    status = {t.id: t.status for t in tasks.list_tasks(session, limit=20)}
+    assert marked == 3
+    assert status[dead_here] == status[stale_there] == status[legacy] == "interrupted"
+    assert status[live_here] == status[live_there] == "running"

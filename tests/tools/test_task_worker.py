@@ -167,3 +167,33 @@ def test_unfinished_tasks_are_marked_interrupted_at_start(engine, status, after)
         s.add(task)
     assert recover_interrupted(engine) == (1 if after == "interrupted" else 0)
     assert row(engine, "t8").status == after
+
+
+@pytest.mark.parametrize(
+    ("owner", "alive"),
+    [
+        # this very process: alive
+        pytest.param("PROCESS", True, id="this_process"),
+        # an earlier process that had our pid (a restarted container): dead
+        pytest.param("HOST:PID:oldboot", False, id="earlier_process_same_pid"),
+        # this host, the parent process: alive
+        pytest.param("HOST:PPID:x", True, id="live_pid_on_this_host"),
+        # this host, a pid that does not exist: dead
+        pytest.param("HOST:999999999:x", False, id="dead_pid_on_this_host"),
+        # another host: alive until its heartbeat goes stale (decided by the caller)
+        pytest.param("elsewhere:1:x", True, id="other_host"),
+    ],
+)
+def test_owner_alive_tells_live_replicas_from_dead_processes(owner: str, alive: bool) -> None:
+    import os
+
+    from app.tasks import worker
+
+    owner = (
+        worker.PROCESS_OWNER
+        if owner == "PROCESS"
+        else owner.replace("HOST", worker._HOST)
+        .replace("PPID", str(os.getppid()))
+        .replace("PID", str(os.getpid()))
+    )
+    assert worker.owner_alive(owner) is alive
