@@ -21,7 +21,6 @@ import asyncio
 import json
 import os
 import re
-import socket
 import statistics
 import subprocess
 import sys
@@ -31,6 +30,8 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+
+from app.sandbox.instances import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
@@ -49,10 +50,7 @@ USER, PASSWORD = "bench", "bench-password-1"
 CLIENT_ID_RE = re.compile(r"'client_id': '([0-9a-f-]+)'")
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+_free_port = free_port
 
 
 def _server_env(data_dir: Path, port: int) -> dict[str, str]:

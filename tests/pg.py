@@ -21,11 +21,12 @@ import glob
 import os
 import pwd
 import shutil
-import socket
 import subprocess
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from app.sandbox.instances import free_port
 
 DB_NAME = "sstools"
 SUPERUSER = "postgres"
@@ -49,10 +50,7 @@ def find_bin_dir() -> Path | None:
     return Path(max(found, key=version)).parent if found else None
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+_free_port = free_port
 
 
 @dataclass

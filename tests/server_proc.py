@@ -4,7 +4,6 @@ tests that need a real process: restarts, several replicas, a real browser."""
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -13,13 +12,11 @@ from typing import Any
 
 import httpx
 
+from app.sandbox.instances import free_port  # one loopback free-port helper for all
+
 ROOT = Path(__file__).resolve().parent.parent
 
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+__all__ = ["Server", "cli", "free_port", "server_env"]
 
 
 def server_env(data_dir: Path, **extra: str) -> dict[str, str]:

@@ -31,11 +31,6 @@ _WRITER_LOCK = threading.Lock()
 MAX_BATCH = 500
 
 
-def audit_sync(**fields: Any) -> None:
-    with session_scope() as session:
-        record_audit(session, **fields)
-
-
 def _resolve(fut: asyncio.Future[None], error: BaseException | None) -> None:
     if fut.done():
         return

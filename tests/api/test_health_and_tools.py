@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import socket
 from typing import Any
 
 import pytest
 from nicegui.testing import User
 
 import app as app_package
+from app.sandbox.instances import free_port
 from app.settings import reset_settings
 from app.store.db import reset_engine
 
@@ -40,9 +40,7 @@ async def test_health_reports_ok_version_and_database(user: User) -> None:
 async def test_health_is_503_when_the_database_is_down(
     user: User, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    with socket.socket() as sock:  # a port with nothing listening
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+    port = free_port()  # a port with nothing listening
     monkeypatch.setenv("SS_TOOLS_DATABASE_URL", f"postgresql://app:pw123@127.0.0.1:{port}/x")
     reset_settings()
     reset_engine()

@@ -49,8 +49,6 @@ def server(tmp_path, superset_sandbox):
 
     env = server_env(tmp_path, SS_TOOLS_DANGEROUS_COUNTDOWN_S=str(COUNTDOWN_S))
     superset_sandbox.write_environments_file(Path(env["SS_TOOLS_ENVIRONMENTS_FILE"]))
-    # NiceGUI's ui.run switches to its screen-test mode when it sees PYTEST_CURRENT_TEST
-    env = {k: v for k, v in env.items() if not k.startswith("PYTEST_")}
     cli(env, "users", "add", "ops", "--role", "admin", "--password", PASSWORD)
     srv = Server(env).start()
     yield srv

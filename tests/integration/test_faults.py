@@ -4,7 +4,6 @@ and a Superset that is not there at all. Reads retry once; writes never do."""
 from __future__ import annotations
 
 import asyncio
-import socket
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable
@@ -19,6 +18,7 @@ from app.agent.tools.base import ToolDeps
 from app.errors import SupersetUnavailableError, ToolTimeoutError
 from app.policy import TOOL_CATALOG
 from app.sandbox import Sandbox
+from app.sandbox.instances import free_port
 from app.settings import get_settings, reset_settings
 from app.superset.environments import Environment
 from app.superset.registry import EnvironmentRegistry
@@ -164,10 +164,7 @@ async def test_write_tool_is_not_retried_after_a_502(
     await direct.aclose()
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+_free_port = free_port
 
 
 async def test_superset_not_running_is_a_clear_error_quickly() -> None:

@@ -2,21 +2,16 @@
 
 from __future__ import annotations
 
-import socket
-
 import pytest
 from sqlalchemy import text
 from sqlmodel import select
 
+from app.sandbox.instances import free_port
 from app.store import db
 from app.store.audit import record_audit
 from app.store.models import AuditEvent, User
 
-
-def _closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+_closed_port = free_port  # a port with nothing listening
 
 
 def test_sqlite_file_database_uses_wal_and_a_busy_timeout(sqlite_file_url: str) -> None:
