@@ -1,0 +1,81 @@
+"""The shared vocabulary: every literal more than one part of the product speaks.
+
+A leaf module (imports only ``typing``): policy, agent, tools, store, screen, components
+and the doors all take their words from here, so a risk level, a tier or an event kind
+is spelled in exactly one place.
+"""
+
+from __future__ import annotations
+
+from typing import Final, Literal, get_args
+
+# ---- tools and risk ------------------------------------------------------------------
+Risk = Literal["read", "write", "delete"]
+RiskLevel = Literal["safe", "guarded", "dangerous"]
+RISK_LEVEL: Final[dict[str, RiskLevel]] = {"read": "safe", "write": "guarded", "delete": "dangerous"}
+RISK_ORDER: Final[tuple[Risk, ...]] = ("read", "write", "delete")
+Confirm = Literal["auto", "always", "never"]
+Presentation = Literal["text", "table", "linked_list", "health", "facts", "tasks", "diff"]
+
+# ---- environments --------------------------------------------------------------------
+EnvTier = Literal["dev", "staging", "prod"]
+ENV_TIERS: Final[tuple[EnvTier, ...]] = get_args(EnvTier)
+ENV_ID_PATTERN: Final = r"^[A-Za-z0-9_.-]{1,64}$"
+
+# ---- page context --------------------------------------------------------------------
+ObjectType = Literal["dashboard", "dataset", "migration"]
+OBJECT_TYPES: Final[tuple[ObjectType, ...]] = get_args(ObjectType)
+Lang = Literal["en", "ru"]
+LANGS: Final[tuple[Lang, ...]] = get_args(Lang)
+
+# ---- roles ---------------------------------------------------------------------------
+Role = Literal["admin", "analyst"]
+ROLES: Final[tuple[Role, ...]] = get_args(Role)
+
+# ---- confirmation card ---------------------------------------------------------------
+CardState = Literal["read", "write_dev", "write_staging", "write_prod", "dangerous"]
+CARD_STATES: Final[tuple[CardState, ...]] = get_args(CardState)
+
+# ---- stream events -------------------------------------------------------------------
+EventKind = Literal[
+    "turn_start",
+    "token",
+    "tool_start",
+    "tool_progress",
+    "tool_end",
+    "tool_retry",
+    "tool_timeout",
+    "confirm_required",
+    "permission_denied",
+    "message",
+    "error",
+    "done",
+]
+EVENT_KINDS: Final[tuple[EventKind, ...]] = get_args(EventKind)
+ToolStatus = Literal["completed", "failed", "cancelled"]
+DoneState = Literal["idle", "awaiting_confirmation", "error"]
+
+# ---- audit ---------------------------------------------------------------------------
+AuditKind = Literal[
+    "auth_failed",
+    "login",
+    "logout",
+    "tool_filtered",
+    "uicontext_ignored",
+    "uicontext_invalid",
+    "permission_denied",
+    "not_available",
+    "maintenance_refused",
+    "confirm_requested",
+    "confirmed",
+    "cancelled",
+    "confirmation_refused",
+    "executed",
+    "failed",
+    "retried",
+    "timeout",
+    "task",
+]
+AUDIT_KINDS: Final[tuple[AuditKind, ...]] = get_args(AuditKind)
+AuditDecision = Literal["allow", "deny", "confirm", "cancel", "ok", "error", "refused"]
+Channel = Literal["page", "http", "mcp"]
