@@ -45,8 +45,8 @@ async def overhead(turns: int = 60) -> dict[str, float]:
     from app.agent.graph import build_graph, openai_tool_schema
     from app.agent.handler import agent_handler
     from app.agent.llm import OfflinePlanner
+    from app.agent.tools import TOOL_CATALOG
     from app.auth import issue_token
-    from app.policy import TOOL_CATALOG
 
     model = OfflinePlanner()
 

@@ -32,12 +32,13 @@ from app.agent.events import (
     encode_sse,
     parse_event,
 )
+from app.agent.rules import current_policy
 from app.agent.runtime import get_graph, get_model_label
 from app.agent.state import AgentContext, TurnInfo
 from app.auth import Principal, verify_token
 from app.context import validate_uicontext
 from app.errors import AuthError, ConfirmationError, SsToolsError, UIContextError
-from app.policy import TOOL_CATALOG, build_tool_pipeline
+from app.policy import build_tool_pipeline
 from app.store.cot import cot_logger
 
 RECURSION_LIMIT = 30
@@ -115,8 +116,13 @@ def build_context(principal: Principal, conv_id: str, turn: TurnInfo, lang: str)
 def plan_turn(
     role: str, object_type: str | None, selected_env: str | None, uicontext: dict[str, Any] | None
 ) -> TurnInfo:
+    policy = current_policy()
     result = build_tool_pipeline(
-        list(TOOL_CATALOG.values()), role, object_type, log=lambda msg: cot_logger.reason(msg)
+        list(policy.catalog.values()),
+        role,
+        object_type,
+        policy=policy,
+        log=lambda msg: cot_logger.reason(msg),
     )
     return TurnInfo(
         object_type=object_type,
