@@ -41,22 +41,24 @@ class Harness:
         tools: dict[str, Any] | None = None,
         preflight: Any = None,
         real: bool = False,
+        envs: Any = None,
     ) -> Any:
         """Install a graph with a scripted model. ``real=True`` keeps the product's tools,
-        preflight and dependencies (Superset registry) — for integration tests."""
+        preflight and dependencies (Superset registry) — for integration tests. ``envs``
+        is the environment table (an ``EnvTable``; default: the registry's)."""
         model, self.recorder = scripted(*script)
 
-        async def no_preflight(name: str, args: dict[str, Any], ctx: Any) -> None:
+        async def no_preflight(name: str, args: Any, deps: Any) -> None:
             return None
 
-        def deps_factory(*, ctx: Any, task_id: Any, progress: Any) -> Any:
+        def deps_factory(*, ctx: Any, task_id: Any, progress: Any, **call: Any) -> Any:
+            # call: env_id (the env the guard resolved, the one the card named),
+            # env_source, selected_env, policy
             return SimpleNamespace(
-                user_id=ctx.user_id,
-                role=ctx.role,
-                env_id=ctx.selected_env,
-                task_id=task_id,
-                progress=progress,
+                user_id=ctx.user_id, role=ctx.role, task_id=task_id, progress=progress, **call
             )
+
+        table = {} if envs is None else {"envs": lambda: envs}
 
         async def factory() -> Any:
             if real:
@@ -64,6 +66,7 @@ class Harness:
                     model=model,
                     checkpointer=await get_checkpointer(),
                     system_prompt=lambda ctx: "sys",
+                    **table,
                 )
             return build_graph(
                 model=model,
@@ -72,6 +75,7 @@ class Harness:
                 preflight=preflight or no_preflight,
                 deps_factory=deps_factory,
                 system_prompt=lambda ctx: inject_uicontext("sys", ctx.uicontext),
+                **table,
             )
 
         runtime.set_graph_factory(factory, model=model)

@@ -14,8 +14,8 @@ from pydantic import BaseModel, Field
 
 from app.agent.planner import OfflinePlanner
 from app.agent.prompts import build_system_prompt
+from app.agent.tools import TOOL_CATALOG
 from app.context import inject_uicontext
-from app.policy import TOOL_CATALOG
 from tests.agent.test_planner_eval import openai_tools
 
 DASHBOARD_PAGE = {"objectType": "dashboard", "objectId": "42", "envId": "prod"}

@@ -17,8 +17,8 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from app.agent.planner import OfflinePlanner
 from app.agent.planner.text import detect_lang
 from app.agent.prompts import build_system_prompt
+from app.agent.tools import TOOL_CATALOG
 from app.context import inject_uicontext
-from app.policy import TOOL_CATALOG
 
 EVAL_FILE = Path(__file__).with_name("planner_eval.yaml")
 THRESHOLD = 0.90

@@ -10,10 +10,9 @@ from typing import Any
 
 import pytest
 
-from app.agent.tools import ALL_TOOLS
+from app.agent.tools import ALL_TOOLS, TOOL_CATALOG
 from app.agent.tools.base import ToolDeps
 from app.errors import SupersetError
-from app.policy import TOOL_CATALOG
 from app.sandbox import Sandbox
 from app.sandbox.demo import BROKEN_CHART
 from app.settings import get_settings

@@ -8,7 +8,7 @@ from app.agent.tools import ALL_TOOLS
 
 
 def test_all_tools_match_the_policy_catalog() -> None:
-    from app.policy import TOOL_CATALOG
+    from app.agent.tools import TOOL_CATALOG
 
     missing = sorted(set(TOOL_CATALOG) - set(ALL_TOOLS))
     extra = sorted(set(ALL_TOOLS) - set(TOOL_CATALOG))
