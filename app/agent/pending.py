@@ -88,9 +88,7 @@ async def open_confirmation(
         reason=contract["risk_level"],
         args=args,
     )
-    p.update(
-        confirmation_id=cid,
-        metadata=metadata,
-        countdown_s=countdown,
-        expires_at=expires.isoformat(),
-    )
+    p["confirmation_id"] = cid
+    p["metadata"] = metadata
+    p["countdown_s"] = countdown
+    p["expires_at"] = expires.isoformat()

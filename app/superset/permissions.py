@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-OVER_BROAD = {
+OVER_BROAD: dict[tuple[str, str | None], str] = {
     ("all_database_access", None): "may query every database",
     ("all_datasource_access", None): "may read every dataset",
     ("can_write", "Role"): "may edit roles (privilege escalation)",
@@ -20,7 +20,7 @@ def over_broad_grants(role: str, perms: list[dict[str, Any]]) -> list[str]:
         return []
     flags = []
     for p in perms:
-        perm, view = p.get("permission_name"), p.get("view_menu_name")
+        perm, view = str(p.get("permission_name")), p.get("view_menu_name")
         why = OVER_BROAD.get((perm, None)) or OVER_BROAD.get((perm, view))
         if why:
             flags.append(f"{perm} on {view}: {why}")

@@ -69,10 +69,10 @@ def documentation_markdown(env_id: str, bundle: Any, datasets: list[dict[str, An
         "|---|---|---|---|",
     ]
     for c in bundle.charts:
-        ds = chart_dataset_id(c)
+        ds_id = chart_dataset_id(c)
         lines.append(
             f"| {_cell(c.get('slice_name'))} | {_cell(c.get('viz_type'))} | "
-            f"{_cell(ds_names.get(ds, ds))} | {_cell(c.get('description'))} |"
+            f"{_cell(ds_names.get(ds_id, ds_id))} | {_cell(c.get('description'))} |"
         )
     lines += ["", f"## Datasets ({len(datasets)})"]
     for ds in datasets:

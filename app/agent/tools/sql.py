@@ -35,7 +35,7 @@ with warnings.catch_warnings():
         database: str | None = Field(
             default=None, description="Database id or name; omit to list the databases."
         )
-        schema: str | None = Field(
+        schema: str | None = Field(  # type: ignore[assignment]
             default=None, description="Schema to list tables of; needs a database."
         )
         table: str | None = Field(
@@ -47,7 +47,9 @@ with warnings.catch_warnings():
         database: str | None = Field(
             default=None, description="Database id or name; omit for the environment's default."
         )
-        schema: str | None = Field(default=None, description="Default schema for the query.")
+        schema: str | None = Field(  # type: ignore[assignment]
+            default=None, description="Default schema for the query."
+        )
         env_id: str | None = env_field()
         row_limit: int = Field(
             default=100, ge=1, le=10000, description="Maximum rows to return (1-10000)."
@@ -56,7 +58,9 @@ with warnings.catch_warnings():
     class CreateDatasetArgs(ToolArgs):
         database: str = Field(description="Database id or name that holds the table.")
         table_name: str = Field(description="Table name, or the new dataset's name for SQL.")
-        schema: str | None = Field(default=None, description="Schema of the table.")
+        schema: str | None = Field(  # type: ignore[assignment]
+            default=None, description="Schema of the table."
+        )
         sql: str | None = Field(
             default=None, description="SQL for a virtual dataset; omit for a physical table."
         )
