@@ -12,7 +12,11 @@ from typing import Final, Literal, get_args
 # ---- tools and risk ------------------------------------------------------------------
 Risk = Literal["read", "write", "delete"]
 RiskLevel = Literal["safe", "guarded", "dangerous"]
-RISK_LEVEL: Final[dict[str, RiskLevel]] = {"read": "safe", "write": "guarded", "delete": "dangerous"}
+RISK_LEVEL: Final[dict[str, RiskLevel]] = {
+    "read": "safe",
+    "write": "guarded",
+    "delete": "dangerous",
+}
 RISK_ORDER: Final[tuple[Risk, ...]] = ("read", "write", "delete")
 Confirm = Literal["auto", "always", "never"]
 Presentation = Literal["text", "table", "linked_list", "health", "facts", "tasks", "diff"]
