@@ -52,7 +52,7 @@ class ConfirmationState:
         self.clock = clock
         self.default_countdown_s = default_countdown_s
         self._countdown_deadline: float | None = None
-        self.pending_confirmation: ConfirmRequiredEvent | None = None
+        self.pending_confirmation = None  # ConfirmRequiredEvent | None
         self.card_state = ""
         self.confirm_enabled = False
         self.confirm_tool = self.confirm_args_text = self.confirm_details_text = ""

@@ -9,27 +9,25 @@ One instance per page visit; plain Python (``nicegui.binding`` only, never ``nic
 * Every field of the model, ``state`` first of all, is written only by the model's own
   methods. The StreamProcessor (events) and the controller (turns, refusals, reconnects)
   call transitions such as :meth:`begin_turn`, :meth:`turn_done`, :meth:`connection_lost`.
-* The model owns the dangerous-action countdown: :meth:`start_dangerous_countdown` sets a
-  deadline on the model's clock and :meth:`tick` (driven by the page's ``ui.timer``, or by
-  tests with a fake clock) recomputes the seconds left.
-* It never decides an environment's tier: the controller hands it each tier
-  (:meth:`set_environments`, :meth:`learn_env_tier`); an environment it was told nothing
-  about counts as prod.
+* Its parts: the chat items (``items.ChatItems``), the context and the PRODUCTION flag
+  (``context.ContextState``: it is told each environment's tier, never derives one), the
+  confirmation card and its countdown (``confirmation.ConfirmationState``: the model's
+  clock; :meth:`tick` is driven by the page's ``ui.timer``, or by tests with a fake clock).
 """
 
 from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from nicegui import binding
 
 from app.i18n import t
 from app.screen.confirmation import CONFIRMABLE, ConfirmationState, PermissionDenial
+from app.screen.context import ContextState
 from app.screen.items import ChatItems, ChatMessage, ToolCall
-from app.screen.uicontext import EnvOption, context_from_params, pill_label
 
 if TYPE_CHECKING:
     from app.agent.events import ConfirmRequiredEvent
@@ -64,13 +62,9 @@ class _NotConnected:
         raise RuntimeError("no page controller is connected to this screen model")
 
 
-class AgentChatModel(ChatItems, ConfirmationState):
+class AgentChatModel(ChatItems, ContextState, ConfirmationState):
     state = binding.BindableProperty()
     lang = binding.BindableProperty()
-    ui_context = binding.BindableProperty()
-    active_env_id = binding.BindableProperty()
-    is_prod_context = binding.BindableProperty()
-    context_pill_label = binding.BindableProperty()
     process_step = binding.BindableProperty()
     permission_denied = binding.BindableProperty()
     permission_alternatives = binding.BindableProperty()
@@ -89,19 +83,14 @@ class AgentChatModel(ChatItems, ConfirmationState):
     ) -> None:
         self.role = role
         self.conv_id = conv_id or uuid.uuid4().hex
-        self.environments: list[EnvOption] = []
-        self._tiers: dict[str, str | None] = {}
         self._intents: Intents = _NotConnected()
         ChatItems.__init__(self)
         self.state, self.lang = "idle", lang
         ConfirmationState.__init__(self, clock=clock, default_countdown_s=default_countdown_s)
-        self.ui_context: dict[str, Any] | None = None
-        self.active_env_id: str | None = None
-        self.is_prod_context = False
-        self.context_pill_label = t("no_context", lang)
+        ContextState.__init__(self)
         self.process_step = "context"
-        self.permission_denied: PermissionDenial | None = None
-        self.permission_alternatives: list[dict[str, str]] | None = None
+        self.permission_denied = None  # PermissionDenial | None
+        self.permission_alternatives = None  # list[{action, prompt}] | None
         self.permission_text = ""
         self.is_empty = True
         self.answered_by = ""
@@ -110,52 +99,10 @@ class AgentChatModel(ChatItems, ConfirmationState):
         """Route the actions to ``intents`` (the page controller does this once)."""
         self._intents = intents
 
-    # ---- context and environment -----------------------------------------------------
-    def set_ui_context_from_params(self, params: Mapping[str, str | None]) -> None:
-        """URL params → UIContext (contextVersion 1); a malformed objectType becomes null."""
-        self.ui_context, self.active_env_id = context_from_params(params)
-        self._refresh_context()
-
-    def update_active_env(self, env_id: str | None) -> None:
-        """Select an environment and keep ``ui_context.envId`` in sync."""
-        self.active_env_id = env_id or None
-        if self.ui_context is not None:
-            self.ui_context = {**self.ui_context, "envId": self.active_env_id}
-        self._refresh_context()
-
-    def set_environments(self, environments: Sequence[EnvOption]) -> None:
-        """The configured environments, each with the tier the resolver gave it."""
-        self.environments = list(environments)
-        self._tiers.update({env.id: env.tier for env in self.environments})
-        self._refresh_context()
-
-    def learn_env_tier(self, env_id: str, tier: str | None) -> None:
-        """The tier of an environment outside the list (e.g. a deep link's envId)."""
-        self._tiers[env_id] = tier
-        self._refresh_context()
-
-    def knows_env(self, env_id: str) -> bool:
-        return env_id in self._tiers
-
-    def told_tier(self, env_id: str) -> str | None:
-        """The tier the controller gave ``env_id`` (None when it gave none)."""
-        return self._tiers.get(env_id)
-
     def set_language(self, lang: str) -> None:
         self.lang = lang
         self._refresh_context()
         self._refresh_countdown_text()
-
-    @property
-    def context_env_id(self) -> str | None:
-        """The environment the page is about: the context's envId, else the selected one."""
-        return (self.ui_context or {}).get("envId") or self.active_env_id
-
-    def _refresh_context(self) -> None:
-        env = self.context_env_id
-        # an environment nobody told us the tier of counts as prod (fail safe)
-        self.is_prod_context = env is not None and self._tiers.get(env, "prod") in ("prod", None)
-        self.context_pill_label = pill_label(self.ui_context, env, self.lang)
 
     # ---- transitions of a turn (called by the controller) ------------------------------
     def begin_turn(self, text: str) -> list[dict[str, str]] | None:
