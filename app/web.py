@@ -10,6 +10,7 @@ import importlib
 
 from nicegui import app
 
+from app.pages import PAGE_MODULES
 from app.settings import get_settings
 from app.store.db import get_engine, init_db
 
@@ -33,7 +34,8 @@ def create_app() -> None:
             app.include_router(router)
         setattr(app.state, _ROUTERS_TAG, True)
 
-    importlib.import_module("app.pages")  # registers the @ui.page functions
+    for module in PAGE_MODULES:  # each registers its @ui.page function
+        importlib.import_module(module)
 
 
 def _has_api_routes() -> bool:
