@@ -24,6 +24,7 @@ def _pg_conninfo(url: str) -> str:
 
 
 async def _open_saver(settings: Settings) -> tuple[BaseCheckpointSaver, Any, Any]:
+    saver: BaseCheckpointSaver
     if settings.is_postgres:
         from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
         from psycopg.rows import dict_row

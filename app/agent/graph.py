@@ -59,7 +59,7 @@ def default_system_prompt(ctx: AgentContext) -> str:
 Node = Callable[[AgentState, Runtime[AgentContext]], Awaitable[dict[str, Any]]]
 
 
-def audited_by_door(node: Node) -> Node:
+def audited_by_door(node: Node) -> Any:  # a node LangGraph calls with its runtime
     """Audit rows written inside ``node`` record the run's door (channel, client)."""
 
     @functools.wraps(node)

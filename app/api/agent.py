@@ -31,11 +31,12 @@ from app.agent.core import (
 from app.agent.handler import encode_stream
 from app.api.errors import error_response
 from app.auth import bearer_token
+from app.vocab import Channel
 
 router = APIRouter(prefix="/api/agent", tags=["agent"])
 
 SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
-CHANNEL = "http"
+CHANNEL: Channel = "http"
 
 
 class StreamBody(BaseModel):

@@ -77,7 +77,8 @@ class AgentCore:
         self.model = model
         self.model_label = label or model_label(model)
         self._saver = checkpointer if checkpointer is not None else SaverPool()
-        self._graph_options = {"tools": dict(tools) if tools is not None else None}
+        given = dict(tools) if tools is not None else None  # {}: no tool has an implementation
+        self._graph_options: dict[str, Any] = {"tools": given}
         self._graph_options.update(graph_options)
         self._graphs: dict[int, tuple[weakref.ref[asyncio.AbstractEventLoop], Any]] = {}
 
@@ -225,7 +226,7 @@ class AgentCore:
             channel=req.channel,
             client=req.client,
         )
-        cmd = Command(resume={"decision": req.decision, "reason": req.reason})
+        cmd: Command[Any] = Command(resume={"decision": req.decision, "reason": req.reason})
         async for ev in run_graph(graph, cmd, config, ctx, seq, model_label=self.model_label):
             yield ev
 

@@ -73,7 +73,7 @@ def conversation_view(conv_id: str, state: Any) -> ConversationView:
             messages.append({"role": "user", "text": str(m.content)})
         elif isinstance(m, AIMessage):
             for tc in m.tool_calls:
-                result = results.get(tc["id"])
+                result = results.get(tc["id"] or "")
                 tool_calls.append(
                     {
                         "call_id": tc["id"],

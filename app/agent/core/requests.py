@@ -165,11 +165,11 @@ def _history(
             parsed.append(HistoryItem(role=role, text=text))
     kept: list[HistoryItem] = []
     size = 0
-    for item in reversed(parsed):  # newest first, until a cap is reached
-        size += len(item.text.encode("utf-8"))
+    for entry in reversed(parsed):  # newest first, until a cap is reached
+        size += len(entry.text.encode("utf-8"))
         if len(kept) >= max_items or size > max_bytes:
             break
-        kept.append(item)
+        kept.append(entry)
     if len(kept) < len(parsed):
         cot_logger.reason("history cut to its newest items", kept=len(kept), given=len(parsed))
     return tuple(reversed(kept)), None

@@ -68,7 +68,7 @@ async def supersede(
                 channel=ctx.channel,
                 client=ctx.client,
             )
-        resume = Command(resume={"decision": "deny", "reason": SUPERSEDED})
+        resume: Command[Any] = Command(resume={"decision": "deny", "reason": SUPERSEDED})
         async for ev in run_graph(
             graph, resume, run_config(conv_id), ctx, seq, model_label=model_label, final=False
         ):

@@ -39,7 +39,7 @@ def plan_turn(
         role,
         object_type,
         policy=policy,
-        log=lambda msg: cot_logger.reason(msg),
+        log=lambda exclusion: cot_logger.reason(str(exclusion)),
     )
     return TurnInfo(
         object_type=object_type,

@@ -18,6 +18,7 @@ from typing import Any, Protocol, runtime_checkable
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from langchain_core.language_models.chat_models import BaseChatModel
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, SystemMessage
+from langchain_core.messages.tool import tool_call_chunk
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
@@ -58,13 +59,12 @@ def _chunks(reply: Reply) -> Iterator[AIMessageChunk]:
     for piece in _pieces(reply.content):
         yield AIMessageChunk(content=piece)
     tool_call_chunks = [
-        {
-            "name": call["name"],
-            "args": json.dumps(call["args"], ensure_ascii=False),
-            "id": call["id"],
-            "index": index,
-            "type": "tool_call_chunk",
-        }
+        tool_call_chunk(
+            name=call["name"],
+            args=json.dumps(call["args"], ensure_ascii=False),
+            id=call["id"],
+            index=index,
+        )
         for index, call in enumerate(reply.tool_calls)
     ]
     yield AIMessageChunk(content="", tool_call_chunks=tool_call_chunks, chunk_position="last")
