@@ -10,7 +10,7 @@ yields typed events (``app.agent.events.Event``) with ``conv_id`` and ``seq`` se
         match event:
             case TokenEvent(): ...
 
-Modules: ``requests`` (the checks, TurnRequest / ResumeRequest), ``refusals``
+Modules: ``prepare`` (the checks), ``requests`` (TurnRequest / ResumeRequest), ``refusals``
 (RequestRefused and the confirmation status table), ``agent`` (AgentCore), ``turns``
 (tool set and run context of a turn), ``runner`` (graph.astream -> events), ``supersede``
 (a new message cancels a pending confirmation), ``conversations`` (the read model),
@@ -19,20 +19,14 @@ Modules: ``requests`` (the checks, TurnRequest / ResumeRequest), ``refusals``
 
 from app.agent.core.agent import AgentCore, EnvView
 from app.agent.core.conversations import ConversationView
+from app.agent.core.prepare import authenticate, prepare_resume, prepare_turn
 from app.agent.core.refusals import (
     CONFIRMATION_STATUS,
     ConfirmationRefused,
     RequestRefused,
     confirmation_status,
 )
-from app.agent.core.requests import (
-    HistoryItem,
-    ResumeRequest,
-    TurnRequest,
-    authenticate,
-    prepare_resume,
-    prepare_turn,
-)
+from app.agent.core.requests import HistoryItem, ResumeRequest, TurnRequest
 from app.agent.core.slot import get_core, install_core
 
 __all__ = [

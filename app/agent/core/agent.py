@@ -25,8 +25,9 @@ from langgraph.types import Command
 from app.agent.audit import audit, flush_audit
 from app.agent.checkpoint import SaverPool
 from app.agent.core.conversations import ConversationView, conversation_view
+from app.agent.core.prepare import detect_lang, valid_conv_id
 from app.agent.core.refusals import RequestRefused
-from app.agent.core.requests import ResumeRequest, TurnRequest, detect_lang, valid_conv_id
+from app.agent.core.requests import ResumeRequest, TurnRequest
 from app.agent.core.runner import fail, run_graph
 from app.agent.core.supersede import supersede
 from app.agent.core.turns import (
