@@ -25,6 +25,7 @@ Presentation = Literal["text", "table", "linked_list", "health", "facts", "tasks
 EnvTier = Literal["dev", "staging", "prod"]
 ENV_TIERS: Final[tuple[EnvTier, ...]] = get_args(EnvTier)
 ENV_ID_PATTERN: Final = r"^[A-Za-z0-9_.-]{1,64}$"
+CONV_ID_PATTERN: Final = r"^[A-Za-z0-9_.:-]{1,128}$"
 
 # ---- page context --------------------------------------------------------------------
 ObjectType = Literal["dashboard", "dataset", "migration"]
@@ -79,6 +80,7 @@ AuditKind = Literal[
     "retried",
     "timeout",
     "task",
+    "request_invalid",
 ]
 AUDIT_KINDS: Final[tuple[AuditKind, ...]] = get_args(AuditKind)
 AuditDecision = Literal["allow", "deny", "confirm", "cancel", "ok", "error", "refused"]

@@ -23,8 +23,8 @@ from app.agent.events import (
     ToolTimeoutEvent,
 )
 from app.agent.execution import execute_with_timeout, retry_read_tool, summarise_response
-from app.agent.guard import emit
 from app.agent.state import AgentContext, AgentState, PendingCall
+from app.agent.stream import emit
 from app.errors import ToolError, ToolTimeoutError
 from app.settings import get_settings
 

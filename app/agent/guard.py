@@ -1,6 +1,6 @@
 """The policy seam: every proposed tool call goes guard -> (confirmation) -> execute, with an
-audit row at each step. Nodes emit stream events through LangGraph's stream writer;
-the handler numbers and encodes them.
+audit row at each step. Nodes emit event objects (``app.agent.stream.emit``); the core
+numbers them.
 
 Guard order for one call:
   unknown tool           -> error event, never executed
@@ -20,12 +20,12 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from langchain_core.messages import AIMessage, ToolMessage
-from langgraph.config import get_stream_writer
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
 from app.agent.audit import audit
-from app.agent.events import ErrorEvent, PermissionDeniedEvent
+from app.agent.events import BaseEvent, ErrorEvent, PermissionDeniedEvent
 from app.agent.state import AgentContext, AgentState, PendingCall
+from app.agent.stream import emit
 from app.policy import (
     alternatives_for,
     build_confirmation_contract_v2,
@@ -37,10 +37,6 @@ from app.store import confirmations, maintenance
 from app.store.db import session_scope
 
 NO_MAINTENANCE_CHECK = frozenset({"end_maintenance", "start_maintenance"})
-
-
-def emit(event: BaseModel) -> None:
-    get_stream_writer()(event.model_dump(mode="json"))
 
 
 def args_hash(tool_name: str, tool_args: dict[str, Any], env_id: str | None) -> str:
@@ -94,7 +90,7 @@ class Guard:
         message: str,
         decision: str = "deny",
         env: str | None = None,
-        event: BaseModel | None = None,
+        event: BaseEvent | None = None,
     ) -> ToolMessage:
         emit(event or ErrorEvent(code=code, message=message, tool_name=call["name"]))
         await audit(

@@ -17,11 +17,11 @@ from nicegui import app, ui
 from starlette.requests import Request
 from starlette.responses import RedirectResponse
 
+from app.agent.core import get_core, prepare_resume, prepare_turn
 from app.errors import SsToolsError
 from app.i18n import normalize_language, pick_language
 from app.pages import session
 from app.pages.agent_controller import AgentPageController, CoreDoor
-from app.pages.legacy_core import legacy_door
 from app.screen.model import AgentChatModel
 from app.settings import get_settings
 from components.chat_panel import chat_panel
@@ -31,16 +31,10 @@ log = logging.getLogger("ss_tools.pages")
 ASSETS = Path(__file__).resolve().parents[2] / "assets"
 
 
-def core_door(token: str) -> CoreDoor:
-    """The agent core this page talks to: THE one place the page reaches the core.
-
-    MERGE with the core branch: import ``get_core, prepare_turn, prepare_resume`` from
-    ``app.agent.core`` at the top of this module, return
-    ``CoreDoor(core=get_core(), prepare_turn=prepare_turn, prepare_resume=prepare_resume)``
-    here (``token`` is then unused: the controller passes it to ``prepare_*``), and delete
-    ``app/pages/legacy_core.py``. Tests replace this function by dotted path.
-    """
-    return legacy_door(token)
+def core_door() -> CoreDoor:
+    """The agent core this page talks to: the one place the page reaches the core (tests
+    replace this function by dotted path)."""
+    return CoreDoor(core=get_core(), prepare_turn=prepare_turn, prepare_resume=prepare_resume)
 
 
 @lru_cache(maxsize=1)
@@ -66,7 +60,7 @@ async def agent_page(request: Request, lang: str | None = None):
     )
     controller = AgentPageController(
         model,
-        core_door(user.token),
+        core_door(),
         principal=user.principal,
         token=user.token,
         on_warning=lambda text: ui.notify(text, type="warning"),

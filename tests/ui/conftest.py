@@ -34,7 +34,7 @@ def core(user: User, monkeypatch) -> FakeCore:
     """The page's agent core, scripted per test (set ``core.replies`` …). It is patched in
     after the user fixture ran main.py, so the page module it patches is the live one."""
     fake = FakeCore(environments=ENVS)
-    monkeypatch.setattr("app.pages.agent.core_door", lambda token: fake.door())
+    monkeypatch.setattr("app.pages.agent.core_door", lambda: fake.door())
     return fake
 
 
