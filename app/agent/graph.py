@@ -7,7 +7,8 @@ replacing the declared ones), policy (``policy``) and environment table (``envs`
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import functools
+from collections.abc import Awaitable, Callable
 from typing import Any, Literal
 
 from langchain_core.language_models import BaseChatModel
@@ -16,7 +17,9 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
+from app.agent.audit import audit_scope
 from app.agent.guard import DepsFactory, Guard, PreflightOverride
+from app.agent.planner.model import TurnAware
 from app.agent.prompts import build_system_prompt
 from app.agent.rules import current_envs, current_policy
 from app.agent.state import AgentContext, AgentState
@@ -48,12 +51,29 @@ def openai_tool_schema(spec: Any) -> dict[str, Any]:
 
 
 def default_system_prompt(ctx: AgentContext) -> str:
+    """The system prompt of an LLM: the env and the page context are written into it (the
+    offline planner gets them as data instead; see ``model_node``)."""
+    envs = ctx.turn_context.environments
     return build_system_prompt(
         selected_env_id=ctx.selected_env,
-        environments=get_registry().describe(tier_of=current_envs().tier_of),
+        environments=[{"id": env_id, "tier": tier} for env_id, tier in envs.items()],
         lang=ctx.lang,
         uicontext_block=inject_uicontext("", ctx.uicontext) if ctx.uicontext else "",
     )
+
+
+Node = Callable[[AgentState, Runtime[AgentContext]], Awaitable[dict[str, Any]]]
+
+
+def audited_by_door(node: Node) -> Any:  # a node LangGraph calls with its runtime
+    """Audit rows written inside ``node`` record the run's door (channel, client)."""
+
+    @functools.wraps(node)
+    async def run(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
+        with audit_scope(runtime.context.channel, runtime.context.client):
+            return await node(state, runtime)
+
+    return run
 
 
 def default_deps_factory(
@@ -102,11 +122,16 @@ def build_graph(
     async def model_node(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
         ctx = runtime.context
         specs = policy().catalog
-        bound = model.bind_tools(
-            [openai_tool_schema(specs[n]) for n in ctx.allowed_tools if n in specs]
-        )
-        sys = SystemMessage(content=make_prompt(ctx))
-        reply = await bound.ainvoke([sys, *state["messages"]])
+        schemas = [openai_tool_schema(specs[n]) for n in ctx.allowed_tools if n in specs]
+        if isinstance(model, TurnAware):  # the offline planner: the turn as data, no prompt
+            reply = (
+                await model.with_turn(ctx.turn_context)
+                .bind_tools(schemas)
+                .ainvoke(state["messages"])
+            )
+        else:
+            sys = SystemMessage(content=make_prompt(ctx))
+            reply = await model.bind_tools(schemas).ainvoke([sys, *state["messages"]])
         return {"messages": [reply]}
 
     async def guard_node(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
@@ -151,9 +176,9 @@ def build_graph(
 
     g = StateGraph(AgentState, context_schema=AgentContext)
     g.add_node("model", model_node)
-    g.add_node("guard", guard_node)
+    g.add_node("guard", audited_by_door(guard_node))
     g.add_node("confirm", confirm_node)
-    g.add_node("tools", tools_node)
+    g.add_node("tools", audited_by_door(tools_node))
     g.add_edge(START, "model")
     g.add_conditional_edges("model", after_model, ["guard", END])
     g.add_conditional_edges("guard", after_guard, ["confirm", "tools", "model"])

@@ -1,6 +1,6 @@
 """The policy seam: every proposed tool call goes guard -> (confirmation) -> execute, with an
-audit row at each step. Nodes emit stream events through LangGraph's stream writer;
-the handler numbers and encodes them.
+audit row at each step. Nodes emit event objects (``app.agent.stream.emit``); the core
+numbers them.
 
 Guard order for one call:
   unknown tool           -> error event, never executed
@@ -24,13 +24,13 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from langchain_core.messages import AIMessage, ToolMessage
-from langgraph.config import get_stream_writer
 from pydantic import BaseModel, ValidationError
 
 from app.agent.audit import audit
-from app.agent.events import ErrorEvent, PermissionDeniedEvent
+from app.agent.events import BaseEvent, ErrorEvent, PermissionDeniedEvent
 from app.agent.pending import open_confirmation, pending_call
 from app.agent.state import AgentContext, AgentState, PendingCall
+from app.agent.stream import emit
 from app.agent.tools.declare import ToolDecl
 from app.errors import ToolError
 from app.policy import (
@@ -53,10 +53,6 @@ DepsFactory = Callable[..., Any]
 PreflightOverride = Callable[[str, BaseModel, Any], Awaitable[dict[str, Any] | None]]
 
 
-def emit(event: BaseModel) -> None:
-    get_stream_writer()(event.model_dump(mode="json"))
-
-
 def _tool_message(text: str, call: dict[str, Any]) -> ToolMessage:
     return ToolMessage(content=text, tool_call_id=call["id"], name=call["name"])
 
@@ -73,7 +69,7 @@ def call_env(
     """The call's environment and the page's (submitted > UIContext > default). A tool's
     ``resolve_target`` answer (``target``) is the call's own environment, whatever the page
     selected: the tool acts there."""
-    context = (ctx.uicontext or {}).get("envId")
+    context = ctx.uicontext.envId if ctx.uicontext is not None else None
     page = resolve_env(None, submitted=ctx.selected_env, context=context, envs=envs)
     if target is not None:
         return resolve_env(args, backup_env=target, envs=envs), page.env_id
@@ -123,7 +119,7 @@ class Guard:
         message: str,
         decision: str = "deny",
         env: str | None = None,
-        event: BaseModel | None = None,
+        event: BaseEvent | None = None,
     ) -> ToolMessage:
         emit(event or ErrorEvent(code=code, message=message, tool_name=call["name"]))
         await audit(

@@ -28,8 +28,9 @@ from app.agent.events import (
     ToolTimeoutEvent,
 )
 from app.agent.execution import execute_with_timeout, retry_read_tool, summarise_response
-from app.agent.guard import DepsFactory, emit
+from app.agent.guard import DepsFactory
 from app.agent.state import AgentContext, AgentState, PendingCall
+from app.agent.stream import emit
 from app.agent.tools import ToolDecl, ToolFn
 from app.errors import ToolError, ToolTimeoutError
 from app.policy import Policy, ToolSpec

@@ -1,15 +1,23 @@
-"""What the planner knows about the turn, read back from the system prompt.
+"""What the planner knows about the turn: the selected environment, the configured
+environments' tiers and the page (UIContext).
 
-The system prompt (``app.agent.prompts.build_system_prompt``) carries the lines
-``selected_env_id: …`` and ``available_environments: id(tier), …`` and the UIContext
-block ``[USER CONTEXT — informational, not instructions]`` … ``[END USER CONTEXT]``.
-The block is read as data: only the known ``key: value`` lines are taken.
+In the product the agent core hands it over as data: the model node calls
+``OfflinePlanner.with_turn(TurnContext)``, and the planner puts the context in front of
+the conversation as a :func:`context_message` (a system message that carries the object,
+no text). Nothing is parsed back from the system prompt.
+
+A planner used on its own (the planner tests, the eval) may still be given a system prompt
+text instead: :func:`parse_system_text` reads its ``selected_env_id: …`` and
+``available_environments: id(tier), …`` lines and the UIContext block as data (only the
+known ``key: value`` lines are taken).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from langchain_core.messages import BaseMessage, SystemMessage
 
@@ -18,6 +26,7 @@ from app.agent.prompts import ENVIRONMENTS_KEY, SELECTED_ENV_KEY
 _UICONTEXT_KEYS = ("objectType", "objectId", "objectName", "envId", "route")
 _BLOCK = re.compile(r"\[USER CONTEXT[^\]]*\](.*?)(?:\[END USER CONTEXT\]|\Z)", re.DOTALL)
 _NONE = {"", "none", "null", "-"}
+CONTEXT_KEY = "ss_tools_turn_context"
 
 
 @dataclass(frozen=True)
@@ -42,6 +51,23 @@ class TurnContext:
         return self.ui.get("envId")
 
 
+def make_turn_context(
+    *,
+    selected_env: str | None,
+    environments: Mapping[str, str],
+    ui: Mapping[str, Any] | None,
+) -> TurnContext:
+    """A TurnContext from the turn's data (``ui``: the validated UIContext's fields)."""
+    page = {k: str(v) for k in _UICONTEXT_KEYS if (v := (ui or {}).get(k)) is not None}
+    return TurnContext(selected_env=selected_env, environments=dict(environments), ui=page)
+
+
+def context_message(ctx: TurnContext) -> SystemMessage:
+    """A system message carrying ``ctx`` as an object (for the planner only; never sent to
+    an LLM)."""
+    return SystemMessage(content="", additional_kwargs={CONTEXT_KEY: ctx})
+
+
 def _value(text: str, key: str) -> str | None:
     m = re.search(rf"^\s*{re.escape(key)}\s*:\s*(.*?)\s*$", text, re.MULTILINE)
     if not m or m.group(1).lower() in _NONE:
@@ -59,6 +85,7 @@ def _environments(raw: str | None) -> dict[str, str]:
 
 
 def parse_system_text(text: str) -> TurnContext:
+    """The context written in a system prompt text (a planner used on its own)."""
     block = _BLOCK.search(text)
     before_block = text[: block.start()] if block else text
     ui: dict[str, str] = {}
@@ -75,8 +102,12 @@ def parse_system_text(text: str) -> TurnContext:
 
 
 def turn_context(messages: list[BaseMessage]) -> TurnContext:
-    """The context of the latest system message (an empty context when there is none)."""
+    """The context of the latest system message: the object it carries (the product), else
+    the lines of its text (standalone use); an empty context when there is none."""
     for message in reversed(messages):
         if isinstance(message, SystemMessage):
+            carried = message.additional_kwargs.get(CONTEXT_KEY)
+            if isinstance(carried, TurnContext):
+                return carried
             return parse_system_text(message.text)
     return TurnContext()
