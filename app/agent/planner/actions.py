@@ -72,7 +72,7 @@ PHRASES: dict[str, Phrases] = {
     "restore_backup": dash.restore,
     "deploy_dashboard": dash.move("deploy", "деплою", "деплой", "задеплой"),
     "execute_migration": dash.move("migrate", "мигрирую", "миграцию", "мигрируй"),
-    "createdash.branch": dash.branch,
+    "create_branch": dash.branch,
     "commit_changes": dash.commit,
     "start_maintenance": data.start_maint,
     "end_maintenance": data.end_maint,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from app.agent.planner.markup import short_id
 from app.agent.planner.slots import Phrases, Slots, Texts, env_phrase, from_to
 
 
@@ -52,6 +53,8 @@ def run_backup(s: Slots) -> Texts:
 
 def restore(s: Slots) -> Texts:
     b, en, ru = s.v("backup_id"), s.pre("env_id", "into", "на", "en"), env_phrase(s, "ru")
+    if not s.raw:  # in sentences a long id reads better shortened
+        b = short_id(b)
     return (
         f"restoring backup {b}{en}",
         f"восстанавливаю бэкап {b}{ru}",

@@ -25,8 +25,7 @@ def tasks(s: Slots) -> Texts:
 
 
 def explore(s: Slots) -> Texts:
-    parts_en = s.pre("database", "database", "", "en").strip()
-    if not parts_en:
+    if not (s.v("database") or s.v("schema") or s.v("table")):
         return (
             "listing the databases" + env_phrase(s, "en"),
             "показываю базы данных" + env_phrase(s, "ru"),
@@ -34,16 +33,15 @@ def explore(s: Slots) -> Texts:
             "show databases" + env_phrase(s, "en"),
             "покажи базы данных" + env_phrase(s, "ru"),
         )
-    en = f"database {s.v('database')}" + s.pre("schema", "schema", "", "en")
-    en += s.pre("table", "table", "", "en")
-    ru = f"базу {s.v('database')}" + s.pre("schema", "", "схему", "ru")
-    ru += s.pre("table", "", "таблицу", "ru")
-    noun = f"просмотр базы {s.v('database')}" + s.pre("schema", "", ", схема", "ru")
-    noun += s.pre("table", "", ", таблица", "ru")
+    en = " ".join(f"{k} {s.v(k)}" for k in ("database", "schema", "table") if s.v(k))
+    ru_parts = (("database", "базу"), ("schema", "схему"), ("table", "таблицу"))
+    ru = " ".join(f"{w} {s.v(k)}" for k, w in ru_parts if s.v(k))
+    noun_parts = (("database", "база"), ("schema", "схема"), ("table", "таблица"))
+    noun = "просмотр: " + ", ".join(f"{w} {s.v(k)}" for k, w in noun_parts if s.v(k))
     return (
         f"exploring {en}",
         f"смотрю {ru}",
-        noun.replace(" ,", ","),
+        noun,
         f"explore {en}{env_phrase(s, 'en')}",
         f"покажи {ru}{env_phrase(s, 'ru')}",
     )

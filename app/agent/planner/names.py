@@ -30,6 +30,8 @@ _NOT_A_NAME = frozenset(
     "this that it its the a an my our your current open here there id ids number no"
     " health status state quality documentation docs description descriptions backups backup"
     " errors issues problems again list all every some any changes page pages"
+    " is are was were has have had do does did can could should will would"
+    " what which who how why when where"
     " этот эту этого этом этим данный данного текущий текущего открытый мой моего наш"
     " здоровье состояние качество документацию документация описание бэкап бэкапы бэкапов"
     " ошибки проблемы номер все список изменения страница странице".split()
