@@ -37,6 +37,7 @@ _NOT_A_NAME = frozenset(
     " ошибки проблемы номер все список изменения страница странице".split()
 )
 _FUNCTION_WORDS = _NOT_A_NAME | _ALWAYS_STOP | _ENV_PREPOSITIONS | {"is", "are", "was"}
+_ARGUMENT = re.compile(r"(?:сообщени|комментари|текст|именем|названием|message)", re.I)
 MAX_WORDS = 6
 
 
@@ -54,7 +55,7 @@ def _after(scan: str, start: int, env_pattern: re.Pattern[str]) -> str | None:
             break
         if lower in _ENV_PREPOSITIONS:
             nxt = tokens[i + 1].group(0) if i + 1 < len(tokens) else ""
-            if not nxt or env_pattern.fullmatch(nxt.rstrip(".")):
+            if not nxt or env_pattern.fullmatch(nxt.rstrip(".")) or _ARGUMENT.match(nxt):
                 break
         if not words and (
             lower in _NOT_A_NAME or lower in _ENV_PREPOSITIONS or env_pattern.fullmatch(word)
