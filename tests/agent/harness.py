@@ -41,10 +41,13 @@ class Harness:
         tools: dict[str, Any] | None = None,
         preflight: Any = None,
         real: bool = False,
+        model: Any = None,
     ) -> Any:
-        """Install a graph with a scripted model. ``real=True`` keeps the product's tools,
-        preflight and dependencies (Superset registry) — for integration tests."""
-        model, self.recorder = scripted(*script)
+        """Install a graph with a scripted model (or ``model``, e.g. the offline planner).
+        ``real=True`` keeps the product's tools, preflight and dependencies (Superset
+        registry) — for integration tests."""
+        scripted_model, self.recorder = scripted(*script)
+        model = model if model is not None else scripted_model
 
         async def no_preflight(name: str, args: dict[str, Any], ctx: Any) -> None:
             return None
