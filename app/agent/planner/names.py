@@ -6,8 +6,8 @@ Read from the request with its SQL replaced and its quoted fragments blanked (``
 * after "dashboard"/«дашборд» (optionally "named"/"called"/«с названием»): the words up
   to a stop — punctuation, a linking word ("with", "for", "and", «для», «и»…), or a
   preposition that introduces an environment ("in dev", "from dev to prod", «на проде»);
-* in English also before "dashboard" after the nearest "the" ("the Sales demo
-  dashboard"), when those words are not function words.
+* in English also before "dashboard" after the nearest "the"/"my"/"our" ("the Sales
+  demo dashboard"), when those words are not function words.
 
 A title that holds such words can always be quoted: «дашборд "Продажи в регионах"».
 """
@@ -71,7 +71,7 @@ def _after(scan: str, start: int, env_pattern: re.Pattern[str]) -> str | None:
 def _before(scan: str, end: int) -> str | None:
     words = scan[:end].split()
     for i in range(len(words) - 1, -1, -1):
-        if words[i].lower() != "the":
+        if words[i].lower() not in ("the", "my", "our"):
             continue
         name = words[i + 1 :]
         if not name:

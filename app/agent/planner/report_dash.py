@@ -108,7 +108,14 @@ def validation(args: dict[str, Any], result: Result, lang: Lang) -> str:
     counts = result.get("counts") if isinstance(result.get("counts"), dict) else {}
     e, w, i = (int(counts.get(k) or 0) for k in ("error", "warning", "info"))
     passed = bool(result.get("passed", e == 0))
-    tally_en = f"{e} errors, {w} warnings, {i} notes"
+    tally_en = ", ".join(
+        plural(n, forms, "en")
+        for n, forms in (
+            (e, ("error", "errors")),
+            (w, ("warning", "warnings")),
+            (i, ("note", "notes")),
+        )
+    )
     tally_ru = f"ошибок — {e}, предупреждений — {w}, замечаний — {i}"
     text = tr(
         lang,
@@ -162,15 +169,17 @@ def deploy(args: dict[str, Any], result: Result, lang: Lang) -> str:
     src = md_escape(result.get("source_env") or args.get("source_env") or "?")
     tgt = md_escape(result.get("target_env") or args.get("target_env") or "?")
     first = dashboards[0] if dashboards else {}
-    label = dashboard_label(first, lang, args.get("dashboard_id"))
+    title = first.get("title")
+    noun = tr(lang, "dashboard", "дашборд")
+    label = quote(title, lang) if title else f"{noun} {md_escape(args.get('dashboard_id', '?'))}"
     target_id = md_escape(result.get("dashboard_id") or first.get("target_id") or "?")
     created = (result.get("action") or first.get("action")) == "created"
-    how_en = "created there" if created else "overwriting the copy there"
+    how_en = "created there" if created else "the copy there overwritten"
     how_ru = "создан там" if created else "копия там перезаписана"
     return tr(
         lang,
-        f"Deployed {label} from {src} to {tgt} ({how_en}, #{target_id}).",
-        f"Задеплоил {label} с {src} на {tgt} ({how_ru}, #{target_id}).",
+        f"Deployed {label} from {src} to {tgt} (#{target_id} on {tgt}, {how_en}).",
+        f"Задеплоил {label} с {src} на {tgt} (#{target_id} на {tgt}, {how_ru}).",
     ) + _verified(result, lang)
 
 

@@ -163,8 +163,13 @@ def audit(args: dict[str, Any], result: Result, lang: Lang) -> str:
         users, flags = len(role.get("users") or []), len(role.get("flags") or [])
         return tr(
             lang,
-            f"Role {name}{env} has {perms} permissions and {users} users; "
-            + (f"{flags} over-broad grants." if flags else "no over-broad grants."),
+            f"Role {name}{env} has {plural(perms, ('permission', 'permissions'), lang)} and "
+            f"{plural(users, ('user', 'users'), lang)}; "
+            + (
+                f"{plural(flags, ('over-broad grant', 'over-broad grants'), lang)}."
+                if flags
+                else "no over-broad grants."
+            ),
             f"У роли {name}{env} прав — {perms}, пользователей — {users}; "
             + (f"слишком широких прав — {flags}." if flags else "слишком широких прав нет."),
         )

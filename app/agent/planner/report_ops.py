@@ -72,7 +72,8 @@ def restore(args: dict[str, Any], result: Result, lang: Lang) -> str:
     made, over = actions.count("created"), actions.count("overwritten")
     text = tr(
         lang,
-        f"Restored backup {b} into {target}: {made} dashboards created, {over} overwritten.",
+        f"Restored backup {b} into {target}: {plural(made, ('dashboard', 'dashboards'), lang)} "
+        f"created, {over} overwritten.",
         f"Восстановил бэкап {b} на {target}: дашбордов создано — {made}, перезаписано — {over}.",
     )
     if result.get("verified") is False:
@@ -200,7 +201,8 @@ def commit(args: dict[str, Any], result: Result, lang: Lang) -> str:
     dashboards = result.total("dashboards")
     return tr(
         lang,
-        f"Committed {msg} to {branch} as {sha}: {files} files, {dashboards} dashboards.",
+        f"Committed {msg} to {branch} as {sha}: {plural(files, ('file', 'files'), lang)}, "
+        f"{plural(dashboards, ('dashboard', 'dashboards'), lang)}.",
         f"Закоммитил {msg} в {branch} ({sha}): файлов — {files}, дашбордов — {dashboards}.",
     )
 

@@ -41,10 +41,11 @@ class Result:
 
     def items(self, key: str = "") -> list[Any]:
         """The items of the list under ``key`` ("" = the result itself), as far as known."""
+        value: Any = None
         if isinstance(self.data, list):  # a bare list stands for any list the tool returns
             value = self.data
-        else:
-            value = (self.data or {}).get(key) if key else None
+        elif key and isinstance(self.data, dict):
+            value = self.data.get(key)
         return [v for v in value if v is not None] if isinstance(value, list) else []
 
     def total(self, key: str = "") -> int:
