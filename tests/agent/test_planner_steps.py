@@ -199,3 +199,27 @@ def test_the_eval_has_multi_step_cases_in_both_languages():
     multi = [c for c in cases if len(steps_of(c)) > 1]
     assert any("ё" in c["say"] or "д" in c["say"] for c in multi)
     assert any(c["say"].isascii() for c in multi)
+
+
+@pytest.mark.parametrize(
+    ("text", "spelled"),
+    [
+        # the requests issue 10 found hitting a wall on a dashboard page
+        ("list backups", "list backups in dev"),
+        ("back up this dashboard", "back up dashboard 42 in prod"),
+        ("status of my tasks", "status of my tasks"),
+        ("статус моих задач", "статус моих задач"),
+        ("сделай бэкап этого дашборда", "сделай бэкап дашборда 42 на prod"),
+    ],
+)
+def test_a_request_the_page_filters_out_gets_a_way_on_without_the_context(text, spelled):
+    dashboard_page_tools = ["search_dashboards", "get_health_summary", "show_capabilities"]
+    model = planner(dashboard_page_tools)
+    messages: list[Any] = [system(page=DASHBOARD_PAGE), HumanMessage(text)]
+    proposal = model.invoke(messages)
+    call = proposal.tool_calls[0]
+    refusal = f"NOT_AVAILABLE: tool not available in this context (dashboard page): {call['name']}"
+    answer = model.invoke([*messages, proposal, ToolMessage(refusal, tool_call_id=call["id"])])
+    assert parse_offers(answer.text).without_context == spelled
+    again = planner().invoke([system(), HumanMessage(spelled)])
+    assert [(c["name"], c["args"]) for c in again.tool_calls] == [(call["name"], call["args"])]
