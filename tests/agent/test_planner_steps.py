@@ -90,6 +90,7 @@ def test_answering_the_question_with_an_id_completes_the_request(answer):
     question = model.invoke(messages)
     reply = model.invoke([*messages, question, HumanMessage(answer)])
     assert calls([reply]) == [("get_health_summary", {"dashboard_id": "9", "env_id": "dev"})]
+    assert reply.text == "Проверяю здоровье дашборда 9 на dev…"  # the turn stays Russian
 
 
 def test_a_chosen_candidate_request_is_planned_directly():

@@ -20,6 +20,7 @@ from app.agent.planner.results import Result, read_result
 from app.agent.planner.text import Lang, detect_lang
 
 LOOKUP_TOOLS = frozenset({"search_dashboards", "list_backups"})
+SHORT_ANSWER_WORDS = 3
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,10 @@ class Turn:
 
     @property
     def lang(self) -> Lang:
+        """Russian when the message has Cyrillic; a short answer to a question ("#9",
+        "prod") keeps the language of the request it completes."""
+        if self.earlier and len(self.text.split()) <= SHORT_ANSWER_WORDS:
+            return detect_lang(self.text + " " + self.earlier)
         return detect_lang(self.text)
 
     @property
