@@ -12,6 +12,7 @@ from langgraph.graph import END, START, MessagesState, StateGraph
 from pydantic import BaseModel, Field
 
 from app.agent.planner import OfflinePlanner
+from app.agent.planner.phrases import CAPABILITIES
 from app.agent.prompts import build_system_prompt
 from app.context import inject_uicontext
 from tests.agent.test_planner_eval import CATALOG, openai_tools
@@ -235,8 +236,6 @@ def test_env_synonyms_map_to_the_configured_env_of_that_tier():
 
 
 def test_every_catalog_tool_has_capability_texts():
-    from app.agent.planner.phrases import CAPABILITIES
-
     assert set(CAPABILITIES) == set(CATALOG)
 
 
