@@ -64,10 +64,13 @@ class Harness:
         preflight: Any = None,
         real: bool = False,
         checkpointer: Any = None,
+        model: Any = None,
     ) -> Any:
-        """Build a core with a scripted model. ``real=True`` keeps the product's tools,
-        preflight and dependencies (Superset registry) — for integration tests."""
-        model, self.recorder = scripted(*script)
+        """Build a core with a scripted model (or ``model``, e.g. the offline planner).
+        ``real=True`` keeps the product's tools, preflight and dependencies (Superset
+        registry) — for integration tests."""
+        scripted_model, self.recorder = scripted(*script)
+        model = model if model is not None else scripted_model
         if real:
             core = AgentCore(model=model, checkpointer=checkpointer, system_prompt=lambda c: "sys")
         else:
