@@ -62,13 +62,15 @@ class Harness:
         preflight: Any = None,
         real: bool = False,
         checkpointer: Any = None,
+        model: Any = None,
         envs: Any = None,
     ) -> Any:
-        """Build a core with a scripted model. ``real=True`` keeps the product's tools,
-        preflight and dependencies (Superset registry) — for integration tests. ``envs``
-        is the environment table the guard resolves with (an ``EnvTable``; default: the
-        registry's)."""
-        model, self.recorder = scripted(*script)
+        """Build a core with a scripted model (or ``model``, e.g. the offline planner).
+        ``real=True`` keeps the product's tools, preflight and dependencies (Superset
+        registry) — for integration tests. ``envs`` is the environment table the guard
+        resolves with (an ``EnvTable``; default: the registry's)."""
+        scripted_model, self.recorder = scripted(*script)
+        model = model if model is not None else scripted_model
         table = {} if envs is None else {"envs": lambda: envs}
         if real:
             core = AgentCore(

@@ -2,9 +2,9 @@
 environments' tiers and the page (UIContext).
 
 In the product the agent core hands it over as data: the model node calls
-``OfflinePlanner.with_turn(TurnContext)``, and the planner puts the context in front of
-the conversation as a :func:`context_message` (a system message that carries the object,
-no text). Nothing is parsed back from the system prompt.
+``OfflinePlanner.with_turn(TurnContext)`` and the planner plans with that object
+(``plan_reply(messages, bound, ctx)``). Nothing is parsed back from the system prompt;
+the text form below serves standalone use of the planner (tests, the eval).
 
 A planner used on its own (the planner tests, the eval) may still be given a system prompt
 text instead: :func:`parse_system_text` reads its ``selected_env_id: …`` and
@@ -26,7 +26,6 @@ from app.agent.prompts import ENVIRONMENTS_KEY, SELECTED_ENV_KEY
 _UICONTEXT_KEYS = ("objectType", "objectId", "objectName", "envId", "route")
 _BLOCK = re.compile(r"\[USER CONTEXT[^\]]*\](.*?)(?:\[END USER CONTEXT\]|\Z)", re.DOTALL)
 _NONE = {"", "none", "null", "-"}
-CONTEXT_KEY = "ss_tools_turn_context"
 
 
 @dataclass(frozen=True)
@@ -60,12 +59,6 @@ def make_turn_context(
     """A TurnContext from the turn's data (``ui``: the validated UIContext's fields)."""
     page = {k: str(v) for k in _UICONTEXT_KEYS if (v := (ui or {}).get(k)) is not None}
     return TurnContext(selected_env=selected_env, environments=dict(environments), ui=page)
-
-
-def context_message(ctx: TurnContext) -> SystemMessage:
-    """A system message carrying ``ctx`` as an object (for the planner only; never sent to
-    an LLM)."""
-    return SystemMessage(content="", additional_kwargs={CONTEXT_KEY: ctx})
 
 
 def _value(text: str, key: str) -> str | None:
@@ -102,12 +95,9 @@ def parse_system_text(text: str) -> TurnContext:
 
 
 def turn_context(messages: list[BaseMessage]) -> TurnContext:
-    """The context of the latest system message: the object it carries (the product), else
-    the lines of its text (standalone use); an empty context when there is none."""
+    """The context written in the latest system message's text (standalone use); an empty
+    context when there is none."""
     for message in reversed(messages):
         if isinstance(message, SystemMessage):
-            carried = message.additional_kwargs.get(CONTEXT_KEY)
-            if isinstance(carried, TurnContext):
-                return carried
             return parse_system_text(message.text)
     return TurnContext()

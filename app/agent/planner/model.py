@@ -22,7 +22,7 @@ from langchain_core.messages.tool import tool_call_chunk
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
-from app.agent.planner.context import TurnContext, context_message
+from app.agent.planner.context import TurnContext
 from app.agent.planner.plan import Reply, plan_reply
 
 _TOKENS = re.compile(r"\s*\S+\s*|\s+")
@@ -101,9 +101,9 @@ class OfflinePlanner(BaseChatModel):
         return self.model_copy(update={"turn": turn})
 
     def _reply(self, messages: list[BaseMessage]) -> Reply:
-        if self.turn is not None:
+        if self.turn is not None:  # the turn's context as data: prompt text is not read
             rest = [m for m in messages if not isinstance(m, SystemMessage)]
-            messages = [context_message(self.turn), *rest]
+            return plan_reply(rest, self.bound_tool_names, self.turn)
         return plan_reply(messages, self.bound_tool_names)
 
     def _generate(
