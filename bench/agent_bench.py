@@ -46,8 +46,8 @@ async def overhead(turns: int = 60) -> dict[str, float]:
     from app.agent.graph import openai_tool_schema
     from app.agent.handler import agent_handler
     from app.agent.llm import OfflinePlanner
+    from app.agent.tools import TOOL_CATALOG
     from app.auth import issue_token
-    from app.policy import TOOL_CATALOG
 
     model = OfflinePlanner()
     core = AgentCore(model=model, tools={"search_dashboards": _noop_search})

@@ -75,7 +75,7 @@ def _env_entry(env: Any) -> str:
         tier = env.get("tier") or env_id
     else:
         env_id = str(getattr(env, "id", None) or getattr(env, "env_id", ""))
-        tier = getattr(env, "effective_tier", None) or getattr(env, "tier", None) or env_id
+        tier = getattr(env, "tier", None) or env_id
     return f"{env_id}({tier})"
 
 

@@ -37,17 +37,15 @@ def token_for(user: str = "alice", role: str = "admin") -> str:
     return issue_token(username=user, role=role)[0]
 
 
-async def _no_preflight(name: str, args: dict[str, Any], ctx: Any) -> None:
+async def _no_preflight(name: str, args: Any, deps: Any) -> None:
     return None
 
 
-def _fake_deps(*, ctx: Any, task_id: Any, progress: Any) -> Any:
+def _fake_deps(*, ctx: Any, task_id: Any, progress: Any, **call: Any) -> Any:
+    # call: env_id (the env the guard resolved, the one the card named), env_source,
+    # selected_env, policy
     return SimpleNamespace(
-        user_id=ctx.user_id,
-        role=ctx.role,
-        env_id=ctx.selected_env,
-        task_id=task_id,
-        progress=progress,
+        user_id=ctx.user_id, role=ctx.role, task_id=task_id, progress=progress, **call
     )
 
 
@@ -65,14 +63,19 @@ class Harness:
         real: bool = False,
         checkpointer: Any = None,
         model: Any = None,
+        envs: Any = None,
     ) -> Any:
         """Build a core with a scripted model (or ``model``, e.g. the offline planner).
         ``real=True`` keeps the product's tools, preflight and dependencies (Superset
-        registry) — for integration tests."""
+        registry) — for integration tests. ``envs`` is the environment table the guard
+        resolves with (an ``EnvTable``; default: the registry's)."""
         scripted_model, self.recorder = scripted(*script)
         model = model if model is not None else scripted_model
+        table = {} if envs is None else {"envs": lambda: envs}
         if real:
-            core = AgentCore(model=model, checkpointer=checkpointer, system_prompt=lambda c: "sys")
+            core = AgentCore(
+                model=model, checkpointer=checkpointer, system_prompt=lambda c: "sys", **table
+            )
         else:
             core = AgentCore(
                 model=model,
@@ -81,6 +84,7 @@ class Harness:
                 preflight=preflight or _no_preflight,
                 deps_factory=_fake_deps,
                 system_prompt=lambda ctx: inject_uicontext("sys", ctx.uicontext),
+                **table,
             )
         self.core = core
         install_core(core)
