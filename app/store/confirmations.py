@@ -54,15 +54,21 @@ def get(session: Session, *, confirmation_id: str) -> Confirmation | None:
 
 
 def mark_used(
-    session: Session, *, confirmation_id: str, decision: str, now: datetime | None = None
+    session: Session,
+    *,
+    confirmation_id: str,
+    decision: str,
+    edited_args_hash: str | None = None,
+    now: datetime | None = None,
 ) -> bool:
     """Record the decision once. True only for the caller whose UPDATE changed the row;
-    a replay or a concurrent second confirm gets False."""
+    a replay or a concurrent second confirm gets False. ``edited_args_hash``: the hash of
+    the arguments a person edited before confirming (the run is bound to them)."""
     moment = as_utc(now) if now else utcnow()
     stmt = (
         update(Confirmation)
         .where(col(Confirmation.id) == confirmation_id, col(Confirmation.used_at).is_(None))
-        .values(used_at=moment, decision=decision)
+        .values(used_at=moment, decision=decision, edited_args_hash=edited_args_hash)
         .execution_options(synchronize_session="fetch")
     )
     result = session.execute(stmt)

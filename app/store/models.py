@@ -92,6 +92,8 @@ class AuditEvent(SQLModel, table=True):
 # Columns added to ``audit_event`` after its first release: init_db adds them to an older
 # table (a data dir from an earlier version) so its rows stay and new rows carry them.
 AUDIT_ADDED_COLUMNS = ("channel", "client")
+# The same for ``confirmation`` (edit before approving).
+CONFIRMATION_ADDED_COLUMNS = ("edited_args_hash",)
 
 
 class User(SQLModel, table=True):
@@ -157,6 +159,25 @@ class Confirmation(SQLModel, table=True):
     expires_at: datetime = Field(sa_type=UTCDateTime, nullable=False)
     used_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
     decision: str | None = None
+    edited_args_hash: str | None = None  # set when confirmed with edited arguments
+
+
+class Conversation(SQLModel, table=True):
+    """A conversation's metadata (its messages live in the LangGraph checkpoint)."""
+
+    __tablename__ = "conversation"
+
+    conv_id: str = Field(primary_key=True)
+    owner: str = Field(index=True)
+    title: str = Field(default="", sa_type=Text)
+    object_type: str | None = None
+    env_id: str | None = None
+    pending_confirmation: bool = False
+    archived: bool = Field(default=False, index=True)
+    created_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime, nullable=False)
+    updated_at: datetime = Field(
+        default_factory=utcnow, sa_type=UTCDateTime, nullable=False, index=True
+    )
 
 
 class Backup(SQLModel, table=True):
@@ -236,6 +257,14 @@ def ensure_audit_columns(conn: Connection) -> None:
     conn.exec_driver_sql(
         "CREATE INDEX IF NOT EXISTS ix_audit_event_channel ON audit_event (channel)"
     )
+
+
+def ensure_confirmation_columns(conn: Connection) -> None:
+    """Add the columns of ``CONFIRMATION_ADDED_COLUMNS`` an older table lacks. Idempotent."""
+    present = {c["name"] for c in inspect(conn).get_columns(Confirmation.__tablename__)}
+    for name in CONFIRMATION_ADDED_COLUMNS:
+        if name not in present:
+            conn.exec_driver_sql(f"ALTER TABLE confirmation ADD COLUMN {name} VARCHAR")
 
 
 def ensure_audit_triggers(conn: Connection) -> None:

@@ -17,8 +17,9 @@ request to the core; nothing downstream checks the same input again.
                 not JSON at all is ignored with an audit row (the contract's rule)
 
 Each refusal is a :class:`RequestRefused` whose audit row is committed before it is
-raised. ``prepare_resume`` checks its fields the same way, then validates and consumes the
-confirmation (``app.agent.confirm``): a refused confirmation is a ``ConfirmationRefused``.
+raised. ``prepare_resume`` checks its fields the same way (edited ``args``: their shape and
+the tool's args model, ``core.edits``), then validates and consumes the confirmation
+(``app.agent.confirm``): a refused confirmation is a ``ConfirmationRefused``.
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from app.agent.audit import audit, audit_scope, flush_audit
-from app.agent.confirm import check_confirmation
+from app.agent.confirm import check_confirmation, confirmation_tool
+from app.agent.core.edits import edit_fits_tool, edit_shape
 from app.agent.core.refusals import ConfirmationRefused, RequestRefused
 from app.agent.core.requests import HistoryItem, ResumeRequest, TurnRequest
 from app.agent.core.slot import get_core
@@ -250,7 +252,10 @@ async def prepare_resume(
     elif reason is not None and (not _is_text(reason) or len(reason) > MAX_REASON_CHARS):
         problem = ("invalid_reason", f"reason must be text of at most {MAX_REASON_CHARS} chars")
     elif args is not None:
-        problem = ("args_not_supported", "editing arguments is not supported yet")
+        problem = edit_shape(args, decision)
+        if problem is None:  # the tool's own args model, before the confirmation is spent
+            tool = await confirmation_tool(confirmation_id, conv_id=conv_id, user_id=row["user"])
+            problem = edit_fits_tool(tool, args)
     if problem is not None:
         raise await _refuse(422, *problem, kind="request_invalid", **row)
     graph = await (core or get_core()).graph()
@@ -262,6 +267,7 @@ async def prepare_resume(
                 principal=principal,
                 confirmation_id=confirmation_id,
                 decision=decision,
+                edited_args=args,
             )
     except ConfirmationError as exc:  # audited by check_confirmation
         await flush_audit()
@@ -273,7 +279,7 @@ async def prepare_resume(
         decision=decision,  # type: ignore[arg-type]  # checked above
         reason=reason,
         channel=channel,
-        args=None,
+        args=None if args is None else dict(args),
         confirmation=confirmation,
         client=client,
     )
