@@ -18,7 +18,8 @@ LIST_LIMIT = 200
 
 def short_title(text: str, limit: int = TITLE_MAX) -> str:
     """The first request, shortened at a word boundary ("…" when cut); one line."""
-    flat = " ".join((text or "").split())
+    printable = "".join(ch if ch.isprintable() else " " for ch in text or "")
+    flat = " ".join(printable.split())
     if len(flat) <= limit:
         return flat
     cut = flat[: limit - 1]

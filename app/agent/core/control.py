@@ -45,6 +45,7 @@ class RunControl:
         self.conv_id, self.owner = conv_id, owner
         self.stopped = False
         self.detached = False
+        self.closing = False  # the consumer is done; bookkeeping may still run
         self._jobs: dict[asyncio.Future[Any], Flight] = {}
         self._queue: asyncio.Queue[tuple[str, Any]] | None = None
         self.producers: set[asyncio.Task[None]] = set()
@@ -152,6 +153,7 @@ class TurnRegistry:
         """The consumer is done: once the run's graph has finished, run ``after`` (the
         core's bookkeeping), then free the conversation. Needs no await (it may be called
         while a stream is being closed)."""
+        control.closing = True
         task = asyncio.ensure_future(self._close(control, after))
         self._closing.add(task)
         task.add_done_callback(self._closing.discard)

@@ -34,6 +34,7 @@ from app.agent.events import Event, ToolEndEvent, ToolProgressEvent, ToolTimeout
 from app.agent.rules import current_policy
 from app.agent.stream import Sequencer
 from app.auth import Principal
+from app.store.conversations import short_title
 from app.vocab import Channel
 
 if TYPE_CHECKING:
@@ -167,6 +168,9 @@ class OperatorControls:
             raise RequestRefused(422, "invalid_conv_id", "not a conversation id")
         row = dict(user=principal.user_id, role=principal.role, conv_id=conv_id, channel=channel)
         control = self.turns().active(conv_id)
+        if control is not None and control.closing and not control.stopped:
+            await asyncio.shield(control.finished)  # its turn just ended: nothing to stop
+            control = None
         if control is not None and not control.stopped:
             await self._own(control.owner, principal, row)
             writes = control.stop()
@@ -232,6 +236,8 @@ class OperatorControls:
     ) -> ConversationSummary:
         """Rename and/or (un)archive the caller's conversation; 404 / 403 otherwise."""
         row = dict(user=principal.user_id, role=principal.role, conv_id=conv_id)
+        if title is not None and not short_title(title):
+            raise RequestRefused(422, "invalid_title", "the title must have visible text")
         current = await history.get_conversation(conv_id) if valid_conv_id(conv_id) else None
         await self._own(current.owner if current else None, principal, row)
         updated = await history.update_conversation(
