@@ -19,10 +19,8 @@ from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
-
 from app.agent.audit import audit, flush_audit
-from app.agent.core import history
+from app.agent.core import edits, history
 from app.agent.core.control import RunControl, TurnRegistry
 from app.agent.core.history import ConversationSummary
 from app.agent.core.prepare import detect_lang, valid_conv_id
@@ -31,7 +29,6 @@ from app.agent.core.requests import ResumeRequest, TurnRequest
 from app.agent.core.supersede import WITHDRAWN, supersede
 from app.agent.core.turns import last_human_text, run_config
 from app.agent.events import Event, ToolEndEvent, ToolProgressEvent, ToolTimeoutEvent
-from app.agent.rules import current_policy
 from app.agent.stream import Sequencer
 from app.auth import Principal
 from app.store.conversations import short_title
@@ -61,14 +58,6 @@ class StopReport:
             "withdrawn": self.withdrawn,
             "writes_in_flight": self.writes_in_flight,
         }
-
-
-def _error_fields(exc: ValidationError) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for err in exc.errors():
-        name = ".".join(str(p) for p in err["loc"]) or "args"
-        out.setdefault(str(err["loc"][0]) if err["loc"] else name, err["msg"])
-    return out
 
 
 class OperatorControls:
@@ -257,19 +246,11 @@ class OperatorControls:
     # ---- the edit form --------------------------------------------------------------------
     def args_schema(self, tool_name: str) -> dict[str, Any]:
         """The JSON schema of a tool's args model (the edit form's fields)."""
-        spec = current_policy().spec(tool_name)
-        return {} if spec is None else spec.args_model.model_json_schema()
+        return edits.args_schema(tool_name)
 
     def validate_args(self, tool_name: str, args: Mapping[str, Any]) -> dict[str, str]:
         """The args model's own messages for ``args``, per field ({} when valid)."""
-        spec = current_policy().spec(tool_name)
-        if spec is None:
-            return {"args": f"unknown tool '{tool_name}'"}
-        try:
-            spec.args_model.model_validate(dict(args))
-        except ValidationError as exc:
-            return _error_fields(exc)
-        return {}
+        return edits.args_messages(tool_name, args)
 
 
 @dataclass(frozen=True)

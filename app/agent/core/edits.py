@@ -59,6 +59,27 @@ def edit_fits_tool(tool_name: str | None, args: Mapping[str, Any]) -> Problem | 
     return None
 
 
+def args_schema(tool_name: str) -> dict[str, Any]:
+    """The JSON schema of a tool's args model (the page's edit form); {} when unknown."""
+    spec = current_policy().spec(tool_name)
+    return {} if spec is None else spec.args_model.model_json_schema()
+
+
+def args_messages(tool_name: str, args: Mapping[str, Any]) -> dict[str, str]:
+    """The args model's own messages for ``args``, one per top-level field ({}: valid)."""
+    spec = current_policy().spec(tool_name)
+    if spec is None:
+        return {"args": f"unknown tool '{tool_name}'"}
+    try:
+        spec.args_model.model_validate(dict(args))
+    except ValidationError as exc:
+        out: dict[str, str] = {}
+        for err in exc.errors():
+            out.setdefault(str(err["loc"][0]) if err["loc"] else "args", err["msg"])
+        return out
+    return {}
+
+
 def shown_and_edited(values: Mapping[str, Any], req: Any) -> dict[str, Any] | None:
     """The audit's ``args`` of a confirmation answered with an edit: both sets."""
     if req.args is None:
