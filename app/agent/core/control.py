@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Awaitable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -149,8 +149,8 @@ class TurnRegistry:
         self._active[conv_id] = control
         return control
 
-    def end(self, control: RunControl, after: Awaitable[None]) -> None:
-        """The consumer is done: once the run's graph has finished, run ``after`` (the
+    def end(self, control: RunControl, after: Callable[[], Awaitable[None]]) -> None:
+        """The consumer is done: once the run's graph has finished, run ``after()`` (the
         core's bookkeeping), then free the conversation. Needs no await (it may be called
         while a stream is being closed)."""
         control.closing = True
@@ -158,11 +158,11 @@ class TurnRegistry:
         self._closing.add(task)
         task.add_done_callback(self._closing.discard)
 
-    async def _close(self, control: RunControl, after: Awaitable[None]) -> None:
+    async def _close(self, control: RunControl, after: Callable[[], Awaitable[None]]) -> None:
         try:
             while control.producers:
                 await asyncio.gather(*list(control.producers), return_exceptions=True)
-            await after
+            await after()
         except Exception:  # bookkeeping failed: logged; the conversation must not stay busy
             log.exception("closing the run of %s failed", control.conv_id)
         finally:

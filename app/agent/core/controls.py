@@ -99,7 +99,7 @@ class OperatorControls:
             async for ev in self._turn(req, control):
                 yield ev
         finally:
-            self.turns().end(control, self._after(control, req))
+            self.turns().end(control, lambda: self._after(control, req))
 
     async def resume(self, req: ResumeRequest) -> AsyncIterator[Event]:
         """Continue after ``prepare_resume`` consumed the confirmation (see AgentCore)."""
@@ -108,7 +108,7 @@ class OperatorControls:
             async for ev in self._resume(req, control):
                 yield ev
         finally:
-            self.turns().end(control, self._after(control, req))
+            self.turns().end(control, lambda: self._after(control, req))
 
     async def _owned_or_new(self, conv_id: str, principal: Principal) -> bool:
         state = await (await self.graph()).aget_state(run_config(conv_id))
@@ -186,7 +186,7 @@ class OperatorControls:
             if state.interrupts:
                 withdrawn = await self._withdraw(graph, state, req, control)
         finally:
-            self.turns().end(control, self._after(control, req))
+            self.turns().end(control, lambda: self._after(control, req))
         return StopReport(conv_id, withdrawn=withdrawn)
 
     async def _own(self, owner: str | None, principal: Principal, row: dict[str, Any]) -> None:
