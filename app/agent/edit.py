@@ -21,7 +21,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from langchain_core.messages import ToolMessage
+from langchain_core.messages import AIMessage, ToolMessage
 
 from app.agent.audit import audit
 from app.agent.events import ErrorEvent
@@ -42,6 +42,12 @@ def _stored_edit_hash(confirmation_id: str | None) -> str | None:
     with session_scope() as s:
         row = confirmations.get(s, confirmation_id=confirmation_id)
         return None if row is None else row.edited_args_hash
+
+
+async def _bound(p: PendingCall) -> bool:
+    """The edit is the one the consumed confirmation recorded (its hash)."""
+    stored = await asyncio.to_thread(_stored_edit_hash, p.get("confirmation_id"))
+    return stored == edit_hash(p["tool_name"], dict(p.get("edited_args") or {}))
 
 
 def raises_the_stakes(old: PendingCall, new: PendingCall) -> bool:
@@ -69,13 +75,11 @@ async def _unbound(p: PendingCall, ctx: AgentContext) -> ToolMessage:
 
 
 async def recheck_edit(guard: Guard, p: PendingCall, ctx: AgentContext) -> Checked | ToolMessage:
-    """One edited call through the per-call policy, then the comparison above. A
+    """One edited call (its binding already checked) through the per-call policy, then
+    the comparison above. A
     :class:`Checked` whose call has ``decision`` "confirm" runs now; one with ``decision``
     None waits for its new confirmation (already opened)."""
     edited = dict(p.get("edited_args") or {})
-    stored = await asyncio.to_thread(_stored_edit_hash, p.get("confirmation_id"))
-    if stored != edit_hash(p["tool_name"], edited):
-        return await _unbound(p, ctx)
     call = {"id": p["call_id"], "name": p["tool_name"], "args": edited}
     outcome = await guard.check(call, ctx)
     if isinstance(outcome, ToolMessage):
@@ -90,18 +94,39 @@ async def recheck_edit(guard: Guard, p: PendingCall, ctx: AgentContext) -> Check
     return outcome
 
 
+def _with_edits(messages: list[Any], edits: dict[str, dict[str, Any]]) -> list[AIMessage]:
+    """The AIMessage that proposed the edited calls, with their arguments as the person
+    edited them (same message id: the checkpoint's copy is replaced in place), so the
+    model, the conversation view and its cards read what was approved — LangChain's
+    human-in-the-loop "edit" does the same."""
+    for message in reversed(messages):
+        if isinstance(message, AIMessage) and any(tc["id"] in edits for tc in message.tool_calls):
+            calls = [
+                {**tc, "args": edits[tc["id"]]} if tc["id"] in edits else tc
+                for tc in message.tool_calls
+            ]
+            return [message.model_copy(update={"tool_calls": calls})]
+    return []
+
+
 async def recheck_edits(guard: Guard, state: AgentState, ctx: AgentContext) -> dict[str, Any]:
     """The graph node's work: every pending call answered with an edit is checked again
     (see the module docstring); the others pass through unchanged."""
     refused: list[ToolMessage] = []
     pending: list[PendingCall] = []
+    edits: dict[str, dict[str, Any]] = {}
     for p in state.get("pending") or []:
         if p.get("decision") != EDIT:
             pending.append(p)
             continue
+        if not await _bound(p):
+            refused.append(await _unbound(p, ctx))
+            continue
+        edits[p["call_id"]] = dict(p.get("edited_args") or {})
         outcome = await recheck_edit(guard, p, ctx)
         if isinstance(outcome, ToolMessage):
             refused.append(outcome)
         else:
             pending.append(outcome.call)
-    return {"messages": refused, "pending": pending}
+    rewritten = _with_edits(list(state.get("messages") or []), edits) if edits else []
+    return {"messages": [*rewritten, *refused], "pending": pending}

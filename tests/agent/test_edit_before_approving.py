@@ -15,15 +15,20 @@ from app.agent.core import ConfirmationRefused, RequestRefused, prepare_resume
 from app.agent.events import (
     ConfirmRequiredEvent,
     ErrorEvent,
+    MessageEvent,
     PermissionDeniedEvent,
     ToolEndEvent,
 )
+from app.agent.planner import OfflinePlanner
+from app.auth import Principal
 from app.store import maintenance
 from app.store.db import session_scope
 from app.store.models import Confirmation
 from tests.agent.harness import token_for
 from tests.agent.scripted import call, final_from_tool
 from tests.agent.test_handler import audit_rows, recording_tools
+
+ALICE = Principal(user_id="alice", role="admin")
 
 
 def _conf(events: list[Any]) -> ConfirmRequiredEvent:
@@ -200,3 +205,32 @@ async def test_a_run_with_arguments_other_than_the_confirmed_edit_runs_nothing(
     events = [e async for e in harness.core.resume(forged)]
     err = next(e for e in events if isinstance(e, ErrorEvent))
     assert err.code == "confirmation_mismatch" and log == []
+
+
+async def test_the_conversation_and_the_model_read_the_arguments_as_edited(harness: Any) -> None:
+    log: list[Any] = []
+    conf = await _deploy(harness, log)
+    edited = {"dashboard_id": "43", "target_env": "staging"}
+    await harness.answer(conf.confirmation_id, "confirm", args=edited)
+    view = await harness.core.conversation(ALICE, harness.conv_id)
+    assert view.tool_calls[0]["tool_args"] == edited and view.tool_calls[0]["status"] == "completed"
+    proposed = next(m for m in harness.recorder.seen[-1] if getattr(m, "tool_calls", None))
+    assert proposed.tool_calls[0]["args"] == edited
+
+
+async def test_the_planner_names_the_edited_call_when_its_new_card_is_cancelled(
+    harness: Any,
+) -> None:
+    harness.use(tools=recording_tools([]), model=OfflinePlanner())
+    conf = _conf(await harness.turn("deploy dashboard 42 from dev to staging"))
+    again = _conf(
+        await harness.answer(
+            conf.confirmation_id,
+            "confirm",
+            args={"dashboard_id": "42", "source_env": "dev", "target_env": "prod"},
+        )
+    )
+    events = await harness.answer(again.confirmation_id, "deny", reason="only looking")
+    answer = next(e for e in events if isinstance(e, MessageEvent)).text
+    assert answer == "Cancelled — not deploying dashboard 42 from dev to prod: only looking."
+    assert not any(isinstance(e, ConfirmRequiredEvent) for e in events)
