@@ -135,6 +135,7 @@ def test_editing_a_deploys_target_from_staging_to_prod_asks_a_new_prod_confirmat
             answer = page.get_by_text(re.compile(r"Cancelled — .* to prod: only checking the prod"))
             expect(answer.first).to_be_visible(timeout=30_000)
             expect(prod).to_be_hidden()
+            expect(box).to_be_focused()  # back to the message box after the card
             page.screenshot(path=str(SHOTS / "14-cancelled-with-reason.png"))
 
             # the conversation is in the drawer
