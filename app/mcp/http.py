@@ -116,20 +116,22 @@ class McpDoor:
                 self._manager = None
 
         self._task = asyncio.create_task(run(), name="mcp-session-manager")
-        await self._wait_ready()
+        await self.wait_ready()
 
-    async def _wait_ready(self) -> bool:
-        if self._ready is None or self._task is None:
-            return False
-        waiter = asyncio.ensure_future(self._ready.wait())
+    async def wait_ready(self) -> bool:
+        """True once the session manager runs (waits up to READY_WAIT_S for a start)."""
+        task, ready = self._task, self._ready
+        if task is None or ready is None:
+            return self.running
+        waiter = asyncio.ensure_future(ready.wait())
         try:
             await asyncio.wait(
-                {waiter, self._task}, timeout=READY_WAIT_S, return_when="FIRST_COMPLETED"
+                {waiter, task}, timeout=READY_WAIT_S, return_when=asyncio.FIRST_COMPLETED
             )
         finally:
             waiter.cancel()
-        if self._task.done() and not self._task.cancelled() and self._task.exception():
-            log.error("mcp: session manager failed", exc_info=self._task.exception())
+        if task.done() and not task.cancelled() and task.exception() is not None:
+            log.error("mcp: session manager failed", exc_info=task.exception())
         return self.running
 
     async def stop(self) -> None:
@@ -157,7 +159,7 @@ class McpDoor:
             reason = "this server has no tool gateway for MCP yet"
             await error_response(503, "mcp_unavailable", reason)(scope, receive, send)
             return
-        if not self.running and not await self._wait_ready():
+        if not self.running and not await self.wait_ready():
             reason = "the MCP service is not running"
             await error_response(503, "mcp_unavailable", reason)(scope, receive, send)
             return
