@@ -90,8 +90,9 @@ def validate_context(raw: Any) -> UIContext | None:
 def session_context(session: ServerSession) -> Any:
     """The raw ``context`` the client declared for its whole session, if any."""
     params = session.client_params
-    if params is not None and params.meta and CONTEXT_KEY in params.meta:
-        return params.meta[CONTEXT_KEY]
+    meta: Mapping[str, Any] = (params.meta or {}) if params is not None else {}
+    if CONTEXT_KEY in meta:
+        return meta[CONTEXT_KEY]
     caps = session.client_capabilities
     if caps is not None and caps.experimental and CONTEXT_KEY in caps.experimental:
         return caps.experimental[CONTEXT_KEY]

@@ -56,7 +56,7 @@ async def _authenticate(scope: Scope, receive: Receive) -> Principal | Any:
     try:
         return await require_principal_async(Request(scope, receive))
     except HTTPException as exc:
-        detail = exc.detail if isinstance(exc.detail, dict) else {}
+        detail: dict[str, Any] = exc.detail if isinstance(exc.detail, dict) else {}
         return error_response(
             exc.status_code,
             str(detail.get("error", "unauthorized")),

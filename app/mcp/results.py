@@ -74,6 +74,7 @@ def _structured_output(text: str) -> dict[str, Any]:
 
 def _from_event(ev: Event, tool: str) -> Outcome | None:
     """The outcome a terminal event stands for; None for events that only inform."""
+    structured: dict[str, Any]
     if isinstance(ev, ConfirmRequiredEvent):
         card = PendingCard.from_event(ev)
         return Outcome("pending", card.tool_name, pending=card, conv_id=ev.conv_id)

@@ -15,7 +15,6 @@ import httpx2
 import mcp_types as types
 import pytest
 from mcp import Client
-from mcp.client.session import ElicitationFnT
 from mcp.client.streamable_http import streamable_http_client
 
 from tests.server_proc import Server, cli, server_env
@@ -48,7 +47,7 @@ class FakeMcpServer:
         user: str,
         *,
         mode: str = "legacy",
-        elicit: ElicitationFnT | None = None,
+        elicit: Any = None,  # an ElicitationFnT, or None: no elicitation capability
         name: str = "pytest-mcp",
     ) -> AsyncIterator[Client]:
         headers = {"Authorization": f"Bearer {self.tokens[user]}"}

@@ -8,6 +8,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+import anyio
 import httpx
 import mcp_types as types
 import pytest
@@ -33,15 +34,9 @@ class Person:
             return answer
         action, reason = answer if isinstance(answer, tuple) else (answer, None)
         if len(self.asked) > 1 and self.wait_s:
-            await _sleep(self.wait_s)
+            await anyio.sleep(self.wait_s)
         content = {"reason": reason} if action == "accept" and reason else None
         return types.ElicitResult(action=action, content=content)
-
-
-async def _sleep(seconds: float) -> None:
-    import anyio
-
-    await anyio.sleep(seconds)
 
 
 def _text(result: types.CallToolResult) -> str:

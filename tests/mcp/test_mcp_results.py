@@ -109,9 +109,12 @@ def _confirm(**md: Any) -> ConfirmRequiredEvent:
         **md,
     }
     return ConfirmRequiredEvent(
-        conv_id="mcp-1", confirmation_id="cid", call_id="c", metadata=ConfirmMetadataV2(**meta),
+        conv_id="mcp-1",
+        confirmation_id="cid",
+        call_id="c",
+        metadata=ConfirmMetadataV2(**meta),
         countdown_s=10,
-    )  # fmt: skip
+    )
 
 
 def test_the_card_names_tool_arguments_environment_tier_and_risk() -> None:
