@@ -25,9 +25,9 @@ __all__ = ["ConfirmForm", "PendingCard", "card_message"]
 
 
 class ConfirmForm(BaseModel):
-    """The elicitation form: accept/decline/cancel are the client's buttons."""
-
-    model_config = ConfigDict(extra="ignore")
+    # The elicitation form (no docstring: pydantic would show it to the person as the
+    # form's description). Accept / decline / cancel are the client's own buttons.
+    model_config = ConfigDict(extra="ignore", title="Confirmation")
 
     reason: str | None = Field(
         default=None,
