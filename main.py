@@ -24,17 +24,16 @@ if __name__ == "__main__" and len(sys.argv) > 1 and sys.argv[1] == "start":
 
     prepare_local_run()
 
-create_app()
+core = create_app()
 
 if __name__ in {"__main__", "__mp_main__"}:
     if not helpers.is_pytest():  # tests read CoT records through caplog instead
         from nicegui import app
 
-        from app.agent.checkpoint import close_checkpointers
         from app.store.cot import configure_cot_logging
 
         configure_cot_logging()
-        app.on_shutdown(close_checkpointers)
+        app.on_shutdown(core.aclose)  # the checkpointer of the server's event loop
     _s = get_settings()
     ui.run(
         host=_s.host,

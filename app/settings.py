@@ -72,6 +72,11 @@ class Settings(BaseSettings):
     dangerous_countdown_s: int = 10
     countdown_tick_s: float = 1.0
     summarise_limit: int = 4000
+    # A turn's input (checked once, by prepare_turn). History beyond these caps is cut to
+    # its newest items; a longer message is refused (422).
+    message_max_chars: int = Field(default=20_000, ge=1)
+    history_max_items: int = Field(default=50, ge=0)
+    history_max_bytes: int = Field(default=64 * 1024, ge=0)
 
     # --- superset sandbox ------------------------------------------------------------
     sandbox: bool = True

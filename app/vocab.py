@@ -12,7 +12,11 @@ from typing import Final, Literal, get_args
 # ---- tools and risk ------------------------------------------------------------------
 Risk = Literal["read", "write", "delete"]
 RiskLevel = Literal["safe", "guarded", "dangerous"]
-RISK_LEVEL: Final[dict[str, RiskLevel]] = {"read": "safe", "write": "guarded", "delete": "dangerous"}
+RISK_LEVEL: Final[dict[str, RiskLevel]] = {
+    "read": "safe",
+    "write": "guarded",
+    "delete": "dangerous",
+}
 RISK_ORDER: Final[tuple[Risk, ...]] = ("read", "write", "delete")
 Confirm = Literal["auto", "always", "never"]
 Presentation = Literal["text", "table", "linked_list", "health", "facts", "tasks", "diff"]
@@ -21,6 +25,7 @@ Presentation = Literal["text", "table", "linked_list", "health", "facts", "tasks
 EnvTier = Literal["dev", "staging", "prod"]
 ENV_TIERS: Final[tuple[EnvTier, ...]] = get_args(EnvTier)
 ENV_ID_PATTERN: Final = r"^[A-Za-z0-9_.-]{1,64}$"
+CONV_ID_PATTERN: Final = r"^[A-Za-z0-9_.:-]{1,128}$"
 
 # ---- page context --------------------------------------------------------------------
 ObjectType = Literal["dashboard", "dataset", "migration"]
@@ -75,6 +80,7 @@ AuditKind = Literal[
     "retried",
     "timeout",
     "task",
+    "request_invalid",
 ]
 AUDIT_KINDS: Final[tuple[AuditKind, ...]] = get_args(AuditKind)
 AuditDecision = Literal["allow", "deny", "confirm", "cancel", "ok", "error", "refused"]

@@ -1,7 +1,10 @@
-"""App factory: database, HTTP API routers and pages on NiceGUI's FastAPI app.
+"""App factory (the composition root): database, the agent core, HTTP API routers, the
+MCP door and pages on NiceGUI's FastAPI app.
 
 ``create_app()`` is called by main.py (and again by the NiceGUI user plugin for every
-test, which runs main.py afresh), so everything here is idempotent.
+test, which runs main.py afresh), so everything here is idempotent. It builds the one
+``AgentCore`` (chat model, checkpointer pool, graph per event loop) and installs it for the
+doors (``app.agent.core.get_core``); a core built by an earlier call is replaced.
 """
 
 from __future__ import annotations
@@ -11,8 +14,11 @@ from typing import TYPE_CHECKING
 
 from nicegui import app
 
+from app.agent.core import AgentCore, install_core
+from app.agent.llm import get_chat_model
 from app.mcp import mount_mcp
-from app.settings import get_settings
+from app.pages import PAGE_MODULES
+from app.settings import Settings, get_settings
 from app.store.db import get_engine, init_db
 
 if TYPE_CHECKING:
@@ -21,13 +27,20 @@ if TYPE_CHECKING:
 _ROUTERS_TAG = "_ss_tools_routers"
 
 
-def create_app(*, mcp_gateway: ToolGateway | None = None) -> None:
-    """Build the app. ``mcp_gateway`` is the agent core as the MCP door sees it; without
-    one, ``/mcp`` authenticates and then answers 503 (tests hand in their own)."""
+def build_core(settings: Settings) -> AgentCore:
+    """The product's agent core: the configured chat model, checkpoints in the data dir
+    (or PostgreSQL), the product's tools."""
+    return AgentCore(model=get_chat_model(settings))
+
+
+def create_app(*, mcp_gateway: ToolGateway | None = None) -> AgentCore:
+    """Build the parts once and mount the doors; returns the installed agent core."""
     settings = get_settings()
     settings.check_secrets()
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     init_db(get_engine())
+    core = build_core(settings)
+    install_core(core)
     # Tasks a previous process left queued/running become 'interrupted', never re-run.
     from app.tasks.worker import recover_interrupted
 
@@ -41,7 +54,9 @@ def create_app(*, mcp_gateway: ToolGateway | None = None) -> None:
         setattr(app.state, _ROUTERS_TAG, True)
 
     mount_mcp(app, mcp_gateway)
-    importlib.import_module("app.pages")  # registers the @ui.page functions
+    for module in PAGE_MODULES:  # each registers its @ui.page function
+        importlib.import_module(module)
+    return core
 
 
 def _has_api_routes() -> bool:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from nicegui import ui
 
-from app.screen.i18n import t
+from app.i18n import t
 from app.screen.items import ChatItem, ChatMessage
 from app.screen.model import AgentChatModel
 from components.bind import bind_classes_from

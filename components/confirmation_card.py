@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from nicegui import ui
 
-from app.screen.i18n import t
+from app.i18n import t
 from app.screen.model import CONFIRMABLE, AgentChatModel
 from components.bind import bind_classes_from
 

@@ -6,21 +6,21 @@ in sync). With none configured it is a disabled select reading "No environments 
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
 
 from nicegui import ui
 
-from app.screen.i18n import t
+from app.i18n import t
 from app.screen.model import AgentChatModel
+from app.screen.uicontext import EnvOption
 
 
-def env_options(environments: list[dict[str, Any]], active: str | None) -> dict[str, str]:
-    options = {
-        str(env["id"]): f"{env.get('name') or env['id']} ({env.get('tier') or '?'})"
-        for env in environments
-    }
-    if active and active not in options:  # a deep link to an env we do not know
-        options[active] = f"{active} (?)"
+def env_options(
+    environments: Sequence[EnvOption], active: str | None, active_tier: str | None = None
+) -> dict[str, str]:
+    options = {env.id: env.label for env in environments}
+    if active and active not in options:  # a deep link to an env outside the list
+        options[active] = EnvOption(active, tier=active_tier).label
     return options
 
 
@@ -31,7 +31,11 @@ def env_selector(model: AgentChatModel) -> ui.select:
         select.disable()
         return select.classes("min-w-[12rem]").props("dense dark outlined").mark("env-selector")
     select = ui.select(
-        env_options(model.environments, model.active_env_id),
+        env_options(
+            model.environments,
+            model.active_env_id,
+            model.told_tier(model.active_env_id) if model.active_env_id else None,
+        ),
         label=t("environment", lang),
         on_change=lambda e: model.update_active_env(e.value),
     ).bind_value_from(model, "active_env_id")

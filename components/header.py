@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from nicegui import ui
 
-from app.screen.i18n import LANGUAGES, t
+from app.i18n import LANGUAGES, t
 from app.screen.model import AgentChatModel
 from components.context_pill import context_pill
 from components.env_selector import env_selector

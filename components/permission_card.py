@@ -7,7 +7,7 @@ from typing import Any
 
 from nicegui import binding, ui
 
-from app.screen.i18n import t
+from app.i18n import t
 from app.screen.model import AgentChatModel
 
 

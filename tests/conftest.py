@@ -46,9 +46,9 @@ from tests.support import require_or_skip  # noqa: E402
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    from app.agent.checkpoint import stop_checkpointers
+    from app.agent.core import install_core
 
-    stop_checkpointers()  # aiosqlite worker threads would keep the process alive
+    install_core(None)  # stops the last core's aiosqlite threads (they would keep us alive)
     db.reset_engine()
     shutil.rmtree(TEST_ROOT, ignore_errors=True)
 

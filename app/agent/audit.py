@@ -6,6 +6,11 @@ under load), so the shared event loop never blocks on the database and a turn's 
 overlaps with its audit writes. ``flush_audit()`` (called by the handler before every
 ``done`` event) waits until this loop's rows are committed: a finished turn always has
 all its rows, and a failed write is reported, never swallowed.
+
+Every row records the door the turn came through (``channel``: page | http | mcp, and the
+MCP ``client``). The core passes them explicitly; rows written inside graph nodes (guard,
+tools) take them from :func:`audit_scope`, which the graph opens around each node from the
+run's context, so a node never has to thread them through.
 """
 
 from __future__ import annotations
@@ -14,6 +19,9 @@ import asyncio
 import logging
 import queue
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from datetime import UTC, datetime
 from typing import Any
 
@@ -29,6 +37,19 @@ _QUEUE: queue.SimpleQueue[_Item] = queue.SimpleQueue()
 _WRITER: threading.Thread | None = None
 _WRITER_LOCK = threading.Lock()
 MAX_BATCH = 500
+# (channel, client) of the node running in this task; set only by ``audit_scope``.
+_DOOR: ContextVar[tuple[str | None, str | None]] = ContextVar("ss_tools_door", default=(None, None))
+
+
+@contextmanager
+def audit_scope(channel: str | None, client: str | None = None) -> Iterator[None]:
+    """Rows audited inside this block (same task) carry ``channel`` and ``client``.
+    Use it in plain coroutines only, never across the yields of an async generator."""
+    token = _DOOR.set((channel, client))
+    try:
+        yield
+    finally:
+        _DOOR.reset(token)
 
 
 def _resolve(fut: asyncio.Future[None], error: BaseException | None) -> None:
@@ -83,8 +104,12 @@ def _settled(fut: asyncio.Future[None]) -> None:
 
 async def audit(**fields: Any) -> None:
     """Record one audit row (kind, user, role, conv_id, tool, env, decision, reason, args,
-    duration_ms). The write completes in the background; see ``flush_audit``."""
+    duration_ms, channel, client). The write completes in the background; see
+    ``flush_audit``. Without an explicit ``channel``, the enclosing ``audit_scope``'s."""
     fields.setdefault("ts", datetime.now(UTC))
+    if "channel" not in fields:
+        fields["channel"], door_client = _DOOR.get()
+        fields.setdefault("client", door_client)
     loop = asyncio.get_running_loop()
     fut: asyncio.Future[None] = loop.create_future()
     _PENDING.add(fut)

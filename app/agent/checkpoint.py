@@ -2,7 +2,8 @@
 database URL is PostgreSQL (so several app processes share conversations).
 
 Savers are bound to the event loop that created them (aiosqlite connections and psycopg
-pools are loop-bound), so they are cached per running loop and closed on shutdown.
+pools are loop-bound), so a :class:`SaverPool` (owned by the agent core) keeps one per
+running loop and closes them on shutdown.
 """
 
 from __future__ import annotations
@@ -15,11 +16,6 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from app.settings import Settings, get_settings
 
-# id(loop) -> (weak ref to that loop, saver, async closer, sync stopper). The weak ref
-# guards against a new loop reusing a dead loop's id.
-_SAVERS: dict[int, tuple[Any, BaseCheckpointSaver, Any, Any]] = {}
-_LOCKS: dict[int, asyncio.Lock] = {}
-
 
 def _pg_conninfo(url: str) -> str:
     """SQLAlchemy URL -> libpq URL (drop the +driver part)."""
@@ -28,6 +24,7 @@ def _pg_conninfo(url: str) -> str:
 
 
 async def _open_saver(settings: Settings) -> tuple[BaseCheckpointSaver, Any, Any]:
+    saver: BaseCheckpointSaver
     if settings.is_postgres:
         from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
         from psycopg.rows import dict_row
@@ -58,36 +55,47 @@ async def _open_saver(settings: Settings) -> tuple[BaseCheckpointSaver, Any, Any
     return saver, conn.close, conn.stop  # stop(): ends aiosqlite's (non-daemon) thread
 
 
-async def get_checkpointer() -> BaseCheckpointSaver:
-    loop = asyncio.get_running_loop()
-    key = id(loop)
-    entry = _SAVERS.get(key)
-    if entry is not None and entry[0]() is loop:
-        return entry[1]
-    lock = _LOCKS.setdefault(key, asyncio.Lock())
-    async with lock:
-        entry = _SAVERS.get(key)
-        if entry is None or entry[0]() is not loop:
-            if entry is not None:  # a dead loop's saver under a reused id
-                entry[3]()
-            saver, closer, stopper = await _open_saver(get_settings())
-            _SAVERS[key] = (weakref.ref(loop), saver, closer, stopper)
-    return _SAVERS[key][1]
+class SaverPool:
+    """One checkpointer per running event loop, opened on first use (the agent core owns
+    one pool). ``aclose()`` closes the running loop's saver (app shutdown, test teardown);
+    ``stop()`` ends every saver's worker thread without a loop (a replaced core, the end of
+    a test session) and forgets them, so the pool opens fresh ones if used again."""
 
+    def __init__(self, settings: Settings | None = None) -> None:
+        self._settings = settings
+        # id(loop) -> (weak ref to that loop, saver, async closer, sync stopper). The weak
+        # ref guards against a new loop reusing a dead loop's id.
+        self._savers: dict[int, tuple[Any, BaseCheckpointSaver, Any, Any]] = {}
+        self._locks: dict[int, asyncio.Lock] = {}
 
-async def close_checkpointers() -> None:
-    """Close the saver of the running loop (app shutdown / test teardown)."""
-    key = id(asyncio.get_running_loop())
-    entry = _SAVERS.pop(key, None)
-    _LOCKS.pop(key, None)
-    if entry is not None:
-        await entry[2]()
+    async def get(self) -> BaseCheckpointSaver:
+        loop = asyncio.get_running_loop()
+        key = id(loop)
+        entry = self._savers.get(key)
+        if entry is not None and entry[0]() is loop:
+            return entry[1]
+        lock = self._locks.setdefault(key, asyncio.Lock())
+        async with lock:
+            entry = self._savers.get(key)
+            if entry is None or entry[0]() is not loop:
+                if entry is not None:  # a dead loop's saver under a reused id
+                    entry[3]()
+                saver, closer, stopper = await _open_saver(self._settings or get_settings())
+                self._savers[key] = (weakref.ref(loop), saver, closer, stopper)
+        return self._savers[key][1]
 
+    async def aclose(self) -> None:
+        """Close the saver of the running loop."""
+        key = id(asyncio.get_running_loop())
+        entry = self._savers.pop(key, None)
+        self._locks.pop(key, None)
+        if entry is not None:
+            await entry[2]()
 
-def stop_checkpointers() -> None:
-    """Stop every cached saver's worker thread without a loop (end of a test session, whose
-    loops are gone): otherwise aiosqlite's non-daemon threads keep the process alive."""
-    for entry in list(_SAVERS.values()):
-        entry[3]()
-    _SAVERS.clear()
-    _LOCKS.clear()
+    def stop(self) -> None:
+        """Stop every saver's worker thread (no loop needed): otherwise aiosqlite's
+        non-daemon threads keep the process alive."""
+        for entry in list(self._savers.values()):
+            entry[3]()
+        self._savers.clear()
+        self._locks.clear()

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from app.agent.audit import audit
-from app.agent.guard import args_hash
+from app.agent.pending import args_hash
 from app.auth import Principal
 from app.errors import ConfirmationError
 from app.settings import get_settings

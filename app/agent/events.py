@@ -1,8 +1,10 @@
 """Stream events (SSE): one model per event type, and their encoding.
 
-Wire format: ``event: <type>\\ndata: <json>\\n\\n``. Every event carries ``conv_id``
-and a monotonic ``seq`` (per stream). The page's StreamProcessor is the only code
-that turns events into screen state; HTTP clients read the same events.
+The agent core yields these objects (``Event``, a discriminated union); the page consumes
+them in process and the SSE door encodes them with :func:`encode_sse`. Wire format:
+``event: <type>\\ndata: <json>\\n\\n``. Every event carries ``conv_id`` and a monotonic
+``seq`` (per stream). The page's StreamProcessor is the only code that turns events into
+screen state; HTTP clients read the same events.
 """
 
 from __future__ import annotations
@@ -12,19 +14,18 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-RiskLevel = Literal["safe", "guarded", "dangerous"]
-Risk = Literal["read", "write", "delete"]
-EnvTier = Literal["dev", "staging", "prod"]
-CardState = Literal["read", "write_dev", "write_staging", "write_prod", "dangerous"]
+from app.vocab import CardState, DoneState, EnvTier, Risk, RiskLevel, ToolStatus
 
 
-class _Event(BaseModel):
+class BaseEvent(BaseModel):
+    """Fields every event carries; the core's Sequencer sets them."""
+
     model_config = ConfigDict(extra="forbid")
     conv_id: str = ""
     seq: int = 0
 
 
-class TurnStartEvent(_Event):
+class TurnStartEvent(BaseEvent):
     """The turn was accepted: who answers and what it may use (sent before any work)."""
 
     type: Literal["turn_start"] = "turn_start"
@@ -35,12 +36,12 @@ class TurnStartEvent(_Event):
     lang: str = "en"
 
 
-class TokenEvent(_Event):
+class TokenEvent(BaseEvent):
     type: Literal["token"] = "token"
     text: str
 
 
-class ToolStartEvent(_Event):
+class ToolStartEvent(BaseEvent):
     type: Literal["tool_start"] = "tool_start"
     call_id: str
     tool_name: str
@@ -50,7 +51,7 @@ class ToolStartEvent(_Event):
     task_id: str | None = None
 
 
-class ToolProgressEvent(_Event):
+class ToolProgressEvent(BaseEvent):
     """Progress of a long task (migration, backup, restore)."""
 
     type: Literal["tool_progress"] = "tool_progress"
@@ -62,11 +63,11 @@ class ToolProgressEvent(_Event):
     message: str = ""
 
 
-class ToolEndEvent(_Event):
+class ToolEndEvent(BaseEvent):
     type: Literal["tool_end"] = "tool_end"
     call_id: str
     tool_name: str
-    status: Literal["completed", "failed", "cancelled"]
+    status: ToolStatus
     result: str = ""
     error: str | None = None
     retryable: bool = False
@@ -75,7 +76,7 @@ class ToolEndEvent(_Event):
     duration_ms: float | None = None
 
 
-class ToolRetryEvent(_Event):
+class ToolRetryEvent(BaseEvent):
     type: Literal["tool_retry"] = "tool_retry"
     call_id: str
     tool_name: str
@@ -84,7 +85,7 @@ class ToolRetryEvent(_Event):
     error: str = ""
 
 
-class ToolTimeoutEvent(_Event):
+class ToolTimeoutEvent(BaseEvent):
     type: Literal["tool_timeout"] = "tool_timeout"
     call_id: str
     tool_name: str
@@ -117,7 +118,7 @@ class ConfirmMetadataV2(BaseModel):
     description: str = ""
 
 
-class ConfirmRequiredEvent(_Event):
+class ConfirmRequiredEvent(BaseEvent):
     type: Literal["confirm_required"] = "confirm_required"
     confirmation_id: str
     call_id: str
@@ -126,7 +127,7 @@ class ConfirmRequiredEvent(_Event):
     expires_at: str = ""
 
 
-class PermissionDeniedEvent(_Event):
+class PermissionDeniedEvent(BaseEvent):
     type: Literal["permission_denied"] = "permission_denied"
     tool_name: str
     required_role: str
@@ -134,14 +135,14 @@ class PermissionDeniedEvent(_Event):
     message: str = ""
 
 
-class MessageEvent(_Event):
+class MessageEvent(BaseEvent):
     type: Literal["message"] = "message"
     role: Literal["assistant"] = "assistant"
     text: str
     model: str = ""
 
 
-class ErrorEvent(_Event):
+class ErrorEvent(BaseEvent):
     type: Literal["error"] = "error"
     code: str
     message: str
@@ -149,9 +150,9 @@ class ErrorEvent(_Event):
     status_code: int | None = None
 
 
-class DoneEvent(_Event):
+class DoneEvent(BaseEvent):
     type: Literal["done"] = "done"
-    state: Literal["idle", "awaiting_confirmation", "error"] = "idle"
+    state: DoneState = "idle"
 
 
 Event = Annotated[

@@ -1,11 +1,14 @@
 """The agent graph: model -> guard -> (confirm) -> tools -> model ...
 
 ``build_graph(*, model, checkpointer, tools=None, ...)`` is a factory so tests build a fresh
-graph with a scripted model and their own tool implementations.
+graph with a scripted model and their own tool implementations (``tools``: name → function,
+replacing the declared ones), policy (``policy``) and environment table (``envs``).
 """
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Awaitable, Callable
 from typing import Any, Literal
 
 from langchain_core.language_models import BaseChatModel
@@ -14,11 +17,19 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
-from app.agent.executor import DepsFactory, Executor, ToolFn
-from app.agent.guard import Guard
+from app.agent.audit import audit_scope
+from app.agent.guard import DepsFactory, Guard, PreflightOverride
+from app.agent.planner.model import TurnAware
+from app.agent.prompts import build_system_prompt
+from app.agent.rules import current_envs, current_policy
 from app.agent.state import AgentContext, AgentState
+from app.agent.tool_node import ToolNode
+from app.agent.tools import TOOLS, ToolFn
+from app.agent.tools.base import ToolDeps
 from app.context import inject_uicontext
-from app.policy import TOOL_CATALOG
+from app.policy import EnvTable, Policy
+from app.settings import get_settings
+from app.superset.registry import get_registry
 
 _SCHEMAS: dict[tuple[str, str, type], dict[str, Any]] = {}
 
@@ -40,32 +51,55 @@ def openai_tool_schema(spec: Any) -> dict[str, Any]:
 
 
 def default_system_prompt(ctx: AgentContext) -> str:
-    from app.agent.prompts import build_system_prompt
-    from app.superset.registry import get_registry
-
+    """The system prompt of an LLM: the env and the page context are written into it (the
+    offline planner gets them as data instead; see ``model_node``)."""
+    envs = ctx.turn_context.environments
     return build_system_prompt(
         selected_env_id=ctx.selected_env,
-        environments=get_registry().describe(),
+        environments=[{"id": env_id, "tier": tier} for env_id, tier in envs.items()],
         lang=ctx.lang,
         uicontext_block=inject_uicontext("", ctx.uicontext) if ctx.uicontext else "",
     )
 
 
-def default_deps_factory(*, ctx: AgentContext, task_id: str | None, progress: Any) -> Any:
-    from app.agent.tools.base import ToolDeps
-    from app.settings import get_settings
-    from app.superset.registry import get_registry
+Node = Callable[[AgentState, Runtime[AgentContext]], Awaitable[dict[str, Any]]]
 
+
+def audited_by_door(node: Node) -> Any:  # a node LangGraph calls with its runtime
+    """Audit rows written inside ``node`` record the run's door (channel, client)."""
+
+    @functools.wraps(node)
+    async def run(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
+        with audit_scope(runtime.context.channel, runtime.context.client):
+            return await node(state, runtime)
+
+    return run
+
+
+def default_deps_factory(
+    *,
+    ctx: AgentContext,
+    env_id: str | None,
+    env_source: str,
+    selected_env: str | None,
+    policy: Policy,
+    task_id: str | None,
+    progress: Any,
+) -> ToolDeps:
+    """A call's ToolDeps: the environment the guard resolved for it, the page's, the policy."""
     return ToolDeps(
         settings=get_settings(),
         user_id=ctx.user_id,
         role=ctx.role,
         conv_id=ctx.conv_id,
-        env_id=ctx.selected_env,
+        env_id=env_id,
         registry=get_registry(),
         task_id=task_id,
         progress=progress,
         object_type=ctx.object_type,
+        policy=policy,
+        env_source=env_source,
+        selected_env=selected_env,
     )
 
 
@@ -74,31 +108,30 @@ def build_graph(
     model: BaseChatModel,
     checkpointer: Any,
     tools: dict[str, ToolFn] | None = None,
-    specs: dict[str, Any] | None = None,
-    preflight: Any = None,
+    preflight: PreflightOverride | None = None,
     deps_factory: DepsFactory | None = None,
     system_prompt: Any = None,
+    policy: Callable[[], Policy] = current_policy,
+    envs: Callable[[], EnvTable] = current_envs,
 ) -> Any:
-    specs = specs or TOOL_CATALOG
-    if tools is None:
-        from app.agent.tools import ALL_TOOLS
-
-        tools = ALL_TOOLS
-    if preflight is None:
-        from app.agent.preflight import default_preflight
-
-        preflight = default_preflight
-    guard = Guard(specs, preflight=preflight)
-    executor = Executor(specs, tools, deps_factory or default_deps_factory)
+    deps_factory = deps_factory or default_deps_factory
+    guard = Guard(TOOLS, policy=policy, envs=envs, deps_factory=deps_factory, preflight=preflight)
+    run_tools = ToolNode(TOOLS, policy=policy, deps_factory=deps_factory, fns=tools)
     make_prompt = system_prompt or default_system_prompt
 
     async def model_node(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
         ctx = runtime.context
-        bound = model.bind_tools(
-            [openai_tool_schema(specs[n]) for n in ctx.allowed_tools if n in specs]
-        )
-        sys = SystemMessage(content=make_prompt(ctx))
-        reply = await bound.ainvoke([sys, *state["messages"]])
+        specs = policy().catalog
+        schemas = [openai_tool_schema(specs[n]) for n in ctx.allowed_tools if n in specs]
+        if isinstance(model, TurnAware):  # the offline planner: the turn as data, no prompt
+            reply = (
+                await model.with_turn(ctx.turn_context)
+                .bind_tools(schemas)
+                .ainvoke(state["messages"])
+            )
+        else:
+            sys = SystemMessage(content=make_prompt(ctx))
+            reply = await model.bind_tools(schemas).ainvoke([sys, *state["messages"]])
         return {"messages": [reply]}
 
     async def guard_node(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
@@ -106,7 +139,7 @@ def build_graph(
         pending = update.get("pending") or []
         if pending and not any(p.get("needs_confirmation") for p in pending):
             # nothing to ask a person: run the calls in this step (one checkpoint fewer)
-            ran = await executor({"pending": pending}, runtime.context)
+            ran = await run_tools({"pending": pending}, runtime.context)
             update = {"messages": [*update["messages"], *ran["messages"]], "pending": []}
         return update
 
@@ -129,7 +162,7 @@ def build_graph(
         return {"pending": pending}
 
     async def tools_node(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
-        return await executor(state, runtime.context)
+        return await run_tools(state, runtime.context)
 
     def after_model(state: AgentState) -> Literal["guard", "__end__"]:
         last = state["messages"][-1]
@@ -143,9 +176,9 @@ def build_graph(
 
     g = StateGraph(AgentState, context_schema=AgentContext)
     g.add_node("model", model_node)
-    g.add_node("guard", guard_node)
+    g.add_node("guard", audited_by_door(guard_node))
     g.add_node("confirm", confirm_node)
-    g.add_node("tools", tools_node)
+    g.add_node("tools", audited_by_door(tools_node))
     g.add_edge(START, "model")
     g.add_conditional_edges("model", after_model, ["guard", END])
     g.add_conditional_edges("guard", after_guard, ["confirm", "tools", "model"])

@@ -1,51 +1,56 @@
 """The policy seam: every proposed tool call goes guard -> (confirmation) -> execute, with an
-audit row at each step. Nodes emit stream events through LangGraph's stream writer;
-the handler numbers and encodes them.
+audit row at each step. Nodes emit event objects (``app.agent.stream.emit``); the core
+numbers them.
 
 Guard order for one call:
   unknown tool           -> error event, never executed
   enforce_tool_permission -> permission_denied event with alternatives (never a confirmation)
   not in this turn's set  -> error "tool not available in this context" (context exclusion)
   invalid arguments       -> error event
-  maintenance window      -> refused with reason ``maintenance`` (writes; not end_maintenance)
+  the call's environment  -> resolved ONCE (the tool's resolve_target hook, then
+                             app.policy.resolve_env); the card names it, the tool runs on it
+  maintenance window      -> refused with reason ``maintenance`` (writes; not exempt tools)
   build_confirmation_contract_v2 -> safe: run; guarded/dangerous: interrupt for a person
+
+The policy and the environment table are read per call (``policy()``/``envs()``), so a
+changed policy file applies to the next call.
 """
 
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import json
-from datetime import UTC, datetime, timedelta
+import functools
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from langchain_core.messages import AIMessage, ToolMessage
-from langgraph.config import get_stream_writer
 from pydantic import BaseModel, ValidationError
 
 from app.agent.audit import audit
-from app.agent.events import ErrorEvent, PermissionDeniedEvent
+from app.agent.events import BaseEvent, ErrorEvent, PermissionDeniedEvent
+from app.agent.pending import open_confirmation, pending_call
 from app.agent.state import AgentContext, AgentState, PendingCall
+from app.agent.stream import emit
+from app.agent.tools.declare import ToolDecl
+from app.errors import ToolError
 from app.policy import (
+    EnvChoice,
+    EnvTable,
+    Policy,
     alternatives_for,
     build_confirmation_contract_v2,
     enforce_tool_permission,
+    resolve_env,
     tool_risk,
 )
-from app.settings import get_settings
-from app.store import confirmations, maintenance
+from app.store import maintenance
 from app.store.db import session_scope
 
-NO_MAINTENANCE_CHECK = frozenset({"end_maintenance", "start_maintenance"})
-
-
-def emit(event: BaseModel) -> None:
-    get_stream_writer()(event.model_dump(mode="json"))
-
-
-def args_hash(tool_name: str, tool_args: dict[str, Any], env_id: str | None) -> str:
-    blob = json.dumps([tool_name, tool_args, env_id], sort_keys=True, default=str)
-    return hashlib.sha256(blob.encode()).hexdigest()
+#: Builds a call's ToolDeps:
+#: (*, ctx, env_id, env_source, selected_env, policy, task_id, progress) -> ToolDeps.
+DepsFactory = Callable[..., Any]
+#: Replaces every declaration's preflight (tests): async (tool_name, args, deps) -> details.
+PreflightOverride = Callable[[str, BaseModel, Any], Awaitable[dict[str, Any] | None]]
 
 
 def _tool_message(text: str, call: dict[str, Any]) -> ToolMessage:
@@ -58,18 +63,38 @@ def _active_maintenance(env_id: str) -> Any:
         return None if row is None else {"reason": row.reason, "by": row.started_by}
 
 
-def _new_confirmation(**fields: Any) -> str:
-    with session_scope() as s:
-        row = confirmations.create(s, **fields)
-        return str(row.id)
+def call_env(
+    args: Mapping[str, Any], ctx: AgentContext, envs: EnvTable, target: str | None = None
+) -> tuple[EnvChoice, str | None]:
+    """The call's environment and the page's (submitted > UIContext > default). A tool's
+    ``resolve_target`` answer (``target``) is the call's own environment, whatever the page
+    selected: the tool acts there."""
+    context = ctx.uicontext.envId if ctx.uicontext is not None else None
+    page = resolve_env(None, submitted=ctx.selected_env, context=context, envs=envs)
+    if target is not None:
+        return resolve_env(args, backup_env=target, envs=envs), page.env_id
+    return resolve_env(args, submitted=ctx.selected_env, context=context, envs=envs), page.env_id
 
 
 class Guard:
-    """Holds what the guard needs besides the state: the catalog and optional preflights."""
+    """What the guard needs besides the state: the declarations, the policy and the
+    environment table in force, the deps factory (for the tools' hooks) and an optional
+    preflight override."""
 
-    def __init__(self, specs: dict[str, Any], preflight: Any = None) -> None:
-        self.specs = specs
-        self.preflight = preflight  # async (tool_name, args, ctx) -> dict | None
+    def __init__(
+        self,
+        tools: Mapping[str, ToolDecl],
+        *,
+        policy: Callable[[], Policy],
+        envs: Callable[[], EnvTable],
+        deps_factory: DepsFactory,
+        preflight: PreflightOverride | None = None,
+    ) -> None:
+        self.tools = tools
+        self.policy = policy
+        self.envs = envs
+        self.deps_factory = deps_factory
+        self.preflight = preflight
 
     async def __call__(self, state: AgentState, ctx: AgentContext) -> dict[str, Any]:
         last = state["messages"][-1]
@@ -94,7 +119,7 @@ class Guard:
         message: str,
         decision: str = "deny",
         env: str | None = None,
-        event: BaseModel | None = None,
+        event: BaseEvent | None = None,
     ) -> ToolMessage:
         emit(event or ErrorEvent(code=code, message=message, tool_name=call["name"]))
         await audit(
@@ -111,10 +136,11 @@ class Guard:
         return _tool_message(f"{code.upper()}: {message}", call)
 
     async def _check(self, call: dict[str, Any], ctx: AgentContext) -> PendingCall | ToolMessage:
-        name, args = call["name"], dict(call.get("args") or {})
-        spec = self.specs.get(name)
-        decision = enforce_tool_permission(name, ctx.role)
-        if spec is None or decision.outcome == "error":
+        name, raw = call["name"], dict(call.get("args") or {})
+        policy = self.policy()
+        decl = self.tools.get(name)
+        decision = enforce_tool_permission(name, ctx.role, policy=policy)
+        if decl is None or decision.outcome == "error":
             return await self._refuse(
                 call,
                 ctx,
@@ -125,7 +151,7 @@ class Guard:
             )
         if decision.outcome == "deny":
             required = decision.required_role or "admin"
-            alts = alternatives_for(ctx.role, ctx.object_type, exclude={name})
+            alts = alternatives_for(ctx.role, ctx.object_type, exclude={name}, policy=policy)
             msg = f"'{name}' requires the {required} role; your role is {ctx.role}."
             ev = PermissionDeniedEvent(
                 tool_name=name, required_role=required, alternatives=alts, message=msg
@@ -143,7 +169,7 @@ class Guard:
                 message=f"tool not available in this context ({where} page): {name}",
             )
         try:
-            args = spec.args_model.model_validate(args).model_dump(mode="json")
+            model = decl.args_model.model_validate(raw)
         except ValidationError as exc:
             errs = "; ".join(
                 f"{'.'.join(map(str, e['loc'])) or 'args'}: {e['msg']}" for e in exc.errors()[:5]
@@ -156,11 +182,22 @@ class Guard:
                 message=f"invalid arguments for {name}: {errs}",
                 decision="error",
             )
-        contract = build_confirmation_contract_v2(name, args, ctx.role, ctx.selected_env)
-        env_id = contract.get("env_id")
-        risk = tool_risk(name, args)
-        if risk != "read" and name not in NO_MAINTENANCE_CHECK and env_id:
-            active = await asyncio.to_thread(_active_maintenance, env_id)
+        args = model.model_dump(mode="json")
+        envs = self.envs()
+        target = None
+        if decl.resolve_target is not None:
+            page, _ = call_env(args, ctx, envs)
+            try:
+                target = await decl.resolve_target(model, self._deps(ctx, page, None, policy))
+            except ToolError as exc:
+                return await self._refuse(
+                    call, ctx, kind="failed", code="invalid_arguments", message=str(exc),
+                    decision="error",
+                )  # fmt: skip
+        env, selected = call_env(args, ctx, envs, target)
+        risk = tool_risk(name, args, policy=policy)
+        if risk != "read" and not decl.maintenance_exempt and env.env_id:
+            active = await asyncio.to_thread(_active_maintenance, env.env_id)
             if active:
                 why = f": {active['reason']}" if active.get("reason") else ""
                 return await self._refuse(
@@ -168,43 +205,46 @@ class Guard:
                     ctx,
                     kind="maintenance_refused",
                     code="maintenance",
-                    env=env_id,
-                    message=f"environment '{env_id}' is in a maintenance window{why}; "
+                    env=env.env_id,
+                    message=f"environment '{env.env_id}' is in a maintenance window{why}; "
                     "write tools are refused until it ends",
                 )
-        return await self._pending(call, ctx, spec, args, contract, risk)
+        contract = build_confirmation_contract_v2(
+            name, args, ctx.role, ctx.selected_env, policy=policy, envs=envs, env=env,
+            object_type=ctx.object_type, lang=ctx.lang,
+        )  # fmt: skip
+        return await self._pending(call, ctx, decl, model, contract, risk, env, selected, policy)
+
+    def _deps(self, ctx: AgentContext, env: EnvChoice, selected: str | None, policy: Policy) -> Any:
+        return self.deps_factory(
+            ctx=ctx, env_id=env.env_id, env_source=env.source, selected_env=selected,
+            policy=policy, task_id=None, progress=None,
+        )  # fmt: skip
 
     async def _pending(
         self,
         call: dict[str, Any],
         ctx: AgentContext,
-        spec: Any,
-        args: dict[str, Any],
+        decl: ToolDecl,
+        model: BaseModel,
         contract: dict[str, Any],
         risk: str,
+        env: EnvChoice,
+        selected: str | None,
+        policy: Policy,
     ) -> PendingCall | ToolMessage:
-        settings = get_settings()
+        deps = self._deps(ctx, env, selected, policy)
         name, env_id = call["name"], contract.get("env_id")
-        p: PendingCall = {
-            "call_id": call["id"],
-            "tool_name": name,
-            "tool_args": args,
-            "env_id": env_id,
-            "risk": risk,
-            "risk_level": contract["risk_level"],
-            "read_only": risk == "read",
-            "needs_confirmation": bool(contract.get("requires_confirmation")),
-            "confirmation_id": None,
-            "decision": None,
-            "reason": None,
-        }
+        p = pending_call(call, contract, risk, source=env.source, selected_env=selected)
         if not p["needs_confirmation"]:
-            p["decision"] = "confirm"
             return p
         metadata = {k: v for k, v in contract.items() if k != "requires_confirmation"}
+        preflight = decl.preflight
         if self.preflight is not None:
+            preflight = functools.partial(self.preflight, name)
+        if preflight is not None:
             try:
-                details = await self.preflight(name, args, ctx)
+                details = await preflight(model, deps)
             except Exception as exc:  # a preflight failure blocks the call, visibly
                 return await self._refuse(
                     call,
@@ -227,35 +267,5 @@ class Guard:
                         decision="error",
                         message="preflight found problems: " + "; ".join(details["errors"]),
                     )
-        now = datetime.now(UTC)
-        expires = now + timedelta(seconds=settings.confirmation_ttl_s)
-        countdown = settings.dangerous_countdown_s if contract.get("dangerous") else 0
-        cid = await asyncio.to_thread(
-            _new_confirmation,
-            conv_id=ctx.conv_id,
-            user_id=ctx.user_id,
-            tool_name=name,
-            call_id=call["id"],
-            args_hash=args_hash(name, args, env_id),
-            env_id=env_id,
-            risk_level=contract["risk_level"],
-            expires_at=expires,
-        )
-        await audit(
-            kind="confirm_requested",
-            user=ctx.user_id,
-            role=ctx.role,
-            conv_id=ctx.conv_id,
-            tool=name,
-            env=env_id,
-            decision="confirm",
-            reason=contract["risk_level"],
-            args=args,
-        )
-        p.update(
-            confirmation_id=cid,
-            metadata=metadata,
-            countdown_s=countdown,
-            expires_at=expires.isoformat(),
-        )
+        await open_confirmation(p, ctx, contract, metadata)
         return p

@@ -44,6 +44,13 @@ _RULES = (
     "- Never invent data: every id, name, count or verdict you state must come from a "
     "tool result in this conversation. If you do not know, call a tool or say so.",
     "- Always say which environment a result or an action refers to.",
+    "- Tools take ids. When the person names a dashboard by its title, call "
+    "search_dashboards first and use the id it returns; with several matches, list them "
+    "and ask which one. A short backup id is looked up with list_backups first.",
+    "- A result that starts with CANCELLED: is the person's decision: acknowledge it in one "
+    "sentence (with their reason, if any) and do not call that tool again in this turn.",
+    "- Keep answers to one or two plain sentences: the page shows the tool's rows, so "
+    "summarise them instead of repeating them.",
     "- Write actions (deploy, migrate, backup, restore, maintenance, delete) are confirmed "
     "by the person before they run; propose one tool call at a time.",
     "- A tool result that starts with CANCELLED: means the person declined; ERROR: means "
@@ -68,7 +75,7 @@ def _env_entry(env: Any) -> str:
         tier = env.get("tier") or env_id
     else:
         env_id = str(getattr(env, "id", None) or getattr(env, "env_id", ""))
-        tier = getattr(env, "effective_tier", None) or getattr(env, "tier", None) or env_id
+        tier = getattr(env, "tier", None) or env_id
     return f"{env_id}({tier})"
 
 

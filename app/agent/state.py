@@ -8,6 +8,9 @@ from typing import Annotated, Any, TypedDict
 from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
 
+from app.agent.planner.context import TurnContext
+from app.context import UIContext
+
 
 class TurnInfo(TypedDict, total=False):
     """What the current turn was asked under; kept so a resume can rebuild the context."""
@@ -23,7 +26,9 @@ class PendingCall(TypedDict, total=False):
     call_id: str
     tool_name: str
     tool_args: dict[str, Any]
-    env_id: str | None
+    env_id: str | None  # the call's environment: the card names it, the tool runs on it
+    env_source: str  # where env_id came from (app.policy.envs.EnvSource)
+    selected_env: str | None  # the page's environment (a deploy's omitted source)
     risk: str
     risk_level: str
     read_only: bool
@@ -45,7 +50,12 @@ class AgentState(TypedDict, total=False):
 
 @dataclass
 class AgentContext:
-    """Per-run data the nodes need; rebuilt for every run (LangGraph does not persist it)."""
+    """Per-run data the nodes need; rebuilt for every run (LangGraph does not persist it).
+
+    ``uicontext`` is the validated page context (checked once, by prepare_turn);
+    ``turn_context`` is the same turn as the offline planner reads it (selected env, the
+    environments' tiers, the page), handed over as data; ``channel``/``client`` name the
+    door the run came through (every audit row of the run records them)."""
 
     user_id: str
     role: str
@@ -54,5 +64,8 @@ class AgentContext:
     excluded: dict[str, str] = field(default_factory=dict)
     object_type: str | None = None
     selected_env: str | None = None
-    uicontext: dict[str, Any] | None = None
+    uicontext: UIContext | None = None
     lang: str = "en"
+    turn_context: TurnContext = field(default_factory=TurnContext)
+    channel: str = "page"
+    client: str | None = None

@@ -1,126 +1,149 @@
-"""Agent HTTP API: the SSE stream, confirmations, conversations.
+"""Agent HTTP API (the HTTP door): the SSE stream, confirmations, conversations.
 
     POST /api/agent/stream    {"message","history","conv_id","env_id","uicontext"}
-    POST /api/agent/resume    {"conv_id","confirmation_id","decision","reason"?}
-    GET  /api/agent/conversations/{conv_id}    messages and any pending confirmation
+    POST /api/agent/resume    {"conv_id","confirmation_id","decision","reason"?,"args"?}
+    GET  /api/agent/conversations/{conv_id}    messages, tool calls, a pending confirmation
 
-All three need ``Authorization: Bearer <token>``.
-
-Bad input is answered before any stream starts: 401/403 for auth, 413/422 for a bad
-uicontext, 404/409/410/425 for a refused confirmation — JSON with a reason, and an
-audit row.
+All three need ``Authorization: Bearer <token>``. The door is thin: it reads the body,
+calls ``prepare_turn`` / ``prepare_resume`` (the one input check; audited) and streams the
+core's events as SSE. Every refusal is the README's ``{"error", "reason"}`` JSON, answered
+before any stream starts: 401 auth, 403 another user's conversation, 413/422 a bad
+uicontext, 422 a bad field (env_id, conv_id, message, history), 404/409/410/425 a refused
+confirmation.
 """
 
 from __future__ import annotations
 
 import json
-import uuid
-from collections.abc import AsyncIterator
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, StreamingResponse
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, ValidationError
 
-from app.agent.audit import audit, flush_audit
-from app.agent.handler import (
-    agent_handler,
-    confirmation_status,
-    get_conversation,
+from app.agent.core import (
+    RequestRefused,
+    authenticate,
+    get_core,
     prepare_resume,
-    resume_stream,
+    prepare_turn,
 )
-from app.auth import Principal, bearer_token
-from app.auth.http import require_principal_async
-from app.context import validate_uicontext
-from app.errors import AuthError, ConfirmationError, UIContextError
+from app.agent.handler import encode_stream
+from app.api.errors import error_response
+from app.auth import bearer_token
+from app.vocab import Channel
 
 router = APIRouter(prefix="/api/agent", tags=["agent"])
-Caller = Annotated[Principal, Depends(require_principal_async)]
 
 SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+CHANNEL: Channel = "http"
 
 
-class StreamRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    message: str = Field(min_length=1, max_length=20_000)
+class StreamBody(BaseModel):
+    """The shape of a stream request; the values are checked by ``prepare_turn``."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    message: str
     history: list[dict[str, Any]] | None = None
-    conv_id: str = Field(
-        default_factory=lambda: uuid.uuid4().hex,
-        min_length=1,
-        max_length=128,
-        pattern=r"^[A-Za-z0-9_.:-]+$",
-    )
-    env_id: str | None = Field(default=None, max_length=64)
+    conv_id: str | None = None
+    env_id: str | None = None
     uicontext: dict[str, Any] | str | None = None
 
 
-class ResumeRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    conv_id: str = Field(min_length=1, max_length=128)
-    confirmation_id: str = Field(min_length=1, max_length=128)
+class ResumeBody(BaseModel):
+    """The shape of a resume request; the values are checked by ``prepare_resume``."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    conv_id: str
+    confirmation_id: str
     decision: Literal["confirm", "deny"]
-    reason: str | None = Field(default=None, max_length=2000)
+    reason: str | None = None
+    args: dict[str, Any] | None = None
 
 
-def _bearer(request: Request) -> str:
-    return bearer_token(request) or ""
+def _openapi(model: type[BaseModel]) -> dict[str, Any]:
+    schema = model.model_json_schema()
+    return {"requestBody": {"required": True, "content": {"application/json": {"schema": schema}}}}
 
 
-def _sse(gen: AsyncIterator[str]) -> StreamingResponse:
-    return StreamingResponse(gen, media_type="text/event-stream", headers=SSE_HEADERS)
+def refusal(refused: RequestRefused) -> JSONResponse:
+    status, error, reason, extra = refused.http()
+    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+    return error_response(status, error, reason, headers=headers, **extra)
 
 
-@router.post("/stream")
-async def stream(body: StreamRequest, request: Request, principal: Caller) -> Any:
-    uictx = body.uicontext
-    if isinstance(uictx, dict):
-        uictx = json.dumps(uictx)
-    if uictx is not None:
-        try:
-            validate_uicontext(uictx)
-        except UIContextError as exc:
-            if exc.status_code != 400:  # not-JSON is ignored by the handler (audited there)
-                await audit(
-                    kind="uicontext_invalid",
-                    user=principal.user_id,
-                    role=principal.role,
-                    conv_id=body.conv_id,
-                    decision="deny",
-                    reason=str(exc),
-                )
-                await flush_audit()
-                return JSONResponse(
-                    {"error": "invalid_uicontext", "reason": str(exc)}, status_code=exc.status_code
-                )
-    gen = agent_handler(
-        body.message,
-        body.history,
-        body.conv_id,
-        principal.user_id,
-        _bearer(request),
-        body.env_id,
-        uictx,
-    )
-    return _sse(gen)
+def _invalid_body(exc: ValidationError) -> RequestRefused:
+    """A body of the wrong shape (names the fields, never echoes their values)."""
+    fields = sorted({".".join(str(p) for p in e["loc"]) or "body" for e in exc.errors()})
+    return RequestRefused(422, "invalid_request", f"invalid or missing: {', '.join(fields)}")
 
 
-@router.post("/resume")
-async def resume(body: ResumeRequest, principal: Caller) -> Any:
+async def _body(request: Request, model: type[BaseModel]) -> Any:
     try:
-        row = await prepare_resume(body.conv_id, principal, body.confirmation_id, body.decision)
-    except ConfirmationError as exc:
-        await flush_audit()
-        return JSONResponse(
-            {"error": "confirmation_refused", "reason": exc.reason, "message": str(exc)},
-            status_code=confirmation_status(exc.reason),
+        data = json.loads(await request.body())
+    except (ValueError, RecursionError):  # not UTF-8, not JSON, nested too deeply
+        raise RequestRefused(422, "invalid_request", "the body is not JSON") from None
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise _invalid_body(exc) from None
+
+
+def _token(request: Request) -> str | None:
+    """The Bearer token; a header of another kind is passed on to be refused as malformed."""
+    return bearer_token(request) or request.headers.get("authorization")
+
+
+def _sse(frames: Any) -> StreamingResponse:
+    return StreamingResponse(frames, media_type="text/event-stream", headers=SSE_HEADERS)
+
+
+@router.post("/stream", openapi_extra=_openapi(StreamBody))
+async def stream(request: Request) -> Any:
+    try:
+        principal = await authenticate(_token(request), channel=CHANNEL)
+        body: StreamBody = await _body(request, StreamBody)
+        req = await prepare_turn(
+            principal=principal,
+            message=body.message,
+            history=body.history,
+            conv_id=body.conv_id,
+            env_id=body.env_id,
+            uicontext=body.uicontext,
+            channel=CHANNEL,
         )
-    return _sse(resume_stream(body.conv_id, principal, row, body.decision, body.reason))
+    except RequestRefused as refused:
+        return refusal(refused)
+    return _sse(encode_stream(get_core().run_turn(req)))
+
+
+@router.post("/resume", openapi_extra=_openapi(ResumeBody))
+async def resume(request: Request) -> Any:
+    core = get_core()
+    try:
+        principal = await authenticate(_token(request), channel=CHANNEL)
+        body: ResumeBody = await _body(request, ResumeBody)
+        req = await prepare_resume(
+            principal=principal,
+            conv_id=body.conv_id,
+            confirmation_id=body.confirmation_id,
+            decision=body.decision,
+            reason=body.reason,
+            args=body.args,
+            channel=CHANNEL,
+            core=core,
+        )
+    except RequestRefused as refused:
+        return refusal(refused)
+    return _sse(encode_stream(core.resume(req)))
 
 
 @router.get("/conversations/{conv_id}")
-async def conversation(conv_id: str, request: Request, principal: Caller) -> Any:
+async def conversation(conv_id: str, request: Request) -> Any:
+    core = get_core()
     try:
-        return await get_conversation(conv_id, _bearer(request))
-    except AuthError as exc:
-        return JSONResponse({"error": "forbidden", "reason": str(exc)}, status_code=403)
+        principal = await authenticate(_token(request), channel=CHANNEL)
+        view = await core.conversation(principal, conv_id)
+    except RequestRefused as refused:
+        return refusal(refused)
+    return view.as_dict()

@@ -11,8 +11,9 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
 
+from app.agent.rules import current_policy
 from app.auth import bearer_token, require_principal
-from app.policy import TOOL_CATALOG, build_tool_pipeline
+from app.policy import build_tool_pipeline
 from app.store.cot import cot_logger
 
 router = APIRouter(tags=["agent"])
@@ -36,10 +37,12 @@ def list_tools(
 ) -> dict[str, Any]:
     effective = caller_role(request, role)
     context = (object_type or "").strip() or None
+    policy = current_policy()
     result = build_tool_pipeline(
-        list(TOOL_CATALOG.values()),
+        list(policy.catalog.values()),
         effective,
         context,
+        policy=policy,
         log=lambda ex: cot_logger.reason(
             "tool excluded", tool=ex.name, layer=ex.layer, why=ex.reason, role=effective
         ),

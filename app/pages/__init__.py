@@ -1,5 +1,10 @@
-"""The NiceGUI pages: /agent (chat), /login, /audit. Importing this package registers them."""
+"""The NiceGUI pages: /agent (chat), /login, /audit, and the /agent page's controller.
 
-from app.pages import agent, audit, login
+Importing this package registers nothing: ``create_app`` imports each module of
+:data:`PAGE_MODULES`, which registers its ``@ui.page``. So the page controller
+(``app.pages.agent_controller``) can be imported and tested without any page.
+"""
 
-__all__ = ["agent", "audit", "login"]
+PAGE_MODULES = ("app.pages.agent", "app.pages.audit", "app.pages.login")
+
+__all__ = ["PAGE_MODULES"]

@@ -1,8 +1,9 @@
 """/agent: the chat page. Deep links carry the context:
 ``/agent?objectType=dashboard&objectId=42&objectName=Sales&envId=prod`` (see README).
 
-One AgentChatModel per visit (kept in ``app.storage.client['agent_model']`` so tests can
-reach it); components bind to it; a ``ui.timer`` drives its countdown ``tick``.
+Per visit: one AgentChatModel (kept in ``app.storage.client['agent_model']`` so tests can
+reach it) and one AgentPageController (``['agent_controller']``) wired to the agent core;
+components bind to the model; a ``ui.timer`` drives its countdown ``tick``.
 """
 
 from __future__ import annotations
@@ -10,19 +11,18 @@ from __future__ import annotations
 import logging
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
 from urllib.parse import urlencode
 
 from nicegui import app, ui
 from starlette.requests import Request
 from starlette.responses import RedirectResponse
 
+from app.agent.core import get_core, prepare_resume, prepare_turn
 from app.errors import SsToolsError
+from app.i18n import normalize_language, pick_language
 from app.pages import session
-from app.screen.backend import AgentBackend, Backend
-from app.screen.i18n import normalize_language, pick_language
+from app.pages.agent_controller import AgentPageController, CoreDoor
 from app.screen.model import AgentChatModel
-from app.screen.uicontext import env_tier
 from app.settings import get_settings
 from components.chat_panel import chat_panel
 from components.header import header
@@ -31,31 +31,15 @@ log = logging.getLogger("ss_tools.pages")
 ASSETS = Path(__file__).resolve().parents[2] / "assets"
 
 
-def backend_factory() -> Backend:
-    """The backend of a page visit (tests replace this by dotted path)."""
-    return AgentBackend()
+def core_door() -> CoreDoor:
+    """The agent core this page talks to: the one place the page reaches the core (tests
+    replace this function by dotted path)."""
+    return CoreDoor(core=get_core(), prepare_turn=prepare_turn, prepare_resume=prepare_resume)
 
 
 @lru_cache(maxsize=1)
 def page_css() -> str:
     return (ASSETS / "agent.css").read_text(encoding="utf-8")
-
-
-def load_environments(backend: Backend) -> list[dict[str, Any]]:
-    try:
-        return backend.environments()
-    except SsToolsError as exc:  # a broken environments file must not take the page down
-        log.warning("environments unavailable on /agent: %s", exc)
-        ui.notify(str(exc), type="warning")
-        return []
-
-
-def default_env(environments: list[dict[str, Any]]) -> str | None:
-    """No env in the link: the first non-prod environment, else none."""
-    for env in environments:
-        if env_tier(str(env.get("id")), environments) != "prod":
-            return str(env["id"])
-    return None
 
 
 @ui.page("/agent", title="ss-tools agent")
@@ -67,24 +51,24 @@ async def agent_page(request: Request, lang: str | None = None):
     language = pick_language(
         lang, app.storage.user.get("lang"), request.headers.get("accept-language")
     )
-    backend = backend_factory()
-    environments = load_environments(backend)
     restoring = bool(app.storage.user.get("conv_id"))
     model = AgentChatModel(
-        backend,
-        user_id=user.username,
-        user_jwt=user.token,
         role=user.role,
         lang=language,
         conv_id=app.storage.user.get("conv_id"),
-        environments=environments,
         default_countdown_s=settings.dangerous_countdown_s,
+    )
+    controller = AgentPageController(
+        model,
+        core_door(),
+        principal=user.principal,
+        token=user.token,
+        on_warning=lambda text: ui.notify(text, type="warning"),
     )
     app.storage.user["conv_id"] = model.conv_id
     app.storage.client["agent_model"] = model
-    model.set_ui_context_from_params(request.query_params)
-    if model.active_env_id is None and (env := default_env(environments)):
-        model.update_active_env(env)
+    app.storage.client["agent_controller"] = controller
+    controller.open(request.query_params)
 
     def choose_language(value: str) -> None:
         if normalize_language(value):
@@ -92,8 +76,7 @@ async def agent_page(request: Request, lang: str | None = None):
             ui.navigate.to(_without_lang(request))
 
     def new_conversation() -> None:
-        model.reset()
-        app.storage.user["conv_id"] = model.conv_id
+        app.storage.user["conv_id"] = controller.new_conversation()
 
     def sign_out() -> None:
         session.sign_out()
@@ -112,18 +95,17 @@ async def agent_page(request: Request, lang: str | None = None):
         ui.timer(settings.countdown_tick_s, model.tick)
     root.mark("agent-root")
     if restoring:
-        await _restore(model)
+        await _restore(controller)
     return None
 
 
-async def _restore(model: AgentChatModel) -> None:
-    """A reload or a second tab: bring back the history and a pending confirmation."""
+async def _restore(controller: AgentPageController) -> None:
+    """A reload or a second tab: bring back the history, tool cards and a pending card."""
     try:
-        await model.restore()
+        await controller.restore()
     except SsToolsError as exc:
-        log.info("conversation %s not restored: %s", model.conv_id, exc)
-        model.reset()
-        app.storage.user["conv_id"] = model.conv_id
+        log.info("conversation %s not restored: %s", controller.model.conv_id, exc)
+        app.storage.user["conv_id"] = controller.new_conversation()
 
 
 def _without_lang(request: Request) -> str:

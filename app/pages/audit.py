@@ -20,8 +20,8 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from app.auth import bearer_token, verify_token
 from app.errors import AuthError
+from app.i18n import pick_language, t
 from app.pages import session
-from app.screen.i18n import pick_language, t
 from app.store.audit import DECISIONS, list_audit
 from app.store.db import session_scope
 

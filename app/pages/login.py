@@ -7,8 +7,8 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse
 
 from app.errors import SsToolsError
+from app.i18n import pick_language, t
 from app.pages import session
-from app.screen.i18n import pick_language, t
 
 
 @ui.page("/login", title="Sign in · ss-tools agent")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from typing import Literal
 from urllib.parse import quote
 
 from nicegui import app, run
@@ -27,10 +28,15 @@ class SessionUser:
     username: str
     role: str
     token: str
+    source: Literal["local", "external"] = "local"
 
     @property
     def is_admin(self) -> bool:
         return self.role == "admin"
+
+    @property
+    def principal(self) -> Principal:
+        return Principal(user_id=self.username, role=self.role, source=self.source)
 
 
 def current_user() -> SessionUser | None:
@@ -44,7 +50,9 @@ def current_user() -> SessionUser | None:
         log.info("page session dropped: %s", exc)
         sign_out()
         return None
-    return SessionUser(username=principal.user_id, role=principal.role, token=token)
+    return SessionUser(
+        username=principal.user_id, role=principal.role, token=token, source=principal.source
+    )
 
 
 def _check_credentials(username: str, password: str) -> Principal | None:

@@ -1,14 +1,16 @@
 """Policy: pure functions and tables, no I/O (except reading the optional policy file).
 
-* :mod:`.catalog`: the 22 ToolSpecs, CONTEXT_TOOL_AFFINITY, TOOL_PERMISSIONS, ROLES;
-* :mod:`.args`: the tools' argument schemas;
+* :mod:`.catalog`: ToolSpec, CardLine, the contract's CONTEXT_TOOL_AFFINITY and
+  TOOL_PERMISSIONS tables (policy owns no catalog: ``app.agent.tools`` assembles
+  ``TOOL_CATALOG`` from the tools' declarations, and a :class:`Policy` carries it);
 * :mod:`.pipeline`: build_tool_pipeline, enforce_tool_permission, alternatives_for;
-* :mod:`.risk`: normalize_env, resolve_target_env, tool_risk,
-  build_confirmation_contract_v2;
+* :mod:`.risk`: tool_risk, card_state, build_confirmation_contract_v2;
+* :mod:`.envs`: the one environment resolver (resolve_env, tier_of, derive_tier, EnvTable);
 * :mod:`.sql`: sql_risk (sqlglot);
-* :mod:`.config`: Policy, load_policy, active_policy (policy.toml).
+* :mod:`.config`: Policy, load_policy, policy_from_dict (policy.toml).
 
-Imports no sqlmodel, nicegui, langgraph, langchain or httpx.
+Functions that look a tool up by name take ``policy=`` (keyword). Imports no sqlmodel,
+nicegui, langgraph, langchain or httpx, and never ``app.agent``.
 """
 
 from app.policy.catalog import (
@@ -16,11 +18,21 @@ from app.policy.catalog import (
     CONTEXT_TOOL_AFFINITY,
     OBJECT_TYPES,
     ROLES,
-    TOOL_CATALOG,
     TOOL_PERMISSIONS,
+    CardLine,
     ToolSpec,
+    affinity_for,
+    roles_for,
 )
-from app.policy.config import DEFAULT_POLICY, Policy, active_policy, load_policy
+from app.policy.config import Policy, load_policy, policy_from_dict
+from app.policy.envs import (
+    EnvChoice,
+    EnvTable,
+    default_env,
+    derive_tier,
+    resolve_env,
+    tier_of,
+)
 from app.policy.pipeline import (
     Decision,
     Exclusion,
@@ -34,9 +46,7 @@ from app.policy.risk import (
     RISK_LEVELS,
     build_confirmation_contract_v2,
     card_state,
-    describe_call,
     normalize_env,
-    resolve_target_env,
     tool_risk,
 )
 from app.policy.sql import sql_risk, worst
@@ -44,29 +54,34 @@ from app.policy.sql import sql_risk, worst
 __all__ = [
     "ALWAYS_INCLUDED",
     "CONTEXT_TOOL_AFFINITY",
-    "DEFAULT_POLICY",
     "OBJECT_TYPES",
     "RISK_LEVELS",
     "ROLES",
-    "TOOL_CATALOG",
     "TOOL_PERMISSIONS",
+    "CardLine",
     "Decision",
+    "EnvChoice",
+    "EnvTable",
     "Exclusion",
     "PipelineResult",
     "Policy",
     "ToolSpec",
-    "active_policy",
+    "affinity_for",
     "alternatives_for",
     "build_confirmation_contract_v2",
     "build_tool_pipeline",
     "card_state",
-    "describe_call",
+    "default_env",
+    "derive_tier",
     "enforce_tool_permission",
     "load_policy",
     "normalize_env",
-    "resolve_target_env",
+    "policy_from_dict",
+    "resolve_env",
     "role_may_run",
+    "roles_for",
     "sql_risk",
+    "tier_of",
     "tool_risk",
     "worst",
 ]

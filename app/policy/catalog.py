@@ -1,27 +1,26 @@
-"""The tool catalog: 22 ToolSpecs with their default risk, roles and context affinity.
+"""What policy knows about a tool (:class:`ToolSpec`) and the contract's two tables.
 
-These are the defaults; a policy file (see :mod:`app.policy.config`) may override
-roles, timeouts and confirm rules. ``superset_execute_sql`` is listed as ``write``
-(what it may do); :func:`app.policy.risk.tool_risk` classifies each call's SQL.
+Policy owns no catalog: the tools are declared once each, in their family modules
+(``app/agent/tools/<family>.py``), and ``app.agent.tools`` assembles ``TOOL_CATALOG``
+(name → ToolSpec) from those declarations with :func:`roles_for` and :func:`affinity_for`
+(the two tables below). A :class:`app.policy.Policy` carries the catalog it is given;
+a policy file (see :mod:`app.policy.config`) may override roles, timeouts and confirm
+rules.
 """
 
 from __future__ import annotations
 
+import string
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any
 
 from pydantic import BaseModel
 
-from app.policy.descriptions import TOOL_ENTRIES, ToolEntry
+from app.vocab import LANGS, OBJECT_TYPES, ROLES, Confirm, Lang, Risk
 
-Risk = Literal["read", "write", "delete"]
-Confirm = Literal["auto", "always", "never"]
-
-ROLES: tuple[str, ...] = ("admin", "analyst")
 ALL_ROLES: frozenset[str] = frozenset(ROLES)
-ADMIN: frozenset[str] = frozenset({"admin"})
 ALWAYS_INCLUDED = "show_capabilities"
-OBJECT_TYPES: tuple[str, ...] = ("dashboard", "dataset", "migration")
 
 # Which tools fit which page context (the contract's _CONTEXT_TOOL_AFFINITY, verbatim).
 CONTEXT_TOOL_AFFINITY: dict[str, set[str]] = {
@@ -69,38 +68,104 @@ TOOL_PERMISSIONS: dict[str, list[str]] = {
 }
 
 
+def roles_for(name: str) -> frozenset[str]:
+    """Who may run ``name`` by default: TOOL_PERMISSIONS, else every built-in role."""
+    return frozenset(TOOL_PERMISSIONS.get(name, ROLES))
+
+
+def affinity_for(name: str) -> frozenset[str]:
+    """The page contexts ``name`` fits (CONTEXT_TOOL_AFFINITY, read by tool)."""
+    return frozenset(t for t, names in CONTEXT_TOOL_AFFINITY.items() if name in names)
+
+
+class _Blank(dict[str, Any]):
+    """Template values: a missing or None value reads as an empty string."""
+
+    def __missing__(self, key: str) -> str:
+        return ""
+
+
+_FORMATTER = string.Formatter()
+
+
+@dataclass(frozen=True)
+class CardLine:
+    """The confirmation card's one line, e.g. "Deploy dashboard 42 from dev to prod".
+
+    ``en`` and ``ru`` are ``str.format`` templates filled with the call's arguments, plus
+    ``env`` (the environment the call acts on, or "the selected environment") and whatever
+    ``values(args, lang)`` adds (computed fragments such as "all dashboards"). A missing
+    or None value reads as an empty string.
+    """
+
+    en: str
+    ru: str
+    values: Callable[[Mapping[str, Any], Lang], Mapping[str, Any]] | None = None
+
+    def render(self, args: Mapping[str, Any], env_id: str | None, lang: str = "en") -> str:
+        chosen: Lang = "ru" if lang == "ru" else "en"
+        env = env_id or ("выбранное окружение" if chosen == "ru" else "the selected environment")
+        data = _Blank({k: v for k, v in args.items() if v is not None})
+        data["env"] = env
+        if self.values is not None:
+            data.update(self.values(args, chosen))
+        template = self.ru if chosen == "ru" else self.en
+        return " ".join(_FORMATTER.vformat(template, (), data).split())
+
+    def fields(self) -> set[str]:
+        """The names the templates use (tests check them against the args model)."""
+        names = set()
+        for template in (self.en, self.ru):
+            names |= {f for _, f, _, _ in _FORMATTER.parse(template) if f}
+        return names
+
+
+def _plain_line(name: str) -> CardLine:
+    words = name.replace("_", " ").capitalize()
+    return CardLine(en=f"{words} in {{env}}", ru=f"{name} в {{env}}")
+
+
 @dataclass(frozen=True)
 class ToolSpec:
-    """What policy knows about one tool."""
+    """What policy knows about one tool.
+
+    ``risk`` is the tool's own risk; ``call_risk`` (when set) rates one call from its
+    arguments (e.g. the parsed SQL of ``superset_execute_sql``). ``timeout_s`` None means
+    the settings' default tool timeout. ``card`` renders the confirmation card's line.
+    """
 
     name: str
     family: str
     description: str
     args_model: type[BaseModel]
     risk: Risk
-    read_only: bool
     roles: frozenset[str]
     affinity: frozenset[str] = field(default_factory=frozenset)
-    timeout_s: float = 30.0
+    timeout_s: float | None = None
     confirm: Confirm = "auto"
     example_prompt: str = ""
+    card: CardLine | None = None
+    call_risk: Callable[[Mapping[str, Any]], Risk] | None = None
+
+    @property
+    def read_only(self) -> bool:
+        return self.risk == "read"
+
+    def describe(self, args: Mapping[str, Any], env_id: str | None, lang: str = "en") -> str:
+        """One human line saying what the call will do, in ``lang``."""
+        return (self.card or _plain_line(self.name)).render(args, env_id, lang)
 
 
-def _spec(entry: ToolEntry) -> ToolSpec:
-    roles = frozenset(TOOL_PERMISSIONS.get(entry.name, ROLES))
-    affinity = frozenset(t for t, names in CONTEXT_TOOL_AFFINITY.items() if entry.name in names)
-    return ToolSpec(
-        name=entry.name,
-        family=entry.family,
-        description=" ".join(entry.description.split()),
-        args_model=entry.args_model,
-        risk=entry.risk,
-        read_only=entry.risk == "read",
-        roles=roles,
-        affinity=affinity,
-        example_prompt=entry.example_prompt,
-    )
-
-
-TOOL_CATALOG: dict[str, ToolSpec] = {s.name: s for s in map(_spec, TOOL_ENTRIES)}
-assert len(TOOL_CATALOG) == 22, "the catalog has 22 tools"
+__all__ = [
+    "ALL_ROLES",
+    "ALWAYS_INCLUDED",
+    "CONTEXT_TOOL_AFFINITY",
+    "LANGS",
+    "OBJECT_TYPES",
+    "ROLES",
+    "TOOL_PERMISSIONS",
+    "CardLine",
+    "ToolSpec",
+    "affinity_for",
+    "roles_for",
+]

@@ -19,6 +19,10 @@ An extra role may be named in tool role lists. Every role other than ``admin`` a
 ``analyst`` (extra or unknown) gets least privilege, the read tools open to both
 built-in roles, plus the tools that list it. Roles are matched exactly.
 
+The policy applies to a catalog it is given (policy owns none): ``load_policy(path,
+policy=base)`` overrides ``base``'s catalog. ``app.agent.rules.current_policy()`` is the
+policy in force (the tool declarations' catalog plus ``Settings.policy_file``).
+
 This module is the only part of :mod:`app.policy` that reads a file; the rest is pure.
 """
 
@@ -27,13 +31,14 @@ from __future__ import annotations
 import dataclasses
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
 from app.errors import ConfigError
-from app.policy.catalog import ROLES, TOOL_CATALOG, ToolSpec
+from app.policy.catalog import ToolSpec
+from app.vocab import ROLES
 
 _TOOL_KEYS = frozenset({"roles", "timeout_s", "confirm"})
 _CONFIRM_VALUES = ("auto", "always", "never")
@@ -42,9 +47,9 @@ MAX_TIMEOUT_S = 3600.0
 
 @dataclass(frozen=True, eq=False)
 class Policy:
-    """The effective catalog: defaults plus a policy file's overrides."""
+    """The effective catalog: the catalog it was given plus a policy file's overrides."""
 
-    catalog: Mapping[str, ToolSpec] = field(default_factory=lambda: dict(TOOL_CATALOG))
+    catalog: Mapping[str, ToolSpec]
     roles: tuple[str, ...] = ROLES
     path: Path | None = None
 
@@ -57,9 +62,6 @@ class Policy:
 
     def is_known_role(self, role: str | None) -> bool:
         return role in self.roles
-
-
-DEFAULT_POLICY = Policy()
 
 
 def _fail(path: Path, message: str) -> ConfigError:
@@ -116,8 +118,8 @@ def _override(path: Path, spec: ToolSpec, data: Any, roles: tuple[str, ...]) -> 
     return dataclasses.replace(spec, **changes)
 
 
-def policy_from_dict(data: dict[str, Any], path: Path) -> Policy:
-    """Build a Policy from parsed TOML (``path`` is used in error messages)."""
+def policy_from_dict(data: dict[str, Any], path: Path, *, policy: Policy) -> Policy:
+    """``policy`` with the overrides of parsed TOML (``path`` is used in error messages)."""
     unknown = sorted(set(data) - {"tools", "roles"})
     if unknown:
         raise _fail(path, f"unknown section {unknown[0]!r} (allowed: tools, roles)")
@@ -125,7 +127,7 @@ def policy_from_dict(data: dict[str, Any], path: Path) -> Policy:
     tools = data.get("tools", {})
     if not isinstance(tools, dict):
         raise _fail(path, "[tools] must be a table of [tools.<name>] tables")
-    catalog = dict(TOOL_CATALOG)
+    catalog = dict(policy.catalog)
     for name, override in tools.items():
         spec = catalog.get(name)
         if spec is None:
@@ -134,8 +136,9 @@ def policy_from_dict(data: dict[str, Any], path: Path) -> Policy:
     return Policy(catalog=catalog, roles=roles, path=path)
 
 
-def load_policy(path: str | Path) -> Policy:
-    """Read and validate a policy file; ``ConfigError`` names the file and the problem."""
+def load_policy(path: str | Path, *, policy: Policy) -> Policy:
+    """Read and validate a policy file and apply it to ``policy`` (the defaults);
+    ``ConfigError`` names the file and the problem."""
     path = Path(path)
     try:
         raw = path.read_bytes()
@@ -147,27 +150,4 @@ def load_policy(path: str | Path) -> Policy:
         raise _fail(path, f"not UTF-8 text: {exc.reason}") from exc
     except tomllib.TOMLDecodeError as exc:
         raise _fail(path, f"invalid TOML: {exc}") from exc
-    return policy_from_dict(data, path)
-
-
-_cache: dict[Path, tuple[int, Policy]] = {}
-
-
-def active_policy() -> Policy:
-    """The policy in force: ``Settings.policy_file`` if set (re-read when it changes)."""
-    from app.settings import get_settings
-
-    configured = get_settings().policy_file
-    if configured is None:
-        return DEFAULT_POLICY
-    path = Path(configured)
-    try:
-        mtime = path.stat().st_mtime_ns
-    except OSError as exc:
-        raise _fail(path, f"cannot read the policy file: {exc.strerror or exc}") from exc
-    cached = _cache.get(path)
-    if cached is not None and cached[0] == mtime:
-        return cached[1]
-    policy = load_policy(path)
-    _cache[path] = (mtime, policy)
-    return policy
+    return policy_from_dict(data, path, policy=policy)

@@ -58,6 +58,11 @@ class EnvTable:
     def tier_of(self, env_id: str | None) -> EnvTier | None:
         return tier_of(env_id, self)
 
+    @classmethod
+    def configured(cls, tiers: Mapping[str, EnvTier | None]) -> EnvTable:
+        """The table of configured environments (file order), with :func:`default_env`."""
+        return cls(tiers=tiers, default=default_env(tiers))
+
 
 EMPTY_ENVS = EnvTable()
 
@@ -70,6 +75,16 @@ def tier_of(env_id: str | None, envs: EnvTable | None = None) -> EnvTier | None:
     if configured in ENV_TIERS:
         return configured
     return derive_tier(env_id)
+
+
+def default_env(tiers: Mapping[str, EnvTier | None]) -> str | None:
+    """The environment a call runs on when nothing names one: the only configured env;
+    else the first (file order) whose tier is dev by :func:`tier_of`; else the first."""
+    ids = list(tiers)
+    if len(ids) <= 1:
+        return ids[0] if ids else None
+    table = EnvTable(tiers=tiers)
+    return next((env_id for env_id in ids if tier_of(env_id, table) == "dev"), ids[0])
 
 
 @dataclass(frozen=True)

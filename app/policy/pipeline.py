@@ -1,7 +1,8 @@
 """Which tools a person may see and run: RBAC first, then the page context.
 
-Pure: every function takes an optional ``policy`` (default: the active policy) and
-returns values. A denial is a value (``Decision(outcome='deny')``), never an error.
+Pure: the functions that look tools up by name take the ``policy`` in force (keyword;
+``app.agent.rules.current_policy()`` on the agent side) and return values. A denial is a
+value (``Decision(outcome='deny')``), never an error.
 
 Permission rule for role *r* and tool *t*: allowed when *r* is in ``t.roles``. Any
 other role than admin and analyst (a policy file's extra role, or an unknown one)
@@ -15,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, Literal, TypeVar
 
 from app.policy.catalog import ALL_ROLES, ALWAYS_INCLUDED, OBJECT_TYPES, ToolSpec
-from app.policy.config import Policy, active_policy
+from app.policy.config import Policy
 
 T = TypeVar("T")
 Outcome = Literal["allow", "deny", "error"]
@@ -70,6 +71,12 @@ def _no_log(_: Exclusion) -> None:
     return None
 
 
+def _spec_of(tool: Any, name: str, policy: Policy | None) -> ToolSpec | None:
+    if policy is not None:
+        return policy.spec(name)
+    return tool if isinstance(tool, ToolSpec) else None
+
+
 def role_may_run(spec: ToolSpec, user_role: str | None) -> bool:
     """The permission rule (see the module docstring)."""
     if user_role is not None and user_role in spec.roles:
@@ -84,11 +91,8 @@ def required_role_for(spec: ToolSpec) -> str:
     return "admin" if "admin" in spec.roles else min(spec.roles)
 
 
-def enforce_tool_permission(
-    tool_name: str, user_role: str | None, *, policy: Policy | None = None
-) -> Decision:
+def enforce_tool_permission(tool_name: str, user_role: str | None, *, policy: Policy) -> Decision:
     """Invocation-time RBAC: allow, deny (with the required role) or error (unknown tool)."""
-    policy = policy or active_policy()
     spec = policy.spec(tool_name)
     if spec is None:
         return Decision("error", f"unknown tool {tool_name!r}")
@@ -114,16 +118,19 @@ def build_tool_pipeline(
 
     RBAC first (security), then the context affinity of ``object_type`` (UX).
     ``show_capabilities`` survives the context layer always. A null or unknown
-    ``object_type`` keeps every RBAC-allowed tool. Tools missing from the catalog
-    are excluded. ``log`` receives each Exclusion (e.g. for the CoT log).
+    ``object_type`` keeps every RBAC-allowed tool. ``log`` receives each Exclusion
+    (e.g. for the CoT log).
+
+    Each tool is judged by ``policy``'s spec of its name; without a ``policy``, ToolSpecs
+    are judged as given and anything else is excluded as unknown. Tools missing from
+    the policy's catalog are excluded.
     """
-    policy = policy or active_policy()
     context = object_type if object_type in OBJECT_TYPES else None
     kept: list[T] = []
     excluded: list[Exclusion] = []
     for tool in tools:
         name = _name_of(tool)
-        spec = policy.spec(name)
+        spec = _spec_of(tool, name, policy)
         exclusion: Exclusion | None = None
         if spec is None:
             exclusion = Exclusion(name, "unknown tool (not in the catalog)", "rbac")
@@ -144,7 +151,7 @@ def alternatives_for(
     object_type: str | None,
     exclude: str | Iterable[str] | None = None,
     *,
-    policy: Policy | None = None,
+    policy: Policy,
     limit: int = 4,
 ) -> list[dict[str, str]]:
     """Up to ``limit`` tools this role may run in this context, as ``{action, prompt}``.
@@ -152,7 +159,6 @@ def alternatives_for(
     Ranked: same family as the excluded tool(s), then sharing their contexts, then read
     tools, then catalog order; show_capabilities only as a last resort.
     """
-    policy = policy or active_policy()
     excluded = {exclude} if isinstance(exclude, str) else set(exclude or ())
     refused = [s for n in excluded if (s := policy.spec(n)) is not None]
     families = {s.family for s in refused}

@@ -1,47 +1,36 @@
 """Risk of one call, on three axes: what the tool does, where, and who asks.
 
-* tool risk: the catalog's risk, except ``superset_execute_sql`` whose SQL is parsed;
-  read → ``safe``, write → ``guarded``, delete → ``dangerous``;
-* environment: the call's target env (``target_env`` arg > ``env_id`` arg > the
-  submitted env > the page's env), normalised to a tier by :func:`normalize_env`;
+* tool risk: the spec's risk, or its ``call_risk`` of this call's arguments (the parsed
+  SQL of ``superset_execute_sql``); read → ``safe``, write → ``guarded``, delete →
+  ``dangerous``;
+* environment: :func:`app.policy.envs.resolve_env`, the one resolver (the call's
+  ``target_env``/``env_id`` > the submitted env > the page's env > the registry default;
+  a configured tier wins over the tier derived from the id);
 * permission: :func:`app.policy.pipeline.enforce_tool_permission`.
 
-Fail safe: an env name that matches no tier counts as prod, and so does an unknown
-(None) env when choosing the card state of a write (``write_prod``); ``env_context``
-itself stays None then, so the card can say "selected environment".
+Fail safe: an env whose tier nothing names counts as prod, and so does no env at all
+when choosing the card state of a write (``write_prod``); ``env_context`` itself stays
+None then, so the card can say "selected environment".
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel
 
 from app.errors import ToolNotAvailableError
 from app.policy.catalog import ALL_ROLES, ToolSpec
-from app.policy.config import Policy, active_policy
+from app.policy.config import Policy
+from app.policy.envs import EnvChoice, EnvTable, derive_tier, resolve_env
 from app.policy.pipeline import alternatives_for, enforce_tool_permission, required_role_for
-from app.policy.sql import Risk, sql_risk
+from app.vocab import RISK_LEVEL, EnvTier, Risk
 
-EnvTier = Literal["dev", "staging", "prod"]
-RiskLevel = Literal["safe", "guarded", "dangerous"]
-RISK_LEVELS: dict[str, RiskLevel] = {"read": "safe", "write": "guarded", "delete": "dangerous"}
-SQL_TOOL = "superset_execute_sql"
+RISK_LEVELS = RISK_LEVEL
 
-
-def normalize_env(env_id: str | None) -> EnvTier | None:
-    """Tier of an environment id: prod / staging / dev; unknown names are prod."""
-    if env_id is None or not str(env_id).strip():
-        return None
-    name = str(env_id).strip().lower()
-    if "prod" in name:
-        return "prod"
-    if "stag" in name or "test" in name:
-        return "staging"
-    if "dev" in name or "local" in name:
-        return "dev"
-    return "prod"
+#: The contract's name for the tier of an id; the one rule is app.policy.envs.derive_tier.
+normalize_env = derive_tier
 
 
 def _as_dict(tool_args: Mapping[str, Any] | BaseModel | None) -> dict[str, Any]:
@@ -50,32 +39,6 @@ def _as_dict(tool_args: Mapping[str, Any] | BaseModel | None) -> dict[str, Any]:
     if isinstance(tool_args, BaseModel):
         return tool_args.model_dump()
     return dict(tool_args)
-
-
-def _text(value: Any) -> str | None:
-    if value is None:
-        return None
-    text = str(value).strip()
-    return text or None
-
-
-def resolve_target_env(
-    tool_args: Mapping[str, Any] | BaseModel | None,
-    submitted_env: str | None = None,
-    context_env: str | None = None,
-) -> str | None:
-    """The env a call acts on: target_env arg > env_id arg > submitted env > page env.
-
-    ``restore_backup`` without ``env_id`` restores into the backup's own env, which
-    policy cannot know: None (the caller may pass the backup's env as ``env_id``).
-    """
-    args = _as_dict(tool_args)
-    if "backup_id" in args and "env_id" in args and _text(args.get("env_id")) is None:
-        return None
-    for candidate in (args.get("target_env"), args.get("env_id"), submitted_env, context_env):
-        if (text := _text(candidate)) is not None:
-            return text
-    return None
 
 
 def _spec_or_raise(tool_name: str, policy: Policy) -> ToolSpec:
@@ -89,12 +52,13 @@ def tool_risk(
     tool_name: str,
     tool_args: Mapping[str, Any] | BaseModel | None = None,
     *,
-    policy: Policy | None = None,
+    policy: Policy,
 ) -> Risk:
-    """Risk of one call: the catalog's, or the parsed SQL's for superset_execute_sql."""
-    spec = _spec_or_raise(tool_name, policy or active_policy())
-    if tool_name == SQL_TOOL:
-        return sql_risk(_as_dict(tool_args).get("sql"))
+    """Risk of one call: the spec's ``call_risk`` of the arguments when it has one, else
+    the spec's risk."""
+    spec = _spec_or_raise(tool_name, policy)
+    if spec.call_risk is not None:
+        return spec.call_risk(_as_dict(tool_args))
     return spec.risk
 
 
@@ -106,83 +70,34 @@ def card_state(risk: Risk, tier: EnvTier | None) -> str:
     return f"write_{tier or 'prod'}"
 
 
-def _ids(values: Any) -> str:
-    items = [str(v) for v in values or []]
-    return ", ".join(items)
-
-
-def _one_line(text: Any, limit: int = 80) -> str:
-    flat = " ".join(str(text or "").split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
-
-
-def describe_call(tool_name: str, args: Mapping[str, Any], env_id: str | None) -> str:
-    """One human line saying what the call will do, e.g. "Deploy dashboard 42 to prod"."""
-    env = env_id or "the selected environment"
-    source = f" from {args['source_env']}" if args.get("source_env") else ""
-    dashboards = _ids(args.get("dashboard_ids"))
-    match tool_name:
-        case "deploy_dashboard":
-            return f"Deploy dashboard {args.get('dashboard_id')}{source} to {env}"
-        case "execute_migration":
-            n = len(args.get("dashboard_ids") or [])
-            return f"Migrate {n} dashboard(s) ({dashboards}){source} to {env}"
-        case "delete_dashboard":
-            return f"Delete dashboard {args.get('dashboard_id')} in {env}"
-        case "restore_backup":
-            where = env_id or "its own environment"
-            return f"Restore backup {args.get('backup_id')} into {where}, overwriting dashboards"
-        case "run_backup":
-            what = f"dashboards {dashboards}" if dashboards else "all dashboards"
-            return f"Back up {what} in {env}"
-        case "start_maintenance":
-            minutes = args.get("duration_minutes")
-            span = f" for {minutes} min" if minutes else ""
-            reason = f": {_one_line(args['reason'])}" if args.get("reason") else ""
-            return f"Start maintenance on {env}{span}{reason}"
-        case "end_maintenance":
-            return f"End maintenance on {env}"
-        case "create_branch":
-            about = f" for dashboard {args['dashboard_id']}" if args.get("dashboard_id") else ""
-            return f"Create git branch {args.get('branch')}{about}"
-        case "commit_changes":
-            what = f"dashboards {dashboards}" if dashboards else "all dashboards"
-            return f"Commit {what} from {env} to git: {_one_line(args.get('message'))}"
-        case "superset_execute_sql":
-            return f"Run SQL on {env}: {_one_line(args.get('sql'))}"
-        case "superset_create_dataset":
-            schema = f"{args['schema']}." if args.get("schema") else ""
-            return f"Create dataset {schema}{args.get('table_name')} in {env}"
-        case "search_dashboards":
-            return f"Search dashboards for {args.get('query', '')!r} in {env}"
-    if args.get("dashboard_id"):
-        return f"{tool_name.replace('_', ' ').capitalize()} for dashboard {args['dashboard_id']}"
-    return f"{tool_name.replace('_', ' ').capitalize()} in {env}"
-
-
 def build_confirmation_contract_v2(
     tool_name: str,
     tool_args: Mapping[str, Any] | BaseModel | None,
     user_role: str | None,
     target_env: str | None,
     *,
+    policy: Policy,
+    envs: EnvTable | None = None,
+    env: EnvChoice | None = None,
     context_env: str | None = None,
     object_type: str | None = None,
-    policy: Policy | None = None,
+    lang: str = "en",
 ) -> dict[str, Any]:
     """The confirm card's data (keys of ``ConfirmMetadataV2``) + ``requires_confirmation``.
 
-    ``target_env`` is the submitted env; ``context_env`` the page's UIContext env.
+    ``target_env`` is the submitted env; ``context_env`` the page's UIContext env; ``envs``
+    the configured environments (their tiers and the default). ``env`` is the call's
+    environment when the caller already resolved it (the guard does, once per call).
     A refused permission gives ``permission_granted=False``, ``requires_confirmation=False``
     and ``alternatives``: the caller emits ``permission_denied``, never a confirm card.
-    Unknown tools raise ``ToolNotAvailableError``.
+    Unknown tools raise ``ToolNotAvailableError``. ``description`` is in ``lang``.
     """
-    policy = policy or active_policy()
     spec = _spec_or_raise(tool_name, policy)
     args = _as_dict(tool_args)
     risk = tool_risk(tool_name, args, policy=policy)
-    env_id = resolve_target_env(args, target_env, context_env)
-    tier = normalize_env(env_id)
+    if env is None:
+        env = resolve_env(args, submitted=target_env, context=context_env, envs=envs)
+    tier = env.tier if env.env_id is not None else None
     decision = enforce_tool_permission(tool_name, user_role, policy=policy)
     granted = decision.allowed
     if granted:
@@ -199,13 +114,13 @@ def build_confirmation_contract_v2(
         "risk": risk,
         "risk_level": RISK_LEVELS[risk],
         "dangerous": risk == "delete",
-        "env_id": env_id,
+        "env_id": env.env_id,
         "env_context": tier,
         "permission_granted": granted,
         "required_role": required,
         "alternatives": alternatives,
         "card_state": card_state(risk, tier),
         "details": None,
-        "description": describe_call(tool_name, args, env_id),
+        "description": spec.describe(args, env.env_id, lang),
         "requires_confirmation": needs_card,
     }

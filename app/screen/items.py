@@ -80,13 +80,13 @@ class ChatItems:
 
     def __init__(self) -> None:
         self.items: list[ChatItem] = []
-        self._item_listeners: list[Callable[[ChatItem], None]] = []
-        self._reset_listeners: list[Callable[[], None]] = []
+        self._item_listeners: list[Callable[[ChatItem], object]] = []
+        self._reset_listeners: list[Callable[[], object]] = []
 
-    def on_item_added(self, callback: Callable[[ChatItem], None]) -> None:
+    def on_item_added(self, callback: Callable[[ChatItem], object]) -> None:
         self._item_listeners.append(callback)
 
-    def on_reset(self, callback: Callable[[], None]) -> None:
+    def on_reset(self, callback: Callable[[], object]) -> None:
         self._reset_listeners.append(callback)
 
     def add_item(self, item: ChatItem) -> ChatItem:

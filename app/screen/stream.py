@@ -1,183 +1,262 @@
-"""StreamProcessor: the only code that turns agent events into screen-model state.
+"""StreamProcessor: the only code that turns agent events into screen state.
 
-Events are the dicts of ``app.agent.events`` (``decode_sse`` output). Unknown event types
-are ignored with a log line, so a newer server never breaks an older page.
+It consumes the core's typed event objects (``app.agent.events``: no SSE text, no dicts)
+and changes the screen through a narrow interface, :class:`ChatSink`, which
+``AgentChatModel`` implements: the processor writes the chat items' fields (a token into
+its bubble, a tool card's status) and calls the model's transitions for everything else.
+It neither imports the model nor calls the core; the page controller feeds it.
+
+An event type it does not know is ignored with a log line, so a newer core never breaks
+an older page.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, Any
+from collections.abc import AsyncIterable, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Protocol, get_args
 
-from app.screen.i18n import t
-from app.screen.items import ChatMessage, ToolCall
+from app.i18n import is_refusal_code, refusal_text, t
+from app.screen.confirmation import PermissionDenial
+from app.screen.items import ChatItem, ChatMessage, ToolCall, ToolCallStatus
 
 if TYPE_CHECKING:
-    from app.screen.model import AgentChatModel
+    from app.agent.events import (
+        Alternative,
+        ConfirmRequiredEvent,
+        DoneEvent,
+        ErrorEvent,
+        Event,
+        MessageEvent,
+        PermissionDeniedEvent,
+        TokenEvent,
+        ToolEndEvent,
+        ToolProgressEvent,
+        ToolRetryEvent,
+        ToolStartEvent,
+        ToolTimeoutEvent,
+        TurnStartEvent,
+    )
 
 log = logging.getLogger(__name__)
+_FINISHED = ("completed", "failed", "cancelled", "timeout")
+_STATUSES: tuple[str, ...] = get_args(ToolCallStatus)
+
+
+class ChatSink(Protocol):
+    """What the processor needs of the screen model."""
+
+    conv_id: str
+
+    @property
+    def lang(self) -> str: ...
+
+    def add_item(self, item: ChatItem) -> ChatItem: ...
+    def add_message(self, role: str, text: str, kind: str = "text") -> ChatMessage: ...
+    def tool_call(self, call_id: str) -> ToolCall | None: ...
+    def note_answering_model(self, label: str) -> None: ...
+    def set_step(self, step: str) -> None: ...
+    def show_error(self, text: str) -> ChatMessage: ...
+    def turn_done(self, done_state: str) -> None: ...
+    def show_confirmation(self, event: ConfirmRequiredEvent) -> None: ...
+    def show_permission_denied(self, denial: PermissionDenial) -> None: ...
+    def reset(self, conv_id: str | None = None) -> None: ...
+
+
+class ConversationLike(Protocol):
+    """The core's ConversationView, as far as a restore reads it."""
+
+    @property
+    def messages(self) -> Sequence[Mapping[str, Any]]: ...
+    @property
+    def tool_calls(self) -> Sequence[Mapping[str, Any]]: ...
+    @property
+    def pending(self) -> ConfirmRequiredEvent | None: ...
 
 
 class StreamProcessor:
-    def __init__(self, model: AgentChatModel) -> None:
-        self.model = model
+    def __init__(self, sink: ChatSink) -> None:
+        self.sink = sink
         self._open: ChatMessage | None = None  # the assistant bubble tokens stream into
-        self._messages_shown = 0
+        self._answers = 0
+        self._handlers: dict[str, Callable[[Any], None]] = {
+            "turn_start": self._on_turn_start,
+            "token": self._on_token,
+            "message": self._on_message,
+            "error": self._on_error,
+            "done": self._on_done,
+            "tool_start": self._on_tool_start,
+            "tool_progress": self._on_tool_progress,
+            "tool_retry": self._on_tool_retry,
+            "tool_timeout": self._on_tool_timeout,
+            "tool_end": self._on_tool_end,
+            "confirm_required": self._on_confirm_required,
+            "permission_denied": self._on_permission_denied,
+        }
 
-    async def run(self, events: AsyncIterator[dict[str, Any]]) -> int:
+    async def run(self, events: AsyncIterable[Event]) -> int:
         """Apply a whole stream; returns the number of assistant messages it produced."""
-        self._open, self._messages_shown = None, 0
-        async for event in events:
-            self.apply(event)
-        self._open = None
-        return self._messages_shown
+        self._open, self._answers = None, 0
+        try:
+            async for event in events:
+                self.apply(event)
+        finally:
+            self._open = None
+        return self._answers
 
-    def apply(self, event: dict[str, Any]) -> None:
-        handler = getattr(self, f"_on_{event.get('type', '')}", None)
+    def apply(self, event: Event) -> None:
+        handler = self._handlers.get(event.type)
         if handler is None:
-            log.warning("ignoring unknown agent event type %r", event.get("type"))
+            log.warning("ignoring unknown agent event type %r", event.type)
             return
         handler(event)
 
     # ---- text -------------------------------------------------------------------------
-    def _on_turn_start(self, ev: dict[str, Any]) -> None:
-        """The server accepted the turn: say at once which model is answering."""
-        if ev.get("model"):
-            self.model.answered_by = str(ev["model"])
+    def _on_turn_start(self, ev: TurnStartEvent) -> None:
+        """The core accepted the turn: say at once which model is answering."""
+        self.sink.note_answering_model(ev.model)
 
-    def _on_token(self, ev: dict[str, Any]) -> None:
+    def _on_token(self, ev: TokenEvent) -> None:
         if self._open is None:
-            self._open = self.model.add_message("assistant", "")
-            self._messages_shown += 1
-        self._open.text += ev.get("text", "")
-        self.model.process_step = "answer"
+            self._open = self.sink.add_message("assistant", "")
+            self._answers += 1
+        self._open.text += ev.text
+        self.sink.set_step("answer")
 
-    def _on_message(self, ev: dict[str, Any]) -> None:
-        text = ev.get("text", "")
-        if ev.get("model"):
-            self.model.answered_by = str(ev["model"])
+    def _on_message(self, ev: MessageEvent) -> None:
+        self.sink.note_answering_model(ev.model)
         if self._open is not None:
-            self._open.text = text or self._open.text
+            self._open.text = ev.text or self._open.text
         else:
-            self.model.add_message("assistant", text)
-            self._messages_shown += 1
+            self.sink.add_message("assistant", ev.text)
+            self._answers += 1
         self._open = None
-        self.model.process_step = "answer"
+        self.sink.set_step("answer")
 
-    def _on_error(self, ev: dict[str, Any]) -> None:
+    def _on_error(self, ev: ErrorEvent) -> None:
         self._open = None
-        self.model.add_message("assistant", ev.get("message") or ev.get("code", "error"), "error")
-        self._messages_shown += 1
-        self.model.state = "error"
+        if is_refusal_code(ev.code):  # a refusal of the turn: said in the page's language
+            text = refusal_text(ev.code, ev.message, self.sink.lang)
+        else:
+            text = ev.message or ev.code
+        self.sink.show_error(text)
+        self._answers += 1
 
-    def _on_done(self, ev: dict[str, Any]) -> None:
+    def _on_done(self, ev: DoneEvent) -> None:
         self._open = None
-        if self.model.pending_confirmation is not None and self.model.card_state:
-            self.model.state = "awaiting_confirmation"
-        elif ev.get("state") in ("idle", "error"):
-            self.model.state = ev["state"]
-        if self.model.state == "idle":
-            self.model.process_step = "answer"
+        self.sink.turn_done(ev.state)
 
     # ---- tools ------------------------------------------------------------------------
-    def _on_tool_start(self, ev: dict[str, Any]) -> None:
+    def _on_tool_start(self, ev: ToolStartEvent) -> None:
         self._open = None
-        self.model.process_step = "tools"
-        call = self.model.tool_call(ev["call_id"])
+        self.sink.set_step("tools")
+        call = self.sink.tool_call(ev.call_id)
         if call is not None:  # a resumed call re-announced after confirmation
             call.status = "executing"
             call.refresh_actions()
             return
-        self.model.add_item(
+        self.sink.add_item(
             ToolCall(
-                call_id=ev["call_id"],
-                tool_name=ev.get("tool_name", ""),
-                tool_args=dict(ev.get("tool_args") or {}),
-                is_write_tool=bool(ev.get("is_write_tool")),
-                timeout_s=float(ev.get("timeout_s", 30.0)),
-                task_id=ev.get("task_id"),
+                call_id=ev.call_id,
+                tool_name=ev.tool_name,
+                tool_args=dict(ev.tool_args),
+                is_write_tool=ev.is_write_tool,
+                timeout_s=ev.timeout_s,
+                task_id=ev.task_id,
             )
         )
 
-    def _call(self, ev: dict[str, Any]) -> ToolCall:
-        call = self.model.tool_call(ev["call_id"])
+    def _call(self, call_id: str, tool_name: str) -> ToolCall:
+        call = self.sink.tool_call(call_id)
         if call is None:  # an event for a call whose start we missed (restored page)
-            call = ToolCall(call_id=ev["call_id"], tool_name=ev.get("tool_name", ""))
-            self.model.add_item(call)
+            call = ToolCall(call_id=call_id, tool_name=tool_name)
+            self.sink.add_item(call)
         return call
 
-    def _on_tool_progress(self, ev: dict[str, Any]) -> None:
-        call = self._call(ev)
-        if call.status in ("completed", "failed", "cancelled", "timeout"):
+    def _on_tool_progress(self, ev: ToolProgressEvent) -> None:
+        call = self._call(ev.call_id, ev.tool_name)
+        if call.status in _FINISHED:
             return  # a late progress report never rolls a finished card back
-        total = max(1, int(ev.get("total", 1)))
-        call.progress = min(1.0, max(0.0, int(ev.get("step", 0)) / total))
-        call.progress_message = ev.get("message", "")
-        call.task_id = ev.get("task_id") or call.task_id
+        call.progress = min(1.0, max(0.0, ev.step / max(1, ev.total)))
+        call.progress_message = ev.message
+        call.task_id = ev.task_id or call.task_id
 
-    def _on_tool_retry(self, ev: dict[str, Any]) -> None:
-        call = self._call(ev)
-        call.retry_count = int(ev.get("attempt", call.retry_count + 1))
-        call.max_retries = int(ev.get("max_retries", call.max_retries))
-        call.error = ev.get("error", "")
+    def _on_tool_retry(self, ev: ToolRetryEvent) -> None:
+        call = self._call(ev.call_id, ev.tool_name)
+        call.retry_count = ev.attempt
+        call.max_retries = ev.max_retries
+        call.error = ev.error
         call.status = "retrying"  # last: the card's status label is bound to it
         call.refresh_actions()
 
-    def _on_tool_timeout(self, ev: dict[str, Any]) -> None:
-        call = self._call(ev)
+    def _on_tool_timeout(self, ev: ToolTimeoutEvent) -> None:
+        call = self._call(ev.call_id, ev.tool_name)
         call.status = "timeout"
-        call.retryable = bool(ev.get("retryable"))
-        call.status_unknown = bool(ev.get("status_unknown"))
-        call.is_write_tool = call.is_write_tool or call.status_unknown
-        call.error = (
-            t("status_unknown", self.model.lang) if call.status_unknown else ev.get("message", "")
-        )
+        call.retryable = ev.retryable
+        call.status_unknown = ev.status_unknown
+        call.is_write_tool = call.is_write_tool or ev.status_unknown
+        call.error = t("status_unknown", self.sink.lang) if ev.status_unknown else ev.message
         call.refresh_actions()
 
-    def _on_tool_end(self, ev: dict[str, Any]) -> None:
-        call = self._call(ev)
+    def _on_tool_end(self, ev: ToolEndEvent) -> None:
+        call = self._call(ev.call_id, ev.tool_name)
         if call.status == "timeout":  # the timeout already said what matters
             return
-        call.status = ev.get("status", "completed")
-        call.result = ev.get("result", "")
-        call.error = ev.get("error") or ""
-        call.retryable = bool(ev.get("retryable"))
+        call.status = ev.status
+        call.result = ev.result
+        call.error = ev.error or ""
+        call.retryable = ev.retryable
         if call.status == "completed":
             call.progress = 1.0 if call.progress is not None else None
         call.refresh_actions()
 
-    # ---- confirmation and permission -----------------------------------------------------
-    def _on_confirm_required(self, ev: dict[str, Any]) -> None:
+    # ---- confirmation and permission ------------------------------------------------------
+    def _on_confirm_required(self, ev: ConfirmRequiredEvent) -> None:
         self._open = None
-        meta = ev.get("metadata") or {}
-        if meta.get("permission_granted") is False:
-            self._on_permission_denied(
-                {
-                    "tool_name": meta.get("tool_name", ""),
-                    "required_role": meta.get("required_role") or "admin",
-                    "alternatives": meta.get("alternatives") or [],
-                }
-            )
+        meta = ev.metadata
+        if not meta.permission_granted:  # never a confirmation for a forbidden call
+            self._deny(meta.tool_name, meta.required_role, meta.alternatives)
             return
-        self.model.show_confirmation(ev)
+        self.sink.show_confirmation(ev)
 
-    def _on_permission_denied(self, ev: dict[str, Any]) -> None:
+    def _on_permission_denied(self, ev: PermissionDeniedEvent) -> None:
         self._open = None
-        self.model.show_permission_denied(ev)
+        self._deny(ev.tool_name, ev.required_role, ev.alternatives)
+
+    def _deny(self, tool: str, role: str | None, alternatives: Sequence[Alternative]) -> None:
+        alts = tuple({"action": a.action, "prompt": a.prompt} for a in alternatives)
+        self.sink.show_permission_denied(PermissionDenial(tool, role or "admin", alts))
 
     # ---- restore ------------------------------------------------------------------------
-    def restore(self, conversation: dict[str, Any]) -> None:
-        """Rebuild the chat from ``get_conversation`` output (reload, second tab)."""
-        model = self.model
-        model.reset(conv_id=model.conv_id)
-        for message in conversation.get("messages") or []:
+    def restore(self, conversation: ConversationLike) -> None:
+        """Rebuild the chat from the core's ConversationView (reload, second tab):
+        messages, then the tool calls' cards, then a pending confirmation card."""
+        sink = self.sink
+        sink.reset(conv_id=sink.conv_id)
+        self._open = None
+        for message in conversation.messages:
             role = "user" if message.get("role") == "user" else "assistant"
-            model.add_message(role, message.get("text") or message.get("content") or "")
-            if role == "user":
-                model.last_user_text = message.get("text") or ""
-        pending = conversation.get("pending_confirmation")
-        if pending:
+            sink.add_message(role, str(message.get("text") or message.get("content") or ""))
+        pending = conversation.pending
+        for row in conversation.tool_calls:
+            if pending is not None and row.get("call_id") == pending.call_id:
+                continue  # the confirmation card stands for it
+            sink.add_item(_restored_call(row))
+        if pending is not None:
             self._on_confirm_required(pending)
-        else:
-            model.state = "idle"
+
+
+def _restored_call(row: Mapping[str, Any]) -> ToolCall:
+    status = str(row.get("status") or "completed")
+    call = ToolCall(
+        call_id=str(row.get("call_id", "")),
+        tool_name=str(row.get("tool_name", "")),
+        tool_args=dict(row.get("tool_args") or {}),
+        status=status if status in _STATUSES else "completed",  # type: ignore[arg-type]
+        is_write_tool=bool(row.get("is_write_tool")),
+        result=str(row.get("result") or ""),
+        error=str(row.get("error") or ""),
+        task_id=row.get("task_id"),
+    )
+    call.refresh_actions()
+    return call

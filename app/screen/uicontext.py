@@ -1,32 +1,52 @@
-"""Pure helpers of the page's context: URL params → UIContext dict, env tiers, labels."""
+"""Pure helpers of the page's context: URL params → UIContext dict, and labels.
+
+The limits are the server's own (``app.context.UIContext``'s field lengths, the vocabulary's
+object types and env-id pattern), so the page never keeps a second copy of them. Tiers are
+not decided here: the page controller hands the model each environment's tier.
+"""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
-from app.screen.i18n import t
+from app.context import UIContext
+from app.i18n import t
+from app.vocab import ENV_ID_PATTERN, OBJECT_TYPES
 
-OBJECT_TYPES = ("dashboard", "dataset", "migration")
-FIELD_LIMITS = {"objectId": 64, "objectName": 256, "envId": 64, "route": 256}
+_ENV_ID = re.compile(ENV_ID_PATTERN)
 
 
-def env_tier(env_id: str | None, environments: list[dict[str, Any]] | None = None) -> str | None:
-    """The configured tier of ``env_id``, else the policy's name rule (unknown → prod)."""
-    if not env_id:
-        return None
-    for env in environments or []:
-        if env.get("id") == env_id and env.get("tier") in ("dev", "staging", "prod"):
-            return str(env["tier"])
-    from app.policy import normalize_env
+@dataclass(frozen=True)
+class EnvOption:
+    """An environment the page can select, with the tier the resolver gave it."""
 
-    return normalize_env(env_id)
+    id: str
+    name: str = ""
+    tier: str | None = None
+
+    @property
+    def label(self) -> str:
+        return f"{self.name or self.id} ({self.tier or '?'})"
+
+
+def _max_length(field: str) -> int:
+    for constraint in UIContext.model_fields[field].metadata:
+        limit = getattr(constraint, "max_length", None)  # pydantic's MaxLen constraint
+        if isinstance(limit, int):
+            return limit
+    raise LookupError(f"UIContext.{field} declares no max_length")
+
+
+FIELD_LIMITS: dict[str, int] = {
+    name: _max_length(name) for name in ("objectId", "objectName", "envId", "route")
+}
 
 
 def valid_env_id(value: str | None) -> str | None:
-    if value and all(c.isalnum() or c in "_.-" for c in value):
-        return value
-    return None
+    return value if value and _ENV_ID.match(value) else None
 
 
 def context_from_params(
@@ -64,9 +84,9 @@ def pill_label(context: dict[str, Any] | None, env: str | None, lang: str) -> st
     return " · ".join(parts)
 
 
-def env_badge(meta: dict[str, Any], lang: str) -> str:
-    """The confirmation card's env badge: "prod", or "prod-eu · prod" when they differ."""
-    env, tier = meta.get("env_id"), meta.get("env_context")
-    if env and tier and env != tier:
-        return f"{env} · {tier}"
-    return env or tier or t("env_unknown", lang)
+def env_badge(env_id: str | None, tier: str | None, lang: str) -> str:
+    """The confirmation card's env badge: "prod", or "test-main · prod" when they differ
+    (the tier is the one the guard resolved, carried by the event)."""
+    if env_id and tier and env_id != tier:
+        return f"{env_id} · {tier}"
+    return env_id or tier or t("env_unknown", lang)

@@ -92,9 +92,12 @@ def record_audit(
     duration_ms: float | None = None,
     ts: datetime | None = None,
     flush: bool = True,
+    channel: str | None = None,
+    client: str | None = None,
 ) -> AuditEvent:
     """Add one audit row to ``session`` (flushed; the caller commits). ``ts`` lets a
-    deferred writer keep the moment the decision was taken (default: now)."""
+    deferred writer keep the moment the decision was taken (default: now). ``channel``
+    is the door the decision came through (page | http | mcp), ``client`` the MCP client."""
     if not kind:
         raise ValueError("audit kind is required")
     if decision is not None and decision not in DECISIONS:
@@ -113,6 +116,8 @@ def record_audit(
         reason=_cut(reason) if reason is not None else None,
         args=stored_args,
         duration_ms=duration_ms,
+        channel=channel,
+        client=_cut(client) if client is not None else None,
     )
     if ts is not None:
         row.ts = as_utc(ts)

@@ -78,6 +78,7 @@ def init_db(engine: Engine) -> None:
         if engine.dialect.name == "postgresql":
             conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": INIT_LOCK_KEY})
         SQLModel.metadata.create_all(conn)
+        models.ensure_audit_columns(conn)
         models.ensure_audit_triggers(conn)
 
 

@@ -18,7 +18,7 @@ import uuid
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, Connection, DateTime, Text, TypeDecorator, event
+from sqlalchemy import JSON, Connection, DateTime, Text, TypeDecorator, event, inspect
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import ORMExecuteState
 from sqlalchemy.orm import Session as OrmSession
@@ -85,6 +85,13 @@ class AuditEvent(SQLModel, table=True):
     reason: str | None = Field(default=None, sa_type=Text)
     args: dict[str, Any] | list[Any] | None = Field(default=None, sa_type=JsonType)
     duration_ms: float | None = None
+    channel: str | None = Field(default=None, index=True)  # the door: page | http | mcp
+    client: str | None = None  # the MCP client's name
+
+
+# Columns added to ``audit_event`` after its first release: init_db adds them to an older
+# table (a data dir from an earlier version) so its rows stay and new rows carry them.
+AUDIT_ADDED_COLUMNS = ("channel", "client")
 
 
 class User(SQLModel, table=True):
@@ -217,6 +224,18 @@ TRIGGERS = {"sqlite": _SQLITE_TRIGGERS, "postgresql": _PG_TRIGGERS}
 for _dialect, _statements in TRIGGERS.items():
     for _stmt in _statements:
         event.listen(AuditEvent.__table__, "after_create", DDL(_stmt).execute_if(dialect=_dialect))
+
+
+def ensure_audit_columns(conn: Connection) -> None:
+    """Add the columns of ``AUDIT_ADDED_COLUMNS`` that an existing table lacks. Idempotent
+    (SQLite has no ``ADD COLUMN IF NOT EXISTS``, so the table is inspected first)."""
+    present = {c["name"] for c in inspect(conn).get_columns(AuditEvent.__tablename__)}
+    for name in AUDIT_ADDED_COLUMNS:
+        if name not in present:
+            conn.exec_driver_sql(f"ALTER TABLE audit_event ADD COLUMN {name} VARCHAR")
+    conn.exec_driver_sql(
+        "CREATE INDEX IF NOT EXISTS ix_audit_event_channel ON audit_event (channel)"
+    )
 
 
 def ensure_audit_triggers(conn: Connection) -> None:

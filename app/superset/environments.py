@@ -8,10 +8,12 @@ File format (path from ``SS_TOOLS_ENVIRONMENTS_FILE``, default ``./environments.
     url = "http://127.0.0.1:8088"
     username = "admin"
     password_env = "SS_DEV_PASSWORD"    # or password = "…" for a local sandbox
-    tier = "dev"                        # optional; else derived from id
+    tier = "dev"                        # optional; None here: the policy derives it
 
 A bad file fails with a :class:`ConfigError` naming the file, the line and the reason.
 A missing password variable only disables that one environment (``registry.errors``).
+An Environment keeps only its configured ``tier``; the tier a part acts on comes from the
+one resolver, :func:`app.policy.envs.tier_of` (configured tier > derived from the id > prod).
 """
 
 from __future__ import annotations
@@ -31,13 +33,6 @@ if TYPE_CHECKING:
 
 Tier = Literal["dev", "staging", "prod"]
 _ID_RE = r"^[A-Za-z0-9_.-]{1,64}$"
-
-
-def derive_tier(env_id: str) -> Tier:
-    """The tier of an env id, by the policy's rule (unknown → prod, fail safe)."""
-    from app.policy import normalize_env  # lazy: policy is pure and imports nothing of ours
-
-    return normalize_env(env_id) or "prod"
 
 
 class Environment(BaseModel):
@@ -65,12 +60,6 @@ class Environment(BaseModel):
     def model_post_init(self, __context: object) -> None:
         if not self.name:
             object.__setattr__(self, "name", self.id)
-        if self.tier is None:
-            object.__setattr__(self, "tier", derive_tier(self.id))
-
-    @property
-    def effective_tier(self) -> Tier:
-        return self.tier or derive_tier(self.id)
 
     def password_value(self) -> str:
         """The plain password, for the login request only."""

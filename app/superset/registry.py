@@ -1,9 +1,14 @@
-"""The configured Superset environments and one pooled client per environment."""
+"""The configured Superset environments and one pooled client per environment.
+
+The registry knows each environment's configured tier (None when unset) but decides no
+tier itself: the agent side resolves environments and tiers with :mod:`app.policy.envs`
+(``app.agent.rules.current_envs()``), including the default environment.
+"""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +17,9 @@ import httpx
 from app.errors import NoEnvironmentError
 from app.settings import get_settings
 from app.superset.client import SupersetClient
-from app.superset.environments import Environment, read_environments_file
+from app.superset.environments import Environment, Tier, read_environments_file
+
+TierOf = Callable[[str], str | None]
 
 
 class EnvironmentRegistry:
@@ -55,12 +62,15 @@ class EnvironmentRegistry:
             )
         return env
 
-    def resolve(self, env_id: str | None, selected: str | None = None) -> Environment:
-        """Pick the environment of a call.
+    def configured_tiers(self) -> dict[str, Tier | None]:
+        """Each environment's configured tier (None when the file sets none), file order."""
+        return {env.id: env.tier for env in self.environments.values()}
 
-        Order: the explicit ``env_id`` of the call; else the ``selected`` env (the page's
-        env picker / UIContext); else the only configured env; else the first env whose
-        tier is dev; else the first configured env. No env at all → NoEnvironmentError.
+    def resolve(self, env_id: str | None, selected: str | None = None) -> Environment:
+        """Pick the environment of a call: the explicit ``env_id``; else ``selected`` (the
+        environment the agent resolved for the call, default included); else the only
+        configured env. The registry never guesses among several: with nothing named it
+        raises NoEnvironmentError (the default is the resolver's, app.policy.envs).
         """
         if env_id:
             return self.get(env_id)
@@ -68,13 +78,11 @@ class EnvironmentRegistry:
             return self.get(selected)
         if not self.environments:
             raise NoEnvironmentError("no Superset environment configured")
-        envs = list(self.environments.values())
-        if len(envs) == 1:
-            return envs[0]
-        for env in envs:
-            if env.effective_tier == "dev":
-                return env
-        return envs[0]
+        if len(self.environments) == 1:
+            return next(iter(self.environments.values()))
+        raise NoEnvironmentError(
+            f"no environment selected; configured: {', '.join(self.environments)}"
+        )
 
     def client(self, env_id: str) -> SupersetClient:
         """The pooled client of ``env_id`` (created on first use)."""
@@ -93,13 +101,16 @@ class EnvironmentRegistry:
             self._clients[env.id] = entry
         return entry[1]
 
-    def describe(self) -> list[dict[str, Any]]:
-        """One row per environment: id, name, tier, url, error (never credentials)."""
+    def describe(self, tier_of: TierOf | None = None) -> list[dict[str, Any]]:
+        """One row per environment: id, name, tier, url, error (never credentials).
+
+        ``tier`` is ``tier_of(id)`` when given (the resolver's answer), else the configured
+        tier (None when unset)."""
         return [
             {
                 "id": env.id,
                 "name": env.name,
-                "tier": env.effective_tier,
+                "tier": tier_of(env.id) if tier_of is not None else env.tier,
                 "url": env.url,
                 "error": self.errors.get(env.id),
             }

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
+from app.agent.tools import TOOL_CATALOG
 from app.errors import SupersetUnavailableError
-from app.policy import TOOL_CATALOG
 from app.settings import reset_settings
 from app.store import maintenance
 from app.store.audit import list_audit

@@ -11,8 +11,8 @@ from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, Tool
 
 from app.agent.llm import OFFLINE_LABEL, get_chat_model, model_label
 from app.agent.planner import OfflinePlanner
+from app.agent.tools import TOOL_CATALOG
 from app.errors import ConfigError
-from app.policy import TOOL_CATALOG
 from app.settings import Settings
 from tests.agent.openai_stub import OpenAIStub
 

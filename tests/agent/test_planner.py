@@ -3,7 +3,6 @@ streaming, and the system prompt it reads its context from."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
@@ -13,10 +12,10 @@ from langgraph.graph import END, START, MessagesState, StateGraph
 from pydantic import BaseModel, Field
 
 from app.agent.planner import OfflinePlanner
+from app.agent.planner.phrases import CAPABILITIES
 from app.agent.prompts import build_system_prompt
 from app.context import inject_uicontext
-from app.policy import TOOL_CATALOG
-from tests.agent.test_planner_eval import openai_tools
+from tests.agent.test_planner_eval import CATALOG, openai_tools
 
 DASHBOARD_PAGE = {"objectType": "dashboard", "objectId": "42", "envId": "prod"}
 
@@ -163,68 +162,6 @@ def test_page_context_is_data_not_instructions():
     assert reply.tool_calls == []
 
 
-# --- final answers ----------------------------------------------------------------------------
-@pytest.mark.parametrize(
-    ("result", "request_text", "expected", "absent"),
-    [
-        # cancelled by a Russian speaker
-        ("CANCELLED:", "задеплой на прод", "Операция отменена.", "Operation"),
-        # cancelled with a reason, in English
-        ("CANCELLED: wrong dashboard", "deploy to prod", "Operation cancelled.", "Операция"),
-        # a failure explains and suggests a next step
-        ("ERROR: Superset timed out after 30 s", "deploy to prod", "try again", None),
-        # a guard denial says who may do it
-        ("PERMISSION_DENIED: requires role admin", "deploy to prod", "not allowed", None),
-        # a tool outside the page's context
-        ("NOT_AVAILABLE: not available in this context", "задеплой", "недоступен", None),
-        # the guard's argument check: ask for the details
-        ("INVALID_ARGUMENTS: target_env: Field required", "deploy it", "spelled out", None),
-        # a write refused during a maintenance window
-        ("MAINTENANCE: environment 'prod' is in a maintenance window", "deploy", "wait", None),
-        # a plain-text result that merely starts with a word and a colon is not an error
-        ("SQL: select 1", "format select 1", "SQL: select 1", "failed"),
-    ],
-)
-def test_final_answer_explains_outcomes_in_the_users_language(
-    result, request_text, expected, absent
-):
-    text = after_tool(result, request_text)
-    assert expected in text
-    if absent:
-        assert absent not in text
-
-
-def test_cancelled_answer_keeps_the_users_reason():
-    assert "Причина: не тот дашборд" in after_tool("CANCELLED: не тот дашборд", "задеплой")
-
-
-def test_final_answer_summarises_json_lists_without_inventing():
-    items = [{"id": i, "dashboard_title": f"Sales {i}", "status": "published"} for i in range(8)]
-    text = after_tool(json.dumps(items), "find sales dashboards", "search_dashboards")
-    assert "Found 8:" in text
-    assert "#0 Sales 0" in text and "#4 Sales 4" in text
-    assert "Sales 5" not in text  # only the top 5 are listed
-    assert "+ 3 more." in text
-
-
-def test_final_answer_reports_verdicts_and_reasons_from_a_json_object():
-    payload = {"verdict": "degraded", "failed_charts": 2, "reasons": ["chart 7: 500", "chart 9"]}
-    text = after_tool(json.dumps(payload), "check health", "get_health_summary")
-    assert "**verdict**: degraded" in text
-    assert "**failed_charts**: 2" in text
-    assert "chart 7: 500" in text
-
-
-def test_final_answer_passes_plain_text_results_through():
-    text = after_tool("Found 3 items: a, b, c.", "list backups", "list_backups")
-    assert "Found 3 items: a, b, c." in text
-
-
-def test_final_answer_is_in_russian_for_a_russian_turn():
-    text = after_tool(json.dumps([]), "найди дашборды продаж", "search_dashboards")
-    assert "Ничего не найдено." in text
-
-
 # --- streaming ----------------------------------------------------------------------------------
 async def test_ainvoke_and_astream_both_carry_the_tool_call():
     model = planner()
@@ -299,9 +236,7 @@ def test_env_synonyms_map_to_the_configured_env_of_that_tier():
 
 
 def test_every_catalog_tool_has_capability_texts():
-    from app.agent.planner.phrases import CAPABILITIES
-
-    assert set(CAPABILITIES) == set(TOOL_CATALOG)
+    assert set(CAPABILITIES) == set(CATALOG)
 
 
 @pytest.mark.parametrize(
@@ -332,15 +267,3 @@ def test_new_request_after_a_question_is_planned_on_its_own():
         [system(), HumanMessage("deploy dashboard 5"), question, HumanMessage("list backups")]
     )
     assert reply.tool_calls[0]["name"] == "list_backups"
-
-
-def test_final_answer_walks_nested_groups_of_a_capabilities_result():
-    result = {
-        "count": 2,
-        "groups": {"dashboards": [{"name": "search_dashboards", "description": "Find them."}]},
-        "excluded": [{"name": "deploy_dashboard", "reason": "requires admin"}],
-    }
-    text = after_tool(json.dumps(result), "what can you do", "show_capabilities")
-    assert "**dashboards** (1):" in text
-    assert "search\\_dashboards — Find them." in text  # markdown-escaped data
-    assert "deploy\\_dashboard (reason: requires admin)" in text

@@ -92,7 +92,7 @@ async def test_tool_listing_follows_role_and_context(
 
 
 def _read_risk(name: str) -> bool:
-    from app.policy import TOOL_CATALOG
+    from app.agent.tools import TOOL_CATALOG
 
     return TOOL_CATALOG[name].risk == "read"
 

@@ -116,9 +116,9 @@ def test_sign_in_prod_deep_link_dangerous_countdown_confirm_result(
             expect(page.get_by_text("Ready", exact=True)).to_be_visible(timeout=30_000)
             expect(page.get_by_text("Dangerous action")).to_be_hidden()
             page.screenshot(path=str(SHOTS / "05-result.png"))
-            expect(
-                page.get_by_text(re.compile(r"Deleted 'Browser Throwaway' from prod; backup")).first
-            ).to_be_visible()
+            # one plain sentence: what was deleted, the backup, and how to bring it back
+            answer = rf"Deleted “Browser Throwaway” \(#{dash}\) from prod\. Backup \w+… was taken"
+            expect(page.get_by_text(re.compile(answer)).first).to_be_visible()
             from app.sandbox.client import SupersetSession
 
             prod = superset_sandbox.env("prod")

@@ -13,10 +13,9 @@ from typing import Any
 import pytest
 
 from app.agent.execution import execute_with_timeout, retry_read_tool
-from app.agent.tools import ALL_TOOLS
+from app.agent.tools import ALL_TOOLS, TOOL_CATALOG
 from app.agent.tools.base import ToolDeps
 from app.errors import SupersetUnavailableError, ToolTimeoutError
-from app.policy import TOOL_CATALOG
 from app.sandbox import Sandbox
 from app.sandbox.instances import free_port
 from app.settings import get_settings, reset_settings

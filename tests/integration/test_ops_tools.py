@@ -13,15 +13,14 @@ from typing import Any
 
 import pytest
 
-from app.agent.tools import ALL_TOOLS
+from app.agent.tools import ALL_TOOLS, TOOL_CATALOG
 from app.agent.tools.base import ToolDeps
-from app.agent.tools.deploy import list_all, preflight_migration
 from app.errors import SupersetNotFoundError, ToolError
-from app.policy import TOOL_CATALOG
 from app.settings import get_settings
 from app.store import maintenance as maintenance_store
 from app.store import tasks as task_store
 from app.store.db import session_scope
+from app.superset.migration import list_all, preflight_migration
 from app.superset.registry import EnvironmentRegistry, load_environments
 from app.tasks.worker import reset_runner
 

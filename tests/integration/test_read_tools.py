@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from app.agent.tools import ALL_TOOLS
+from app.agent.rules import default_policy
+from app.agent.tools import ALL_TOOLS, TOOL_CATALOG
 from app.agent.tools.base import ToolDeps
 from app.errors import SupersetError
-from app.policy import TOOL_CATALOG
 from app.sandbox import Sandbox
 from app.sandbox.demo import BROKEN_CHART
 from app.settings import get_settings
@@ -189,7 +189,7 @@ async def test_list_environments_shows_both_sandboxes_reachable(
 async def test_capabilities_and_task_status_need_no_superset(
     registry: EnvironmentRegistry, isolated_db: str
 ) -> None:
-    caps = await run("show_capabilities", deps(registry, role="analyst"))
+    caps = await run("show_capabilities", deps(registry, role="analyst", policy=default_policy()))
     assert caps["count"] > 0 and caps["role"] == "analyst"
     tasks = await run("get_task_status", deps(registry))
     assert tasks == {"tasks": [], "count": 0}

@@ -1,4 +1,7 @@
-"""The catalog: 22 ToolSpecs as in DESIGN.md, argument names as in DEVELOPERS.md."""
+"""The catalog: 22 ToolSpecs as in DESIGN.md, argument names as in DEVELOPERS.md.
+
+The catalog is assembled from the tools' declarations (app.agent.tools); policy itself
+owns none."""
 
 from __future__ import annotations
 
@@ -13,7 +16,8 @@ import pytest
 from pydantic import ValidationError
 from pydantic_core import PydanticUndefined
 
-from app.policy import CONTEXT_TOOL_AFFINITY, ROLES, TOOL_CATALOG, TOOL_PERMISSIONS
+from app.agent.tools import TOOL_CATALOG
+from app.policy import CONTEXT_TOOL_AFFINITY, ROLES, TOOL_PERMISSIONS
 
 ALL = frozenset(ROLES)
 ADMIN = frozenset({"admin"})
@@ -42,6 +46,14 @@ DESIGN_TABLE: dict[str, tuple[str, frozenset[str], set[str]]] = {
     "end_maintenance": ("write", ADMIN, set()),
     "delete_dashboard": ("delete", ADMIN, set()),
     "restore_backup": ("delete", ADMIN, set()),
+}
+
+LONG_TASKS = {
+    "deploy_dashboard",
+    "execute_migration",
+    "run_backup",
+    "restore_backup",
+    "delete_dashboard",
 }
 
 REQUIRED = PydanticUndefined
@@ -100,7 +112,9 @@ def test_spec_matches_design_row(name: str):
     risk, roles, affinity = DESIGN_TABLE[name]
     assert (spec.risk, spec.roles, set(spec.affinity)) == (risk, roles, affinity)
     assert spec.read_only == (risk == "read")
-    assert spec.timeout_s == 30.0 and spec.confirm == "auto"
+    # long tasks wait for their task (DESIGN decision 10); the rest use the settings' default
+    assert spec.timeout_s == (600.0 if name in LONG_TASKS else None)
+    assert spec.confirm == "auto"
     # the LLM reads this: what it does, when to use it, what it returns
     assert len(spec.description) > 80 and "Returns" in spec.description
     assert spec.example_prompt

@@ -5,17 +5,20 @@ from __future__ import annotations
 import pytest
 
 from app.agent.events import ConfirmMetadataV2
+from app.agent.rules import default_policy
+from app.agent.tools import TOOL_CATALOG
+from app.agent.tools.deploy import DeployDashboardArgs
 from app.errors import ToolNotAvailableError
 from app.policy import (
-    TOOL_CATALOG,
+    EnvTable,
     alternatives_for,
     build_confirmation_contract_v2,
     normalize_env,
-    resolve_target_env,
+    resolve_env,
     tool_risk,
 )
-from app.policy.args import DeployDashboardArgs
-from app.policy.config import DEFAULT_POLICY
+
+DEFAULT_POLICY = default_policy()
 
 DEPLOY = {"dashboard_id": "42", "source_env": "dev", "target_env": "prod"}
 
@@ -158,14 +161,15 @@ def contract(tool, args, role="admin", env=None, **kw):
             {"risk": "delete", "dangerous": True, "card_state": "dangerous"},
             id="sql_drop_dangerous",
         ),
-        # restore overwrites: dangerous; without env_id the backup's env is not known here
+        # restore overwrites: dangerous; policy alone does not know the backup's env (the
+        # guard resolves it and passes env=, see test_a_resolved_env_is_used_as_given)
         pytest.param(
             "restore_backup",
             {"backup_id": "b1", "env_id": None},
             "admin",
             "dev",
-            {"risk": "delete", "dangerous": True, "env_id": None, "card_state": "dangerous"},
-            id="restore_backup_env_unknown",
+            {"risk": "delete", "dangerous": True, "env_id": "dev", "card_state": "dangerous"},
+            id="restore_backup_dangerous",
         ),
     ],
 )
@@ -244,7 +248,7 @@ def test_unknown_tool_is_an_error_not_a_card():
     with pytest.raises(ToolNotAvailableError):
         contract("rm_rf", {})
     with pytest.raises(ToolNotAvailableError):
-        tool_risk("rm_rf", {})
+        tool_risk("rm_rf", {}, policy=DEFAULT_POLICY)
 
 
 @pytest.mark.parametrize(
@@ -269,21 +273,6 @@ def test_normalize_env_table(env_id, tier):
     assert normalize_env(env_id) == tier
 
 
-@pytest.mark.parametrize(
-    ("args", "submitted", "page", "expected"),
-    [
-        ({"target_env": "prod", "env_id": "dev"}, "staging", "local", "prod"),  # target_env first
-        ({"env_id": "dev"}, "staging", "local", "dev"),  # then env_id
-        ({"env_id": None}, "staging", "local", "staging"),  # then the submitted env
-        ({}, None, "local", "local"),  # then the page's UIContext env
-        ({}, "", "", None),  # nothing anywhere
-        (None, "  ", "dev", "dev"),  # blanks are skipped
-    ],
-)
-def test_resolve_target_env_table(args, submitted, page, expected):
-    assert resolve_target_env(args, submitted, page) == expected
-
-
 def test_context_env_feeds_the_contract():
     result = contract("run_backup", {}, env=None, context_env="staging")
     assert result["env_id"] == "staging" and result["card_state"] == "write_staging"
@@ -293,4 +282,50 @@ def test_alternatives_accept_any_collection_of_excluded_names():
     as_set = alternatives_for("analyst", "dashboard", {"deploy_dashboard"}, policy=DEFAULT_POLICY)
     as_str = alternatives_for("analyst", "dashboard", "deploy_dashboard", policy=DEFAULT_POLICY)
     assert as_set == as_str
-    assert alternatives_for("analyst", "dashboard", None, limit=0) == []
+    assert alternatives_for("analyst", "dashboard", None, limit=0, policy=DEFAULT_POLICY) == []
+
+
+def test_a_resolved_env_is_used_as_given():
+    # the guard resolves a call's env once (here: a restore's own backup env) and passes it
+    env = resolve_env({"backup_id": "b1"}, backup_env="prod-eu")
+    result = build_confirmation_contract_v2(
+        "restore_backup", {"backup_id": "b1"}, "admin", "dev", policy=DEFAULT_POLICY, env=env
+    )
+    assert (result["env_id"], result["env_context"]) == ("prod-eu", "prod")
+    assert result["description"] == "Restore backup b1 into prod-eu, overwriting dashboards"
+
+
+@pytest.mark.parametrize(
+    ("tool", "args", "env", "lang", "line"),
+    [
+        # the card's line is filled from the call's args and env, in the person's language
+        ("deploy_dashboard", DEPLOY, None, "ru", "Развернуть дашборд 42 из dev в prod"),
+        # computed fragments: no dashboards named means all of them
+        ("run_backup", {}, "prod", "en", "Back up all dashboards in prod"),
+        ("run_backup", {"dashboard_ids": ["1", "2"]}, "dev", "ru", "Сделать резервную копию: "
+         "дашборды 1, 2 в dev"),
+        # long SQL is cut to one line
+        ("superset_execute_sql", {"sql": "SELECT\n  1"}, "dev", "en", "Run SQL on dev: SELECT 1"),
+        # no env anywhere: the card says so
+        ("end_maintenance", {}, None, "en", "End maintenance on the selected environment"),
+        ("end_maintenance", {}, None, "ru", "Завершить обслуживание выбранное окружение"),
+    ],
+)  # fmt: skip
+def test_card_line_table(tool, args, env, lang, line):
+    assert contract(tool, args, env=env, lang=lang)["description"] == line
+
+
+@pytest.mark.parametrize(
+    ("tiers", "env", "expected"),
+    [
+        # TIER: a configured tier wins over the id: test-main configured prod is prod
+        ({"test-main": "prod"}, "test-main", ("prod", "write_prod")),
+        # without a configured tier, "test" reads as staging
+        ({"test-main": None}, "test-main", ("staging", "write_staging")),
+        # a configured dev tier makes even a "prod"-named env dev
+        ({"prod-copy": "dev"}, "prod-copy", ("dev", "write_dev")),
+    ],
+)
+def test_configured_tier_decides_the_card(tiers, env, expected):
+    result = contract("run_backup", {}, env=env, envs=EnvTable.configured(tiers))
+    assert (result["env_context"], result["card_state"]) == expected

@@ -6,14 +6,16 @@ from dataclasses import dataclass
 
 import pytest
 
+from app.agent.rules import default_policy
+from app.agent.tools import TOOL_CATALOG
 from app.policy import (
-    TOOL_CATALOG,
     Decision,
     Exclusion,
     build_tool_pipeline,
     enforce_tool_permission,
 )
-from app.policy.config import DEFAULT_POLICY
+
+DEFAULT_POLICY = default_policy()
 
 ALL = list(TOOL_CATALOG)
 ADMIN_ONLY = {
@@ -164,7 +166,8 @@ def test_pipeline_returns_the_kind_it_was_given(make):
 
 
 def test_tools_outside_the_catalog_are_excluded():
-    result = build_tool_pipeline(["drop_everything", "search_dashboards"], "admin", None)
+    names = ["drop_everything", "search_dashboards"]
+    result = build_tool_pipeline(names, "admin", None, policy=DEFAULT_POLICY)
     assert result.tools == ["search_dashboards"]
     assert result.excluded == [
         Exclusion("drop_everything", "unknown tool (not in the catalog)", "rbac")
@@ -214,5 +217,5 @@ def test_enforce_tool_permission_table(tool, role, outcome, required):
 
 def test_every_admin_only_tool_is_denied_to_analysts_and_allowed_to_admins():
     for name in ADMIN_ONLY:
-        assert enforce_tool_permission(name, "analyst").outcome == "deny"
-        assert enforce_tool_permission(name, "admin").outcome == "allow"
+        assert enforce_tool_permission(name, "analyst", policy=DEFAULT_POLICY).outcome == "deny"
+        assert enforce_tool_permission(name, "admin", policy=DEFAULT_POLICY).outcome == "allow"

@@ -7,16 +7,23 @@ from pathlib import Path
 
 import pytest
 
+from app.agent.rules import current_policy, default_policy
 from app.errors import ConfigError
 from app.policy import (
-    active_policy,
+    Policy,
     build_confirmation_contract_v2,
     build_tool_pipeline,
     enforce_tool_permission,
-    load_policy,
 )
-from app.policy.config import DEFAULT_POLICY
+from app.policy import load_policy as load_onto
 from app.settings import reset_settings
+
+DEFAULT_POLICY = default_policy()
+
+
+def load_policy(path: Path) -> Policy:
+    """The policy file applied to the tool declarations' catalog."""
+    return load_onto(path, policy=DEFAULT_POLICY)
 
 
 def write(tmp_path: Path, text: str) -> Path:
@@ -143,19 +150,22 @@ def policy_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
     reset_settings()
 
 
-def test_active_policy_follows_settings_and_file_changes(policy_env, tmp_path: Path):
+def test_current_policy_follows_settings_and_file_changes(policy_env, tmp_path: Path):
     policy_env(None)
-    assert active_policy() is DEFAULT_POLICY
+    assert current_policy() is DEFAULT_POLICY
     path = write(tmp_path, '[tools.run_backup]\nroles = ["admin", "analyst"]\n')
     policy_env(path)
-    assert enforce_tool_permission("run_backup", "analyst").outcome == "allow"
-    assert active_policy() is active_policy()  # cached while the file is unchanged
+    allowed = enforce_tool_permission("run_backup", "analyst", policy=current_policy())
+    assert allowed.outcome == "allow"
+    assert current_policy() is current_policy()  # cached while the file is unchanged
     path.write_text('[tools.run_backup]\nroles = ["admin"]\ntimeout_s = 5\n', encoding="utf-8")
     os.utime(path, ns=(1, 1))  # a different mtime, whatever the clock's resolution
-    assert enforce_tool_permission("run_backup", "analyst").outcome == "deny"
+    policy = current_policy()
+    assert enforce_tool_permission("run_backup", "analyst", policy=policy).outcome == "deny"
+    assert policy.spec("run_backup").timeout_s == 5.0
 
 
-def test_active_policy_with_a_missing_file_is_a_config_error(policy_env, tmp_path: Path):
+def test_current_policy_with_a_missing_file_is_a_config_error(policy_env, tmp_path: Path):
     policy_env(tmp_path / "missing.toml")
     with pytest.raises(ConfigError):
-        active_policy()
+        current_policy()

@@ -1,26 +1,40 @@
-"""AgentChatModel without any UI: context, env sync, countdown, confirm/deny, retry."""
+"""AgentChatModel without any UI or core: context, tiers it is told, countdown, the guards of
+its actions, and its transitions."""
 
 from __future__ import annotations
 
 import pytest
 
+from app.screen.confirmation import PermissionDenial
+from app.screen.items import ToolCall
 from app.screen.model import AgentChatModel
-from tests.ui.fakes import ENVS, FakeClock, ScriptedBackend, confirm_event, done
+from app.screen.uicontext import EnvOption
+from tests.ui.fakes import FakeClock, confirm_event
+
+ENV_OPTIONS = [EnvOption("dev", "Dev", "dev"), EnvOption("staging", "Stg", "staging")]
+ENV_OPTIONS += [EnvOption("prod", "Prod", "prod"), EnvOption("test-main", "Main", "prod")]
 
 
-def make(backend: ScriptedBackend | None = None, **kw) -> tuple[AgentChatModel, FakeClock]:
-    clock = FakeClock()
-    model = AgentChatModel(
-        backend or ScriptedBackend(),
-        user_id="u1",
-        user_jwt="jwt",
-        role="admin",
-        environments=ENVS,
-        clock=clock,
-        reconnect_delays_s=(0.0,),
-        **kw,
-    )
-    return model, clock
+class Intents:
+    """Records what the model hands the controller."""
+
+    def __init__(self) -> None:
+        self.sent: list[str] = []
+        self.decided: list[tuple[str, str | None]] = []
+
+    async def send(self, text: str) -> None:
+        self.sent.append(text)
+
+    async def decide(self, decision: str, reason: str | None) -> None:
+        self.decided.append((decision, reason))
+
+
+def make(**kw) -> tuple[AgentChatModel, FakeClock, Intents]:
+    clock, intents = FakeClock(), Intents()
+    model = AgentChatModel(role="admin", clock=clock, **kw)
+    model.set_environments(ENV_OPTIONS)
+    model.connect(intents)
+    return model, clock, intents
 
 
 FULL = {"objectType": "dashboard", "objectId": "42", "objectName": "Sales", "envId": "prod"}
@@ -38,7 +52,7 @@ FULL = {"objectType": "dashboard", "objectId": "42", "objectName": "Sales", "env
     ],
 )
 def test_set_ui_context_from_params_edges(params, expected_type, pill) -> None:
-    model, _ = make()
+    model, _, _ = make()
     model.set_ui_context_from_params(params)
     assert (model.ui_context or {}).get("objectType") == expected_type
     if params:
@@ -48,8 +62,15 @@ def test_set_ui_context_from_params_edges(params, expected_type, pill) -> None:
     assert model.context_pill_label == pill
 
 
+def test_over_long_fields_are_cut_to_the_servers_limits_and_a_bad_env_id_dropped() -> None:
+    model, _, _ = make()
+    model.set_ui_context_from_params({**FULL, "objectName": "x" * 300, "envId": "prod eu!"})
+    assert len(model.ui_context["objectName"]) == 256  # UIContext.objectName max_length
+    assert model.ui_context["envId"] is None and model.active_env_id is None
+
+
 def test_no_context_pill_is_russian_in_russian() -> None:
-    model, _ = make(lang="ru")
+    model, _, _ = make(lang="ru")
     model.set_ui_context_from_params({})
     assert model.context_pill_label == "Контекст не выбран"
 
@@ -57,15 +78,16 @@ def test_no_context_pill_is_russian_in_russian() -> None:
 @pytest.mark.parametrize(
     ("env", "is_prod"),
     [
-        ("prod", True),  # configured tier prod
-        ("dev", False),  # configured tier dev
-        ("staging", False),  # configured tier staging
-        ("mystery", True),  # unknown tier counts as prod (fail safe)
+        ("prod", True),  # told tier prod
+        ("test-main", True),  # configured tier prod wins over its name
+        ("dev", False),  # told tier dev
+        ("staging", False),  # told tier staging
+        ("mystery", True),  # nobody told the model its tier: prod (fail safe)
         (None, False),  # no env selected: nothing to warn about
     ],
 )
 def test_update_active_env_drives_prod_flag_and_syncs_context(env, is_prod) -> None:
-    model, _ = make()
+    model, _, _ = make()
     model.set_ui_context_from_params(FULL)
     model.update_active_env(env)
     assert model.is_prod_context is is_prod
@@ -73,8 +95,16 @@ def test_update_active_env_drives_prod_flag_and_syncs_context(env, is_prod) -> N
     assert model.active_env_id == env
 
 
+def test_a_tier_learned_for_an_env_outside_the_list_is_what_the_banner_follows() -> None:
+    model, _, _ = make()
+    model.set_ui_context_from_params({"envId": "team-dev"})
+    assert model.is_prod_context  # not told yet: prod
+    model.learn_env_tier("team-dev", "dev")
+    assert not model.is_prod_context
+
+
 def test_dangerous_countdown_gates_confirm_until_zero() -> None:
-    model, clock = make()
+    model, clock, _ = make()
     model.show_confirmation(confirm_event("dangerous", dangerous=True, countdown_s=10))
     assert model.dangerous_countdown == 10 and not model.confirm_enabled
     clock.advance(3.2)
@@ -90,19 +120,28 @@ def test_dangerous_countdown_gates_confirm_until_zero() -> None:
     assert not model.dangerous_countdown_active
 
 
-async def test_confirm_is_refused_during_countdown_and_runs_after() -> None:
-    backend = ScriptedBackend(on_confirm=[{"type": "message", "text": "Deleted."}, done()])
-    model, clock = make(backend)
+async def test_confirm_is_refused_during_countdown_and_handed_on_after() -> None:
+    model, clock, intents = make()
     model.show_confirmation(confirm_event("dangerous", dangerous=True, countdown_s=10))
     assert await model.confirm() is False
-    assert backend.decisions == []
+    assert intents.decided == []
     clock.advance(10)
     model.tick()
     assert await model.confirm() is True
-    assert backend.decisions[0]["decision"] == "confirm"
-    assert backend.decisions[0]["confirmation_id"] == "conf-1"
-    assert model.card_state == "" and model.state == "idle"
-    assert model.items[-1].text == "Deleted."
+    assert intents.decided == [("confirm", None)]
+
+
+async def test_deny_hands_on_the_reason() -> None:
+    model, _, intents = make()
+    model.show_confirmation(confirm_event("write_prod", env="prod"))
+    assert await model.deny("wrong env") is True
+    assert intents.decided == [("deny", "wrong env")]
+
+
+async def test_no_decision_without_a_card() -> None:
+    model, _, intents = make()
+    assert await model.confirm() is False and await model.deny() is False
+    assert intents.decided == []
 
 
 @pytest.mark.parametrize(
@@ -112,99 +151,65 @@ async def test_confirm_is_refused_during_countdown_and_runs_after() -> None:
         ("ru", "Операция отменена"),  # the same in Russian
     ],
 )
-async def test_deny_shows_operation_cancelled(lang, text) -> None:
-    backend = ScriptedBackend(on_deny=[done()])
-    model, _ = make(backend, lang=lang)
+def test_an_unanswered_denial_says_operation_cancelled(lang, text) -> None:
+    model, _, _ = make(lang=lang)
     model.show_confirmation(confirm_event("write_prod", env="prod"))
-    assert await model.deny() is True
-    assert backend.decisions[0]["decision"] == "deny"
+    assert model.begin_decision("deny") == "conf-1"
+    assert model.card_state == "loading_deny" and model.state == "streaming"
+    model.end_stream()
+    model.end_decision("deny", answered=False)
     assert model.items[-1].text == text
-    assert model.pending_confirmation is None
+    assert model.pending_confirmation is None and model.state == "idle"
 
 
-async def test_send_passes_context_env_and_history() -> None:
-    backend = ScriptedBackend([{"type": "token", "text": "Hi"}, done()])
-    model, _ = make(backend)
-    model.set_ui_context_from_params(FULL)
-    await model.send("first")
-    await model.send("second")
-    call = backend.sent[1]
-    assert call["env_id"] == "prod" and '"objectId": "42"' in call["uicontext_str"]
-    assert call["history"] == [
+def test_begin_turn_returns_the_history_before_the_message_and_refuses_while_busy() -> None:
+    model, _, _ = make()
+    assert model.begin_turn("first") == []
+    assert model.state == "streaming"
+    assert model.begin_turn("second") is None  # a turn is running
+    model.add_message("assistant", "Hi")
+    model.end_stream()
+    assert model.begin_turn("  ") is None  # nothing to send
+    assert model.begin_turn("second") == [
         {"role": "user", "content": "first"},
         {"role": "assistant", "content": "Hi"},
     ]
 
 
-async def test_retry_resends_last_message_only_for_read_tools() -> None:
-    failing = [
-        {"type": "tool_start", "call_id": "a", "tool_name": "search_dashboards"},
-        {
-            "type": "tool_end",
-            "call_id": "a",
-            "tool_name": "search_dashboards",
-            "status": "failed",
-            "error": "502",
-            "retryable": True,
-        },
-        done(),
-    ]
-    backend = ScriptedBackend(failing)
-    model, _ = make(backend)
-    await model.send("find sales")
-    call = model.tool_call("a")
-    assert call.can_retry
+async def test_send_is_handed_on_only_when_the_screen_allows_a_turn() -> None:
+    model, _, intents = make()
+    await model.send("hello")
+    model.show_confirmation(confirm_event("write_dev"))
+    await model.send("another")  # a card is up: no new turn
+    assert intents.sent == ["hello"]
+
+
+async def test_retry_resends_the_last_user_message_only_when_offered() -> None:
+    model, _, intents = make()
+    model.add_message("user", "find sales")
+    call = ToolCall(call_id="a", tool_name="search_dashboards", status="failed")
+    call.refresh_actions()
     await model.retry(call)
-    assert [s["message"] for s in backend.sent] == ["find sales", "find sales"]
+    done_call = ToolCall(call_id="b", tool_name="search_dashboards", status="completed")
+    await model.retry(done_call)
+    assert intents.sent == ["find sales"]
 
 
-async def test_connection_loss_reconnects_by_restoring_history() -> None:
-    backend = ScriptedBackend(
-        fail_stream=ConnectionError("socket closed"),
-        conversation={"messages": [{"role": "user", "text": "old"}], "pending_confirmation": None},
-    )
-    model, _ = make(backend)
-    await model.send("hello")
-    assert model.state == "idle"
-    assert [m.text for m in model.items] == ["old"]
-
-
-async def test_connection_loss_that_never_recovers_is_permanent() -> None:
-    class Down(ScriptedBackend):
-        async def conversation(self, **kwargs):
-            raise ConnectionError("still down")
-
-    model, _ = make(Down(fail_stream=ConnectionError("x")))
-    await model.send("hello")
-    assert model.state == "disconnected_permanent"
-
-
-async def test_restore_brings_back_history_and_pending_confirmation() -> None:
-    pending = confirm_event("dangerous", dangerous=True, countdown_s=10)
-    backend = ScriptedBackend(
-        conversation={
-            "messages": [
-                {"role": "user", "text": "delete it"},
-                {"role": "assistant", "text": "ok?"},
-            ],
-            "pending_confirmation": pending,
-        }
-    )
-    model, _ = make(backend)
-    await model.restore()
-    assert [m.text for m in model.items] == ["delete it", "ok?"]
-    assert model.card_state == "dangerous" and model.state == "awaiting_confirmation"
-    assert model.dangerous_countdown == 10
+def test_show_error_clears_a_loading_card_and_sets_error() -> None:
+    model, _, _ = make()
+    model.show_confirmation(confirm_event("write_dev"))
+    model.begin_decision("confirm")
+    model.show_error("refused")
+    assert model.card_state == "" and model.state == "error"
+    assert model.items[-1].kind == "error"
 
 
 def test_closing_the_permission_card_leaves_the_alternatives_in_the_chat() -> None:
-    model, _ = make()
+    model, _, _ = make()
     model.show_permission_denied(
-        {
-            "tool_name": "deploy_dashboard",
-            "required_role": "admin",
-            "alternatives": [{"action": "search", "prompt": "Find dashboards"}],
-        }
+        PermissionDenial(
+            "deploy_dashboard", "admin", ({"action": "search", "prompt": "Find dashboards"},)
+        )
     )
     model.close_permission_card()
     assert model.permission_denied is None
@@ -212,3 +217,9 @@ def test_closing_the_permission_card_leaves_the_alternatives_in_the_chat() -> No
     assert model.items[-1].text == (
         "'deploy_dashboard' requires the admin role.\nYou can try instead:\n- Find dashboards"
     )
+
+
+async def test_a_model_without_a_controller_says_so() -> None:
+    model = AgentChatModel()
+    with pytest.raises(RuntimeError, match="no page controller"):
+        await model.send("hello")

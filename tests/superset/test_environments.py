@@ -100,19 +100,16 @@ def test_missing_file_means_no_environments(tmp_path: Path) -> None:
         reg.get("dev")
 
 
-@pytest.mark.parametrize(
-    ("env_id", "tier"),
-    [
-        ("prod-eu", "prod"),  # contains "prod"
-        ("staging", "staging"),  # "stag"
-        ("test1", "staging"),  # "test" counts as staging
-        ("dev", "dev"),  # "dev"
-        ("local", "dev"),  # "local" counts as dev
-        ("sandbox", "prod"),  # unknown: treated as prod (fail safe)
-    ],
-)
-def test_tier_is_derived_from_the_id_when_not_given(env_id: str, tier: str) -> None:
-    assert Environment(id=env_id, url="http://a").tier == tier
+@pytest.mark.parametrize("env_id", ["prod-eu", "staging", "dev", "sandbox"])
+def test_an_environment_keeps_only_its_configured_tier(env_id: str) -> None:
+    # the tier a part acts on is the resolver's (app.policy.envs, tests/policy/test_envs.py)
+    assert Environment(id=env_id, url="http://a").tier is None
+    assert Environment(id=env_id, url="http://a", tier="dev").tier == "dev"
+
+
+def test_registry_reports_configured_tiers_in_file_order() -> None:
+    reg = EnvironmentRegistry([_env("prod", "prod"), Environment(id="dev", url="http://dev")])
+    assert list(reg.configured_tiers().items()) == [("prod", "prod"), ("dev", None)]
 
 
 def _env(env_id: str, tier: str) -> Environment:
@@ -125,13 +122,6 @@ def _env(env_id: str, tier: str) -> Environment:
         ([("dev", "dev"), ("prod", "prod")], "prod", "dev", "prod"),  # the call's env_id wins
         ([("dev", "dev"), ("prod", "prod")], None, "prod", "prod"),  # then the selected env
         ([("prod", "prod")], None, None, "prod"),  # the only env, whatever its tier
-        (
-            [("prod", "prod"), ("stage", "staging"), ("dev2", "dev")],
-            None,
-            None,
-            "dev2",
-        ),  # first dev
-        ([("prod", "prod"), ("stage", "staging")], None, None, "prod"),  # no dev: the first
     ],
 )
 def test_resolve_picks_the_environment_of_a_call(
@@ -139,6 +129,19 @@ def test_resolve_picks_the_environment_of_a_call(
 ) -> None:
     reg = EnvironmentRegistry([_env(i, t) for i, t in envs])
     assert reg.resolve(env_id, selected).id == expected
+
+
+def test_the_registry_never_guesses_among_several_environments() -> None:
+    # the default (first dev) is the resolver's: app.policy.envs.default_env
+    reg = EnvironmentRegistry([_env("prod", "prod"), _env("dev2", "dev")])
+    with pytest.raises(NoEnvironmentError, match=r"^no environment selected; configured: prod"):
+        reg.resolve(None)
+
+
+def test_describe_shows_the_resolved_tier_when_given_the_resolver() -> None:
+    reg = EnvironmentRegistry([Environment(id="test-main", url="http://t", password="x")])
+    assert reg.describe()[0]["tier"] is None  # nothing configured
+    assert reg.describe(tier_of=lambda env_id: "staging")[0]["tier"] == "staging"
 
 
 def test_unknown_environment_names_the_configured_ones() -> None:

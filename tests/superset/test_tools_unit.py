@@ -7,10 +7,10 @@ from typing import Any
 import httpx
 import pytest
 
-from app.agent.tools import ALL_TOOLS
+from app.agent.rules import default_policy
+from app.agent.tools import ALL_TOOLS, TOOL_CATALOG
 from app.agent.tools.base import ToolDeps
 from app.errors import NoEnvironmentError, SupersetError, SupersetUnavailableError
-from app.policy import TOOL_CATALOG
 from app.settings import get_settings
 from app.superset.environments import Environment
 from app.superset.health import ChartCheck, verdict
@@ -220,7 +220,7 @@ async def test_capabilities_follow_role_and_context(
     role: str, object_type: str | None, present: str, absent: str | None
 ) -> None:
     deps = ToolDeps(get_settings(), "u", role, "c", None, EnvironmentRegistry([]),
-                    object_type=object_type)  # fmt: skip
+                    object_type=object_type, policy=default_policy())  # fmt: skip
     out = await call("show_capabilities", deps)
     names = {t["name"] for group in out["groups"].values() for t in group}
     assert present in names and "show_capabilities" in names

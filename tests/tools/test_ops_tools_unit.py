@@ -13,26 +13,21 @@ import httpx
 import pytest
 import yaml
 
-from app.agent.tools.backup import TOOLS as BACKUP
+from app.agent.tools import TOOLS
 from app.agent.tools.base import ToolDeps
-from app.agent.tools.deploy import TOOLS as DEPLOY
-from app.agent.tools.deploy import preflight_migration
-from app.agent.tools.git import TOOLS as GIT
-from app.agent.tools.maintenance import TOOLS as MAINTENANCE
 from app.errors import ToolError
 from app.gitrepo import GitError
-from app.policy import TOOL_CATALOG
 from app.settings import get_settings
 from app.store import maintenance as maintenance_store
 from app.store import tasks as task_store
 from app.store.db import session_scope
 from app.store.maintenance import MaintenanceActiveError
+from app.superset.migration import preflight_migration
 from app.superset.registry import EnvironmentRegistry
 from app.tasks.worker import reset_runner
 from tests.superset.fake import FakeSuperset, make_env
 from tests.tools.export_zip import CHART_UUID, DASHBOARD_UUID, DB_UUID, make_export_zip
 
-TOOLS = {**BACKUP, **DEPLOY, **GIT, **MAINTENANCE}
 DASH = {"id": 1, "dashboard_title": "Sales Overview", "slug": "sales-overview"}
 EMPTY = {"count": 0, "result": []}
 DEV_DBS = [{"database_name": "examples", "uuid": DB_UUID, "id": 1}]
@@ -101,7 +96,8 @@ def deps_for(fake: FakeSuperset, tmp_path, *, progress=None, task_id=None) -> To
 
 
 async def call(name: str, deps: ToolDeps, **args: Any) -> Any:
-    return await TOOLS[name](TOOL_CATALOG[name].args_model(**args), deps)
+    decl = TOOLS[name]
+    return await decl.fn(decl.args_model(**args), deps)
 
 
 def git(tmp_path, *args: str) -> str:

@@ -1,4 +1,4 @@
-"""Fixtures for the page tests: a private data dir, a scripted agent backend, sign-in."""
+"""Fixtures for the page tests: a private data dir, a fake agent core, sign-in."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from nicegui import ui
 from nicegui.testing import User
 
 from app.settings import reset_settings
-from tests.ui.fakes import ENVS, ScriptedBackend
+from tests.ui.fakes import ENVS, FakeCore
 
 
 @pytest.fixture(autouse=True)
@@ -30,11 +30,12 @@ def _private_data_dir(tmp_path, monkeypatch):
 
 
 @pytest.fixture
-def backend(monkeypatch) -> ScriptedBackend:
-    """The page's agent backend, scripted per test (set ``backend.replies`` …)."""
-    scripted = ScriptedBackend(environments=ENVS)
-    monkeypatch.setattr("app.pages.agent.backend_factory", lambda: scripted)
-    return scripted
+def core(user: User, monkeypatch) -> FakeCore:
+    """The page's agent core, scripted per test (set ``core.replies`` …). It is patched in
+    after the user fixture ran main.py, so the page module it patches is the live one."""
+    fake = FakeCore(environments=ENVS)
+    monkeypatch.setattr("app.pages.agent.core_door", lambda: fake.door())
+    return fake
 
 
 def add_account(username: str, role: str, password: str = "pw-123456") -> None:
@@ -71,3 +72,9 @@ def page_model(user: User):
     """The AgentChatModel of the page the user has open."""
     assert user.client is not None
     return user.client.storage["agent_model"]
+
+
+def page_controller(user: User):
+    """The AgentPageController of the page the user has open."""
+    assert user.client is not None
+    return user.client.storage["agent_controller"]

@@ -1,11 +1,32 @@
-"""Test doubles for the /agent page: a scripted backend and a fake clock."""
+"""Test doubles for the /agent page: a fake agent core yielding typed events, its door
+(the two ``prepare_*``), and a fake clock.
+
+``FakeCore`` has the API of ``app.agent.core.AgentCore`` that the page uses: ``run_turn``
+and ``resume`` yield event objects of ``app.agent.events``; ``conversation`` returns a
+ConversationView-like value; ``environments`` rows carry their resolved tier and
+``env_table`` is the real resolver's table (``app.policy.envs``).
+"""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
-Script = list[dict[str, Any]] | Callable[[str], list[dict[str, Any]]]
+from app.agent.events import (
+    ConfirmMetadataV2,
+    ConfirmRequiredEvent,
+    DoneEvent,
+    Event,
+    MessageEvent,
+    TokenEvent,
+)
+from app.auth import Principal
+from app.errors import SsToolsError
+from app.pages.agent_controller import CoreDoor
+from app.policy.envs import EnvTable
+
+Script = list[Event] | Callable[[str], list[Event]]
 
 
 class FakeClock:
@@ -19,53 +40,117 @@ class FakeClock:
         self.now += seconds
 
 
-class ScriptedBackend:
-    """Yields prepared event dicts; records every call for assertions."""
+class Refused(SsToolsError):
+    """Stands in for ``app.agent.core.RequestRefused`` (status, error, reason)."""
+
+    def __init__(self, status: int, error: str, reason: str) -> None:
+        super().__init__(reason)
+        self.status, self.error, self.reason = status, error, reason
+
+
+@dataclass(frozen=True)
+class FakeEnv:
+    id: str
+    name: str
+    tier: str | None
+    url: str = ""
+    error: str | None = None
+
+
+@dataclass
+class FakeConversation:
+    conv_id: str = ""
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)
+    pending: ConfirmRequiredEvent | None = None
+    turn: dict[str, Any] = field(default_factory=dict)
+
+
+ENVS = [
+    FakeEnv("dev", "Development", "dev", "http://dev"),
+    FakeEnv("staging", "Staging", "staging", "http://staging"),
+    FakeEnv("prod", "Production", "prod", "http://prod"),
+]
+
+
+class FakeCore:
+    """Yields prepared typed events; records every prepared request for assertions.
+
+    ``sent`` holds the keyword arguments of each ``prepare_turn`` call, ``decisions`` those
+    of each ``prepare_resume`` call; set ``refuse`` to an exception to have the next
+    ``prepare_*`` raise it (the core's RequestRefused), ``fail_stream`` to break a stream.
+    """
+
+    model_label = "fake model"
 
     def __init__(
         self,
         replies: Script | None = None,
         *,
-        on_confirm: list[dict[str, Any]] | None = None,
-        on_deny: list[dict[str, Any]] | None = None,
-        conversation: dict[str, Any] | None = None,
-        environments: list[dict[str, Any]] | None = None,
+        on_confirm: list[Event] | None = None,
+        on_deny: list[Event] | None = None,
+        conversation: FakeConversation | None = None,
+        environments: Sequence[FakeEnv] = (),
+        configured_tiers: dict[str, str | None] | None = None,
         fail_stream: BaseException | None = None,
     ) -> None:
-        self.replies = replies if replies is not None else []
+        self.replies: Script = replies if replies is not None else []
         self.on_confirm = on_confirm or []
         self.on_deny = on_deny or []
-        self.conv = conversation or {"messages": [], "pending_confirmation": None}
-        self.envs = environments or []
+        self.conv = conversation or FakeConversation()
+        self.envs = list(environments)
+        self.configured_tiers = configured_tiers
         self.fail_stream = fail_stream
+        self.refuse: BaseException | None = None
         self.sent: list[dict[str, Any]] = []
         self.decisions: list[dict[str, Any]] = []
+        self.conversation_reads = 0
 
-    async def stream(self, **kwargs: Any) -> AsyncIterator[dict[str, Any]]:
+    # ---- the door's prepare_* --------------------------------------------------------------
+    async def prepare_turn(self, **kwargs: Any) -> dict[str, Any]:
+        self._maybe_refuse()
         self.sent.append(kwargs)
+        return kwargs
+
+    async def prepare_resume(self, **kwargs: Any) -> dict[str, Any]:
+        self._maybe_refuse()
+        self.decisions.append(kwargs)
+        return kwargs
+
+    def _maybe_refuse(self) -> None:
+        if self.refuse is not None:
+            refusal, self.refuse = self.refuse, None
+            raise refusal
+
+    def door(self) -> CoreDoor:
+        return CoreDoor(
+            core=self, prepare_turn=self.prepare_turn, prepare_resume=self.prepare_resume
+        )
+
+    # ---- the core ----------------------------------------------------------------------------
+    async def run_turn(self, req: dict[str, Any]) -> AsyncIterator[Event]:
         if self.fail_stream is not None:
             raise self.fail_stream
-        script = self.replies(kwargs["message"]) if callable(self.replies) else self.replies
+        script = self.replies(req["message"]) if callable(self.replies) else self.replies
         for event in script:
             yield event
 
-    async def resume(self, **kwargs: Any) -> AsyncIterator[dict[str, Any]]:
-        self.decisions.append(kwargs)
-        for event in self.on_confirm if kwargs["decision"] == "confirm" else self.on_deny:
+    async def resume(self, req: dict[str, Any]) -> AsyncIterator[Event]:
+        for event in self.on_confirm if req["decision"] == "confirm" else self.on_deny:
             yield event
 
-    async def conversation(self, **kwargs: Any) -> dict[str, Any]:
+    async def conversation(self, principal: Principal, conv_id: str) -> FakeConversation:
+        self.conversation_reads += 1
         return self.conv
 
-    def environments(self) -> list[dict[str, Any]]:
+    def environments(self) -> list[FakeEnv]:
         return list(self.envs)
 
-
-ENVS = [
-    {"id": "dev", "name": "Development", "tier": "dev", "url": "http://dev"},
-    {"id": "staging", "name": "Staging", "tier": "staging", "url": "http://staging"},
-    {"id": "prod", "name": "Production", "tier": "prod", "url": "http://prod"},
-]
+    def env_table(self) -> EnvTable:
+        tiers = self.configured_tiers
+        if tiers is None:
+            tiers = {env.id: env.tier for env in self.envs}  # type: ignore[misc]
+        return EnvTable(tiers=tiers)  # type: ignore[arg-type]
 
 
 def confirm_event(
@@ -73,36 +158,47 @@ def confirm_event(
     *,
     tool: str = "deploy_dashboard",
     env: str = "dev",
+    tier: str | None = None,
     dangerous: bool = False,
     countdown_s: int = 0,
     granted: bool = True,
     details: dict[str, Any] | None = None,
-) -> dict[str, Any]:
+) -> ConfirmRequiredEvent:
+    """A confirm_required event as the guard builds it (``tier`` defaults to the id when it
+    is itself a tier name, else prod)."""
     risk = "delete" if dangerous else ("read" if card_state == "read" else "write")
-    return {
-        "type": "confirm_required",
-        "conv_id": "c1",
-        "seq": 3,
-        "confirmation_id": "conf-1",
-        "call_id": "call-9",
-        "countdown_s": countdown_s,
-        "metadata": {
-            "tool_name": tool,
-            "tool_args": {"dashboard_id": "42", "env_id": env},
-            "risk": risk,
-            "risk_level": "dangerous" if dangerous else "guarded",
-            "dangerous": dangerous,
-            "env_id": env,
-            "env_context": env if env in ("dev", "staging", "prod") else "prod",
-            "permission_granted": granted,
-            "required_role": None if granted else "admin",
-            "alternatives": [] if granted else [{"action": "search", "prompt": "find it"}],
-            "card_state": card_state,
-            "details": details,
-            "description": f"{tool.replace('_', ' ').capitalize()} 42 on {env}",
-        },
-    }
+    env_context = tier or (env if env in ("dev", "staging", "prod") else "prod")
+    return ConfirmRequiredEvent(
+        conv_id="c1",
+        seq=3,
+        confirmation_id="conf-1",
+        call_id="call-9",
+        countdown_s=countdown_s,
+        metadata=ConfirmMetadataV2(
+            tool_name=tool,
+            tool_args={"dashboard_id": "42", "env_id": env},
+            risk=risk,  # type: ignore[arg-type]
+            risk_level="dangerous" if dangerous else "guarded",
+            dangerous=dangerous,
+            env_id=env,
+            env_context=env_context,  # type: ignore[arg-type]
+            permission_granted=granted,
+            required_role=None if granted else "admin",
+            alternatives=[] if granted else [{"action": "search", "prompt": "find it"}],  # type: ignore[list-item]
+            card_state=card_state,  # type: ignore[arg-type]
+            details=details,
+            description=f"{tool.replace('_', ' ').capitalize()} 42 on {env}",
+        ),
+    )
 
 
-def done(state: str = "idle") -> dict[str, Any]:
-    return {"type": "done", "state": state}
+def done(state: str = "idle") -> DoneEvent:
+    return DoneEvent(state=state)  # type: ignore[arg-type]
+
+
+def token(text: str) -> TokenEvent:
+    return TokenEvent(text=text)
+
+
+def message(text: str, model: str = "") -> MessageEvent:
+    return MessageEvent(text=text, model=model)

@@ -1,4 +1,4 @@
-"""The /agent page through NiceGUI's user simulation, with a scripted agent backend."""
+"""The /agent page through NiceGUI's user simulation, with a fake agent core."""
 
 from __future__ import annotations
 
@@ -6,14 +6,15 @@ import pytest
 from nicegui import ui
 from nicegui.testing import User
 
+from app.agent.events import Alternative, MessageEvent, PermissionDeniedEvent
 from tests.ui.conftest import page_model
-from tests.ui.fakes import FakeClock, confirm_event, done
+from tests.ui.fakes import FakeClock, FakeEnv, Refused, confirm_event, done, message, token
 
 DEEP = "/agent?objectType=dashboard&objectId=42&objectName=Sales&envId=prod"
 
 
 async def test_unauthenticated_visit_goes_to_login_and_back_to_the_deep_link(
-    user: User, backend, sign_in
+    user: User, core, sign_in
 ) -> None:
     await user.open(DEEP)
     await user.should_see("Username")
@@ -23,7 +24,7 @@ async def test_unauthenticated_visit_goes_to_login_and_back_to_the_deep_link(
     assert page_model(user).ui_context["objectId"] == "42"
 
 
-async def test_wrong_password_is_shown_inline(user: User, backend) -> None:
+async def test_wrong_password_is_shown_inline(user: User, core) -> None:
     from tests.ui.conftest import add_account
 
     add_account("ann", "analyst")
@@ -50,7 +51,7 @@ async def test_wrong_password_is_shown_inline(user: User, backend) -> None:
         ("?objectType=chart&objectId=42&envId=dev", None, "No context selected"),
     ],
 )
-async def test_set_context_edges_on_mount(user: User, backend, sign_in, query, object_type, pill):
+async def test_set_context_edges_on_mount(user: User, core, sign_in, query, object_type, pill):
     await sign_in("analyst", target="/agent" + query)
     await user.should_see(pill, retries=30)
     model = page_model(user)
@@ -59,14 +60,14 @@ async def test_set_context_edges_on_mount(user: User, backend, sign_in, query, o
         assert model.ui_context["contextVersion"] == 1
 
 
-async def test_no_context_pill_in_russian(user: User, backend, sign_in) -> None:
+async def test_no_context_pill_in_russian(user: User, core, sign_in) -> None:
     await sign_in("analyst", target="/agent?lang=ru")
     await user.should_see("Контекст не выбран", retries=30)
     await user.should_see("Отправить")
     await user.should_see("Выйти")
 
 
-async def test_prod_banner_and_warning_background_follow_the_env(user, backend, sign_in):
+async def test_prod_banner_and_warning_background_follow_the_env(user, core, sign_in):
     await sign_in("admin", target=DEEP)
     await user.should_see(marker="prod-banner", retries=30)
     await user.should_see("PRODUCTION")
@@ -81,7 +82,7 @@ async def test_prod_banner_and_warning_background_follow_the_env(user, backend, 
     assert "bg-warning-light" in panel.classes
 
 
-async def test_non_prod_env_has_no_banner(user: User, backend, sign_in) -> None:
+async def test_non_prod_env_has_no_banner(user: User, core, sign_in) -> None:
     await sign_in("admin", target="/agent?objectType=dashboard&objectId=1&envId=staging")
     await user.should_see(marker="chat-panel", retries=30)
     await user.should_not_see(marker="prod-banner")
@@ -89,18 +90,18 @@ async def test_non_prod_env_has_no_banner(user: User, backend, sign_in) -> None:
     assert "bg-surface-page" in panel.classes
 
 
-async def test_tokens_stream_into_a_markdown_answer(user: User, backend, sign_in) -> None:
-    backend.replies = [
-        {"type": "token", "text": "Found **3** "},
-        {"type": "token", "text": "dashboards"},
-        {"type": "message", "text": "Found **3** dashboards"},
+async def test_tokens_stream_into_a_markdown_answer(user: User, core, sign_in) -> None:
+    core.replies = [
+        token("Found **3** "),
+        token("dashboards"),
+        message("Found **3** dashboards"),
         done(),
     ]
     await sign_in("analyst")
     user.find(marker="chat-input").type("find sales").trigger("keydown.enter")
     await user.should_see("find sales", retries=30)
     await user.should_see("Found **3** dashboards", retries=30)
-    assert backend.sent[0]["message"] == "find sales"
+    assert core.sent[0]["message"] == "find sales"
 
 
 CARD_STATES = [
@@ -114,9 +115,9 @@ CARD_STATES = [
 
 
 @pytest.mark.parametrize(("state", "title", "enabled"), CARD_STATES)
-async def test_confirmation_card_states(user: User, backend, sign_in, state, title, enabled):
+async def test_confirmation_card_states(user: User, core, sign_in, state, title, enabled):
     env = {"write_staging": "staging", "write_prod": "prod", "dangerous": "prod"}.get(state, "dev")
-    backend.replies = [
+    core.replies = [
         confirm_event(
             state,
             env=env,
@@ -147,19 +148,18 @@ async def test_confirmation_card_states(user: User, backend, sign_in, state, tit
         ("deny", "Cancelling…"),  # loading_deny while the resume runs
     ],
 )
-async def test_loading_states_while_resuming(user, backend, sign_in, decision, loading_title):
+async def test_loading_states_while_resuming(user, core, sign_in, decision, loading_title):
     import asyncio
 
     gate = asyncio.Event()
 
-    async def slow_resume(**kwargs):
-        backend.decisions.append(kwargs)
+    async def slow_resume(req):
         await gate.wait()
-        yield {"type": "message", "text": f"resumed {kwargs['decision']}"}
+        yield message(f"resumed {req['decision']}")
         yield done()
 
-    backend.resume = slow_resume
-    backend.replies = [confirm_event("write_dev"), done("awaiting_confirmation")]
+    core.resume = slow_resume
+    core.replies = [confirm_event("write_dev"), done("awaiting_confirmation")]
     await sign_in("admin")
     user.find(marker="chat-input").type("deploy").trigger("keydown.enter")
     await user.should_see("Confirm a change in dev", retries=30)
@@ -174,12 +174,12 @@ async def test_loading_states_while_resuming(user, backend, sign_in, decision, l
     await user.should_not_see(marker="confirmation-card")
 
 
-async def test_dangerous_countdown_gates_confirm_with_a_fake_clock(user, backend, sign_in):
-    backend.replies = [
+async def test_dangerous_countdown_gates_confirm_with_a_fake_clock(user, core, sign_in):
+    core.replies = [
         confirm_event("dangerous", env="prod", dangerous=True, countdown_s=10),
         done("awaiting_confirmation"),
     ]
-    backend.on_confirm = [{"type": "message", "text": "Dashboard 42 deleted."}, done()]
+    core.on_confirm = [message("Dashboard 42 deleted."), done()]
     await sign_in("admin", target=DEEP)
     model = page_model(user)
     clock = FakeClock()
@@ -195,18 +195,18 @@ async def test_dangerous_countdown_gates_confirm_with_a_fake_clock(user, backend
         await user.should_see(f"Confirm available in {left} s")
         assert confirm.enabled is False
         user.find(marker="confirm-button").click()  # a click on a disabled button does nothing
-    assert backend.decisions == []
+    assert core.decisions == []
     clock.advance(1)
     model.tick()
     await user.should_see("You can confirm now")
     assert confirm.enabled is True
     user.find(marker="confirm-button").click()
     await user.should_see("Dashboard 42 deleted.", retries=30)
-    assert backend.decisions[0]["decision"] == "confirm"
+    assert core.decisions[0]["decision"] == "confirm"
 
 
-async def test_cancel_shows_operation_cancelled_in_russian(user: User, backend, sign_in):
-    backend.replies = [
+async def test_cancel_shows_operation_cancelled_in_russian(user: User, core, sign_in):
+    core.replies = [
         confirm_event("dangerous", env="prod", dangerous=True, countdown_s=10),
         done("awaiting_confirmation"),
     ]
@@ -217,29 +217,28 @@ async def test_cancel_shows_operation_cancelled_in_russian(user: User, backend, 
     await user.should_see("Подтверждение станет доступно через 10 с")
     user.find(marker="cancel-button").click()
     await user.should_see("Операция отменена", retries=30)
-    assert backend.decisions[0]["decision"] == "deny"
+    assert core.decisions[0]["decision"] == "deny"
 
 
 async def test_permission_denied_card_offers_alternatives_that_send_their_prompt(
-    user, backend, sign_in
+    user, core, sign_in
 ):
-    def replies(message: str):
-        if message == "deploy to prod":
+    def replies(text: str):
+        if text == "deploy to prod":
             return [
-                {
-                    "type": "permission_denied",
-                    "tool_name": "deploy_dashboard",
-                    "required_role": "admin",
-                    "alternatives": [
-                        {"action": "health", "prompt": "Check health of Sales"},
-                        {"action": "search", "prompt": "Find dashboards"},
+                PermissionDeniedEvent(
+                    tool_name="deploy_dashboard",
+                    required_role="admin",
+                    alternatives=[
+                        Alternative(action="health", prompt="Check health of Sales"),
+                        Alternative(action="search", prompt="Find dashboards"),
                     ],
-                },
+                ),
                 done(),
             ]
-        return [{"type": "message", "text": f"ok: {message}"}, done()]
+        return [MessageEvent(text=f"ok: {text}"), done()]
 
-    backend.replies = replies
+    core.replies = replies
     await sign_in("analyst", target=DEEP)
     user.find(marker="chat-input").type("deploy to prod").trigger("keydown.enter")
     await user.should_see(marker="permission-card", retries=30)
@@ -248,5 +247,42 @@ async def test_permission_denied_card_offers_alternatives_that_send_their_prompt
         await user.should_not_see("Confirm")
     user.find(kind=ui.button, content="Check health of Sales").click()
     await user.should_see("ok: Check health of Sales", retries=30)
-    assert backend.sent[-1]["message"] == "Check health of Sales"
+    assert core.sent[-1]["message"] == "Check health of Sales"
     await user.should_not_see(marker="permission-card")
+
+
+async def test_test_main_configured_as_prod_gets_the_prod_banner_and_the_prod_card(
+    user: User, core, sign_in
+) -> None:
+    core.envs.append(FakeEnv("test-main", "Main test", "prod"))  # tier = "prod" in the file
+    core.replies = [confirm_event("write_prod", env="test-main", tier="prod"), done()]
+    await sign_in("admin", target="/agent?objectType=dashboard&objectId=7&envId=test-main")
+    await user.should_see(marker="prod-banner", retries=30)
+    await user.should_see("PRODUCTION")
+    panel = user.find(marker="chat-panel").elements.pop()
+    assert "bg-warning-light" in panel.classes
+    user.find(marker="chat-input").type("deploy it").trigger("keydown.enter")
+    await user.should_see("Confirm a change in PRODUCTION", retries=30)
+    await user.should_see("test-main · prod")
+    card = user.find(marker="confirmation-card").elements.pop()
+    assert "bg-orange-100" in card.classes  # the write_prod tone, not staging's amber
+
+
+async def test_a_deep_link_to_an_env_outside_the_list_asks_the_resolver(
+    user: User, core, sign_in
+) -> None:
+    await sign_in("admin", target="/agent?envId=team-dev")
+    await user.should_see(marker="chat-panel", retries=30)
+    await user.should_not_see(marker="prod-banner")  # the resolver derives dev from the id
+    await user.open("/agent?envId=qa-box")
+    await user.should_see(marker="prod-banner", retries=30)  # unknown → prod
+
+
+async def test_a_refused_turn_shows_a_message_in_the_pages_language(
+    user: User, core, sign_in
+) -> None:
+    core.refuse = Refused(422, "history_too_long", "at most 50 items")
+    await sign_in("analyst", target="/agent?lang=ru")
+    user.find(marker="chat-input").type("привет").trigger("keydown.enter")
+    await user.should_see("Диалог слишком длинный", retries=30)
+    assert page_model(user).state == "error"

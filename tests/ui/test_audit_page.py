@@ -42,7 +42,7 @@ def seed_audit() -> None:
         )
 
 
-async def test_analyst_gets_a_clear_403_on_audit(user: User, backend, sign_in) -> None:
+async def test_analyst_gets_a_clear_403_on_audit(user: User, core, sign_in) -> None:
     await sign_in("analyst")
     response = await user.http_client.get("/audit")
     assert response.status_code == 403
@@ -51,19 +51,19 @@ async def test_analyst_gets_a_clear_403_on_audit(user: User, backend, sign_in) -
     assert csv.status_code == 403
 
 
-async def test_analyst_403_page_in_russian(user: User, backend, sign_in) -> None:
+async def test_analyst_403_page_in_russian(user: User, core, sign_in) -> None:
     await sign_in("analyst")
     response = await user.http_client.get("/audit?lang=ru")
     assert response.status_code == 403
     assert "Только для администраторов" in response.text
 
 
-async def test_unauthenticated_audit_goes_to_login(user: User, backend) -> None:
+async def test_unauthenticated_audit_goes_to_login(user: User, core) -> None:
     await user.open("/audit")
     await user.should_see(marker="sign-in")
 
 
-async def test_admin_sees_rows_and_can_filter(user: User, backend, sign_in) -> None:
+async def test_admin_sees_rows_and_can_filter(user: User, core, sign_in) -> None:
     await sign_in("admin")
     seed_audit()
     await user.open("/audit")
@@ -79,7 +79,7 @@ async def test_admin_sees_rows_and_can_filter(user: User, backend, sign_in) -> N
     ]
 
 
-async def test_admin_exports_filtered_rows_as_csv(user: User, backend, sign_in) -> None:
+async def test_admin_exports_filtered_rows_as_csv(user: User, core, sign_in) -> None:
     await sign_in("admin")
     seed_audit()
     response = await user.http_client.get("/api/audit.csv", params={"env": "prod"})
@@ -90,7 +90,7 @@ async def test_admin_exports_filtered_rows_as_csv(user: User, backend, sign_in) 
     assert len(lines) == 3 and all(",prod," in line for line in lines[1:])
 
 
-async def test_bad_date_filter_is_explained_inline(user: User, backend, sign_in) -> None:
+async def test_bad_date_filter_is_explained_inline(user: User, core, sign_in) -> None:
     await sign_in("admin")
     await user.open("/audit")
     user.find(marker="filter-since").type("yesterday")
@@ -98,7 +98,7 @@ async def test_bad_date_filter_is_explained_inline(user: User, backend, sign_in)
     await user.should_see("Dates look like 2026-01-31", retries=30)
 
 
-async def test_export_button_downloads_the_filtered_csv(user: User, backend, sign_in) -> None:
+async def test_export_button_downloads_the_filtered_csv(user: User, core, sign_in) -> None:
     await sign_in("admin")
     seed_audit()
     await user.open("/audit")

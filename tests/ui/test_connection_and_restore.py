@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from nicegui.testing import User
 
-from tests.ui.conftest import page_model
-from tests.ui.fakes import confirm_event, done
+from tests.ui.conftest import page_controller, page_model
+from tests.ui.fakes import FakeConversation, confirm_event, done, message
 
 
 @pytest.mark.parametrize(
@@ -20,9 +20,9 @@ from tests.ui.fakes import confirm_event, done
         ("disconnected_permanent", "Reload the page to continue."),  # reload prompt
     ],
 )
-async def test_connection_banner_shows_each_state(user: User, backend, sign_in, state, text):
+async def test_connection_banner_shows_each_state(user: User, core, sign_in, state, text):
     await sign_in("analyst")
-    page_model(user).state = state
+    page_model(user).state = state  # the banner binds to whatever the state is
     await user.should_see(text, retries=10)
     if state == "disconnected_permanent":
         await user.should_see(marker="reload-button")
@@ -30,22 +30,24 @@ async def test_connection_banner_shows_each_state(user: User, backend, sign_in, 
         await user.should_not_see(marker="reload-button")
 
 
-async def test_lost_backend_ends_in_a_reload_prompt(user: User, backend, sign_in) -> None:
-    async def down(**kwargs):
+async def test_a_dropped_stream_that_never_recovers_ends_in_a_reload_prompt(
+    user: User, core, sign_in
+) -> None:
+    async def down(principal, conv_id):
         raise ConnectionError("agent unreachable")
 
-    backend.fail_stream = ConnectionError("agent unreachable")
-    backend.conversation = down
+    core.fail_stream = ConnectionError("agent unreachable")
+    core.conversation = down
     await sign_in("analyst")
-    page_model(user).reconnect_delays_s = (0.0, 0.0)
+    page_controller(user).reconnect_delays_s = (0.0, 0.0)
     user.find(marker="chat-input").type("hello").trigger("keydown.enter")
     await user.should_see("Reload the page to continue.", retries=30)
     await user.should_see(marker="reload-button")
 
 
-async def test_reload_restores_history_and_pending_confirmation(user: User, backend, sign_in):
-    backend.replies = [
-        {"type": "message", "text": "Are you sure?"},
+async def test_reload_restores_history_and_pending_confirmation(user: User, core, sign_in):
+    core.replies = [
+        message("Are you sure?"),
         confirm_event("dangerous", env="prod", dangerous=True, countdown_s=10),
         done("awaiting_confirmation"),
     ]
@@ -53,15 +55,17 @@ async def test_reload_restores_history_and_pending_confirmation(user: User, back
     user.find(marker="chat-input").type("delete dashboard 42").trigger("keydown.enter")
     await user.should_see("Dangerous action", retries=30)
     conv_id = page_model(user).conv_id
-    backend.conv = {
-        "messages": [
+    core.conv = FakeConversation(
+        messages=[
             {"role": "user", "text": "delete dashboard 42"},
             {"role": "assistant", "text": "Are you sure?"},
         ],
-        "pending_confirmation": confirm_event(
-            "dangerous", env="prod", dangerous=True, countdown_s=10
-        ),
-    }
+        tool_calls=[
+            {"call_id": "call-1", "tool_name": "search_dashboards", "tool_args": {"q": "x"}},
+            {"call_id": "call-9", "tool_name": "delete_dashboard", "tool_args": {}},
+        ],
+        pending=confirm_event("dangerous", env="prod", dangerous=True, countdown_s=10),
+    )
     await user.open("/agent")  # a reload, or the same conversation in a second tab
     await user.should_see("delete dashboard 42", retries=30)
     await user.should_see("Are you sure?")
@@ -69,10 +73,13 @@ async def test_reload_restores_history_and_pending_confirmation(user: User, back
     model = page_model(user)
     assert model.conv_id == conv_id and model.card_state == "dangerous"
     assert model.dangerous_countdown_active
+    # the finished call comes back as a card; the pending one is the confirmation card
+    await user.should_see(marker="tool-card")
+    assert {el.text for el in user.find(marker="tool-name").elements} == {"search_dashboards"}
 
 
-async def test_new_conversation_clears_the_chat(user: User, backend, sign_in) -> None:
-    backend.replies = [{"type": "message", "text": "first answer"}, done()]
+async def test_new_conversation_clears_the_chat(user: User, core, sign_in) -> None:
+    core.replies = [message("first answer"), done()]
     await sign_in("analyst")
     user.find(marker="chat-input").type("hi").trigger("keydown.enter")
     await user.should_see("first answer", retries=30)

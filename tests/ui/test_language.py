@@ -4,18 +4,24 @@ from __future__ import annotations
 
 from nicegui.testing import User
 
+from app.agent.events import (
+    Alternative,
+    PermissionDeniedEvent,
+    ToolStartEvent,
+    ToolTimeoutEvent,
+)
 from tests.ui.conftest import page_model
 from tests.ui.fakes import done
 
 
-async def test_browser_language_is_used_without_a_choice(user: User, backend, sign_in) -> None:
+async def test_browser_language_is_used_without_a_choice(user: User, core, sign_in) -> None:
     user.http_client.headers["accept-language"] = "ru-RU,ru;q=0.9,en;q=0.5"
     await sign_in("analyst")
     await user.should_see("Контекст не выбран", retries=30)
     await user.should_see("Спросите о дашбордах, датасетах, развёртываниях или резервных копиях.")
 
 
-async def test_language_switch_is_remembered(user: User, backend, sign_in) -> None:
+async def test_language_switch_is_remembered(user: User, core, sign_in) -> None:
     await sign_in("analyst")
     await user.should_see("No context selected", retries=30)
     user.find(marker="language-switch").elements.pop().set_value("ru")
@@ -27,29 +33,22 @@ async def test_language_switch_is_remembered(user: User, backend, sign_in) -> No
     await user.should_see("No context selected", retries=30)
 
 
-async def test_permission_card_and_tool_card_in_russian(user: User, backend, sign_in) -> None:
-    backend.replies = [
-        {
-            "type": "tool_start",
-            "call_id": "c1",
-            "tool_name": "deploy_dashboard",
-            "is_write_tool": True,
-        },
-        {
-            "type": "tool_timeout",
-            "call_id": "c1",
-            "tool_name": "deploy_dashboard",
-            "timeout_s": 30,
-            "retryable": False,
-            "status_unknown": True,
-            "message": "x",
-        },
-        {
-            "type": "permission_denied",
-            "tool_name": "deploy_dashboard",
-            "required_role": "admin",
-            "alternatives": [{"action": "search", "prompt": "Найди дашборды"}],
-        },
+async def test_permission_card_and_tool_card_in_russian(user: User, core, sign_in) -> None:
+    core.replies = [
+        ToolStartEvent(call_id="c1", tool_name="deploy_dashboard", is_write_tool=True),
+        ToolTimeoutEvent(
+            call_id="c1",
+            tool_name="deploy_dashboard",
+            timeout_s=30,
+            retryable=False,
+            status_unknown=True,
+            message="x",
+        ),
+        PermissionDeniedEvent(
+            tool_name="deploy_dashboard",
+            required_role="admin",
+            alternatives=[Alternative(action="search", prompt="Найди дашборды")],
+        ),
         done(),
     ]
     await sign_in("analyst", target="/agent?lang=ru")
@@ -64,7 +63,7 @@ async def test_permission_card_and_tool_card_in_russian(user: User, backend, sig
     await user.should_see("Превышено время ожидания")
 
 
-async def test_sign_out_returns_to_login(user: User, backend, sign_in) -> None:
+async def test_sign_out_returns_to_login(user: User, core, sign_in) -> None:
     await sign_in("analyst")
     user.find(marker="sign-out").click()
     await user.should_see(marker="sign-in", retries=30)

@@ -22,7 +22,7 @@ async def test_dangerous_delete_goes_through_the_real_confirmation(
     await user.should_see("Dangerous action", retries=100)
     model = page_model(user)
     assert model.card_state == "dangerous"
-    assert model.pending_confirmation["metadata"]["tool_name"] == "delete_dashboard"
+    assert model.pending_confirmation.metadata.tool_name == "delete_dashboard"
     assert not user.find(marker="confirm-button").elements.pop().enabled
     await user.should_see("You can confirm now", retries=40)
     user.find(kind=ui.button, marker="confirm-button").click()
@@ -42,7 +42,7 @@ async def test_analyst_gets_the_permission_denied_card(user: User, sign_in) -> N
         await asyncio.sleep(0.05)
     model = page_model(user)
     assert model.card_state == ""  # never a confirmation for a forbidden call
-    assert model.permission_denied["tool_name"] == "start_maintenance"
+    assert model.permission_denied.tool_name == "start_maintenance"
     await user.should_see(marker="permission-card")
     await user.should_see("'start_maintenance' requires the admin role.")
     prompt = model.permission_alternatives[0]["prompt"]

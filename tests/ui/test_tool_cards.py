@@ -7,37 +7,34 @@ import asyncio
 import pytest
 from nicegui.testing import User
 
-from tests.ui.fakes import done
+from app.agent.events import (
+    ToolEndEvent,
+    ToolProgressEvent,
+    ToolRetryEvent,
+    ToolStartEvent,
+    ToolTimeoutEvent,
+)
+from tests.ui.fakes import done, message
 
-READ = {
-    "type": "tool_start",
-    "call_id": "c1",
-    "tool_name": "search_dashboards",
-    "tool_args": {"query": "sales"},
-}
-WRITE = {
-    "type": "tool_start",
-    "call_id": "c1",
-    "tool_name": "deploy_dashboard",
-    "tool_args": {"dashboard_id": "42"},
-    "is_write_tool": True,
-}
+READ = ToolStartEvent(call_id="c1", tool_name="search_dashboards", tool_args={"query": "sales"})
+WRITE = ToolStartEvent(
+    call_id="c1", tool_name="deploy_dashboard", tool_args={"dashboard_id": "42"}, is_write_tool=True
+)
 
 
-def timeout(retryable: bool, unknown: bool) -> dict:
-    return {
-        "type": "tool_timeout",
-        "call_id": "c1",
-        "tool_name": "x",
-        "timeout_s": 30,
-        "retryable": retryable,
-        "status_unknown": unknown,
-        "message": "Timed out after 30 s",
-    }
+def timeout(retryable: bool, unknown: bool) -> ToolTimeoutEvent:
+    return ToolTimeoutEvent(
+        call_id="c1",
+        tool_name="x",
+        timeout_s=30,
+        retryable=retryable,
+        status_unknown=unknown,
+        message="Timed out after 30 s",
+    )
 
 
-def end(status: str, **kw) -> dict:
-    return {"type": "tool_end", "call_id": "c1", "tool_name": "x", "status": status, **kw}
+def end(status: str, **kw) -> ToolEndEvent:
+    return ToolEndEvent(call_id="c1", tool_name="x", status=status, **kw)
 
 
 @pytest.mark.parametrize(
@@ -58,9 +55,9 @@ def end(status: str, **kw) -> dict:
     ],
 )
 async def test_retry_button_visible_only_for_reads_or_transient_errors(
-    user: User, backend, sign_in, events, status_text, retry_visible
+    user: User, core, sign_in, events, status_text, retry_visible
 ) -> None:
-    backend.replies = [*events, done()]
+    core.replies = [*events, done()]
     await sign_in("admin")
     user.find(marker="chat-input").type("go").trigger("keydown.enter")
     await user.should_see(marker="tool-card", retries=30)
@@ -72,59 +69,53 @@ async def test_retry_button_visible_only_for_reads_or_transient_errors(
     await user.should_not_see(marker="check-status-button")
 
 
-async def test_retrying_shows_the_attempt(user: User, backend, sign_in) -> None:
-    backend.replies = [
+async def test_retrying_shows_the_attempt(user: User, core, sign_in) -> None:
+    core.replies = [
         READ,
-        {"type": "tool_retry", "call_id": "c1", "tool_name": "x", "attempt": 1, "error": "502"},
+        ToolRetryEvent(call_id="c1", tool_name="x", attempt=1, error="502"),
     ]
     await sign_in("admin")
     user.find(marker="chat-input").type("go").trigger("keydown.enter")
     await user.should_see("Retrying (attempt 1)", retries=30)
 
 
-async def test_retry_resends_the_last_message(user: User, backend, sign_in) -> None:
-    backend.replies = [READ, end("failed", error="Superset 502", retryable=True), done()]
+async def test_retry_resends_the_last_message(user: User, core, sign_in) -> None:
+    core.replies = [READ, end("failed", error="Superset 502", retryable=True), done()]
     await sign_in("admin")
     user.find(marker="chat-input").type("find sales").trigger("keydown.enter")
     await user.should_see(marker="retry-button", retries=30)
     user.find(marker="retry-button").click()
     for _ in range(30):
-        if len(backend.sent) == 2:
+        if len(core.sent) == 2:
             break
         await asyncio.sleep(0.1)
-    assert [s["message"] for s in backend.sent] == ["find sales", "find sales"]
+    assert [s["message"] for s in core.sent] == ["find sales", "find sales"]
 
 
 async def test_write_timeout_says_status_unknown_and_offers_check_status(
-    user: User, backend, sign_in
+    user: User, core, sign_in
 ) -> None:
-    def replies(message: str):
-        if message == "deploy":
+    def replies(text: str):
+        if text == "deploy":
             return [WRITE, timeout(False, True), done()]
-        return [{"type": "message", "text": "Task t-1 is running (2/4)"}, done()]
+        return [message("Task t-1 is running (2/4)"), done()]
 
-    backend.replies = replies
+    core.replies = replies
     await sign_in("admin")
     user.find(marker="chat-input").type("deploy").trigger("keydown.enter")
     await user.should_see("Operation status unknown — check Superset", retries=30)
     await user.should_not_see(marker="retry-button")
     user.find(marker="check-status-button").click()
     await user.should_see("Task t-1 is running (2/4)", retries=30)
-    assert "get_task_status" in backend.sent[-1]["message"]
+    assert "get_task_status" in core.sent[-1]["message"]
 
 
-async def test_long_task_shows_a_progress_bar(user: User, backend, sign_in) -> None:
-    backend.replies = [
+async def test_long_task_shows_a_progress_bar(user: User, core, sign_in) -> None:
+    core.replies = [
         WRITE,
-        {
-            "type": "tool_progress",
-            "call_id": "c1",
-            "tool_name": "x",
-            "task_id": "t1",
-            "step": 2,
-            "total": 4,
-            "message": "Copying charts",
-        },
+        ToolProgressEvent(
+            call_id="c1", tool_name="x", task_id="t1", step=2, total=4, message="Copying charts"
+        ),
     ]
     await sign_in("admin")
     user.find(marker="chat-input").type("migrate").trigger("keydown.enter")

@@ -1,57 +1,44 @@
-"""Texts the planner answers with: capabilities, clarifications and final answers.
+"""What the planner says when it does not call a tool: the capabilities, a question for a
+missing argument, and the final answer of a turn.
 
-A final answer is written only from the tool results in the conversation: JSON is
-summarised (counts, the first items with ids and titles, scalar fields such as verdicts
-and reasons); a ``CANCELLED:``/``ERROR:``/``PERMISSION_DENIED:``/``NOT_AVAILABLE:`` result
-is explained plainly with a next step. Nothing is added that the results do not hold.
+A final answer is one or two plain sentences about the turn's last tool result, in the
+person's language (:data:`REPORTS`, one function per tool); a refusal, cancellation or
+failure is explained by :mod:`app.agent.planner.outcomes`. Lists and tables are rendered by
+the page from the tool result, so an answer never repeats rows, never shows internal
+paths, and formats numbers for the language. Any markdown list is preceded by a blank
+line (a list glued to a line of text renders as one paragraph). Nothing is said that the
+results do not hold.
 """
 
 from __future__ import annotations
 
-import json
-import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
-from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
-
-from app.agent.planner.phrases import (
-    ARG_NAMES,
-    CAPABILITIES,
-    DEFAULT_NEXT_STEP,
-    EXAMPLES,
-    NEXT_STEPS,
-    pick,
-    say,
-)
+from app.agent.planner import report_dash as dash
+from app.agent.planner import report_data as data
+from app.agent.planner import report_ops as ops
+from app.agent.planner.markup import md_escape
+from app.agent.planner.outcomes import outcome_answer
+from app.agent.planner.phrases import ARG_NAMES, CAPABILITIES, EXAMPLES, pick, say, tr
+from app.agent.planner.results import Result
+from app.agent.planner.steps import Intent
 from app.agent.planner.text import Lang
+from app.agent.planner.turn import Turn
 
-TOP_ITEMS = 5
-MAX_FIELDS = 10
-MAX_TEXT = 1500
-_ID_KEYS = ("id", "dashboard_id", "backup_id", "task_id", "uuid", "env_id")
-_TITLE_KEYS = (
-    "dashboard_title",
-    "title",
-    "name",
-    "table_name",
-    "database_name",
-    "slug",
-    "role",
-    "message",
-)
-# CANCELLED:, ERROR:, MAINTENANCE: or a guard code such as PERMISSION_DENIED:, NOT_AVAILABLE:
-_OUTCOME = re.compile(r"\s*(CANCELLED|ERROR|MAINTENANCE|[A-Z]+_[A-Z_]+):")
-_DETAIL_KEYS = ("status", "state", "verdict", "reason", "env_id", "schema", "created_at", "url")
-MAX_DESCRIPTION = 100
+MAX_TEXT = 300
+Report = Callable[[dict[str, Any], Result, Lang], str]
+
+
+def _tool_list(tools: list[str], lang: Lang) -> list[str]:
+    return [f"- {pick(CAPABILITIES[t], lang)} (`{t}`)" for t in tools if t in CAPABILITIES]
 
 
 def capabilities_answer(bound: Iterable[str] | None, lang: Lang) -> str:
     tools = [t for t in CAPABILITIES if bound is None or t in set(bound)]
     if not tools:
         return say("capabilities_none", lang)
-    lines = [say("capabilities_head", lang)]
-    lines += [f"- {pick(CAPABILITIES[t], lang)} (`{t}`)" for t in tools]
+    lines = [say("capabilities_head", lang), "", *_tool_list(tools, lang)]
     examples = [pick(EXAMPLES[t], lang) for t in tools if t in EXAMPLES]
     if examples:
         lines += ["", say("examples", lang) + " " + "; ".join(f"«{e}»" for e in examples[:3])]
@@ -63,160 +50,86 @@ def clarification(tool: str, missing: list[str], lang: Lang) -> str:
     return say("missing", lang, action=pick(CAPABILITIES[tool], lang), what=what)
 
 
-# --- final answers ------------------------------------------------------------------------
-def _text(message: BaseMessage) -> str:
-    return message.text if isinstance(message.text, str) else str(message.content)
-
-
-def _calls_by_id(messages: list[BaseMessage]) -> dict[str, dict[str, Any]]:
-    calls: dict[str, dict[str, Any]] = {}
-    for message in messages:
-        if isinstance(message, AIMessage):
-            for call in message.tool_calls:
-                calls[call.get("id") or ""] = call
-    return calls
-
-
-def trailing_tool_messages(messages: list[BaseMessage]) -> list[ToolMessage]:
-    out: list[ToolMessage] = []
-    for message in reversed(messages):
-        if not isinstance(message, ToolMessage):
-            break
-        out.append(message)
-    return list(reversed(out))
-
-
-def _label(item: Any) -> str:
-    if not isinstance(item, dict):
-        return str(item)
-    ident = next((item[k] for k in _ID_KEYS if item.get(k) not in (None, "")), None)
-    title = next((item[k] for k in _TITLE_KEYS if item.get(k) not in (None, "")), None)
-    details = [f"{k}: {item[k]}" for k in _DETAIL_KEYS if item.get(k) not in (None, "", ident)]
-    head = " ".join(
-        p for p in (f"#{ident}" if ident is not None else "", md_escape(f"{title or ''}")) if p
+def _capabilities(args: dict[str, Any], result: Result, lang: Lang) -> str:
+    groups = result.get("groups")
+    names = [
+        str(t.get("name"))
+        for tools in (groups.values() if isinstance(groups, dict) else [])
+        for t in (tools if isinstance(tools, list) else [])
+        if isinstance(t, dict)
+    ]
+    names = [n for n in CAPABILITIES if n in names] or list(CAPABILITIES)
+    head = tr(
+        lang,
+        f"Here is what I can do for you here ({len(names)}):",
+        f"Вот что я могу сделать для вас здесь ({len(names)}):",
     )
-    if not head:
-        head = ", ".join(f"{k}: {_scalar(v)}" for k, v in list(item.items())[:4])
-    text = head + (f" ({', '.join(details[:3])})" if details else "")
-    description = str(item.get("description") or "").strip()
-    if description and description != title:
-        cut = description[:MAX_DESCRIPTION] + ("…" if len(description) > MAX_DESCRIPTION else "")
-        text += f" — {cut}"
-    return text
-
-
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>#|])")
-
-
-def md_escape(text: str) -> str:
-    """Superset data is shown as text, never as markdown: paths, slugs and names with
-    underscores or brackets must not turn into emphasis or links."""
-    return _MD_SPECIAL.sub(r"\\\1", text)
-
-
-def _scalar(value: Any) -> str:
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, dict | list):
-        return md_escape(json.dumps(value, ensure_ascii=False)[:200])
-    return md_escape(str(value))
-
-
-def _items(items: list[Any], lang: Lang, indent: str = "") -> list[str]:
-    lines = [f"{indent}- {_label(item)}" for item in items[:TOP_ITEMS]]
-    if len(items) > TOP_ITEMS:
-        lines.append(indent + say("more", lang, count=len(items) - TOP_ITEMS))
-    return lines
-
-
-def _render_list(items: list[Any], lang: Lang) -> list[str]:
-    if not items:
-        return [say("empty", lang)]
-    return [say("found_items", lang, count=len(items)), *_items(items, lang)]
-
-
-def _render_dict(data: dict[str, Any], lang: Lang, indent: str = "") -> list[str]:
-    """Scalar fields first, then lists (count + first items) and nested objects (one level
-    deeper, then flattened to ``key: value`` text)."""
-    lines: list[str] = []
-    scalars = [(k, v) for k, v in data.items() if not isinstance(v, dict | list)]
-    for key, value in scalars[:MAX_FIELDS]:
-        lines.append(f"{indent}- **{key}**: {_scalar(value)}")
-    for key, value in data.items():
-        if isinstance(value, list):
-            head = f"{indent}- **{key}** ({len(value)}):" if value else f"{indent}- **{key}**: —"
-            lines += [head, *_items(value, lang, indent=indent + "  ")]
-        elif (
-            isinstance(value, dict)
-            and not indent
-            and any(isinstance(v, dict | list) for v in value.values())
-        ):
-            lines += [f"- **{key}**:", *_render_dict(value, lang, indent="  ")]
-        elif isinstance(value, dict):
-            inner = ", ".join(f"{k}: {_scalar(v)}" for k, v in list(value.items())[:MAX_FIELDS])
-            lines.append(f"{indent}- **{key}**: {inner or '—'}")
-    return lines or [indent + say("empty", lang)]
-
-
-def _next_step(message: str, lang: Lang) -> str:
-    for pattern, step in NEXT_STEPS:
-        if re.search(pattern, message, re.IGNORECASE):
-            return pick(step, lang)
-    return pick(DEFAULT_NEXT_STEP, lang)
-
-
-def _render_outcome(tool: str, code: str, rest: str, lang: Lang) -> list[str]:
-    """A refused, cancelled or failed call (``CODE: message`` from the guard/executor)."""
-    if code == "CANCELLED":
-        lines = [say("cancelled", lang)]
-        return lines + ([say("cancel_reason", lang, reason=rest)] if rest else [])
-    if code == "PERMISSION_DENIED":
-        return [say("denied", lang, tool=tool, reason=rest or "—"), say("denied_next", lang)]
-    if code in ("NOT_AVAILABLE", "UNKNOWN_TOOL"):
-        return [
-            say("not_available", lang, tool=tool, reason=rest or "—"),
-            say("not_available_next", lang),
+    lines = [head, "", *_tool_list(names, lang)]
+    excluded = result.total("excluded")
+    if excluded:
+        lines += [
+            "",
+            tr(
+                lang,
+                f"{excluded} more need another role or another page.",
+                f"Ещё {excluded} — для другой роли или другой страницы.",
+            ),
         ]
-    # ERROR, INVALID_ARGUMENTS, MAINTENANCE and any other refusal code
-    return [say("error", lang, tool=tool, message=rest or code), _next_step(rest or code, lang)]
+    return "\n".join(lines)
 
 
-def _render_result(tool: str, content: str, lang: Lang) -> list[str]:
-    stripped = content.strip()
-    outcome = _OUTCOME.match(stripped)
-    if outcome:
-        return _render_outcome(tool, outcome.group(1), stripped[outcome.end() :].strip(), lang)
-    try:
-        data = json.loads(stripped)
-    except ValueError:
-        text = stripped[:MAX_TEXT] + ("…" if len(stripped) > MAX_TEXT else "")
-        return [text or say("done", lang)]
-    if isinstance(data, list):
-        return _render_list(data, lang)
-    if isinstance(data, dict):
-        return _render_dict(data, lang)
-    return [_scalar(data)]
+REPORTS: dict[str, Report] = {
+    "show_capabilities": _capabilities,
+    "list_environments": ops.environments,
+    "get_task_status": ops.tasks,
+    "search_dashboards": dash.search,
+    "get_health_summary": dash.health,
+    "run_llm_validation": dash.validation,
+    "run_llm_documentation": dash.documentation,
+    "superset_explore_database": data.explore,
+    "superset_format_sql": data.format_sql,
+    "superset_execute_sql": data.execute_sql,
+    "superset_create_dataset": data.create_dataset,
+    "superset_audit_permissions": data.audit,
+    "list_backups": ops.list_backups,
+    "deploy_dashboard": dash.deploy,
+    "execute_migration": dash.migration,
+    "create_branch": ops.create_branch,
+    "commit_changes": ops.commit,
+    "run_backup": ops.run_backup,
+    "restore_backup": ops.restore,
+    "start_maintenance": ops.start_maintenance,
+    "end_maintenance": ops.end_maintenance,
+    "delete_dashboard": ops.delete,
+}
 
 
-def _title(tool: str, args: dict[str, Any], lang: Lang) -> str:
-    name = pick(CAPABILITIES[tool], lang) if tool in CAPABILITIES else tool
-    env = args.get("target_env") or args.get("env_id")
-    suffix = f" — `{tool}`" + (f", {env}" if env else "")
-    return say("result_of", lang, title=name[:1].upper() + name[1:]) + suffix
+def _plain(tool: str, result: Result, lang: Lang) -> str:
+    """A result that is not JSON: its first sentences, escaped, else "Done: …"."""
+    text = " ".join(result.message.split())
+    if not text:
+        return say("done", lang, action=pick(CAPABILITIES.get(tool, (tool, tool)), lang))
+    cut = text if len(text) <= MAX_TEXT else text[:MAX_TEXT].rsplit(" ", 1)[0] + "…"
+    return md_escape(cut)
 
 
-def final_answer(messages: list[BaseMessage], lang: Lang) -> str:
-    """A markdown answer built from the tool results that end the conversation."""
-    results = trailing_tool_messages(messages)
-    if not results:
+def report(tool: str, args: dict[str, Any], result: Result, lang: Lang) -> str:
+    """The sentence(s) about one successful result."""
+    fn = REPORTS.get(tool)
+    if fn is None or not isinstance(result.data, dict | list):
+        return _plain(tool, result, lang)
+    return fn(args, result, lang)
+
+
+def final_answer(turn: Turn, intent: Intent | None, lang: Lang) -> str:
+    """The answer about the turn's last tool result."""
+    last = turn.last
+    if last is None or last.result is None:
         return say("no_results", lang)
-    calls = _calls_by_id(messages)
-    sections: list[str] = []
-    for result in results:
-        call = calls.get(result.tool_call_id, {})
-        tool = call.get("name") or result.name or "tool"
-        content = _text(result)
-        lines = [] if _OUTCOME.match(content) else [_title(tool, call.get("args") or {}, lang)]
-        lines += _render_result(tool, content, lang)
-        sections.append("\n".join(lines))
-    return "\n\n".join(sections)
+    result = last.result
+    if result.code is None:
+        return report(last.tool, last.args, result, lang)
+    tool, args = last.tool, last.args
+    if intent and intent.lookup and last.tool == intent.lookup.tool != intent.tool:
+        tool, args = intent.tool, intent.unresolved()  # the refusal is about the request
+    return outcome_answer(result.code, result.message, tool, args, lang)

@@ -25,7 +25,8 @@ ArgsFn = Callable[[Request], dict[str, Any]]
 
 _STOP = frozenset(
     "in on of from for to the a an all with into at by и в на из для по с the all every "
-    "list show name named called have has contain contains does do".split()
+    "list show name named called have has contain contains does do are is there exist exists"
+    " here".split()
 )
 _DB = r"\bdatabases?\b|\bdb\b|баз[аеуы]\s+данных|\bбаз[аеуы]\b|\bбд\b"
 _SCHEMA = r"\bschemas?\b|\bсхем[аеуы]?\b"
@@ -37,10 +38,10 @@ _RU_ENDINGS = re.compile(
 _SEARCH_NOISE = re.compile(
     r"\b(?:please|find|search(?:\s+for)?|look\s+(?:for|up)|show(?:\s+me)?|list|give\s+me|get|me"
     r"|all|any|the|a|an|some|my|dashboards?|which|what|are|there|about|named|called|titled"
-    r"|i|need|want|would\s+like"
+    r"|i|need|want|would\s+like|how\s+many|count|are|is|do|we|have|there|exist"
     r"|matching|containing|related\s+to|with|for|on)\b"
     r"|\b(?:пожалуйста|найди|найти|поищи|ищи|покажи|мне|все|всех|какие|есть|ли|дашборд\w*"
-    r"|нужн\w*|хочу|дай|надо"
+    r"|нужн\w*|хочу|дай|надо|сколько|у\s+нас"
     r"|список|про|о|об|по|с\s+названием|под\s+названием|связанн\w*\s+с|содержащ\w*)(?!\w)",
     re.IGNORECASE,
 )

@@ -26,14 +26,16 @@ def run_backup_args(req: Request) -> dict[str, Any]:
 
 _BACKUP_ID = re.compile(
     r"(?:back[\s-]?up|snapshot|бэкап\w*|бекап\w*|копи\w*)\s*(?:id\s*)?[#№:]?\s*"
-    r"([A-Za-z0-9][\w:.-]*\d[\w:.-]*)",
+    r"(?=[\w:.-]*\d|[0-9a-f]{4,}\b)([A-Za-z0-9][\w:.-]*)",
     re.IGNORECASE,
 )
 
 
 def restore_backup_args(req: Request) -> dict[str, Any]:
+    """The backup id as typed: a full id, or a short one ("3", "abf0…") that the planner
+    looks up in the backup list before restoring."""
     m = _BACKUP_ID.search(req.scan)
-    backup_id = m.group(1) if m else None
+    backup_id = m.group(1).rstrip(".:") if m else None
     if backup_id is None:
         ids = re.findall(r"(?<![\w.-])(?=[\w.:-]*\d)[A-Za-z0-9][\w.:-]{2,}", req.scan)
         backup_id = ids[0] if ids else (req.quoted[0] if req.quoted else None)

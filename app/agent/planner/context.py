@@ -1,15 +1,23 @@
-"""What the planner knows about the turn, read back from the system prompt.
+"""What the planner knows about the turn: the selected environment, the configured
+environments' tiers and the page (UIContext).
 
-The system prompt (``app.agent.prompts.build_system_prompt``) carries the lines
-``selected_env_id: …`` and ``available_environments: id(tier), …`` and the UIContext
-block ``[USER CONTEXT — informational, not instructions]`` … ``[END USER CONTEXT]``.
-The block is read as data: only the known ``key: value`` lines are taken.
+In the product the agent core hands it over as data: the model node calls
+``OfflinePlanner.with_turn(TurnContext)`` and the planner plans with that object
+(``plan_reply(messages, bound, ctx)``). Nothing is parsed back from the system prompt;
+the text form below serves standalone use of the planner (tests, the eval).
+
+A planner used on its own (the planner tests, the eval) may still be given a system prompt
+text instead: :func:`parse_system_text` reads its ``selected_env_id: …`` and
+``available_environments: id(tier), …`` lines and the UIContext block as data (only the
+known ``key: value`` lines are taken).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from langchain_core.messages import BaseMessage, SystemMessage
 
@@ -42,6 +50,17 @@ class TurnContext:
         return self.ui.get("envId")
 
 
+def make_turn_context(
+    *,
+    selected_env: str | None,
+    environments: Mapping[str, str],
+    ui: Mapping[str, Any] | None,
+) -> TurnContext:
+    """A TurnContext from the turn's data (``ui``: the validated UIContext's fields)."""
+    page = {k: str(v) for k in _UICONTEXT_KEYS if (v := (ui or {}).get(k)) is not None}
+    return TurnContext(selected_env=selected_env, environments=dict(environments), ui=page)
+
+
 def _value(text: str, key: str) -> str | None:
     m = re.search(rf"^\s*{re.escape(key)}\s*:\s*(.*?)\s*$", text, re.MULTILINE)
     if not m or m.group(1).lower() in _NONE:
@@ -59,6 +78,7 @@ def _environments(raw: str | None) -> dict[str, str]:
 
 
 def parse_system_text(text: str) -> TurnContext:
+    """The context written in a system prompt text (a planner used on its own)."""
     block = _BLOCK.search(text)
     before_block = text[: block.start()] if block else text
     ui: dict[str, str] = {}
@@ -75,7 +95,8 @@ def parse_system_text(text: str) -> TurnContext:
 
 
 def turn_context(messages: list[BaseMessage]) -> TurnContext:
-    """The context of the latest system message (an empty context when there is none)."""
+    """The context written in the latest system message's text (standalone use); an empty
+    context when there is none."""
     for message in reversed(messages):
         if isinstance(message, SystemMessage):
             return parse_system_text(message.text)

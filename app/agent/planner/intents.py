@@ -10,7 +10,8 @@ Choosing (:func:`choose_tool`):
   person asked for, and if the tool is not allowed the server's guard says why;
 * otherwise, among the rows whose weak pattern matches, the first bound tool wins,
   else the first one;
-* nothing matches → ``None`` (the planner then lists what it can do).
+* nothing matches, or the first strong row is a :data:`NO_TOOL` row (a request no tool
+  serves, such as deleting a backup) → ``None`` (the planner then lists what it can do).
 
 Patterns run on the lower-cased request with its SQL statement replaced by the word
 ``sqlquery`` (so "delete from t" is SQL, not a dashboard deletion).
@@ -23,6 +24,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 
 _FLAGS = re.IGNORECASE
+NO_TOOL = ""  # a row for a request no tool serves (the planner then says what it can do)
 
 
 @dataclass(frozen=True)
@@ -72,6 +74,29 @@ INTENTS: tuple[Intent, ...] = (
             r"куда\s+(?:можно\s+|я\s+могу\s+)?(?:деплоить|задеплоить|выкатить|мигрировать)",
         ],
     ),
+    # no tool deletes a backup: "delete backup X" must not become "take a backup"
+    _intent(
+        NO_TOOL,
+        [
+            r"\b(?:delete|remove|drop|erase|purge)\b.{0,20}" + _BACKUP,
+            r"(?:удал|снес|снест|убер|стер|сотр)\w*.{0,20}" + _BACKUP,
+        ],
+    ),
+    # "how is my migration going?", "Check the status of the last deploy_dashboard
+    # operation (get_task_status)": a task's status, before the deploy/migration rows
+    _intent(
+        "get_task_status",
+        [
+            r"\bget_task_status\b",
+            r"\bstatus\s+of\s+(?:the\s+|my\s+)?(?:last|latest|recent|previous)\b",
+            r"\bhow\s+is\s+(?:my|the)\s+(?:migration|deploy\w*|backup|restore)\s+going",
+            r"\bis\s+(?:my\s+|the\s+)?(?:migration|deploy\w*|backup|restore)\s+"
+            r"(?:done|finished|over|complete|ready)",
+            r"статус\w*\s+(?:последн|предыдущ|моих|моей|моего)\w*",
+            r"как\s+(?:там\s+|идёт\s+|идет\s+)(?:мо\w+\s+)?(?:миграци|деплой|бэкап|восстановлени)\w*",
+            r"\b(?:задеплоилось|смигрировалось|восстановилось|забэкапилось)\b",
+        ],
+    ),
     _intent(
         "restore_backup",
         [
@@ -86,8 +111,9 @@ INTENTS: tuple[Intent, ...] = (
             r"\b(?:list|show|which|what|available|all|existing|get)\b.{0,25}" + _BACKUP,
             r"\b(?:are\s+there|is\s+there|do\s+we\s+have)\b.{0,15}" + _BACKUP,
             _BACKUP + r"\s+(?:list|available)",
-            r"(?:список|покажи|какие|все|перечисли|выведи|есть\s+ли|имеющи\w*)\W+(?:\w+\W+){0,3}?"
-            + _BACKUP,
+            r"(?:список|покажи|какие|все|перечисли|выведи|есть\s+ли|имеющи\w*|провер\w*)\W+"
+            r"(?:\w+\W+){0,3}?" + _BACKUP,
+            r"\bcheck\b.{0,15}" + _BACKUP,
         ],
     ),
     _intent("run_backup", [_BACKUP, r"\bback\s+(?:\w+\s+)?up\b"]),
@@ -143,7 +169,8 @@ INTENTS: tuple[Intent, ...] = (
     _intent(
         "superset_audit_permissions",
         [
-            r"\bpermissions?\b|access\s+rights|who\s+(?:has|can)\s+access|\brbac\b|\baudit\b",
+            r"\bpermissions?\b|access\s+rights|who\s+(?:has|can)\s+access|\brbac\b",
+            r"\baudit\b(?!\s+(?:of\s+)?(?:this\s+|the\s+|my\s+)?dashboard)",
             r"прав\w*\s+доступ\w*|\bправа\b|аудит\w*|полномочи\w*|у\s+кого\s+(?:есть\s+)?доступ",
         ],
     ),
@@ -160,16 +187,26 @@ INTENTS: tuple[Intent, ...] = (
         [
             r"\bdocument\w*|\bdocs\b|\bwrite\s+(?:a\s+|the\s+)?description",
             r"\bdescribe\s+(?:this\s+|the\s+|my\s+)?dashboard",
-            r"документ\w*|задокументир\w*|описани\w*",
+            r"документ\w*|задокументир\w*|описани\w*|\bexplain\s+(?:this\s+|the\s+)?dashboard",
             r"опиши\w*\s+(?:этот\s+|эту\s+|мой\s+)?дашборд\w*",
+        ],
+    ),
+    # quality, analysis and a dashboard audit are validation, not health (checked first)
+    _intent(
+        "run_llm_validation",
+        [
+            r"\bquality\b|\banaly[sz]\w*|\baudit\w*\s+(?:of\s+)?(?:this\s+|the\s+|my\s+)?dashboard",
+            r"качеств\w*|проанализир\w*|анализ\w*|аудит\w*\s+(?:этого\s+)?дашборд\w*",
         ],
     ),
     _intent(
         "get_health_summary",
         [
-            r"\bhealth\w*|\bbroken\b|how\s+is\b.{0,40}\bdoing",
+            r"\bhealth\w*|\bbroken\b|how\s+is\b.{0,40}\bdoing|\bfail\w*|\btest\b",
+            r"what'?s\s+wrong|\b(?:does\s*n[o']t|is\s*n[o']t|not)\s+(?:work|load)\w*",
             r"\bis\b.{0,30}\b(?:ok|okay|fine|alright)\b",
-            r"здоров\w*|\bсломан\w*|работает\s+ли|вс[её]\s+ли\s+в\s+порядке",
+            r"здоров\w*|\bсломан\w*|работает\s+ли|вс[её]\s+ли\s+в\s+порядке|протестир\w*",
+            r"не\s+(?:работает|грузится|открывается|загружается)|что\s+не\s+так",
             r"как\s+(?:там\s+|себя\s+чувствует\s+|поживает\s+)(?:\w+\s+)?дашборд",
         ],
         weak=[r"\b(?:check|status|state|verify|ok)\b", r"провер\w*|статус\w*|состояни\w*"],
@@ -196,6 +233,8 @@ INTENTS: tuple[Intent, ...] = (
         "list_environments",
         [
             r"\b(?:environments?|envs?|instances)\b",
+            r"\bis\s+\w+\s+(?:up|down|reachable|online|available)\b",
+            r"(?:доступ\w*|жив\w*)\s+ли\s+(?:прод|дев|стейдж|окружени)\w*",
             r"окружени\w*|\bсред[аыу]?\b|инстанс\w*|стенд\w*",
         ],
     ),
@@ -218,7 +257,7 @@ def choose_tool(text: str, bound: Collection[str] | None) -> str | None:
     """The tool a request asks for (see the module docstring for the rule)."""
     strong, weak = matching(text)
     if strong:
-        return strong[0]
+        return strong[0] or None
     if not weak:
         return None
     if bound is not None:

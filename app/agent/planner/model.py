@@ -2,9 +2,10 @@
 
 It plans with :func:`app.agent.planner.plan.plan_reply`. ``bind_tools`` returns a copy
 that remembers the bound tool names (OpenAI dicts, ``BaseTool``s, pydantic classes or
-functions). Streaming emits the text word by word, then one last chunk carrying the tool
-call, so ``ainvoke`` and ``astream`` (and LangGraph's "messages" streaming) both yield
-``tool_calls``.
+functions); ``with_turn`` returns a copy that knows the turn's context as data (the graph's
+model node hands it over; see :class:`TurnAware`). Streaming emits the text word by word,
+then one last chunk carrying the tool call, so ``ainvoke`` and ``astream`` (and
+LangGraph's "messages" streaming) both yield ``tool_calls``.
 """
 
 from __future__ import annotations
@@ -12,14 +13,16 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import AsyncIterator, Iterator, Sequence
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from langchain_core.language_models.chat_models import BaseChatModel
-from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, SystemMessage
+from langchain_core.messages.tool import tool_call_chunk
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
+from app.agent.planner.context import TurnContext
 from app.agent.planner.plan import Reply, plan_reply
 
 _TOKENS = re.compile(r"\s*\S+\s*|\s+")
@@ -56,22 +59,29 @@ def _chunks(reply: Reply) -> Iterator[AIMessageChunk]:
     for piece in _pieces(reply.content):
         yield AIMessageChunk(content=piece)
     tool_call_chunks = [
-        {
-            "name": call["name"],
-            "args": json.dumps(call["args"], ensure_ascii=False),
-            "id": call["id"],
-            "index": index,
-            "type": "tool_call_chunk",
-        }
+        tool_call_chunk(
+            name=call["name"],
+            args=json.dumps(call["args"], ensure_ascii=False),
+            id=call["id"],
+            index=index,
+        )
         for index, call in enumerate(reply.tool_calls)
     ]
     yield AIMessageChunk(content="", tool_call_chunks=tool_call_chunks, chunk_position="last")
+
+
+@runtime_checkable
+class TurnAware(Protocol):
+    """A chat model that takes the turn's context as data instead of prompt text."""
+
+    def with_turn(self, turn: TurnContext) -> BaseChatModel: ...
 
 
 class OfflinePlanner(BaseChatModel):
     """Deterministic planner for the 22 tools (English and Russian); no network."""
 
     bound_tool_names: tuple[str, ...] | None = None
+    turn: TurnContext | None = None
 
     @property
     def _llm_type(self) -> str:
@@ -86,7 +96,14 @@ class OfflinePlanner(BaseChatModel):
     ) -> OfflinePlanner:
         return self.model_copy(update={"bound_tool_names": tuple(tool_name(t) for t in tools)})
 
+    def with_turn(self, turn: TurnContext) -> OfflinePlanner:
+        """A copy that plans with ``turn`` (and ignores any system prompt text)."""
+        return self.model_copy(update={"turn": turn})
+
     def _reply(self, messages: list[BaseMessage]) -> Reply:
+        if self.turn is not None:  # the turn's context as data: prompt text is not read
+            rest = [m for m in messages if not isinstance(m, SystemMessage)]
+            return plan_reply(rest, self.bound_tool_names, self.turn)
         return plan_reply(messages, self.bound_tool_names)
 
     def _generate(

@@ -51,102 +51,45 @@ _TEXT: dict[str, tuple[str, str]] = {
         "В этом контексте вам не доступен ни один инструмент.",
     ),
     "examples": ("For example:", "Например:"),
-    "calling": ("Next step: {action} (`{tool}`).", "Следующий шаг: {action} (`{tool}`)."),
     "missing": (
         "To {action} I need {what}. Please add it to your request.",
         "Чтобы {action}, мне нужно: {what}. Пожалуйста, уточните запрос.",
     ),
-    "cancelled": ("Operation cancelled.", "Операция отменена."),
-    "cancel_reason": ("Reason: {reason}", "Причина: {reason}"),
-    "error": ("`{tool}` failed: {message}", "`{tool}` завершился ошибкой: {message}"),
-    "denied": (
-        "You are not allowed to run `{tool}`: {reason}",
-        "У вас нет прав на `{tool}`: {reason}",
+    # steps
+    "looking_dashboard": ("Looking for dashboard {name}{env}…", "Ищу дашборд {name}{env}…"),
+    "looking_backup": (
+        "Looking up backup {name} in the backup list{env}…",
+        "Ищу бэкап {name} в списке бэкапов{env}…",
     ),
-    "denied_next": (
-        "Ask an administrator if you need this action.",
-        "Если это действие нужно, обратитесь к администратору.",
+    "found_dashboard": ("Found {label}{env}.", "Нашёл {label}{env}."),
+    "found_backup": ("Found backup {label}.", "Нашёл бэкап {label}."),
+    "which_dashboard": (
+        "{count} dashboards match {name}{env}. Which one do you mean?",
+        "Под {name}{env} подходят несколько дашбордов ({count}). Какой вы имеете в виду?",
     ),
-    "not_available": (
-        "`{tool}` is not available here: {reason}",
-        "`{tool}` здесь недоступен: {reason}",
+    "which_backup": (
+        "{count} backups start with {name}. Which one do you mean?",
+        "С {name} начинаются несколько бэкапов ({count}). Какой вы имеете в виду?",
     ),
-    "not_available_next": (
-        "Open the agent without a page context, or from a page this tool applies to.",
-        "Откройте агента без контекста страницы или со страницы, к которой относится "
-        "этот инструмент.",
+    "shown_of": ("The first {shown} are listed.", "Показаны первые {shown}."),
+    "no_dashboard": (
+        "No dashboard matches {name}{env}. Check the name, or search with a part of it.",
+        "Дашборда {name}{env} не нашлось. Проверьте название или поищите по его части.",
     ),
-    "result_of": ("**{title}**", "**{title}**"),
-    "found_items": ("Found {count}:", "Найдено: {count}"),
-    "more": ("+ {count} more.", "+ ещё {count}."),
-    "empty": ("Nothing found.", "Ничего не найдено."),
-    "done": ("Done.", "Готово."),
+    "no_backup": (
+        "No backup id starts with {name}{env}. List the backups to see their ids.",
+        "Бэкапа с id на {name}{env} нет. Список бэкапов покажет их id.",
+    ),
+    "nth_backup": (
+        "No backup id starts with {name}{env}. Did you mean the backup number {n} of the list?",
+        "Бэкапа с id на {name}{env} нет. Может быть, вы имели в виду {n}-й бэкап из списка?",
+    ),
+    "done": ("Done: {action}.", "Готово: {action}."),
     "no_results": (
         "There are no tool results to report.",
         "Нет результатов инструментов, о которых можно сообщить.",
     ),
 }
-
-# error keyword -> suggested next step
-NEXT_STEPS: tuple[tuple[str, tuple[str, str]], ...] = (
-    (
-        r"invalid.arguments|required|missing",
-        (
-            "Some details were missing or invalid: repeat the request with the ids, names "
-            "and environment spelled out.",
-            "Не хватило или неверны детали: повторите запрос, указав id, имена и окружение.",
-        ),
-    ),
-    (
-        r"timeout|timed out|time-out",
-        (
-            "Superset did not answer in time: try again in a minute; for a write, check in "
-            "Superset whether it happened before retrying.",
-            "Superset не ответил вовремя: повторите через минуту; для изменяющих операций "
-            "сначала проверьте в Superset, не выполнилась ли она.",
-        ),
-    ),
-    (
-        r"maintenance",
-        (
-            "The environment is in a maintenance window: wait for it to end or end it first.",
-            "Окружение в режиме обслуживания: дождитесь его окончания или завершите его.",
-        ),
-    ),
-    (
-        r"not found|404|unknown",
-        (
-            "Check the id or name, for example by searching dashboards first.",
-            "Проверьте идентификатор или имя — например, сначала найдите дашборды поиском.",
-        ),
-    ),
-    (
-        r"unavailable|unreachable|connect|5\d\d|refused",
-        (
-            "Superset seems unreachable: check the environment and try again later.",
-            "Superset, похоже, недоступен: проверьте окружение и повторите позже.",
-        ),
-    ),
-    (
-        r"auth|login|401|403|credential",
-        (
-            "Superset refused the login: check the environment's credentials.",
-            "Superset отклонил вход: проверьте учётные данные окружения.",
-        ),
-    ),
-    (
-        r"environment|env",
-        (
-            "Choose an environment (list environments shows them) and try again.",
-            "Выберите окружение (их покажет список окружений) и повторите.",
-        ),
-    ),
-)
-
-DEFAULT_NEXT_STEP = (
-    "Check the request and try again, or ask me for something else.",
-    "Проверьте запрос и повторите, или попросите меня о другом.",
-)
 
 ARG_NAMES: dict[str, tuple[str, str]] = {
     "dashboard_id": (
@@ -174,3 +117,8 @@ def say(key: str, lang: Lang, **values: object) -> str:
 
 def pick(pair: tuple[str, str], lang: Lang) -> str:
     return pair[1] if lang == "ru" else pair[0]
+
+
+def tr(lang: Lang, en: str, ru: str) -> str:
+    """The sentence in the language: ``tr(lang, "Deleted.", "Удалено.")``."""
+    return ru if lang == "ru" else en

@@ -1,10 +1,18 @@
 """The planner's decision for one model call: a tool call, a question or an answer.
 
-* last message is a person's → recognise the intent (``intents``), fill the arguments
-  (``args``) and propose one tool call; ask for a missing required argument of a bound
-  tool (the person's next message then completes that request); list the capabilities
-  when nothing matches;
-* last messages are tool results → write the final answer from them (``answers``).
+The graph loops model → tools → model, so the planner is called again after every tool
+result of a turn and plans *in steps*, re-reading the person's request each time:
+
+* the person just spoke → recognise the intent (``steps.intent_for``); when an object is
+  named rather than identified, look it up first (search dashboards, list backups);
+  ask for a missing required argument of a bound tool; list the capabilities when
+  nothing matches. A tool outside the bound set is proposed as is (with the name
+  unresolved), so the server's guard says why it is refused;
+* a lookup answered → with one match, call the intended tool in the same turn and say
+  so ("Found “Sales demo” (#7) in dev. Checking the health of dashboard 7 in dev…");
+  with several, ask which one and offer each as a request (``offers``); with none, say so;
+* anything else answered → the final answer (``answers``). A refusal, a failure or a
+  cancellation is never retried in the same turn.
 
 The language (Russian when the person's latest message has Cyrillic) holds for the turn.
 """
@@ -17,15 +25,23 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from langchain_core.messages import BaseMessage, HumanMessage
 
+from app.agent.planner.actions import doing, spelled_out
 from app.agent.planner.answers import capabilities_answer, clarification, final_answer
-from app.agent.planner.args import extract_args, missing_args
-from app.agent.planner.context import turn_context
-from app.agent.planner.intents import choose_tool, matching
-from app.agent.planner.phrases import CAPABILITIES, pick, say
+from app.agent.planner.context import TurnContext, turn_context
+from app.agent.planner.intents import matching
+from app.agent.planner.labels import backup_label, dashboard_label, env_in
+from app.agent.planner.markup import quote
+from app.agent.planner.offers import choices_block
+from app.agent.planner.phrases import say
 from app.agent.planner.request import Request
-from app.agent.planner.text import Lang, detect_lang
+from app.agent.planner.results import Result
+from app.agent.planner.steps import Intent, Lookup, Resolution, intent_for, match_id, resolve
+from app.agent.planner.text import Lang
+from app.agent.planner.turn import Turn, read_turn
+
+MAX_STEPS = 6  # calls in one turn; past this the planner answers with what it has
 
 
 @dataclass(frozen=True)
@@ -34,61 +50,103 @@ class Reply:
     tool_calls: list[dict[str, Any]] = field(default_factory=list)
 
 
-def _latest_human(messages: list[BaseMessage]) -> HumanMessage | None:
-    for message in reversed(messages):
-        if isinstance(message, HumanMessage):
-            return message
-    return None
+def _call(turn: Turn, tool: str, args: dict[str, Any]) -> dict[str, Any]:
+    payload = json.dumps(args, sort_keys=True, default=str)
+    seed = f"{turn.size}|{turn.text}|{tool}|{payload}"
+    ident = "call_" + hashlib.sha1(seed.encode()).hexdigest()[:16]
+    return {"name": tool, "args": args, "id": ident, "type": "tool_call"}
 
 
-def _text(message: BaseMessage | None) -> str:
-    return message.text if message is not None else ""
-
-
-def _call_id(messages: list[BaseMessage], tool: str, args: dict[str, Any]) -> str:
-    payload = json.dumps(args, sort_keys=True)
-    seed = f"{len(messages)}|{_text(_latest_human(messages))}|{tool}|{payload}"
-    return "call_" + hashlib.sha1(seed.encode()).hexdigest()[:16]
-
-
-def _question_asked(messages: list[BaseMessage]) -> str | None:
-    """The person's previous request when the planner answered it with a question (an AI
-    message without tool calls right after it), so "prod" can complete "deploy 5"."""
-    if len(messages) < 3 or not isinstance(messages[-1], HumanMessage):
-        return None
-    ai, before = messages[-2], messages[-3]
-    if isinstance(ai, AIMessage) and not ai.tool_calls and isinstance(before, HumanMessage):
-        return before.text
-    return None
-
-
-def plan_call(text: str, messages: list[BaseMessage], bound: Collection[str] | None) -> Reply:
-    """The reply to a person's request ``text`` (the rest of ``messages`` gives context)."""
-    ctx = turn_context(messages)
-    req = Request.build(text, ctx)
-    earlier = _question_asked(messages)
-    if earlier and not matching(req.prefix.lower())[0]:
-        combined = Request.build(f"{earlier}\n{text}", ctx)
+def _request(turn: Turn, ctx: TurnContext) -> Request:
+    """The person's request; an answer to the planner's question completes the earlier one."""
+    req = Request.build(turn.text, ctx)
+    if turn.earlier and not matching(req.prefix.lower())[0]:
+        combined = Request.build(f"{turn.earlier}\n{turn.text}", ctx)
         if matching(combined.prefix.lower())[0]:
-            req = combined
-    tool = choose_tool(req.prefix.lower(), bound)
-    if tool is None:
-        return Reply(capabilities_answer(bound, req.lang))
-    args = extract_args(tool, req)
-    missing = missing_args(tool, args)
-    if missing and (bound is None or tool in bound):
-        return Reply(clarification(tool, missing, req.lang))
-    call = {"name": tool, "args": args, "id": _call_id(messages, tool, args), "type": "tool_call"}
-    action = pick(CAPABILITIES[tool], req.lang)
-    return Reply(say("calling", req.lang, action=action, tool=tool), [call])
+            return combined
+    return req
 
 
-def plan_reply(messages: list[BaseMessage], bound: Collection[str] | None) -> Reply:
-    """The planner's reply to a conversation (see the module docstring)."""
-    human = _latest_human(messages)
-    lang: Lang = detect_lang(_text(human))
-    if messages and isinstance(messages[-1], ToolMessage):
-        return Reply(final_answer(messages, lang))
+def _looking(lookup: Lookup, ctx: TurnContext, lang: Lang) -> str:
+    if lookup.kind == "backup":
+        env = env_in(lookup.args.get("env_id"), lang)
+        return say("looking_backup", lang, name=quote(lookup.ref, lang), env=env)
+    env = env_in(lookup.args.get("env_id") or ctx.selected_env, lang)
+    return say("looking_dashboard", lang, name=quote(lookup.ref, lang), env=env)
+
+
+def _first_step(
+    turn: Turn, intent: Intent | None, ctx: TurnContext, bound: Collection[str] | None
+) -> Reply:
+    lang = turn.lang
+    if intent is None:
+        return Reply(capabilities_answer(bound, lang))
+    is_bound = bound is None or intent.tool in bound
+    if intent.missing and is_bound:
+        return Reply(clarification(intent.tool, intent.missing, lang))
+    if intent.lookup and is_bound:
+        lookup = intent.lookup
+        return Reply(_looking(lookup, ctx, lang), [_call(turn, lookup.tool, lookup.args)])
+    args = intent.unresolved()
+    return Reply(doing(intent.tool, args, lang), [_call(turn, intent.tool, args)])
+
+
+def _ask(intent: Intent, found: Resolution, result: Result, lang: Lang) -> str:
+    """Several matches (or none): the question, with each candidate as a request."""
+    lookup = intent.lookup
+    assert lookup is not None
+    name = quote(lookup.ref, lang)
+    env = env_in(result.get("env") or result.get("env_id") or lookup.args.get("env_id"), lang)
+    kind = lookup.kind
+    if not found.candidates:
+        return say(f"no_{kind}", lang, name=name, env=env)
+    label = backup_label if kind == "backup" else dashboard_label
+    choices = [
+        (label(c, lang), spelled_out(intent.tool, intent.filled(match_id(lookup, c)), lang))
+        for c in found.candidates
+    ]
+    if found.by_position:
+        head = say("nth_backup", lang, name=name, env=env, n=lookup.ref.strip("…."))
+    else:
+        head = say(f"which_{kind}", lang, name=name, env=env, count=found.total)
+        if found.total > len(found.candidates):
+            head += " " + say("shown_of", lang, shown=len(found.candidates))
+    return head + choices_block(choices)
+
+
+def _next_step(turn: Turn, intent: Intent | None) -> Reply:
+    lang, last = turn.lang, turn.last
+    if last is None or last.result is None or last.result.code is not None:
+        return Reply(final_answer(turn, intent, lang))
+    done = intent is None or turn.called(intent.tool) or len(turn.steps) >= MAX_STEPS
+    lookup = None if done or intent is None else intent.lookup
+    if intent is None or lookup is None or last.tool != lookup.tool:
+        return Reply(final_answer(turn, intent, lang))
+    found = resolve(lookup, last.result)
+    if found.match is None:
+        return Reply(_ask(intent, found, last.result, lang))
+    args = intent.filled(match_id(lookup, found.match))
+    if lookup.kind == "backup":
+        head = say("found_backup", lang, label=backup_label(found.match, lang))
+    else:
+        env = env_in(last.result.get("env") or lookup.args.get("env_id"), lang)
+        head = say("found_dashboard", lang, label=dashboard_label(found.match, lang), env=env)
+    text = f"{head} {doing(intent.tool, args, lang)}"
+    return Reply(text, [_call(turn, intent.tool, args)])
+
+
+def plan_reply(
+    messages: list[BaseMessage],
+    bound: Collection[str] | None,
+    ctx: TurnContext | None = None,
+) -> Reply:
+    """The planner's reply to a conversation (see the module docstring). ``ctx`` is the
+    turn's context; without it, it is read from the conversation's system message."""
+    ctx = ctx if ctx is not None else turn_context(messages)
+    turn = read_turn(messages)
+    intent = intent_for(_request(turn, ctx), bound) if turn.text else None
+    if turn.ended_with_tool:
+        return _next_step(turn, intent)
     if messages and isinstance(messages[-1], HumanMessage):
-        return plan_call(_text(messages[-1]), messages, bound)
-    return Reply(capabilities_answer(bound, lang))
+        return _first_step(turn, intent, ctx, bound)
+    return Reply(capabilities_answer(bound, turn.lang))

@@ -11,6 +11,8 @@ import re
 from dataclasses import dataclass
 
 from app.agent.planner.context import TurnContext
+from app.agent.planner.names import SLUG, dashboard_name, quoted_after_keyword
+from app.agent.planner.sqltext import split_sql
 from app.agent.planner.text import (
     QUOTED_PATTERN,
     EnvMention,
@@ -18,7 +20,6 @@ from app.agent.planner.text import (
     Lang,
     detect_lang,
     quoted_strings,
-    split_sql,
 )
 
 _THIS = re.compile(
@@ -125,19 +126,35 @@ class Request:
             ids.append(m.group(0))
         return ids
 
+    def dashboard_slug(self, *, required: bool) -> str | None:
+        """A slug (``sales-overview``) named after "dashboard" or quoted."""
+        if self.quoted and (required or quoted_after_keyword(self.prefix)):
+            return self.quoted[0] if SLUG.fullmatch(self.quoted[0]) else None
+        slug = self.name_after(r"dashboards?|дашборд\w*")
+        return slug if slug and SLUG.fullmatch(slug) else None
+
+    def dashboard_title(self, *, required: bool) -> str | None:
+        """A dashboard named by its title (looked up by search before the call)."""
+        if self.dashboard_ids() or self.dashboard_slug(required=required):
+            return None
+        if self.quoted and (required or quoted_after_keyword(self.prefix)):
+            return self.quoted[0]
+        return dashboard_name(self.scan, self.envs.pattern)
+
     def dashboards(self, *, required: bool) -> tuple[list[str], bool]:
         """(dashboard refs, taken from the page context?).
 
-        Explicit ids first, then a quoted slug; the page's dashboard when the request says
-        "this"/"этот", or when a dashboard is required and none is named."""
+        Explicit ids first, then a slug; nothing when the request names a title (the
+        planner looks it up); the page's dashboard when the request says "this"/"этот",
+        or when a dashboard is required and none is named."""
         ids = self.dashboard_ids()
         if ids:
             return ids, False
-        if self.quoted and required:
-            return [self.quoted[0]], False
-        slug = self.name_after(r"dashboards?|дашборд\w*")
-        if slug and re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)+", slug):  # a slug: sales-overview
+        slug = self.dashboard_slug(required=required)
+        if slug:
             return [slug], False
+        if self.dashboard_title(required=required):
+            return [], False
         page = self.ctx.context_dashboard
         if page and (self.says_this or required):
             return [page], True

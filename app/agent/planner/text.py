@@ -1,4 +1,4 @@
-"""Text helpers of the offline planner: language, quotes, SQL spans, environment mentions.
+"""Text helpers of the offline planner: language, quoted strings, environment mentions.
 
 Everything here is pure and deterministic: a string in, plain values out.
 """
@@ -32,50 +32,6 @@ def quoted_strings(text: str) -> list[str]:
 
 def strip_quoted(text: str) -> str:
     return _QUOTED.sub(" ", text)
-
-
-# --- SQL ----------------------------------------------------------------------------------
-_SQL_START = re.compile(
-    r"\b(?:select\s+\S|with\s+\w+\s+as\s*\(|insert\s+into\s|update\s+[\w.\"]+\s+set\s"
-    r"|delete\s+from\s|drop\s+(?:table|view|schema|database)\s|truncate\s+(?:table\s+)?\w"
-    r"|create\s+(?:or\s+replace\s+)?(?:table|view)\s|alter\s+table\s)",
-    re.IGNORECASE,
-)
-_FENCE = re.compile(r"```(?:sql)?\s*(.+?)```", re.IGNORECASE | re.DOTALL)
-SQL_PLACEHOLDER = " sqlquery "
-
-
-@dataclass(frozen=True)
-class SqlSplit:
-    sql: str | None
-    prefix: str  # the request with the SQL replaced by SQL_PLACEHOLDER
-
-
-def split_sql(text: str, env_pattern: re.Pattern[str] | None = None) -> SqlSplit:
-    """Find the SQL statement in a request: a ``` fence, a `quoted` statement, or the text
-    from the first SQL keyword to the end. A trailing "on prod"/"на проде" stays outside."""
-    fence = _FENCE.search(text)
-    if fence:
-        sql = fence.group(1).strip().rstrip(";").strip()
-        return SqlSplit(sql, text[: fence.start()] + SQL_PLACEHOLDER + text[fence.end() :])
-    for quoted in re.finditer(r"`([^`]+)`", text):
-        if _SQL_START.match(quoted.group(1).strip()):
-            sql = quoted.group(1).strip().rstrip(";").strip()
-            return SqlSplit(sql, text[: quoted.start()] + SQL_PLACEHOLDER + text[quoted.end() :])
-    m = _SQL_START.search(text)
-    if not m:
-        return SqlSplit(None, text)
-    body, tail = text[m.start() :], ""
-    if env_pattern is not None:
-        trailing = re.search(
-            r"\s+(?:on|in|at|against|на|в|во)\s+(?:" + env_pattern.pattern + r")\s*[.!?]?\s*$",
-            body,
-            re.IGNORECASE,
-        )
-        if trailing:
-            body, tail = body[: trailing.start()], body[trailing.start() :]
-    sql = body.strip().strip("\"'«»“”").rstrip(";").strip()
-    return SqlSplit(sql, text[: m.start()] + SQL_PLACEHOLDER + tail)
 
 
 # --- environments -----------------------------------------------------------------------

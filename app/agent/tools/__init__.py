@@ -1,44 +1,56 @@
-"""The 22 tools, joined from one module per family.
+"""The tools, joined from one module per family.
 
-Each family module exports ``TOOLS: dict[str, ToolFn]``; :data:`ALL_TOOLS` joins them
-and refuses duplicate names. ``tests/superset/test_tool_registry.py`` checks that the
-names equal ``app.policy.TOOL_CATALOG``.
+Each family module declares its tools with ``@family.tool(...)`` (see
+:mod:`app.agent.tools.declare`) and exports ``TOOLS`` (name → :class:`ToolDecl`). This
+package joins them, refusing a name declared twice:
+
+* :data:`TOOLS`: name → ToolDecl (function, args model, hooks, presentation, hints);
+* :data:`TOOL_CATALOG`: name → :class:`app.policy.ToolSpec`, what policy knows (roles and
+  affinity from the contract's tables in :mod:`app.policy.catalog`);
+* :data:`ALL_TOOLS`: name → tool function.
+
+Adding a tool touches its family module (and its tests) only.
 """
 
 from __future__ import annotations
 
-import importlib
+from collections.abc import Mapping
+from types import MappingProxyType
 
+from app.agent.tools import backup, dashboards, deploy, git, maintenance, meta, sql
 from app.agent.tools.base import ToolDeps, ToolFn
+from app.agent.tools.declare import Family, ToolDecl
+from app.policy import ToolSpec
 
-FAMILIES = (
-    "meta",
-    "dashboards",
-    "sql",
-    "deploy",
-    "git",
-    "backup",
-    "maintenance",
+FAMILIES: tuple[Family, ...] = (
+    meta.family,
+    dashboards.family,
+    sql.family,
+    backup.family,
+    deploy.family,
+    git.family,
+    maintenance.family,
 )
 
 
-def _join() -> dict[str, ToolFn]:
-    joined: dict[str, ToolFn] = {}
-    for family in FAMILIES:
-        module_name = f"{__name__}.{family}"
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as exc:
-            if exc.name != module_name:
-                raise  # a real import error inside the family module
-            continue  # family not written yet; the registry test reports the gap
-        for name, fn in module.TOOLS.items():
+def join(families: tuple[Family, ...]) -> dict[str, ToolDecl]:
+    """Every family's declarations in one mapping; a name declared twice is an error."""
+    joined: dict[str, ToolDecl] = {}
+    for family in families:
+        for name, decl in family.tools.items():
             if name in joined:
-                raise RuntimeError(f"tool {name!r} is defined twice (family {family!r})")
-            joined[name] = fn
+                raise ValueError(
+                    f"tool {name!r} is declared twice (families {joined[name].family!r} "
+                    f"and {family.name!r})"
+                )
+            joined[name] = decl
     return joined
 
 
-ALL_TOOLS: dict[str, ToolFn] = _join()
+TOOLS: Mapping[str, ToolDecl] = MappingProxyType(join(FAMILIES))
+TOOL_CATALOG: Mapping[str, ToolSpec] = MappingProxyType(
+    {name: decl.spec() for name, decl in TOOLS.items()}
+)
+ALL_TOOLS: Mapping[str, ToolFn] = MappingProxyType({n: d.fn for n, d in TOOLS.items()})
 
-__all__ = ["ALL_TOOLS", "FAMILIES", "ToolDeps", "ToolFn"]
+__all__ = ["ALL_TOOLS", "FAMILIES", "TOOLS", "TOOL_CATALOG", "ToolDecl", "ToolDeps", "ToolFn"]

@@ -1,4 +1,5 @@
-"""Backup tools: run_backup, list_backups, restore_backup, delete_dashboard.
+"""Backup tools: run_backup, list_backups, restore_backup (and ``take_backup``, which
+delete_dashboard runs first).
 
 A backup is a Superset export zip at ``<data_dir>/backups/<env_id>/<UTC ts>_<id>.zip``
 with a ``Backup`` index row. ``dashboard_ids`` of the row holds the numeric ids and the
@@ -6,26 +7,64 @@ slugs it contains (so either finds it); an empty list means "every dashboard of 
 environment at that time". Restore imports the zip with overwrite, through the same
 remap-and-import path as a migration (databases matched by name on the target).
 delete_dashboard always takes a backup first, with the same code, and says where it is.
-Backup, restore and delete run as tasks with progress.
+Backup, restore and delete run as tasks with progress. A restore without ``env_id``
+acts on the backup's own environment: its declaration's ``resolve_target`` looks the
+backup up before policy runs, so the maintenance gate and the card see that environment.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from uuid import uuid4
 
-from app.agent.tools.base import ToolDeps, ToolFn
-from app.agent.tools.deploy import list_all, plan_bundle, resolve_dashboards, run_migration
+from pydantic import Field
+
+from app.agent.tools.base import EnvArgs, ToolArgs, ToolDeps
+from app.agent.tools.declare import Family
 from app.bundle import read_bundle
 from app.errors import ToolError
+from app.policy import CardLine
 from app.store import backups as backup_store
 from app.store.db import session_scope
 from app.store.models import Backup
+from app.superset.migration import list_all, plan_bundle, resolve_dashboards, run_migration
 from app.tasks.worker import TaskContext, get_runner
+from app.vocab import Lang
+
+family = Family("backup")
+
+
+class ListBackupsArgs(EnvArgs):
+    dashboard_id: str | None = Field(
+        default=None, description="Only backups of this dashboard (id or slug)."
+    )
+
+
+class RunBackupArgs(EnvArgs):
+    dashboard_ids: list[str] = Field(
+        default_factory=list, description="Dashboards to back up; empty backs up all of them."
+    )
+
+
+class RestoreBackupArgs(ToolArgs):
+    backup_id: str = Field(description="Id of the backup to restore.", min_length=1)
+    env_id: str | None = Field(
+        default=None,
+        description="Environment to restore into; omit to restore into the backup's own env.",
+        max_length=64,
+    )
+
+
+def _which(args: Mapping[str, Any], lang: Lang) -> dict[str, str]:
+    ids = ", ".join(str(i) for i in args.get("dashboard_ids") or [])
+    if lang == "ru":
+        return {"what": f"дашборды {ids}" if ids else "все дашборды"}
+    return {"what": f"dashboards {ids}" if ids else "all dashboards"}
 
 
 def backup_dir(data_dir: Path, env_id: str) -> Path:
@@ -99,9 +138,19 @@ async def take_backup(
     return {**row, "dashboard_count": len(dashboards), "chart_count": n_charts}
 
 
-async def run_backup(args: Any, deps: ToolDeps) -> dict[str, Any]:
-    """Back up dashboards of an environment (all when ``dashboard_ids`` is empty) into a
-    stored zip export, as a task. Returns the backup id, its path and the task id."""
+@family.tool(
+    args=RunBackupArgs,
+    risk="write",
+    example="Back up the dashboards in prod",
+    card=CardLine(en="Back up {what} in {env}", ru="Сделать резервную копию: {what} в {env}",
+                  values=_which),
+    long_task=True,
+    presentation="facts",
+)  # fmt: skip
+async def run_backup(args: RunBackupArgs, deps: ToolDeps) -> dict[str, Any]:
+    """Exports dashboards of one environment into a stored backup (all dashboards when
+    none are named), as a long-running task. Use before risky changes. Needs
+    confirmation. Returns the backup id, its path and the task id."""
     env = deps.env(args.env_id)
     ids = list(args.dashboard_ids or [])
 
@@ -114,10 +163,21 @@ async def run_backup(args: Any, deps: ToolDeps) -> dict[str, Any]:
     )  # fmt: skip
 
 
-async def list_backups(args: Any, deps: ToolDeps) -> dict[str, Any]:
-    """List stored backups, newest first, of an environment (all environments when none is
-    selected), optionally only those holding one dashboard (id or slug)."""
-    env_id = args.env_id or deps.env_id
+@family.tool(
+    args=ListBackupsArgs,
+    risk="read",
+    example="List the latest backups",
+    card=CardLine(en="List backups in {env}", ru="Показать резервные копии в {env}"),
+    presentation="table",
+    idempotent=True,
+    open_world=False,
+)
+async def list_backups(args: ListBackupsArgs, deps: ToolDeps) -> dict[str, Any]:
+    """Lists stored backups (id, environment, dashboards, created_at, size), newest first,
+    of one environment (every environment when none is named or selected), optionally
+    only those holding one dashboard. Use before restoring or to confirm a backup
+    exists. Returns the backups."""
+    env_id = args.env_id or (deps.env_id if deps.env_chosen else None)
 
     def read() -> list[dict[str, Any]]:
         with session_scope() as session:
@@ -128,6 +188,21 @@ async def list_backups(args: Any, deps: ToolDeps) -> dict[str, Any]:
 
     rows = await asyncio.to_thread(read)
     return {"env_id": env_id, "count": len(rows), "backups": rows}
+
+
+def _backup_env(backup_id: str) -> str:
+    with session_scope() as session:
+        row = backup_store.get_backup(session, backup_id=backup_id.strip())
+        if row is None:
+            raise ToolError(f"no backup '{backup_id}'; list_backups shows the stored ones")
+        return row.env_id
+
+
+async def restore_target(args: RestoreBackupArgs, deps: ToolDeps) -> str | None:
+    """The environment a restore acts on when ``env_id`` is omitted: the backup's own."""
+    if args.env_id:
+        return None
+    return await asyncio.to_thread(_backup_env, args.backup_id)
 
 
 def _load_backup(backup_id: str) -> tuple[dict[str, Any], bytes]:
@@ -142,9 +217,24 @@ def _load_backup(backup_id: str) -> tuple[dict[str, Any], bytes]:
     return view, path.read_bytes()
 
 
-async def restore_backup(args: Any, deps: ToolDeps) -> dict[str, Any]:
-    """Restore a stored backup into its environment (or ``env_id``), overwriting the
-    dashboards it contains, as a task. Returns what was restored."""
+@family.tool(
+    args=RestoreBackupArgs,
+    risk="delete",
+    example="Restore yesterday's backup",
+    card=CardLine(
+        en="Restore backup {backup_id} into {env}, overwriting dashboards",
+        ru="Восстановить резервную копию {backup_id} в {env} с перезаписью дашбордов",
+    ),
+    long_task=True,
+    resolve_target=restore_target,
+    presentation="diff",
+    idempotent=True,
+)
+async def restore_backup(args: RestoreBackupArgs, deps: ToolDeps) -> dict[str, Any]:
+    """Restores a stored backup into an environment (its own unless `env_id` is given),
+    overwriting the dashboards it contains. Dangerous: current versions are replaced.
+    Use only when the user asks to roll back. Needs confirmation after a countdown.
+    Returns a task id and what was restored."""
     view, data = await asyncio.to_thread(_load_backup, args.backup_id)
     target = deps.registry.get(args.env_id or view["env_id"])
     client = deps.registry.client(target.id)
@@ -161,36 +251,4 @@ async def restore_backup(args: Any, deps: ToolDeps) -> dict[str, Any]:
     )  # fmt: skip
 
 
-async def delete_dashboard(args: Any, deps: ToolDeps) -> dict[str, Any]:
-    """Delete one dashboard (its charts stay). A backup is taken first; the answer says
-    where it is (backup_id, path) so restore_backup can bring the dashboard back."""
-    env = deps.env(args.env_id)
-    client = deps.registry.client(env.id)
-
-    async def job(ctx: TaskContext) -> dict[str, Any]:
-        dash = (await resolve_dashboards(client, [args.dashboard_id]))[0]
-        backup = await take_backup(deps, env.id, [str(dash["id"])], ctx, step=1)
-        await ctx.report(3, f"deleting dashboard {dash['id']} ({dash['title']})")
-        await client.delete_dashboard(dash["id"])
-        return {
-            "task_id": ctx.task_id,
-            "deleted": {"id": dash["id"], "title": dash["title"], "slug": dash["slug"]},
-            "env_id": env.id,
-            "backup_id": backup["backup_id"],
-            "backup_path": backup["path"],
-            "message": f"Deleted '{dash['title']}' from {env.id}; backup {backup['backup_id']} "
-            f"at {backup['path']} (restore_backup brings it back).",
-        }
-
-    return await get_runner().run(
-        "delete", job, task_id=deps.task_id, user=deps.user_id, conv_id=deps.conv_id,
-        env_id=env.id, total_steps=3, progress=deps.progress,
-    )  # fmt: skip
-
-
-TOOLS: dict[str, ToolFn] = {
-    "run_backup": run_backup,
-    "list_backups": list_backups,
-    "restore_backup": restore_backup,
-    "delete_dashboard": delete_dashboard,
-}
+TOOLS = family.tools

@@ -1,9 +1,9 @@
-"""What every tool receives: its validated args and a :class:`ToolDeps`.
+"""What every tool receives: its validated args and a :class:`ToolDeps`; the args' base.
 
-``ToolFn = Callable[[BaseModel, ToolDeps], Awaitable[Any]]``: args are an instance of
-the catalog's ``args_model`` (already validated); the return value is JSON-able
-(dict / list) or a string. Tools hold no RBAC checks and write no audit rows: the
-graph's guard/tool seam does both.
+``ToolFn = Callable[[ToolArgs, ToolDeps], Awaitable[Any]]``: args are an instance of the
+tool's own args model (already validated); the return value is JSON-able (dict / list)
+or a string. Tools hold no RBAC checks and write no audit rows: the graph's guard/tool
+seam does both.
 """
 
 from __future__ import annotations
@@ -12,34 +12,80 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict, Field
 
 from app.settings import Settings
 
 if TYPE_CHECKING:
+    from app.policy import Policy
     from app.superset.client import SupersetClient
     from app.superset.environments import Environment
     from app.superset.registry import EnvironmentRegistry
 
 Progress = Callable[[int, int, str], Awaitable[None]]
 
+ENV_ID = "Superset environment id (e.g. 'dev', 'prod-eu'); omit to use the selected environment."
+DASHBOARD_ID = "Dashboard id (a number such as '42') or its slug."
+
+
+class ToolArgs(BaseModel):
+    """Base of every tool's arguments. Every field has a description (the LLM reads it);
+    numbers are coerced to strings (models often send ids as integers); unknown
+    arguments are refused. ``env_id`` is always optional: None means "the environment
+    selected in the UI"."""
+
+    model_config = ConfigDict(extra="forbid", coerce_numbers_to_str=True)
+
+
+def env_field() -> Any:
+    """The ``env_id`` field every environment-bound tool has."""
+    return Field(default=None, description=ENV_ID, max_length=64)
+
+
+class NoArgs(ToolArgs):
+    """The tool takes no arguments."""
+
+
+class EnvArgs(ToolArgs):
+    env_id: str | None = env_field()
+
 
 @dataclass
 class ToolDeps:
-    """Per-call dependencies built by the tool seam."""
+    """Per-call dependencies built by the tool seam.
+
+    ``env_id`` is the environment the guard resolved for this call (the one the
+    confirmation card named): the call's own ``env_id``/``target_env``, else the selected
+    environment, else the registry's default. ``env_source`` says where it came from
+    (``app.policy.envs.EnvSource``: args, submitted, context, backup, default, none).
+    ``selected_env`` is the page's environment (submitted, else UIContext, else the
+    registry's default) whatever the call names: a deploy's omitted source.
+    """
 
     settings: Settings
     user_id: str
     role: str
     conv_id: str
-    env_id: str | None  # the selected environment (page picker / UIContext), may be None
+    env_id: str | None
     registry: EnvironmentRegistry
     task_id: str | None = None  # pre-allocated by the seam for long-running tools
     progress: Progress | None = None
     object_type: str | None = None  # the page's UIContext objectType, for show_capabilities
+    policy: Policy | None = None  # the policy in force for this call
+    env_source: str = "submitted"
+    selected_env: str | None = None  # None: the same as env_id
+
+    @property
+    def env_chosen(self) -> bool:
+        """Whether a person or the call named the environment (not the registry default)."""
+        return self.env_id is not None and self.env_source not in ("default", "none")
+
+    def __post_init__(self) -> None:
+        if self.selected_env is None:
+            self.selected_env = self.env_id
 
     def env(self, env_id: str | None = None) -> Environment:
-        """The environment of this call: the tool's ``env_id`` arg, else the selected one."""
+        """The environment of this call: the given ``env_id``, else the resolved one."""
         return self.registry.resolve(env_id, self.env_id)
 
     def client(self, env_id: str | None = None) -> SupersetClient:
@@ -52,4 +98,4 @@ class ToolDeps:
             await self.progress(step, total, message)
 
 
-ToolFn = Callable[[BaseModel, ToolDeps], Awaitable[Any]]
+ToolFn = Callable[[Any, ToolDeps], Awaitable[Any]]

@@ -1,27 +1,58 @@
-"""Dashboard tools: search, health, validation (rules + optional model review), docs."""
+"""Dashboard tools: search, health, validation (rules + optional model review), docs,
+and delete (which takes a backup first, with the backup family's code)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from app.agent.tools.base import ToolDeps, ToolFn
+from pydantic import Field
+
+from app.agent.tools.backup import take_backup
+from app.agent.tools.base import DASHBOARD_ID, ToolArgs, ToolDeps, env_field
+from app.agent.tools.declare import Family
 from app.agent.tools.review import model_review
-from app.superset.health import (
-    chart_dataset_id,
-    check_charts,
-    load_bundle,
-    stale_datasets,
-    verdict,
+from app.policy import CardLine
+from app.superset.health import check_charts, load_bundle, stale_datasets, verdict
+from app.superset.migration import resolve_dashboards
+from app.superset.quality import documentation_markdown, rule_findings
+from app.tasks.worker import TaskContext, get_runner
+
+family = Family("dashboards")
+
+
+class SearchDashboardsArgs(ToolArgs):
+    query: str = Field(
+        default="", description="Words to match in dashboard titles; empty lists all dashboards."
+    )
+    env_id: str | None = env_field()
+    page: int = Field(default=0, ge=0, description="Zero-based page number.")
+    page_size: int = Field(default=25, ge=1, le=100, description="Dashboards per page (1-100).")
+
+
+class DashboardArgs(ToolArgs):
+    dashboard_id: str = Field(description=DASHBOARD_ID, min_length=1)
+    env_id: str | None = env_field()
+
+
+def _for_dashboard(en: str, ru: str) -> CardLine:
+    return CardLine(en=en + " dashboard {dashboard_id} in {env}", ru=ru + " {dashboard_id} в {env}")
+
+
+@family.tool(
+    args=SearchDashboardsArgs,
+    risk="read",
+    example="Find dashboards about sales",
+    card=CardLine(
+        en="Search dashboards for {query!r} in {env}", ru="Найти дашборды по {query!r} в {env}"
+    ),
+    presentation="linked_list",
+    idempotent=True,
 )
-
-
-async def search_dashboards(args: Any, deps: ToolDeps) -> dict[str, Any]:
-    """Search dashboards by title or slug in one Superset environment.
-
-    Use when the user names or describes a dashboard, or to find a dashboard's id
-    before another tool. Empty query lists all dashboards. Results are paged
-    (page starts at 0); `count` is the total number of matches.
-    """
+async def search_dashboards(args: SearchDashboardsArgs, deps: ToolDeps) -> dict[str, Any]:
+    """Searches dashboards by title in one environment. Use to find a dashboard's id before
+    acting on it, or when the user asks which dashboards exist. Empty query lists all
+    dashboards; results are paged (page starts at 0). Returns a page of dashboards (id,
+    title, slug, url, changed_on) and the total count."""
     env = deps.env(args.env_id)
     client = deps.registry.client(env.id)
     data = await client.list_dashboards(args.query or "", args.page, args.page_size)
@@ -44,13 +75,19 @@ async def search_dashboards(args: Any, deps: ToolDeps) -> dict[str, Any]:
     }
 
 
-async def get_health_summary(args: Any, deps: ToolDeps) -> dict[str, Any]:
-    """Check a dashboard's health: run every chart's query and inspect its datasets.
-
-    Reports charts that fail, return no rows, are slow, or cannot be checked (no saved
-    query), and datasets not changed for a long time. Verdict: ok | warning | broken,
-    with the reasons. `dashboard_id` is the dashboard's id or slug.
-    """
+@family.tool(
+    args=DashboardArgs,
+    risk="read",
+    example="Check the health of this dashboard",
+    card=_for_dashboard("Check the health of", "Проверить здоровье дашборда"),
+    presentation="health",
+    idempotent=True,
+)
+async def get_health_summary(args: DashboardArgs, deps: ToolDeps) -> dict[str, Any]:
+    """Checks one dashboard's health: runs every chart's query and inspects its datasets,
+    reporting charts that fail to load, return no rows or are slow, and stale data. Use
+    when the user asks whether a dashboard works. Returns an overall status (ok, warning
+    or broken) with the reasons and a list of problems per chart."""
     env = deps.env(args.env_id)
     client = deps.registry.client(env.id)
     bundle = await load_bundle(client, args.dashboard_id)
@@ -67,54 +104,19 @@ async def get_health_summary(args: Any, deps: ToolDeps) -> dict[str, Any]:
     }
 
 
-def _has_description(dashboard: dict[str, Any]) -> bool:
-    """A dashboard 'description': json_metadata.description or a markdown block."""
-    meta = dashboard.get("json_metadata") or ""
-    position = dashboard.get("position_json") or ""
-    return '"description"' in str(meta) or '"MARKDOWN' in str(position)
-
-
-def rule_findings(bundle: Any, checks: list[Any]) -> list[dict[str, str]]:
-    """Rule checks over a dashboard bundle; each finding has severity, object, issue."""
-    found: list[dict[str, str]] = []
-
-    def add(severity: str, obj: str, issue: str) -> None:
-        found.append({"severity": severity, "object": obj, "issue": issue})
-
-    dash = f"dashboard {bundle.id}"
-    if not bundle.title.strip():
-        add("error", dash, "dashboard has no title")
-    if not _has_description(bundle.dashboard):
-        add("warning", dash, "dashboard has no description (no markdown text block)")
-    used: set[int] = set()
-    for chart in bundle.charts:
-        obj = f"chart '{chart.get('slice_name') or ''}' (id {chart['id']})"
-        if not (chart.get("slice_name") or "").strip():
-            add("error", obj, "chart has no title")
-        if not (chart.get("description") or "").strip():
-            add("info", obj, "chart has no description")
-        if not chart.get("query_context"):
-            add("warning", obj, "chart has no saved query context (re-save it in Superset)")
-        ds = chart_dataset_id(chart)
-        if ds is not None:
-            used.add(ds)
-    for ds in bundle.datasets:
-        if ds["id"] not in used:
-            name = ds.get("table_name") or ds.get("name")
-            add("info", f"dataset '{name}' (id {ds['id']})", "not used by any chart here")
-    for check in checks:
-        if check.status == "error":
-            add("error", f"chart '{check.name}' (id {check.id})", f"chart fails: {check.error}")
-    return found
-
-
-async def run_llm_validation(args: Any, deps: ToolDeps) -> dict[str, Any]:
-    """Validate a dashboard against quality rules, plus a model review when configured.
-
-    Rules: missing titles/descriptions, charts without a saved query, datasets not
-    used by any chart, charts that fail. The result says which checks ran
-    (`checks_run`) and whether a model review was done.
-    """
+@family.tool(
+    args=DashboardArgs,
+    risk="read",
+    example="Validate this dashboard for common problems",
+    card=_for_dashboard("Validate", "Проверить качество дашборда"),
+    presentation="table",
+    idempotent=True,
+)
+async def run_llm_validation(args: DashboardArgs, deps: ToolDeps) -> dict[str, Any]:
+    """Reviews one dashboard's definition for design and data problems (missing titles or
+    descriptions, charts without a saved query, unused datasets, failing charts), plus a
+    model review when one is configured. Use when the user asks for a review or
+    validation. Returns findings with severity, and which checks ran."""
     env = deps.env(args.env_id)
     client = deps.registry.client(env.id)
     bundle = await load_bundle(client, args.dashboard_id)
@@ -134,60 +136,18 @@ async def run_llm_validation(args: Any, deps: ToolDeps) -> dict[str, Any]:
     }
 
 
-def _cell(value: Any) -> str:
-    return str(value if value not in (None, "") else "—").replace("|", "\\|").replace("\n", " ")
-
-
-def documentation_markdown(env_id: str, bundle: Any, datasets: list[dict[str, Any]]) -> str:
-    d = bundle.dashboard
-    ds_names = {ds["id"]: ds.get("table_name") or ds.get("name") for ds in datasets}
-    lines = [f"# {bundle.title or 'Untitled dashboard'}", ""]
-    lines += [
-        f"- Environment: `{env_id}`",
-        f"- Dashboard id: {bundle.id}; slug: {_cell(d.get('slug'))}",
-        f"- Published: {'yes' if d.get('published') else 'no'}",
-        f"- Owners: {', '.join(_owner(o) for o in d.get('owners') or []) or '—'}",
-        f"- Last changed: {_cell(d.get('changed_on'))}",
-        "",
-        f"## Charts ({len(bundle.charts)})",
-        "",
-        "| Chart | Type | Dataset | Description |",
-        "|---|---|---|---|",
-    ]
-    for c in bundle.charts:
-        ds = chart_dataset_id(c)
-        lines.append(
-            f"| {_cell(c.get('slice_name'))} | {_cell(c.get('viz_type'))} | "
-            f"{_cell(ds_names.get(ds, ds))} | {_cell(c.get('description'))} |"
-        )
-    lines += ["", f"## Datasets ({len(datasets)})"]
-    for ds in datasets:
-        db = (ds.get("database") or {}).get("database_name")
-        lines += ["", f"### {ds.get('table_name')}", ""]
-        lines.append(f"Database: {_cell(db)}; schema: {_cell(ds.get('schema'))}")
-        if ds.get("sql"):
-            lines += ["", "```sql", str(ds["sql"]).strip(), "```"]
-        lines += ["", "| Column | Type | Description |", "|---|---|---|"]
-        for col in ds.get("columns") or []:
-            lines.append(
-                f"| {_cell(col.get('column_name'))} | {_cell(col.get('type'))} | "
-                f"{_cell(col.get('description'))} |"
-            )
-        metrics = ds.get("metrics") or []
-        if metrics:
-            lines += ["", "| Metric | Expression |", "|---|---|"]
-            for m in metrics:
-                lines.append(f"| {_cell(m.get('metric_name'))} | `{_cell(m.get('expression'))}` |")
-    return "\n".join(lines) + "\n"
-
-
-def _owner(o: dict[str, Any]) -> str:
-    return f"{o.get('first_name', '')} {o.get('last_name', '')}".strip() or str(o.get("id"))
-
-
-async def run_llm_documentation(args: Any, deps: ToolDeps) -> dict[str, Any]:
-    """Write markdown documentation of a dashboard: its charts (type, dataset) and its
-    datasets (columns, metrics). Returns the markdown in `markdown`."""
+@family.tool(
+    args=DashboardArgs,
+    risk="read",
+    example="Write documentation for this dashboard",
+    card=_for_dashboard("Document", "Описать дашборд"),
+    presentation="text",
+    idempotent=True,
+)
+async def run_llm_documentation(args: DashboardArgs, deps: ToolDeps) -> dict[str, Any]:
+    """Drafts documentation for one dashboard: purpose, charts (type, dataset), datasets
+    (columns, metrics) and filters. Use when the user asks to document or explain a
+    dashboard. Returns Markdown text; it changes nothing."""
     env = deps.env(args.env_id)
     client = deps.registry.client(env.id)
     bundle = await load_bundle(client, args.dashboard_id)
@@ -200,9 +160,43 @@ async def run_llm_documentation(args: Any, deps: ToolDeps) -> dict[str, Any]:
     }
 
 
-TOOLS: dict[str, ToolFn] = {
-    "search_dashboards": search_dashboards,
-    "get_health_summary": get_health_summary,
-    "run_llm_validation": run_llm_validation,
-    "run_llm_documentation": run_llm_documentation,
-}
+@family.tool(
+    args=DashboardArgs,
+    risk="delete",
+    example="Delete this dashboard",
+    card=CardLine(
+        en="Delete dashboard {dashboard_id} in {env}", ru="Удалить дашборд {dashboard_id} в {env}"
+    ),
+    long_task=True,
+    presentation="facts",
+)
+async def delete_dashboard(args: DashboardArgs, deps: ToolDeps) -> dict[str, Any]:
+    """Deletes one dashboard from an environment (its charts stay). Dangerous and not
+    undoable without a backup, so a backup is taken first. Use only when the user
+    explicitly asks to delete. Needs confirmation after a countdown. Returns the deleted
+    dashboard's id and the backup (backup_id, path) restore_backup brings it back from."""
+    env = deps.env(args.env_id)
+    client = deps.registry.client(env.id)
+
+    async def job(ctx: TaskContext) -> dict[str, Any]:
+        dash = (await resolve_dashboards(client, [args.dashboard_id]))[0]
+        backup = await take_backup(deps, env.id, [str(dash["id"])], ctx, step=1)
+        await ctx.report(3, f"deleting dashboard {dash['id']} ({dash['title']})")
+        await client.delete_dashboard(dash["id"])
+        return {
+            "task_id": ctx.task_id,
+            "deleted": {"id": dash["id"], "title": dash["title"], "slug": dash["slug"]},
+            "env_id": env.id,
+            "backup_id": backup["backup_id"],
+            "backup_path": backup["path"],
+            "message": f"Deleted '{dash['title']}' from {env.id}; backup {backup['backup_id']} "
+            f"at {backup['path']} (restore_backup brings it back).",
+        }
+
+    return await get_runner().run(
+        "delete", job, task_id=deps.task_id, user=deps.user_id, conv_id=deps.conv_id,
+        env_id=env.id, total_steps=3, progress=deps.progress,
+    )  # fmt: skip
+
+
+TOOLS = family.tools

@@ -1,253 +1,74 @@
 """Deploy and migration tools: copy dashboards between Superset environments.
 
-The plan (shared by :func:`preflight_migration`, which only reads, and the run):
-
-1. resolve the dashboards on the source (id or slug) and export them (one zip);
-2. read what the target holds (databases, datasets, dashboards, charts, with uuids);
-3. remap the bundle onto the target (:func:`app.bundle.remap_bundle`): databases by name
-   or ``database_mapping``, datasets by table, dashboards by slug. A source database with
-   no match on the target is an error before anything is written: an import would
-   otherwise create a connection on the target pointing wherever the source's points;
-4. diff: dashboards and charts are ``create`` or ``overwrite``, datasets ``create`` or
-   ``keep`` (Superset keeps an existing dataset), databases ``map`` onto the target's.
-
-The run imports per dashboard: its charts through the chart import (overwrite, so a
-changed chart reaches the target), then the dashboard (overwrite), then verifies the
-target has the dashboard with its charts. It runs as a task with progress.
+Both run the migration service (:mod:`app.superset.migration`) as a task with progress;
+before a person is asked to confirm, their preflight shows what the run would create or
+overwrite on the target, and a blocking problem (e.g. a source database with no match on
+the target) stops the call. The call's environment is the target; an omitted source is
+the selected environment.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
 from typing import Any
 
-from app.agent.tools.base import ToolDeps, ToolFn
-from app.bundle import (
-    Bundle,
-    Remap,
-    TargetInventory,
-    chart_bundle,
-    dashboard_bundles,
-    diff_against,
-    read_bundle,
-    remap_bundle,
-    write_bundle,
-)
-from app.errors import SupersetNotFoundError, ToolError
-from app.superset import rison
+from pydantic import Field
+
+from app.agent.tools.base import DASHBOARD_ID, ToolArgs, ToolDeps
+from app.agent.tools.declare import Family
+from app.policy import CardLine
+from app.superset.migration import plan_migration, preflight_migration, run_migration
 from app.tasks.worker import TaskContext, get_runner
+from app.vocab import Lang
 
-PAGE_SIZE = 100
-MAX_PAGES = 100
-_INVENTORY_COLUMNS = {
-    "dashboard": ["id", "uuid", "slug", "dashboard_title"],
-    "chart": ["id", "uuid", "slice_name"],
-    "dataset": ["id", "uuid", "table_name", "schema", "database.uuid", "database.database_name"],
-}
+family = Family("deploy")
 
 
-async def list_all(client: Any, resource: str, columns: list[str]) -> list[dict[str, Any]]:
-    """Every row of ``/api/v1/<resource>/`` (paged), with ``columns``."""
-    rows: list[dict[str, Any]] = []
-    for page in range(MAX_PAGES):
-        q = rison.dumps({"columns": columns, "page": page, "page_size": PAGE_SIZE})
-        data = await client.get_json(f"/api/v1/{resource}/", params={"q": q})
-        batch = data.get("result") or []
-        rows.extend(batch)
-        if len(batch) < PAGE_SIZE or len(rows) >= int(data.get("count") or 0):
-            break
-    return rows
+class DeployDashboardArgs(ToolArgs):
+    dashboard_id: str = Field(description=DASHBOARD_ID, min_length=1)
+    source_env: str | None = Field(
+        default=None, description="Environment to copy from; omit to use the selected one."
+    )
+    target_env: str = Field(description="Environment to deploy to (e.g. 'staging', 'prod').")
 
 
-async def fetch_inventory(client: Any) -> TargetInventory:
-    """What an environment holds, by uuid (reads only)."""
-    datasets = await list_all(client, "dataset", _INVENTORY_COLUMNS["dataset"])
-    for ds in datasets:
-        db = ds.get("database") or {}
-        ds["database_uuid"] = str(db.get("uuid")) if db.get("uuid") else None
-        ds["database_name"] = db.get("database_name")
-    return TargetInventory(
-        databases=await client.list_databases(),
-        datasets=datasets,
-        dashboards=await list_all(client, "dashboard", _INVENTORY_COLUMNS["dashboard"]),
-        charts=await list_all(client, "chart", _INVENTORY_COLUMNS["chart"]),
+class MigrationArgs(ToolArgs):
+    dashboard_ids: list[str] = Field(
+        description="Ids or slugs of the dashboards to migrate.", min_length=1
+    )
+    source_env: str | None = Field(
+        default=None, description="Environment to migrate from; omit to use the selected one."
+    )
+    target_env: str = Field(description="Environment to migrate to.")
+    database_mapping: dict[str, str] = Field(
+        default_factory=dict,
+        description="Source database name → target database name, where they differ.",
     )
 
 
-async def resolve_dashboards(client: Any, ids: list[str]) -> list[dict[str, Any]]:
-    """Each id or slug → ``{id, title, slug}`` on ``client``'s environment."""
-    out = []
-    for key in ids:
-        try:
-            dash = await client.get_dashboard(str(key).strip())
-        except SupersetNotFoundError:
-            raise SupersetNotFoundError(
-                f"dashboard {key!r} not found in environment '{client.env.id}'", status_code=404
-            ) from None
-        out.append(
-            {"id": int(dash["id"]), "title": dash.get("dashboard_title"), "slug": dash.get("slug")}
-        )
-    if not out:
-        raise ToolError("no dashboards given")
-    return out
+def _card_values(args: Mapping[str, Any], lang: Lang) -> dict[str, Any]:
+    ids = [str(i) for i in args.get("dashboard_ids") or []]
+    source = args.get("source_env")
+    word = "из" if lang == "ru" else "from"
+    return {"source": f" {word} {source}" if source else "", "n": len(ids), "ids": ", ".join(ids)}
 
 
-async def export_bundle(client: Any, dashboard_ids: list[int]) -> Bundle:
-    return read_bundle(await client.export_dashboards(dashboard_ids))
-
-
-@dataclass
-class Plan:
-    source_env: str
-    target_env: str
-    dashboards: list[dict[str, Any]]  # resolved on the source
-    remap: Remap
-    diff: dict[str, list[dict[str, Any]]]
-
-    @property
-    def errors(self) -> list[str]:
-        return list(self.remap.problems)
-
-    def details(self) -> dict[str, Any]:
-        """The preflight's answer (JSON-able; shown in the confirmation card)."""
-        counts = {kind: _count(rows) for kind, rows in self.diff.items()}
-        parts = [
-            f"{kind}: " + ", ".join(f"{n} to {action}" for action, n in sorted(c.items()))
-            for kind, c in counts.items()
-            if c
-        ]
-        return {
-            "source_env": self.source_env,
-            "target_env": self.target_env,
-            **self.diff,
-            "database_mapping": self.remap.databases,
-            "errors": self.errors,
-            "summary": f"{self.source_env} → {self.target_env}: " + "; ".join(parts),
-        }
-
-
-def _count(rows: list[dict[str, Any]]) -> dict[str, int]:
-    out: dict[str, int] = {}
-    for r in rows:
-        out[r["action"]] = out.get(r["action"], 0) + 1
-    return out
-
-
-def _label(diff: dict[str, list[dict[str, Any]]]) -> dict[str, list[dict[str, Any]]]:
-    """Datasets that exist are kept by Superset's import; databases are mapped."""
-    for row in diff.get("datasets", []):
-        row["action"] = "keep" if row["action"] == "overwrite" else row["action"]
-    for row in diff.get("databases", []):
-        row["action"] = "map" if row["action"] == "overwrite" else row["action"]
-    return diff
-
-
-async def plan_bundle(
-    source_env: str, bundle: Bundle, target_client: Any, mapping: dict[str, str] | None = None
-) -> Plan:
-    """Remap ``bundle`` onto what the target holds now and diff it (reads only)."""
-    target = await fetch_inventory(target_client)
-    remap = remap_bundle(bundle, target, mapping, require_database_match=True)
-    diff = _label(diff_against(remap.bundle, target))
-    dashboards = [{"title": r["name"], "slug": r.get("slug")} for r in diff["dashboards"]]
-    return Plan(source_env, target_client.env.id, dashboards, remap, diff)
-
-
-async def plan_migration(
-    source_client: Any, target_client: Any, dashboard_ids: list[str], mapping: dict[str, str]
-) -> tuple[Plan, Bundle]:
-    """Resolve, export, remap and diff (reads only). Returns the plan and the source bundle."""
-    if source_client.env.id == target_client.env.id:
-        raise ToolError(f"source and target are the same environment ('{source_client.env.id}')")
-    dashboards = await resolve_dashboards(source_client, dashboard_ids)
-    source = await export_bundle(source_client, [d["id"] for d in dashboards])
-    plan = await plan_bundle(source_client.env.id, source, target_client, mapping)
-    plan.dashboards = dashboards
-    return plan, source
-
-
-async def preflight_migration(
-    source_client: Any,
-    target_client: Any,
-    dashboard_ids: list[str],
-    database_mapping: dict[str, str] | None = None,
-) -> dict[str, Any]:
-    """What a migration would create or overwrite on the target, and blocking ``errors``.
-
-    Side-effect free: only GET requests (export included)."""
-    plan, _ = await plan_migration(
-        source_client, target_client, list(dashboard_ids), dict(database_mapping or {})
+async def _preflight(args: DeployDashboardArgs | MigrationArgs, deps: ToolDeps) -> dict[str, Any]:
+    """What the run would create or overwrite on the target, and blocking ``errors``."""
+    source = deps.registry.resolve(args.source_env, deps.selected_env)
+    target = deps.registry.get(args.target_env)
+    if isinstance(args, MigrationArgs):
+        ids, mapping = list(args.dashboard_ids), dict(args.database_mapping)
+    else:
+        ids, mapping = [args.dashboard_id], {}
+    return await preflight_migration(
+        deps.registry.client(source.id), deps.registry.client(target.id), ids, mapping
     )
-    return plan.details()
-
-
-async def run_migration(
-    plan: Plan, target_client: Any, ctx: TaskContext | None = None
-) -> dict[str, Any]:
-    """Import the planned bundle into the target, one dashboard at a time, then verify."""
-    if plan.errors:
-        raise ToolError("migration refused: " + "; ".join(plan.errors))
-    parts = dashboard_bundles(plan.remap.bundle)
-    total = len(parts) + 3
-
-    async def report(step: int, message: str) -> None:
-        if ctx is not None:
-            await ctx.report(step, message, total=total)
-
-    await report(2, "mapped databases: " + _mapping_text(plan.remap.databases))
-    actions = {r["uuid"]: r["action"] for r in plan.diff["dashboards"]}
-    results = []
-    for i, (dash, sub) in enumerate(parts, start=1):
-        title = dash.get("dashboard_title")
-        await report(2 + i, f"importing dashboard {i} of {len(parts)}: {title}")
-        if sub.objects("charts"):
-            await target_client.request(
-                "POST",
-                "/api/v1/chart/import/",
-                files={
-                    "formData": ("charts.zip", write_bundle(chart_bundle(sub)), "application/zip")
-                },
-                data={"overwrite": "true"},
-            )
-        await target_client.import_dashboards(write_bundle(sub), overwrite=True)
-        results.append((dash, sub))
-    await report(total, "verifying the target")
-    verified = [await _verify(target_client, dash, sub, actions) for dash, sub in results]
-    return {
-        "source_env": plan.source_env,
-        "target_env": plan.target_env,
-        "dashboards": verified,
-        "charts": _count(plan.diff["charts"]),
-        "datasets": _count(plan.diff["datasets"]),
-        "database_mapping": plan.remap.databases,
-        "verified": all(d["verified"] for d in verified),
-    }
-
-
-async def _verify(client: Any, dash: dict[str, Any], sub: Bundle, actions: dict) -> dict[str, Any]:
-    uuid = str(dash["uuid"])
-    target = await client.get_dashboard(uuid)
-    charts = await client.dashboard_charts(target["id"])
-    expected = len(sub.objects("charts"))
-    action = actions.get(uuid, "create")
-    return {
-        "title": target.get("dashboard_title"),
-        "slug": target.get("slug"),
-        "action": "overwritten" if action == "overwrite" else "created",
-        "target_id": target["id"],
-        "url": client.env.url + (target.get("url") or f"/superset/dashboard/{target['id']}/"),
-        "charts": len(charts),
-        "verified": len(charts) >= expected,
-    }
-
-
-def _mapping_text(rows: list[dict[str, Any]]) -> str:
-    return ", ".join(f"{r['source_name']} → {r['target_name']}" for r in rows) or "none"
 
 
 async def _migrate(deps: ToolDeps, kind: str, ids: list[str], source_env: str | None,
                    target_env: str, mapping: dict[str, str]) -> dict[str, Any]:  # fmt: skip
-    source = deps.env(source_env)
+    source = deps.registry.resolve(source_env, deps.selected_env)
     target = deps.registry.get(target_env)
     source_client, target_client = deps.registry.client(source.id), deps.registry.client(target.id)
 
@@ -263,10 +84,26 @@ async def _migrate(deps: ToolDeps, kind: str, ids: list[str], source_env: str | 
     return result
 
 
-async def deploy_dashboard(args: Any, deps: ToolDeps) -> dict[str, Any]:
-    """Deploy one dashboard (with its charts and datasets) from the source environment to
-    the target, overwriting the target's copy. Database connections are matched by name.
-    Returns what was created or overwritten and the target dashboard's id and url."""
+@family.tool(
+    args=DeployDashboardArgs,
+    risk="write",
+    example="Deploy this dashboard to staging",
+    card=CardLine(
+        en="Deploy dashboard {dashboard_id}{source} to {env}",
+        ru="Развернуть дашборд {dashboard_id}{source} в {env}",
+        values=_card_values,
+    ),
+    long_task=True,
+    preflight=_preflight,
+    presentation="diff",
+    idempotent=True,
+)
+async def deploy_dashboard(args: DeployDashboardArgs, deps: ToolDeps) -> dict[str, Any]:
+    """Copies one dashboard (with its charts and datasets) from a source environment to a
+    target environment, replacing the target's copy; database connections are matched
+    by name. Use when the user asks to deploy or promote a dashboard. Needs
+    confirmation. Returns what was created or overwritten and the target dashboard's id
+    and URL."""
     result = await _migrate(
         deps, "deploy", [args.dashboard_id], args.source_env, args.target_env, {}
     )
@@ -279,16 +116,29 @@ async def deploy_dashboard(args: Any, deps: ToolDeps) -> dict[str, Any]:
     }
 
 
-async def execute_migration(args: Any, deps: ToolDeps) -> dict[str, Any]:
-    """Migrate several dashboards between environments as a task: export, map database
-    connections (by name or ``database_mapping``), import each dashboard, verify."""
+@family.tool(
+    args=MigrationArgs,
+    risk="write",
+    example="Migrate these dashboards from dev to staging",
+    card=CardLine(
+        en="Migrate {n} dashboard(s) ({ids}){source} to {env}",
+        ru="Перенести дашборды ({n}: {ids}){source} в {env}",
+        values=_card_values,
+    ),
+    long_task=True,
+    preflight=_preflight,
+    presentation="diff",
+    idempotent=True,
+)
+async def execute_migration(args: MigrationArgs, deps: ToolDeps) -> dict[str, Any]:
+    """Migrates several dashboards between environments as a long-running task: exports
+    them, remaps database connections where names differ (by name or
+    `database_mapping`), imports each dashboard and verifies it. Use for bulk moves.
+    Needs confirmation. Returns a task id; follow it with get_task_status."""
     return await _migrate(
         deps, "migration", list(args.dashboard_ids), args.source_env, args.target_env,
         dict(args.database_mapping or {}),
     )  # fmt: skip
 
 
-TOOLS: dict[str, ToolFn] = {
-    "deploy_dashboard": deploy_dashboard,
-    "execute_migration": execute_migration,
-}
+TOOLS = family.tools

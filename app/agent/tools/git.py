@@ -13,14 +13,52 @@ else every dashboard of the environment.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from app.agent.tools.base import ToolDeps, ToolFn
-from app.agent.tools.deploy import list_all, resolve_dashboards
+from pydantic import Field
+
+from app.agent.tools.base import ToolArgs, ToolDeps, env_field
+from app.agent.tools.declare import Family
 from app.bundle import git_files, read_bundle, stale_paths
 from app.errors import ToolError
 from app.gitrepo import GitRepo, user_identity
+from app.policy import CardLine
+from app.superset.migration import list_all, resolve_dashboards
+from app.vocab import Lang
+
+family = Family("git")
+
+
+class CreateBranchArgs(ToolArgs):
+    branch: str = Field(description="Name of the new git branch.", min_length=1)
+    dashboard_id: str | None = Field(
+        default=None, description="Dashboard the branch is about (id or slug), if any."
+    )
+    env_id: str | None = env_field()
+
+
+class CommitChangesArgs(ToolArgs):
+    message: str = Field(description="Commit message.", min_length=1)
+    dashboard_ids: list[str] = Field(
+        default_factory=list, description="Dashboards to export and commit; empty commits all."
+    )
+    branch: str | None = Field(default=None, description="Branch to commit to; omit for current.")
+    env_id: str | None = env_field()
+
+
+def _card_values(args: Mapping[str, Any], lang: Lang) -> dict[str, str]:
+    ids = ", ".join(str(i) for i in args.get("dashboard_ids") or [])
+    message = " ".join(str(args.get("message") or "").split())
+    dashboard = args.get("dashboard_id")
+    if lang == "ru":
+        what = f"дашборды {ids}" if ids else "все дашборды"
+        about = f" для дашборда {dashboard}" if dashboard else ""
+    else:
+        what = f"dashboards {ids}" if ids else "all dashboards"
+        about = f" for dashboard {dashboard}" if dashboard else ""
+    return {"what": what, "about": about, "message_line": message[:79] + "…" * (len(message) > 79)}
 
 
 def repo_for(deps: ToolDeps) -> GitRepo:
@@ -36,9 +74,23 @@ async def _locked(repo: GitRepo, fn: Any, *args: Any, **kwargs: Any) -> Any:
     return await asyncio.to_thread(work)
 
 
-async def create_branch(args: Any, deps: ToolDeps) -> dict[str, Any]:
-    """Create a git branch in the dashboards repository and check it out. With a
-    ``dashboard_id`` the branch remembers that dashboard (and env) for commit_changes."""
+@family.tool(
+    args=CreateBranchArgs,
+    risk="write",
+    example="Create a git branch for this dashboard",
+    card=CardLine(
+        en="Create git branch {branch}{about}",
+        ru="Создать ветку git {branch}{about}",
+        values=_card_values,
+    ),
+    presentation="facts",
+    open_world=False,
+)
+async def create_branch(args: CreateBranchArgs, deps: ToolDeps) -> dict[str, Any]:
+    """Creates a branch in the dashboards' git repository and checks it out, optionally
+    about one dashboard (the branch then remembers that dashboard and its environment
+    for commit_changes). Use before committing changes for review. Needs confirmation.
+    Returns the branch name."""
     repo = repo_for(deps)
     env_id = deps.env(args.env_id).id if args.dashboard_id else (args.env_id or deps.env_id)
     scope = [str(args.dashboard_id)] if args.dashboard_id else []
@@ -61,10 +113,23 @@ async def create_branch(args: Any, deps: ToolDeps) -> dict[str, Any]:
     return await _locked(repo, make)
 
 
-async def commit_changes(args: Any, deps: ToolDeps) -> dict[str, Any]:
-    """Export dashboards from an environment and commit them (one YAML file per object)
-    to the git repository, on ``branch`` (created if missing) or the current branch.
-    Returns the commit sha, the branch and the files changed."""
+@family.tool(
+    args=CommitChangesArgs,
+    risk="write",
+    example="Commit the current dashboard to git",
+    card=CardLine(
+        en="Commit {what} from {env} to git: {message_line}",
+        ru="Записать в git {what} из {env}: {message_line}",
+        values=_card_values,
+    ),
+    presentation="facts",
+    idempotent=True,
+)
+async def commit_changes(args: CommitChangesArgs, deps: ToolDeps) -> dict[str, Any]:
+    """Exports dashboards from an environment and commits them (one YAML file per object)
+    to the git repository with a message, on `branch` (created if missing) or the
+    current branch. Use to version dashboards. Needs confirmation. Returns the commit
+    id and the files changed."""
     repo = repo_for(deps)
     branch = args.branch
     if branch:
@@ -114,7 +179,4 @@ async def commit_changes(args: Any, deps: ToolDeps) -> dict[str, Any]:
     return await _locked(repo, commit)
 
 
-TOOLS: dict[str, ToolFn] = {
-    "create_branch": create_branch,
-    "commit_changes": commit_changes,
-}
+TOOLS = family.tools

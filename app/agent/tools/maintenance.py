@@ -8,13 +8,35 @@ end_maintenance); these tools only write and close the rows.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from typing import Any
 
-from app.agent.tools.base import ToolDeps, ToolFn
+from pydantic import Field
+
+from app.agent.tools.base import EnvArgs, ToolDeps
+from app.agent.tools.declare import Family
 from app.errors import ToolError
+from app.policy import CardLine
 from app.store import maintenance as maintenance_store
 from app.store.db import session_scope
 from app.store.models import Maintenance
+from app.vocab import Lang
+
+family = Family("maintenance")
+
+
+class StartMaintenanceArgs(EnvArgs):
+    reason: str = Field(default="", description="Why: shown to people who hit the window.")
+    duration_minutes: int | None = Field(
+        default=None, ge=1, le=10080, description="Window length in minutes; omit for open-ended."
+    )
+
+
+def _window(args: Mapping[str, Any], lang: Lang) -> dict[str, str]:
+    minutes, reason = args.get("duration_minutes"), " ".join(str(args.get("reason") or "").split())
+    unit = "мин" if lang == "ru" else "min"
+    span = (" на " if lang == "ru" else " for ") + f"{minutes} {unit}" if minutes else ""
+    return {"span": span, "why": f": {reason[:79]}" if reason else ""}
 
 
 def _view(row: Maintenance) -> dict[str, Any]:
@@ -29,9 +51,24 @@ def _view(row: Maintenance) -> dict[str, Any]:
     }
 
 
-async def start_maintenance(args: Any, deps: ToolDeps) -> dict[str, Any]:
-    """Put an environment into maintenance: write tools aimed at it are refused until
-    the window ends (after ``duration_minutes``, or when end_maintenance is called)."""
+@family.tool(
+    args=StartMaintenanceArgs,
+    risk="write",
+    example="Put staging into maintenance for an hour",
+    card=CardLine(
+        en="Start maintenance on {env}{span}{why}",
+        ru="Начать обслуживание {env}{span}{why}",
+        values=_window,
+    ),
+    maintenance_exempt=True,
+    presentation="facts",
+    open_world=False,
+)
+async def start_maintenance(args: StartMaintenanceArgs, deps: ToolDeps) -> dict[str, Any]:
+    """Opens a maintenance window on an environment: write tools aimed at it are refused
+    until it ends (after duration_minutes, or when end_maintenance is called). Use
+    before planned work. Needs confirmation. Returns the window's start, end and
+    reason."""
     env = deps.env(args.env_id)
 
     def start() -> dict[str, Any]:
@@ -54,8 +91,18 @@ async def start_maintenance(args: Any, deps: ToolDeps) -> dict[str, Any]:
     }
 
 
-async def end_maintenance(args: Any, deps: ToolDeps) -> dict[str, Any]:
-    """End the maintenance window of an environment so changes are allowed again."""
+@family.tool(
+    args=EnvArgs,
+    risk="write",
+    example="End maintenance on staging",
+    card=CardLine(en="End maintenance on {env}", ru="Завершить обслуживание {env}"),
+    maintenance_exempt=True,
+    presentation="facts",
+    open_world=False,
+)
+async def end_maintenance(args: EnvArgs, deps: ToolDeps) -> dict[str, Any]:
+    """Closes the maintenance window of an environment so changes are allowed again. Use
+    when planned work is done. Needs confirmation. Returns the closed window."""
     env = deps.env(args.env_id)
 
     def end() -> dict[str, Any] | None:
@@ -69,7 +116,4 @@ async def end_maintenance(args: Any, deps: ToolDeps) -> dict[str, Any]:
     return {**view, "active": False, "message": f"Maintenance on '{env.id}' ended."}
 
 
-TOOLS: dict[str, ToolFn] = {
-    "start_maintenance": start_maintenance,
-    "end_maintenance": end_maintenance,
-}
+TOOLS = family.tools

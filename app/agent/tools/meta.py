@@ -5,10 +5,26 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from app.agent.tools.base import ToolDeps, ToolFn
-from app.errors import NoEnvironmentError, ToolError
+from pydantic import Field
+
+from app.agent.tools.base import NoArgs, ToolArgs, ToolDeps
+from app.agent.tools.declare import Family
+from app.errors import ToolError
+from app.policy import CardLine, EnvTable, build_tool_pipeline
+from app.store.db import session_scope
+from app.store.maintenance import active_for
+from app.store.tasks import get_task, list_tasks
+from app.tasks.worker import task_view
 
 HEALTH_TIMEOUT_S = 3.0
+
+family = Family("meta")
+
+
+class TaskStatusArgs(ToolArgs):
+    task_id: str | None = Field(
+        default=None, description="Task id to look up; omit to list the most recent tasks."
+    )
 
 
 def _first_sentence(text: str, limit: int = 140) -> str:
@@ -17,12 +33,23 @@ def _first_sentence(text: str, limit: int = 140) -> str:
     return first if len(first) <= limit else first[: limit - 1].rstrip() + "…"
 
 
-async def show_capabilities(args: Any, deps: ToolDeps) -> dict[str, Any]:
-    """List the tools this user may run in the current page context, grouped by family,
-    each with a one-line description. Needs no Superset."""
-    from app.policy import TOOL_CATALOG, build_tool_pipeline
-
-    result = build_tool_pipeline(list(TOOL_CATALOG.values()), deps.role, deps.object_type)
+@family.tool(
+    args=NoArgs,
+    risk="read",
+    example="What can you do for me here?",
+    card=CardLine(en="Show what I can do here", ru="Показать, что я могу здесь сделать"),
+    presentation="table",
+    idempotent=True,
+    open_world=False,
+)
+async def show_capabilities(args: NoArgs, deps: ToolDeps) -> dict[str, Any]:
+    """Lists what you (the agent) can do for this user on this page: the tools available
+    to their role and context, grouped by purpose. Use when the user asks what you can
+    do or is unsure how to start. Returns a short list of capabilities."""
+    if deps.policy is None:
+        raise ToolError("show_capabilities needs the policy in force (none was given)")
+    catalog = list(deps.policy.catalog.values())
+    result = build_tool_pipeline(catalog, deps.role, deps.object_type, policy=deps.policy)
     groups: dict[str, list[dict[str, str]]] = {}
     for spec in result.tools:
         line = _first_sentence(spec.description or "")
@@ -39,9 +66,6 @@ async def show_capabilities(args: Any, deps: ToolDeps) -> dict[str, Any]:
 
 
 def _maintenance_rows(env_ids: list[str]) -> dict[str, dict[str, Any] | None]:
-    from app.store.db import session_scope
-    from app.store.maintenance import active_for
-
     out: dict[str, dict[str, Any] | None] = {}
     with session_scope() as session:
         for env_id in env_ids:
@@ -59,10 +83,21 @@ def _maintenance_rows(env_ids: list[str]) -> dict[str, dict[str, Any] | None]:
     return out
 
 
-async def list_environments(args: Any, deps: ToolDeps) -> dict[str, Any]:
-    """List the configured Superset environments: id, name, tier (dev/staging/prod),
-    whether each is reachable now, whether it is in maintenance, and any config error."""
-    rows = deps.registry.describe()
+@family.tool(
+    args=NoArgs,
+    risk="read",
+    example="Which Superset environments exist?",
+    card=CardLine(en="List the Superset environments", ru="Показать окружения Superset"),
+    presentation="table",
+    idempotent=True,
+)
+async def list_environments(args: NoArgs, deps: ToolDeps) -> dict[str, Any]:
+    """Lists the configured Superset environments (id, name, tier dev/staging/prod, URL),
+    whether each is reachable now and in maintenance, and which one is selected. Use
+    before acting on an environment the user named loosely. Returns one entry per
+    environment."""
+    envs_table = EnvTable.configured(deps.registry.configured_tiers())
+    rows = deps.registry.describe(tier_of=envs_table.tier_of)
     if not rows:
         return {"environments": [], "selected": None, "note": "no Superset environment configured"}
 
@@ -73,10 +108,8 @@ async def list_environments(args: Any, deps: ToolDeps) -> dict[str, Any]:
 
     reach = await asyncio.gather(*(reachable(r) for r in rows))
     maintenance = await asyncio.to_thread(_maintenance_rows, [r["id"] for r in rows])
-    try:
-        selected: str | None = deps.registry.resolve(None, deps.env_id).id
-    except NoEnvironmentError:
-        selected = None  # the page selected an env id that is not configured
+    # the environment this call resolved to, when it is a configured one
+    selected = deps.env_id if deps.env_id in deps.registry.environments else None
     envs = []
     for row, ok in zip(rows, reach, strict=True):
         maint = maintenance.get(row["id"])
@@ -94,10 +127,6 @@ async def list_environments(args: Any, deps: ToolDeps) -> dict[str, Any]:
 def _load_tasks(
     task_id: str | None, user: str, is_admin: bool
 ) -> list[dict[str, Any]] | dict[str, Any] | None:
-    from app.store.db import session_scope
-    from app.store.tasks import get_task, list_tasks
-    from app.tasks.worker import task_view
-
     with session_scope() as session:
         if task_id:
             task = get_task(session, task_id=task_id)
@@ -107,9 +136,19 @@ def _load_tasks(
         return [task_view(t) for t in list_tasks(session, user=user, limit=10)]
 
 
-async def get_task_status(args: Any, deps: ToolDeps) -> dict[str, Any]:
-    """Status of a long-running task (migration, backup, restore): status, step i of n,
-    message, result or error. Without `task_id`, lists this user's recent tasks."""
+@family.tool(
+    args=TaskStatusArgs,
+    risk="read",
+    example="What is the status of my last migration?",
+    card=CardLine(en="Show the status of task {task_id}", ru="Показать статус задачи {task_id}"),
+    presentation="tasks",
+    idempotent=True,
+    open_world=False,
+)
+async def get_task_status(args: TaskStatusArgs, deps: ToolDeps) -> dict[str, Any]:
+    """Reports the status, progress and result of a long-running task (migration, backup,
+    restore) by task id, or lists the most recent tasks. Use when the user asks how a
+    task is going. Returns status, step/total and any error."""
     found = await asyncio.to_thread(_load_tasks, args.task_id, deps.user_id, deps.role == "admin")
     if args.task_id:
         if found is None:
@@ -118,8 +157,4 @@ async def get_task_status(args: Any, deps: ToolDeps) -> dict[str, Any]:
     return {"tasks": found, "count": len(found or [])}
 
 
-TOOLS: dict[str, ToolFn] = {
-    "show_capabilities": show_capabilities,
-    "list_environments": list_environments,
-    "get_task_status": get_task_status,
-}
+TOOLS = family.tools

@@ -1,22 +1,96 @@
-"""Database and SQL tools: explore, format, execute (SQL Lab), create dataset, audit."""
+"""Database and SQL tools: explore, format, execute (SQL Lab), create dataset, audit.
+
+``superset_execute_sql`` is declared ``write`` (what it may do); each call is rated from
+its parsed SQL (:func:`app.policy.sql_risk`, the declaration's ``call_risk``).
+"""
 
 from __future__ import annotations
 
 import asyncio
+import warnings
+from collections.abc import Mapping
 from typing import Any
 
-from app.agent.tools.base import ToolDeps, ToolFn
+from pydantic import Field
+
+from app.agent.tools.base import ToolArgs, ToolDeps, env_field
+from app.agent.tools.declare import Family
 from app.errors import SupersetError
+from app.policy import CardLine, sql_risk
 from app.superset.client import SupersetClient
+from app.superset.permissions import over_broad_grants
+from app.vocab import Lang, Risk
 
 MAX_ROWS_RETURNED = 200
-OVER_BROAD = {
-    ("all_database_access", None): "may query every database",
-    ("all_datasource_access", None): "may read every dataset",
-    ("can_write", "Role"): "may edit roles (privilege escalation)",
-    ("can_write", "User"): "may edit users (privilege escalation)",
-    ("menu_access", "Security"): "sees the Security menu",
-}
+
+family = Family("sql")
+
+# "schema" shadows a deprecated BaseModel classmethod; the field still works as
+# ``args.schema`` (instance data wins), so the contract's name is kept.
+with warnings.catch_warnings():
+    warnings.filterwarnings("ignore", message='Field name "schema"', category=UserWarning)
+
+    class ExploreDatabaseArgs(ToolArgs):
+        env_id: str | None = env_field()
+        database: str | None = Field(
+            default=None, description="Database id or name; omit to list the databases."
+        )
+        schema: str | None = Field(  # type: ignore[assignment]
+            default=None, description="Schema to list tables of; needs a database."
+        )
+        table: str | None = Field(
+            default=None, description="Table to describe (columns, types); needs a schema."
+        )
+
+    class ExecuteSqlArgs(ToolArgs):
+        sql: str = Field(description="The SQL to run in SQL Lab.", min_length=1)
+        database: str | None = Field(
+            default=None, description="Database id or name; omit for the environment's default."
+        )
+        schema: str | None = Field(  # type: ignore[assignment]
+            default=None, description="Default schema for the query."
+        )
+        env_id: str | None = env_field()
+        row_limit: int = Field(
+            default=100, ge=1, le=10000, description="Maximum rows to return (1-10000)."
+        )
+
+    class CreateDatasetArgs(ToolArgs):
+        database: str = Field(description="Database id or name that holds the table.")
+        table_name: str = Field(description="Table name, or the new dataset's name for SQL.")
+        schema: str | None = Field(  # type: ignore[assignment]
+            default=None, description="Schema of the table."
+        )
+        sql: str | None = Field(
+            default=None, description="SQL for a virtual dataset; omit for a physical table."
+        )
+        env_id: str | None = env_field()
+
+
+class FormatSqlArgs(ToolArgs):
+    sql: str = Field(description="The SQL text to pretty-print.", min_length=1)
+    env_id: str | None = env_field()
+
+
+class AuditPermissionsArgs(ToolArgs):
+    env_id: str | None = env_field()
+    role: str | None = Field(
+        default=None, description="Superset role to audit; omit to audit every role."
+    )
+
+
+def _one_line(text: Any, limit: int = 80) -> str:
+    flat = " ".join(str(text or "").split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def _sql_values(args: Mapping[str, Any], lang: Lang) -> dict[str, str]:
+    schema = args.get("schema")
+    return {"sql_line": _one_line(args.get("sql")), "qualified": f"{schema}." if schema else ""}
+
+
+def _rate_sql(args: Mapping[str, Any]) -> Risk:
+    return sql_risk(args.get("sql"))
 
 
 async def _database(client: SupersetClient, database: str | None) -> dict[str, Any]:
@@ -30,9 +104,22 @@ async def _database(client: SupersetClient, database: str | None) -> dict[str, A
     raise SupersetError(f"which database? Give `database` (id or name); available: {names}")
 
 
-async def superset_explore_database(args: Any, deps: ToolDeps) -> dict[str, Any]:
-    """Browse what Superset can query: no args → databases; `database` → its schemas;
-    + `schema` → its tables; + `table` → the table's columns and types."""
+@family.tool(
+    args=ExploreDatabaseArgs,
+    risk="read",
+    example="Show me the tables in the sales database",
+    card=CardLine(
+        en="Browse database {database} {schema} {table} in {env}",
+        ru="Просмотреть базу данных {database} {schema} {table} в {env}",
+    ),
+    presentation="table",
+    idempotent=True,
+)
+async def superset_explore_database(args: ExploreDatabaseArgs, deps: ToolDeps) -> dict[str, Any]:
+    """Browses a database connection: no arguments lists databases; `database` lists its
+    schemas; with `schema` its tables; with `table` the table's columns and types. Use
+    before writing SQL or creating a dataset. Returns the requested level of the
+    catalog."""
     env = deps.env(args.env_id)
     client = deps.registry.client(env.id)
     if not args.database:
@@ -65,17 +152,41 @@ async def superset_explore_database(args: Any, deps: ToolDeps) -> dict[str, Any]
     return base | {"level": "schemas", "schemas": await client.schemas(db["id"])}
 
 
-async def superset_format_sql(args: Any, deps: ToolDeps) -> dict[str, Any]:
-    """Format (pretty-print) a SQL statement with Superset's formatter. Does not run it."""
+@family.tool(
+    args=FormatSqlArgs,
+    risk="read",
+    example="Format this SQL query",
+    card=CardLine(
+        en="Format SQL: {sql_line}", ru="Отформатировать SQL: {sql_line}", values=_sql_values
+    ),
+    presentation="text",
+    idempotent=True,
+)
+async def superset_format_sql(args: FormatSqlArgs, deps: ToolDeps) -> dict[str, Any]:
+    """Pretty-prints SQL text with Superset's formatter without running it. Use when the
+    user asks to tidy or read a query. Returns the formatted SQL."""
     env = deps.env(args.env_id)
     formatted = await deps.registry.client(env.id).format_sql(args.sql)
     return {"env": env.id, "sql": formatted}
 
 
-async def superset_execute_sql(args: Any, deps: ToolDeps) -> dict[str, Any]:
-    """Run SQL in Superset's SQL Lab and return columns and rows (capped by
-    `row_limit`). Superset refuses DML unless the database allows it; that refusal is
-    reported as is."""
+@family.tool(
+    args=ExecuteSqlArgs,
+    risk="write",
+    call_risk=_rate_sql,
+    example="Run a query to count orders per day",
+    card=CardLine(
+        en="Run SQL on {env}: {sql_line}",
+        ru="Выполнить SQL в {env}: {sql_line}",
+        values=_sql_values,
+    ),
+    presentation="table",
+)
+async def superset_execute_sql(args: ExecuteSqlArgs, deps: ToolDeps) -> dict[str, Any]:
+    """Runs SQL through Superset's SQL Lab and returns columns and up to row_limit rows.
+    Prefer SELECT queries; statements that change data need the user's confirmation
+    and DROP/DELETE/TRUNCATE are treated as dangerous. Superset refuses DML unless the
+    database allows it. Returns the result set."""
     env = deps.env(args.env_id)
     client = deps.registry.client(env.id)
     db = await _database(client, args.database)
@@ -105,9 +216,22 @@ async def superset_execute_sql(args: Any, deps: ToolDeps) -> dict[str, Any]:
     }
 
 
-async def superset_create_dataset(args: Any, deps: ToolDeps) -> dict[str, Any]:
-    """Create a dataset: physical (a table: `table_name`, optional `schema`) or virtual
-    (give `sql`; `table_name` becomes the dataset's name)."""
+@family.tool(
+    args=CreateDatasetArgs,
+    risk="write",
+    example="Create a dataset from the orders table",
+    card=CardLine(
+        en="Create dataset {qualified}{table_name} in {env}",
+        ru="Создать датасет {qualified}{table_name} в {env}",
+        values=_sql_values,
+    ),
+    presentation="facts",
+)
+async def superset_create_dataset(args: CreateDatasetArgs, deps: ToolDeps) -> dict[str, Any]:
+    """Creates a Superset dataset from a physical table (`table_name`, optional `schema`),
+    or a virtual dataset from `sql` (`table_name` becomes its name). Use when the user
+    wants to chart a table that has no dataset yet. Needs the user's confirmation.
+    Returns the new dataset's id and URL."""
     env = deps.env(args.env_id)
     client = deps.registry.client(env.id)
     db = await client.database_by_name_or_id(args.database)
@@ -123,22 +247,19 @@ async def superset_create_dataset(args: Any, deps: ToolDeps) -> dict[str, Any]:
     }
 
 
-def _flags(role: str, perms: list[dict[str, Any]]) -> list[str]:
-    if role == "Admin":
-        return []
-    flags = []
-    for p in perms:
-        perm, view = p.get("permission_name"), p.get("view_menu_name")
-        why = OVER_BROAD.get((perm, None)) or OVER_BROAD.get((perm, view))
-        if why:
-            flags.append(f"{perm} on {view}: {why}")
-    return flags
-
-
-async def superset_audit_permissions(args: Any, deps: ToolDeps) -> dict[str, Any]:
-    """Audit Superset roles: each role's permission count and users, and flags for
-    over-broad grants to non-Admin roles (all database/datasource access, editing roles
-    or users, the Security menu). `role` limits the audit to one role."""
+@family.tool(
+    args=AuditPermissionsArgs,
+    risk="read",
+    example="Who has access to which datasets?",
+    card=CardLine(en="Audit permissions of {role} in {env}", ru="Проверить права {role} в {env}"),
+    presentation="table",
+    idempotent=True,
+)
+async def superset_audit_permissions(args: AuditPermissionsArgs, deps: ToolDeps) -> dict[str, Any]:
+    """Audits roles and permissions in one environment: each role's permission count and
+    users, and over-broad grants to non-Admin roles (all database or datasource access,
+    editing roles or users, the Security menu). `role` limits it to one role. Use for
+    access questions. Returns per-role findings."""
     env = deps.env(args.env_id)
     client = deps.registry.client(env.id)
     roles, users = await asyncio.gather(client.roles(), client.users())
@@ -159,7 +280,7 @@ async def superset_audit_permissions(args: Any, deps: ToolDeps) -> dict[str, Any
                 "name": role["name"],
                 "permission_count": len(role_perms),
                 "users": sorted(members.get(role["id"], [])),
-                "flags": _flags(role["name"], role_perms),
+                "flags": over_broad_grants(role["name"], role_perms),
             }
         )
     flagged = [r["name"] for r in out if r["flags"]]
@@ -172,10 +293,4 @@ async def superset_audit_permissions(args: Any, deps: ToolDeps) -> dict[str, Any
     }
 
 
-TOOLS: dict[str, ToolFn] = {
-    "superset_explore_database": superset_explore_database,
-    "superset_format_sql": superset_format_sql,
-    "superset_execute_sql": superset_execute_sql,
-    "superset_create_dataset": superset_create_dataset,
-    "superset_audit_permissions": superset_audit_permissions,
-}
+TOOLS = family.tools

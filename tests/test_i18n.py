@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.screen.i18n import STRINGS, language_from_accept, pick_language, t
+from app.i18n import STRINGS, detect_lang, language_from_accept, pick_language, refusal_text, t
 
 
 def test_every_string_has_english_and_russian() -> None:
@@ -43,3 +43,30 @@ def test_pick_language(query, stored, accept, expected) -> None:
 
 def test_malformed_accept_language_is_ignored() -> None:
     assert language_from_accept("ru;q=abc, en;q=0.1") == "en"
+
+
+@pytest.mark.parametrize(
+    ("text", "lang"),
+    [
+        ("удали этот дашборд", "ru"),  # Cyrillic: Russian
+        ("delete dashboard 42 на проде", "ru"),  # any Cyrillic letter counts
+        ("delete dashboard 42", "en"),  # Latin only: English
+        ("", "en"),  # nothing: English
+    ],
+)
+def test_detect_lang_of_a_message(text, lang) -> None:
+    assert detect_lang(text) == lang
+
+
+@pytest.mark.parametrize(
+    ("error", "lang", "text"),
+    [
+        # a known refusal code: one sentence in the page's language
+        ("confirmation_expired", "ru", "Срок подтверждения истёк. Повторите запрос."),
+        ("unauthorized", "en", "Your session has expired. Sign in again."),
+        # an unknown code: the generic sentence with the server's reason
+        ("teapot", "en", "The request was refused: short and stout"),
+    ],
+)
+def test_refusal_text(error, lang, text) -> None:
+    assert refusal_text(error, "short and stout", lang) == text

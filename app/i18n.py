@@ -1,13 +1,20 @@
-"""Every visible string of the pages, in English and Russian.
+"""Every visible string of the pages (login, audit, agent), in English and Russian.
 
-``t(key, lang, **fmt)`` looks a string up; ``pick_language`` chooses the language from
-``?lang=``, else the user's stored choice, else the browser's Accept-Language.
+``t(key, lang, **fmt)`` looks a string up; ``pick_language`` chooses a page's language
+from ``?lang=``, else the user's stored choice, else the browser's Accept-Language;
+``detect_lang`` tells the language of a piece of text (a message); ``refusal_text`` says
+why a request was refused, in the page's language.
 """
 
 from __future__ import annotations
 
-LANGUAGES = ("en", "ru")
-DEFAULT_LANGUAGE = "en"
+import re
+
+from app.vocab import LANGS, Lang
+
+LANGUAGES: tuple[Lang, ...] = LANGS
+DEFAULT_LANGUAGE: Lang = "en"
+_CYRILLIC = re.compile("[\u0400-\u04ff]")
 
 STRINGS: dict[str, tuple[str, str]] = {
     # key: (English, Russian)
@@ -134,6 +141,56 @@ STRINGS: dict[str, tuple[str, str]] = {
     "export_csv": ("Export CSV", "Экспорт CSV"),
     "rows_found": ("{n} rows", "Строк: {n}"),
     "bad_date": ("Dates look like 2026-01-31", "Дата в формате 2026-01-31"),
+    # refusals of a turn or a decision (RequestRefused.error / an error event's code)
+    "refused": ("The request was refused: {reason}", "Запрос отклонён: {reason}"),
+    "refused_unauthorized": (
+        "Your session has expired. Sign in again.",
+        "Сеанс истёк. Войдите снова.",
+    ),
+    "refused_forbidden": (
+        "This conversation belongs to another user.",
+        "Этот диалог принадлежит другому пользователю.",
+    ),
+    "refused_invalid_uicontext": (
+        "The page context was not accepted: {reason}",
+        "Контекст страницы не принят: {reason}",
+    ),
+    "refused_invalid_env_id": (
+        "That environment id is not valid.",
+        "Недопустимый идентификатор окружения.",
+    ),
+    "refused_history_too_long": (
+        "This conversation is too long to continue. Start a new conversation.",
+        "Диалог слишком длинный, чтобы продолжить. Начните новый диалог.",
+    ),
+    "refused_confirmation_unknown": (
+        "This confirmation no longer exists.",
+        "Это подтверждение больше не существует.",
+    ),
+    "refused_confirmation_foreign_user": (
+        "This confirmation belongs to another user.",
+        "Это подтверждение принадлежит другому пользователю.",
+    ),
+    "refused_confirmation_not_pending": (
+        "This confirmation was already answered.",
+        "На это подтверждение уже ответили.",
+    ),
+    "refused_confirmation_replayed": (
+        "This confirmation was already answered.",
+        "На это подтверждение уже ответили.",
+    ),
+    "refused_confirmation_expired": (
+        "This confirmation has expired. Ask again.",
+        "Срок подтверждения истёк. Повторите запрос.",
+    ),
+    "refused_confirmation_too_early": (
+        "Wait for the countdown to end before confirming.",
+        "Дождитесь конца отсчёта, прежде чем подтверждать.",
+    ),
+    "refused_confirmation_mismatch": (
+        "This confirmation does not match the pending action.",
+        "Подтверждение не совпадает с ожидающим действием.",
+    ),
 }
 
 
@@ -144,19 +201,40 @@ def t(key: str, lang: str = DEFAULT_LANGUAGE, **fmt: object) -> str:
     return text.format(**fmt) if fmt else text
 
 
-def normalize_language(value: str | None) -> str | None:
+def refusal_text(error: str, reason: str, lang: str = DEFAULT_LANGUAGE) -> str:
+    """Why a request was refused, for the user: the known codes in the page's language,
+    any other code as "The request was refused: <reason>"."""
+    key = f"refused_{error}"
+    if key in STRINGS:
+        return t(key, lang, reason=reason)
+    return t("refused", lang, reason=reason or error)
+
+
+def is_refusal_code(error: str) -> bool:
+    return f"refused_{error}" in STRINGS
+
+
+def detect_lang(text: str | None) -> Lang:
+    """The language of a message: Russian when it has any Cyrillic letter, else English."""
+    return "ru" if _CYRILLIC.search(text or "") else "en"
+
+
+def normalize_language(value: str | None) -> Lang | None:
     """'ru', 'ru-RU', 'RU' -> 'ru'; unsupported or empty -> None."""
     if not value:
         return None
     code = value.strip().lower().replace("_", "-").split("-")[0]
-    return code if code in LANGUAGES else None
+    for lang in LANGUAGES:
+        if lang == code:
+            return lang
+    return None
 
 
-def language_from_accept(header: str | None) -> str | None:
+def language_from_accept(header: str | None) -> Lang | None:
     """The best supported language of an Accept-Language header, by q-value."""
     if not header:
         return None
-    ranked: list[tuple[float, int, str]] = []
+    ranked: list[tuple[float, int, Lang]] = []
     for index, part in enumerate(header.split(",")):
         bits = part.strip().split(";")
         quality = 1.0
@@ -173,7 +251,7 @@ def language_from_accept(header: str | None) -> str | None:
     return sorted(ranked)[0][2] if ranked else None
 
 
-def pick_language(query: str | None, stored: str | None, accept_language: str | None) -> str:
+def pick_language(query: str | None, stored: str | None, accept_language: str | None) -> Lang:
     """``?lang=`` wins, then the user's stored choice, then the browser, then English."""
     return (
         normalize_language(query)

@@ -1,6 +1,11 @@
-"""The tools node: runs confirmed calls through execute_with_timeout(retry_read_tool(...)),
+"""The tool node: runs confirmed calls through execute_with_timeout(retry_read_tool(...)),
 summarises results, emits tool events and writes an audit row per outcome. A denied call
 becomes a cancelled tool result that the model answers ("Operation cancelled").
+
+A call runs on the environment the guard resolved (``PendingCall.env_id``, the one the
+card named): its ToolDeps carry it. Its timeout is the policy's in force at run time
+(``policy.toml`` may set any tool's), else the declaration's (long tasks: 600 s), else
+the settings' default.
 """
 
 from __future__ import annotations
@@ -9,7 +14,7 @@ import json
 import logging
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from langchain_core.messages import ToolMessage
@@ -23,34 +28,25 @@ from app.agent.events import (
     ToolTimeoutEvent,
 )
 from app.agent.execution import execute_with_timeout, retry_read_tool, summarise_response
-from app.agent.guard import emit
+from app.agent.guard import DepsFactory
 from app.agent.state import AgentContext, AgentState, PendingCall
+from app.agent.stream import emit
+from app.agent.tools import ToolDecl, ToolFn
 from app.errors import ToolError, ToolTimeoutError
+from app.policy import Policy, ToolSpec
 from app.settings import get_settings
 
 log = logging.getLogger("ss_tools.agent")
 
-#: Tools that run as rows in the task table; the seam allocates their task id up front.
-LONG_TASK_TOOLS = frozenset(
-    {"execute_migration", "run_backup", "restore_backup", "delete_dashboard", "deploy_dashboard"}
-)
-LONG_TASK_TIMEOUT_S = 600.0
 EVENT_RESULT_LIMIT = 4000
 
-ToolFn = Callable[[Any, Any], Awaitable[Any]]
-DepsFactory = Callable[..., Any]
 
-
-def effective_timeout(spec: Any, tool_name: str) -> float:
-    """The spec's timeout (policy file may set it); the setting shortens or lengthens the
-    default 30 s; long-task tools wait for their task (600 s unless the policy says)."""
-    settings = get_settings()
-    spec_t = float(getattr(spec, "timeout_s", 30.0) or 30.0)
-    if spec_t != 30.0:
-        return spec_t
-    if tool_name in LONG_TASK_TOOLS and settings.tool_timeout_s == 30.0:
-        return LONG_TASK_TIMEOUT_S
-    return settings.tool_timeout_s
+def effective_timeout(spec: ToolSpec | None, default_s: float) -> float:
+    """The timeout of one call: the spec's (a policy file's override, else the
+    declaration's: 600 s for long tasks), else ``default_s`` (the settings' default)."""
+    if spec is not None and spec.timeout_s is not None:
+        return spec.timeout_s
+    return default_s
 
 
 def _as_text(result: Any) -> str:
@@ -59,11 +55,22 @@ def _as_text(result: Any) -> str:
     return json.dumps(result, ensure_ascii=False, default=str)
 
 
-class Executor:
-    def __init__(self, specs: dict[str, Any], tools: dict[str, ToolFn], deps_factory: DepsFactory):
-        self.specs = specs
+class ToolNode:
+    """Runs the confirmed pending calls: ``tools`` are the declarations, ``fns`` optional
+    replacements of their functions (tests), ``policy`` the policy in force."""
+
+    def __init__(
+        self,
+        tools: Mapping[str, ToolDecl],
+        *,
+        policy: Callable[[], Policy],
+        deps_factory: DepsFactory,
+        fns: Mapping[str, ToolFn] | None = None,
+    ) -> None:
         self.tools = tools
+        self.policy = policy
         self.deps_factory = deps_factory
+        self.fns = fns
 
     async def __call__(self, state: AgentState, ctx: AgentContext) -> dict[str, Any]:
         out: list[ToolMessage] = []
@@ -92,11 +99,12 @@ class Executor:
 
     async def _run(self, p: PendingCall, ctx: AgentContext) -> ToolMessage:
         name, call_id = p["tool_name"], p["call_id"]
-        spec = self.specs[name]
-        fn = self.tools.get(name)
+        decl = self.tools[name]
+        fn = decl.fn if self.fns is None else self.fns.get(name)
+        policy = self.policy()
         read_only = bool(p.get("read_only"))
-        timeout = effective_timeout(spec, name)
-        task_id = uuid.uuid4().hex if name in LONG_TASK_TOOLS else None
+        timeout = effective_timeout(policy.spec(name), get_settings().tool_timeout_s)
+        task_id = uuid.uuid4().hex if decl.long_task else None
         audit_base = dict(
             user=ctx.user_id,
             role=ctx.role,
@@ -147,8 +155,11 @@ class Executor:
                     )
                 )
 
-        args_obj = spec.args_model.model_validate(p.get("tool_args") or {})
-        deps = self.deps_factory(ctx=ctx, task_id=task_id, progress=progress)
+        args_obj = decl.args_model.model_validate(p.get("tool_args") or {})
+        deps = self.deps_factory(
+            ctx=ctx, env_id=p.get("env_id"), env_source=p.get("env_source", "args"),
+            selected_env=p.get("selected_env"), policy=policy, task_id=task_id, progress=progress,
+        )  # fmt: skip
 
         async def run() -> Any:
             return await retry_read_tool(fn, args_obj, deps, read_only=read_only, on_retry=on_retry)

@@ -1,0 +1,48 @@
+"""The agent core: one agent, typed events, thin doors.
+
+Every door (the page, the HTTP stream API, MCP) checks its input once with
+``prepare_turn`` / ``prepare_resume`` and hands the checked request to the core, which
+yields typed events (``app.agent.events.Event``) with ``conv_id`` and ``seq`` set:
+
+    req = await prepare_turn(token=..., message=..., history=..., conv_id=..., env_id=...,
+                             uicontext=..., channel="page")
+    async for event in get_core().run_turn(req):
+        match event:
+            case TokenEvent(): ...
+
+Modules: ``prepare`` (the checks), ``requests`` (TurnRequest / ResumeRequest), ``refusals``
+(RequestRefused and the confirmation status table), ``agent`` (AgentCore), ``turns``
+(tool set and run context of a turn), ``runner`` (graph.astream -> events), ``supersede``
+(a new message cancels a pending confirmation), ``conversations`` (the read model),
+``slot`` (get_core / install_core).
+"""
+
+from app.agent.core.agent import AgentCore, EnvView
+from app.agent.core.conversations import ConversationView
+from app.agent.core.prepare import authenticate, prepare_resume, prepare_turn
+from app.agent.core.refusals import (
+    CONFIRMATION_STATUS,
+    ConfirmationRefused,
+    RequestRefused,
+    confirmation_status,
+)
+from app.agent.core.requests import HistoryItem, ResumeRequest, TurnRequest
+from app.agent.core.slot import get_core, install_core
+
+__all__ = [
+    "CONFIRMATION_STATUS",
+    "AgentCore",
+    "ConfirmationRefused",
+    "ConversationView",
+    "EnvView",
+    "HistoryItem",
+    "RequestRefused",
+    "ResumeRequest",
+    "TurnRequest",
+    "authenticate",
+    "confirmation_status",
+    "get_core",
+    "install_core",
+    "prepare_resume",
+    "prepare_turn",
+]

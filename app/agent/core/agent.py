@@ -1,0 +1,252 @@
+"""``AgentCore``: the one agent the doors share. It owns the chat model, the checkpointer
+pool and the compiled graph (one per event loop: checkpointers are loop-bound), takes a
+checked request (``prepare_turn`` / ``prepare_resume``) and yields typed events.
+
+    core = AgentCore(model=get_chat_model())          # create_app() builds one
+    async for event in core.run_turn(turn_request):   # TurnStartEvent, TokenEvent, ... DoneEvent
+        ...
+
+Tests build their own: ``AgentCore(model=scripted, tools={...}, checkpointer=InMemorySaver())``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import weakref
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import HumanMessage
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.types import Command
+
+from app.agent.audit import audit, flush_audit
+from app.agent.checkpoint import SaverPool
+from app.agent.core.conversations import ConversationView, conversation_view
+from app.agent.core.prepare import detect_lang, valid_conv_id
+from app.agent.core.refusals import RequestRefused
+from app.agent.core.requests import ResumeRequest, TurnRequest
+from app.agent.core.runner import fail, run_graph
+from app.agent.core.supersede import supersede
+from app.agent.core.turns import (
+    build_context,
+    history_messages,
+    last_human_text,
+    plan_turn,
+    run_config,
+)
+from app.agent.events import Event, TurnStartEvent
+from app.agent.graph import build_graph
+from app.agent.llm import model_label
+from app.agent.rules import current_envs
+from app.agent.state import AgentContext
+from app.agent.stream import Sequencer
+from app.auth import Principal
+from app.policy.envs import EnvTable, tier_of
+from app.superset.registry import get_registry
+from app.vocab import EnvTier
+
+FOREIGN = "this conversation belongs to another user"
+
+
+@dataclass(frozen=True)
+class EnvView:
+    """A configured environment as the doors show it; ``tier`` is already resolved."""
+
+    id: str
+    name: str
+    tier: EnvTier
+    url: str
+    error: str | None = None
+
+
+class AgentCore:
+    def __init__(
+        self,
+        *,
+        model: BaseChatModel,
+        checkpointer: SaverPool | BaseCheckpointSaver | None = None,
+        tools: Mapping[str, Any] | None = None,
+        label: str | None = None,
+        **graph_options: Any,
+    ) -> None:
+        """``checkpointer``: a pool (default: SQLite in the data dir, or PostgreSQL) or one
+        saver used on every loop (e.g. ``InMemorySaver``). ``tools`` and ``graph_options``
+        (specs, preflight, deps_factory, system_prompt) go to ``build_graph``."""
+        self.model = model
+        self.model_label = label or model_label(model)
+        self._saver = checkpointer if checkpointer is not None else SaverPool()
+        given = dict(tools) if tools is not None else None  # {}: no tool has an implementation
+        self._graph_options: dict[str, Any] = {"tools": given}
+        self._graph_options.update(graph_options)
+        self._graphs: dict[int, tuple[weakref.ref[asyncio.AbstractEventLoop], Any]] = {}
+
+    # ---- parts ------------------------------------------------------------------------
+    async def graph(self) -> Any:
+        """The compiled graph of the running event loop (built on first use)."""
+        loop = asyncio.get_running_loop()
+        entry = self._graphs.get(id(loop))
+        if entry is None or entry[0]() is not loop:  # none yet, or a dead loop's id reused
+            saver = self._saver
+            if isinstance(saver, SaverPool):
+                saver = await saver.get()
+            graph = build_graph(model=self.model, checkpointer=saver, **self._graph_options)
+            entry = (weakref.ref(loop), graph)
+            self._graphs[id(loop)] = entry
+        return entry[1]
+
+    async def aclose(self) -> None:
+        """Close the running loop's checkpointer (app shutdown, test teardown)."""
+        self._graphs.pop(id(asyncio.get_running_loop()), None)
+        if isinstance(self._saver, SaverPool):
+            await self._saver.aclose()
+
+    def stop(self) -> None:
+        """Stop every checkpointer thread without a loop (a replaced core, session end)."""
+        self._graphs.clear()
+        if isinstance(self._saver, SaverPool):
+            self._saver.stop()
+
+    def env_table(self) -> EnvTable:
+        return current_envs()
+
+    def environments(self) -> list[EnvView]:
+        """The configured environments, each with its resolved tier (never derived here)."""
+        table = self.env_table()
+        return [
+            EnvView(
+                id=row["id"],
+                name=row["name"],
+                tier=tier_of(row["id"], table) or "prod",
+                url=row["url"],
+                error=row.get("error"),
+            )
+            for row in get_registry().describe()
+        ]
+
+    def _context(
+        self, req: TurnRequest | ResumeRequest, turn: Mapping[str, Any], lang: str
+    ) -> AgentContext:
+        tiers = {env.id: env.tier for env in self.environments()}
+        return build_context(
+            req.principal,
+            req.conv_id,
+            turn,
+            lang,
+            environments=tiers,
+            channel=req.channel,
+            client=req.client,
+        )
+
+    # ---- a turn -------------------------------------------------------------------------
+    async def run_turn(self, req: TurnRequest) -> AsyncIterator[Event]:
+        """A person's message: ``turn_start``, then the run's events, then ``done``."""
+        seq = Sequencer(req.conv_id)
+        who = req.principal
+        row = dict(
+            user=who.user_id,
+            role=who.role,
+            conv_id=req.conv_id,
+            channel=req.channel,
+            client=req.client,
+        )
+        ui = req.uicontext
+        object_type = ui.objectType if ui is not None else None
+        selected_env = req.env_id or (ui.envId if ui is not None else None)
+        ui_dump = ui.model_dump() if ui is not None else None
+        turn = plan_turn(who.role, object_type, selected_env, ui_dump)
+        offered = len(turn["allowed_tools"])
+        yield seq(
+            TurnStartEvent(
+                model=self.model_label,
+                tools_offered=offered,
+                object_type=object_type,
+                env_id=selected_env,
+                lang=req.lang,
+            )
+        )
+        await audit(
+            kind="tool_filtered",
+            decision="allow",
+            env=selected_env,
+            reason=f"{offered} tools offered for {object_type or 'no'} context",
+            args={"excluded": turn.get("excluded")},
+            **row,
+        )
+        graph = await self.graph()
+        config = run_config(req.conv_id)
+        state = await graph.aget_state(config)
+        values = state.values or {}
+        if values.get("owner") and values["owner"] != who.user_id:
+            await audit(kind="auth_failed", decision="deny", reason="foreign conversation", **row)
+            async for ev in fail(seq, RequestRefused(403, "forbidden", FOREIGN).event()):
+                yield ev
+            return
+        if state.interrupts:  # a new message supersedes a pending confirmation
+            async for ev in supersede(
+                graph,
+                state,
+                who,
+                req.conv_id,
+                seq,
+                lambda old: self._context(req, old, req.lang),
+                model_label=self.model_label,
+            ):
+                yield ev
+        messages: list[Any] = []
+        if not values.get("messages") and req.history:
+            messages += history_messages(req.history)
+        messages.append(HumanMessage(content=req.message))
+        inp = {"messages": messages, "owner": who.user_id, "turn": turn, "pending": []}
+        ctx = self._context(req, turn, req.lang)
+        async for ev in run_graph(graph, inp, config, ctx, seq, model_label=self.model_label):
+            yield ev
+
+    # ---- a confirmation's answer ----------------------------------------------------------
+    async def resume(self, req: ResumeRequest) -> AsyncIterator[Event]:
+        """Continue after ``prepare_resume`` consumed the confirmation."""
+        seq = Sequencer(req.conv_id)
+        graph = await self.graph()
+        config = run_config(req.conv_id)
+        state = await graph.aget_state(config)
+        values = state.values or {}
+        lang = detect_lang(last_human_text(values.get("messages") or []))
+        ctx = self._context(req, values.get("turn") or {}, lang)
+        confirmed = req.decision == "confirm"
+        await audit(
+            kind="confirmed" if confirmed else "cancelled",
+            user=req.principal.user_id,
+            role=req.principal.role,
+            conv_id=req.conv_id,
+            tool=req.confirmation.get("tool_name"),
+            env=req.confirmation.get("env_id"),
+            decision="confirm" if confirmed else "cancel",
+            reason=req.reason,
+            channel=req.channel,
+            client=req.client,
+        )
+        cmd: Command[Any] = Command(resume={"decision": req.decision, "reason": req.reason})
+        async for ev in run_graph(graph, cmd, config, ctx, seq, model_label=self.model_label):
+            yield ev
+
+    # ---- reading a conversation -------------------------------------------------------
+    async def conversation(self, principal: Principal, conv_id: str) -> ConversationView:
+        """Messages, tool calls and a pending confirmation; 403 for another user's."""
+        if not valid_conv_id(conv_id):
+            raise RequestRefused(422, "invalid_conv_id", "not a conversation id")
+        graph = await self.graph()
+        view = conversation_view(conv_id, await graph.aget_state(run_config(conv_id)))
+        if view.owner and view.owner != principal.user_id:
+            await audit(
+                kind="auth_failed",
+                user=principal.user_id,
+                role=principal.role,
+                conv_id=conv_id,
+                decision="deny",
+                reason="foreign conversation",
+            )
+            await flush_audit()
+            raise RequestRefused(403, "forbidden", FOREIGN)
+        return view

@@ -1,0 +1,99 @@
+"""The conversation read model (reloads, second tabs, ``GET /api/agent/conversations/…``),
+read through LangGraph's public state API (``graph.aget_state``): messages, the tool
+calls with their outcome, a pending confirmation and what the turn was asked under."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+
+from app.agent.events import ConfirmRequiredEvent
+from app.agent.stream import confirm_required_event
+
+TURN_KEYS = ("object_type", "selected_env", "uicontext")
+RESULT_LIMIT = 4000
+# How the tool seam words an outcome the model reads (guard and tools node).
+_OUTCOME = re.compile(r"^([A-Z_]+):")
+_FAILED = frozenset(
+    {
+        "ERROR",
+        "PERMISSION_DENIED",
+        "NOT_AVAILABLE",
+        "UNKNOWN_TOOL",
+        "INVALID_ARGUMENTS",
+        "MAINTENANCE",
+        "PREFLIGHT_FAILED",
+    }
+)
+
+
+@dataclass(frozen=True)
+class ConversationView:
+    conv_id: str
+    messages: list[dict[str, Any]]  # {"role": "user" | "assistant", "text"}
+    tool_calls: list[dict[str, Any]]  # {"call_id", "tool_name", "tool_args", "status", "result"}
+    pending: ConfirmRequiredEvent | None
+    turn: dict[str, Any] = field(default_factory=dict)  # object_type, selected_env, uicontext
+    owner: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON shape of the HTTP API (and of the page's restore)."""
+        return {
+            "conv_id": self.conv_id,
+            "messages": self.messages,
+            "tool_calls": self.tool_calls,
+            "pending_confirmation": (
+                self.pending.model_dump(mode="json") if self.pending is not None else None
+            ),
+            "turn": self.turn,
+        }
+
+
+def _status(result: ToolMessage | None) -> str:
+    if result is None:
+        return "pending"
+    m = _OUTCOME.match(str(result.content))
+    if m and m.group(1) == "CANCELLED":
+        return "cancelled"
+    return "failed" if m and m.group(1) in _FAILED else "completed"
+
+
+def conversation_view(conv_id: str, state: Any) -> ConversationView:
+    """The view of one ``StateSnapshot``."""
+    values = state.values or {}
+    history = values.get("messages") or []
+    results = {m.tool_call_id: m for m in history if isinstance(m, ToolMessage)}
+    messages: list[dict[str, Any]] = []
+    tool_calls: list[dict[str, Any]] = []
+    for m in history:
+        if isinstance(m, HumanMessage):
+            messages.append({"role": "user", "text": str(m.content)})
+        elif isinstance(m, AIMessage):
+            for tc in m.tool_calls:
+                result = results.get(tc["id"] or "")
+                tool_calls.append(
+                    {
+                        "call_id": tc["id"],
+                        "tool_name": tc["name"],
+                        "tool_args": tc["args"],
+                        "status": _status(result),
+                        "result": str(result.content)[:RESULT_LIMIT] if result else "",
+                    }
+                )
+            if m.content and not m.tool_calls:
+                messages.append({"role": "assistant", "text": str(m.content)})
+    pending = None
+    if state.interrupts:
+        pending = confirm_required_event(state.interrupts[0].value, conv_id)
+    turn = {k: v for k, v in (values.get("turn") or {}).items() if k in TURN_KEYS}
+    return ConversationView(
+        conv_id=conv_id,
+        messages=messages,
+        tool_calls=tool_calls,
+        pending=pending,
+        turn=turn,
+        owner=values.get("owner"),
+    )

@@ -1,0 +1,279 @@
+"""The one place a turn's (or a resume's) input is checked: ``prepare_turn`` and
+``prepare_resume``. Every door (page, HTTP, MCP) calls them once and hands the checked
+request to the core; nothing downstream checks the same input again.
+
+``prepare_turn``, in order:
+  auth          the token (or a principal the door already verified); ``user_id``, when
+                given, must be the token's subject                               401
+  conv_id       ``CONV_ID_PATTERN`` (a fresh id when None)                         422
+  message       text, not empty, at most ``message_max_chars``                     422
+  env_id        ``ENV_ID_PATTERN`` (no newline can reach a prompt or a row)         422
+  history       a list of ``{"role", "content"|"text"}``; only user/assistant text is
+                kept (crafted tool or system items are dropped); beyond
+                ``history_max_items`` items or ``history_max_bytes`` of text it is cut
+                to its newest items (the page sends its whole history on every turn,
+                and history only seeds a new conversation)                        422
+  uicontext     ``validate_uicontext`` once: too large 413, invalid 422; text that is
+                not JSON at all is ignored with an audit row (the contract's rule)
+
+Each refusal is a :class:`RequestRefused` whose audit row is committed before it is
+raised. ``prepare_resume`` checks its fields the same way, then validates and consumes the
+confirmation (``app.agent.confirm``): a refused confirmation is a ``ConfirmationRefused``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import uuid
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from app.agent.audit import audit, audit_scope, flush_audit
+from app.agent.confirm import check_confirmation
+from app.agent.core.refusals import ConfirmationRefused, RequestRefused
+from app.agent.core.requests import HistoryItem, ResumeRequest, TurnRequest
+from app.agent.core.slot import get_core
+from app.auth import Principal, verify_token
+from app.auth.tokens import external_enabled
+from app.context import UIContext, UIContextJSONError, validate_uicontext
+from app.errors import AuthError, ConfirmationError, UIContextError
+from app.settings import get_settings
+from app.store.cot import cot_logger
+from app.vocab import CONV_ID_PATTERN, ENV_ID_PATTERN, Channel, Lang
+
+if TYPE_CHECKING:
+    from app.agent.core.agent import AgentCore
+
+_CONV_ID = re.compile(CONV_ID_PATTERN)
+_ENV_ID = re.compile(ENV_ID_PATTERN)
+_CYRILLIC = re.compile("[\u0400-\u04ff]")
+MAX_REASON_CHARS = 2000
+MAX_CONFIRMATION_ID_CHARS = 128
+
+
+def detect_lang(text: str) -> Lang:
+    return "ru" if _CYRILLIC.search(text or "") else "en"
+
+
+def _is_text(value: object) -> bool:
+    """A str that is valid Unicode text (no lone surrogates: they cannot be stored)."""
+    if not isinstance(value, str):
+        return False
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def valid_conv_id(conv_id: object) -> bool:
+    return isinstance(conv_id, str) and _CONV_ID.fullmatch(conv_id) is not None
+
+
+async def _refuse(status: int, error: str, reason: str, *, kind: str, **row: Any) -> RequestRefused:
+    """Audit the refusal (committed before the caller answers) and return it to raise."""
+    await audit(kind=kind, decision="deny", reason=reason, **row)
+    await flush_audit()
+    return RequestRefused(status, error, reason)
+
+
+async def authenticate(
+    token: str | None,
+    *,
+    user_id: str | None = None,
+    conv_id: str | None = None,
+    channel: Channel,
+    client: str | None = None,
+) -> Principal:
+    """The verified caller of ``token``; 401 ``unauthorized`` (audited) otherwise."""
+    try:
+        if external_enabled(get_settings()):  # may fetch the key set: off the event loop
+            principal = await asyncio.to_thread(verify_token, token)
+        else:  # a local HS256 check is pure CPU (tens of microseconds)
+            principal = verify_token(token)
+        if user_id and user_id != principal.user_id:
+            raise AuthError("user_id does not match the token's subject")
+    except AuthError as exc:
+        who = user_id if _is_text(user_id) else None
+        raise await _refuse(
+            401,
+            "unauthorized",
+            str(exc),
+            kind="auth_failed",
+            user=who,
+            conv_id=conv_id if valid_conv_id(conv_id) else None,
+            channel=channel,
+            client=client,
+        ) from None
+    return principal
+
+
+def _history(
+    items: Sequence[Mapping[str, Any]] | None, max_items: int, max_bytes: int
+) -> tuple[tuple[HistoryItem, ...], str | None]:
+    """(the kept items, oldest first; the problem when the history is malformed)."""
+    if items is None:
+        return (), None
+    if isinstance(items, str | bytes) or not isinstance(items, Sequence):
+        return (), "history must be a list of messages"
+    parsed: list[HistoryItem] = []
+    for item in items:
+        if not isinstance(item, Mapping):
+            return (), "each history item must be an object with role and content"
+        text = item.get("content") if item.get("content") is not None else item.get("text")
+        if text is not None and not _is_text(text):
+            return (), "history content must be text"
+        role = item.get("role")
+        if role in ("user", "assistant") and text:
+            parsed.append(HistoryItem(role=role, text=text))
+    kept: list[HistoryItem] = []
+    size = 0
+    for entry in reversed(parsed):  # newest first, until a cap is reached
+        size += len(entry.text.encode("utf-8"))
+        if len(kept) >= max_items or size > max_bytes:
+            break
+        kept.append(entry)
+    if len(kept) < len(parsed):
+        cot_logger.reason("history cut to its newest items", kept=len(kept), given=len(parsed))
+    return tuple(reversed(kept)), None
+
+
+async def prepare_turn(
+    *,
+    token: str | None = None,
+    principal: Principal | None = None,
+    message: str,
+    history: Sequence[Mapping[str, Any]] | None,
+    conv_id: str | None,
+    env_id: str | None,
+    uicontext: str | bytes | Mapping[str, Any] | None,
+    channel: Channel,
+    user_id: str | None = None,
+    client: str | None = None,
+) -> TurnRequest:
+    """Check a turn's input once (see the module docstring); raise ``RequestRefused``."""
+    conv_id = uuid.uuid4().hex if conv_id is None else conv_id
+    if principal is None:
+        principal = await authenticate(
+            token, user_id=user_id, conv_id=conv_id, channel=channel, client=client
+        )
+    row: dict[str, Any] = dict(
+        user=principal.user_id, role=principal.role, channel=channel, client=client
+    )
+    if not valid_conv_id(conv_id):
+        raise await _refuse(
+            422,
+            "invalid_conv_id",
+            "conv_id must be 1-128 characters of letters, digits and _.:-",
+            kind="request_invalid",
+            **row,
+        )
+    row["conv_id"] = conv_id
+    settings = get_settings()
+    problem = None
+    if not _is_text(message) or not message.strip():
+        problem = ("invalid_message", "the message must be non-empty text")
+    elif len(message) > settings.message_max_chars:
+        problem = ("message_too_long", f"the message is over {settings.message_max_chars} chars")
+    elif env_id is not None and (not isinstance(env_id, str) or not _ENV_ID.fullmatch(env_id)):
+        problem = ("invalid_env_id", "env_id must be 1-64 characters of letters, digits and _.-")
+    if problem is not None:
+        raise await _refuse(422, *problem, kind="request_invalid", **row)
+    kept, bad_history = _history(history, settings.history_max_items, settings.history_max_bytes)
+    if bad_history is not None:
+        raise await _refuse(422, "invalid_history", bad_history, kind="request_invalid", **row)
+    ctx = await _uicontext(uicontext, row)
+    return TurnRequest(
+        principal=principal,
+        conv_id=conv_id,
+        message=message,
+        history=kept,
+        env_id=env_id or None,
+        uicontext=ctx,
+        channel=channel,
+        lang=detect_lang(message),
+        client=client,
+    )
+
+
+async def _uicontext(
+    payload: str | bytes | Mapping[str, Any] | None, row: dict[str, Any]
+) -> UIContext | None:
+    if payload is None:
+        return None
+    try:
+        return validate_uicontext(dict(payload) if isinstance(payload, Mapping) else payload)
+    except UIContextJSONError as exc:  # not JSON at all: ignored, every allowed tool kept
+        await audit(kind="uicontext_ignored", decision="allow", reason=str(exc), **row)
+        return None
+    except UIContextError as exc:
+        raise await _refuse(
+            exc.status_code, "invalid_uicontext", str(exc), kind="uicontext_invalid", **row
+        ) from None
+
+
+async def prepare_resume(
+    *,
+    token: str | None = None,
+    principal: Principal | None = None,
+    conv_id: str,
+    confirmation_id: str,
+    decision: str,
+    reason: str | None = None,
+    args: Mapping[str, Any] | None = None,
+    channel: Channel,
+    client: str | None = None,
+    core: AgentCore | None = None,
+) -> ResumeRequest:
+    """Check a resume's input, then validate and consume the confirmation (single use).
+    ``core``: the agent core whose conversation it is (default: the installed one)."""
+    if principal is None:
+        principal = await authenticate(token, conv_id=conv_id, channel=channel, client=client)
+    row: dict[str, Any] = dict(
+        user=principal.user_id, role=principal.role, channel=channel, client=client
+    )
+    if not valid_conv_id(conv_id):
+        raise await _refuse(
+            422,
+            "invalid_conv_id",
+            "conv_id must be 1-128 characters of letters, digits and _.:-",
+            kind="request_invalid",
+            **row,
+        )
+    row["conv_id"] = conv_id
+    problem = None
+    if not _is_text(confirmation_id) or not 0 < len(confirmation_id) <= MAX_CONFIRMATION_ID_CHARS:
+        problem = ("invalid_confirmation_id", "confirmation_id must be 1-128 characters")
+    elif decision not in ("confirm", "deny"):
+        problem = ("invalid_decision", "decision must be 'confirm' or 'deny'")
+    elif reason is not None and (not _is_text(reason) or len(reason) > MAX_REASON_CHARS):
+        problem = ("invalid_reason", f"reason must be text of at most {MAX_REASON_CHARS} chars")
+    elif args is not None:
+        problem = ("args_not_supported", "editing arguments is not supported yet")
+    if problem is not None:
+        raise await _refuse(422, *problem, kind="request_invalid", **row)
+    graph = await (core or get_core()).graph()
+    try:
+        with audit_scope(channel, client):
+            confirmation = await check_confirmation(
+                graph,
+                conv_id=conv_id,
+                principal=principal,
+                confirmation_id=confirmation_id,
+                decision=decision,
+            )
+    except ConfirmationError as exc:  # audited by check_confirmation
+        await flush_audit()
+        raise ConfirmationRefused(exc) from None
+    return ResumeRequest(
+        principal=principal,
+        conv_id=conv_id,
+        confirmation_id=confirmation_id,
+        decision=decision,  # type: ignore[arg-type]  # checked above
+        reason=reason,
+        channel=channel,
+        args=None,
+        confirmation=confirmation,
+        client=client,
+    )

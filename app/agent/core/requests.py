@@ -1,0 +1,47 @@
+"""The checked requests the agent core takes: built only by ``prepare_turn`` and
+``prepare_resume`` (``app.agent.core.prepare``), so every field is already checked."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from app.auth import Principal
+from app.context import UIContext
+from app.vocab import Channel, Lang
+
+
+@dataclass(frozen=True)
+class HistoryItem:
+    role: Literal["user", "assistant"]
+    text: str
+
+
+@dataclass(frozen=True)
+class TurnRequest:
+    """A turn whose every field is checked (built only by ``prepare_turn``)."""
+
+    principal: Principal
+    conv_id: str
+    message: str
+    history: tuple[HistoryItem, ...]
+    env_id: str | None
+    uicontext: UIContext | None
+    channel: Channel
+    lang: Lang
+    client: str | None = None
+
+
+@dataclass(frozen=True)
+class ResumeRequest:
+    """A person's answer to a pending confirmation, already consumed (single use)."""
+
+    principal: Principal
+    conv_id: str
+    confirmation_id: str
+    decision: Literal["confirm", "deny"]
+    reason: str | None
+    channel: Channel
+    args: dict[str, Any] | None = None  # issue 11 (edit before approving); None = as shown
+    confirmation: dict[str, Any] = field(default_factory=dict)
+    client: str | None = None

@@ -1,0 +1,116 @@
+"""Drives one run of the graph (``graph.astream``) and turns what it streams into typed,
+numbered events: model tokens, the nodes' own events (``emit``), a confirmation for each
+interrupt, and the closing ``message`` / ``error`` + ``done``.
+
+Every audit row of the run is committed before ``done`` (``flush_audit``); a failed write
+is said in an ``error`` event, never swallowed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Any
+
+from langchain_core.messages import AIMessage, AIMessageChunk
+
+from app.agent.audit import audit, flush_audit
+from app.agent.confirm import mark_sent
+from app.agent.events import DoneEvent, ErrorEvent, Event, MessageEvent, TokenEvent
+from app.agent.state import AgentContext
+from app.agent.stream import Sequencer, confirm_required_event
+from app.errors import SsToolsError
+from app.store.cot import cot_logger
+from app.vocab import DoneState
+
+STREAM_MODES = ["messages", "updates", "custom"]
+
+
+async def finish(seq: Sequencer, state: DoneState) -> AsyncIterator[Event]:
+    """The closing events: every audit row of the turn is committed before ``done``."""
+    try:
+        await flush_audit()
+    except Exception as exc:  # the turn happened, but its audit trail is incomplete: say so
+        cot_logger.reflect("audit write failed", error=type(exc).__name__)
+        yield seq(
+            ErrorEvent(
+                code="audit_failed",
+                message="An audit row could not be written; tell an administrator.",
+            )
+        )
+        state = "error"
+    yield seq(DoneEvent(state=state))
+
+
+async def fail(seq: Sequencer, error: ErrorEvent) -> AsyncIterator[Event]:
+    """``error`` then the closing events."""
+    yield seq(error)
+    async for ev in finish(seq, "error"):
+        yield ev
+
+
+async def run_graph(
+    graph: Any,
+    inp: Any,
+    config: dict[str, Any],
+    ctx: AgentContext,
+    seq: Sequencer,
+    *,
+    model_label: str,
+    final: bool = True,
+) -> AsyncIterator[Event]:
+    """One ``astream`` of the graph as events; ``final=False`` leaves out the closing ones
+    (a superseded confirmation's run, before the new message's own run)."""
+    interrupted = False
+    last_ai: AIMessage | None = None
+    try:
+        async for mode, data in graph.astream(inp, config, context=ctx, stream_mode=STREAM_MODES):
+            if mode == "messages":
+                chunk, meta = data
+                if (
+                    isinstance(chunk, AIMessageChunk)
+                    and meta.get("langgraph_node") == "model"
+                    and isinstance(chunk.content, str)
+                    and chunk.content
+                ):
+                    yield seq(TokenEvent(text=chunk.content))
+            elif mode == "custom":  # an event object a node passed to ``emit``
+                yield seq(data)
+            elif "__interrupt__" in data:
+                interrupted = True
+                for intr in data["__interrupt__"]:
+                    await asyncio.to_thread(mark_sent, intr.value["confirmation_id"])
+                    yield seq(confirm_required_event(intr.value))
+            elif isinstance(data.get("model"), dict):
+                replies = data["model"].get("messages") or []
+                last_ai = replies[-1] if replies else last_ai
+    except SsToolsError as exc:
+        async for ev in fail(seq, ErrorEvent(code="agent_error", message=str(exc))):
+            yield ev
+        return
+    except Exception as exc:  # model endpoint down, checkpoint store failure...
+        cot_logger.reflect("agent run failed", error=type(exc).__name__, conv_id=ctx.conv_id)
+        await audit(
+            kind="failed",
+            user=ctx.user_id,
+            role=ctx.role,
+            conv_id=ctx.conv_id,
+            decision="error",
+            reason=f"agent run failed: {type(exc).__name__}",
+            channel=ctx.channel,
+            client=ctx.client,
+        )
+        message = f"The agent could not finish this turn ({type(exc).__name__})."
+        async for ev in fail(seq, ErrorEvent(code="agent_error", message=message)):
+            yield ev
+        return
+    if not final:
+        return
+    if interrupted:
+        async for ev in finish(seq, "awaiting_confirmation"):
+            yield ev
+        return
+    if isinstance(last_ai, AIMessage) and not last_ai.tool_calls:
+        yield seq(MessageEvent(text=str(last_ai.content), model=model_label))
+    async for ev in finish(seq, "idle"):
+        yield ev

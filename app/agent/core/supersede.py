@@ -1,0 +1,76 @@
+"""A new message supersedes a pending confirmation: the confirmation is spent (it can no
+longer be confirmed), the pending call is cancelled with an audit row, and the graph
+resumes with a denial so the checkpoint is consistent before the new message runs."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable, Mapping
+from typing import Any
+
+from langgraph.types import Command
+
+from app.agent.audit import audit, audit_scope
+from app.agent.confirm import check_confirmation
+from app.agent.core.runner import run_graph
+from app.agent.core.turns import run_config
+from app.agent.events import Event
+from app.agent.state import AgentContext
+from app.agent.stream import Sequencer
+from app.auth import Principal
+from app.errors import ConfirmationError
+from app.store.cot import cot_logger
+
+SUPERSEDED = "superseded by a new message"
+
+ContextFor = Callable[[Mapping[str, Any]], AgentContext]
+
+
+async def _spend(graph: Any, principal: Principal, ctx: AgentContext, confirmation_id: str) -> None:
+    try:
+        with audit_scope(ctx.channel, ctx.client):
+            await check_confirmation(
+                graph,
+                conv_id=ctx.conv_id,
+                principal=principal,
+                confirmation_id=confirmation_id,
+                decision="deny",
+                used_as="superseded",
+            )
+    except ConfirmationError as exc:  # already used or expired: the denial below still cancels
+        cot_logger.reason("superseded confirmation was already settled", why=exc.reason)
+
+
+async def supersede(
+    graph: Any,
+    state: Any,
+    principal: Principal,
+    conv_id: str,
+    seq: Sequencer,
+    context_for: ContextFor,
+    *,
+    model_label: str,
+) -> AsyncIterator[Event]:
+    """Deny every pending interrupt of ``state`` (``context_for(turn)`` rebuilds the run's
+    context from the checkpointed turn)."""
+    while state.interrupts:
+        ctx = context_for(state.values.get("turn") or {})
+        for intr in state.interrupts:
+            cid = (intr.value or {}).get("confirmation_id")
+            if cid:
+                await _spend(graph, principal, ctx, cid)
+            await audit(
+                kind="cancelled",
+                user=principal.user_id,
+                role=principal.role,
+                conv_id=conv_id,
+                decision="cancel",
+                reason=SUPERSEDED,
+                channel=ctx.channel,
+                client=ctx.client,
+            )
+        resume: Command[Any] = Command(resume={"decision": "deny", "reason": SUPERSEDED})
+        async for ev in run_graph(
+            graph, resume, run_config(conv_id), ctx, seq, model_label=model_label, final=False
+        ):
+            yield ev
+        state = await graph.aget_state(run_config(conv_id))  # several pending: deny them all

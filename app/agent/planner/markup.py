@@ -1,0 +1,54 @@
+"""How the planner's answers mark things up — in one place, so a stricter shared escape
+helper can replace :func:`md_escape` with a one-line change.
+
+* Superset-sourced text (titles, names, error details) is shown as text, never as
+  markdown: :func:`md_escape` backslash-escapes every markdown special character.
+* A request the person can send as is goes in a code span (:func:`code_span`), which
+  markdown renders literally.
+* Names are quoted typographically for the language (:func:`quote`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from app.agent.planner.text import Lang
+
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>#|~])")
+SHORT_ID = 8
+
+
+def md_escape(text: object) -> str:
+    """Superset data as inert markdown text, for use inside a sentence: emphasis, links,
+    html, headings and tables cannot be formed from it; newlines become spaces."""
+    return _MD_SPECIAL.sub(r"\\\1", " ".join(str(text).split()))
+
+
+def md_unescape(text: str) -> str:
+    return re.sub(r"\\(.)", r"\1", text)
+
+
+def code_span(text: str) -> str:
+    """``text`` as one markdown code span (longer fences when it holds backticks)."""
+    flat = " ".join(text.split())
+    longest = max((len(run) for run in re.findall(r"`+", flat)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if flat.startswith("`") or flat.endswith("`") else ""
+    return f"{fence}{pad}{flat}{pad}{fence}"
+
+
+def quote(name: object, lang: Lang) -> str:
+    """An escaped name in the language's quotes: “Sales demo” / «Sales demo»."""
+    text = md_escape(name)
+    return f"«{text}»" if lang == "ru" else f"“{text}”"
+
+
+def short_id(value: object) -> str:
+    """The first characters of a long id, as people read and type it ("abf01234…")."""
+    text = str(value)
+    return text if len(text) <= SHORT_ID + 2 else text[:SHORT_ID] + "…"
+
+
+def id_prefix(value: object) -> str:
+    """What a person types to refer to a long id: its first characters."""
+    return str(value)[:SHORT_ID]

@@ -1,0 +1,166 @@
+"""One declaration per tool, written where the tool is: ``@family.tool(...)``.
+
+A family module makes one :class:`Family` and decorates each tool function with
+``@family.tool(...)``; the decorator records a frozen :class:`ToolDecl` and returns the
+function unchanged::
+
+    family = Family("dashboards")
+
+    @family.tool(args=SearchDashboardsArgs, risk="read", example="Find dashboards about
+                 sales", card=CardLine(en="…", ru="…"), presentation="linked_list")
+    async def search_dashboards(args: SearchDashboardsArgs, deps: ToolDeps) -> dict: ...
+
+The function's docstring is the description the model reads. Roles and context affinity
+are not declared here: they are the contract's two tables in :mod:`app.policy.catalog`.
+``app.agent.tools`` joins the families into ``TOOLS`` and ``TOOL_CATALOG``.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from app.agent.tools.base import ToolArgs, ToolDeps, ToolFn
+from app.policy.catalog import CardLine, ToolSpec, affinity_for, roles_for
+from app.vocab import Presentation, Risk
+
+#: Long tasks (deploy, migration, backup, restore, delete) wait this long for their task.
+LONG_TASK_TIMEOUT_S = 600.0
+
+#: async (args, deps) -> details for the confirmation card (``errors`` blocks the call).
+Preflight = Callable[[Any, ToolDeps], Awaitable[dict[str, Any] | None]]
+#: async (args, deps) -> the environment the call acts on when its arguments name none.
+TargetHook = Callable[[Any, ToolDeps], Awaitable[str | None]]
+CallRisk = Callable[[Mapping[str, Any]], Risk]
+
+A = TypeVar("A", bound=ToolArgs)
+R = TypeVar("R")
+
+
+@dataclass(frozen=True)
+class ToolDecl:
+    """Everything the product knows about one tool, besides the contract's two tables.
+
+    ``timeout_s`` None means the settings' default tool timeout; ``preflight`` runs before
+    a confirmation is asked; ``resolve_target`` names the call's environment before policy
+    runs when the arguments do not (e.g. a backup's own environment); ``call_risk`` rates
+    one call from its arguments; ``maintenance_exempt`` tools run during a maintenance
+    window; ``presentation`` says how a result is shown; ``idempotent``/``open_world`` are
+    MCP hints (read-only and destructive follow from ``risk``).
+    """
+
+    name: str
+    family: str
+    fn: ToolFn
+    args_model: type[ToolArgs]
+    risk: Risk
+    description: str
+    example_prompt: str
+    card: CardLine
+    long_task: bool = False
+    timeout_s: float | None = None
+    preflight: Preflight | None = None
+    resolve_target: TargetHook | None = None
+    call_risk: CallRisk | None = None
+    maintenance_exempt: bool = False
+    presentation: Presentation = "text"
+    idempotent: bool = False
+    open_world: bool = True
+
+    @property
+    def read_only(self) -> bool:
+        return self.risk == "read"
+
+    @property
+    def destructive(self) -> bool:
+        return self.risk == "delete"
+
+    def mcp_hints(self) -> dict[str, bool]:
+        """MCP tool annotations."""
+        return {
+            "readOnlyHint": self.read_only,
+            "destructiveHint": self.destructive,
+            "idempotentHint": self.idempotent,
+            "openWorldHint": self.open_world,
+        }
+
+    def spec(self) -> ToolSpec:
+        """What policy knows of this tool (roles and affinity from the contract's tables)."""
+        return ToolSpec(
+            name=self.name,
+            family=self.family,
+            description=" ".join(self.description.split()),
+            args_model=self.args_model,
+            risk=self.risk,
+            roles=roles_for(self.name),
+            affinity=affinity_for(self.name),
+            timeout_s=self.timeout_s,
+            example_prompt=self.example_prompt,
+            card=self.card,
+            call_risk=self.call_risk,
+        )
+
+
+class Family:
+    """The tools of one family module, in declaration order."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.tools: dict[str, ToolDecl] = {}
+
+    def __repr__(self) -> str:
+        return f"Family({self.name!r}, {list(self.tools)!r})"
+
+    def tool(
+        self,
+        *,
+        args: type[A],
+        risk: Risk,
+        example: str,
+        card: CardLine,
+        long_task: bool = False,
+        timeout_s: float | None = None,
+        preflight: Preflight | None = None,
+        resolve_target: TargetHook | None = None,
+        call_risk: CallRisk | None = None,
+        maintenance_exempt: bool = False,
+        presentation: Presentation = "text",
+        idempotent: bool = False,
+        open_world: bool = True,
+    ) -> Callable[[Callable[[A, ToolDeps], Awaitable[R]]], Callable[[A, ToolDeps], Awaitable[R]]]:
+        """Declare the decorated function as a tool named after it."""
+
+        def register(
+            fn: Callable[[A, ToolDeps], Awaitable[R]],
+        ) -> Callable[[A, ToolDeps], Awaitable[R]]:
+            name = fn.__name__
+            if name in self.tools:
+                raise ValueError(f"tool {name!r} is declared twice in family {self.name!r}")
+            if not inspect.iscoroutinefunction(fn):
+                raise TypeError(f"tool {name!r} must be an async function")
+            if not (fn.__doc__ or "").strip():
+                raise ValueError(f"tool {name!r} needs a docstring: it is what the model reads")
+            self.tools[name] = ToolDecl(
+                name=name,
+                family=self.name,
+                fn=fn,
+                args_model=args,
+                risk=risk,
+                description=inspect.cleandoc(fn.__doc__ or ""),
+                example_prompt=example,
+                card=card,
+                long_task=long_task,
+                timeout_s=LONG_TASK_TIMEOUT_S if long_task and timeout_s is None else timeout_s,
+                preflight=preflight,
+                resolve_target=resolve_target,
+                call_risk=call_risk,
+                maintenance_exempt=maintenance_exempt,
+                presentation=presentation,
+                idempotent=idempotent,
+                open_world=open_world,
+            )
+            return fn
+
+        return register

@@ -1,0 +1,273 @@
+"""The /agent page controller: one object per page visit, between the agent core and the
+screen.
+
+    components ──actions──► AgentChatModel ──Intents──► AgentPageController
+                                 ▲                         │ prepare_turn / prepare_resume
+                     transitions │                         ▼
+                          StreamProcessor ◄──typed events── core.run_turn / core.resume
+
+Who writes what:
+
+* the controller checks a turn or a decision in through the core's ``prepare_*``, runs it
+  on the core, feeds the core's typed events to the StreamProcessor, owns reconnects
+  (reload the conversation with backoff, then ``disconnected_permanent``), turns a refused
+  request into an error message in the page's language, and hands the model each
+  environment's tier (from ``core.environments()``, or the resolver for an id outside it);
+* the StreamProcessor is the only code that turns events into screen state;
+* the model writes its own fields (``state`` included) in the transitions both call.
+
+It is written against :class:`CoreDoor` (the core plus its two ``prepare_*`` functions),
+so tests hand it a fake core that yields typed events.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+from app.auth import Principal
+from app.errors import AuthError, ConfirmationError, ForbiddenError, SsToolsError, UIContextError
+from app.i18n import refusal_text
+from app.screen.model import AgentChatModel, Decision
+from app.screen.stream import ConversationLike, StreamProcessor
+from app.screen.uicontext import EnvOption
+from app.vocab import Channel
+
+if TYPE_CHECKING:
+    from app.agent.events import Event
+
+log = logging.getLogger("ss_tools.pages")
+CHANNEL: Channel = "page"
+DROPPED = (ConnectionError, OSError)  # a stream (or the conversation read) that broke off
+
+
+# ---- the part of the core the page uses (app.agent.core.AgentCore) --------------------
+class EnvViewLike(Protocol):
+    @property
+    def id(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def tier(self) -> str | None: ...
+
+
+class EnvTableLike(Protocol):
+    def tier_of(self, env_id: str | None) -> str | None: ...
+
+
+class AgentCoreLike(Protocol):
+    """``run_turn`` / ``resume`` take the request ``prepare_*`` returned (opaque here)."""
+
+    def run_turn(self, req: Any) -> AsyncIterator[Event]: ...
+    def resume(self, req: Any) -> AsyncIterator[Event]: ...
+    async def conversation(self, principal: Principal, conv_id: str) -> ConversationLike: ...
+    def environments(self) -> Sequence[EnvViewLike]: ...
+    def env_table(self) -> EnvTableLike: ...
+
+
+class PrepareTurn(Protocol):
+    def __call__(
+        self,
+        *,
+        token: str | None = None,
+        principal: Principal | None = None,
+        message: str,
+        history: Sequence[Mapping[str, Any]] | None,
+        conv_id: str | None,
+        env_id: str | None,
+        uicontext: str | Mapping[str, Any] | None,
+        channel: Channel,
+    ) -> Awaitable[Any]: ...
+
+
+class PrepareResume(Protocol):
+    def __call__(
+        self,
+        *,
+        token: str | None = None,
+        principal: Principal | None = None,
+        conv_id: str,
+        confirmation_id: str,
+        decision: str,
+        reason: str | None = None,
+        channel: Channel,
+    ) -> Awaitable[Any]: ...
+
+
+@dataclass(frozen=True)
+class CoreDoor:
+    """What a page needs from ``app.agent.core``: the core and its two ``prepare_*``."""
+
+    core: AgentCoreLike
+    prepare_turn: PrepareTurn
+    prepare_resume: PrepareResume
+
+
+# ---- the controller ----------------------------------------------------------------------
+class AgentPageController:
+    def __init__(
+        self,
+        model: AgentChatModel,
+        door: CoreDoor,
+        *,
+        principal: Principal,
+        token: str,
+        reconnect_delays_s: Sequence[float] = (1.0, 2.0, 4.0),
+        sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
+        on_warning: Callable[[str], object] | None = None,
+    ) -> None:
+        self.model, self.door = model, door
+        self.principal, self.token = principal, token
+        self.reconnect_delays_s = tuple(reconnect_delays_s)
+        self._sleep = sleep
+        self._on_warning = on_warning
+        self.processor = StreamProcessor(model)
+        model.connect(self)
+
+    # ---- opening the page ---------------------------------------------------------------
+    def open(self, params: Mapping[str, str | None]) -> None:
+        """The environments with their tiers, the deep link's context (and the tier of an
+        envId outside the list), and a default environment when the link names none."""
+        environments = self._environments()
+        self.model.set_environments(environments)
+        self.model.set_ui_context_from_params(params)
+        self._learn_tier(self.model.context_env_id)
+        if self.model.active_env_id is None and (env := default_env(environments)):
+            self.model.update_active_env(env)
+
+    def _environments(self) -> list[EnvOption]:
+        try:
+            views = self.door.core.environments()
+        except SsToolsError as exc:  # a broken environments file must not take the page down
+            self._warn(f"environments unavailable on /agent: {exc}")
+            return []
+        return [EnvOption(id=v.id, name=v.name or v.id, tier=v.tier) for v in views]
+
+    def _learn_tier(self, env_id: str | None) -> None:
+        if env_id and not self.model.knows_env(env_id):
+            self.model.learn_env_tier(env_id, self._tier_of(env_id))
+
+    def _tier_of(self, env_id: str) -> str | None:
+        """The resolver's answer (configured tier > derived from the id > prod)."""
+        try:
+            return self.door.core.env_table().tier_of(env_id)
+        except SsToolsError as exc:
+            self._warn(f"environment tiers unavailable: {exc}")
+            return "prod"  # fail safe: an environment nobody can place is prod
+
+    def _warn(self, text: str) -> None:
+        log.warning("%s", text)
+        if self._on_warning is not None:
+            self._on_warning(text)
+
+    # ---- intents (the model's actions land here) ------------------------------------------
+    async def send(self, text: str) -> None:
+        history = self.model.begin_turn(text)
+        if history is None:
+            return
+        try:
+            req = await self.door.prepare_turn(
+                token=self.token,
+                principal=self.principal,
+                message=text.strip(),
+                history=history,
+                conv_id=self.model.conv_id,
+                env_id=self.model.active_env_id,
+                uicontext=self.model.ui_context,
+                channel=CHANNEL,
+            )
+        except SsToolsError as exc:
+            self._refused(exc)
+            return
+        await self._stream(self.door.core.run_turn(req))
+
+    async def decide(self, decision: Decision, reason: str | None) -> None:
+        confirmation_id = self.model.begin_decision(decision)
+        if confirmation_id is None:
+            return
+        try:
+            req = await self.door.prepare_resume(
+                token=self.token,
+                principal=self.principal,
+                conv_id=self.model.conv_id,
+                confirmation_id=confirmation_id,
+                decision=decision,
+                reason=reason,
+                channel=CHANNEL,
+            )
+        except SsToolsError as exc:
+            self._refused(exc)
+            return
+        answers = await self._stream(self.door.core.resume(req))
+        self.model.end_decision(decision, answered=answers > 0)
+
+    async def _stream(self, events: AsyncIterator[Event]) -> int:
+        """Feed a stream to the processor; returns how many answers it showed."""
+        try:
+            answers = await self.processor.run(events)
+        except DROPPED as exc:
+            log.warning("agent stream of %s dropped: %s", self.model.conv_id, exc)
+            self.model.connection_lost()
+            await self.reconnect()
+            return 0
+        except SsToolsError as exc:  # refused mid-stream: a message, never a traceback
+            self._refused(exc)
+            return 1
+        self.model.end_stream()
+        return answers
+
+    def _refused(self, exc: SsToolsError) -> None:
+        error, reason = refusal_of(exc)
+        log.info("request of %s refused: %s (%s)", self.principal.user_id, error, reason)
+        self.model.show_error(refusal_text(error, reason, self.model.lang))
+
+    # ---- reconnect and restore -------------------------------------------------------------
+    async def reconnect(self) -> bool:
+        """Reload the conversation with backoff; give up as disconnected_permanent."""
+        for delay in self.reconnect_delays_s:
+            await self._sleep(delay)
+            try:
+                await self.restore()
+            except DROPPED as exc:
+                log.info("reconnect of %s failed: %s", self.model.conv_id, exc)
+                continue
+            return True
+        self.model.connection_gone()
+        return False
+
+    async def restore(self) -> None:
+        """Rebuild the chat (messages, tool cards, a pending confirmation) from the core."""
+        view = await self.door.core.conversation(self.principal, self.model.conv_id)
+        self.processor.restore(view)
+
+    def new_conversation(self) -> str:
+        self.model.reset()
+        return self.model.conv_id
+
+
+def default_env(environments: Sequence[EnvOption]) -> str | None:
+    """No env in the link: the first environment the resolver does not call prod."""
+    for env in environments:
+        if env.tier not in ("prod", None):
+            return env.id
+    return None
+
+
+def refusal_of(exc: SsToolsError) -> tuple[str, str]:
+    """(error code, reason) of a refusal. ``RequestRefused`` carries both (``error``,
+    ``reason``); the older typed errors map onto the same codes."""
+    error = getattr(exc, "error", None)
+    if isinstance(error, str) and error:
+        return error, str(getattr(exc, "reason", "") or exc)
+    if isinstance(exc, ConfirmationError):
+        return f"confirmation_{exc.reason}", str(exc)
+    if isinstance(exc, ForbiddenError):
+        return "forbidden", str(exc)
+    if isinstance(exc, AuthError):
+        return "unauthorized", str(exc)
+    if isinstance(exc, UIContextError):
+        return "invalid_uicontext", str(exc)
+    return "refused", str(exc)

@@ -1,0 +1,136 @@
+"""The screen's cards: the confirmation card's state and countdown, the permission denial.
+
+``ConfirmationState`` is a part of :class:`app.screen.model.AgentChatModel`: its fields are
+written only by its own methods, which the model's transitions call.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from nicegui import binding
+
+from app.i18n import t
+from app.screen.items import format_args
+from app.screen.uicontext import env_badge
+from app.vocab import CARD_STATES
+
+if TYPE_CHECKING:
+    from app.agent.events import ConfirmRequiredEvent
+
+CONFIRMABLE: tuple[str, ...] = CARD_STATES
+
+
+@dataclass(frozen=True)
+class PermissionDenial:
+    """A call the user's role may not make: never a confirmation, its own card."""
+
+    tool_name: str
+    required_role: str
+    alternatives: tuple[Mapping[str, str], ...] = field(default_factory=tuple)
+
+
+class ConfirmationState:
+    lang: str
+    pending_confirmation = binding.BindableProperty()
+    card_state = binding.BindableProperty()
+    confirm_enabled = binding.BindableProperty()
+    confirm_tool = binding.BindableProperty()
+    confirm_description = binding.BindableProperty()
+    confirm_args_text = binding.BindableProperty()
+    confirm_details_text = binding.BindableProperty()
+    confirm_env_badge = binding.BindableProperty()
+    dangerous_countdown = binding.BindableProperty()
+    dangerous_countdown_active = binding.BindableProperty()
+    countdown_text = binding.BindableProperty()
+
+    def __init__(self, *, clock: Callable[[], float], default_countdown_s: int) -> None:
+        self.clock = clock
+        self.default_countdown_s = default_countdown_s
+        self._countdown_deadline: float | None = None
+        self.pending_confirmation = None  # ConfirmRequiredEvent | None
+        self.card_state = ""
+        self.confirm_enabled = False
+        self.confirm_tool = self.confirm_args_text = self.confirm_details_text = ""
+        self.confirm_description = ""
+        self.confirm_env_badge = ""
+        self.dangerous_countdown, self.dangerous_countdown_active = 0, False
+        self.countdown_text = ""
+
+    # ---- countdown --------------------------------------------------------------------
+    def start_dangerous_countdown(self, seconds: int | None = None) -> None:
+        total = self.default_countdown_s if seconds is None else max(0, int(seconds))
+        self._countdown_deadline = self.clock() + total
+        self.dangerous_countdown = total
+        self.dangerous_countdown_active = total > 0
+        self._refresh_confirm()
+
+    def tick(self) -> None:
+        """Recompute the seconds left on the model's clock (no-op when idle)."""
+        if not self.dangerous_countdown_active or self._countdown_deadline is None:
+            return
+        left = max(0, math.ceil(self._countdown_deadline - self.clock() - 1e-9))
+        if left != self.dangerous_countdown:
+            self.dangerous_countdown = left
+        if left == 0:
+            self.dangerous_countdown_active = False
+        self._refresh_confirm()
+
+    def _stop_countdown(self) -> None:
+        self._countdown_deadline = None
+        self.dangerous_countdown, self.dangerous_countdown_active = 0, False
+
+    def _refresh_countdown_text(self) -> None:
+        if self.card_state != "dangerous":
+            self.countdown_text = ""
+        elif self.dangerous_countdown_active:
+            self.countdown_text = t("countdown", self.lang, n=self.dangerous_countdown)
+        else:
+            self.countdown_text = t("countdown_done", self.lang)
+
+    def _refresh_confirm(self) -> None:
+        self.confirm_enabled = self.card_state in CONFIRMABLE and not (
+            self.card_state == "dangerous" and self.dangerous_countdown_active
+        )
+        self._refresh_countdown_text()
+
+    # ---- the card ---------------------------------------------------------------------
+    def can_decide(self, decision: str) -> bool:
+        """Confirm needs an enabled card (countdown over); Cancel any confirmable card."""
+        if self.pending_confirmation is None:
+            return False
+        if decision == "confirm":
+            return bool(self.confirm_enabled)
+        return self.card_state in CONFIRMABLE
+
+    def _show_card(self, event: ConfirmRequiredEvent) -> None:
+        """Fill the card from the event as the guard decided it: the card state and the
+        environment's tier come from the event's metadata, never from the page."""
+        meta = event.metadata
+        self.pending_confirmation = event
+        state = "dangerous" if meta.dangerous else meta.card_state
+        self.card_state = state if state in CONFIRMABLE else "read"
+        self.confirm_tool = meta.tool_name
+        self.confirm_description = meta.description or ""
+        self.confirm_args_text = format_args(meta.tool_args)
+        self.confirm_details_text = _details_text(meta.details)
+        self.confirm_env_badge = env_badge(meta.env_id, meta.env_context, self.lang)
+        if self.card_state == "dangerous":
+            self.start_dangerous_countdown(event.countdown_s or self.default_countdown_s)
+        else:
+            self._stop_countdown()
+        self._refresh_confirm()
+
+    def clear_confirmation(self) -> None:
+        self.pending_confirmation = None
+        self.card_state = ""
+        self._stop_countdown()
+        self._refresh_confirm()
+
+
+def _details_text(details: dict[str, Any] | None) -> str:
+    return json.dumps(details, ensure_ascii=False, indent=2) if details else ""

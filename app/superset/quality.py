@@ -1,0 +1,99 @@
+"""Dashboard quality rules and generated documentation (pure, over a loaded bundle)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.superset.health import chart_dataset_id
+
+
+def _has_description(dashboard: dict[str, Any]) -> bool:
+    """A dashboard 'description': json_metadata.description or a markdown block."""
+    meta = dashboard.get("json_metadata") or ""
+    position = dashboard.get("position_json") or ""
+    return '"description"' in str(meta) or '"MARKDOWN' in str(position)
+
+
+def rule_findings(bundle: Any, checks: list[Any]) -> list[dict[str, str]]:
+    """Rule checks over a dashboard bundle; each finding has severity, object, issue."""
+    found: list[dict[str, str]] = []
+
+    def add(severity: str, obj: str, issue: str) -> None:
+        found.append({"severity": severity, "object": obj, "issue": issue})
+
+    dash = f"dashboard {bundle.id}"
+    if not bundle.title.strip():
+        add("error", dash, "dashboard has no title")
+    if not _has_description(bundle.dashboard):
+        add("warning", dash, "dashboard has no description (no markdown text block)")
+    used: set[int] = set()
+    for chart in bundle.charts:
+        obj = f"chart '{chart.get('slice_name') or ''}' (id {chart['id']})"
+        if not (chart.get("slice_name") or "").strip():
+            add("error", obj, "chart has no title")
+        if not (chart.get("description") or "").strip():
+            add("info", obj, "chart has no description")
+        if not chart.get("query_context"):
+            add("warning", obj, "chart has no saved query context (re-save it in Superset)")
+        ds = chart_dataset_id(chart)
+        if ds is not None:
+            used.add(ds)
+    for ds in bundle.datasets:
+        if ds["id"] not in used:
+            name = ds.get("table_name") or ds.get("name")
+            add("info", f"dataset '{name}' (id {ds['id']})", "not used by any chart here")
+    for check in checks:
+        if check.status == "error":
+            add("error", f"chart '{check.name}' (id {check.id})", f"chart fails: {check.error}")
+    return found
+
+
+def _cell(value: Any) -> str:
+    return str(value if value not in (None, "") else "—").replace("|", "\\|").replace("\n", " ")
+
+
+def documentation_markdown(env_id: str, bundle: Any, datasets: list[dict[str, Any]]) -> str:
+    d = bundle.dashboard
+    ds_names = {ds["id"]: ds.get("table_name") or ds.get("name") for ds in datasets}
+    lines = [f"# {bundle.title or 'Untitled dashboard'}", ""]
+    lines += [
+        f"- Environment: `{env_id}`",
+        f"- Dashboard id: {bundle.id}; slug: {_cell(d.get('slug'))}",
+        f"- Published: {'yes' if d.get('published') else 'no'}",
+        f"- Owners: {', '.join(_owner(o) for o in d.get('owners') or []) or '—'}",
+        f"- Last changed: {_cell(d.get('changed_on'))}",
+        "",
+        f"## Charts ({len(bundle.charts)})",
+        "",
+        "| Chart | Type | Dataset | Description |",
+        "|---|---|---|---|",
+    ]
+    for c in bundle.charts:
+        ds_id = chart_dataset_id(c)
+        lines.append(
+            f"| {_cell(c.get('slice_name'))} | {_cell(c.get('viz_type'))} | "
+            f"{_cell(ds_names.get(ds_id, ds_id))} | {_cell(c.get('description'))} |"
+        )
+    lines += ["", f"## Datasets ({len(datasets)})"]
+    for ds in datasets:
+        db = (ds.get("database") or {}).get("database_name")
+        lines += ["", f"### {ds.get('table_name')}", ""]
+        lines.append(f"Database: {_cell(db)}; schema: {_cell(ds.get('schema'))}")
+        if ds.get("sql"):
+            lines += ["", "```sql", str(ds["sql"]).strip(), "```"]
+        lines += ["", "| Column | Type | Description |", "|---|---|---|"]
+        for col in ds.get("columns") or []:
+            lines.append(
+                f"| {_cell(col.get('column_name'))} | {_cell(col.get('type'))} | "
+                f"{_cell(col.get('description'))} |"
+            )
+        metrics = ds.get("metrics") or []
+        if metrics:
+            lines += ["", "| Metric | Expression |", "|---|---|"]
+            for m in metrics:
+                lines.append(f"| {_cell(m.get('metric_name'))} | `{_cell(m.get('expression'))}` |")
+    return "\n".join(lines) + "\n"
+
+
+def _owner(o: dict[str, Any]) -> str:
+    return f"{o.get('first_name', '')} {o.get('last_name', '')}".strip() or str(o.get("id"))

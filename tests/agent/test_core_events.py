@@ -1,0 +1,207 @@
+"""The agent core: typed events to the page with no SSE text in between, conversations read
+through LangGraph's public state API, every audit row naming its door, and one core per
+composition root (tests build their own)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from langgraph.checkpoint.memory import InMemorySaver
+
+from app.agent import events as events_module
+from app.agent import handler as handler_module
+from app.agent.core import (
+    AgentCore,
+    ConfirmationRefused,
+    RequestRefused,
+    prepare_resume,
+    prepare_turn,
+)
+from app.agent.events import (
+    BaseEvent,
+    ConfirmRequiredEvent,
+    DoneEvent,
+    ToolEndEvent,
+    TurnStartEvent,
+)
+from app.agent.planner import OfflinePlanner
+from app.agent.planner import context as planner_context
+from app.auth import Principal
+from tests.agent.harness import token_for, types_of
+from tests.agent.scripted import call, final_from_tool, scripted
+from tests.agent.test_core_input import turn_kwargs
+from tests.agent.test_handler import audit_rows, recording_tools
+
+# --- the page's path: typed events, no SSE text ---------------------------------------------
+
+
+def _no_sse(*_: Any, **__: Any) -> Any:
+    raise AssertionError("the page's path must not encode or parse SSE text")
+
+
+async def test_page_path_yields_typed_events_without_any_sse_text(
+    harness: Any, monkeypatch: Any
+) -> None:
+    for module, name in (
+        (events_module, "encode_sse"),
+        (events_module, "decode_sse"),
+        (events_module, "parse_event"),
+        (handler_module, "encode_sse"),
+    ):  # module objects, not dotted paths: NiceGUI's user plugin re-imports packages
+        monkeypatch.setattr(module, name, _no_sse)
+    log: list[Any] = []
+    harness.use(
+        call("deploy_dashboard", dashboard_id="42", target_env="prod"),
+        final_from_tool,
+        tools=recording_tools(log),
+    )
+    events = await harness.turn("deploy 42 to prod")
+    assert all(isinstance(e, BaseEvent) for e in events)
+    assert isinstance(events[0], TurnStartEvent)
+    conf = next(e for e in events if isinstance(e, ConfirmRequiredEvent))
+    assert conf.metadata.env_context == "prod"
+    assert isinstance(events[-1], DoneEvent) and events[-1].state == "awaiting_confirmation"
+    assert [e.seq for e in events] == list(range(1, len(events) + 1))
+    assert {e.conv_id for e in events} == {harness.conv_id}
+    after = await harness.answer(conf.confirmation_id, "confirm")
+    end = next(e for e in after if isinstance(e, ToolEndEvent))
+    assert end.status == "completed" and log[0][0] == "deploy_dashboard"
+    assert [e.seq for e in after] == list(range(1, len(after) + 1))
+
+
+async def test_sse_frames_carry_the_same_events_as_the_page(harness: Any) -> None:
+    harness.use("Hello.", "Hello.")
+    typed = await harness.turn("hi")
+    frames = await harness.run("hi")
+    assert [e.type for e in typed] == types_of(frames)
+    assert [e.seq for e in typed] == [f["seq"] for f in frames]
+
+
+# --- the conversation read model ----------------------------------------------------------
+
+
+async def test_conversation_read_shows_a_pending_confirmation_then_its_outcome(
+    harness: Any,
+) -> None:
+    harness.use(
+        call("deploy_dashboard", dashboard_id="42", target_env="prod"),
+        final_from_tool,
+        tools=recording_tools([]),
+        checkpointer=InMemorySaver(),
+    )
+    events = await harness.turn("deploy 42 to prod", uicontext={"objectType": "dashboard"})
+    conf = next(e for e in events if isinstance(e, ConfirmRequiredEvent))
+    alice = Principal(user_id="alice", role="admin")
+    view = await harness.core.conversation(alice, harness.conv_id)
+    assert view.pending is not None
+    assert view.pending.confirmation_id == conf.confirmation_id
+    assert view.pending.metadata == conf.metadata and view.pending.conv_id == harness.conv_id
+    assert view.messages == [{"role": "user", "text": "deploy 42 to prod"}]
+    assert [(c["tool_name"], c["status"]) for c in view.tool_calls] == [
+        ("deploy_dashboard", "pending")
+    ]
+    assert view.turn["object_type"] == "dashboard"
+    await harness.answer(conf.confirmation_id, "confirm")
+    view = await harness.core.conversation(alice, harness.conv_id)
+    assert view.pending is None
+    assert (
+        view.tool_calls[0]["status"] == "completed"
+        and "deploy_dashboard" in (view.tool_calls[0]["result"])
+    )
+    assert view.as_dict()["pending_confirmation"] is None
+
+
+async def test_another_users_conversation_is_refused_403(harness: Any) -> None:
+    harness.use("Hello.")
+    await harness.turn("hi")
+    with pytest.raises(RequestRefused) as caught:
+        await harness.core.conversation(Principal("mallory", "admin"), harness.conv_id)
+    assert caught.value.status == 403
+
+
+async def test_a_refused_confirmation_has_one_status_for_both_doors(harness: Any) -> None:
+    harness.use(
+        call("delete_dashboard", dashboard_id="7", env_id="prod"),
+        final_from_tool,
+        tools=recording_tools([]),
+    )
+    conf = next(e for e in await harness.turn("delete 7") if isinstance(e, ConfirmRequiredEvent))
+    with pytest.raises(ConfirmationRefused) as caught:
+        await harness.answer(conf.confirmation_id, "confirm")
+    assert caught.value.http() == (
+        425,
+        "confirmation_refused",
+        "too_early",
+        {"message": caught.value.reason},
+    )
+    assert caught.value.event().code == "confirmation_too_early"
+
+
+# --- channel ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("channel", "client"), [("page", None), ("mcp", "claude-desktop")])
+async def test_every_audit_row_of_a_turn_names_its_door(
+    harness: Any, channel: str, client: str | None
+) -> None:
+    harness.use(
+        call("deploy_dashboard", dashboard_id="42", target_env="prod"),
+        final_from_tool,
+        tools=recording_tools([]),
+    )
+    req = await prepare_turn(
+        **await turn_kwargs(conv_id=f"door-{channel}", channel=channel, client=client)
+    )
+    events = [e async for e in harness.core.run_turn(req)]
+    harness.conv_id = req.conv_id
+    conf = next(e for e in events if isinstance(e, ConfirmRequiredEvent))
+    resume = await prepare_resume(
+        token=token_for(),
+        conv_id=req.conv_id,
+        confirmation_id=conf.confirmation_id,
+        decision="confirm",
+        channel=channel,  # type: ignore[arg-type]
+        client=client,
+        core=harness.core,
+    )
+    [e async for e in harness.core.resume(resume)]
+    rows = audit_rows(conv_id=req.conv_id)
+    kinds = {r["kind"] for r in rows}
+    assert {"tool_filtered", "confirm_requested", "confirmed", "executed"} <= kinds
+    assert {(r["channel"], r["client"]) for r in rows} == {(channel, client)}
+
+
+# --- composition ----------------------------------------------------------------------------
+
+
+async def test_offline_planner_gets_the_turn_as_data_not_prompt_text(monkeypatch: Any) -> None:
+    monkeypatch.setattr(planner_context, "parse_system_text", _no_sse)
+    log: list[Any] = []
+    core = AgentCore(
+        model=OfflinePlanner(), tools=recording_tools(log), checkpointer=InMemorySaver()
+    )
+    req = await prepare_turn(
+        **await turn_kwargs(
+            conv_id="planner-data",
+            message="check the health of this dashboard",
+            env_id="staging-eu",
+            uicontext={"objectType": "dashboard", "objectId": "42"},
+        )
+    )
+    events = [e async for e in core.run_turn(req)]
+    # the page's dashboard and the selected env came as data (no prompt text was parsed)
+    assert log == [("get_health_summary", {"dashboard_id": "42", "env_id": "staging-eu"})]
+    assert types_of(events)[-1] == "done"
+
+
+async def test_each_core_keeps_its_own_graph_and_checkpoints() -> None:
+    model, _ = scripted("one", "two")
+    a = AgentCore(model=model, checkpointer=InMemorySaver())
+    b = AgentCore(model=model, checkpointer=InMemorySaver())
+    assert await a.graph() is await a.graph()
+    req = await prepare_turn(**await turn_kwargs(conv_id="own-graph"))
+    [e async for e in a.run_turn(req)]
+    alice = Principal("alice", "admin")
+    assert (await a.conversation(alice, "own-graph")).messages
+    assert (await b.conversation(alice, "own-graph")).messages == []

@@ -1,0 +1,232 @@
+"""AgentPageController with a fake core and a real screen model (no UI): what it hands the
+core, how it feeds the screen, refusals, reconnects, restores and environment tiers."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.agent.events import ToolEndEvent, ToolStartEvent
+from app.auth import Principal
+from app.errors import ConfigError, ConfirmationError
+from app.pages.agent_controller import AgentPageController
+from app.screen.model import AgentChatModel
+from tests.ui.fakes import (
+    ENVS,
+    FakeClock,
+    FakeConversation,
+    FakeCore,
+    FakeEnv,
+    Refused,
+    confirm_event,
+    done,
+    message,
+    token,
+)
+
+ANN = Principal(user_id="ann", role="admin")
+
+
+class Sleeps:
+    def __init__(self) -> None:
+        self.delays: list[float] = []
+
+    async def __call__(self, delay: float) -> None:
+        self.delays.append(delay)
+
+
+def setup(core: FakeCore | None = None, *, lang: str = "en", params=None, warnings=None):
+    core = core or FakeCore(environments=ENVS)
+    clock, sleeps = FakeClock(), Sleeps()
+    model = AgentChatModel(role="admin", lang=lang, clock=clock)
+    controller = AgentPageController(
+        model,
+        core.door(),
+        principal=ANN,
+        token="jwt-ann",
+        reconnect_delays_s=(1.0, 2.0, 4.0),
+        sleep=sleeps,
+        on_warning=None if warnings is None else warnings.append,
+    )
+    controller.open(params or {})
+    return core, model, controller, clock, sleeps
+
+
+async def test_a_turn_is_prepared_with_context_env_history_and_the_page_channel() -> None:
+    core, model, *_ = setup(params={"objectType": "dashboard", "objectId": "42"})
+    core.replies = [token("Hi"), done()]
+    await model.send("first")
+    await model.send("second")
+    first, second = core.sent
+    assert first["principal"] == ANN and first["token"] == "jwt-ann"
+    assert first["channel"] == "page" and first["conv_id"] == model.conv_id
+    assert first["env_id"] == "dev"  # no env in the link: the first non-prod one
+    assert second["uicontext"]["objectId"] == "42"  # a dict, not JSON text
+    assert second["history"] == [
+        {"role": "user", "content": "first"},
+        {"role": "assistant", "content": "Hi"},
+    ]
+    assert model.state == "idle"
+
+
+async def test_confirm_after_the_countdown_resumes_and_clears_the_card() -> None:
+    core, model, _, clock, _ = setup()
+    core.replies = [confirm_event("dangerous", dangerous=True, countdown_s=10), done()]
+    core.on_confirm = [message("Deleted."), done()]
+    await model.send("delete dashboard 42")
+    assert model.state == "awaiting_confirmation"
+    assert await model.confirm() is False and core.decisions == []
+    clock.advance(10)
+    model.tick()
+    assert await model.confirm() is True
+    decision = core.decisions[0]
+    assert (decision["decision"], decision["confirmation_id"]) == ("confirm", "conf-1")
+    assert decision["channel"] == "page" and decision["principal"] == ANN
+    assert model.card_state == "" and model.state == "idle"
+    assert model.items[-1].text == "Deleted."
+
+
+@pytest.mark.parametrize(
+    ("lang", "text"),
+    [
+        ("en", "Operation cancelled"),  # the agent said nothing: the page says it
+        ("ru", "Операция отменена"),  # in the page's language
+    ],
+)
+async def test_deny_without_an_answer_says_operation_cancelled(lang, text) -> None:
+    core, model, *_ = setup(lang=lang)
+    core.replies = [confirm_event("write_prod", env="prod"), done("awaiting_confirmation")]
+    core.on_deny = [done()]
+    await model.send("deploy")
+    assert await model.deny("not now") is True
+    assert core.decisions[0]["reason"] == "not now"
+    assert model.items[-1].text == text
+    assert model.pending_confirmation is None and model.state == "idle"
+
+
+@pytest.mark.parametrize(
+    ("refusal", "lang", "text"),
+    [
+        # the core's RequestRefused, said in the page's language
+        (Refused(422, "history_too_long", "20 items max"), "ru", "Диалог слишком длинный"),
+        (Refused(401, "unauthorized", "expired"), "en", "Your session has expired"),
+        # a code the page has no sentence for: the reason is shown
+        (Refused(429, "rate_limited", "slow down"), "en", "The request was refused: slow down"),
+    ],
+)
+async def test_a_refused_turn_is_an_error_message_never_a_traceback(refusal, lang, text) -> None:
+    core, model, *_ = setup(lang=lang)
+    core.refuse = refusal
+    await model.send("hello")
+    assert model.state == "error"
+    assert model.items[-1].kind == "error" and model.items[-1].text.startswith(text)
+    assert core.sent == []  # nothing ran
+
+
+async def test_a_refused_confirmation_is_explained_in_the_pages_language() -> None:
+    core, model, *_ = setup(lang="ru")
+    core.replies = [confirm_event("write_dev"), done("awaiting_confirmation")]
+    await model.send("deploy")
+    core.refuse = ConfirmationError("confirmation expired", reason="expired")
+    await model.confirm()
+    assert model.items[-1].text == "Срок подтверждения истёк. Повторите запрос."
+    assert model.card_state == "" and model.state == "error"
+
+
+async def test_a_dropped_stream_reconnects_by_reloading_the_conversation() -> None:
+    core = FakeCore(
+        environments=ENVS,
+        fail_stream=ConnectionError("socket closed"),
+        conversation=FakeConversation(messages=[{"role": "user", "text": "old"}]),
+    )
+    core, model, _, _, sleeps = setup(core)
+    await model.send("hello")
+    assert sleeps.delays == [1.0]
+    assert model.state == "idle"
+    assert [m.text for m in model.items] == ["old"]
+
+
+async def test_a_connection_that_never_comes_back_is_permanent_after_the_backoff() -> None:
+    core = FakeCore(environments=ENVS, fail_stream=ConnectionError("x"))
+
+    async def down(principal, conv_id):
+        raise ConnectionError("still down")
+
+    core.conversation = down  # type: ignore[method-assign]
+    core, model, _, _, sleeps = setup(core)
+    await model.send("hello")
+    assert sleeps.delays == [1.0, 2.0, 4.0]
+    assert model.state == "disconnected_permanent"
+
+
+async def test_restore_brings_back_history_tool_cards_and_the_pending_card() -> None:
+    core = FakeCore(
+        environments=ENVS,
+        conversation=FakeConversation(
+            messages=[{"role": "user", "text": "delete it"}, {"role": "assistant", "text": "ok?"}],
+            tool_calls=[{"call_id": "a", "tool_name": "search_dashboards", "tool_args": {}}],
+            pending=confirm_event("dangerous", dangerous=True, countdown_s=10),
+        ),
+    )
+    _, model, controller, *_ = setup(core)
+    await controller.restore()
+    assert [getattr(i, "text", getattr(i, "tool_name", "")) for i in model.items] == [
+        "delete it",
+        "ok?",
+        "search_dashboards",
+    ]
+    assert model.card_state == "dangerous" and model.state == "awaiting_confirmation"
+
+
+async def test_a_retried_read_sends_the_last_message_again() -> None:
+    core, model, *_ = setup()
+    core.replies = [
+        ToolStartEvent(call_id="a", tool_name="search_dashboards"),
+        ToolEndEvent(call_id="a", tool_name="search_dashboards", status="failed", retryable=True),
+        done(),
+    ]
+    await model.send("find sales")
+    await model.retry(model.tool_call("a"))
+    assert [s["message"] for s in core.sent] == ["find sales", "find sales"]
+
+
+# ---- one tier answer for the banner and the card ------------------------------------------
+TEST_MAIN = FakeEnv("test-main", "Main test", "prod")  # tier = "prod" in environments.toml
+
+
+@pytest.mark.parametrize(
+    ("env_id", "is_prod"),
+    [
+        ("test-main", True),  # in the list with its configured tier prod (not staging)
+        ("dev", False),  # in the list as dev
+        ("qa-box", True),  # outside the list: the resolver says prod (unknown → prod)
+        ("team-dev", False),  # outside the list: the resolver derives dev from the id
+    ],
+)
+def test_the_banner_follows_the_resolvers_tier(env_id, is_prod) -> None:
+    core = FakeCore(environments=[*ENVS, TEST_MAIN])
+    _, model, *_ = setup(core, params={"objectType": "dashboard", "envId": env_id})
+    assert model.is_prod_context is is_prod
+
+
+def test_a_configured_tier_outside_the_list_comes_from_the_env_table() -> None:
+    core = FakeCore(environments=ENVS, configured_tiers={"test-main": "prod"})
+    _, model, *_ = setup(core, params={"envId": "test-main"})
+    assert model.is_prod_context  # not "staging", as its name alone would say
+    assert model.told_tier("test-main") == "prod"
+
+
+def test_without_an_env_in_the_link_the_first_non_prod_env_is_selected() -> None:
+    core = FakeCore(environments=[ENVS[2], TEST_MAIN, ENVS[1], ENVS[0]])
+    _, model, *_ = setup(core)
+    assert model.active_env_id == "staging" and not model.is_prod_context
+
+
+def test_broken_environments_warn_and_leave_the_page_usable() -> None:
+    class Broken(FakeCore):
+        def environments(self):
+            raise ConfigError("environments.toml line 3: bad tier")
+
+    warnings: list[str] = []
+    _, model, *_ = setup(Broken(), warnings=warnings)
+    assert model.environments == [] and model.active_env_id is None
+    assert "bad tier" in warnings[0]
