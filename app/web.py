@@ -17,6 +17,7 @@ from nicegui import app
 from app.agent.core import AgentCore, install_core
 from app.agent.llm import get_chat_model
 from app.mcp import mount_mcp
+from app.mcp.core_gateway import CoreGateway
 from app.pages import PAGE_MODULES
 from app.settings import Settings, get_settings
 from app.store.db import get_engine, init_db
@@ -34,7 +35,8 @@ def build_core(settings: Settings) -> AgentCore:
 
 
 def create_app(*, mcp_gateway: ToolGateway | None = None) -> AgentCore:
-    """Build the parts once and mount the doors; returns the installed agent core."""
+    """Build the parts once and mount the doors; returns the installed agent core.
+    ``mcp_gateway`` replaces the MCP door's gateway over that core (tests only)."""
     settings = get_settings()
     settings.check_secrets()
     settings.data_dir.mkdir(parents=True, exist_ok=True)
@@ -53,7 +55,7 @@ def create_app(*, mcp_gateway: ToolGateway | None = None) -> AgentCore:
             app.include_router(router)
         setattr(app.state, _ROUTERS_TAG, True)
 
-    mount_mcp(app, mcp_gateway)
+    mount_mcp(app, mcp_gateway or CoreGateway(core))
     for module in PAGE_MODULES:  # each registers its @ui.page function
         importlib.import_module(module)
     return core

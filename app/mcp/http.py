@@ -81,7 +81,7 @@ def _as_user(principal: Principal) -> AuthenticatedUser:
 class McpDoor:
     """The ASGI app mounted at ``/mcp``."""
 
-    def __init__(self, gateway: ToolGateway | None = None) -> None:
+    def __init__(self, gateway: ToolGateway) -> None:
         self.gateway = gateway
         self.server = build_server(self._gateway, version=__version__)
         self._manager: StreamableHTTPSessionManager | None = None
@@ -90,9 +90,7 @@ class McpDoor:
         self._stop: asyncio.Event | None = None
 
     def _gateway(self) -> ToolGateway:
-        if self.gateway is None:  # __call__ answers 503 before a handler can run
-            raise RuntimeError("the MCP door has no tool gateway")
-        return self.gateway
+        return self.gateway  # read per request: the app factory may hand in a new one
 
     @property
     def running(self) -> bool:
@@ -155,10 +153,6 @@ class McpDoor:
         if not isinstance(principal, Principal):
             await principal(scope, receive, send)
             return
-        if self.gateway is None:
-            reason = "this server has no tool gateway for MCP yet"
-            await error_response(503, "mcp_unavailable", reason)(scope, receive, send)
-            return
         if not self.running and not await self.wait_ready():
             reason = "the MCP service is not running"
             await error_response(503, "mcp_unavailable", reason)(scope, receive, send)
@@ -170,12 +164,13 @@ class McpDoor:
         await manager.handle_request(scope, receive, send)
 
 
-def mount_mcp(app: App, gateway: ToolGateway | None) -> McpDoor:
+def mount_mcp(app: App, gateway: ToolGateway) -> McpDoor:
     """Mount the door once per app (idempotent: the NiceGUI test harness re-runs the app
-    factory for every test after clearing routes and lifecycle handlers)."""
+    factory for every test after clearing routes and lifecycle handlers; the door then
+    serves the newest gateway)."""
     door = getattr(app.state, DOOR_STATE, None)
     if not isinstance(door, McpDoor):
-        door = McpDoor()
+        door = McpDoor(gateway)
         setattr(app.state, DOOR_STATE, door)
     door.gateway = gateway
     if not any(getattr(r, "path", None) == MCP_PATH for r in app.router.routes):

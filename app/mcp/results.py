@@ -29,6 +29,7 @@ from app.agent.events import (
     ToolRetryEvent,
     ToolTimeoutEvent,
 )
+from app.agent.tool_data import DATA_LIMIT_BYTES
 from app.mcp.card import PendingCard
 from app.mcp.gateway import GatewayRefused
 
@@ -58,17 +59,20 @@ class Outcome:
     conv_id: str = ""
 
 
-def _structured_output(text: str) -> dict[str, Any]:
-    """The tool's output as a JSON object: an object as is, anything else under
-    ``result`` (MCP ≤ 2025-11-25 requires an object)."""
-    stripped = text.strip()
-    if stripped[:1] in ("{", "[") and len(stripped) <= MAX_JSON_CHARS:
-        try:
-            value = json.loads(stripped)
-        except ValueError:
-            value = text
-    else:
+def _structured_output(ev: ToolEndEvent) -> dict[str, Any]:
+    """The tool's output as a JSON object: the event's ``data`` (the tool's own result),
+    else its text read as JSON; an object as is, anything else under ``result`` (MCP ≤
+    2025-11-25 requires an object)."""
+    value: Any = ev.data
+    if value is None:
+        text = ev.result
+        stripped = text.strip()
         value = text
+        if stripped[:1] in ("{", "[") and len(stripped) <= MAX_JSON_CHARS:
+            try:
+                value = json.loads(stripped)
+            except ValueError:
+                value = text
     return value if isinstance(value, dict) else {"result": value}
 
 
@@ -93,7 +97,9 @@ def _from_event(ev: Event, tool: str) -> Outcome | None:
     if isinstance(ev, ToolEndEvent):
         if ev.status == "completed":
             text = ev.result or f"{ev.tool_name} completed."
-            return Outcome("completed", ev.tool_name, text, _structured_output(ev.result))
+            if ev.data_truncated:
+                text += f" (structured output cut to {DATA_LIMIT_BYTES // 1024} KiB)"
+            return Outcome("completed", ev.tool_name, text, _structured_output(ev))
         if ev.status == "cancelled":
             structured = {"status": "cancelled", "tool": ev.tool_name, "message": ev.result}
             return Outcome("cancelled", ev.tool_name, ev.result or "cancelled", structured)
