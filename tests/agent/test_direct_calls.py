@@ -131,9 +131,7 @@ async def test_a_declined_direct_call_is_cancelled_and_audited(harness: Any) -> 
 async def test_a_person_message_after_a_direct_call_is_answered_by_the_model(
     harness: Any,
 ) -> None:
-    recorder = harness.use(
-        call("list_environments"), final_from_tool, tools=recording_tools([])
-    )
+    recorder = harness.use(call("list_environments"), final_from_tool, tools=recording_tools([]))
     await direct(harness, "show_capabilities")
     events = await harness.turn("which environments are there?", conv_id=harness.conv_id)
     assert types_of(events)[-2:] == ["message", "done"]

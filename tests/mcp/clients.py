@@ -48,12 +48,22 @@ class WireLog(httpx2.AsyncBaseTransport):
         self._add("->", f"{request.method} {request.url.path}", message)
         response = await self.inner.handle_async_request(request)
         kind = response.headers.get("content-type", "").split(";")[0]
-        self._add("<-", f"{response.status_code} {kind}".strip())
+        self._add(
+            "<-", f"{response.status_code} {kind}".strip() + f" (to {_what(request, message)})"
+        )
         response.stream = _Tee(response.stream, self, sse=kind == "text/event-stream")
         return response
 
     async def aclose(self) -> None:
         await self.inner.aclose()
+
+
+def _what(request: httpx2.Request, message: Any) -> str:
+    if isinstance(message, dict) and "method" in message:
+        return message["method"] + (f" #{message['id']}" if "id" in message else "")
+    if isinstance(message, dict) and "id" in message:
+        return f"the answer to #{message['id']}"
+    return f"{request.method}: the session's {'event stream' if request.method == 'GET' else 'end'}"
 
 
 class _Tee(httpx2.AsyncByteStream):
@@ -71,7 +81,7 @@ class _Tee(httpx2.AsyncByteStream):
             self._record(self.buffer)
 
     def _feed(self, text: str) -> None:
-        self.buffer += text
+        self.buffer = (self.buffer + text).replace("\r\n", "\n")  # SSE lines end in CRLF
         if not self.sse:
             return
         while "\n\n" in self.buffer:

@@ -82,7 +82,9 @@ async def test_an_analysts_admin_tool_is_permission_denied_with_alternatives(
     data = result.structured_content
     assert data is not None and data["error"] == "permission_denied"
     assert data["required_role"] == "admin" and data["tool"] == "deploy_dashboard"
-    assert data["alternatives"] and all({"action", "prompt"} <= set(a) for a in data["alternatives"])
+    assert data["alternatives"] and all(
+        {"action", "prompt"} <= set(a) for a in data["alternatives"]
+    )
     assert text_of(result).startswith("permission_denied:")
     rows = real_mcp.audit(user="ana", tool="deploy_dashboard", kind="permission_denied")
     assert rows and rows[-1]["channel"] == "mcp" and rows[-1]["client"] == "cursor-e2e"
