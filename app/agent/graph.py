@@ -7,6 +7,7 @@ per-call policy again (``app.agent.edit``); a stopped turn ends through its own 
 ``build_graph(*, model, checkpointer, tools=None, ...)`` is a factory so tests build a fresh
 graph with a scripted model and their own tool implementations (``tools``: name → function,
 replacing the declared ones), policy (``policy``) and environment table (``envs``).
+A door's direct tool call enters at the guard and ends after the tools (``direct.py``).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
 from app.agent.audit import audit_scope
+from app.agent.direct import after_tools, entry, is_direct
 from app.agent.edit import EDIT, recheck_edits
 from app.agent.guard import DepsFactory, Guard, PreflightOverride
 from app.agent.planner.model import TurnAware
@@ -128,7 +130,7 @@ def build_graph(
     async def model_node(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
         ctx = runtime.context
         if is_stopped(ctx):  # a stopped turn ends here, without asking the model
-            return {"messages": [stopped_reply(ctx)]}
+            return {"messages": [stopped_reply(ctx)], "direct": False}
         specs = policy().catalog
         schemas = [openai_tool_schema(specs[n]) for n in ctx.allowed_tools if n in specs]
         if isinstance(model, TurnAware):  # the offline planner: the turn as data, no prompt
@@ -140,7 +142,7 @@ def build_graph(
             reply = await cancellable(ctx, work)
         except Stopped:
             reply = stopped_reply(ctx)
-        return {"messages": [reply]}
+        return {"messages": [reply], "direct": False}  # the model answers: a chat turn
 
     async def guard_node(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
         update = await guard(state, runtime.context)
@@ -184,21 +186,25 @@ def build_graph(
         last = state["messages"][-1]
         return "guard" if isinstance(last, AIMessage) and last.tool_calls else END
 
-    def after_guard(state: AgentState) -> Literal["confirm", "tools", "model"]:
+    def after_guard(state: AgentState) -> Literal["confirm", "tools", "model", "__end__"]:
         pending = state.get("pending") or []
         if any(p.get("needs_confirmation") for p in pending):
             return "confirm"
-        return "tools" if pending else "model"
+        if pending:
+            return "tools"
+        return "__end__" if is_direct(state) else "model"
 
     def after_confirm(state: AgentState) -> Literal["recheck", "tools"]:
         edited = any(p.get("decision") == EDIT for p in state.get("pending") or [])
         return "recheck" if edited else "tools"
 
-    def after_recheck(state: AgentState) -> Literal["confirm", "tools", "model"]:
+    def after_recheck(state: AgentState) -> Literal["confirm", "tools", "model", "__end__"]:
         pending = state.get("pending") or []
         if any(p.get("needs_confirmation") and p.get("decision") is None for p in pending):
             return "confirm"  # an edit that raised the stakes: a new confirmation
-        return "tools" if pending else "model"
+        if pending:
+            return "tools"
+        return "__end__" if is_direct(state) else "model"
 
     g = StateGraph(AgentState, context_schema=AgentContext)
     g.add_node("model", model_node)
@@ -206,10 +212,10 @@ def build_graph(
     g.add_node("confirm", confirm_node)
     g.add_node("recheck", audited_by_door(recheck_node))
     g.add_node("tools", audited_by_door(tools_node))
-    g.add_edge(START, "model")
+    g.add_conditional_edges(START, entry, ["model", "guard"])  # guard: a direct call
     g.add_conditional_edges("model", after_model, ["guard", END])
-    g.add_conditional_edges("guard", after_guard, ["confirm", "tools", "model"])
+    g.add_conditional_edges("guard", after_guard, ["confirm", "tools", "model", END])
     g.add_conditional_edges("confirm", after_confirm, ["recheck", "tools"])
-    g.add_conditional_edges("recheck", after_recheck, ["confirm", "tools", "model"])
-    g.add_edge("tools", "model")
+    g.add_conditional_edges("recheck", after_recheck, ["confirm", "tools", "model", END])
+    g.add_conditional_edges("tools", after_tools, ["model", END])  # END: a direct call
     return g.compile(checkpointer=checkpointer)

@@ -40,6 +40,7 @@ from app.agent.stopping import (
     shielded,
 )
 from app.agent.stream import emit
+from app.agent.tool_data import tool_data
 from app.agent.tools import ToolDecl, ToolFn
 from app.errors import ToolError, ToolTimeoutError
 from app.policy import Policy, ToolSpec
@@ -217,6 +218,7 @@ class ToolNode:
                 ToolError(f"internal error in {name} ({type(exc).__name__})"),
             )
         text = summarise_response(_as_text(result), get_settings().summarise_limit)
+        data, truncated = tool_data(result)
         emit(
             ToolEndEvent(
                 call_id=call_id,
@@ -225,6 +227,8 @@ class ToolNode:
                 result=text[:EVENT_RESULT_LIMIT],
                 task_id=task_id,
                 duration_ms=elapsed(),
+                data=data,
+                data_truncated=truncated,
             )
         )
         await audit(kind="executed", decision="ok", duration_ms=elapsed(), **audit_base)

@@ -24,6 +24,7 @@ from langgraph.types import Command
 
 from app.agent.audit import audit, flush_audit
 from app.agent.checkpoint import SaverPool
+from app.agent.core.calls import CallRequest, run_call
 from app.agent.core.control import RunControl
 from app.agent.core.controls import OperatorControls
 from app.agent.core.conversations import ConversationView, conversation_view
@@ -214,6 +215,17 @@ class AgentCore(OperatorControls):
         ctx = self._context(req, turn, req.lang, control)
         async for ev in run_graph(graph, inp, config, ctx, seq, model_label=self.model_label):
             yield ev
+
+    # ---- a door's direct tool call (no model; ends after the tools) ----------------------
+    async def run_call(self, req: CallRequest) -> AsyncIterator[Event]:
+        """One tool call from ``prepare_call``, through the same guard (see ``calls``),
+        under the conversation's run control like a turn (stoppable, one at a time)."""
+        control = await self.turns().begin(req.conv_id, req.principal.user_id)
+        try:
+            async for ev in run_call(self, req, control):
+                yield ev
+        finally:
+            self.turns().end(control, lambda: self._after(control, req))
 
     # ---- a confirmation's answer ----------------------------------------------------------
     async def _resume(self, req: ResumeRequest, control: RunControl) -> AsyncIterator[Event]:
