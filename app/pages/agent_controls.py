@@ -136,7 +136,7 @@ class ControllerControls:
             ]
         )
 
-    async def open_conversation(self, conv_id: str) -> None:
+    async def show_conversation(self, conv_id: str) -> None:
         """Show ``conv_id``: its messages, tool cards with results, a pending card, and the
         page context it was asked under."""
         try:

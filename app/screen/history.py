@@ -54,7 +54,7 @@ class HistoryState:
         """Show another conversation (not while a turn streams into this one)."""
         if conv_id == self.conv_id or self.state == "streaming":
             return False
-        await self._intents.open_conversation(conv_id)
+        await self._intents.show_conversation(conv_id)
         return True
 
     async def rename_conversation(self, conv_id: str, title: str) -> bool:
