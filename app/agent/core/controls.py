@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import weakref
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -66,12 +66,11 @@ class OperatorControls:
     model_label: str
     _registries: dict[int, tuple[weakref.ref[asyncio.AbstractEventLoop], TurnRegistry]]
 
-    async def graph(self) -> Any: ...
-    def _context(
-        self, req: Any, turn: Mapping[str, Any], lang: str, control: RunControl | None = None
-    ) -> AgentContext: ...
-    def _turn(self, req: TurnRequest, control: RunControl) -> AsyncIterator[Event]: ...
-    def _resume(self, req: ResumeRequest, control: RunControl) -> AsyncIterator[Event]: ...
+    # AgentCore's (annotations only: nothing is defined here)
+    graph: Callable[[], Awaitable[Any]]
+    _context: Callable[..., AgentContext]
+    _turn: Callable[[TurnRequest, RunControl], AsyncIterator[Event]]
+    _resume: Callable[[ResumeRequest, RunControl], AsyncIterator[Event]]
 
     def turns(self) -> TurnRegistry:
         """This event loop's registry of running conversations."""
