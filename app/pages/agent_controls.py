@@ -18,13 +18,13 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
+from app.agent.events import Event, ToolEndEvent
 from app.auth import Principal
 from app.errors import SsToolsError
 from app.screen.history import ConversationEntry
 from app.vocab import Channel
 
 if TYPE_CHECKING:
-    from app.agent.events import Event
     from app.screen.model import AgentChatModel
     from app.screen.stream import ConversationLike, StreamProcessor
 
@@ -105,15 +105,40 @@ class ControllerControls:
         task.add_done_callback(self._tasks.discard)
 
     async def _follow(self, conv_id: str) -> None:
+        """The outcome of each write a stop left running, onto its card: live from the
+        run, or — when the run ended before the page listened — from the conversation."""
+        waiting = set(self.model.writes_going_on)
         try:
             async for event in self._core.follow(self.principal, conv_id):
                 if self.model.conv_id == conv_id:  # still the conversation on screen
                     self.processor.apply(event)
+            if self.model.conv_id == conv_id:
+                await self._settle_from_view(conv_id, waiting)
         except SsToolsError as exc:  # the outcome is in the conversation all the same
             log.warning("following the writes of %s stopped: %s", conv_id, exc)
         finally:
             if self.model.conv_id == conv_id:
                 self.model.writes_landed()
+
+    async def _settle_from_view(self, conv_id: str, call_ids: set[str]) -> None:
+        open_cards = [c for i in call_ids if (c := self.model.tool_call(i)) and c.goes_on]
+        if not open_cards:
+            return
+        view = await self._core.conversation(self.principal, conv_id)
+        rows = {row.get("call_id"): row for row in view.tool_calls}
+        for call in open_cards:  # the processor turns the recorded outcome into the card
+            row = rows.get(call.call_id) or {}
+            if row.get("status") in ("completed", "failed", "cancelled"):
+                self.processor.apply(
+                    ToolEndEvent(
+                        conv_id=conv_id,
+                        call_id=call.call_id,
+                        tool_name=call.tool_name,
+                        status=row["status"],
+                        result=str(row.get("result") or ""),
+                        error=str(row.get("error") or "") or None,
+                    )
+                )
 
     # ---- the drawer ---------------------------------------------------------------------
     async def list_conversations(self) -> None:

@@ -211,3 +211,27 @@ async def test_a_reload_restores_tool_cards_from_the_real_core(user: User, sign_
     await user.open("/agent")  # a reload: a new page, the same conversation
     await user.should_see(marker="tool-card", retries=50)
     await user.should_see("show_capabilities")
+
+
+async def test_a_write_that_ended_before_the_page_listened_is_read_from_the_conversation(
+    user: User, core, sign_in
+) -> None:
+    core.hold = asyncio.Event()
+    core.replies = [ToolStartEvent(call_id="w2", tool_name="run_backup", is_write_tool=True)]
+    core.on_stop = [StoppedEvent(writes_in_flight=["w2"]), done()]
+    core.release_follow.set()  # the run is over: nothing left to follow
+    await sign_in("admin")
+    core.conv = FakeConversation(
+        tool_calls=[{"call_id": "w2", "tool_name": "run_backup", "status": "completed",
+                     "result": '{"backup_id": "b1"}'}],
+    )  # fmt: skip
+    user.find(marker="chat-input").type("back up dev").trigger("keydown.enter")
+    await user.should_see(marker="stop-button", retries=30)
+    user.find(kind=ui.button, marker="stop-button").click()
+    for _ in range(100):
+        call = page_model(user).tool_call("w2")
+        if call is not None and call.status == "completed":
+            break
+        await asyncio.sleep(0.05)
+    assert call.status == "completed" and not call.goes_on
+    assert page_model(user).writes_going_on == set()

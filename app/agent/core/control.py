@@ -85,6 +85,8 @@ class RunControl:
         before the end without detaching, the run is stopped (and still ends cleanly)."""
         queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
         self._queue = queue
+        if self.stopped:  # stopped before this run of the graph began: say so first
+            queue.put_nowait((STOP, None))
         task = asyncio.create_task(self._produce(source, queue), name=f"run-{self.conv_id}")
         self.producers.add(task)
         task.add_done_callback(self.producers.discard)
