@@ -5,7 +5,7 @@
 * :mod:`.pipeline`: build_tool_pipeline, enforce_tool_permission, alternatives_for;
 * :mod:`.risk`: normalize_env, resolve_target_env, tool_risk,
   build_confirmation_contract_v2;
-* :mod:`.sql`: sql_risk (sqlglot);
+* :mod:`.sql`: classify_sql / sql_risk (sqlglot), with :mod:`.sql_functions`;
 * :mod:`.config`: Policy, load_policy, active_policy (policy.toml).
 
 Imports no sqlmodel, nicegui, langgraph, langchain or httpx.
@@ -39,7 +39,7 @@ from app.policy.risk import (
     resolve_target_env,
     tool_risk,
 )
-from app.policy.sql import sql_risk, worst
+from app.policy.sql import SqlVerdict, classify_sql, sql_risk, worst
 
 __all__ = [
     "ALWAYS_INCLUDED",
@@ -54,12 +54,14 @@ __all__ = [
     "Exclusion",
     "PipelineResult",
     "Policy",
+    "SqlVerdict",
     "ToolSpec",
     "active_policy",
     "alternatives_for",
     "build_confirmation_contract_v2",
     "build_tool_pipeline",
     "card_state",
+    "classify_sql",
     "describe_call",
     "enforce_tool_permission",
     "load_policy",

@@ -22,7 +22,7 @@ from app.errors import ToolNotAvailableError
 from app.policy.catalog import ALL_ROLES, ToolSpec
 from app.policy.config import Policy, active_policy
 from app.policy.pipeline import alternatives_for, enforce_tool_permission, required_role_for
-from app.policy.sql import Risk, sql_risk
+from app.policy.sql import Risk, classify_sql, sql_risk
 
 EnvTier = Literal["dev", "staging", "prod"]
 RiskLevel = Literal["safe", "guarded", "dangerous"]
@@ -160,6 +160,15 @@ def describe_call(tool_name: str, args: Mapping[str, Any], env_id: str | None) -
     return f"{tool_name.replace('_', ' ').capitalize()} in {env}"
 
 
+# --- security helper's addition (issue 9 item 4): the card says why a SQL call is risky ---
+def sql_details(tool_name: str, args: Mapping[str, Any]) -> dict[str, str] | None:
+    """``{"sql_risk_reason": …}`` for ``superset_execute_sql`` (e.g. "calls pg_sleep(),
+    which has side effects"), else None."""
+    if tool_name != SQL_TOOL:
+        return None
+    return {"sql_risk_reason": classify_sql(args.get("sql")).reason}
+
+
 def build_confirmation_contract_v2(
     tool_name: str,
     tool_args: Mapping[str, Any] | BaseModel | None,
@@ -205,7 +214,7 @@ def build_confirmation_contract_v2(
         "required_role": required,
         "alternatives": alternatives,
         "card_state": card_state(risk, tier),
-        "details": None,
+        "details": sql_details(tool_name, args),
         "description": describe_call(tool_name, args, env_id),
         "requires_confirmation": needs_card,
     }
