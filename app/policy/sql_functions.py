@@ -132,7 +132,8 @@ PURE_FUNCTIONS: frozenset[str] = frozenset(
         # read-only catalog and session lookups
         "version", "current_database", "current_schema", "current_schemas", "current_user",
         "session_user", "current_role", "user", "database", "schema", "current_setting",
-        "current_catalog", "pg_backend_pid", "inet_server_addr", "inet_server_port",
+        "current_catalog", "current_version", "current_timezone", "utc_timestamp", "utc_date",
+        "utc_time", "pg_backend_pid", "inet_server_addr", "inet_server_port",
         "pg_postmaster_start_time", "pg_conf_load_time", "pg_size_pretty",
         "pg_relation_size", "pg_total_relation_size", "pg_table_size", "pg_indexes_size",
         "pg_database_size", "pg_column_size", "pg_get_viewdef", "pg_get_indexdef",
@@ -144,34 +145,78 @@ PURE_FUNCTIONS: frozenset[str] = frozenset(
     }
 )  # fmt: skip
 
-# sqlglot node classes for pure built-ins whose generated name is not the SQL name
-# (e.g. ``a::int`` is ``Cast``; ``JSON_OBJECT`` is ``JSONObject``).
+# sqlglot's typed built-ins (node class names), reviewed one by one: each computes a value
+# from its arguments only. Left out: file and URL readers (ReadCSV, ReadParquet, ToFile),
+# sequences (NextValueFor, Seq*), AI/ML and embedding calls, row generators, dynamic
+# identifiers and secrets. A typed node not listed here is judged by its SQL name.
 PURE_NODE_CLASSES: frozenset[str] = frozenset(
-    {
-        "Cast", "TryCast", "Case", "If", "Coalesce", "Nullif", "Extract", "And", "Or", "Xor",
-        "Exists", "CurrentDate", "CurrentTime", "CurrentTimestamp",
-        "CurrentUser", "CurrentSchema", "CurrentDatetime", "Localtime", "Localtimestamp",
-        "JSONObject", "JSONArray", "JSONArrayAgg", "JSONObjectAgg", "JSONExtract",
-        "JSONExtractScalar", "JSONBExtract", "JSONBExtractScalar", "JSONBContains",
-        "JSONFormat", "ParseJSON", "Array", "Struct", "Map", "VarMap", "Unnest", "Explode",
-        "GenerateSeries", "StrPosition", "StrToDate", "StrToTime", "TimeToStr",
-        "TimeStrToTime", "TsOrDsToDate", "TsOrDsAdd", "DateAdd", "DateSub", "DateDiff",
-        "DateTrunc", "TimestampTrunc", "TimestampAdd", "TimestampSub", "TimestampDiff",
-        "DatetimeAdd", "DatetimeSub", "DatetimeDiff", "DatetimeTrunc", "TimeAdd",
-        "TimeSub", "TimeDiff", "TimeTrunc", "UnixToTime", "TimeToUnix", "UnixToStr",
-        "StrToUnix", "DateStrToDate", "DateToDateStr", "DiToDate", "DateToDi",
-        "TsOrDiToDi", "Pad", "ConcatWs", "GroupConcat", "ArrayAgg", "ArrayConcat",
-        "ArrayContains", "ArraySize", "ArrayToString", "StringToArray", "RegexpLike",
-        "RegexpILike", "RegexpExtract", "RegexpReplace", "RegexpSplit", "SafeDivide",
-        "Pow", "Ln", "Log", "Sqrt", "Abs", "Ceil", "Floor", "Round", "Trunc", "Sign",
-        "Greatest", "Least", "Length", "Lower", "Upper", "Initcap", "Concat", "Substring",
-        "Left", "Right", "Trim", "Reverse", "Repeat", "Replace", "Translate", "MD5",
-        "SHA", "SHA2", "Hex", "Unhex", "Chr", "Ascii", "ToChar", "ToNumber", "ToBase64",
-        "FromBase64", "Date", "Time", "Timestamp", "Datetime", "Year", "Month", "Day",
-        "Hour", "Minute", "Second", "Week", "Quarter", "DayOfWeek", "DayOfMonth",
-        "DayOfYear", "WeekOfYear", "LastDay", "MakeInterval", "Rand", "Uuid",
-    }
-)  # fmt: skip
+    """
+Abs Acos Acosh AddMonths And AnyValue ApproxDistinct ApproxPercentileAccumulate
+ApproxPercentileCombine ApproxPercentileEstimate ApproxQuantile ApproxQuantiles ApproxTopK
+ApproxTopKAccumulate ApproxTopKCombine ApproxTopKEstimate ApproxTopSum ApproximateSimilarity
+ArgMax ArgMin Array ArrayAgg ArrayAppend ArrayCompact ArrayConcat ArrayConcatAgg
+ArrayConstructCompact ArrayContainedBy ArrayContains ArrayContainsAll ArrayDistinct
+ArrayExcept ArrayFirst ArrayInsert ArrayIntersect ArrayLast ArrayMax ArrayMin ArrayOverlaps
+ArrayPosition ArrayPrepend ArrayRemove ArrayRemoveAt ArrayReverse ArraySize ArraySlice
+ArraySort ArraySum ArrayToString ArrayUnionAgg ArrayUniqueAgg ArraysZip Ascii Asin Asinh
+Atan Atan2 Atanh Avg Base64DecodeBinary Base64DecodeString Base64Encode BitLength
+BitmapBitPosition BitmapBucketNumber BitmapConstructAgg BitmapCount BitmapOrAgg
+BitwiseAndAgg BitwiseCount BitwiseOrAgg BitwiseXorAgg Booland Boolnot Boolor BoolxorAgg
+ByteLength Case Cast CastToStrType Cbrt Ceil CheckJson CheckXml Chr CityHash64 Coalesce
+CodePointsToBytes CodePointsToString Collate Collation Compress Concat ConcatWs
+ConnectByRoot Contains Convert ConvertTimezone ConvertToCharset Corr Cos Cosh CosineDistance
+Cot Coth Count CountIf CovarPop CovarSamp Csc Csch CumeDist CurrentAccount
+CurrentAccountName CurrentAvailableRoles CurrentCatalog CurrentClient CurrentDatabase
+CurrentDate CurrentDatetime CurrentIpAddress CurrentOrganizationName CurrentOrganizationUser
+CurrentRegion CurrentRole CurrentRoleType CurrentSchema CurrentSchemas CurrentSecondaryRoles
+CurrentTime CurrentTimestamp CurrentTimestampLTZ CurrentTimezone CurrentUser CurrentUserId
+CurrentVersion CurrentWarehouse Date DateAdd DateBin DateDiff DateFromParts DateFromUnixDate
+DateStrToDate DateSub DateToDateStr DateToDi DateTrunc Datetime DatetimeAdd DatetimeDiff
+DatetimeSub DatetimeTrunc Day DayOfMonth DayOfWeek DayOfWeekIso DayOfYear Dayname Decode
+DecodeCase DecompressBinary DecompressString Decrypt DecryptRaw Degrees DenseRank DiToDate
+DotProduct Elt Encode Encrypt EncryptRaw EndsWith EqualNull EuclideanDistance Exists Exp
+Explode ExplodingGenerateSeries Extract Factorial FarmFingerprint First FirstValue Flatten
+Float64 Floor Format FromBase FromBase32 FromBase64 FromISO8601Date FromISO8601Timestamp
+FromISO8601TimestampNanos FromJson GenerateDateArray GenerateSeries GenerateTimestampArray
+GetExtract GetIgnoreCase Getbit Greatest GroupConcat Grouping GroupingId HashAgg Hex
+HexDecodeString Hll Host Hour If Initcap Int64 IsArray IsAscii IsInf IsNan IsNullValue
+JSONArray JSONArrayAgg JSONArrayAppend JSONArrayContains JSONArrayInsert JSONBContains
+JSONBContainsAllTopKeys JSONBContainsAnyTopKeys JSONBContainsTopKey JSONBDeleteAtPath
+JSONBExists JSONBExtract JSONBExtractScalar JSONBObjectAgg JSONBPathExists JSONBool JSONCast
+JSONExists JSONExtract JSONExtractArray JSONExtractScalar JSONFormat JSONKeys
+JSONKeysAtDepth JSONObject JSONObjectAgg JSONRemove JSONSet JSONStripNulls JSONType
+JSONValueArray JarowinklerSimilarity JustifyDays JustifyHours JustifyInterval Kurtosis Lag
+Last LastDay LastValue LaxBool LaxFloat64 LaxInt64 LaxString Lead Least Left Length
+Levenshtein List Ln Localtime Localtimestamp Log LogicalAnd LogicalOr Lower LowerHex MD5
+MD5Digest MD5NumberLower64 MD5NumberUpper64 MakeInterval ManhattanDistance Map MapCat
+MapContainsKey MapDelete MapFromEntries MapInsert MapKeys MapPick MapSize MatchAgainst Max
+Median Min Minhash MinhashCombine Minute Mode Month Monthname MonthsBetween Nanvl Negative
+NextDay Normalize NthValue Ntile Nullif NumberToStr Nvl2 ObjectAgg ObjectId ObjectInsert Or
+Overlay Pad ParseBignumeric ParseDatetime ParseIp ParseJSON ParseNumeric ParseTime ParseUrl
+PercentRank PercentileCont PercentileDisc Pi Posexplode PosexplodeOuter Pow PreviousDay
+Quantile Quarter Radians Rand RangeBucket RangeN Rank RegDomain RegexpCount RegexpExtract
+RegexpExtractAll RegexpFullMatch RegexpILike RegexpInstr RegexpLike RegexpReplace
+RegexpSplit RegexpSubstr RegrAvgx RegrAvgy RegrCount RegrIntercept RegrR2 RegrSlope RegrSxx
+RegrSxy RegrSyy RegrValx RegrValy Repeat Replace Reverse Right Rint Round RowNumber
+RtrimmedLength SHA SHA1Digest SHA2 SHA2Digest SafeAdd SafeConvertBytesToString SafeDivide
+SafeMultiply SafeNegate SafeSubtract Search SearchIp Sec Sech Second SessionUser Shuffle
+Sign Sin Sinh Skewness Soundex SoundexP123 Space Split SplitPart SplitToTable Sqrt
+StDistance StPoint StandardHash StartsWith Stddev StddevPop StddevSamp StrPosition StrToDate
+StrToMap StrToTime StrToUnix String StringToArray StripNullValue Strtok StrtokSplitToTable
+StrtokToArray Struct StructExtract Stuff Substring SubstringIndex Sum Systimestamp Tan Tanh
+Time TimeAdd TimeDiff TimeFromParts TimeSlice TimeStrToDate TimeStrToTime TimeStrToUnix
+TimeSub TimeToStr TimeToTimeStr TimeToUnix TimeTrunc Timestamp TimestampAdd TimestampDiff
+TimestampFromParts TimestampLtzFromParts TimestampSub TimestampTrunc TimestampTzFromParts
+ToArray ToBase32 ToBase64 ToBinary ToBoolean ToChar ToCodePoints ToDays ToDecfloat ToDouble
+ToMap ToNumber ToVariant Translate Trim Trunc Try TryBase64DecodeBinary
+TryBase64DecodeString TryCast TryHexDecodeBinary TryHexDecodeString TryToDecfloat TsOrDiToDi
+TsOrDsAdd TsOrDsDiff TsOrDsToDate TsOrDsToDateStr TsOrDsToDatetime TsOrDsToTime
+TsOrDsToTimestamp Typeof Unhex Unicode UnixDate UnixMicros UnixMillis UnixSeconds UnixToStr
+UnixToTime UnixToTimeStr Unnest Upper UtcDate UtcTime UtcTimestamp Uuid VarMap Variance
+VariancePop Week WeekOfYear WeekStart WeightString WidthBucket XMLElement XMLGet Xor Year
+YearOfWeek YearOfWeekIso
+    """.split()
+)
 
 
 def function_verdict(name: str, qualifier: str | None = None) -> str | None:
