@@ -10,6 +10,7 @@ import importlib
 
 from nicegui import app
 
+from app.api.middleware import install_http_guards
 from app.settings import get_settings
 from app.store.db import get_engine, init_db
 
@@ -33,6 +34,11 @@ def create_app() -> None:
             app.include_router(router)
         setattr(app.state, _ROUTERS_TAG, True)
 
+    install_http_guards(
+        app,
+        max_body_bytes=settings.max_body_bytes,
+        frame_ancestors=settings.frame_ancestors,
+    )
     importlib.import_module("app.pages")  # registers the @ui.page functions
 
 

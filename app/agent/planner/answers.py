@@ -25,6 +25,7 @@ from app.agent.planner.phrases import (
     say,
 )
 from app.agent.planner.text import Lang
+from app.text import inert
 
 TOP_ITEMS = 5
 MAX_FIELDS = 10
@@ -91,9 +92,13 @@ def _label(item: Any) -> str:
         return str(item)
     ident = next((item[k] for k in _ID_KEYS if item.get(k) not in (None, "")), None)
     title = next((item[k] for k in _TITLE_KEYS if item.get(k) not in (None, "")), None)
-    details = [f"{k}: {item[k]}" for k in _DETAIL_KEYS if item.get(k) not in (None, "", ident)]
+    details = [
+        f"{k}: {_scalar(item[k])}" for k in _DETAIL_KEYS if item.get(k) not in (None, "", ident)
+    ]
     head = " ".join(
-        p for p in (f"#{ident}" if ident is not None else "", md_escape(f"{title or ''}")) if p
+        p
+        for p in (f"#{md_escape(str(ident))}" if ident is not None else "", md_escape(title or ""))
+        if p
     )
     if not head:
         head = ", ".join(f"{k}: {_scalar(v)}" for k, v in list(item.items())[:4])
@@ -101,17 +106,14 @@ def _label(item: Any) -> str:
     description = str(item.get("description") or "").strip()
     if description and description != title:
         cut = description[:MAX_DESCRIPTION] + ("…" if len(description) > MAX_DESCRIPTION else "")
-        text += f" — {cut}"
+        text += f" — {md_escape(cut)}"
     return text
 
 
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>#|])")
-
-
-def md_escape(text: str) -> str:
-    """Superset data is shown as text, never as markdown: paths, slugs and names with
-    underscores or brackets must not turn into emphasis or links."""
-    return _MD_SPECIAL.sub(r"\\\1", text)
+def md_escape(text: object) -> str:
+    """Superset data is shown as text, never as markdown or HTML: no emphasis, no raw
+    tags, no images, no links (``app.text.inert``, issue 9 item 9)."""
+    return inert(text)
 
 
 def _scalar(value: Any) -> str:
@@ -167,6 +169,7 @@ def _next_step(message: str, lang: Lang) -> str:
 
 def _render_outcome(tool: str, code: str, rest: str, lang: Lang) -> list[str]:
     """A refused, cancelled or failed call (``CODE: message`` from the guard/executor)."""
+    raw, rest = rest, md_escape(rest)  # error texts may quote Superset: shown inert
     if code == "CANCELLED":
         lines = [say("cancelled", lang)]
         return lines + ([say("cancel_reason", lang, reason=rest)] if rest else [])
@@ -178,7 +181,7 @@ def _render_outcome(tool: str, code: str, rest: str, lang: Lang) -> list[str]:
             say("not_available_next", lang),
         ]
     # ERROR, INVALID_ARGUMENTS, MAINTENANCE and any other refusal code
-    return [say("error", lang, tool=tool, message=rest or code), _next_step(rest or code, lang)]
+    return [say("error", lang, tool=tool, message=rest or code), _next_step(raw or code, lang)]
 
 
 def _render_result(tool: str, content: str, lang: Lang) -> list[str]:
@@ -190,7 +193,7 @@ def _render_result(tool: str, content: str, lang: Lang) -> list[str]:
         data = json.loads(stripped)
     except ValueError:
         text = stripped[:MAX_TEXT] + ("…" if len(stripped) > MAX_TEXT else "")
-        return [text or say("done", lang)]
+        return [md_escape(text) if text else say("done", lang)]
     if isinstance(data, list):
         return _render_list(data, lang)
     if isinstance(data, dict):
@@ -201,7 +204,7 @@ def _render_result(tool: str, content: str, lang: Lang) -> list[str]:
 def _title(tool: str, args: dict[str, Any], lang: Lang) -> str:
     name = pick(CAPABILITIES[tool], lang) if tool in CAPABILITIES else tool
     env = args.get("target_env") or args.get("env_id")
-    suffix = f" — `{tool}`" + (f", {env}" if env else "")
+    suffix = f" — `{tool}`" + (f", {md_escape(env)}" if env else "")
     return say("result_of", lang, title=name[:1].upper() + name[1:]) + suffix
 
 
