@@ -11,6 +11,7 @@ import importlib
 from nicegui import app
 
 from app.api.middleware import install_http_guards
+from app.page_storage import private_page_storage
 from app.settings import get_settings
 from app.store.db import get_engine, init_db
 
@@ -21,6 +22,7 @@ def create_app() -> None:
     settings = get_settings()
     settings.check_secrets()
     settings.data_dir.mkdir(parents=True, exist_ok=True)
+    private_page_storage(settings.data_dir)
     init_db(get_engine())
     # Tasks a previous process left queued/running become 'interrupted', never re-run.
     from app.tasks.worker import recover_interrupted

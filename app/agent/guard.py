@@ -34,6 +34,7 @@ from app.policy import (
 )
 from app.settings import get_settings
 from app.store import confirmations, maintenance
+from app.store.cot import cot_logger
 from app.store.db import session_scope
 
 NO_MAINTENANCE_CHECK = frozenset({"end_maintenance", "start_maintenance"})
@@ -127,6 +128,7 @@ class Guard:
             required = decision.required_role or "admin"
             alts = alternatives_for(ctx.role, ctx.object_type, exclude={name})
             msg = f"'{name}' requires the {required} role; your role is {ctx.role}."
+            cot_logger.explore("permission denied", tool=name, role=ctx.role, required=required)
             ev = PermissionDeniedEvent(
                 tool_name=name, required_role=required, alternatives=alts, message=msg
             )
