@@ -117,7 +117,10 @@ async def on_http_exception(request: Request, exc: Exception) -> Response:
 def log_unexpected(method: str, path: str, exc: BaseException) -> None:
     """Type, path and code frames only: an exception's message or locals may hold a
     password or the request body."""
-    frames = "".join(traceback.format_tb(exc.__traceback__))
+    frames = "\n".join(
+        f"  {frame.filename}:{frame.lineno} in {frame.name}"
+        for frame in traceback.extract_tb(exc.__traceback__)
+    )
     log.error("unexpected %s on %s %s\n%s", type(exc).__name__, method, path, frames)
 
 
