@@ -47,6 +47,8 @@ async def overhead(turns: int = 60) -> dict[str, float]:
     from app.agent.llm import OfflinePlanner
     from app.auth import issue_token
     from app.policy import TOOL_CATALOG
+    from app.store import users
+    from app.store.db import session_scope
 
     model = OfflinePlanner()
 
@@ -58,6 +60,9 @@ async def overhead(turns: int = 60) -> dict[str, float]:
         )
 
     runtime.set_graph_factory(factory, model=model)
+    with session_scope() as session:  # tokens are honoured only for existing, enabled users
+        if users.get_user_by_name(session, username="bench") is None:
+            users.create_user(session, username="bench", role="admin", password_hash="!")
     token = issue_token(username="bench", role="admin")[0]
     message = "find dashboards about sales"
 

@@ -121,3 +121,34 @@ def check_page_storage(storage: Path) -> None:
     assert files and _private(storage, 0o700)
     assert all(_private(f, 0o600) for f in files)
     assert not any("eyJ" in f.read_text() or "token" in f.read_text() for f in files)
+
+
+def test_disabled_user_loses_the_open_page_in_chromium(tmp_path: Path) -> None:
+    """``main.py users disable`` while the page is open: the next message is refused
+    (the page's in-memory token is checked like any other) and a reload lands on /login."""
+    sync_api = require_chromium()
+    live = Live(tmp_path)
+    live.add("carol", "analyst")
+    with live.server as srv, sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_context().new_page()
+            page.goto(srv.url + "/login")
+            page.get_by_label("Username").fill("carol")
+            page.get_by_label("Password").fill(PASSWORD)
+            page.get_by_role("button", name="Sign in").click()
+            box = page.get_by_label("message")
+            sync_api.expect(box).to_be_visible(timeout=15_000)
+            live.users("disable", "carol")
+            time.sleep(1.5)  # SS_TOOLS_REVOCATION_CACHE_S=1 on this server
+            box.fill("what can you do?")
+            page.keyboard.press("Enter")
+            sync_api.expect(page.get_by_text("Something went wrong")).to_be_visible(
+                timeout=15_000
+            )
+            page.reload()
+            sync_api.expect(page.get_by_role("button", name="Sign in")).to_be_visible(
+                timeout=15_000
+            )
+        finally:
+            browser.close()
