@@ -137,6 +137,7 @@ async def audit_page(request: Request, lang: str | None = None):
     )
     if not user.is_admin:
         return forbidden_page(language)
+    session.watch(request)  # a revoked admin loses the open page within seconds
     filters = {k: request.query_params.get(k, "") for k in FILTERS}
     columns = [
         {"name": c, "label": c, "field": c, "align": "left", "sortable": True} for c in COLUMNS

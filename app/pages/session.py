@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import quote, urlencode
 
-from nicegui import app, run
+from nicegui import app, run, ui
 from starlette.requests import Request
 from starlette.responses import RedirectResponse
 
@@ -177,6 +177,27 @@ def sign_out() -> None:
         _end(bid)
     for key in SESSION_KEYS:
         app.storage.user.pop(key, None)
+
+
+def _signed_in(bid: str | None) -> bool:
+    return bid is not None and _lookup(bid) is not None
+
+
+def watch(request: Request) -> ui.timer:
+    """A page timer (every ``revocation_cache_s``, at least 0.5 s): once this browser's
+    session has ended — signed out elsewhere, or its user disabled, deleted or re-roled —
+    the open page goes to /login. Call it while building a signed-in page."""
+    bid = browser_id(request)
+    back = login_url(request_target(request))
+
+    async def check() -> None:
+        signed_in = await run.io_bound(_signed_in, bid)  # None while the app stops
+        if signed_in is False:
+            timer.deactivate()
+            ui.navigate.to(back)
+
+    timer = ui.timer(max(0.5, get_settings().revocation_cache_s), check)
+    return timer
 
 
 def needs_new_id(bid: str | None) -> bool:

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 import sqlglot
@@ -71,6 +72,7 @@ _EXPLAIN_WORDS = frozenset(
 )
 _FALSE_WORDS = frozenset({"FALSE", "OFF", "0"})
 _CLIENT_STREAMS = frozenset({"STDIN", "STDOUT"})
+MAX_EXPLAIN_DEPTH = 2  # EXPLAIN ANALYZE EXPLAIN ANALYZE … deeper than this is dangerous
 
 EMPTY = SqlVerdict("delete", "no SQL statement to run")
 UNPARSABLE = SqlVerdict("delete", "the SQL could not be parsed")
@@ -143,11 +145,11 @@ def _node(node: exp.Expression) -> SqlVerdict | None:
     return None
 
 
-def _tree(stmt: exp.Expression, dialect: str | None) -> SqlVerdict:
+def _tree(stmt: exp.Expression, dialect: str | None, depth: int) -> SqlVerdict:
     verdicts: list[SqlVerdict] = []
     for node in stmt.walk(prune=lambda n: isinstance(n, exp.Hint)):
         if isinstance(node, exp.Command) and node is not stmt:
-            verdicts.append(_command(node, dialect))
+            verdicts.append(_command(node, dialect, depth))
         elif (verdict := _node(node)) is not None:
             verdicts.append(verdict)
         if verdicts and verdicts[-1].risk == "delete":
@@ -155,20 +157,22 @@ def _tree(stmt: exp.Expression, dialect: str | None) -> SqlVerdict:
     return _worst(verdicts)
 
 
-def _describe(stmt: exp.Describe, dialect: str | None) -> SqlVerdict:
+def _describe(stmt: exp.Describe, dialect: str | None, depth: int) -> SqlVerdict:
     inner = stmt.this
     if str(stmt.args.get("style") or "").upper() in ("ANALYZE", "ANALYSE") and inner:
-        verdict = _statement(inner, dialect)
+        verdict = _statement(inner, dialect, depth + 1)
         return SqlVerdict(verdict.risk, f"EXPLAIN ANALYZE runs the statement: {verdict.reason}")
     return SqlVerdict("read", "EXPLAIN without ANALYZE does not run the statement")
 
 
-def _statement(stmt: exp.Expression, dialect: str | None) -> SqlVerdict:
+def _statement(stmt: exp.Expression, dialect: str | None, depth: int = 0) -> SqlVerdict:
+    if depth > MAX_EXPLAIN_DEPTH:
+        return SqlVerdict("delete", "EXPLAIN is nested too deeply to classify")
     if isinstance(stmt, exp.Command):
-        return _command(stmt, dialect)
+        return _command(stmt, dialect, depth)
     if isinstance(stmt, exp.Describe):
-        return _describe(stmt, dialect)
-    verdict = _tree(stmt, dialect)
+        return _describe(stmt, dialect, depth)
+    verdict = _tree(stmt, dialect, depth)
     if verdict.risk == "read" and not isinstance(stmt, _READ_ROOTS):
         return SqlVerdict("delete", f"{stmt.key.upper()} is not a statement kind known to be safe")
     return verdict
@@ -194,7 +198,7 @@ def _option_list(tokens: list[Token]) -> tuple[bool, int]:
     return True, len(tokens)  # an unclosed option list: assume the worst
 
 
-def _explain(rest: str, dialect: str | None) -> SqlVerdict:
+def _explain(rest: str, dialect: str | None, depth: int) -> SqlVerdict:
     try:
         tokens = sqlglot.tokenize(rest, read=dialect)
     except TokenError:
@@ -210,11 +214,13 @@ def _explain(rest: str, dialect: str | None) -> SqlVerdict:
         return SqlVerdict("read", "EXPLAIN with nothing to explain")
     if not analyze:
         return SqlVerdict("read", "EXPLAIN without ANALYZE does not run the statement")
-    inner = classify_sql(rest[tokens[i].start :], dialect=dialect)
+    if depth >= MAX_EXPLAIN_DEPTH:
+        return SqlVerdict("delete", "EXPLAIN is nested too deeply to classify")
+    inner = _classify(rest[tokens[i].start :], (dialect,), depth + 1)
     return SqlVerdict(inner.risk, f"EXPLAIN ANALYZE runs the statement: {inner.reason}")
 
 
-def _command(node: exp.Command, dialect: str | None) -> SqlVerdict:
+def _command(node: exp.Command, dialect: str | None, depth: int) -> SqlVerdict:
     name = str(node.this or "").strip().upper()
     rest = node.expression.name if isinstance(node.expression, exp.Expression) else ""
     if name in _READ_COMMANDS:
@@ -222,7 +228,7 @@ def _command(node: exp.Command, dialect: str | None) -> SqlVerdict:
     if name in _WRITE_COMMANDS:
         return SqlVerdict("write", f"{name} statement")
     if name == "EXPLAIN":
-        return _explain(rest, dialect)
+        return _explain(rest, dialect, depth)
     return SqlVerdict("delete", f"{name or 'this'} is not a statement kind known to be safe")
 
 
@@ -237,7 +243,7 @@ def _executable_comment(tokens: list[Token]) -> SqlVerdict | None:
     return None
 
 
-def _in_dialect(sql: str, dialect: str | None) -> SqlVerdict | None:
+def _in_dialect(sql: str, dialect: str | None, depth: int) -> SqlVerdict | None:
     """The verdict of one dialect's reading, or None when that dialect cannot parse it."""
     try:
         tokens = sqlglot.tokenize(sql, read=dialect)
@@ -252,21 +258,29 @@ def _in_dialect(sql: str, dialect: str | None) -> SqlVerdict | None:
         return None
     if not statements:
         return EMPTY
-    return _worst(_statement(s, dialect) for s in statements)
+    try:
+        return _worst(_statement(s, dialect, depth) for s in statements)
+    except RecursionError:  # e.g. thousands of nested EXPLAIN ANALYZE: fail safe
+        return SqlVerdict("delete", "the SQL is nested too deeply to classify")
 
 
-def classify_sql(sql: str | None, *, dialect: str | None = None) -> SqlVerdict:
-    """Risk and reason for a SQL text (see the module docstring). ``dialect`` reads it in
-    that one dialect only; by default the worst of generic, PostgreSQL and MySQL."""
+def _classify(sql: str | None, dialects: tuple[str | None, ...], depth: int) -> SqlVerdict:
     if not sql or not sql.strip():
         return EMPTY
-    readings = [_in_dialect(sql, d) for d in ((dialect,) if dialect else _DIALECTS)]
+    readings = [_in_dialect(sql, d, depth) for d in dialects]
     verdicts = [v for v in readings if v is not None]
     if not verdicts:
         return UNPARSABLE
     if all(v is EMPTY for v in verdicts):
         return EMPTY
     return _worst(v for v in verdicts if v is not EMPTY)
+
+
+@lru_cache(maxsize=256)  # pure: one call's card, risk and guard share a single parse
+def classify_sql(sql: str | None, *, dialect: str | None = None) -> SqlVerdict:
+    """Risk and reason for a SQL text (see the module docstring). ``dialect`` reads it in
+    that one dialect only; by default the worst of generic, PostgreSQL and MySQL."""
+    return _classify(sql, (dialect,) if dialect else _DIALECTS, 0)
 
 
 def sql_risk(sql: str | None, *, dialect: str | None = None) -> Risk:

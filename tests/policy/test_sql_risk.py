@@ -85,6 +85,10 @@ def test_sql_risk_table(sql: str | None, risk: str):
     assert sql_risk(sql) == risk
 
 
+def test_deeply_nested_explain_is_dangerous_not_an_error():
+    assert sql_risk("EXPLAIN ANALYZE " * 300 + "SELECT 1") == "delete"
+
+
 def test_tool_risk_parses_sql_only_for_execute_sql():
     assert tool_risk("superset_execute_sql", {"sql": "SELECT 1"}) == "read"
     assert tool_risk("superset_execute_sql", {"sql": "DROP TABLE t"}) == "delete"

@@ -143,9 +143,7 @@ def test_disabled_user_loses_the_open_page_in_chromium(tmp_path: Path) -> None:
             time.sleep(1.5)  # SS_TOOLS_REVOCATION_CACHE_S=1 on this server
             box.fill("what can you do?")
             page.keyboard.press("Enter")
-            sync_api.expect(page.get_by_text("Something went wrong")).to_be_visible(
-                timeout=15_000
-            )
+            sync_api.expect(page.get_by_text("Something went wrong")).to_be_visible(timeout=15_000)
             page.reload()
             sync_api.expect(page.get_by_role("button", name="Sign in")).to_be_visible(
                 timeout=15_000

@@ -151,3 +151,14 @@ def test_page_token_is_refused_once_the_user_is_disabled(
     time.sleep(0.4)
     with pytest.raises(AuthError, match="user disabled"):
         verify_token(token)
+
+
+async def test_open_audit_page_of_a_disabled_admin_goes_to_login(
+    user: User, backend: Any, sign_in: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _short_cache(monkeypatch)
+    await sign_in("admin", target="/audit", username="ivy")
+    await user.should_see(marker="audit-table")
+    with session_scope() as s:
+        user_store.set_disabled(s, username="ivy", disabled=True)
+    await user.should_see(marker="sign-in", retries=40)  # the page's watch timer
