@@ -137,7 +137,6 @@ async def audit_page(request: Request, lang: str | None = None):
     )
     if not user.is_admin:
         return forbidden_page(language)
-    session.watch(request)  # a revoked admin loses the open page within seconds
     filters = {k: request.query_params.get(k, "") for k in FILTERS}
     columns = [
         {"name": c, "label": c, "field": c, "align": "left", "sortable": True} for c in COLUMNS
@@ -180,4 +179,6 @@ async def audit_page(request: Request, lang: str | None = None):
     table = ui.table(columns=columns, rows=[], row_key="id", pagination=50)
     table.classes("w-full px-4").props("dense wrap-cells").mark("audit-table")
     await apply()
+    # last: a timer makes NiceGUI answer as soon as the page connects (before apply ends)
+    session.watch(request)  # a revoked admin loses the open page within seconds
     return None

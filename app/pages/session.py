@@ -186,7 +186,8 @@ def _signed_in(bid: str | None) -> bool:
 def watch(request: Request) -> ui.timer:
     """A page timer (every ``revocation_cache_s``, at least 0.5 s): once this browser's
     session has ended — signed out elsewhere, or its user disabled, deleted or re-roled —
-    the open page goes to /login. Call it while building a signed-in page."""
+    the open page goes to /login. Call it at the end of a signed-in page's build: a
+    timer lets NiceGUI send the page as soon as the browser connects."""
     bid = browser_id(request)
     back = login_url(request_target(request))
 
