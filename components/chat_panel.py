@@ -6,11 +6,15 @@ The panel's background follows ``model.is_prod_context`` (warning tone in prod).
 
 from __future__ import annotations
 
+from functools import partial
+
 from nicegui import ui
 
 from app.i18n import t
+from app.safe_html import sanitize_html
 from app.screen.items import ChatItem, ChatMessage
 from app.screen.model import AgentChatModel
+from app.text import hosts_of
 from components.bind import bind_classes_from
 from components.composer import composer
 from components.confirmation_card import confirmation_card
@@ -28,10 +32,14 @@ def message_bubble(model: AgentChatModel, message: ChatMessage) -> ui.element:
     lang = model.lang
     sent = message.role == "user"
     bubble = ui.chat_message(name=t("you" if sent else "agent", lang), sent=sent).classes("w-full")
+    # raw HTML reduced to markdown's own tags; links only to the Superset hosts (issue 9)
+    hosts = hosts_of(env.url for env in model.environments)
     with bubble:
-        body = ui.markdown("", extras=["fenced-code-blocks", "tables"]).bind_content_from(
-            message, "text"
-        )
+        body = ui.markdown(
+            "",
+            extras=["fenced-code-blocks", "tables"],
+            sanitize=partial(sanitize_html, allowed_hosts=hosts),
+        ).bind_content_from(message, "text")
         if message.kind == "error":
             body.classes("text-red-700")
     return bubble.mark("user-message" if sent else "assistant-message")
