@@ -5,11 +5,22 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from sqlalchemy import update
+from sqlalchemy import Connection, inspect, update
 from sqlmodel import Session, col
 
 from app.settings import get_settings
 from app.store.models import Confirmation, as_utc, utcnow
+
+# Columns added to ``confirmation`` after its first release (edit before approving).
+ADDED_COLUMNS = ("edited_args_hash",)
+
+
+def ensure_columns(conn: Connection) -> None:
+    """Add the columns of ``ADDED_COLUMNS`` an older table lacks (``init_db``). Idempotent."""
+    present = {c["name"] for c in inspect(conn).get_columns(Confirmation.__tablename__)}
+    for name in ADDED_COLUMNS:
+        if name not in present:
+            conn.exec_driver_sql(f"ALTER TABLE confirmation ADD COLUMN {name} VARCHAR")
 
 
 def create(

@@ -92,8 +92,6 @@ class AuditEvent(SQLModel, table=True):
 # Columns added to ``audit_event`` after its first release: init_db adds them to an older
 # table (a data dir from an earlier version) so its rows stay and new rows carry them.
 AUDIT_ADDED_COLUMNS = ("channel", "client")
-# The same for ``confirmation`` (edit before approving).
-CONFIRMATION_ADDED_COLUMNS = ("edited_args_hash",)
 
 
 class User(SQLModel, table=True):
@@ -290,14 +288,6 @@ def ensure_audit_columns(conn: Connection) -> None:
     conn.exec_driver_sql(
         "CREATE INDEX IF NOT EXISTS ix_audit_event_channel ON audit_event (channel)"
     )
-
-
-def ensure_confirmation_columns(conn: Connection) -> None:
-    """Add the columns of ``CONFIRMATION_ADDED_COLUMNS`` an older table lacks. Idempotent."""
-    present = {c["name"] for c in inspect(conn).get_columns(Confirmation.__tablename__)}
-    for name in CONFIRMATION_ADDED_COLUMNS:
-        if name not in present:
-            conn.exec_driver_sql(f"ALTER TABLE confirmation ADD COLUMN {name} VARCHAR")
 
 
 def ensure_audit_triggers(conn: Connection) -> None:
