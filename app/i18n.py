@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from app.i18n_controls import CONTROL_STRINGS
 from app.vocab import LANGS, Lang
 
 LANGUAGES: tuple[Lang, ...] = LANGS
@@ -192,6 +193,9 @@ STRINGS: dict[str, tuple[str, str]] = {
         "Подтверждение не совпадает с ожидающим действием.",
     ),
 }
+
+
+STRINGS.update(CONTROL_STRINGS)  # the operator's controls (issue 11)
 
 
 def t(key: str, lang: str = DEFAULT_LANGUAGE, **fmt: object) -> str:

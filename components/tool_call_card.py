@@ -64,6 +64,8 @@ def tool_call_card(model: AgentChatModel, call: ToolCall) -> ui.card:
             "tool-progress"
         )
         ui.label().classes("text-xs text-gray-600").bind_text_from(call, "progress_message")
+        goes_on = ui.label(t("tool_goes_on", lang)).classes("text-sm text-amber-800")
+        goes_on.bind_visibility_from(call, "goes_on").mark("tool-goes-on")
         ui.label().classes("text-sm text-red-700").bind_text_from(
             call, "error"
         ).bind_visibility_from(call, "error", backward=bool).mark("tool-error")

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from app.auth import Principal
 from app.errors import AuthError, ConfirmationError, ForbiddenError, SsToolsError, UIContextError
 from app.i18n import refusal_text
+from app.pages.agent_controls import ControllerControls, OperatorCoreLike
 from app.screen.model import AgentChatModel, Decision
 from app.screen.stream import ConversationLike, StreamProcessor
 from app.screen.uicontext import EnvOption
@@ -58,7 +59,7 @@ class EnvTableLike(Protocol):
     def tier_of(self, env_id: str | None) -> str | None: ...
 
 
-class AgentCoreLike(Protocol):
+class AgentCoreLike(OperatorCoreLike, Protocol):
     """``run_turn`` / ``resume`` take the request ``prepare_*`` returned (opaque here)."""
 
     def run_turn(self, req: Any) -> AsyncIterator[Event]: ...
@@ -93,6 +94,7 @@ class PrepareResume(Protocol):
         confirmation_id: str,
         decision: str,
         reason: str | None = None,
+        args: Mapping[str, Any] | None = None,
         channel: Channel,
     ) -> Awaitable[Any]: ...
 
@@ -107,7 +109,10 @@ class CoreDoor:
 
 
 # ---- the controller ----------------------------------------------------------------------
-class AgentPageController:
+class AgentPageController(ControllerControls):
+    """Turns and decisions here; stop, the drawer and the edit form in
+    :class:`~app.pages.agent_controls.ControllerControls` (issue 11)."""
+
     def __init__(
         self,
         model: AgentChatModel,
@@ -125,6 +130,7 @@ class AgentPageController:
         self._sleep = sleep
         self._on_warning = on_warning
         self.processor = StreamProcessor(model)
+        self._tasks: set[asyncio.Task[Any]] = set()
         model.connect(self)
 
     # ---- opening the page ---------------------------------------------------------------
@@ -184,7 +190,9 @@ class AgentPageController:
             return
         await self._stream(self.door.core.run_turn(req))
 
-    async def decide(self, decision: Decision, reason: str | None) -> None:
+    async def decide(
+        self, decision: Decision, reason: str | None, args: Mapping[str, Any] | None = None
+    ) -> None:
         confirmation_id = self.model.begin_decision(decision)
         if confirmation_id is None:
             return
@@ -196,6 +204,7 @@ class AgentPageController:
                 confirmation_id=confirmation_id,
                 decision=decision,
                 reason=reason,
+                args=args,
                 channel=CHANNEL,
             )
         except SsToolsError as exc:
@@ -217,6 +226,7 @@ class AgentPageController:
             self._refused(exc)
             return 1
         self.model.end_stream()
+        self.after_stream()
         return answers
 
     def _refused(self, exc: SsToolsError) -> None:

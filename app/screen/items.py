@@ -53,6 +53,7 @@ class ToolCall:
     progress_message: str = ""
     can_retry: bool = False
     can_check_status: bool = False
+    goes_on: bool = False  # a write a stop did not kill: its outcome comes later
     item_id: int = dataclasses.field(default_factory=_next_id)
 
     @property

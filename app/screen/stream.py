@@ -29,6 +29,7 @@ if TYPE_CHECKING:
         Event,
         MessageEvent,
         PermissionDeniedEvent,
+        StoppedEvent,
         TokenEvent,
         ToolEndEvent,
         ToolProgressEvent,
@@ -60,6 +61,7 @@ class ChatSink(Protocol):
     def turn_done(self, done_state: str) -> None: ...
     def show_confirmation(self, event: ConfirmRequiredEvent) -> None: ...
     def show_permission_denied(self, denial: PermissionDenial) -> None: ...
+    def note_stopped(self, writes_in_flight: Sequence[str]) -> None: ...
     def reset(self, conv_id: str | None = None) -> None: ...
 
 
@@ -92,6 +94,7 @@ class StreamProcessor:
             "tool_end": self._on_tool_end,
             "confirm_required": self._on_confirm_required,
             "permission_denied": self._on_permission_denied,
+            "stopped": self._on_stopped,
         }
 
     async def run(self, events: AsyncIterable[Event]) -> int:
@@ -206,6 +209,7 @@ class StreamProcessor:
         call.result = ev.result
         call.error = ev.error or ""
         call.retryable = ev.retryable
+        call.goes_on = False
         if call.status == "completed":
             call.progress = 1.0 if call.progress is not None else None
         call.refresh_actions()
@@ -223,6 +227,10 @@ class StreamProcessor:
         self._open = None
         self._deny(ev.tool_name, ev.required_role, ev.alternatives)
 
+    def _on_stopped(self, ev: StoppedEvent) -> None:
+        self._open = None
+        self.sink.note_stopped(ev.writes_in_flight)
+
     def _deny(self, tool: str, role: str | None, alternatives: Sequence[Alternative]) -> None:
         alts = tuple({"action": a.action, "prompt": a.prompt} for a in alternatives)
         self.sink.show_permission_denied(PermissionDenial(tool, role or "admin", alts))
@@ -234,20 +242,32 @@ class StreamProcessor:
         sink = self.sink
         sink.reset(conv_id=sink.conv_id)
         self._open = None
-        for message in conversation.messages:
-            role = "user" if message.get("role") == "user" else "assistant"
-            sink.add_message(role, str(message.get("text") or message.get("content") or ""))
         pending = conversation.pending
-        for row in conversation.tool_calls:
-            if pending is not None and row.get("call_id") == pending.call_id:
-                continue  # the confirmation card stands for it
-            sink.add_item(_restored_call(row))
+        for row in _in_order(conversation.messages, conversation.tool_calls):
+            if "tool_name" not in row:
+                role = "user" if row.get("role") == "user" else "assistant"
+                sink.add_message(role, str(row.get("text") or row.get("content") or ""))
+            elif pending is None or row.get("call_id") != pending.call_id:
+                sink.add_item(_restored_call(row))  # (the confirmation card stands for it)
         if pending is not None:
             self._on_confirm_required(pending)
 
 
+def _in_order(
+    messages: Sequence[Mapping[str, Any]], calls: Sequence[Mapping[str, Any]]
+) -> list[Mapping[str, Any]]:
+    """Messages and tool calls in conversation order (their ``position``, when the view
+    gives one; else the messages first)."""
+    rows = [*messages, *calls]
+    if all("position" in r for r in rows):
+        return sorted(rows, key=lambda r: r["position"])
+    return rows
+
+
 def _restored_call(row: Mapping[str, Any]) -> ToolCall:
     status = str(row.get("status") or "completed")
+    if status == "pending":  # no result yet: still running (e.g. a write after a stop)
+        status = "executing"
     call = ToolCall(
         call_id=str(row.get("call_id", "")),
         tool_name=str(row.get("tool_name", "")),
