@@ -14,7 +14,7 @@ from typing import Any
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
-from app.settings import Settings, get_settings
+from app.settings import Settings
 
 
 def _pg_conninfo(url: str) -> str:
@@ -61,7 +61,7 @@ class SaverPool:
     ``stop()`` ends every saver's worker thread without a loop (a replaced core, the end of
     a test session) and forgets them, so the pool opens fresh ones if used again."""
 
-    def __init__(self, settings: Settings | None = None) -> None:
+    def __init__(self, settings: Settings) -> None:
         self._settings = settings
         # id(loop) -> (weak ref to that loop, saver, async closer, sync stopper). The weak
         # ref guards against a new loop reusing a dead loop's id.
@@ -80,7 +80,7 @@ class SaverPool:
             if entry is None or entry[0]() is not loop:
                 if entry is not None:  # a dead loop's saver under a reused id
                     entry[3]()
-                saver, closer, stopper = await _open_saver(self._settings or get_settings())
+                saver, closer, stopper = await _open_saver(self._settings)
                 self._savers[key] = (weakref.ref(loop), saver, closer, stopper)
         return self._savers[key][1]
 

@@ -19,7 +19,7 @@ from langchain_core.language_models.chat_models import BaseChatModel
 
 from app.agent.planner import OfflinePlanner
 from app.errors import ConfigError
-from app.settings import Settings, get_settings
+from app.settings import Settings
 
 OFFLINE_LABEL = "offline planner (deterministic, no LLM)"
 DEFAULT_OPENAI_HOST = "api.openai.com"
@@ -42,9 +42,8 @@ def _openai_model(settings: Settings) -> BaseChatModel:
     )
 
 
-def get_chat_model(settings: Settings | None = None) -> BaseChatModel:
+def get_chat_model(settings: Settings) -> BaseChatModel:
     """The chat model ``settings.llm_provider`` names."""
-    settings = settings or get_settings()
     if settings.llm_provider == "offline":
         return OfflinePlanner()
     if settings.llm_provider == "openai":
@@ -60,9 +59,8 @@ def _host(base_url: str | None) -> str:
     return f"{host}:{parts.port}" if parts.port else host
 
 
-def model_label(model_or_settings: Any = None) -> str:
+def model_label(target: Any) -> str:
     """A short human label of a model or of the settings' provider (never the API key)."""
-    target = model_or_settings if model_or_settings is not None else get_settings()
     if isinstance(target, Settings):
         if target.llm_provider == "offline":
             return OFFLINE_LABEL

@@ -20,7 +20,7 @@ from typing import Any
 
 from langchain_core.messages import ToolMessage
 
-from app.agent.audit import audit
+from app.agent.audit import AuditWriter
 from app.agent.events import (
     ToolEndEvent,
     ToolProgressEvent,
@@ -44,7 +44,7 @@ from app.agent.tool_data import tool_data
 from app.agent.tools import ToolDecl, ToolFn
 from app.errors import ToolError, ToolTimeoutError
 from app.policy import Policy, ToolSpec
-from app.settings import get_settings
+from app.settings import Settings
 
 log = logging.getLogger("ss_tools.agent")
 
@@ -67,7 +67,8 @@ def _as_text(result: Any) -> str:
 
 class ToolNode:
     """Runs the confirmed pending calls: ``tools`` are the declarations, ``fns`` optional
-    replacements of their functions (tests), ``policy`` the policy in force."""
+    replacements of their functions (tests), ``policy`` the policy in force; ``settings``
+    give the default timeout, the retry delay and the summary's size."""
 
     def __init__(
         self,
@@ -75,11 +76,15 @@ class ToolNode:
         *,
         policy: Callable[[], Policy],
         deps_factory: DepsFactory,
+        settings: Settings,
+        audit: AuditWriter,
         fns: Mapping[str, ToolFn] | None = None,
     ) -> None:
         self.tools = tools
         self.policy = policy
         self.deps_factory = deps_factory
+        self.settings = settings
+        self.audit = audit
         self.fns = fns
 
     async def __call__(self, state: AgentState, ctx: AgentContext) -> dict[str, Any]:
@@ -107,14 +112,14 @@ class ToolNode:
         """A stopped turn starts no call; a stop cancels a read in flight; a write is
         shielded: it runs to its end whatever happens to the run (``app.agent.stopping``)."""
         if is_stopped(ctx):
-            return (await cancel_calls([p], ctx))[0]
+            return (await cancel_calls([p], ctx, self.audit))[0]
         work = self._execute(p, ctx)
         if not p.get("read_only"):
             return await shielded(ctx, work, call_id=p["call_id"], tool_name=p["tool_name"])
         try:
             return await cancellable(ctx, work, call_id=p["call_id"])
         except Stopped:
-            return (await cancel_calls([p], ctx))[0]
+            return (await cancel_calls([p], ctx, self.audit))[0]
 
     async def _execute(self, p: PendingCall, ctx: AgentContext) -> ToolMessage:
         name, call_id = p["tool_name"], p["call_id"]
@@ -122,7 +127,7 @@ class ToolNode:
         fn = decl.fn if self.fns is None else self.fns.get(name)
         policy = self.policy()
         read_only = bool(p.get("read_only"))
-        timeout = effective_timeout(policy.spec(name), get_settings().tool_timeout_s)
+        timeout = effective_timeout(policy.spec(name), self.settings.tool_timeout_s)
         task_id = uuid.uuid4().hex if decl.long_task else None
         audit_base = dict(
             user=ctx.user_id,
@@ -159,7 +164,9 @@ class ToolNode:
 
         async def on_retry(attempt: int, error: BaseException) -> None:
             emit(ToolRetryEvent(call_id=call_id, tool_name=name, attempt=attempt, error=str(error)))
-            await audit(kind="retried", decision="error", reason=str(error), **audit_base)
+            await self.audit.record(
+                kind="retried", decision="error", reason=str(error), **audit_base
+            )
 
         async def progress(step: int, total: int, message: str = "") -> None:
             if task_id:
@@ -181,7 +188,14 @@ class ToolNode:
         )  # fmt: skip
 
         async def run() -> Any:
-            return await retry_read_tool(fn, args_obj, deps, read_only=read_only, on_retry=on_retry)
+            return await retry_read_tool(
+                fn,
+                args_obj,
+                deps,
+                read_only=read_only,
+                delay_s=self.settings.retry_delay_s,
+                on_retry=on_retry,
+            )
 
         try:
             result = await execute_with_timeout(run, is_write=not read_only, timeout_s=timeout)
@@ -197,7 +211,7 @@ class ToolNode:
                     message=str(exc),
                 )
             )
-            await audit(
+            await self.audit.record(
                 kind="timeout",
                 decision="error",
                 reason=str(exc),
@@ -217,7 +231,7 @@ class ToolNode:
                 task_id,
                 ToolError(f"internal error in {name} ({type(exc).__name__})"),
             )
-        text = summarise_response(_as_text(result), get_settings().summarise_limit)
+        text = summarise_response(_as_text(result), self.settings.summarise_limit)
         data, truncated = tool_data(result)
         emit(
             ToolEndEvent(
@@ -231,7 +245,7 @@ class ToolNode:
                 data_truncated=truncated,
             )
         )
-        await audit(kind="executed", decision="ok", duration_ms=elapsed(), **audit_base)
+        await self.audit.record(kind="executed", decision="ok", duration_ms=elapsed(), **audit_base)
         return ToolMessage(content=text, tool_call_id=call_id, name=name)
 
     async def _failed(
@@ -256,5 +270,7 @@ class ToolNode:
                 duration_ms=ms,
             )
         )
-        await audit(kind="failed", decision="error", reason=str(exc), duration_ms=ms, **audit_base)
+        await self.audit.record(
+            kind="failed", decision="error", reason=str(exc), duration_ms=ms, **audit_base
+        )
         return ToolMessage(content=f"ERROR: {exc}", tool_call_id=p["call_id"], name=p["tool_name"])

@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from app.agent.core.edits import args_messages, args_schema
+from app.agent.rules import default_policy
 from app.agent.events import (
     ConfirmMetadataV2,
     ConfirmRequiredEvent,
@@ -205,10 +206,10 @@ class FakeCore:
         return changed
 
     def args_schema(self, tool_name: str) -> dict[str, Any]:
-        return args_schema(tool_name)  # the real tools' args models
+        return args_schema(default_policy(), tool_name)  # the real tools' args models
 
     def validate_args(self, tool_name: str, args: Any) -> dict[str, str]:
-        return args_messages(tool_name, args)
+        return args_messages(default_policy(), tool_name, args)
 
     def environments(self) -> list[FakeEnv]:
         return list(self.envs)

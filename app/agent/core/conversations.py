@@ -11,9 +11,8 @@ from typing import Any
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from app.agent.events import ConfirmRequiredEvent
-from app.agent.rules import current_policy
 from app.agent.stream import confirm_required_event
-from app.policy import tool_risk
+from app.policy import Policy, tool_risk
 
 TURN_KEYS = ("object_type", "selected_env", "uicontext")
 RESULT_LIMIT = 4000
@@ -65,16 +64,15 @@ def _status(result: ToolMessage | None) -> str:
     return "failed" if m and m.group(1) in _FAILED else "completed"
 
 
-def _writes(tool_name: str, args: dict[str, Any]) -> bool:
+def _writes(policy: Policy, tool_name: str, args: dict[str, Any]) -> bool:
     """Whether the call changes something (its card offers no retry)."""
-    policy = current_policy()
     if policy.spec(tool_name) is None:
         return False
     return tool_risk(tool_name, args, policy=policy) != "read"
 
 
-def conversation_view(conv_id: str, state: Any) -> ConversationView:
-    """The view of one ``StateSnapshot``."""
+def conversation_view(conv_id: str, state: Any, policy: Policy) -> ConversationView:
+    """The view of one ``StateSnapshot`` (``policy``: which calls are writes)."""
     values = state.values or {}
     history = values.get("messages") or []
     results = {m.tool_call_id: m for m in history if isinstance(m, ToolMessage)}
@@ -96,7 +94,7 @@ def conversation_view(conv_id: str, state: Any) -> ConversationView:
                         "status": status,
                         "result": text,
                         "error": text if status == "failed" else "",
-                        "is_write_tool": _writes(tc["name"], tc["args"]),
+                        "is_write_tool": _writes(policy, tc["name"], tc["args"]),
                         "position": position,
                     }
                 )
