@@ -19,6 +19,10 @@ from app.reasoning import configure_cot_logging
 from app.settings import Settings
 from app.web import create_app
 
+if __name__ == "__main__" and len(sys.argv) > 1 and sys.argv[1] in {"-h", "--help", "help"}:
+    print(__doc__.split("Order:")[0].strip())
+    sys.exit(0)
+
 if __name__ in {"__main__", "__mp_main__"} and not helpers.is_pytest():
     os.umask(0o077)  # files the product writes (data dir, page storage) are its own: 0600
 

@@ -16,7 +16,6 @@ from datetime import UTC, datetime
 from typing import Any
 
 from app.agent.core.edits import args_messages, args_schema
-from app.agent.rules import default_policy
 from app.agent.events import (
     ConfirmMetadataV2,
     ConfirmRequiredEvent,
@@ -25,6 +24,7 @@ from app.agent.events import (
     MessageEvent,
     TokenEvent,
 )
+from app.agent.rules import default_policy
 from app.auth import Principal
 from app.errors import SsToolsError
 from app.pages.agent_controller import CoreDoor
