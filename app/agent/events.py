@@ -14,6 +14,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+from app.agent.views.models import ToolView
 from app.vocab import CardState, DoneState, EnvTier, Risk, RiskLevel, ToolStatus
 
 
@@ -74,6 +75,7 @@ class ToolEndEvent(BaseEvent):
     retry_exhausted: bool = False
     task_id: str | None = None
     duration_ms: float | None = None
+    view: ToolView | None = None  # how the page presents the result (app.agent.views)
 
 
 class ToolRetryEvent(BaseEvent):
