@@ -30,8 +30,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from app.auth import Principal
 from app.errors import AuthError, ConfirmationError, ForbiddenError, SsToolsError, UIContextError
-from app.i18n import refusal_text
-from app.screen.model import AgentChatModel, Decision
+from app.i18n import refusal_text, t
+from app.policy.catalog import affinity_for
+from app.screen.model import BUSY, AgentChatModel, Decision
 from app.screen.stream import ConversationLike, StreamProcessor
 from app.screen.uicontext import EnvOption
 from app.vocab import Channel
@@ -183,6 +184,25 @@ class AgentPageController:
             self._refused(exc)
             return
         await self._stream(self.door.core.run_turn(req))
+
+    async def continue_without_context(self, request: str) -> None:
+        """The way forward of a refusal by the page's context: leave the context (the pill
+        too) and ask again with the object spelled out."""
+        if self.model.state in BUSY:
+            return
+        self.model.clear_ui_context()
+        await self.send(request)
+
+    async def check_status(self, task_id: str | None, tool_name: str) -> None:
+        """get_task_status for the card's task (by id when it has one); a page whose
+        context leaves that tool out takes the way without the context."""
+        lang = self.model.lang
+        key, values = ("check_status_task", {"task_id": task_id}) if task_id else (
+            "check_status_prompt", {"tool": tool_name})  # fmt: skip
+        object_type = (self.model.ui_context or {}).get("objectType")
+        keeps = not object_type or object_type in affinity_for("get_task_status")
+        request = t(key, lang, **values)
+        await (self.send(request) if keeps else self.continue_without_context(request))
 
     async def decide(self, decision: Decision, reason: str | None) -> None:
         confirmation_id = self.model.begin_decision(decision)

@@ -53,12 +53,22 @@ class Intents(Protocol):
 
     async def decide(self, decision: Decision, reason: str | None) -> None: ...
 
+    async def continue_without_context(self, request: str) -> None: ...
+
+    async def check_status(self, task_id: str | None, tool_name: str) -> None: ...
+
 
 class _NotConnected:
     async def send(self, text: str) -> None:
         raise RuntimeError("no page controller is connected to this screen model")
 
     async def decide(self, decision: Decision, reason: str | None) -> None:
+        raise RuntimeError("no page controller is connected to this screen model")
+
+    async def continue_without_context(self, request: str) -> None:
+        raise RuntimeError("no page controller is connected to this screen model")
+
+    async def check_status(self, task_id: str | None, tool_name: str) -> None:
         raise RuntimeError("no page controller is connected to this screen model")
 
 
@@ -239,4 +249,12 @@ class AgentChatModel(ChatItems, ContextState, ConfirmationState):
             await self.send(self.last_user_text)
 
     async def check_status(self, call: ToolCall) -> None:
-        await self.send(t("check_status_prompt", self.lang, tool=call.tool_name))
+        """Ask for the call's task by its id (the controller picks the way: with or
+        without the page's context)."""
+        if self.state not in BUSY:
+            await self._intents.check_status(call.task_id, call.tool_name)
+
+    async def continue_without_context(self, request: str) -> None:
+        """The answer's way forward: drop the page's context and send ``request``."""
+        if request.strip() and self.state not in BUSY:
+            await self._intents.continue_without_context(request)

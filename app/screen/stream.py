@@ -16,9 +16,11 @@ import logging
 from collections.abc import AsyncIterable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, get_args
 
-from app.i18n import is_refusal_code, refusal_text, t
+from app.i18n import error_text, t
 from app.screen.confirmation import PermissionDenial
 from app.screen.items import ChatItem, ChatMessage, ToolCall, ToolCallStatus
+from app.screen.markdown import offers_of
+from app.screen.views import view_or_none
 
 if TYPE_CHECKING:
     from app.agent.events import (
@@ -101,7 +103,7 @@ class StreamProcessor:
             async for event in events:
                 self.apply(event)
         finally:
-            self._open = None
+            self._close_open()
         return self._answers
 
     def apply(self, event: Event) -> None:
@@ -116,6 +118,12 @@ class StreamProcessor:
         """The core accepted the turn: say at once which model is answering."""
         self.sink.note_answering_model(ev.model)
 
+    def _close_open(self) -> None:
+        """The streamed answer is complete: read the offers it makes (buttons)."""
+        if self._open is not None:
+            self._open.offers = offers_of(self._open.text)
+        self._open = None
+
     def _on_token(self, ev: TokenEvent) -> None:
         if self._open is None:
             self._open = self.sink.add_message("assistant", "")
@@ -128,27 +136,25 @@ class StreamProcessor:
         if self._open is not None:
             self._open.text = ev.text or self._open.text
         else:
-            self.sink.add_message("assistant", ev.text)
+            self._open = self.sink.add_message("assistant", ev.text)
             self._answers += 1
-        self._open = None
+        self._close_open()
         self.sink.set_step("answer")
 
     def _on_error(self, ev: ErrorEvent) -> None:
-        self._open = None
-        if is_refusal_code(ev.code):  # a refusal of the turn: said in the page's language
-            text = refusal_text(ev.code, ev.message, self.sink.lang)
-        else:
-            text = ev.message or ev.code
-        self.sink.show_error(text)
+        """An error in the page's language (by its code); the server's text as a detail."""
+        self._close_open()
+        text, detail = error_text(ev.code, ev.message, self.sink.lang, tool=ev.tool_name)
+        self.sink.show_error(text).detail = detail
         self._answers += 1
 
     def _on_done(self, ev: DoneEvent) -> None:
-        self._open = None
+        self._close_open()
         self.sink.turn_done(ev.state)
 
     # ---- tools ------------------------------------------------------------------------
     def _on_tool_start(self, ev: ToolStartEvent) -> None:
-        self._open = None
+        self._close_open()
         self.sink.set_step("tools")
         call = self.sink.tool_call(ev.call_id)
         if call is not None:  # a resumed call re-announced after confirmation
@@ -191,17 +197,18 @@ class StreamProcessor:
 
     def _on_tool_timeout(self, ev: ToolTimeoutEvent) -> None:
         call = self._call(ev.call_id, ev.tool_name)
-        call.status = "timeout"
         call.retryable = ev.retryable
         call.status_unknown = ev.status_unknown
         call.is_write_tool = call.is_write_tool or ev.status_unknown
         call.error = t("status_unknown", self.sink.lang) if ev.status_unknown else ev.message
+        call.status = "timeout"  # last: the card's icon reads status_unknown
         call.refresh_actions()
 
     def _on_tool_end(self, ev: ToolEndEvent) -> None:
         call = self._call(ev.call_id, ev.tool_name)
         if call.status == "timeout":  # the timeout already said what matters
             return
+        call.view = ev.view  # before the status: the card shows it once the call is done
         call.status = ev.status
         call.result = ev.result
         call.error = ev.error or ""
@@ -212,7 +219,7 @@ class StreamProcessor:
 
     # ---- confirmation and permission ------------------------------------------------------
     def _on_confirm_required(self, ev: ConfirmRequiredEvent) -> None:
-        self._open = None
+        self._close_open()
         meta = ev.metadata
         if not meta.permission_granted:  # never a confirmation for a forbidden call
             self._deny(meta.tool_name, meta.required_role, meta.alternatives)
@@ -220,7 +227,7 @@ class StreamProcessor:
         self.sink.show_confirmation(ev)
 
     def _on_permission_denied(self, ev: PermissionDeniedEvent) -> None:
-        self._open = None
+        self._close_open()
         self._deny(ev.tool_name, ev.required_role, ev.alternatives)
 
     def _deny(self, tool: str, role: str | None, alternatives: Sequence[Alternative]) -> None:
@@ -236,7 +243,10 @@ class StreamProcessor:
         self._open = None
         for message in conversation.messages:
             role = "user" if message.get("role") == "user" else "assistant"
-            sink.add_message(role, str(message.get("text") or message.get("content") or ""))
+            text = str(message.get("text") or message.get("content") or "")
+            added = sink.add_message(role, text)
+            if role == "assistant":
+                added.offers = offers_of(text)
         pending = conversation.pending
         for row in conversation.tool_calls:
             if pending is not None and row.get("call_id") == pending.call_id:
@@ -257,6 +267,7 @@ def _restored_call(row: Mapping[str, Any]) -> ToolCall:
         result=str(row.get("result") or ""),
         error=str(row.get("error") or ""),
         task_id=row.get("task_id"),
+        view=view_or_none(row.get("view")),
     )
     call.refresh_actions()
     return call

@@ -112,13 +112,16 @@ def tasks(result: Mapping[str, Any], links: Links) -> TasksView:
 def preflight_view(details: Mapping[str, Any] | None) -> DiffView | None:
     """A migration's or deploy's preflight (the confirmation's ``details``) as a diff:
     every object of the bundle with what the run would do to it on the target."""
-    if not isinstance(details, Mapping) or not any(k in details for k, _ in DIFF_KINDS):
+    if not isinstance(details, Mapping) or not any(
+        isinstance(details.get(k), list) for k, _ in DIFF_KINDS
+    ):
         return None
     target = details.get("target_env")
     mapping = details.get("database_mapping") or {}
     rows = []
     for key, kind in DIFF_KINDS:
-        for r in details.get(key) or []:
+        found = details.get(key)
+        for r in found if isinstance(found, list) else []:
             if not isinstance(r, Mapping):
                 continue
             name = str(r.get("name") or r.get("uuid") or "")

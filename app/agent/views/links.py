@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 _ABSOLUTE_PATH = re.compile(r"(?<![\w:/])(?:/[\w.@-]+){2,}/?|[A-Za-z]:\\[\w\\. -]+")
-_HIDDEN_KEYS = re.compile(r"^(?:path|.*_path|file|filename)$")
+_HIDDEN_KEYS = re.compile(r"^(?:path|.*_path|file|filename|repository)$")
 
 
 def _int_id(value: Any) -> int | None:
