@@ -99,8 +99,13 @@ def test_health_counts_charts_by_status_and_lists_the_failing_first() -> None:
     )
     assert isinstance(view, HealthView)
     assert view.counts == {
-        "ok": 1, "failing": 1, "slow": 1, "stale": 1, "empty": 1, "unchecked": 0,
-    }  # fmt: skip
+        "ok": 1,
+        "failing": 1,
+        "slow": 1,
+        "stale": 1,
+        "empty": 1,
+        "unchecked": 0,
+    }
     assert [(p.name, p.status) for p in view.problems][:2] == [
         ("Broken", "failing"),
         ("Slowpoke", "slow"),
@@ -152,8 +157,11 @@ def test_task_status_is_a_tasks_view() -> None:
     view = view_of("get_task_status", {"task": task})
     assert isinstance(view, TasksView)
     assert view.tasks[0].model_dump(include={"task_id", "status", "step", "total"}) == {
-        "task_id": "93ff", "status": "running", "step": 2, "total": 3,
-    }  # fmt: skip
+        "task_id": "93ff",
+        "status": "running",
+        "step": 2,
+        "total": 3,
+    }
 
 
 PREFLIGHT = {
@@ -189,11 +197,12 @@ def test_a_finished_deploy_is_a_diff_linking_the_target_dashboard() -> None:
     result = {
         "source_env": "dev",
         "target_env": "prod",
-        "dashboards": [{"title": "Sales", "action": "overwritten", "target_id": 12,
-                        "url": "http://evil/x"}],
+        "dashboards": [
+            {"title": "Sales", "action": "overwritten", "target_id": 12, "url": "http://evil/x"}
+        ],
         "charts": {"overwrite": 3},
         "datasets": {"create": 1},
-    }  # fmt: skip
+    }
     view = view_of("deploy_dashboard", result)
     assert isinstance(view, DiffView)
     assert view.rows[0].action == "overwrite"
@@ -211,14 +220,22 @@ def test_formatted_sql_is_code_and_documentation_is_markdown() -> None:
 @pytest.mark.parametrize("tool", sorted(TOOLS))
 def test_every_tool_gets_a_view_or_none_from_an_empty_result(tool: str) -> None:
     view = view_of(tool, {})
-    assert view is None or view.kind in ("table", "linked_list", "health", "facts", "tasks",
-                                         "diff", "text")  # fmt: skip
+    assert view is None or view.kind in (
+        "table",
+        "linked_list",
+        "health",
+        "facts",
+        "tasks",
+        "diff",
+        "text",
+    )
 
 
 def test_the_view_travels_on_tool_end_and_round_trips_through_sse() -> None:
     view = view_of("superset_execute_sql", {"columns": ["n"], "rows": [{"n": 3}]})
-    event = ToolEndEvent(call_id="c", tool_name="superset_execute_sql", status="completed",
-                         result="n: 3", view=view)  # fmt: skip
+    event = ToolEndEvent(
+        call_id="c", tool_name="superset_execute_sql", status="completed", result="n: 3", view=view
+    )
     frame = encode_sse(event)
     data = json.loads(frame.split("data: ", 1)[1])
     assert data["result"] == "n: 3" and data["view"]["kind"] == "table"
