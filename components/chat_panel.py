@@ -72,7 +72,7 @@ def chat_panel(model: AgentChatModel) -> ui.element:
         prod_banner(model)
         with ui.column().classes("w-full gap-2 p-4"):
             process_steps(model)
-            ui.label(t("empty_chat", lang)).classes("text-gray-500").bind_visibility_from(
+            ui.label(t("empty_chat", lang)).classes("text-gray-700").bind_visibility_from(
                 model, "is_empty"
             ).mark("empty-chat")
             items = ui.column().classes("w-full gap-2").mark("chat-items")

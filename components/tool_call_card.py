@@ -51,6 +51,11 @@ def outcome(call: ToolCall) -> str:
     return "unknown" if call.status == "timeout" and call.status_unknown else call.status
 
 
+def shows_progress(call: ToolCall) -> bool:
+    """A long task's bar shows while it runs, and where it stopped if it did not finish."""
+    return call.progress is not None and call.status != "completed"
+
+
 def status_text(call: ToolCall, lang: str) -> str:
     if call.status == "retrying":
         return t("tool_retrying", lang, attempt=call.retry_count)
@@ -115,12 +120,13 @@ def tool_call_card(model: AgentChatModel, call: ToolCall) -> ui.card:
         binding.bind_from(fold, "status", call, "status")
         unfold.on_click(fold.toggle)
         card._ss_fold = fold  # type: ignore[attr-defined]  # keep the proxy alive
-        ui.linear_progress(show_value=False).props(
-            "animation-speed=300 color=blue-8"
-        ).bind_value_from(call, "progress", backward=lambda p: p or 0.0).bind_visibility_from(
-            call, "progress", backward=lambda p: p is not None
-        ).mark("tool-progress")
-        ui.label().classes("text-xs text-gray-700").bind_text_from(call, "progress_message")
+        with ui.column().classes("w-full gap-0") as progress:  # a long task, while it runs
+            ui.linear_progress(show_value=False).props(
+                "animation-speed=300 color=blue-8"
+            ).bind_value_from(call, "progress", backward=lambda p: p or 0.0).mark("tool-progress")
+            ui.label().classes("text-xs text-gray-700").bind_text_from(call, "progress_message")
+        for field in ("progress", "status"):
+            progress.bind_visibility_from(call, field, backward=lambda _v: shows_progress(call))
         ui.label().classes("text-sm text-red-800").bind_text_from(
             call, "error"
         ).bind_visibility_from(call, "error", backward=bool).mark("tool-error")

@@ -42,6 +42,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 _FINISHED = ("completed", "failed", "cancelled", "timeout")
+NOTICE_CODES = ("not_available",)  # the page's context left a call out: a way on follows
 _STATUSES: tuple[str, ...] = get_args(ToolCallStatus)
 
 
@@ -142,9 +143,14 @@ class StreamProcessor:
         self.sink.set_step("answer")
 
     def _on_error(self, ev: ErrorEvent) -> None:
-        """An error in the page's language (by its code); the server's text as a detail."""
+        """An error in the page's language (by its code); the server's text as a detail.
+        A call the page's context leaves out is a notice, not a failure: the turn goes on
+        and the answer offers the way forward."""
         self._close_open()
         text, detail = error_text(ev.code, ev.message, self.sink.lang, tool=ev.tool_name)
+        if ev.code in NOTICE_CODES:
+            self.sink.add_message("assistant", text, "notice").detail = detail
+            return
         self.sink.show_error(text).detail = detail
         self._answers += 1
 

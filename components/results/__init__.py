@@ -13,12 +13,9 @@ from app.screen.views import (
     DiffView,
     FactsView,
     HealthView,
-    LinkedListView,
-    TableView,
     TasksView,
     ToolView,
 )
-from components.results import linked_list, table
 from components.results.diff import diff_view
 from components.results.facts import facts_view
 from components.results.health import health_view
@@ -45,11 +42,8 @@ def result_view(view: ToolView | None, lang: str) -> None:
 
 
 def summary(view: ToolView | None, lang: str) -> str:
-    """The result in a few words, for the collapsed card's one-line header."""
-    if isinstance(view, TableView):
-        return table.count_text(view, lang)
-    if isinstance(view, LinkedListView):
-        return linked_list.count_text(view, lang)
+    """The result in a few words, for the card's one-line header (tables and lists say
+    their count right below it, so the header does not repeat it)."""
     if isinstance(view, HealthView):
         verdict = t(f"verdict_{view.verdict}", lang) if view.verdict else ""
         failing = view.counts.get("failing", 0)

@@ -71,7 +71,7 @@ async def test_a_context_refusal_offers_one_click_to_the_confirmation(
     await user.should_see(case["error"], retries=30)
     await user.should_see(case["button"])
     model = page_model(user)
-    refusal = next(m for m in model.items if getattr(m, "kind", "") == "error")
+    refusal = next(m for m in model.items if getattr(m, "kind", "") == "notice")
     assert refusal.detail == SERVER_TEXT  # the server's English kept only as the detail
     detail = next(iter(user.find(marker="message-detail").elements))
     assert isinstance(detail, ui.expansion) and detail.value is False  # folded away
