@@ -16,6 +16,7 @@ RESULT_STRINGS: dict[str, tuple[str, str]] = {
     "choices": ("Choose one:", "Выберите:"),
     "check_status_task": ("check the status of task {task_id}", "проверь статус задачи {task_id}"),
     # tool cards and results
+    "tool_no_answer": ("No answer within {s} s", "Нет ответа за {s} с"),
     "arguments_short": ("Arguments", "Аргументы"),
     "rows_shown": ("{n} rows", "Строк: {n}"),
     "rows_truncated": (

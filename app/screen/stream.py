@@ -206,7 +206,12 @@ class StreamProcessor:
         call.retryable = ev.retryable
         call.status_unknown = ev.status_unknown
         call.is_write_tool = call.is_write_tool or ev.status_unknown
-        call.error = t("status_unknown", self.sink.lang) if ev.status_unknown else ev.message
+        lang = self.sink.lang
+        call.error = (
+            t("status_unknown", lang)
+            if ev.status_unknown
+            else t("tool_no_answer", lang, s=f"{ev.timeout_s:g}")
+        )  # the page's words; the server's English message is not shown
         call.status = "timeout"  # last: the card's icon reads status_unknown
         call.refresh_actions()
 
