@@ -107,9 +107,10 @@ def test_results_are_presented_and_context_is_a_way_forward(
             expect(link).to_be_visible(timeout=TURN_S)
             settled(page, expect)
             assert link.get_attribute("target") == "_blank"
-            assert "Sales Overview" in page.locator(
-                f'a[href^="{dev_url}/superset/dashboard/"]'
-            ).all_inner_texts()
+            assert (
+                "Sales Overview"
+                in page.locator(f'a[href^="{dev_url}/superset/dashboard/"]').all_inner_texts()
+            )
 
             # a fresh conversation for the picture: a query and a health check
             page.get_by_role("button", name="New conversation").click()
