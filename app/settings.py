@@ -31,6 +31,11 @@ class Settings(BaseSettings):
     )
     dev: bool = Field(default=False, description="Development mode: allows the default secrets.")
     storage_secret: SecretStr | None = None
+    public_base_url: str | None = Field(
+        default=None,
+        description="Where people open the product (e.g. https://agent.example.com); links "
+        "handed out by the MCP door use it. Default: the base URL the request came in on.",
+    )
 
     # --- auth -------------------------------------------------------------------
     jwt_secret: SecretStr = SecretStr(DEFAULT_JWT_SECRET)

@@ -1,5 +1,5 @@
-"""App factory (the composition root): database, the agent core, HTTP API routers and
-pages on NiceGUI's FastAPI app.
+"""App factory (the composition root): database, the agent core, HTTP API routers, the
+MCP door and pages on NiceGUI's FastAPI app.
 
 ``create_app()`` is called by main.py (and again by the NiceGUI user plugin for every
 test, which runs main.py afresh), so everything here is idempotent. It builds the one
@@ -10,14 +10,20 @@ doors (``app.agent.core.get_core``); a core built by an earlier call is replaced
 from __future__ import annotations
 
 import importlib
+from typing import TYPE_CHECKING
 
 from nicegui import app
 
 from app.agent.core import AgentCore, install_core
 from app.agent.llm import get_chat_model
+from app.mcp import mount_mcp
+from app.mcp.core_gateway import CoreGateway
 from app.pages import PAGE_MODULES
 from app.settings import Settings, get_settings
 from app.store.db import get_engine, init_db
+
+if TYPE_CHECKING:
+    from app.mcp import ToolGateway
 
 _ROUTERS_TAG = "_ss_tools_routers"
 
@@ -28,8 +34,9 @@ def build_core(settings: Settings) -> AgentCore:
     return AgentCore(model=get_chat_model(settings))
 
 
-def create_app() -> AgentCore:
-    """Build the parts once and mount the doors; returns the installed agent core."""
+def create_app(*, mcp_gateway: ToolGateway | None = None) -> AgentCore:
+    """Build the parts once and mount the doors; returns the installed agent core.
+    ``mcp_gateway`` replaces the MCP door's gateway over that core (tests only)."""
     settings = get_settings()
     settings.check_secrets()
     settings.data_dir.mkdir(parents=True, exist_ok=True)
@@ -48,6 +55,7 @@ def create_app() -> AgentCore:
             app.include_router(router)
         setattr(app.state, _ROUTERS_TAG, True)
 
+    mount_mcp(app, mcp_gateway or CoreGateway(core))
     for module in PAGE_MODULES:  # each registers its @ui.page function
         importlib.import_module(module)
     return core

@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -52,7 +53,10 @@ def cli(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
 
 
 class Server:
-    def __init__(self, env: dict[str, str], port: int | None = None) -> None:
+    def __init__(
+        self, env: dict[str, str], port: int | None = None, *, argv: Sequence[str] = ("main.py",)
+    ) -> None:
+        self.argv = tuple(argv)  # what ``python`` runs: main.py, or a test entry module
         self.port = port or free_port()
         self.env = dict(env, SS_TOOLS_PORT=str(self.port), SS_TOOLS_HOST="127.0.0.1")
         self.url = f"http://127.0.0.1:{self.port}"
@@ -64,7 +68,7 @@ class Server:
     def start(self, timeout: float = 60) -> Server:
         log = self.log_path.open("ab")
         self.proc = subprocess.Popen(
-            [sys.executable, "main.py"],
+            [sys.executable, *self.argv],
             cwd=ROOT,
             env=self.env,
             stdout=log,

@@ -3,6 +3,7 @@
 ``build_graph(*, model, checkpointer, tools=None, ...)`` is a factory so tests build a fresh
 graph with a scripted model and their own tool implementations (``tools``: name → function,
 replacing the declared ones), policy (``policy``) and environment table (``envs``).
+A door's direct tool call enters at the guard and ends after the tools (``direct.py``).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
 from app.agent.audit import audit_scope
+from app.agent.direct import after_tools, entry, is_direct
 from app.agent.guard import DepsFactory, Guard, PreflightOverride
 from app.agent.planner.model import TurnAware
 from app.agent.prompts import build_system_prompt
@@ -132,7 +134,7 @@ def build_graph(
         else:
             sys = SystemMessage(content=make_prompt(ctx))
             reply = await model.bind_tools(schemas).ainvoke([sys, *state["messages"]])
-        return {"messages": [reply]}
+        return {"messages": [reply], "direct": False}  # the model answers: a chat turn
 
     async def guard_node(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
         update = await guard(state, runtime.context)
@@ -168,20 +170,22 @@ def build_graph(
         last = state["messages"][-1]
         return "guard" if isinstance(last, AIMessage) and last.tool_calls else END
 
-    def after_guard(state: AgentState) -> Literal["confirm", "tools", "model"]:
+    def after_guard(state: AgentState) -> Literal["confirm", "tools", "model", "__end__"]:
         pending = state.get("pending") or []
         if any(p.get("needs_confirmation") for p in pending):
             return "confirm"
-        return "tools" if pending else "model"
+        if pending:
+            return "tools"
+        return "__end__" if is_direct(state) else "model"
 
     g = StateGraph(AgentState, context_schema=AgentContext)
     g.add_node("model", model_node)
     g.add_node("guard", audited_by_door(guard_node))
     g.add_node("confirm", confirm_node)
     g.add_node("tools", audited_by_door(tools_node))
-    g.add_edge(START, "model")
+    g.add_conditional_edges(START, entry, ["model", "guard"])  # guard: a direct call
     g.add_conditional_edges("model", after_model, ["guard", END])
-    g.add_conditional_edges("guard", after_guard, ["confirm", "tools", "model"])
+    g.add_conditional_edges("guard", after_guard, ["confirm", "tools", "model", END])
     g.add_edge("confirm", "tools")
-    g.add_edge("tools", "model")
+    g.add_conditional_edges("tools", after_tools, ["model", END])  # END: a direct call
     return g.compile(checkpointer=checkpointer)

@@ -31,6 +31,7 @@ from app.agent.execution import execute_with_timeout, retry_read_tool, summarise
 from app.agent.guard import DepsFactory
 from app.agent.state import AgentContext, AgentState, PendingCall
 from app.agent.stream import emit
+from app.agent.tool_data import tool_data
 from app.agent.tools import ToolDecl, ToolFn
 from app.agent.tools.base import ToolDeps
 from app.agent.views import ToolView, build_view
@@ -234,6 +235,7 @@ class ToolNode:
                 ToolError(f"internal error in {name} ({type(exc).__name__})"),
             )
         text = summarise_response(_as_text(result), get_settings().summarise_limit)
+        data, truncated = tool_data(result)
         emit(
             ToolEndEvent(
                 call_id=call_id,
@@ -242,6 +244,8 @@ class ToolNode:
                 result=text[:EVENT_RESULT_LIMIT],
                 task_id=task_id,
                 duration_ms=elapsed(),
+                data=data,
+                data_truncated=truncated,
                 view=present(decl, result, deps, p.get("env_id")),
             )
         )

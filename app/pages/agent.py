@@ -1,5 +1,7 @@
 """/agent: the chat page. Deep links carry the context:
-``/agent?objectType=dashboard&objectId=42&objectName=Sales&envId=prod`` (see README).
+``/agent?objectType=dashboard&objectId=42&objectName=Sales&envId=prod`` (see README);
+``/agent?conv=<conv_id>`` opens one of the user's conversations with its pending card
+(the link the MCP door hands out when a client cannot show a confirmation).
 
 Per visit: one AgentChatModel (kept in ``app.storage.client['agent_model']`` so tests can
 reach it) and one AgentPageController (``['agent_controller']``) wired to the agent core;
@@ -51,11 +53,12 @@ async def agent_page(request: Request, lang: str | None = None):
     language = pick_language(
         lang, app.storage.user.get("lang"), request.headers.get("accept-language")
     )
-    restoring = bool(app.storage.user.get("conv_id"))
+    linked = request.query_params.get("conv")  # a link to one conversation (the MCP door's)
+    conv_id = linked or app.storage.user.get("conv_id")
     model = AgentChatModel(
         role=user.role,
         lang=language,
-        conv_id=app.storage.user.get("conv_id"),
+        conv_id=conv_id,
         default_countdown_s=settings.dangerous_countdown_s,
     )
     controller = AgentPageController(
@@ -94,7 +97,9 @@ async def agent_page(request: Request, lang: str | None = None):
         chat_panel(model)
         ui.timer(settings.countdown_tick_s, model.tick)
     root.mark("agent-root")
-    if restoring:
+    if linked:
+        app.storage.user["conv_id"] = await controller.open_conversation()
+    elif conv_id:
         await _restore(controller)
     return None
 

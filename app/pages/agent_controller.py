@@ -263,6 +263,17 @@ class AgentPageController:
         view = await self.door.core.conversation(self.principal, self.model.conv_id)
         self.processor.restore(view)
 
+    async def open_conversation(self) -> str:
+        """A link to a conversation (``/agent?conv=``): restore it; a conversation that is
+        not the user's (or not a conversation id) is refused with a visible message, and
+        the page goes on with a new conversation. Returns the conversation now shown."""
+        try:
+            await self.restore()
+        except SsToolsError as exc:
+            self.new_conversation()
+            self._refused(exc)
+        return self.model.conv_id
+
     def new_conversation(self) -> str:
         self.model.reset()
         return self.model.conv_id

@@ -12,13 +12,17 @@ yields typed events (``app.agent.events.Event``) with ``conv_id`` and ``seq`` se
 
 Modules: ``prepare`` (the checks), ``requests`` (TurnRequest / ResumeRequest), ``refusals``
 (RequestRefused and the confirmation status table), ``agent`` (AgentCore), ``turns``
-(tool set and run context of a turn), ``runner`` (graph.astream -> events), ``supersede``
+(tool set and run context of a turn), ``calls`` (a door's direct tool call:
+``prepare_call`` / ``AgentCore.run_call``), ``offer`` (the tools a caller is offered, for
+a door's tool list), ``runner`` (graph.astream -> events), ``supersede``
 (a new message cancels a pending confirmation), ``conversations`` (the read model),
 ``slot`` (get_core / install_core).
 """
 
 from app.agent.core.agent import AgentCore, EnvView
+from app.agent.core.calls import CallRequest, prepare_call
 from app.agent.core.conversations import ConversationView
+from app.agent.core.offer import OfferedTool, offered_tools
 from app.agent.core.prepare import authenticate, prepare_resume, prepare_turn
 from app.agent.core.refusals import (
     CONFIRMATION_STATUS,
@@ -32,10 +36,12 @@ from app.agent.core.slot import get_core, install_core
 __all__ = [
     "CONFIRMATION_STATUS",
     "AgentCore",
+    "CallRequest",
     "ConfirmationRefused",
     "ConversationView",
     "EnvView",
     "HistoryItem",
+    "OfferedTool",
     "RequestRefused",
     "ResumeRequest",
     "TurnRequest",
@@ -43,6 +49,8 @@ __all__ = [
     "confirmation_status",
     "get_core",
     "install_core",
+    "offered_tools",
+    "prepare_call",
     "prepare_resume",
     "prepare_turn",
 ]

@@ -24,6 +24,7 @@ from langgraph.types import Command
 
 from app.agent.audit import audit, flush_audit
 from app.agent.checkpoint import SaverPool
+from app.agent.core.calls import CallRequest, run_call
 from app.agent.core.conversations import ConversationView, conversation_view
 from app.agent.core.prepare import detect_lang, valid_conv_id
 from app.agent.core.refusals import RequestRefused
@@ -203,6 +204,11 @@ class AgentCore:
         ctx = self._context(req, turn, req.lang)
         async for ev in run_graph(graph, inp, config, ctx, seq, model_label=self.model_label):
             yield ev
+
+    # ---- a door's direct tool call (no model; ends after the tools) ----------------------
+    def run_call(self, req: CallRequest) -> AsyncIterator[Event]:
+        """One tool call from ``prepare_call``, through the same guard (see ``calls``)."""
+        return run_call(self, req)
 
     # ---- a confirmation's answer ----------------------------------------------------------
     async def resume(self, req: ResumeRequest) -> AsyncIterator[Event]:

@@ -1,0 +1,198 @@
+"""A door's direct tool call: one named tool with its arguments, no model in the loop.
+
+The MCP door (``tools/call``) hands the core a call instead of a message:
+
+    req = await prepare_call(principal=..., tool_name="run_backup",
+                             arguments={"env_id": "prod"}, conv_id=None, uicontext=ctx,
+                             channel="mcp", client="claude-code")
+    async for event in core.run_call(req):   # tool_start/tool_end, or confirm_required, ...
+        ...
+
+``prepare_call`` checks the input once, like ``prepare_turn`` (every refusal audited and
+committed before it is raised). ``run_call`` puts an ``AIMessage`` proposing that one call
+into the conversation, as if the model had proposed it, and runs the graph from the guard:
+the same guard -> confirm (interrupt) -> tools seam and the same audit rows as a turn. The
+run ends after the tools (``app.agent.direct``); so does a later ``AgentCore.resume`` of its
+confirmation, whichever door the decision comes through.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from langchain_core.messages import AIMessage
+
+from app.agent.audit import audit
+from app.agent.core.prepare import _refuse, _uicontext, authenticate, valid_conv_id
+from app.agent.core.refusals import RequestRefused
+from app.agent.core.runner import fail, run_graph
+from app.agent.core.supersede import supersede
+from app.agent.core.turns import build_context, plan_turn, run_config
+from app.agent.events import Event
+from app.agent.stream import Sequencer
+from app.auth import Principal
+from app.context import UIContext
+from app.vocab import Channel
+
+if TYPE_CHECKING:
+    from app.agent.core.agent import AgentCore
+
+TOOL_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
+MAX_ARGUMENTS_BYTES = 64 * 1024
+FOREIGN = "this conversation belongs to another user"
+
+__all__ = ["CallRequest", "prepare_call", "run_call"]
+
+
+@dataclass(frozen=True)
+class CallRequest:
+    """A direct tool call whose every field is checked (built only by ``prepare_call``)."""
+
+    principal: Principal
+    conv_id: str
+    tool_name: str
+    arguments: dict[str, Any]
+    uicontext: UIContext | None
+    channel: Channel
+    client: str | None = None
+    lang: str = "en"
+
+
+def _arguments_problem(arguments: Any) -> tuple[int, str, str] | None:
+    if not isinstance(arguments, Mapping) or not all(isinstance(k, str) for k in arguments):
+        return 422, "invalid_arguments", "arguments must be an object"
+    try:
+        size = len(json.dumps(dict(arguments), ensure_ascii=False).encode("utf-8"))
+    except (TypeError, ValueError):
+        return 422, "invalid_arguments", "arguments must be JSON values"
+    except UnicodeEncodeError:
+        return 422, "invalid_arguments", "arguments must be valid text"
+    if size > MAX_ARGUMENTS_BYTES:
+        return 413, "arguments_too_large", f"arguments are over {MAX_ARGUMENTS_BYTES} bytes"
+    return None
+
+
+async def prepare_call(
+    *,
+    token: str | None = None,
+    principal: Principal | None = None,
+    tool_name: str,
+    arguments: Mapping[str, Any] | None,
+    conv_id: str | None,
+    uicontext: UIContext | str | bytes | Mapping[str, Any] | None,
+    channel: Channel,
+    client: str | None = None,
+) -> CallRequest:
+    """Check a direct call's input once: auth 401; ``conv_id`` (a fresh id when None),
+    the tool's name and the arguments (a JSON object of at most 64 KiB) 422/413; the
+    context like a turn's (an already validated ``UIContext`` is kept). Whether the caller
+    may run the tool, and with these arguments, is the guard's to say."""
+    conv_id = f"call-{uuid.uuid4().hex}" if conv_id is None else conv_id
+    if principal is None:
+        principal = await authenticate(token, conv_id=conv_id, channel=channel, client=client)
+    row: dict[str, Any] = dict(
+        user=principal.user_id, role=principal.role, channel=channel, client=client
+    )
+    if not valid_conv_id(conv_id):
+        raise await _refuse(
+            422,
+            "invalid_conv_id",
+            "conv_id must be 1-128 characters of letters, digits and _.:-",
+            kind="request_invalid",
+            **row,
+        )
+    row["conv_id"] = conv_id
+    args = {} if arguments is None else arguments
+    if not isinstance(tool_name, str) or not TOOL_NAME.fullmatch(tool_name):
+        problem: tuple[int, str, str] | None = (
+            422,
+            "invalid_tool_name",
+            "a tool name is 1-64 letters, digits and underscores",
+        )
+    else:
+        problem = _arguments_problem(args)
+    if problem is not None:
+        raise await _refuse(*problem, kind="request_invalid", **row)
+    ctx = uicontext if isinstance(uicontext, UIContext) else await _uicontext(uicontext, row)
+    return CallRequest(
+        principal=principal,
+        conv_id=conv_id,
+        tool_name=tool_name,
+        arguments=dict(args),
+        uicontext=ctx,
+        channel=channel,
+        client=client,
+    )
+
+
+def proposed_call(req: CallRequest) -> AIMessage:
+    """The call as the model would have proposed it (the guard reads the last AIMessage)."""
+    call_id = f"call_{uuid.uuid4().hex[:24]}"
+    return AIMessage(
+        content="",
+        tool_calls=[
+            {"name": req.tool_name, "args": req.arguments, "id": call_id, "type": "tool_call"}
+        ],
+    )
+
+
+async def run_call(core: AgentCore, req: CallRequest) -> AsyncIterator[Event]:
+    """The call's events: ``tool_start`` .. ``tool_end``, or ``confirm_required`` then
+    ``done(awaiting_confirmation)``, or ``permission_denied`` / ``error``; then ``done``.
+    A pending confirmation of the same conversation is superseded first, as by a turn."""
+    seq = Sequencer(req.conv_id)
+    who = req.principal
+    row = dict(
+        user=who.user_id, role=who.role, conv_id=req.conv_id, channel=req.channel, client=req.client
+    )
+    ui = req.uicontext
+    object_type = ui.objectType if ui is not None else None
+    selected_env = ui.envId if ui is not None else None
+    turn = plan_turn(who.role, object_type, selected_env, ui.model_dump() if ui else None)
+    await audit(
+        kind="tool_filtered",
+        decision="allow",
+        tool=req.tool_name,
+        env=selected_env,
+        reason=f"direct call; {len(turn['allowed_tools'])} tools offered for "
+        f"{object_type or 'no'} context",
+        args={"excluded": turn.get("excluded")},
+        **row,
+    )
+    graph = await core.graph()
+    config = run_config(req.conv_id)
+    state = await graph.aget_state(config)
+    values = state.values or {}
+    if values.get("owner") and values["owner"] != who.user_id:
+        await audit(kind="auth_failed", decision="deny", reason="foreign conversation", **row)
+        async for ev in fail(seq, RequestRefused(403, "forbidden", FOREIGN).event()):
+            yield ev
+        return
+    tiers = {env.id: env.tier for env in core.environments()}
+
+    def context_for(turn_info: Mapping[str, Any]) -> Any:
+        return build_context(
+            who, req.conv_id, turn_info, req.lang, environments=tiers,
+            channel=req.channel, client=req.client,
+        )  # fmt: skip
+
+    if state.interrupts:
+        async for ev in supersede(
+            graph, state, who, req.conv_id, seq, context_for, model_label=core.model_label
+        ):
+            yield ev
+    inp = {
+        "messages": [proposed_call(req)],
+        "owner": who.user_id,
+        "turn": turn,
+        "pending": [],
+        "direct": True,
+    }
+    ctx = context_for(turn)
+    async for ev in run_graph(graph, inp, config, ctx, seq, model_label=core.model_label):
+        yield ev

@@ -1,0 +1,49 @@
+"""The tools a caller is offered, as a door lists them (MCP ``tools/list``): the turn's
+pipeline answer (RBAC, then the context's affinity; ``turns.plan_turn``, the same set as
+``GET /api/agent/tools``), each with what its declaration says about it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from app.agent.core.turns import plan_turn
+from app.agent.rules import current_policy
+from app.agent.tools import TOOLS
+from app.auth import Principal
+from app.context import UIContext
+from app.vocab import Risk
+
+__all__ = ["OfferedTool", "offered_tools"]
+
+
+@dataclass(frozen=True)
+class OfferedTool:
+    name: str
+    description: str  # what the model reads
+    input_schema: dict[str, Any]  # the args model's JSON schema
+    risk: Risk  # the tool's own risk (a call's may be higher, e.g. parsed SQL)
+    idempotent: bool
+    open_world: bool
+
+
+def offered_tools(principal: Principal, uicontext: UIContext | None) -> list[OfferedTool]:
+    """The caller's tools for this context, in catalog order."""
+    object_type = uicontext.objectType if uicontext is not None else None
+    env_id = uicontext.envId if uicontext is not None else None
+    turn = plan_turn(principal.role, object_type, env_id, None)
+    catalog = current_policy().catalog
+    offered = []
+    for name in turn["allowed_tools"]:
+        spec, decl = catalog[name], TOOLS.get(name)
+        offered.append(
+            OfferedTool(
+                name=name,
+                description=spec.description,
+                input_schema=spec.args_model.model_json_schema(),
+                risk=spec.risk,
+                idempotent=decl.idempotent if decl is not None else False,
+                open_world=decl.open_world if decl is not None else True,
+            )
+        )
+    return offered

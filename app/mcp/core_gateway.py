@@ -1,0 +1,89 @@
+"""The MCP door's :class:`~app.mcp.gateway.ToolGateway` over the agent core.
+
+Nothing decides here; each method is the core's own entry:
+
+* ``list_tools`` — ``offered_tools`` (the turn's pipeline: RBAC, then the context);
+* ``call_tool`` — ``prepare_call`` + ``AgentCore.run_call`` (guard -> confirm -> tools);
+* ``resume`` — ``prepare_resume`` (single use, bindings, expiry, the dangerous gate) +
+  ``AgentCore.resume``.
+
+A refusal of ``prepare_*`` (already audited by the core) becomes :class:`GatewayRefused`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+
+from app.agent.core import (
+    AgentCore,
+    RequestRefused,
+    offered_tools,
+    prepare_call,
+    prepare_resume,
+)
+from app.agent.events import Event
+from app.auth import Principal
+from app.context import UIContext
+from app.mcp.gateway import GatewayRefused, ToolCallRequest, ToolInfo, ToolResumeRequest
+
+__all__ = ["CoreGateway"]
+
+
+def _refused(exc: RequestRefused) -> GatewayRefused:
+    code = getattr(exc, "code", None)  # a refused confirmation's reason, e.g. too_early
+    return GatewayRefused(exc.reason, status=exc.status, error=exc.error, reason=code or exc.error)
+
+
+class CoreGateway:
+    """The agent core as the MCP door sees it."""
+
+    def __init__(self, core: AgentCore) -> None:
+        self.core = core
+
+    async def list_tools(
+        self, principal: Principal, context: UIContext | None
+    ) -> Sequence[ToolInfo]:
+        return [
+            ToolInfo(
+                name=t.name,
+                description=t.description,
+                input_schema=t.input_schema,
+                risk=t.risk,
+                idempotent=t.idempotent,
+                open_world=t.open_world,
+            )
+            for t in offered_tools(principal, context)
+        ]
+
+    async def call_tool(self, req: ToolCallRequest) -> AsyncIterator[Event]:
+        try:
+            call = await prepare_call(
+                principal=req.principal,
+                tool_name=req.tool_name,
+                arguments=req.arguments,
+                conv_id=req.conv_id,
+                uicontext=req.uicontext,
+                channel=req.channel,
+                client=req.client,
+            )
+        except RequestRefused as exc:
+            raise _refused(exc) from None
+        async for event in self.core.run_call(call):
+            yield event
+
+    async def resume(self, req: ToolResumeRequest) -> AsyncIterator[Event]:
+        try:
+            decision = await prepare_resume(
+                principal=req.principal,
+                conv_id=req.conv_id,
+                confirmation_id=req.confirmation_id,
+                decision=req.decision,
+                reason=req.reason,
+                channel=req.channel,
+                client=req.client,
+                core=self.core,
+            )
+        except RequestRefused as exc:
+            raise _refused(exc) from None
+        async for event in self.core.resume(decision):
+            yield event

@@ -1,0 +1,203 @@
+"""The gateway's typed events, read to one :class:`Outcome`, and that outcome as an MCP
+tool result.
+
+A completed call answers with the tool's structured output as ``structuredContent``
+plus a short text (the same summarised text the agent's model reads). A forbidden call,
+a failure, a timeout or a refused decision is a tool error (``isError``) whose
+structured content names the error, so an MCP client's model can read why. A call that
+still waits for a person is *not* an error: it says so, with the confirmation id and a
+link to ``/agent`` where the pending card is shown.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import mcp_types as types
+
+from app.agent.events import (
+    ConfirmRequiredEvent,
+    DoneEvent,
+    ErrorEvent,
+    Event,
+    PermissionDeniedEvent,
+    ToolEndEvent,
+    ToolProgressEvent,
+    ToolRetryEvent,
+    ToolTimeoutEvent,
+)
+from app.agent.tool_data import DATA_LIMIT_BYTES
+from app.mcp.card import PendingCard
+from app.mcp.gateway import GatewayRefused
+
+OutcomeKind = Literal[
+    "completed",
+    "failed",
+    "cancelled",
+    "timeout",
+    "permission_denied",
+    "error",
+    "refused",
+    "pending",
+]
+ProgressFn = Callable[[float, float | None, str | None], Awaitable[None]]
+MAX_JSON_CHARS = 1_000_000
+
+__all__ = ["Outcome", "collect", "pending_result", "refused_outcome", "to_result"]
+
+
+@dataclass
+class Outcome:
+    kind: OutcomeKind
+    tool_name: str = ""
+    text: str = ""
+    structured: dict[str, Any] = field(default_factory=dict)
+    pending: PendingCard | None = None
+    conv_id: str = ""
+
+
+def _structured_output(ev: ToolEndEvent) -> dict[str, Any]:
+    """The tool's output as a JSON object: the event's ``data`` (the tool's own result),
+    else its text read as JSON; an object as is, anything else under ``result`` (MCP ≤
+    2025-11-25 requires an object)."""
+    value: Any = ev.data
+    if value is None:
+        text = ev.result
+        stripped = text.strip()
+        value = text
+        if stripped[:1] in ("{", "[") and len(stripped) <= MAX_JSON_CHARS:
+            try:
+                value = json.loads(stripped)
+            except ValueError:
+                value = text
+    return value if isinstance(value, dict) else {"result": value}
+
+
+def _from_event(ev: Event, tool: str) -> Outcome | None:
+    """The outcome a terminal event stands for; None for events that only inform."""
+    structured: dict[str, Any]
+    if isinstance(ev, ConfirmRequiredEvent):
+        card = PendingCard.from_event(ev)
+        return Outcome("pending", card.tool_name, pending=card, conv_id=ev.conv_id)
+    if isinstance(ev, PermissionDeniedEvent):
+        alts = [a.model_dump() for a in ev.alternatives]
+        structured = {
+            "error": "permission_denied",
+            "tool": ev.tool_name,
+            "required_role": ev.required_role,
+            "alternatives": alts,
+            "message": ev.message,
+        }
+        hint = "; ".join(f"{a['action']} ({a['prompt']})" for a in alts)
+        text = f"permission_denied: {ev.message}" + (f" You could instead: {hint}." if hint else "")
+        return Outcome("permission_denied", ev.tool_name, text, structured)
+    if isinstance(ev, ToolEndEvent):
+        if ev.status == "completed":
+            text = ev.result or f"{ev.tool_name} completed."
+            if ev.data_truncated:
+                text += f" (structured output cut to {DATA_LIMIT_BYTES // 1024} KiB)"
+            return Outcome("completed", ev.tool_name, text, _structured_output(ev))
+        if ev.status == "cancelled":
+            structured = {"status": "cancelled", "tool": ev.tool_name, "message": ev.result}
+            return Outcome("cancelled", ev.tool_name, ev.result or "cancelled", structured)
+        structured = {
+            "error": "tool_failed",
+            "tool": ev.tool_name,
+            "message": ev.error or "",
+            "retryable": ev.retryable,
+            "retry_exhausted": ev.retry_exhausted,
+        }
+        return Outcome("failed", ev.tool_name, f"{ev.tool_name} failed: {ev.error}", structured)
+    if isinstance(ev, ToolTimeoutEvent):
+        structured = {
+            "error": "tool_timeout",
+            "tool": ev.tool_name,
+            "message": ev.message,
+            "retryable": ev.retryable,
+            "status_unknown": ev.status_unknown,
+        }
+        return Outcome("timeout", ev.tool_name, ev.message, structured)
+    if isinstance(ev, ErrorEvent):
+        structured = {"error": ev.code, "message": ev.message, "tool": ev.tool_name or tool}
+        return Outcome("error", ev.tool_name or tool, f"{ev.code}: {ev.message}", structured)
+    return None
+
+
+async def collect(
+    events: AsyncIterator[Event], *, tool_name: str, on_progress: ProgressFn | None = None
+) -> Outcome:
+    """Read a gateway stream to its end: the first terminal event decides the outcome
+    (a later ``error`` does not hide a ``tool_end``); progress is forwarded."""
+    outcome: Outcome | None = None
+    retried = False
+    conv_id = ""
+    async for ev in events:
+        conv_id = ev.conv_id or conv_id
+        if isinstance(ev, ToolProgressEvent) and on_progress is not None:
+            await on_progress(float(ev.step), float(ev.total), ev.message or None)
+        elif isinstance(ev, ToolRetryEvent):
+            retried = True
+        elif isinstance(ev, DoneEvent):
+            break
+        elif outcome is None:
+            outcome = _from_event(ev, tool_name)
+    if outcome is None:
+        outcome = Outcome(
+            "error",
+            tool_name,
+            "error: the call ended without a result",
+            {"error": "no_result", "message": "the call ended without a result"},
+        )
+    if retried and outcome.kind in ("completed", "failed"):
+        outcome.text += " (retried once after a transient error)"
+    outcome.conv_id = outcome.conv_id or conv_id
+    return outcome
+
+
+def refused_outcome(exc: GatewayRefused, tool_name: str) -> Outcome:
+    structured = {
+        "error": exc.error,
+        "reason": exc.reason,
+        "status": exc.status,
+        "message": exc.message,
+    }
+    return Outcome("refused", tool_name, f"{exc.error} ({exc.reason}): {exc.message}", structured)
+
+
+def pending_result(card: PendingCard, *, base_url: str, note: str = "") -> types.CallToolResult:
+    """A call that waits for a person: never run, with the confirmation id and a link."""
+    url = f"{base_url}/agent?conv={card.conv_id}"
+    structured = {
+        "status": "confirmation_required",
+        "confirmation_id": card.confirmation_id,
+        "conv_id": card.conv_id,
+        "url": url,
+        "tool": card.tool_name,
+        "arguments": card.arguments,
+        "env_id": card.env_id,
+        "tier": card.tier,
+        "risk_level": card.risk_level,
+        "expires_at": card.expires_at,
+    }
+    where = f" on {card.env_id}" if card.env_id else ""
+    text = (
+        f"Not run: {card.tool_name} needs a person's confirmation ({card.risk_level}{where}). "
+        f"{note}Open {url} to review the card and confirm or cancel it "
+        f"(confirmation id {card.confirmation_id}). Do not call the tool again."
+    )
+    return types.CallToolResult(
+        content=[types.TextContent(text=text)], structured_content=structured, is_error=False
+    )
+
+
+def to_result(outcome: Outcome, *, base_url: str) -> types.CallToolResult:
+    if outcome.pending is not None:
+        return pending_result(outcome.pending, base_url=base_url)
+    return types.CallToolResult(
+        content=[types.TextContent(text=outcome.text)],
+        structured_content=outcome.structured,
+        is_error=outcome.kind not in ("completed", "cancelled"),
+    )
