@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from app.auth import Principal
 from app.errors import AuthError, ConfirmationError, ForbiddenError, SsToolsError, UIContextError
-from app.i18n import refusal_text, t
+from app.i18n import refusal_text
 from app.policy.catalog import affinity_for
 from app.screen.model import BUSY, AgentChatModel, Decision
 from app.screen.stream import ConversationLike, StreamProcessor
@@ -186,22 +186,15 @@ class AgentPageController:
         await self._stream(self.door.core.run_turn(req))
 
     async def continue_without_context(self, request: str) -> None:
-        """The way forward of a refusal by the page's context: leave the context (the pill
-        too) and ask again with the object spelled out."""
-        if self.model.state in BUSY:
-            return
-        self.model.clear_ui_context()
-        await self.send(request)
+        """Leave the page's context (the pill too) and ask with the object spelled out."""
+        if self.model.state not in BUSY:
+            self.model.clear_ui_context()
+            await self.send(request)
 
-    async def check_status(self, task_id: str | None, tool_name: str) -> None:
-        """get_task_status for the card's task (by id when it has one); a page whose
-        context leaves that tool out takes the way without the context."""
-        lang = self.model.lang
-        key, values = ("check_status_task", {"task_id": task_id}) if task_id else (
-            "check_status_prompt", {"tool": tool_name})  # fmt: skip
+    async def check_status(self, request: str) -> None:
+        """Ask get_task_status, leaving a page context that filters it out (dashboard)."""
         object_type = (self.model.ui_context or {}).get("objectType")
         keeps = not object_type or object_type in affinity_for("get_task_status")
-        request = t(key, lang, **values)
         await (self.send(request) if keeps else self.continue_without_context(request))
 
     async def decide(self, decision: Decision, reason: str | None) -> None:

@@ -55,7 +55,7 @@ class Intents(Protocol):
 
     async def continue_without_context(self, request: str) -> None: ...
 
-    async def check_status(self, task_id: str | None, tool_name: str) -> None: ...
+    async def check_status(self, request: str) -> None: ...
 
 
 class _NotConnected:
@@ -68,7 +68,7 @@ class _NotConnected:
     async def continue_without_context(self, request: str) -> None:
         raise RuntimeError("no page controller is connected to this screen model")
 
-    async def check_status(self, task_id: str | None, tool_name: str) -> None:
+    async def check_status(self, request: str) -> None:
         raise RuntimeError("no page controller is connected to this screen model")
 
 
@@ -249,10 +249,15 @@ class AgentChatModel(ChatItems, ContextState, ConfirmationState):
             await self.send(self.last_user_text)
 
     async def check_status(self, call: ToolCall) -> None:
-        """Ask for the call's task by its id (the controller picks the way: with or
-        without the page's context)."""
-        if self.state not in BUSY:
-            await self._intents.check_status(call.task_id, call.tool_name)
+        """Ask for the call's task by its id (the recent tasks when it has none); the
+        controller picks the way: with or without the page's context."""
+        if self.state in BUSY:
+            return
+        if call.task_id:
+            request = t("check_status_task", self.lang, task_id=call.task_id)
+        else:
+            request = t("check_status_prompt", self.lang, tool=call.tool_name)
+        await self._intents.check_status(request)
 
     async def continue_without_context(self, request: str) -> None:
         """The answer's way forward: drop the page's context and send ``request``."""
