@@ -51,8 +51,13 @@ def create_app(*, mcp_gateway: ToolGateway | None = None) -> AgentCore:
     if not getattr(app.state, _ROUTERS_TAG, False) or not _has_api_routes():
         from app.api import routers
 
+        # FastAPI's include_router nests the app's lifespan inside a merged one on every
+        # call; the NiceGUI test plugin rebuilds the app per test, so after ~115 tests the
+        # start-up ran ~900 frames deep (RecursionError). Our routers have no lifespan.
+        lifespan = app.router.lifespan_context
         for router in routers():
             app.include_router(router)
+        app.router.lifespan_context = lifespan
         setattr(app.state, _ROUTERS_TAG, True)
 
     mount_mcp(app, mcp_gateway or CoreGateway(core))
