@@ -229,3 +229,59 @@ async def test_formatted_sql_is_a_code_block(user: User, core, sign_in) -> None:
     await ask(user, sign_in, core, ran("superset_format_sql", {"sql": "SELECT\n  1"}), "en")
     code = one(user, "tool-result")
     assert any(isinstance(e, ui.code) for e in code.descendants())
+
+
+ENVIRONMENTS = {
+    "environments": [
+        {"id": "dev", "name": "Development", "tier": "dev", "url": "http://dev:8088",
+         "reachable": True, "in_maintenance": False},
+        {"id": "prod", "name": "Production", "tier": "prod", "url": "javascript:alert(1)",
+         "reachable": None, "in_maintenance": True},
+    ],
+    "selected": "dev",
+}  # fmt: skip
+ROLES = {
+    "env": "dev",
+    "roles": [{"id": 1, "name": "Gamma", "permission_count": 42, "users": ["ann", "bob"],
+               "flags": ["all_database_access on all_database_access: reads every database"]}],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("lang", "tool", "result", "headers", "first_row"),
+    [
+        ("en", "list_environments", ENVIRONMENTS,
+         ["Id", "Name", "Tier", "URL", "Reachable", "Maintenance"],
+         ["dev", "Development", "dev", "http://dev:8088", "yes", "no"]),
+        ("ru", "list_environments", ENVIRONMENTS,
+         ["Id", "Имя", "Уровень", "URL", "Доступно", "Обслуживание"],
+         ["dev", "Development", "dev", "http://dev:8088", "да", "нет"]),
+        ("en", "superset_audit_permissions", ROLES,
+         ["Name", "Permissions", "Users", "Over-broad grants"],
+         ["Gamma", "42", "ann, bob",
+          "all_database_access on all_database_access: reads every database"]),
+        ("ru", "superset_audit_permissions", ROLES,
+         ["Имя", "Права", "Пользователи", "Слишком широкие права"],
+         ["Gamma", "42", "ann, bob",
+          "all_database_access on all_database_access: reads every database"]),
+    ],
+)  # fmt: skip
+async def test_environments_and_permissions_are_tables_in_the_page_language(
+    user: User, core, sign_in, lang, tool, result, headers, first_row
+) -> None:
+    await ask(user, sign_in, core, ran(tool, result), lang)
+    table = one(user, "result-table")
+    assert [c["label"] for c in table.columns] == headers
+    shown = [table.rows[0][f"c{i}__shown"] for i in range(len(headers))]
+    assert shown == first_row
+    if tool == "list_environments":  # a URL that is not http(s) is never a link
+        assert table.rows[1]["c3"] is None
+
+
+@pytest.mark.parametrize("lang", ["en", "ru"])
+async def test_documentation_is_rendered_markdown(user: User, core, sign_in, lang) -> None:
+    doc = {"markdown": "# Sales\nCharts:\n- Revenue\n- Units\n\n<script>x</script>"}
+    await ask(user, sign_in, core, ran("run_llm_documentation", doc), lang)
+    box = one(user, "tool-result")
+    html = "".join(e.props.get("innerHTML", "") for e in box.descendants())
+    assert html.count("<li>") == 2 and "<script>" not in html
