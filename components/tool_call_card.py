@@ -67,7 +67,8 @@ class _Fold:
     button unfolds them again."""
 
     def __init__(self, box: ui.element) -> None:
-        self.box, self._status = box, None
+        self.box = box
+        self._status: str | None = None
 
     @property
     def status(self) -> str | None:
