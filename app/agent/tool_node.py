@@ -235,6 +235,7 @@ class ToolNode:
                 ToolError(f"internal error in {name} ({type(exc).__name__})"),
             )
         text = summarise_response(_as_text(result), get_settings().summarise_limit)
+        view = present(decl, result, deps, p.get("env_id"))
         data, truncated = tool_data(result)
         emit(
             ToolEndEvent(
@@ -246,11 +247,14 @@ class ToolNode:
                 duration_ms=elapsed(),
                 data=data,
                 data_truncated=truncated,
-                view=present(decl, result, deps, p.get("env_id")),
+                view=view,
             )
         )
         await audit(kind="executed", decision="ok", duration_ms=elapsed(), **audit_base)
-        return ToolMessage(content=text, tool_call_id=call_id, name=name)
+        # the view rides along in the checkpoint (never sent to a model): a restored page
+        # shows the result presented again
+        artifact = {"view": view.model_dump(mode="json")} if view is not None else None
+        return ToolMessage(content=text, tool_call_id=call_id, name=name, artifact=artifact)
 
     async def _failed(
         self,

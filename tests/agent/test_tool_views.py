@@ -8,6 +8,7 @@ from typing import Any
 from app.agent.planner import OfflinePlanner
 from app.agent.tool_node import present
 from app.agent.tools import TOOLS
+from app.auth import Principal
 from app.errors import NoEnvironmentError
 from tests.agent.harness import first
 
@@ -48,3 +49,16 @@ async def test_tool_end_carries_the_view_and_the_text(harness: Any) -> None:
     assert end["status"] == "completed" and "Sales demo" in end["result"]
     assert end["view"]["kind"] == "linked_list"
     assert end["view"]["items"][0]["title"] == "Sales demo"
+
+
+async def test_a_restored_conversation_keeps_each_results_view(harness: Any) -> None:
+    async def search(args: Any, deps: Any) -> dict[str, Any]:
+        return {"env": "dev", "count": 1, "dashboards": [{"id": 7, "title": "Sales demo"}]}
+
+    harness.use(tools={"search_dashboards": search}, model=OfflinePlanner())
+    await harness.run("find dashboards about sales in dev")
+    assert harness.core is not None
+    view = await harness.core.conversation(Principal("alice", "admin"), harness.conv_id)
+    row = view.tool_calls[0]
+    assert row["status"] == "completed" and row["view"]["kind"] == "linked_list"
+    assert row["view"]["items"][0]["title"] == "Sales demo"

@@ -133,3 +133,15 @@ def test_errors_follow_the_page_language(lang, code, message, shown, detail) -> 
     kind = "notice" if code == "not_available" else "error"  # a way on follows a notice
     assert (bubble.kind, bubble.text, bubble.detail) == (kind, shown, detail)
     assert m.state == ("idle" if kind == "notice" else "error")
+
+
+def test_a_restored_tool_card_shows_its_view_and_ignores_one_it_cannot_read() -> None:
+    m, p = setup()
+    rows = [
+        {"call_id": "a", "tool_name": "superset_execute_sql", "status": "completed",
+         "view": TABLE.model_dump(mode="json")},
+        {"call_id": "b", "tool_name": "x", "status": "completed", "view": {"kind": "nope"}},
+    ]  # fmt: skip
+    p.restore(FakeConversation(tool_calls=rows))
+    assert m.tool_call("a").view == TABLE
+    assert m.tool_call("b").view is None

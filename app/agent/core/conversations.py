@@ -34,7 +34,8 @@ _FAILED = frozenset(
 class ConversationView:
     conv_id: str
     messages: list[dict[str, Any]]  # {"role": "user" | "assistant", "text"}
-    tool_calls: list[dict[str, Any]]  # {"call_id", "tool_name", "tool_args", "status", "result"}
+    tool_calls: list[dict[str, Any]]  # {"call_id", "tool_name", "tool_args", "status",
+    #                                      "result", "view"}
     pending: ConfirmRequiredEvent | None
     turn: dict[str, Any] = field(default_factory=dict)  # object_type, selected_env, uicontext
     owner: str | None = None
@@ -61,6 +62,12 @@ def _status(result: ToolMessage | None) -> str:
     return "failed" if m and m.group(1) in _FAILED else "completed"
 
 
+def _view(result: ToolMessage | None) -> Any:
+    """The result's presentation the tool node kept with it (``app.agent.views``)."""
+    artifact = getattr(result, "artifact", None)
+    return artifact.get("view") if isinstance(artifact, dict) else None
+
+
 def conversation_view(conv_id: str, state: Any) -> ConversationView:
     """The view of one ``StateSnapshot``."""
     values = state.values or {}
@@ -81,6 +88,7 @@ def conversation_view(conv_id: str, state: Any) -> ConversationView:
                         "tool_args": tc["args"],
                         "status": _status(result),
                         "result": str(result.content)[:RESULT_LIMIT] if result else "",
+                        "view": _view(result),
                     }
                 )
             if m.content and not m.tool_calls:
