@@ -7,12 +7,16 @@
 Order: settings -> database -> app factory -> ui.run.
 """
 
+import os
 import sys
 
 from nicegui import helpers, ui
 
 from app.settings import get_settings
 from app.web import create_app
+
+if __name__ in {"__main__", "__mp_main__"} and not helpers.is_pytest():
+    os.umask(0o077)  # files the product writes (data dir, page storage) are its own: 0600
 
 if __name__ == "__main__" and len(sys.argv) > 1 and sys.argv[1] == "users":
     from app.cli import users_main

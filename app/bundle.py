@@ -72,13 +72,28 @@ class Bundle:
         return out
 
 
+def safe_member(name: str) -> bool:
+    """Whether a zip member name is a plain relative path: no absolute path or drive, no
+    backslash, no empty, ``.`` or ``..`` part, no ``.git`` part, no control character."""
+    if not name or name.startswith("/") or "\\" in name or ":" in name.split("/", 1)[0]:
+        return False
+    if any(ord(ch) < 32 for ch in name):
+        return False
+    parts = name.rstrip("/").split("/")
+    return all(p not in ("", ".", "..") and p.lower() != ".git" for p in parts)
+
+
 def read_bundle(data: bytes) -> Bundle:
-    """Parse an export zip (one top folder; YAML files)."""
+    """Parse an export zip (one top folder; YAML files). A member whose name could
+    leave the export folder (``..``, an absolute path) or reach ``.git`` is refused."""
     try:
         zf = zipfile.ZipFile(io.BytesIO(data))
     except zipfile.BadZipFile as exc:
         raise BundleError("the export is not a zip file") from exc
     with zf:
+        unsafe = [n for n in zf.namelist() if not safe_member(n)]
+        if unsafe:
+            raise BundleError(f"unsafe path in the export: {unsafe[0][:200]!r}")
         names = [n for n in zf.namelist() if not n.endswith("/")]
         roots = {n.split("/", 1)[0] for n in names if "/" in n}
         if len(roots) != 1:

@@ -4,6 +4,11 @@
     users list
     users passwd NAME (--password PW | --password-stdin)
     users disable NAME / users enable NAME
+    users role NAME --role admin|analyst
+    users delete NAME
+
+Disabling, deleting or re-roling a user ends their page sessions at once; their bearer
+tokens are refused within ``SS_TOOLS_REVOCATION_CACHE_S`` seconds (default 5).
 
 Exit codes: 0 done, 1 refused (duplicate user, unknown user, database error),
 2 bad arguments (unknown role, weak password, malformed name). Passwords are hashed
@@ -22,6 +27,9 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from app.auth import ROLES, hash_password
 from app.errors import SsToolsError
+from app.store import page_sessions
+from app.store import users as user_store
+from app.store.db import session_scope
 
 USERNAME_RE = re.compile(r"^[A-Za-z0-9_.@-]{1,64}$")
 MIN_PASSWORD_CHARS = 8
@@ -48,8 +56,15 @@ def _parser() -> argparse.ArgumentParser:
     passwd.add_argument("name")
     _password_args(passwd)
 
-    for name, text in (("disable", "refuse the user's logins"), ("enable", "allow again")):
+    for name, text in (
+        ("disable", "refuse the user's logins and end their sessions"),
+        ("enable", "allow again"),
+        ("delete", "remove the user and end their sessions"),
+    ):
         sub.add_parser(name, help=text).add_argument("name")
+    role = sub.add_parser("role", help="change a user's role (ends their sessions)")
+    role.add_argument("name")
+    role.add_argument("--role", required=True, help="admin or analyst")
     return parser
 
 
@@ -140,7 +155,25 @@ def _set_disabled(args: argparse.Namespace) -> str:
     name, disabled = _username(args.name), args.command == "disable"
     with session_scope() as session:
         users.set_disabled(session, username=name, disabled=disabled)
+        if disabled:
+            page_sessions.end_user_sessions(session, username=name)
     return f"user {name!r} {'disabled' if disabled else 'enabled'}"
+
+
+def _set_role(args: argparse.Namespace) -> str:
+    name, role = _username(args.name), _role(args.role)
+    with session_scope() as session:
+        user_store.set_role(session, username=name, role=role)
+        page_sessions.end_user_sessions(session, username=name)
+    return f"user {name!r} now has role {role}"
+
+
+def _delete(args: argparse.Namespace) -> str:
+    name = _username(args.name)
+    with session_scope() as session:
+        user_store.delete_user(session, username=name)
+        page_sessions.end_user_sessions(session, username=name)
+    return f"user {name!r} deleted"
 
 
 COMMANDS = {
@@ -149,6 +182,8 @@ COMMANDS = {
     "passwd": _passwd,
     "disable": _set_disabled,
     "enable": _set_disabled,
+    "role": _set_role,
+    "delete": _delete,
 }
 
 

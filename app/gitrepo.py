@@ -19,7 +19,7 @@ import subprocess
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from app.errors import ToolError
 
@@ -161,17 +161,32 @@ class GitRepo:
         return env_id, [i for i in ids.stdout.strip().split(",") if i]
 
     # -- content -------------------------------------------------------------------
-    def write_files(self, files: dict[str, str], *, remove: Sequence[str] = ()) -> None:
-        """Write ``files`` (repo-relative path → text) and delete ``remove`` paths."""
+    def _target(self, rel: str) -> Path:
+        """The file for a repo-relative path; refuses ``..``, absolute paths, ``.git`` and
+        anything that resolves outside the work tree or into ``.git`` (a symlink too)."""
         root = self.path.resolve()
-        for rel in remove:
-            target = (root / rel).resolve()
-            if root in target.parents and target.is_file():
+        parts = PurePosixPath(rel.replace("\\", "/")).parts
+        if (
+            not parts
+            or PurePosixPath(rel).is_absolute()
+            or any(p in ("", ".", "..") or p.lower() == ".git" for p in parts)
+        ):
+            raise GitError(f"refusing to write outside the repository: {rel[:200]!r}")
+        target = (root / Path(*parts)).resolve()
+        git_dir = root / ".git"
+        if root not in target.parents or target == git_dir or git_dir in target.parents:
+            raise GitError(f"refusing to write outside the repository or into .git: {rel[:99]!r}")
+        return target
+
+    def write_files(self, files: dict[str, str], *, remove: Sequence[str] = ()) -> None:
+        """Write ``files`` (repo-relative path → text) and delete ``remove`` paths. Every
+        path is checked first (:meth:`_target`): nothing is written if one is unsafe."""
+        removals = [self._target(rel) for rel in remove]
+        writes = [(self._target(rel), text) for rel, text in sorted(files.items())]
+        for target in removals:
+            if target.is_file():
                 target.unlink()
-        for rel, text in sorted(files.items()):
-            target = (root / rel).resolve()
-            if root not in target.parents:
-                raise GitError(f"refusing to write outside the repository: {rel!r}")
+        for target, text in writes:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(text, encoding="utf-8")
 

@@ -36,6 +36,15 @@ class Settings(BaseSettings):
         description="Where people open the product (e.g. https://agent.example.com); links "
         "handed out by the MCP door use it. Default: the base URL the request came in on.",
     )
+    max_body_bytes: int = Field(
+        default=1024 * 1024,
+        description="Request bodies larger than this are refused with 413 before parsing",
+    )
+    frame_ancestors: str = Field(
+        default="'self'",
+        description="CSP frame-ancestors: who may embed the pages, e.g. "
+        "\"'self' https://superset.example.com\" to embed /agent in Superset",
+    )
 
     # --- auth -------------------------------------------------------------------
     jwt_secret: SecretStr = SecretStr(DEFAULT_JWT_SECRET)
@@ -47,6 +56,24 @@ class Settings(BaseSettings):
     jwt_issuer: str = "ss-tools"
     jwt_audience: str = "ss-tools-agent"
     jwt_ttl_s: int = 8 * 3600
+    revocation_cache_s: float = Field(
+        default=5.0,
+        description="How long a user's enabled/role check is cached; disabling, deleting or "
+        "re-roling a user ends their tokens and page sessions within this many seconds.",
+    )
+    login_max_failures_per_user: int = Field(
+        default=5, description="Failed sign-ins of one username before it is blocked"
+    )
+    login_max_failures_per_client: int = Field(
+        default=20, description="Failed sign-ins from one client address before it is blocked"
+    )
+    login_window_s: float = Field(
+        default=900.0, description="Failures are forgotten after this long without one"
+    )
+    login_backoff_s: float = Field(
+        default=30.0, description="First block; doubles with each further failure"
+    )
+    login_backoff_max_s: float = 900.0
     jwks_url: str | None = None
     jwks_file: Path | None = None
     jwt_role_claim: str = "role"

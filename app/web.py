@@ -16,8 +16,10 @@ from nicegui import app
 
 from app.agent.core import AgentCore, install_core
 from app.agent.llm import get_chat_model
+from app.api.middleware import install_http_guards
 from app.mcp import mount_mcp
 from app.mcp.core_gateway import CoreGateway
+from app.page_storage import private_page_storage
 from app.pages import PAGE_MODULES
 from app.settings import Settings, get_settings
 from app.store.db import get_engine, init_db
@@ -40,6 +42,7 @@ def create_app(*, mcp_gateway: ToolGateway | None = None) -> AgentCore:
     settings = get_settings()
     settings.check_secrets()
     settings.data_dir.mkdir(parents=True, exist_ok=True)
+    private_page_storage(settings.data_dir)
     init_db(get_engine())
     core = build_core(settings)
     install_core(core)
@@ -60,6 +63,11 @@ def create_app(*, mcp_gateway: ToolGateway | None = None) -> AgentCore:
         app.router.lifespan_context = lifespan
         setattr(app.state, _ROUTERS_TAG, True)
 
+    install_http_guards(
+        app,
+        max_body_bytes=settings.max_body_bytes,
+        frame_ancestors=settings.frame_ancestors,
+    )
     mount_mcp(app, mcp_gateway or CoreGateway(core))
     for module in PAGE_MODULES:  # each registers its @ui.page function
         importlib.import_module(module)

@@ -48,9 +48,14 @@ async def overhead(turns: int = 60) -> dict[str, float]:
     from app.agent.llm import OfflinePlanner
     from app.agent.tools import TOOL_CATALOG
     from app.auth import issue_token
+    from app.store import users
+    from app.store.db import session_scope
 
     model = OfflinePlanner()
     core = AgentCore(model=model, tools={"search_dashboards": _noop_search})
+    with session_scope() as session:  # tokens are honoured only for existing, enabled users
+        if users.get_user_by_name(session, username="bench") is None:
+            users.create_user(session, username="bench", role="admin", password_hash="!")
     token = issue_token(username="bench", role="admin")[0]
     message = "find dashboards about sales"
 

@@ -13,6 +13,7 @@ from app.i18n import t
 from app.screen.items import ChatItem, ChatMessage
 from app.screen.markdown import chat_markdown
 from app.screen.model import AgentChatModel
+from app.text import hosts_of
 from components.bind import bind_classes_from
 from components.confirmation_card import confirmation_card
 from components.connection_banner import connection_banner
@@ -48,7 +49,8 @@ def message_bubble(model: AgentChatModel, message: ChatMessage) -> ui.element:
             if message.kind in KIND_ICONS:
                 name, tone = KIND_ICONS[message.kind]
                 ui.icon(name).classes(f"text-xl {tone}").mark(f"message-{message.kind}")
-            body = bind_markdown(safe_markdown(), message, "text", chat_markdown)
+            hosts = hosts_of(env.url for env in model.environments)  # links only to Superset
+            body = bind_markdown(safe_markdown(allowed_hosts=hosts), message, "text", chat_markdown)
             body.classes("chat-markdown min-w-0 flex-grow").mark("message-text")
         with (
             ui.expansion(t("details", lang))

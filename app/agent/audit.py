@@ -5,7 +5,9 @@ queue and inserts everything waiting in a single transaction (one commit for man
 under load), so the shared event loop never blocks on the database and a turn's own work
 overlaps with its audit writes. ``flush_audit()`` (called by the handler before every
 ``done`` event) waits until this loop's rows are committed: a finished turn always has
-all its rows, and a failed write is reported, never swallowed.
+all its rows, and a failed write is reported, never swallowed. If a batch cannot be
+committed, its rows are written one by one (and the reasoning log says so), so one bad row
+never loses the others.
 
 Every row records the door the turn came through (``channel``: page | http | mcp, and the
 MCP ``client``). The core passes them explicitly; rows written inside graph nodes (guard,
@@ -26,6 +28,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from app.store.audit import record_audit
+from app.store.cot import cot_logger
 from app.store.db import session_scope
 
 log = logging.getLogger("ss_tools.audit")
@@ -61,20 +64,49 @@ def _resolve(fut: asyncio.Future[None], error: BaseException | None) -> None:
         fut.set_exception(error)
 
 
-def _write_batch(batch: list[_Item]) -> None:
-    error: BaseException | None = None
+def _commit(rows: list[dict[str, Any]]) -> None:
+    with session_scope() as session:
+        for fields in rows:
+            record_audit(session, flush=False, **fields)
+
+
+def _settle(item: _Item, error: BaseException | None) -> None:
+    _, loop, fut = item
     try:
-        with session_scope() as session:
-            for fields, _, _ in batch:
-                record_audit(session, flush=False, **fields)
-    except Exception as exc:  # reported to every waiter of this batch via flush_audit()
-        error = exc
-        log.error("audit batch of %d rows could not be written: %r", len(batch), exc)
-    for _, loop, fut in batch:
-        try:
-            loop.call_soon_threadsafe(_resolve, fut, error)
-        except RuntimeError:  # that loop is closed: nobody is waiting any more
-            log.debug("audit batch settled after its event loop closed")
+        loop.call_soon_threadsafe(_resolve, fut, error)
+    except RuntimeError:  # that loop is closed: nobody is waiting any more
+        log.debug("audit row settled after its event loop closed")
+
+
+def _write_batch(batch: list[_Item]) -> None:
+    """One transaction for the batch; if it fails, each row in its own transaction, so
+    one bad row never loses the others (said in the reasoning log)."""
+    try:
+        _commit([fields for fields, _, _ in batch])
+    except Exception as exc:  # retried row by row below; a row that fails again is reported
+        if len(batch) == 1:
+            log.error("audit row could not be written: %s", type(exc).__name__)
+            _settle(batch[0], exc)
+            return
+        cot_logger.explore(
+            "audit batch failed; writing its rows one by one",
+            rows=len(batch),
+            error=type(exc).__name__,
+        )
+        failed = 0
+        for item in batch:
+            try:
+                _commit([item[0]])
+            except Exception as row_exc:  # only this row's waiter hears of it
+                failed += 1
+                log.error("audit row could not be written: %s", type(row_exc).__name__)
+                _settle(item, row_exc)
+            else:
+                _settle(item, None)
+        cot_logger.reflect("audit batch written row by row", rows=len(batch), failed=failed)
+        return
+    for item in batch:
+        _settle(item, None)
 
 
 def _writer() -> None:

@@ -44,6 +44,7 @@ from app.policy import (
     tool_risk,
 )
 from app.store import maintenance
+from app.store.cot import cot_logger
 from app.store.db import session_scope
 
 #: Builds a call's ToolDeps:
@@ -153,6 +154,7 @@ class Guard:
             required = decision.required_role or "admin"
             alts = alternatives_for(ctx.role, ctx.object_type, exclude={name}, policy=policy)
             msg = f"'{name}' requires the {required} role; your role is {ctx.role}."
+            cot_logger.explore("permission denied", tool=name, role=ctx.role, required=required)
             ev = PermissionDeniedEvent(
                 tool_name=name, required_role=required, alternatives=alts, message=msg
             )

@@ -2,23 +2,28 @@
 
 200 ``{"access_token", "token_type": "bearer", "expires_in", "role"}``; wrong credentials
 (or a disabled user) 401 ``{"error": "unauthorized", "reason": "invalid username or
-password"}``; a malformed body 422 (FastAPI validation). Each attempt leaves an audit row
-(``login`` with ``allow`` or ``deny``). The password is never logged nor audited.
+password"}``; a malformed body 422 ``{"error": "invalid_request", …}``; too many failed
+sign-ins for the username or from the client 429 ``{"error": "too_many_requests", …}``
+with ``Retry-After`` (see :mod:`app.auth.throttle`; the password is not even checked
+then). A success and a username's first failure in a window leave an audit row (the
+other failures are counted, not logged one by one). The password is never logged nor
+audited.
 """
 
 from __future__ import annotations
 
 from typing import Literal
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
+from app.api.errors import error_response
 from app.auth import audit_auth_event, authenticate, issue_token
+from app.auth.throttle import INVALID_CREDENTIALS, check_login, login_failed, login_succeeded
+from app.store.db import session_scope
 
 router = APIRouter(prefix="/api/auth", tags=["auth"])
-
-INVALID_CREDENTIALS = "invalid username or password"
 
 
 class TokenRequest(BaseModel):
@@ -38,22 +43,29 @@ class TokenResponse(BaseModel):
 @router.post(
     "/token",
     response_model=TokenResponse,
-    responses={401: {"description": "invalid username or password"}},
+    responses={
+        401: {"description": "invalid username or password"},
+        429: {"description": "too many failed sign-ins; see Retry-After"},
+    },
 )
-def create_token(body: TokenRequest) -> TokenResponse | JSONResponse:
-    from app.store.db import session_scope
-
+def create_token(body: TokenRequest, request: Request) -> TokenResponse | JSONResponse:
+    client = request.client.host if request.client else None
+    gate = check_login(body.username, client)
+    if not gate.allowed:
+        return error_response(
+            429,
+            "too_many_requests",
+            f"too many failed sign-ins; try again in {gate.retry_after_s} s",
+            headers={"Retry-After": str(gate.retry_after_s)},
+        )
     with session_scope() as session:
         principal = authenticate(session, username=body.username, password=body.password)
     if principal is None:
-        audit_auth_event(
-            kind="login", decision="deny", reason=INVALID_CREDENTIALS, user=body.username
+        login_failed(body.username, client)
+        return error_response(
+            401, "unauthorized", INVALID_CREDENTIALS, headers={"WWW-Authenticate": "Bearer"}
         )
-        return JSONResponse(
-            status_code=401,
-            content={"error": "unauthorized", "reason": INVALID_CREDENTIALS},
-            headers={"WWW-Authenticate": "Bearer"},
-        )
+    login_succeeded(body.username)
     token, expires_in = issue_token(username=principal.user_id, role=principal.role)
     audit_auth_event(
         kind="login",
@@ -61,5 +73,6 @@ def create_token(body: TokenRequest) -> TokenResponse | JSONResponse:
         reason="password",
         user=principal.user_id,
         role=principal.role,
+        args={"client": client},
     )
     return TokenResponse(access_token=token, expires_in=expires_in, role=principal.role)

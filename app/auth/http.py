@@ -1,8 +1,11 @@
 """FastAPI dependencies: ``require_principal`` (Bearer token) and ``require_admin``.
 
-Both are plain ``def`` dependencies, so FastAPI runs them in its thread pool: the JWKS
-fetch and the audit insert never block the event loop. A refusal writes an audit row
-(``auth_failed`` / ``deny`` with the reason and the request path; never the token).
+``require_principal`` is a plain ``def`` dependency, so FastAPI runs it in its thread
+pool: the JWKS fetch, the user check (:func:`app.auth.active.verify_token`) and the audit
+insert never block the event loop. ``require_principal_async`` serves hot async routes
+inline when everything it needs is in memory. A refusal writes an audit row
+(``auth_failed`` / ``deny`` with the reason and the request path; never the token) and
+answers 401 ``{"error": "unauthorized", "reason": ...}``.
 """
 
 from __future__ import annotations
@@ -12,9 +15,14 @@ from typing import Annotated, Any
 
 from fastapi import Depends, HTTPException, Request
 from sqlalchemy.exc import SQLAlchemyError
+from starlette.concurrency import run_in_threadpool
 
-from app.auth.tokens import Principal, verify_token
+from app.auth.active import cached_status, check_status, verify_token
+from app.auth.tokens import Principal, decode_token, external_enabled
 from app.errors import AuthError
+from app.settings import get_settings
+from app.store.audit import record_audit
+from app.store.db import session_scope
 
 log = logging.getLogger("ss_tools.auth")
 
@@ -30,9 +38,6 @@ def audit_auth_event(
 ) -> None:
     """Append one audit row in its own transaction. A database failure is logged, not
     raised, so it cannot turn a 401 into a 500 (the refusal itself still happens)."""
-    from app.store.audit import record_audit
-    from app.store.db import session_scope
-
     try:
         with session_scope() as session:
             record_audit(
@@ -45,7 +50,7 @@ def audit_auth_event(
                 args=args,
             )
     except SQLAlchemyError:
-        log.exception("could not write audit row kind=%s decision=%s", kind, decision)
+        log.error("could not write audit row kind=%s decision=%s", kind, decision)
 
 
 def bearer_token(request: Request) -> str | None:
@@ -63,8 +68,16 @@ def _request_args(request: Request) -> dict[str, Any]:
     return {"method": request.method, "path": request.url.path}
 
 
+def unauthorized(reason: str) -> HTTPException:
+    return HTTPException(
+        status_code=401,
+        detail={"error": "unauthorized", "reason": reason},
+        headers={"WWW-Authenticate": "Bearer"},
+    )
+
+
 def require_principal(request: Request) -> Principal:
-    """The verified caller, or 401 ``{"error": "unauthorized", "reason": ...}``."""
+    """The verified, still-active caller, or 401 ``{"error": "unauthorized", ...}``."""
     header = request.headers.get("authorization")
     token = bearer_token(request)
     try:
@@ -75,30 +88,25 @@ def require_principal(request: Request) -> Principal:
         audit_auth_event(
             kind="auth_failed", decision="deny", reason=exc.message, args=_request_args(request)
         )
-        raise HTTPException(
-            status_code=401,
-            detail={"error": "unauthorized", "reason": exc.message},
-            headers={"WWW-Authenticate": "Bearer"},
-        ) from None
+        raise unauthorized(exc.message) from None
 
 
 async def require_principal_async(request: Request) -> Principal:
     """``require_principal`` for hot async routes: a local HS256 check is pure CPU (tens of
-    microseconds), so it runs inline instead of hopping to the thread pool; only an
-    external key set (which may fetch a JWKS URL) or a refusal (an audit insert) goes to a
-    worker thread."""
-    from starlette.concurrency import run_in_threadpool
-
-    from app.auth.tokens import external_enabled
-    from app.settings import get_settings
-
+    microseconds) and the user check is usually cached, so both run inline; an external
+    key set (which may fetch a JWKS URL), a cache miss or a refusal (an audit insert)
+    goes to a worker thread."""
     token = bearer_token(request)
     if token is None or external_enabled(get_settings()):
         return await run_in_threadpool(require_principal, request)
     try:
-        return verify_token(token)
+        principal = decode_token(token)
+        status = cached_status(principal.user_id)
+        if status is not None:
+            return check_status(principal, status)
     except AuthError:
-        return await run_in_threadpool(require_principal, request)
+        pass  # the worker thread below answers (and audits) the refusal
+    return await run_in_threadpool(require_principal, request)
 
 
 def require_admin(

@@ -17,7 +17,8 @@ Every refusal is an :class:`app.errors.AuthError` whose message is a short stabl
 ``missing token``, ``malformed token``, ``expired token``, ``bad signature``,
 ``algorithm not allowed``, ``wrong audience``, ``wrong issuer``, ``missing claim: X``,
 ``invalid claim: X``, ``token not yet valid``, ``unknown role``, ``unknown key``,
-``key set unavailable``.
+``key set unavailable``. :func:`app.auth.active.verify_token` adds the revocation check
+(``unknown user``, ``user disabled``, ``role changed``).
 """
 
 from __future__ import annotations
@@ -208,8 +209,10 @@ def external_enabled(settings: Settings) -> bool:
     return bool(settings.jwks_url or settings.jwks_file)
 
 
-def verify_token(token: str | None) -> Principal:
-    """The caller behind ``token``; raises ``AuthError(reason)`` for any defect."""
+def decode_token(token: str | None) -> Principal:
+    """The principal a token was issued to, from its signature and claims alone (pure
+    CPU, no database); raises ``AuthError(reason)`` for any defect. Requests must use
+    :func:`app.auth.active.verify_token`, which also checks the user is still active."""
     if token is None or not token.strip():
         raise AuthError("missing token")
     token = token.strip()

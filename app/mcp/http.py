@@ -175,6 +175,7 @@ def mount_mcp(app: App, gateway: ToolGateway) -> McpDoor:
     door.gateway = gateway
     if not any(getattr(r, "path", None) == MCP_PATH for r in app.router.routes):
         app.router.routes.append(Route(MCP_PATH, endpoint=door))
-    app.on_startup(door.start)
-    app.on_shutdown(door.stop)
+    if not app.is_started:  # a rebuild of a running app keeps the running door's handlers
+        app.on_startup(door.start)
+        app.on_shutdown(door.stop)
     return door

@@ -101,6 +101,7 @@ async def agent_page(request: Request, lang: str | None = None):
         app.storage.user["conv_id"] = await controller.open_conversation()
     elif conv_id:
         await _restore(controller)
+    session.watch(request)  # a revoked session (disabled, deleted, re-roled) leaves the page
     return None
 
 

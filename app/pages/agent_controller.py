@@ -145,7 +145,7 @@ class AgentPageController:
         except SsToolsError as exc:  # a broken environments file must not take the page down
             self._warn(f"environments unavailable on /agent: {exc}")
             return []
-        return [EnvOption(id=v.id, name=v.name or v.id, tier=v.tier) for v in views]
+        return [EnvOption(id=v.id, name=v.name or v.id, tier=v.tier, url=v.url) for v in views]
 
     def _learn_tier(self, env_id: str | None) -> None:
         if env_id and not self.model.knows_env(env_id):

@@ -18,6 +18,7 @@ from nicegui import app, run, ui
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
+from app.api.errors import error_response
 from app.auth import bearer_token, verify_token
 from app.errors import AuthError
 from app.i18n import pick_language, t
@@ -94,23 +95,27 @@ def forbidden_page(lang: str) -> HTMLResponse:
 
 
 def _admin_from_request(request: Request) -> str | None:
-    """The admin's username from a Bearer token or the page session, else None."""
-    token = bearer_token(request) or app.storage.user.get("token")
-    try:
-        principal = verify_token(token)
-    except AuthError:
-        return None
-    return principal.user_id if principal.role == "admin" else None
+    """Blocking: the admin's username from a Bearer token or the page session, else None
+    (a token or session of a disabled, deleted or re-roled user counts as none)."""
+    token = bearer_token(request)
+    if token is not None:
+        try:
+            principal = verify_token(token)
+        except AuthError:
+            return None
+        return principal.user_id if principal.role == "admin" else None
+    user = session.user_for(session.browser_id(request))
+    return user.username if user is not None and user.is_admin else None
 
 
 async def audit_csv(request: Request) -> Response:
-    if _admin_from_request(request) is None:
-        return Response("admins only\n", status_code=403, media_type="text/plain")
+    if await run.io_bound(_admin_from_request, request) is None:
+        return error_response(403, "forbidden", "admins only: sign in as an admin")
     filters = {k: request.query_params.get(k, "") for k in FILTERS}
     try:
         rows = await run.io_bound(fetch_rows, filters, 100_000)
     except FilterError as exc:
-        return Response(f"bad date: {exc}\n", status_code=422, media_type="text/plain")
+        return error_response(422, "invalid_request", f"bad date: {str(exc)[:64]!r}")
     return Response(
         to_csv(rows),
         media_type="text/csv; charset=utf-8",
@@ -174,4 +179,6 @@ async def audit_page(request: Request, lang: str | None = None):
     table = ui.table(columns=columns, rows=[], row_key="id", pagination=50)
     table.classes("w-full px-4").props("dense wrap-cells").mark("audit-table")
     await apply()
+    # last: a timer makes NiceGUI answer as soon as the page connects (before apply ends)
+    session.watch(request)  # a revoked admin loses the open page within seconds
     return None

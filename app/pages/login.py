@@ -1,8 +1,14 @@
-"""/login: "Username", "Password", "Sign in"; errors inline; back to ``?next=``."""
+"""/login: "Username", "Password", "Sign in"; errors inline; back to ``?next=``.
+
+A correct password sends the browser through ``/login/complete`` (a new browser id, see
+:mod:`app.pages.session`). Failed sign-ins are throttled per username and per client
+(the same limits as ``POST /api/auth/token``): while blocked, the form says when to try
+again. A browser arriving with the id of an ended session gets a new id first.
+"""
 
 from __future__ import annotations
 
-from nicegui import app, ui
+from nicegui import app, run, ui
 from starlette.requests import Request
 from starlette.responses import RedirectResponse
 
@@ -10,15 +16,25 @@ from app.errors import SsToolsError
 from app.i18n import pick_language, t
 from app.pages import session
 
+THROTTLED = {
+    "en": "Too many failed sign-ins. Try again in {s} s.",
+    "ru": "Слишком много неудачных попыток входа. Повторите через {s} с.",
+}
+
 
 @ui.page("/login", title="Sign in · ss-tools agent")
 async def login_page(request: Request, next: str = "", lang: str | None = None):
     target = session.safe_next(next)
-    if session.current_user() is not None:
+    bid = session.browser_id(request)
+    if await run.io_bound(session.needs_new_id, bid):
+        session.rotate_browser_id(request)  # an ended session's id is never reused
+        return RedirectResponse(session.request_target(request), status_code=303)
+    if await run.io_bound(session.user_for, bid) is not None:
         return RedirectResponse(target)
     language = pick_language(
         lang, app.storage.user.get("lang"), request.headers.get("accept-language")
     )
+    client = request.client.host if request.client else None
     ui.add_css(_CSS_LINK)
 
     async def submit() -> None:
@@ -27,15 +43,22 @@ async def login_page(request: Request, next: str = "", lang: str | None = None):
             error.set_text(t("fill_both", language))
             return
         try:
-            user = await session.sign_in(username.value, password.value)
+            result = await session.sign_in(
+                username.value, password.value, client=client, bid=bid, target=target
+            )
         except SsToolsError as exc:
             error.set_text(f"{t('login_unavailable', language)} ({exc.message})")
             return
-        if user is None:
+        if result.outcome == "throttled":
+            template = THROTTLED.get(language, THROTTLED["en"])
+            error.set_text(template.format(s=result.retry_after_s))
+            password.value = ""
+            return
+        if result.outcome == "bad":
             error.set_text(t("bad_credentials", language))
             password.value = ""
             return
-        ui.navigate.to(target)
+        ui.navigate.to(result.next_url)
 
     with ui.column().classes("absolute-center w-80 gap-3"):
         ui.label(t("sign_in_title", language)).classes("text-xl font-semibold")
@@ -57,3 +80,9 @@ async def login_page(request: Request, next: str = "", lang: str | None = None):
 
 
 _CSS_LINK = "body { background: #f1f5f9; }"
+
+# registered here (a page module, re-imported with the pages) rather than in session.py
+if not any(getattr(r, "path", None) == session.COMPLETE_PATH for r in app.routes):
+    app.add_api_route(
+        session.COMPLETE_PATH, session.complete_sign_in, methods=["GET"], include_in_schema=False
+    )

@@ -1,33 +1,51 @@
-"""The signed-in user of the pages, kept in ``app.storage.user`` (a signed cookie).
+"""The signed-in user of the pages: a server-side session keyed by the browser id.
 
-Stored keys: ``token`` (our JWT), ``username``, ``role``, ``lang`` (the user's language
-choice) and ``conv_id`` (the open conversation, shared by the browser's tabs).
+Nothing secret is stored in the browser or in NiceGUI's page storage on disk: the
+``session`` cookie (signed with the storage secret) carries NiceGUI's random browser id,
+and :mod:`app.store.page_sessions` maps a hash of that id to the user. Page storage
+(``app.storage.user``) keeps only ``lang`` and ``conv_id``.
+
+* Sign-in (issue 9 item 2): the login form checks the password and the throttle, then
+  sends the browser to ``/login/complete?ticket=…``, which spends the one-time ticket,
+  gives the browser a **new** id and opens the session for that id only. A browser id
+  planted before sign-in stays signed out.
+* Sign-out ends the session at once; the next ``/login`` gives the browser a new id.
+* Every page load checks the user is still active with the session's role
+  (:func:`app.auth.ensure_active`, issue 9 item 3); the page's model gets a fresh token
+  that lives only in memory (item 12).
 """
 
 from __future__ import annotations
 
 import logging
+import uuid
 from dataclasses import dataclass
 from typing import Literal
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
-from nicegui import app, run
+from nicegui import app, run, ui
 from starlette.requests import Request
+from starlette.responses import RedirectResponse
 
-from app.auth import Principal, authenticate, issue_token, verify_token
+from app.auth import Principal, authenticate, ensure_active, issue_token
+from app.auth.throttle import check_login, login_failed, login_succeeded
 from app.errors import AuthError
 from app.screen.links import is_local_path
+from app.settings import get_settings
+from app.store import page_sessions
 from app.store.db import session_scope
+from app.text import is_valid_unicode
 
 log = logging.getLogger("ss_tools.pages")
-SESSION_KEYS = ("token", "username", "role", "conv_id")
+COMPLETE_PATH = "/login/complete"
+SESSION_KEYS = ("conv_id",)
 
 
 @dataclass(frozen=True)
 class SessionUser:
     username: str
     role: str
-    token: str
+    token: str  # issued for this page visit, kept in memory only
     source: Literal["local", "external"] = "local"
 
     @property
@@ -39,40 +57,167 @@ class SessionUser:
         return Principal(user_id=self.username, role=self.role, source=self.source)
 
 
-def current_user() -> SessionUser | None:
-    """The signed-in user, or None (no token, or it expired / was tampered with)."""
-    token = app.storage.user.get("token")
-    if not token:
-        return None
+@dataclass(frozen=True)
+class SignIn:
+    outcome: Literal["ok", "bad", "throttled"]
+    next_url: str = ""
+    retry_after_s: int = 0
+
+
+def browser_id(request: Request | None = None) -> str | None:
+    """NiceGUI's browser id of this request (or of the page being served)."""
+    if request is not None:
+        value = request.session.get("id") if "session" in request.scope else None
+    else:
+        value = app.storage.browser.get("id")
+    return str(value) if value else None
+
+
+def _lookup(bid: str) -> Principal | None:
+    """Blocking: the live session's principal, ending it when its user was disabled,
+    deleted or re-roled."""
+    with session_scope() as db:
+        row = page_sessions.find_session(db, browser_id=bid)
+        if row is None or not page_sessions.is_live(row):
+            return None
+        principal = Principal(user_id=row.username, role=row.role)
     try:
-        principal = verify_token(token)
+        return ensure_active(principal)
     except AuthError as exc:
-        log.info("page session dropped: %s", exc)
-        sign_out()
+        log.info("page session of %s ended: %s", principal.user_id, exc.message)
+        with session_scope() as db:
+            page_sessions.end_session(db, browser_id=bid)
         return None
-    return SessionUser(
-        username=principal.user_id, role=principal.role, token=token, source=principal.source
-    )
 
 
-def _check_credentials(username: str, password: str) -> Principal | None:
-    with session_scope() as session:
-        return authenticate(session, username=username, password=password)
-
-
-async def sign_in(username: str, password: str) -> SessionUser | None:
-    """Check the credentials (off the event loop) and remember the user; None if wrong."""
-    principal = await run.io_bound(_check_credentials, username.strip(), password)
+def user_for(bid: str | None) -> SessionUser | None:
+    """Blocking: the signed-in user of this browser id, or None."""
+    principal = _lookup(bid) if bid else None
     if principal is None:
         return None
-    token, _expires_in = issue_token(username=principal.user_id, role=principal.role)
-    app.storage.user.update(token=token, username=principal.user_id, role=principal.role)
+    token, _ = issue_token(username=principal.user_id, role=principal.role)
     return SessionUser(username=principal.user_id, role=principal.role, token=token)
 
 
+def current_user() -> SessionUser | None:
+    """The signed-in user of the page being built, or None (one indexed lookup)."""
+    return user_for(browser_id())
+
+
+def _check_credentials(username: str, password: str, client: str | None) -> SignIn | Principal:
+    gate = check_login(username, client)
+    if not gate.allowed:
+        return SignIn("throttled", retry_after_s=gate.retry_after_s)
+    with session_scope() as db:
+        principal = authenticate(db, username=username, password=password)
+    if principal is None:
+        login_failed(username, client)
+        return SignIn("bad")
+    login_succeeded(username)
+    return principal
+
+
+def _ticket(principal: Principal, bid: str | None) -> str:
+    with session_scope() as db:
+        return page_sessions.create_ticket(
+            db, username=principal.user_id, role=principal.role, browser_id=bid, now=None
+        )
+
+
+async def sign_in(
+    username: str, password: str, *, client: str | None, bid: str | None, target: str
+) -> SignIn:
+    """Check the throttle and the credentials (off the event loop). On success the
+    browser must follow ``next_url`` to finish signing in (a new browser id)."""
+    name = username.strip()
+    if not is_valid_unicode(name) or not is_valid_unicode(password):
+        return SignIn("bad")
+    checked = await run.io_bound(_check_credentials, name, password, client)
+    if isinstance(checked, SignIn):
+        return checked
+    ticket = await run.io_bound(_ticket, checked, bid)
+    return SignIn("ok", COMPLETE_PATH + "?" + urlencode({"ticket": ticket, "next": target}))
+
+
+async def complete_sign_in(request: Request) -> RedirectResponse:
+    """``GET /login/complete?ticket=…&next=…``: spend the ticket, rotate the browser id,
+    open the session for the new id."""
+    target = safe_next(request.query_params.get("next"))
+    ticket = request.query_params.get("ticket") or ""
+    old = browser_id(request)
+    redeemed = await run.io_bound(_redeem, ticket, old) if ticket else None
+    if redeemed is None:
+        return RedirectResponse(login_url(target), status_code=303)
+    new = str(uuid.uuid4())
+    request.session.clear()
+    request.session["id"] = new  # the cookie NiceGUI signs: a fresh browser id
+    await run.io_bound(_open, old, new, *redeemed)
+    return RedirectResponse(target, status_code=303)
+
+
+def _redeem(ticket: str, bid: str | None) -> tuple[str, str] | None:
+    with session_scope() as db:
+        return page_sessions.redeem_ticket(db, ticket=ticket, browser_id=bid)
+
+
+def _open(old: str | None, new: str, username: str, role: str) -> None:
+    with session_scope() as db:
+        if old:
+            page_sessions.end_session(db, browser_id=old)
+        page_sessions.open_session(
+            db, browser_id=new, username=username, role=role, ttl_s=get_settings().jwt_ttl_s
+        )
+
+
+def _end(bid: str) -> None:
+    with session_scope() as db:
+        page_sessions.end_session(db, browser_id=bid)
+
+
 def sign_out() -> None:
+    """End this browser's session at once (its id is worthless from now on); the next
+    /login gives the browser a new id."""
+    bid = browser_id()
+    if bid:
+        _end(bid)
     for key in SESSION_KEYS:
         app.storage.user.pop(key, None)
+
+
+def _signed_in(bid: str | None) -> bool:
+    return bid is not None and _lookup(bid) is not None
+
+
+def watch(request: Request) -> ui.timer:
+    """A page timer (every ``revocation_cache_s``, at least 0.5 s): once this browser's
+    session has ended — signed out elsewhere, or its user disabled, deleted or re-roled —
+    the open page goes to /login. Call it at the end of a signed-in page's build: a
+    timer lets NiceGUI send the page as soon as the browser connects."""
+    bid = browser_id(request)
+    back = login_url(request_target(request))
+
+    async def check() -> None:
+        signed_in = await run.io_bound(_signed_in, bid)  # None while the app stops
+        if signed_in is False:
+            timer.deactivate()
+            ui.navigate.to(back)
+
+    timer = ui.timer(max(0.5, get_settings().revocation_cache_s), check)
+    return timer
+
+
+def needs_new_id(bid: str | None) -> bool:
+    """Blocking: whether this browser id belonged to a session that has ended."""
+    if not bid:
+        return False
+    with session_scope() as db:
+        row = page_sessions.find_session(db, browser_id=bid)
+    return row is not None and not page_sessions.is_live(row)
+
+
+def rotate_browser_id(request: Request) -> None:
+    request.session.clear()
+    request.session["id"] = str(uuid.uuid4())
 
 
 def request_target(request: Request) -> str:

@@ -6,7 +6,7 @@
 * :mod:`.pipeline`: build_tool_pipeline, enforce_tool_permission, alternatives_for;
 * :mod:`.risk`: tool_risk, card_state, build_confirmation_contract_v2;
 * :mod:`.envs`: the one environment resolver (resolve_env, tier_of, derive_tier, EnvTable);
-* :mod:`.sql`: sql_risk (sqlglot);
+* :mod:`.sql`: classify_sql / sql_risk (sqlglot), with :mod:`.sql_functions`;
 * :mod:`.config`: Policy, load_policy, policy_from_dict (policy.toml).
 
 Functions that look a tool up by name take ``policy=`` (keyword). Imports no sqlmodel,
@@ -49,7 +49,7 @@ from app.policy.risk import (
     normalize_env,
     tool_risk,
 )
-from app.policy.sql import sql_risk, worst
+from app.policy.sql import SqlVerdict, classify_sql, sql_risk, worst
 
 __all__ = [
     "ALWAYS_INCLUDED",
@@ -65,12 +65,14 @@ __all__ = [
     "Exclusion",
     "PipelineResult",
     "Policy",
+    "SqlVerdict",
     "ToolSpec",
     "affinity_for",
     "alternatives_for",
     "build_confirmation_contract_v2",
     "build_tool_pipeline",
     "card_state",
+    "classify_sql",
     "default_env",
     "derive_tier",
     "enforce_tool_permission",

@@ -130,7 +130,8 @@ class ToolSpec:
     """What policy knows about one tool.
 
     ``risk`` is the tool's own risk; ``call_risk`` (when set) rates one call from its
-    arguments (e.g. the parsed SQL of ``superset_execute_sql``). ``timeout_s`` None means
+    arguments (e.g. the parsed SQL of ``superset_execute_sql``) and ``call_details`` says
+    why, for the confirmation card (e.g. which function made it risky). ``timeout_s`` None means
     the settings' default tool timeout. ``card`` renders the confirmation card's line.
     """
 
@@ -146,6 +147,7 @@ class ToolSpec:
     example_prompt: str = ""
     card: CardLine | None = None
     call_risk: Callable[[Mapping[str, Any]], Risk] | None = None
+    call_details: Callable[[Mapping[str, Any]], dict[str, Any] | None] | None = None
 
     @property
     def read_only(self) -> bool:

@@ -120,7 +120,7 @@ def build_confirmation_contract_v2(
         "required_role": required,
         "alternatives": alternatives,
         "card_state": card_state(risk, tier),
-        "details": None,
+        "details": spec.call_details(args) if spec.call_details is not None else None,
         "description": spec.describe(args, env.env_id, lang),
         "requires_confirmation": needs_card,
     }

@@ -26,6 +26,7 @@ class EnvOption:
     id: str
     name: str = ""
     tier: str | None = None
+    url: str = ""  # its Superset; links to these hosts stay clickable in the chat
 
     @property
     def label(self) -> str:

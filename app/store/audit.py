@@ -2,11 +2,14 @@
 
 There is deliberately no update or delete function here (see ``models.AuditEvent``).
 Arguments are redacted before they are stored: secret-looking keys become ``"***"`` and
-long strings are cut, so the log never holds a password or a 10 MB payload.
+long strings are cut, so the log never holds a password or a 10 MB payload. Every text
+(columns, keys and values) has NUL bytes and lone surrogates replaced by U+FFFD, which
+PostgreSQL could not store: one bad value must never fail a batch of rows.
 """
 
 from __future__ import annotations
 
+import math
 import uuid
 from collections.abc import Mapping
 from datetime import date, datetime
@@ -19,6 +22,7 @@ from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 from app.store.models import AuditEvent, as_utc
+from app.text import clean_text
 
 SECRET_KEY_PARTS = (
     "password",
@@ -44,9 +48,16 @@ def is_secret_key(key: object) -> bool:
 
 
 def _cut(text: str) -> str:
+    """Storable text: NUL and lone surrogates replaced (PostgreSQL refuses both, and one
+    bad value would fail the whole batch), then cut to ``MAX_STRING``."""
+    text = clean_text(text)
     if len(text) <= MAX_STRING:
         return text
     return text[: MAX_STRING - 1] + "…"
+
+
+def _field(value: str | None) -> str | None:
+    return None if value is None else _cut(str(value))
 
 
 def redact(value: Any, _depth: int = 0) -> Any:
@@ -57,13 +68,15 @@ def redact(value: Any, _depth: int = 0) -> Any:
         value = value.model_dump(mode="json")
     if isinstance(value, Mapping):
         return {
-            str(k): REDACTED if is_secret_key(k) else redact(v, _depth + 1)
+            _cut(str(k)): REDACTED if is_secret_key(k) else redact(v, _depth + 1)
             for k, v in value.items()
         }
     if isinstance(value, list | tuple | set | frozenset):
         return [redact(v, _depth + 1) for v in value]
     if isinstance(value, str):
         return _cut(value)
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)  # NaN / Infinity are not JSON (PostgreSQL's JSONB refuses them)
     if value is None or isinstance(value, bool | int | float):
         return value
     if isinstance(value, datetime | date):
@@ -106,14 +119,14 @@ def record_audit(
     if stored_args is not None and not isinstance(stored_args, dict | list):
         stored_args = {"value": stored_args}
     row = AuditEvent(
-        kind=kind,
-        user=user,
-        role=role,
-        conv_id=conv_id,
-        tool=tool,
-        env=env,
+        kind=_cut(kind),
+        user=_field(user),
+        role=_field(role),
+        conv_id=_field(conv_id),
+        tool=_field(tool),
+        env=_field(env),
         decision=decision,
-        reason=_cut(reason) if reason is not None else None,
+        reason=_field(reason),
         args=stored_args,
         duration_ms=duration_ms,
         channel=channel,

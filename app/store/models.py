@@ -173,6 +173,39 @@ class Backup(SQLModel, table=True):
     task_id: str | None = None
 
 
+class PageSession(SQLModel, table=True):
+    """A signed-in browser of the pages, or a one-time sign-in ticket (``kind``).
+
+    The key is a SHA-256 of NiceGUI's browser id (or of the ticket), so neither the table
+    nor the page storage on disk holds anything a visitor could replay."""
+
+    __tablename__ = "page_session"
+
+    key_hash: str = Field(primary_key=True)
+    kind: str = Field(index=True)  # "session" | "ticket"
+    username: str = Field(index=True)
+    role: str
+    bound_to: str | None = None  # a ticket: the hash of the browser id that signed in
+    created_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime, nullable=False)
+    expires_at: datetime = Field(sa_type=UTCDateTime, nullable=False)
+    ended_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+
+
+class LoginThrottle(SQLModel, table=True):
+    """Failed sign-ins of one username (``user:<name>``) or one client (``client:<ip>``)
+    in the current window; shared by every replica through the database."""
+
+    __tablename__ = "login_throttle"
+
+    key: str = Field(primary_key=True)
+    window_start: datetime = Field(sa_type=UTCDateTime, nullable=False)
+    failures: int = 0
+    blocked_until: datetime | None = Field(default=None, sa_type=UTCDateTime)
+    updated_at: datetime = Field(
+        default_factory=utcnow, sa_type=UTCDateTime, nullable=False, index=True
+    )
+
+
 # --- append-only audit: layer 1, mapper events ---------------------------------------------
 _IMMUTABLE = "audit events are append-only: {} refused"
 

@@ -69,3 +69,10 @@ def set_disabled(session: Session, *, username: str, disabled: bool) -> User:
     session.add(user)
     session.flush()
     return user
+
+
+def delete_user(session: Session, *, username: str) -> None:
+    """Remove the account (its audit rows stay: they name the user, they do not point at
+    the row). Its tokens and page sessions stop working at the next check."""
+    session.delete(_require(session, username))
+    session.flush()

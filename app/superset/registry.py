@@ -8,6 +8,7 @@ tier itself: the agent side resolves environments and tiers with :mod:`app.polic
 from __future__ import annotations
 
 import asyncio
+import weakref
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -41,7 +42,7 @@ class EnvironmentRegistry:
         self.errors: dict[str, str] = dict(errors or {})
         self.source = source
         self._transport = transport
-        self._clients: dict[str, tuple[int | None, SupersetClient]] = {}
+        self._clients: dict[str, tuple[LoopRef | None, SupersetClient]] = {}
 
     def __repr__(self) -> str:
         return f"EnvironmentRegistry({list(self.environments)!r})"
@@ -91,13 +92,13 @@ class EnvironmentRegistry:
             raise NoEnvironmentError(
                 f"environment {env.id!r} is unavailable: {self.errors[env.id]}", env_id=env.id
             )
-        loop = _running_loop_id()
+        loop = _running_loop()
         entry = self._clients.get(env.id)
-        if entry is None or entry[0] != loop:
+        if entry is None or not _same_loop(entry[0], loop):
             # A pooled httpx client is bound to the event loop it first ran on; a new loop
             # (a test's own loop, a worker thread) gets its own client. The old one's loop
             # is gone or busy elsewhere, so it is left to that loop, not closed from here.
-            entry = (loop, SupersetClient(env, transport=self._transport))
+            entry = (_ref(loop), SupersetClient(env, transport=self._transport))
             self._clients[env.id] = entry
         return entry[1]
 
@@ -118,18 +119,33 @@ class EnvironmentRegistry:
         ]
 
     async def aclose(self) -> None:
-        loop = _running_loop_id()
+        loop = _running_loop()
         entries, self._clients = list(self._clients.values()), {}
         for client_loop, client in entries:
-            if client_loop == loop:
+            if _same_loop(client_loop, loop):
                 await client.aclose()
 
 
-def _running_loop_id() -> int | None:
+#: The loop a pooled client belongs to (None: made outside any loop), held weakly: a closed
+#: loop's id may be reused by the next loop, so the loop itself is compared, never its id.
+LoopRef = Callable[[], "asyncio.AbstractEventLoop | None"]
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
     try:
-        return id(asyncio.get_running_loop())
+        return asyncio.get_running_loop()
     except RuntimeError:
         return None
+
+
+def _ref(loop: asyncio.AbstractEventLoop | None) -> LoopRef | None:
+    return weakref.ref(loop) if loop is not None else None
+
+
+def _same_loop(ref: LoopRef | None, loop: asyncio.AbstractEventLoop | None) -> bool:
+    if ref is None or loop is None:
+        return ref is None and loop is None
+    return ref() is loop
 
 
 def load_environments(path: Path) -> EnvironmentRegistry:

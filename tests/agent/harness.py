@@ -24,6 +24,7 @@ from app.agent.handler import agent_handler, resume_handler
 from app.auth import issue_token
 from app.context import inject_uicontext
 from tests.agent.scripted import scripted
+from tests.support import ensure_user
 
 
 async def _collect(gen: Any) -> list[dict[str, Any]]:
@@ -34,6 +35,9 @@ async def _collect(gen: Any) -> list[dict[str, Any]]:
 
 
 def token_for(user: str = "alice", role: str = "admin") -> str:
+    """A token for ``user`` with ``role``; the account is created (or re-roled) first,
+    since tokens are honoured only for existing, enabled users with the token's role."""
+    ensure_user(user, role)
     return issue_token(username=user, role=role)[0]
 
 

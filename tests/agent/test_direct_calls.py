@@ -26,6 +26,7 @@ from app.store.models import Confirmation
 from tests.agent.harness import first, types_of
 from tests.agent.scripted import call, final_from_tool
 from tests.agent.test_handler import audit_rows, recording_tools
+from tests.support import ensure_user
 
 ALICE = Principal(user_id="alice", role="admin")
 ANA = Principal(user_id="ana", role="analyst")
@@ -41,6 +42,7 @@ async def direct(
     **args: Any,
 ) -> list[BaseEvent]:
     harness.conv_id = conv_id or f"mcp-{uuid.uuid4().hex}"
+    ensure_user(who.user_id, who.role)  # a principal is honoured only for an active account
     req = await prepare_call(
         principal=who,
         tool_name=tool,
@@ -197,6 +199,7 @@ async def test_a_direct_call_in_another_users_conversation_is_refused(harness: A
 async def test_prepare_call_refuses_a_malformed_call_with_an_audit_row(
     tool: str, arguments: Any, conv_id: str | None, status: int, error: str
 ) -> None:
+    ensure_user(ANA.user_id, ANA.role)
     with pytest.raises(RequestRefused) as refused:
         await prepare_call(
             principal=ANA,

@@ -83,7 +83,7 @@ async def test_body_that_is_not_json_or_has_a_lone_surrogate_is_422_not_500(
     assert_refusal(r, 422, "invalid_request")
     raw = b'{"message": "hi \\ud800", "conv_id": "surrogate"}'
     r = await user.http_client.post("/api/agent/stream", content=raw, headers=headers)
-    assert_refusal(r, 422, "invalid_message")
+    assert_refusal(r, 422, "invalid_request")  # the body guard, before any route parses it
 
 
 async def test_missing_or_malformed_token_is_401_in_the_readme_shape(user: User) -> None:

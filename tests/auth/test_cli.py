@@ -99,7 +99,7 @@ def test_disabled_user_cannot_log_in_until_enabled(data_dir: Path, capsys) -> No
         # no subcommand
         ([], 2, "required"),
         # an unknown subcommand
-        (["delete", "eve"], 2, "invalid choice"),
+        (["rename", "eve"], 2, "invalid choice"),
     ],
 )
 def test_bad_invocations_fail_with_a_clear_message(

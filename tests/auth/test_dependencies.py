@@ -13,6 +13,7 @@ from app.auth import Principal, issue_token, require_admin, require_principal
 from app.store.audit import list_audit
 from app.store.db import session_scope
 from tests.auth.conftest import hs_token, local_claims
+from tests.support import ensure_user
 
 
 @pytest.fixture
@@ -27,6 +28,8 @@ def client(isolated_db: str, auth_env) -> Iterator[TestClient]:
     def admin_only(principal: Annotated[Principal, Depends(require_admin)]) -> dict:
         return {"user": principal.user_id}
 
+    ensure_user("alice", "analyst")
+    ensure_user("root", "admin")
     with TestClient(api) as test_client:
         yield test_client
 

@@ -28,6 +28,28 @@ def tool_risk(name: str, args: dict) -> str:
         ("EXPLAIN DELETE FROM t", "read"),  # plain EXPLAIN does not run the statement
         ("EXPLAIN ANALYZE DELETE FROM t", "delete"),  # EXPLAIN ANALYZE runs it
         ("EXPLAIN (ANALYZE, BUFFERS) UPDATE t SET a = 1", "write"),  # option list form
+        ("EXPLAIN /* x */ ANALYZE DELETE FROM t", "delete"),  # a comment cannot hide ANALYZE
+        ("EXPLAIN/**/ANALYZE DELETE FROM t", "delete"),  # nor an empty comment
+        ("EXPLAIN -- c\nANALYZE DELETE FROM t", "delete"),  # nor a line comment
+        ("EXPLAIN (ANALYZE false) DELETE FROM t", "read"),  # ANALYZE switched off runs nothing
+        ("EXPLAIN (FORMAT JSON) DELETE FROM t", "read"),  # options without ANALYZE
+        ("EXPLAIN ANALYZE SELECT pg_sleep(1)", "delete"),  # the inner statement's functions count
+        ("EXPLAIN SELECT pg_sleep(1)", "read"),  # … but only when EXPLAIN runs it
+        ("SELECT pg_terminate_backend(pid) FROM pg_stat_activity", "delete"),  # side effect
+        ("SELECT dblink_exec('x', 'DROP TABLE orders')", "delete"),  # SQL on another connection
+        ("SELECT lo_unlink(1)", "delete"),  # large objects
+        ("SELECT set_config('a.b', 'c', false)", "delete"),  # changes a setting
+        ("SELECT pg_read_file('/etc/passwd')", "delete"),  # reads a server file
+        ("SELECT nextval('s')", "delete"),  # moves a sequence (not undone by ROLLBACK)
+        ("SELECT pg_catalog.pg_sleep(1)", "delete"),  # schema-qualified
+        ('SELECT "pg_sleep"(1)', "delete"),  # quoted name
+        ("SELECT * FROM dblink('a', 'b') AS x(a int)", "delete"),  # table function
+        ("SELECT my_udf(1)", "write"),  # unknown function: may write
+        ("SELECT count(*), upper(a), a::int, coalesce(a, 1), now() FROM t", "read"),  # pure
+        ("SELECT date_trunc('month', ts), sum(x) FROM t GROUP BY 1", "read"),  # date + aggregate
+        ("SELECT * FROM t FOR UPDATE", "write"),  # row locks
+        ("SELECT 1 /*!50000 INTO OUTFILE '/tmp/x' */", "delete"),  # MySQL executable comment
+        ("SELECT /*+ INDEX(t) */ 1", "read"),  # an optimizer hint runs nothing
         ("SHOW TABLES", "read"),  # SHOW (a Command in the generic dialect)
         ("DESCRIBE t", "read"),  # DESCRIBE
         ("/* why */ SELECT 1 -- trailing", "read"),  # comments around a select
@@ -40,7 +62,9 @@ def tool_risk(name: str, args: dict) -> str:
         ("CREATE TABLE t2 AS SELECT 1", "write"),  # CTAS
         ("CREATE OR REPLACE VIEW v AS SELECT 1", "write"),  # OR REPLACE is still write
         ("REPLACE INTO t VALUES (1)", "write"),  # MySQL REPLACE
-        ("COPY t FROM '/tmp/x.csv'", "write"),  # COPY loads data
+        ("COPY t FROM STDIN", "write"),  # COPY from the client loads data
+        ("COPY t FROM '/tmp/x.csv'", "delete"),  # COPY from a server file reads the server's disk
+        ("COPY t TO PROGRAM 'rm -rf /'", "delete"),  # COPY … PROGRAM runs a shell command
         ("DELETE FROM t WHERE id = 1", "delete"),  # DELETE
         ("DROP TABLE t", "delete"),  # DROP
         ("TRUNCATE t", "delete"),  # TRUNCATE
@@ -65,6 +89,10 @@ def tool_risk(name: str, args: dict) -> str:
 )
 def test_sql_risk_table(sql: str | None, risk: str):
     assert sql_risk(sql) == risk
+
+
+def test_deeply_nested_explain_is_dangerous_not_an_error():
+    assert sql_risk("EXPLAIN ANALYZE " * 300 + "SELECT 1") == "delete"
 
 
 def test_tool_risk_parses_sql_only_for_execute_sql():

@@ -6,12 +6,17 @@ from __future__ import annotations
 import markdown2
 import pytest
 
+from app.safe_html import sanitize_html
 from app.screen.markdown import chat_markdown, normalize_markdown, offers_of
-from components.markdown import EXTRAS, inert_markdown
+from components.markdown import EXTRAS, without_raw_html
+
+HOSTS = ("superset:8088",)
 
 
 def html(text: str) -> str:
-    return markdown2.markdown(inert_markdown(chat_markdown(text)), extras=EXTRAS)
+    """What a chat bubble shows: raw HTML off, markdown2, the shared sanitizer."""
+    rendered = markdown2.markdown(without_raw_html(chat_markdown(text)), extras=EXTRAS)
+    return sanitize_html(rendered, HOSTS)
 
 
 @pytest.mark.parametrize(
@@ -79,7 +84,7 @@ def test_raw_html_images_and_foreign_links_are_inert(text: str, absent: str) -> 
 
 
 def test_a_link_to_an_allowed_superset_host_stays_and_code_keeps_its_text() -> None:
-    out = inert_markdown("[Sales](http://superset:8088/d/7) `<b>`", ["superset:8088"])
-    rendered = markdown2.markdown(out)
-    assert '<a href="http://superset:8088/d/7">Sales</a>' in rendered
+    rendered = html("[Sales](http://superset:8088/d/7) `<b>` and <b>raw</b>")
+    assert '<a href="http://superset:8088/d/7" rel="noopener noreferrer">Sales</a>' in rendered
     assert "<code>&lt;b&gt;</code>" in rendered
+    assert "&lt;b&gt;raw&lt;/b&gt;" in rendered  # raw HTML is shown, not parsed

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 
 import pytest
-from nicegui import ui
+from nicegui import storage, ui
 from nicegui.testing import User
 
 from app.settings import reset_settings
@@ -64,6 +64,12 @@ def sign_in(user: User) -> SignIn:
         user.find(marker="password").type("pw-123456")
         user.find(kind=ui.button, marker="sign-in").click()
         await user.should_not_see(marker="sign-in", retries=50)
+        # Signing in gives the browser a new id (/login/complete). The simulated user's own
+        # task still holds the /login request; point it at the signed-in page's request,
+        # as NiceGUI does for every websocket event in a real browser, so direct element
+        # calls (set_value …) use the signed-in browser's storage.
+        assert user.client is not None
+        storage.request_contextvar.set(user.client.request)
 
     return _sign_in
 

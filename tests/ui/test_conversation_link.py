@@ -15,6 +15,7 @@ from nicegui.testing import User
 from app.agent.core import get_core, prepare_call
 from app.auth import Principal
 from app.superset.registry import reset_registry
+from tests.support import ensure_user
 from tests.ui.conftest import page_controller, page_model
 
 PROD = """
@@ -76,6 +77,7 @@ async def test_the_link_opens_the_pending_card_and_confirming_runs_the_call(
 
 
 async def test_another_users_conversation_is_refused_visibly(user: User, sign_in) -> None:
+    ensure_user("ops", "admin")
     conv_id = await pending_direct_call(Principal(user_id="ops", role="admin"))
     await sign_in("admin", username="alice")
     await user.open(f"/agent?conv={conv_id}")

@@ -93,8 +93,9 @@ async def prepare_call(
     context like a turn's (an already validated ``UIContext`` is kept). Whether the caller
     may run the tool, and with these arguments, is the guard's to say."""
     conv_id = f"call-{uuid.uuid4().hex}" if conv_id is None else conv_id
-    if principal is None:
-        principal = await authenticate(token, conv_id=conv_id, channel=channel, client=client)
+    principal = await authenticate(
+        token, principal=principal, conv_id=conv_id, channel=channel, client=client
+    )
     row: dict[str, Any] = dict(
         user=principal.user_id, role=principal.role, channel=channel, client=client
     )

@@ -34,8 +34,9 @@ from app.agent.confirm import check_confirmation
 from app.agent.core.refusals import ConfirmationRefused, RequestRefused
 from app.agent.core.requests import HistoryItem, ResumeRequest, TurnRequest
 from app.agent.core.slot import get_core
-from app.auth import Principal, verify_token
-from app.auth.tokens import external_enabled
+from app.auth import Principal
+from app.auth.active import ensure_active_async
+from app.auth.tokens import decode_token, external_enabled
 from app.context import UIContext, UIContextJSONError, validate_uicontext
 from app.errors import AuthError, ConfirmationError, UIContextError
 from app.settings import get_settings
@@ -81,21 +82,27 @@ async def _refuse(status: int, error: str, reason: str, *, kind: str, **row: Any
 async def authenticate(
     token: str | None,
     *,
+    principal: Principal | None = None,
     user_id: str | None = None,
     conv_id: str | None = None,
     channel: Channel,
     client: str | None = None,
 ) -> Principal:
-    """The verified caller of ``token``; 401 ``unauthorized`` (audited) otherwise."""
+    """The verified caller: ``token``'s principal, or an already signed-in ``principal``
+    (the page's session) — either way checked again to be active (not disabled, deleted
+    or re-roled since); 401 ``unauthorized`` (audited) otherwise."""
+    claimed = principal.user_id if principal is not None else None
     try:
-        if external_enabled(get_settings()):  # may fetch the key set: off the event loop
-            principal = await asyncio.to_thread(verify_token, token)
-        else:  # a local HS256 check is pure CPU (tens of microseconds)
-            principal = verify_token(token)
+        if principal is None:
+            if external_enabled(get_settings()):  # may fetch the key set: off the event loop
+                principal = await asyncio.to_thread(decode_token, token)
+            else:  # a local HS256 check is pure CPU (tens of microseconds)
+                principal = decode_token(token)
         if user_id and user_id != principal.user_id:
             raise AuthError("user_id does not match the token's subject")
+        principal = await ensure_active_async(principal)
     except AuthError as exc:
-        who = user_id if _is_text(user_id) else None
+        who = user_id if _is_text(user_id) else claimed
         raise await _refuse(
             401,
             "unauthorized",
@@ -154,10 +161,14 @@ async def prepare_turn(
 ) -> TurnRequest:
     """Check a turn's input once (see the module docstring); raise ``RequestRefused``."""
     conv_id = uuid.uuid4().hex if conv_id is None else conv_id
-    if principal is None:
-        principal = await authenticate(
-            token, user_id=user_id, conv_id=conv_id, channel=channel, client=client
-        )
+    principal = await authenticate(
+        token,
+        principal=principal,
+        user_id=user_id,
+        conv_id=conv_id,
+        channel=channel,
+        client=client,
+    )
     row: dict[str, Any] = dict(
         user=principal.user_id, role=principal.role, channel=channel, client=client
     )
@@ -203,14 +214,26 @@ async def _uicontext(
     if payload is None:
         return None
     try:
-        return validate_uicontext(dict(payload) if isinstance(payload, Mapping) else payload)
+        ctx = validate_uicontext(dict(payload) if isinstance(payload, Mapping) else payload)
     except UIContextJSONError as exc:  # not JSON at all: ignored, every allowed tool kept
+        cot_logger.explore("uicontext ignored", reason=str(exc), conv_id=row.get("conv_id"))
         await audit(kind="uicontext_ignored", decision="allow", reason=str(exc), **row)
         return None
     except UIContextError as exc:
+        cot_logger.explore(
+            "uicontext refused", status=exc.status_code, reason=str(exc), conv_id=row.get("conv_id")
+        )
         raise await _refuse(
             exc.status_code, "invalid_uicontext", str(exc), kind="uicontext_invalid", **row
         ) from None
+    cot_logger.reason(
+        "uicontext checked",
+        object_type=ctx.objectType,
+        object_id=ctx.objectId,
+        env_id=ctx.envId,
+        conv_id=row.get("conv_id"),
+    )
+    return ctx
 
 
 async def prepare_resume(
@@ -228,8 +251,9 @@ async def prepare_resume(
 ) -> ResumeRequest:
     """Check a resume's input, then validate and consume the confirmation (single use).
     ``core``: the agent core whose conversation it is (default: the installed one)."""
-    if principal is None:
-        principal = await authenticate(token, conv_id=conv_id, channel=channel, client=client)
+    principal = await authenticate(
+        token, principal=principal, conv_id=conv_id, channel=channel, client=client
+    )
     row: dict[str, Any] = dict(
         user=principal.user_id, role=principal.role, channel=channel, client=client
     )

@@ -1,8 +1,8 @@
-"""How the planner's answers mark things up — in one place, so a stricter shared escape
-helper can replace :func:`md_escape` with a one-line change.
+"""How the planner's answers mark things up, in one place.
 
 * Superset-sourced text (titles, names, error details) is shown as text, never as
-  markdown: :func:`md_escape` backslash-escapes every markdown special character.
+  markdown or HTML: :func:`md_escape` is the product's :func:`app.text.inert` (HTML
+  characters as entities, markdown punctuation escaped, no links or images).
 * A request the person can send as is goes in a code span (:func:`code_span`), which
   markdown renders literally.
 * Names are quoted typographically for the language (:func:`quote`).
@@ -10,22 +10,24 @@ helper can replace :func:`md_escape` with a one-line change.
 
 from __future__ import annotations
 
+import html
 import re
 
 from app.agent.planner.text import Lang
+from app.text import inert
 
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>#|~])")
 SHORT_ID = 8
 
 
 def md_escape(text: object) -> str:
     """Superset data as inert markdown text, for use inside a sentence: emphasis, links,
     html, headings and tables cannot be formed from it; newlines become spaces."""
-    return _MD_SPECIAL.sub(r"\\\1", " ".join(str(text).split()))
+    return inert(" ".join(str(text).split()))
 
 
 def md_unescape(text: str) -> str:
-    return re.sub(r"\\(.)", r"\1", text)
+    """The text :func:`md_escape` was given (an offer's label, read back)."""
+    return html.unescape(re.sub(r"\\(.)", r"\1", text))
 
 
 def code_span(text: str) -> str:

@@ -34,6 +34,7 @@ Preflight = Callable[[Any, ToolDeps], Awaitable[dict[str, Any] | None]]
 #: async (args, deps) -> the environment the call acts on when its arguments name none.
 TargetHook = Callable[[Any, ToolDeps], Awaitable[str | None]]
 CallRisk = Callable[[Mapping[str, Any]], Risk]
+CallDetails = Callable[[Mapping[str, Any]], dict[str, Any] | None]
 
 A = TypeVar("A", bound=ToolArgs)
 R = TypeVar("R")
@@ -46,7 +47,8 @@ class ToolDecl:
     ``timeout_s`` None means the settings' default tool timeout; ``preflight`` runs before
     a confirmation is asked; ``resolve_target`` names the call's environment before policy
     runs when the arguments do not (e.g. a backup's own environment); ``call_risk`` rates
-    one call from its arguments; ``maintenance_exempt`` tools run during a maintenance
+    one call from its arguments and ``call_details`` says why, for the card;
+    ``maintenance_exempt`` tools run during a maintenance
     window; ``presentation`` says how a result is shown; ``idempotent``/``open_world`` are
     MCP hints (read-only and destructive follow from ``risk``).
     """
@@ -64,6 +66,7 @@ class ToolDecl:
     preflight: Preflight | None = None
     resolve_target: TargetHook | None = None
     call_risk: CallRisk | None = None
+    call_details: CallDetails | None = None
     maintenance_exempt: bool = False
     presentation: Presentation = "text"
     idempotent: bool = False
@@ -100,6 +103,7 @@ class ToolDecl:
             example_prompt=self.example_prompt,
             card=self.card,
             call_risk=self.call_risk,
+            call_details=self.call_details,
         )
 
 
@@ -125,6 +129,7 @@ class Family:
         preflight: Preflight | None = None,
         resolve_target: TargetHook | None = None,
         call_risk: CallRisk | None = None,
+        call_details: CallDetails | None = None,
         maintenance_exempt: bool = False,
         presentation: Presentation = "text",
         idempotent: bool = False,
@@ -156,6 +161,7 @@ class Family:
                 preflight=preflight,
                 resolve_target=resolve_target,
                 call_risk=call_risk,
+                call_details=call_details,
                 maintenance_exempt=maintenance_exempt,
                 presentation=presentation,
                 idempotent=idempotent,

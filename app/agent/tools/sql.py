@@ -16,7 +16,7 @@ from pydantic import Field
 from app.agent.tools.base import ToolArgs, ToolDeps, env_field
 from app.agent.tools.declare import Family
 from app.errors import SupersetError
-from app.policy import CardLine, sql_risk
+from app.policy import CardLine, classify_sql, sql_risk
 from app.superset.client import SupersetClient
 from app.superset.permissions import over_broad_grants
 from app.vocab import Lang, Risk
@@ -91,6 +91,11 @@ def _sql_values(args: Mapping[str, Any], lang: Lang) -> dict[str, str]:
 
 def _rate_sql(args: Mapping[str, Any]) -> Risk:
     return sql_risk(args.get("sql"))
+
+
+def _sql_details(args: Mapping[str, Any]) -> dict[str, Any]:
+    """Why the SQL is rated as it is (e.g. "calls pg_sleep(), which has side effects")."""
+    return {"sql_risk_reason": classify_sql(args.get("sql")).reason}
 
 
 async def _database(client: SupersetClient, database: str | None) -> dict[str, Any]:
@@ -174,6 +179,7 @@ async def superset_format_sql(args: FormatSqlArgs, deps: ToolDeps) -> dict[str, 
     args=ExecuteSqlArgs,
     risk="write",
     call_risk=_rate_sql,
+    call_details=_sql_details,
     example="Run a query to count orders per day",
     card=CardLine(
         en="Run SQL on {env}: {sql_line}",

@@ -1,0 +1,103 @@
+"""Shared pieces of the security probes (issue 9): the graph harness, HTTP helpers, a real
+server subprocess with a few short security settings, and Chromium."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from nicegui.testing import User
+
+from app.auth import hash_password
+from app.store import users
+from app.store.audit import list_audit
+from app.store.db import session_scope
+from bench.ui_bench import CHROMIUM
+from tests.agent.harness import harness, token_for
+from tests.server_proc import Server, cli, server_env
+from tests.support import require_or_skip
+from tests.ui.conftest import _private_data_dir, core, sign_in
+
+__all__ = ["_private_data_dir", "core", "harness", "sign_in"]
+
+PASSWORD = "correct-horse-battery"
+PASSWORD_HASH = hash_password(PASSWORD)  # one KDF run for the whole suite
+LIVE_SETTINGS = {
+    "SS_TOOLS_REVOCATION_CACHE_S": "1",
+    "SS_TOOLS_LOGIN_MAX_FAILURES_PER_USER": "5",
+    "SS_TOOLS_LOGIN_BACKOFF_S": "30",
+}
+
+
+def bearer(user: str = "alice", role: str = "admin") -> dict[str, str]:
+    return {"Authorization": f"Bearer {token_for(user, role)}"}
+
+
+def add_account(username: str, role: str = "admin") -> None:
+    """An account with ``PASSWORD`` in the app's current database."""
+    with session_scope() as session:
+        users.create_user(session, username=username, role=role, password_hash=PASSWORD_HASH)
+
+
+def audit_rows(**filters: Any) -> list[Any]:
+    with session_scope() as session:
+        return list_audit(session, **filters)
+
+
+def assert_error_shape(response: Any, status: int, error: str | None = None) -> dict[str, Any]:
+    """The README's refusal: ``status`` and a JSON ``{"error", "reason"}`` body."""
+    assert response.status_code == status, response.text[:300]
+    body = response.json()
+    assert isinstance(body, dict) and set(body) >= {"error", "reason"}, body
+    assert "detail" not in body
+    if error is not None:
+        assert body["error"] == error, body
+    return body
+
+
+async def post_json(user: User, path: str, body: Any, **headers: str) -> Any:
+    return await user.http_client.post(path, json=body, headers=headers)
+
+
+class Live:
+    """A real ``python main.py`` with its data dir and the CLI bound to it."""
+
+    def __init__(self, data: Path, **settings: str) -> None:
+        self.data = data
+        self.env = server_env(data, **{**LIVE_SETTINGS, **settings})
+        self.server = Server(self.env)
+
+    def users(self, *args: str) -> str:
+        return cli(self.env, "users", *args).stdout
+
+    def add(self, name: str, role: str) -> None:
+        self.users("add", name, "--role", role, "--password", PASSWORD)
+
+    @property
+    def url(self) -> str:
+        return self.server.url
+
+
+@pytest.fixture(scope="module")
+def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Live]:
+    """One real server per test module (users differ per test)."""
+    server = Live(tmp_path_factory.mktemp("live"))
+    server.server.start()
+    yield server
+    server.server.stop()
+
+
+def require_chromium() -> Any:
+    """Playwright's sync API, or skip (fail in CI) when Chromium or playwright is missing."""
+    require_or_skip(
+        Path(CHROMIUM).exists() or bool(shutil.which("chromium")),
+        "Debian chromium is not installed (/usr/bin/chromium)",
+    )
+    try:
+        from playwright import sync_api
+    except ImportError:
+        require_or_skip(False, "the playwright package is not installed")
+    return sync_api
