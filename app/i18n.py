@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from app.i18n_controls import CONTROL_STRINGS
 from app.i18n_results import RESULT_STRINGS
 from app.vocab import LANGS, Lang
 
@@ -195,6 +196,7 @@ STRINGS: dict[str, tuple[str, str]] = {
 }
 
 
+STRINGS.update(CONTROL_STRINGS)  # the operator's controls (issue 11)
 STRINGS.update(RESULT_STRINGS)
 
 

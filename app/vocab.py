@@ -55,6 +55,7 @@ EventKind = Literal[
     "message",
     "error",
     "done",
+    "stopped",
 ]
 EVENT_KINDS: Final[tuple[EventKind, ...]] = get_args(EventKind)
 ToolStatus = Literal["completed", "failed", "cancelled"]
@@ -81,6 +82,8 @@ AuditKind = Literal[
     "timeout",
     "task",
     "request_invalid",
+    "turn_stopped",
+    "conversation_changed",
 ]
 AUDIT_KINDS: Final[tuple[AuditKind, ...]] = get_args(AuditKind)
 AuditDecision = Literal["allow", "deny", "confirm", "cancel", "ok", "error", "refused"]

@@ -1,6 +1,6 @@
 """The chat panel: prod banner atop, messages (neutral agent bubbles, distinct user
 bubbles, markdown rendered inert, offers as buttons) and tool cards, the confirmation and
-permission cards, connection state, and the input (Enter sends).
+permission cards, connection state, and the composer (``components.composer``).
 
 The panel's background follows ``model.is_prod_context`` (warning tone in prod).
 """
@@ -15,6 +15,7 @@ from app.screen.markdown import chat_markdown
 from app.screen.model import AgentChatModel
 from app.text import hosts_of
 from components.bind import bind_classes_from
+from components.composer import composer
 from components.confirmation_card import confirmation_card
 from components.connection_banner import connection_banner
 from components.markdown import bind_markdown, safe_markdown
@@ -81,7 +82,7 @@ def chat_panel(model: AgentChatModel) -> ui.element:
             confirmation_card(model)
             permission_card(model)
             connection_banner(model)
-            chat_input(model)
+            composer(model)
 
     def render(item: ChatItem) -> None:
         with items:
@@ -95,27 +96,3 @@ def chat_panel(model: AgentChatModel) -> ui.element:
     model.on_item_added(render)
     model.on_reset(items.clear)
     return panel
-
-
-def chat_input(model: AgentChatModel) -> ui.element:
-    lang = model.lang
-
-    async def submit() -> None:
-        text = field.value or ""
-        if not text.strip() or model.state in ("streaming", "awaiting_confirmation"):
-            return
-        field.value = ""
-        await model.send(text)
-
-    with ui.row().classes("w-full items-center gap-2 no-wrap") as row:
-        field = (
-            ui.input(placeholder=t("chat_placeholder", lang))
-            .classes("flex-grow")
-            .props('outlined dense autofocus aria-label="message"')
-            .mark("chat-input")
-        )
-        field.on("keydown.enter", submit)
-        ui.button(t("send", lang), icon="send", on_click=submit).bind_enabled_from(
-            model, "state", backward=lambda s: s not in ("streaming", "awaiting_confirmation")
-        ).mark("send-button")
-    return row

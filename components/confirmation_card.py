@@ -1,6 +1,8 @@
 """The confirmation card: seven states with risk toning, env badge, tool, arguments,
 preflight details, and for dangerous calls the model's countdown (the card only reads
 ``dangerous_countdown``; an ``aria-live="assertive"`` region announces it every second).
+Edit («Изменить») and Cancel open the card's forms (``components.card_forms``); the
+card takes the focus when it appears.
 """
 
 from __future__ import annotations
@@ -10,6 +12,8 @@ from nicegui import ui
 from app.i18n import t
 from app.screen.model import CONFIRMABLE, AgentChatModel
 from components.bind import bind_classes_from
+from components.card_forms import deny_form, edit_form
+from components.focus import focus_on
 from components.results.diff import preflight_diff
 
 CARD_STATES = (*CONFIRMABLE, "loading_confirm", "loading_deny")
@@ -34,6 +38,7 @@ def confirmation_card(model: AgentChatModel) -> ui.card:
     lang = model.lang
     card = ui.card().classes("w-full border-2").props('role="dialog"').mark("confirmation-card")
     card.bind_visibility_from(model, "card_state", backward=bool)
+    focus_on(card, model, "card")
     bind_classes_from(card, model, "card_state", TONES)
     with card:
         with ui.row().classes("w-full items-center gap-2"):
@@ -79,11 +84,18 @@ def confirmation_card(model: AgentChatModel) -> ui.card:
         countdown.props('aria-live="assertive" role="timer"')
         countdown.bind_text_from(model, "countdown_text")
         countdown.bind_visibility_from(model, "card_state", backward=lambda s: s == "dangerous")
-        with ui.row().classes("w-full justify-end gap-2"):
+        actions = ui.row().classes("w-full justify-end gap-2")
+        actions.bind_visibility_from(model, "card_form", backward=lambda form: not form)
+        with actions:
             ui.spinner(size="md").bind_visibility_from(
                 model, "card_state", backward=lambda s: s.startswith("loading") if s else False
             ).mark("confirm-spinner")
-            ui.button(t("cancel", lang), on_click=lambda: model.deny()).props(
+            ui.button(t("edit", lang), icon="edit", on_click=model.begin_edit).props(
+                "flat"
+            ).bind_enabled_from(model, "card_state", backward=lambda s: s in CONFIRMABLE).mark(
+                "edit-button"
+            )
+            ui.button(t("cancel", lang), on_click=model.begin_deny).props(
                 "outline"
             ).bind_enabled_from(model, "card_state", backward=lambda s: s in CONFIRMABLE).mark(
                 "cancel-button"
@@ -91,4 +103,6 @@ def confirmation_card(model: AgentChatModel) -> ui.card:
             confirm = ui.button(t("confirm", lang), on_click=lambda: model.confirm())
             confirm.bind_enabled_from(model, "confirm_enabled").mark("confirm-button")
             bind_classes_from(confirm, model, "card_state", {"dangerous": "!bg-red-700"})
+        edit_form(model)
+        deny_form(model)
     return card

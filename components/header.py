@@ -1,5 +1,5 @@
-"""Header: product name, context pill, environment selector, language switch, user and
-role, new conversation, sign out."""
+"""Header: the conversation drawer's button, product name, context pill, environment
+selector, language switch, user and role, new conversation, sign out."""
 
 from __future__ import annotations
 
@@ -20,9 +20,14 @@ def header(
     on_language: Callable[[str], object],
     on_new_conversation: Callable[[], object],
     on_sign_out: Callable[[], object],
+    on_conversations: Callable[[], object] | None = None,
 ) -> ui.header:
     lang = model.lang
     with ui.header().classes("items-center gap-3 bg-slate-800 text-white px-4 py-2") as bar:
+        if on_conversations is not None:  # the conversation drawer (issue 11)
+            ui.button(icon="menu", on_click=on_conversations).props(
+                f'flat round dense aria-label="{t("conversations", lang)}"'
+            ).tooltip(t("conversations", lang)).mark("conversations-button")
         ui.label(t("product_name", lang)).classes("text-lg font-bold").mark("product-name")
         context_pill(model)
         ui.space()

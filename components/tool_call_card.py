@@ -128,6 +128,8 @@ def tool_call_card(model: AgentChatModel, call: ToolCall) -> ui.card:
             ui.label().classes("text-xs text-gray-700").bind_text_from(call, "progress_message")
         for field in ("progress", "status"):
             progress.bind_visibility_from(call, field, backward=lambda _v: shows_progress(call))
+        goes_on = ui.label(t("tool_goes_on", lang)).classes("text-sm text-amber-800")
+        goes_on.bind_visibility_from(call, "goes_on").mark("tool-goes-on")
         ui.label().classes("text-sm text-red-800").bind_text_from(
             call, "error"
         ).bind_visibility_from(call, "error", backward=bool).mark("tool-error")

@@ -1,16 +1,18 @@
 """Confirmation integrity: a confirmation id is bound to conversation, user, tool, args hash
 and target env; it is single-use, expires, and a dangerous call cannot be confirmed
-before its countdown has run on the server's clock.
+before its countdown has run on the server's clock. Confirmed with edited arguments, the
+consumed row also records their hash, and only those arguments run (``app.agent.edit``).
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
 from app.agent.audit import audit
-from app.agent.pending import args_hash
+from app.agent.pending import args_hash, edit_hash
 from app.auth import Principal
 from app.errors import ConfirmationError
 from app.settings import get_settings
@@ -40,9 +42,21 @@ def _load(confirmation_id: str) -> dict[str, Any] | None:
         return None if row is None else row.model_dump()
 
 
-def _consume(confirmation_id: str, decision: str) -> bool:
+def _consume(confirmation_id: str, decision: str, edited_hash: str | None) -> bool:
     with session_scope() as s:
-        return bool(confirmations.mark_used(s, confirmation_id=confirmation_id, decision=decision))
+        return bool(
+            confirmations.mark_used(
+                s, confirmation_id=confirmation_id, decision=decision, edited_args_hash=edited_hash
+            )
+        )
+
+
+async def confirmation_tool(confirmation_id: str, *, conv_id: str, user_id: str) -> str | None:
+    """The tool a confirmation of this conversation and user is for (None: no such row)."""
+    row = await asyncio.to_thread(_load, confirmation_id)
+    if row is None or row["conv_id"] != conv_id or row["user_id"] != user_id:
+        return None
+    return str(row["tool_name"])
 
 
 async def check_confirmation(
@@ -53,8 +67,11 @@ async def check_confirmation(
     confirmation_id: str,
     decision: str,
     used_as: str | None = None,
+    edited_args: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Validate and consume a confirmation; raise ConfirmationError (with an audit row)."""
+    """Validate and consume a confirmation; raise ConfirmationError (with an audit row).
+    ``edited_args``: a confirm with edited arguments; the consumed row keeps their hash
+    (``app.agent.edit.edit_hash``) and the run is bound to them."""
     try:
         return await _check(
             graph,
@@ -63,6 +80,7 @@ async def check_confirmation(
             confirmation_id=confirmation_id,
             decision=decision,
             used_as=used_as,
+            edited_args=edited_args,
         )
     except ConfirmationError as exc:
         await audit(
@@ -85,6 +103,7 @@ async def _check(
     confirmation_id: str,
     decision: str,
     used_as: str | None,
+    edited_args: Mapping[str, Any] | None,
 ) -> dict[str, Any]:
     if decision not in ("confirm", "deny"):
         raise ConfirmationError("decision must be 'confirm' or 'deny'", "mismatch")
@@ -128,6 +147,8 @@ async def _check(
                 f"a dangerous operation can be confirmed only {wait} s after it was shown",
                 "too_early",
             )
-    if not await asyncio.to_thread(_consume, confirmation_id, used_as or decision):
+    edited = None if edited_args is None else edit_hash(row["tool_name"], edited_args)
+    if not await asyncio.to_thread(_consume, confirmation_id, used_as or decision, edited):
         raise ConfirmationError("confirmation was already used", "replayed")
+    row["edited_args_hash"] = edited
     return row

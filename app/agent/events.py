@@ -161,6 +161,16 @@ class DoneEvent(BaseEvent):
     state: DoneState = "idle"
 
 
+class StoppedEvent(BaseEvent):
+    """The person stopped the turn (issue 11): reads in flight are cancelled; the writes
+    listed in ``writes_in_flight`` (call ids) are never killed mid-call and go on, and
+    their outcome lands in the conversation when they end."""
+
+    type: Literal["stopped"] = "stopped"
+    writes_in_flight: list[str] = Field(default_factory=list)
+    message: str = ""
+
+
 Event = Annotated[
     TurnStartEvent
     | TokenEvent
@@ -173,7 +183,8 @@ Event = Annotated[
     | PermissionDeniedEvent
     | MessageEvent
     | ErrorEvent
-    | DoneEvent,
+    | DoneEvent
+    | StoppedEvent,
     Field(discriminator="type"),
 ]
 EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
@@ -190,6 +201,7 @@ EVENT_TYPES = (
     "message",
     "error",
     "done",
+    "stopped",
 )
 
 

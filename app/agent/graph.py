@@ -1,4 +1,8 @@
-"""The agent graph: model -> guard -> (confirm) -> tools -> model ...
+"""The agent graph: model -> guard -> (confirm -> (recheck)) -> tools -> model ...
+
+``recheck`` runs a confirmation answered with edited arguments through the guard's
+per-call policy again (``app.agent.edit``); a stopped turn ends through its own nodes
+(``app.agent.stopping``), so its checkpoint stays consistent.
 
 ``build_graph(*, model, checkpointer, tools=None, ...)`` is a factory so tests build a fresh
 graph with a scripted model and their own tool implementations (``tools``: name → function,
@@ -20,11 +24,13 @@ from langgraph.types import interrupt
 
 from app.agent.audit import audit_scope
 from app.agent.direct import after_tools, entry, is_direct
+from app.agent.edit import EDIT, recheck_edits
 from app.agent.guard import DepsFactory, Guard, PreflightOverride
 from app.agent.planner.model import TurnAware
 from app.agent.prompts import build_system_prompt
 from app.agent.rules import current_envs, current_policy
 from app.agent.state import AgentContext, AgentState
+from app.agent.stopping import Stopped, cancel_calls, cancellable, is_stopped, stopped_reply
 from app.agent.tool_node import ToolNode
 from app.agent.tools import TOOLS, ToolFn
 from app.agent.tools.base import ToolDeps
@@ -123,21 +129,26 @@ def build_graph(
 
     async def model_node(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
         ctx = runtime.context
+        if is_stopped(ctx):  # a stopped turn ends here, without asking the model
+            return {"messages": [stopped_reply(ctx)], "direct": False}
         specs = policy().catalog
         schemas = [openai_tool_schema(specs[n]) for n in ctx.allowed_tools if n in specs]
         if isinstance(model, TurnAware):  # the offline planner: the turn as data, no prompt
-            reply = (
-                await model.with_turn(ctx.turn_context)
-                .bind_tools(schemas)
-                .ainvoke(state["messages"])
-            )
+            work = model.with_turn(ctx.turn_context).bind_tools(schemas).ainvoke(state["messages"])
         else:
             sys = SystemMessage(content=make_prompt(ctx))
-            reply = await model.bind_tools(schemas).ainvoke([sys, *state["messages"]])
+            work = model.bind_tools(schemas).ainvoke([sys, *state["messages"]])
+        try:
+            reply = await cancellable(ctx, work)
+        except Stopped:
+            reply = stopped_reply(ctx)
         return {"messages": [reply], "direct": False}  # the model answers: a chat turn
 
     async def guard_node(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
         update = await guard(state, runtime.context)
+        if is_stopped(runtime.context):  # nothing new runs or asks in a stopped turn
+            cancelled = await cancel_calls(update.get("pending") or [], runtime.context)
+            return {"messages": [*update["messages"], *cancelled], "pending": []}
         pending = update.get("pending") or []
         if pending and not any(p.get("needs_confirmation") for p in pending):
             # nothing to ask a person: run the calls in this step (one checkpoint fewer)
@@ -161,7 +172,12 @@ def build_graph(
                 )
                 p["decision"] = answer.get("decision", "deny")
                 p["reason"] = answer.get("reason")
+                if p["decision"] == "confirm" and answer.get("args") is not None:
+                    p["decision"], p["edited_args"] = EDIT, dict(answer["args"])
         return {"pending": pending}
+
+    async def recheck_node(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
+        return await recheck_edits(guard, state, runtime.context)
 
     async def tools_node(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
         return await run_tools(state, runtime.context)
@@ -178,14 +194,28 @@ def build_graph(
             return "tools"
         return "__end__" if is_direct(state) else "model"
 
+    def after_confirm(state: AgentState) -> Literal["recheck", "tools"]:
+        edited = any(p.get("decision") == EDIT for p in state.get("pending") or [])
+        return "recheck" if edited else "tools"
+
+    def after_recheck(state: AgentState) -> Literal["confirm", "tools", "model", "__end__"]:
+        pending = state.get("pending") or []
+        if any(p.get("needs_confirmation") and p.get("decision") is None for p in pending):
+            return "confirm"  # an edit that raised the stakes: a new confirmation
+        if pending:
+            return "tools"
+        return "__end__" if is_direct(state) else "model"
+
     g = StateGraph(AgentState, context_schema=AgentContext)
     g.add_node("model", model_node)
     g.add_node("guard", audited_by_door(guard_node))
     g.add_node("confirm", confirm_node)
+    g.add_node("recheck", audited_by_door(recheck_node))
     g.add_node("tools", audited_by_door(tools_node))
     g.add_conditional_edges(START, entry, ["model", "guard"])  # guard: a direct call
     g.add_conditional_edges("model", after_model, ["guard", END])
     g.add_conditional_edges("guard", after_guard, ["confirm", "tools", "model", END])
-    g.add_edge("confirm", "tools")
+    g.add_conditional_edges("confirm", after_confirm, ["recheck", "tools"])
+    g.add_conditional_edges("recheck", after_recheck, ["confirm", "tools", "model", END])
     g.add_conditional_edges("tools", after_tools, ["model", END])  # END: a direct call
     return g.compile(checkpointer=checkpointer)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import functools
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from langchain_core.messages import AIMessage, ToolMessage
@@ -52,6 +53,20 @@ from app.store.db import session_scope
 DepsFactory = Callable[..., Any]
 #: Replaces every declaration's preflight (tests): async (tool_name, args, deps) -> details.
 PreflightOverride = Callable[[str, BaseModel, Any], Awaitable[dict[str, Any] | None]]
+
+
+@dataclass
+class Checked:
+    """A call that passed the per-call policy: the pending call, its confirmation contract
+    and the card's data (``metadata``: the contract plus preflight details)."""
+
+    call: PendingCall
+    contract: dict[str, Any]
+    metadata: dict[str, Any]
+
+    async def open(self, ctx: AgentContext) -> None:
+        """Ask a person: a new single-use confirmation bound to this call."""
+        await open_confirmation(self.call, ctx, self.contract, self.metadata)
 
 
 def _tool_message(text: str, call: dict[str, Any]) -> ToolMessage:
@@ -103,11 +118,13 @@ class Guard:
         refused: list[ToolMessage] = []
         pending: list[PendingCall] = []
         for call in last.tool_calls:
-            outcome = await self._check(call, ctx)
+            outcome = await self.check(call, ctx)
             if isinstance(outcome, ToolMessage):
                 refused.append(outcome)
-            else:
-                pending.append(outcome)
+                continue
+            if outcome.call["needs_confirmation"]:
+                await outcome.open(ctx)
+            pending.append(outcome.call)
         return {"messages": refused, "pending": pending}
 
     async def _refuse(
@@ -136,7 +153,11 @@ class Guard:
         )
         return _tool_message(f"{code.upper()}: {message}", call)
 
-    async def _check(self, call: dict[str, Any], ctx: AgentContext) -> PendingCall | ToolMessage:
+    async def check(self, call: dict[str, Any], ctx: AgentContext) -> Checked | ToolMessage:
+        """The per-call policy, in the module docstring's order: a refusal (a ToolMessage,
+        already emitted and audited) or the checked call with its contract and card data.
+        It opens no confirmation: the guard does for a new call; an edit compares first
+        (``app.agent.edit``)."""
         name, raw = call["name"], dict(call.get("args") or {})
         policy = self.policy()
         decl = self.tools.get(name)
@@ -234,13 +255,13 @@ class Guard:
         env: EnvChoice,
         selected: str | None,
         policy: Policy,
-    ) -> PendingCall | ToolMessage:
+    ) -> Checked | ToolMessage:
         deps = self._deps(ctx, env, selected, policy)
         name, env_id = call["name"], contract.get("env_id")
         p = pending_call(call, contract, risk, source=env.source, selected_env=selected)
-        if not p["needs_confirmation"]:
-            return p
         metadata = {k: v for k, v in contract.items() if k != "requires_confirmation"}
+        if not p["needs_confirmation"]:
+            return Checked(p, contract, metadata)
         preflight = decl.preflight
         if self.preflight is not None:
             preflight = functools.partial(self.preflight, name)
@@ -269,5 +290,4 @@ class Guard:
                         decision="error",
                         message="preflight found problems: " + "; ".join(details["errors"]),
                     )
-        await open_confirmation(p, ctx, contract, metadata)
-        return p
+        return Checked(p, contract, metadata)

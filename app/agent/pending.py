@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -19,6 +20,11 @@ from app.store.db import session_scope
 def args_hash(tool_name: str, tool_args: dict[str, Any], env_id: str | None) -> str:
     blob = json.dumps([tool_name, tool_args, env_id], sort_keys=True, default=str)
     return hashlib.sha256(blob.encode()).hexdigest()
+
+
+def edit_hash(tool_name: str, args: Mapping[str, Any]) -> str:
+    """The hash a consumed confirmation keeps of the arguments a person edited."""
+    return args_hash(tool_name, dict(args), None)
 
 
 def pending_call(

@@ -37,8 +37,9 @@ class PendingCall(TypedDict, total=False):
     metadata: dict[str, Any]
     countdown_s: int
     expires_at: str
-    decision: str | None  # confirm | deny
+    decision: str | None  # confirm | deny | edit (confirmed with edited_args, to recheck)
     reason: str | None
+    edited_args: dict[str, Any] | None  # a person's edit before approving (issue 11)
 
 
 class AgentState(TypedDict, total=False):
@@ -59,7 +60,8 @@ class AgentContext:
     ``uicontext`` is the validated page context (checked once, by prepare_turn);
     ``turn_context`` is the same turn as the offline planner reads it (selected env, the
     environments' tiers, the page), handed over as data; ``channel``/``client`` name the
-    door the run came through (every audit row of the run records them)."""
+    door the run came through (every audit row of the run records them); ``control`` is
+    the run's stop switch (the core's ``RunControl``; see ``app.agent.stopping``)."""
 
     user_id: str
     role: str
@@ -73,3 +75,4 @@ class AgentContext:
     turn_context: TurnContext = field(default_factory=TurnContext)
     channel: str = "page"
     client: str | None = None
+    control: Any = None

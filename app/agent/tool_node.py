@@ -1,6 +1,7 @@
 """The tool node: runs confirmed calls through execute_with_timeout(retry_read_tool(...)),
 summarises results, emits tool events and writes an audit row per outcome. A denied call
-becomes a cancelled tool result that the model answers ("Operation cancelled").
+becomes a cancelled tool result ("CANCELLED: cancelled by the user: <reason>") that the
+model answers. A stop cancels a read in flight; a write runs to its end.
 
 A call runs on the environment the guard resolved (``PendingCall.env_id``, the one the
 card named): its ToolDeps carry it. Its timeout is the policy's in force at run time
@@ -30,6 +31,14 @@ from app.agent.events import (
 from app.agent.execution import execute_with_timeout, retry_read_tool, summarise_response
 from app.agent.guard import DepsFactory
 from app.agent.state import AgentContext, AgentState, PendingCall
+from app.agent.stopping import (
+    Stopped,
+    cancel_calls,
+    cancellable,
+    cancelled_message,
+    is_stopped,
+    shielded,
+)
 from app.agent.stream import emit
 from app.agent.tool_data import tool_data
 from app.agent.tools import ToolDecl, ToolFn
@@ -127,13 +136,22 @@ class ToolNode:
                 result="cancelled by the user" + (f": {reason}" if reason else ""),
             )
         )
-        return ToolMessage(
-            content="CANCELLED:" + (f" {reason}" if reason else ""),
-            tool_call_id=p["call_id"],
-            name=p["tool_name"],
-        )
+        return cancelled_message(p["call_id"], p["tool_name"], reason)
 
     async def _run(self, p: PendingCall, ctx: AgentContext) -> ToolMessage:
+        """A stopped turn starts no call; a stop cancels a read in flight; a write is
+        shielded: it runs to its end whatever happens to the run (``app.agent.stopping``)."""
+        if is_stopped(ctx):
+            return (await cancel_calls([p], ctx))[0]
+        work = self._execute(p, ctx)
+        if not p.get("read_only"):
+            return await shielded(ctx, work, call_id=p["call_id"], tool_name=p["tool_name"])
+        try:
+            return await cancellable(ctx, work, call_id=p["call_id"])
+        except Stopped:
+            return (await cancel_calls([p], ctx))[0]
+
+    async def _execute(self, p: PendingCall, ctx: AgentContext) -> ToolMessage:
         name, call_id = p["tool_name"], p["call_id"]
         decl = self.tools[name]
         fn = decl.fn if self.fns is None else self.fns.get(name)

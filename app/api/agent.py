@@ -1,10 +1,13 @@
 """Agent HTTP API (the HTTP door): the SSE stream, confirmations, conversations.
 
-    POST /api/agent/stream    {"message","history","conv_id","env_id","uicontext"}
-    POST /api/agent/resume    {"conv_id","confirmation_id","decision","reason"?,"args"?}
-    GET  /api/agent/conversations/{conv_id}    messages, tool calls, a pending confirmation
+    POST  /api/agent/stream    {"message","history","conv_id","env_id","uicontext"}
+    POST  /api/agent/resume    {"conv_id","confirmation_id","decision","reason"?,"args"?}
+    POST  /api/agent/cancel    {"conv_id"}: stop a running turn / withdraw a confirmation
+    GET   /api/agent/conversations[?archived=1]   the caller's list, newest first
+    GET   /api/agent/conversations/{conv_id}      messages, tool calls, a pending confirmation
+    PATCH /api/agent/conversations/{conv_id}      {"title"?, "archived"?}: rename, archive
 
-All three need ``Authorization: Bearer <token>``. The door is thin: it reads the body,
+All need ``Authorization: Bearer <token>``. The door is thin: it reads the body,
 calls ``prepare_turn`` / ``prepare_resume`` (the one input check; audited) and streams the
 core's events as SSE. Every refusal is the README's ``{"error", "reason"}`` JSON, answered
 before any stream starts: 401 auth, 403 another user's conversation, 413/422 a bad
@@ -19,7 +22,7 @@ from typing import Any, Literal
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, StreamingResponse
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from app.agent.core import (
     RequestRefused,
@@ -48,6 +51,17 @@ class StreamBody(BaseModel):
     conv_id: str | None = None
     env_id: str | None = None
     uicontext: dict[str, Any] | str | None = None
+
+
+class CancelBody(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    conv_id: str
+
+
+class ConversationPatch(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    title: str | None = Field(default=None, min_length=1, max_length=200)
+    archived: bool | None = None
 
 
 class ResumeBody(BaseModel):
@@ -147,3 +161,46 @@ async def conversation(conv_id: str, request: Request) -> Any:
     except RequestRefused as refused:
         return refusal(refused)
     return view.as_dict()
+
+
+@router.post("/cancel", openapi_extra=_openapi(CancelBody))
+async def cancel(request: Request) -> Any:
+    """Stop the caller's running turn (reads cancelled, writes go on), or withdraw its
+    pending confirmation: ``{"conv_id","stopped","withdrawn","writes_in_flight"}``."""
+    core = get_core()
+    try:
+        principal = await authenticate(_token(request), channel=CHANNEL)
+        body: CancelBody = await _body(request, CancelBody)
+        report = await core.cancel(principal, body.conv_id, channel=CHANNEL)
+    except RequestRefused as refused:
+        return refusal(refused)
+    return report.as_dict()
+
+
+@router.get("/conversations")
+async def conversations(request: Request, archived: str = "0") -> Any:
+    """``{"conversations": [{"conv_id","title","updated_at","env_id","object_type",
+    "pending_confirmation","archived"}]}``: the caller's own, newest first."""
+    core = get_core()
+    try:
+        principal = await authenticate(_token(request), channel=CHANNEL)
+    except RequestRefused as refused:
+        return refusal(refused)
+    rows = await core.conversations(principal, archived=archived in ("1", "true", "yes"))
+    return {"conversations": [row.as_dict() for row in rows]}
+
+
+@router.patch("/conversations/{conv_id}", openapi_extra=_openapi(ConversationPatch))
+async def update_conversation(conv_id: str, request: Request) -> Any:
+    """Rename (``title``) and/or archive (``archived``) the caller's conversation. Archiving
+    hides it from the list; its checkpoint and audit trail stay."""
+    core = get_core()
+    try:
+        principal = await authenticate(_token(request), channel=CHANNEL)
+        body: ConversationPatch = await _body(request, ConversationPatch)
+        row = await core.update_conversation(
+            principal, conv_id, title=body.title, archived=body.archived
+        )
+    except RequestRefused as refused:
+        return refusal(refused)
+    return row.as_dict()

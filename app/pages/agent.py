@@ -27,6 +27,7 @@ from app.pages.agent_controller import AgentPageController, CoreDoor
 from app.screen.model import AgentChatModel
 from app.settings import get_settings
 from components.chat_panel import chat_panel
+from components.conversation_drawer import conversation_drawer
 from components.header import header
 
 log = logging.getLogger("ss_tools.pages")
@@ -85,6 +86,8 @@ async def agent_page(request: Request, lang: str | None = None):
         session.sign_out()
         ui.navigate.to("/login")
 
+    # a reset (new conversation, an entry opened in the drawer) is remembered for reloads
+    model.on_reset(lambda: app.storage.user.update(conv_id=model.conv_id))
     ui.add_css(page_css())
     header(
         model,
@@ -92,7 +95,9 @@ async def agent_page(request: Request, lang: str | None = None):
         on_language=choose_language,
         on_new_conversation=new_conversation,
         on_sign_out=sign_out,
+        on_conversations=model.toggle_drawer,
     )
+    conversation_drawer(model, on_new=new_conversation)
     with ui.column().classes("w-full p-4") as root:
         chat_panel(model)
         ui.timer(settings.countdown_tick_s, model.tick)

@@ -31,8 +31,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 from app.auth import Principal
 from app.errors import AuthError, ConfirmationError, ForbiddenError, SsToolsError, UIContextError
 from app.i18n import refusal_text
-from app.policy.catalog import affinity_for
-from app.screen.model import BUSY, AgentChatModel, Decision
+from app.pages.agent_controls import ControllerControls, OperatorCoreLike
+from app.pages.agent_ways import WaysForward
+from app.screen.model import AgentChatModel, Decision
 from app.screen.stream import ConversationLike, StreamProcessor
 from app.screen.uicontext import EnvOption
 from app.vocab import Channel
@@ -59,7 +60,7 @@ class EnvTableLike(Protocol):
     def tier_of(self, env_id: str | None) -> str | None: ...
 
 
-class AgentCoreLike(Protocol):
+class AgentCoreLike(OperatorCoreLike, Protocol):
     """``run_turn`` / ``resume`` take the request ``prepare_*`` returned (opaque here)."""
 
     def run_turn(self, req: Any) -> AsyncIterator[Event]: ...
@@ -94,6 +95,7 @@ class PrepareResume(Protocol):
         confirmation_id: str,
         decision: str,
         reason: str | None = None,
+        args: Mapping[str, Any] | None = None,
         channel: Channel,
     ) -> Awaitable[Any]: ...
 
@@ -108,7 +110,10 @@ class CoreDoor:
 
 
 # ---- the controller ----------------------------------------------------------------------
-class AgentPageController:
+class AgentPageController(ControllerControls, WaysForward):
+    """Turns and decisions here; stop, the drawer and the edit form in
+    :class:`~app.pages.agent_controls.ControllerControls` (issue 11)."""
+
     def __init__(
         self,
         model: AgentChatModel,
@@ -126,6 +131,7 @@ class AgentPageController:
         self._sleep = sleep
         self._on_warning = on_warning
         self.processor = StreamProcessor(model)
+        self._tasks: set[asyncio.Task[Any]] = set()
         model.connect(self)
 
     # ---- opening the page ---------------------------------------------------------------
@@ -185,19 +191,9 @@ class AgentPageController:
             return
         await self._stream(self.door.core.run_turn(req))
 
-    async def continue_without_context(self, request: str) -> None:
-        """Leave the page's context (the pill too) and ask with the object spelled out."""
-        if self.model.state not in BUSY:
-            self.model.clear_ui_context()
-            await self.send(request)
-
-    async def check_status(self, request: str) -> None:
-        """Ask get_task_status, leaving a page context that filters it out (dashboard)."""
-        object_type = (self.model.ui_context or {}).get("objectType")
-        keeps = not object_type or object_type in affinity_for("get_task_status")
-        await (self.send(request) if keeps else self.continue_without_context(request))
-
-    async def decide(self, decision: Decision, reason: str | None) -> None:
+    async def decide(
+        self, decision: Decision, reason: str | None, args: Mapping[str, Any] | None = None
+    ) -> None:
         confirmation_id = self.model.begin_decision(decision)
         if confirmation_id is None:
             return
@@ -209,6 +205,7 @@ class AgentPageController:
                 confirmation_id=confirmation_id,
                 decision=decision,
                 reason=reason,
+                args=args,
                 channel=CHANNEL,
             )
         except SsToolsError as exc:
@@ -230,6 +227,7 @@ class AgentPageController:
             self._refused(exc)
             return 1
         self.model.end_stream()
+        self.after_stream()
         return answers
 
     def _refused(self, exc: SsToolsError) -> None:

@@ -63,6 +63,7 @@ class ToolCall:
     progress_message: str = ""
     can_retry: bool = False
     can_check_status: bool = False
+    goes_on: bool = False  # a write a stop did not kill: its outcome comes later
     item_id: int = dataclasses.field(default_factory=_next_id)
     view: ToolView | None = None  # the result's presentation (set by tool_end)
 

@@ -19,14 +19,17 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Literal, Protocol
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from nicegui import binding
 
 from app.i18n import t
 from app.screen.confirmation import CONFIRMABLE, ConfirmationState, PermissionDenial
 from app.screen.context import ContextState
+from app.screen.edit import EditState
+from app.screen.history import HistoryState
+from app.screen.intents import Decision, Intents, NotConnected
 from app.screen.items import ChatItems, ChatMessage, ToolCall
 
 if TYPE_CHECKING:
@@ -41,38 +44,11 @@ STATES = (
     "disconnected_permanent",
 )
 BUSY = ("streaming", "awaiting_confirmation")
-Decision = Literal["confirm", "deny"]
 
 __all__ = ["BUSY", "CONFIRMABLE", "STATES", "AgentChatModel", "Decision", "Intents"]
 
 
-class Intents(Protocol):
-    """Where the model's actions go: the page controller (or a test's recorder)."""
-
-    async def send(self, text: str) -> None: ...
-
-    async def decide(self, decision: Decision, reason: str | None) -> None: ...
-
-    async def continue_without_context(self, request: str) -> None: ...
-
-    async def check_status(self, request: str) -> None: ...
-
-
-class _NotConnected:
-    async def send(self, text: str) -> None:
-        raise RuntimeError("no page controller is connected to this screen model")
-
-    async def decide(self, decision: Decision, reason: str | None) -> None:
-        raise RuntimeError("no page controller is connected to this screen model")
-
-    async def continue_without_context(self, request: str) -> None:
-        raise RuntimeError("no page controller is connected to this screen model")
-
-    async def check_status(self, request: str) -> None:
-        raise RuntimeError("no page controller is connected to this screen model")
-
-
-class AgentChatModel(ChatItems, ContextState, ConfirmationState):
+class AgentChatModel(ChatItems, ContextState, ConfirmationState, EditState, HistoryState):
     state = binding.BindableProperty()
     lang = binding.BindableProperty()
     process_step = binding.BindableProperty()
@@ -81,6 +57,8 @@ class AgentChatModel(ChatItems, ContextState, ConfirmationState):
     permission_text = binding.BindableProperty()
     is_empty = binding.BindableProperty()
     answered_by = binding.BindableProperty()
+    stopping = binding.BindableProperty()
+    focus_request = binding.BindableProperty()  # ("card" | "input", n): where focus goes
 
     def __init__(
         self,
@@ -93,7 +71,7 @@ class AgentChatModel(ChatItems, ContextState, ConfirmationState):
     ) -> None:
         self.role = role
         self.conv_id = conv_id or uuid.uuid4().hex
-        self._intents: Intents = _NotConnected()
+        self._intents: Intents = NotConnected()  # type: ignore[assignment]
         ChatItems.__init__(self)
         self.state, self.lang = "idle", lang
         ConfirmationState.__init__(self, clock=clock, default_countdown_s=default_countdown_s)
@@ -104,6 +82,11 @@ class AgentChatModel(ChatItems, ContextState, ConfirmationState):
         self.permission_text = ""
         self.is_empty = True
         self.answered_by = ""
+        EditState.__init__(self)
+        HistoryState.__init__(self)
+        self.stopping = False
+        self.focus_request = ("input", 0)
+        self.writes_going_on: set[str] = set()  # stopped turn's writes still running
 
     def connect(self, intents: Intents) -> None:
         """Route the actions to ``intents`` (the page controller does this once)."""
@@ -132,6 +115,7 @@ class AgentChatModel(ChatItems, ContextState, ConfirmationState):
         decision is not allowed now (no card, or Confirm during the countdown)."""
         if not self.can_decide(decision) or self.pending_confirmation is None:
             return None
+        self._close_forms()
         self.card_state = f"loading_{decision}"
         self._stop_countdown()
         self._refresh_confirm()
@@ -148,6 +132,7 @@ class AgentChatModel(ChatItems, ContextState, ConfirmationState):
         a denial the agent did not answer says "Operation cancelled"."""
         if self.card_state == f"loading_{decision}":
             self.clear_confirmation()
+            self._focus("input")
             if self.state == "awaiting_confirmation":
                 self.state = "idle"
         if decision == "deny" and not answered:
@@ -157,6 +142,7 @@ class AgentChatModel(ChatItems, ContextState, ConfirmationState):
         """An error (an error event, or a refused request) as a message; state error."""
         if self.card_state.startswith("loading"):
             self.clear_confirmation()
+        self._close_forms()
         message = self.add_message("assistant", text, "error")
         self.state = "error"
         return message
@@ -177,6 +163,7 @@ class AgentChatModel(ChatItems, ContextState, ConfirmationState):
         self.process_step = step
 
     def turn_done(self, done_state: str) -> None:
+        self.stopping = False
         if self.pending_confirmation is not None and self.card_state:
             self.state = "awaiting_confirmation"
         elif done_state in ("idle", "error"):
@@ -185,8 +172,26 @@ class AgentChatModel(ChatItems, ContextState, ConfirmationState):
             self.process_step = "answer"
 
     def show_confirmation(self, event: ConfirmRequiredEvent) -> None:
+        self._close_forms()
         self._show_card(event)
         self.state, self.process_step = "awaiting_confirmation", "confirm"
+        self._focus("card")
+
+    def note_stopped(self, writes_in_flight: Sequence[str]) -> None:
+        """The turn was stopped: each write still running says it goes on."""
+        self.stopping = False
+        self.writes_going_on = set(writes_in_flight)
+        for call_id in writes_in_flight:
+            if (call := self.tool_call(call_id)) is not None:
+                call.goes_on = True
+        key = "stopped_writes_go_on" if writes_in_flight else "stopped"
+        self.add_message("assistant", t(key, self.lang), "notice")
+
+    def writes_landed(self) -> None:
+        self.writes_going_on = set()
+
+    def _focus(self, target: str) -> None:
+        self.focus_request = (target, self.focus_request[1] + 1)
 
     def show_permission_denied(self, denial: PermissionDenial) -> None:
         self.permission_denied = denial
@@ -215,7 +220,9 @@ class AgentChatModel(ChatItems, ContextState, ConfirmationState):
         self.conv_id = conv_id or uuid.uuid4().hex
         self.clear_confirmation()
         self.dismiss_permission()
+        self._close_forms()
         self.state, self.process_step, self.is_empty = "idle", "context", True
+        self.stopping, self.writes_going_on = False, set()
         self._clear_items()
 
     # ---- actions (components call these) ------------------------------------------------
@@ -223,17 +230,26 @@ class AgentChatModel(ChatItems, ContextState, ConfirmationState):
         if text.strip() and self.state not in BUSY:
             await self._intents.send(text)
 
-    async def confirm(self) -> bool:
-        """Approve the pending confirmation; refused while the countdown runs."""
+    async def confirm(self, args: Mapping[str, Any] | None = None) -> bool:
+        """Approve the pending confirmation (``args``: edited arguments); refused while
+        the countdown runs."""
         if not self.can_decide("confirm"):
             return False
-        await self._intents.decide("confirm", None)
+        await self._intents.decide("confirm", None, None if args is None else dict(args))
         return True
 
     async def deny(self, reason: str | None = None) -> bool:
         if not self.can_decide("deny"):
             return False
-        await self._intents.decide("deny", reason)
+        await self._intents.decide("deny", reason, None)
+        return True
+
+    async def stop(self) -> bool:
+        """Stop the running turn (reads are cancelled; a write goes on)."""
+        if self.state != "streaming" or self.stopping:
+            return False
+        self.stopping = True
+        await self._intents.stop()
         return True
 
     @property

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
         Event,
         MessageEvent,
         PermissionDeniedEvent,
+        StoppedEvent,
         TokenEvent,
         ToolEndEvent,
         ToolProgressEvent,
@@ -63,6 +64,7 @@ class ChatSink(Protocol):
     def turn_done(self, done_state: str) -> None: ...
     def show_confirmation(self, event: ConfirmRequiredEvent) -> None: ...
     def show_permission_denied(self, denial: PermissionDenial) -> None: ...
+    def note_stopped(self, writes_in_flight: Sequence[str]) -> None: ...
     def reset(self, conv_id: str | None = None) -> None: ...
 
 
@@ -95,6 +97,7 @@ class StreamProcessor:
             "tool_end": self._on_tool_end,
             "confirm_required": self._on_confirm_required,
             "permission_denied": self._on_permission_denied,
+            "stopped": self._on_stopped,
         }
 
     async def run(self, events: AsyncIterable[Event]) -> int:
@@ -143,9 +146,8 @@ class StreamProcessor:
         self.sink.set_step("answer")
 
     def _on_error(self, ev: ErrorEvent) -> None:
-        """An error in the page's language (by its code); the server's text as a detail.
-        A call the page's context leaves out is a notice, not a failure: the turn goes on
-        and the answer offers the way forward."""
+        """The error in the page's words (the server's text kept as the detail); a call the
+        page's context left out is a notice: the turn goes on and offers a way forward."""
         self._close_open()
         text, detail = error_text(ev.code, ev.message, self.sink.lang, tool=ev.tool_name)
         if ev.code in NOTICE_CODES:
@@ -206,12 +208,9 @@ class StreamProcessor:
         call.retryable = ev.retryable
         call.status_unknown = ev.status_unknown
         call.is_write_tool = call.is_write_tool or ev.status_unknown
-        lang = self.sink.lang
-        call.error = (
-            t("status_unknown", lang)
-            if ev.status_unknown
-            else t("tool_no_answer", lang, s=f"{ev.timeout_s:g}")
-        )  # the page's words; the server's English message is not shown
+        lang, unknown = self.sink.lang, ev.status_unknown  # the page's words, not the server's
+        wait = t("tool_no_answer", lang, s=f"{ev.timeout_s:g}")
+        call.error = t("status_unknown", lang) if unknown else wait
         call.status = "timeout"  # last: the card's icon reads status_unknown
         call.refresh_actions()
 
@@ -224,6 +223,7 @@ class StreamProcessor:
         call.result = ev.result
         call.error = ev.error or ""
         call.retryable = ev.retryable
+        call.goes_on = False
         if call.status == "completed":
             call.progress = 1.0 if call.progress is not None else None
         call.refresh_actions()
@@ -241,6 +241,10 @@ class StreamProcessor:
         self._close_open()
         self._deny(ev.tool_name, ev.required_role, ev.alternatives)
 
+    def _on_stopped(self, ev: StoppedEvent) -> None:
+        self._close_open()
+        self.sink.note_stopped(ev.writes_in_flight)
+
     def _deny(self, tool: str, role: str | None, alternatives: Sequence[Alternative]) -> None:
         alts = tuple({"action": a.action, "prompt": a.prompt} for a in alternatives)
         self.sink.show_permission_denied(PermissionDenial(tool, role or "admin", alts))
@@ -252,23 +256,33 @@ class StreamProcessor:
         sink = self.sink
         sink.reset(conv_id=sink.conv_id)
         self._open = None
-        for message in conversation.messages:
-            role = "user" if message.get("role") == "user" else "assistant"
-            text = str(message.get("text") or message.get("content") or "")
-            added = sink.add_message(role, text)
-            if role == "assistant":
-                added.offers = offers_of(text)
         pending = conversation.pending
-        for row in conversation.tool_calls:
-            if pending is not None and row.get("call_id") == pending.call_id:
-                continue  # the confirmation card stands for it
-            sink.add_item(_restored_call(row))
+        for row in _in_order(conversation.messages, conversation.tool_calls):
+            if "tool_name" not in row:
+                role = "user" if row.get("role") == "user" else "assistant"
+                text = str(row.get("text") or row.get("content") or "")
+                sink.add_message(role, text).offers = offers_of(text) if role != "user" else None
+            elif pending is None or row.get("call_id") != pending.call_id:
+                sink.add_item(_restored_call(row))  # (the confirmation card stands for it)
         if pending is not None:
             self._on_confirm_required(pending)
 
 
+def _in_order(
+    messages: Sequence[Mapping[str, Any]], calls: Sequence[Mapping[str, Any]]
+) -> list[Mapping[str, Any]]:
+    """Messages and tool calls in conversation order (their ``position``, when the view
+    gives one; else the messages first)."""
+    rows = [*messages, *calls]
+    if all("position" in r for r in rows):
+        return sorted(rows, key=lambda r: r["position"])
+    return rows
+
+
 def _restored_call(row: Mapping[str, Any]) -> ToolCall:
     status = str(row.get("status") or "completed")
+    if status == "pending":  # no result yet: still running (e.g. a write after a stop)
+        status = "executing"
     call = ToolCall(
         call_id=str(row.get("call_id", "")),
         tool_name=str(row.get("tool_name", "")),

@@ -5,11 +5,22 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from sqlalchemy import update
+from sqlalchemy import Connection, inspect, update
 from sqlmodel import Session, col
 
 from app.settings import get_settings
 from app.store.models import Confirmation, as_utc, utcnow
+
+# Columns added to ``confirmation`` after its first release (edit before approving).
+ADDED_COLUMNS = ("edited_args_hash",)
+
+
+def ensure_columns(conn: Connection) -> None:
+    """Add the columns of ``ADDED_COLUMNS`` an older table lacks (``init_db``). Idempotent."""
+    present = {c["name"] for c in inspect(conn).get_columns(Confirmation.__tablename__)}
+    for name in ADDED_COLUMNS:
+        if name not in present:
+            conn.exec_driver_sql(f"ALTER TABLE confirmation ADD COLUMN {name} VARCHAR")
 
 
 def create(
@@ -54,15 +65,21 @@ def get(session: Session, *, confirmation_id: str) -> Confirmation | None:
 
 
 def mark_used(
-    session: Session, *, confirmation_id: str, decision: str, now: datetime | None = None
+    session: Session,
+    *,
+    confirmation_id: str,
+    decision: str,
+    edited_args_hash: str | None = None,
+    now: datetime | None = None,
 ) -> bool:
     """Record the decision once. True only for the caller whose UPDATE changed the row;
-    a replay or a concurrent second confirm gets False."""
+    a replay or a concurrent second confirm gets False. ``edited_args_hash``: the hash of
+    the arguments a person edited before confirming (the run is bound to them)."""
     moment = as_utc(now) if now else utcnow()
     stmt = (
         update(Confirmation)
         .where(col(Confirmation.id) == confirmation_id, col(Confirmation.used_at).is_(None))
-        .values(used_at=moment, decision=decision)
+        .values(used_at=moment, decision=decision, edited_args_hash=edited_args_hash)
         .execution_options(synchronize_session="fetch")
     )
     result = session.execute(stmt)

@@ -20,6 +20,7 @@ from sqlalchemy.pool import StaticPool
 from sqlmodel import Session, SQLModel
 
 from app.settings import get_settings
+from app.store import confirmations
 
 SQLITE_BUSY_TIMEOUT_MS = 5000
 PG_CONNECT_TIMEOUT_S = 5
@@ -79,6 +80,7 @@ def init_db(engine: Engine) -> None:
             conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": INIT_LOCK_KEY})
         SQLModel.metadata.create_all(conn)
         models.ensure_audit_columns(conn)
+        confirmations.ensure_columns(conn)
         models.ensure_audit_triggers(conn)
 
 

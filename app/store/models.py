@@ -157,6 +157,25 @@ class Confirmation(SQLModel, table=True):
     expires_at: datetime = Field(sa_type=UTCDateTime, nullable=False)
     used_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
     decision: str | None = None
+    edited_args_hash: str | None = None  # set when confirmed with edited arguments
+
+
+class Conversation(SQLModel, table=True):
+    """A conversation's metadata (its messages live in the LangGraph checkpoint)."""
+
+    __tablename__ = "conversation"
+
+    conv_id: str = Field(primary_key=True)
+    owner: str = Field(index=True)
+    title: str = Field(default="", sa_type=Text)
+    object_type: str | None = None
+    env_id: str | None = None
+    pending_confirmation: bool = False
+    archived: bool = Field(default=False, index=True)
+    created_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime, nullable=False)
+    updated_at: datetime = Field(
+        default_factory=utcnow, sa_type=UTCDateTime, nullable=False, index=True
+    )
 
 
 class Backup(SQLModel, table=True):

@@ -129,6 +129,7 @@ class Harness:
         role: str = "admin",
         reason: str | None = None,
         channel: str = "page",
+        args: dict[str, Any] | None = None,
     ) -> list[BaseEvent]:
         assert self.core is not None
         req = await prepare_resume(
@@ -137,6 +138,7 @@ class Harness:
             confirmation_id=confirmation_id,
             decision=decision,
             reason=reason,
+            args=args,
             channel=channel,  # type: ignore[arg-type]
             core=self.core,
         )

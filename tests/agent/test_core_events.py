@@ -97,7 +97,7 @@ async def test_conversation_read_shows_a_pending_confirmation_then_its_outcome(
     assert view.pending is not None
     assert view.pending.confirmation_id == conf.confirmation_id
     assert view.pending.metadata == conf.metadata and view.pending.conv_id == harness.conv_id
-    assert view.messages == [{"role": "user", "text": "deploy 42 to prod"}]
+    assert view.messages == [{"role": "user", "text": "deploy 42 to prod", "position": 0}]
     assert [(c["tool_name"], c["status"]) for c in view.tool_calls] == [
         ("deploy_dashboard", "pending")
     ]

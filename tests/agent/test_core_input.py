@@ -127,14 +127,28 @@ async def test_a_new_conversation_is_seeded_with_the_kept_history(harness: Any) 
     assert seen == ["earlier", "now"]
 
 
-async def test_editing_arguments_on_resume_is_refused_until_supported() -> None:
+@pytest.mark.parametrize(
+    ("decision", "args", "error"),
+    [
+        # an edit is an approval: it never comes with a denial
+        ("deny", {"target_env": "prod"}, "args_need_confirm"),
+        # args are an object of argument names, not a list or text
+        ("confirm", ["prod"], "invalid_args"),
+        ("confirm", "target_env=prod", "invalid_args"),
+        # a huge edit is refused before anything is read
+        ("confirm", {"sql": "x" * 20_000}, "args_too_large"),
+    ],
+)
+async def test_edited_arguments_of_the_wrong_shape_are_refused_before_any_lookup(
+    decision: str, args: Any, error: str
+) -> None:
     with pytest.raises(RequestRefused) as caught:
         await prepare_resume(
             token=token_for(),
             conv_id="conv-args",
             confirmation_id="c1",
-            decision="confirm",
-            args={"target_env": "prod"},
+            decision=decision,
+            args=args,
             channel="http",
         )
-    assert caught.value.status == 422 and "not supported yet" in caught.value.reason
+    assert (caught.value.status, caught.value.error) == (422, error)

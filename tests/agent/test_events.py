@@ -16,6 +16,7 @@ from app.agent.events import (
     ErrorEvent,
     MessageEvent,
     PermissionDeniedEvent,
+    StoppedEvent,
     TokenEvent,
     ToolEndEvent,
     ToolProgressEvent,
@@ -162,6 +163,11 @@ EVENTS: list[Any] = [
             lang="ru",
         ),
         id="turn_start",
+    ),
+    # a person stopped the turn; a write in flight goes on
+    pytest.param(
+        StoppedEvent(conv_id="c", seq=13, writes_in_flight=["call_7"], message="Stopped."),
+        id="stopped",
     ),
 ]
 

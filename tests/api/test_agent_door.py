@@ -105,8 +105,8 @@ async def test_missing_or_malformed_token_is_401_in_the_readme_shape(user: User)
     [
         # conv_id is checked on resume too
         ({"conv_id": "a b"}, "invalid_conv_id"),
-        # edit-before-approve is not built yet: said plainly
-        ({"args": {"target_env": "prod"}}, "args_not_supported"),
+        # edited args come with a confirmation, never with a denial
+        ({"args": {"target_env": "prod"}, "decision": "deny"}, "args_need_confirm"),
         # a decision is confirm or deny
         ({"decision": "maybe"}, "invalid_request"),
     ],

@@ -3,8 +3,11 @@ its actions, and its transitions."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
+from app.agent.core.edits import args_messages, args_schema
 from app.screen.confirmation import PermissionDenial
 from app.screen.items import ToolCall
 from app.screen.model import AgentChatModel
@@ -21,12 +24,24 @@ class Intents:
     def __init__(self) -> None:
         self.sent: list[str] = []
         self.decided: list[tuple[str, str | None]] = []
+        self.args: list[Any] = []
+        self.stops = 0
 
     async def send(self, text: str) -> None:
         self.sent.append(text)
 
-    async def decide(self, decision: str, reason: str | None) -> None:
+    async def decide(self, decision: str, reason: str | None, args: Any = None) -> None:
         self.decided.append((decision, reason))
+        self.args.append(args)
+
+    async def stop(self) -> None:
+        self.stops += 1
+
+    def args_schema(self, tool_name: str) -> dict[str, Any]:
+        return args_schema(tool_name)
+
+    def validate_args(self, tool_name: str, args: Any) -> dict[str, str]:
+        return args_messages(tool_name, args)
 
 
 def make(**kw) -> tuple[AgentChatModel, FakeClock, Intents]:

@@ -9,10 +9,13 @@ ConversationView-like value; ``environments`` rows carry their resolved tier and
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
 from typing import Any
 
+from app.agent.core.edits import args_messages, args_schema
 from app.agent.events import (
     ConfirmMetadataV2,
     ConfirmRequiredEvent,
@@ -66,6 +69,17 @@ class FakeConversation:
     turn: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class FakeSummary:
+    conv_id: str
+    title: str
+    updated_at: datetime = field(default_factory=lambda: datetime(2026, 11, 30, 9, 15, tzinfo=UTC))
+    env_id: str | None = None
+    object_type: str | None = None
+    pending_confirmation: bool = False
+    archived: bool = False
+
+
 ENVS = [
     FakeEnv("dev", "Development", "dev", "http://dev"),
     FakeEnv("staging", "Staging", "staging", "http://staging"),
@@ -105,6 +119,15 @@ class FakeCore:
         self.sent: list[dict[str, Any]] = []
         self.decisions: list[dict[str, Any]] = []
         self.conversation_reads = 0
+        # issue 11: a turn that holds until stopped, what a stop yields and what follows
+        self.hold: asyncio.Event | None = None
+        self.on_stop: list[Event] = []
+        self.followed: list[Event] = []
+        self.release_follow = asyncio.Event()
+        self.stops: list[str] = []
+        self.summaries: list[FakeSummary] = []
+        self.updates: list[dict[str, Any]] = []
+        self.conversations_by_id: dict[str, FakeConversation] = {}
 
     # ---- the door's prepare_* --------------------------------------------------------------
     async def prepare_turn(self, **kwargs: Any) -> dict[str, Any]:
@@ -134,6 +157,10 @@ class FakeCore:
         script = self.replies(req["message"]) if callable(self.replies) else self.replies
         for event in script:
             yield event
+        if self.hold is not None:  # a turn still running until someone stops it
+            await self.hold.wait()
+            for event in self.on_stop:
+                yield event
 
     async def resume(self, req: dict[str, Any]) -> AsyncIterator[Event]:
         for event in self.on_confirm if req["decision"] == "confirm" else self.on_deny:
@@ -141,7 +168,47 @@ class FakeCore:
 
     async def conversation(self, principal: Principal, conv_id: str) -> FakeConversation:
         self.conversation_reads += 1
-        return self.conv
+        return self.conversations_by_id.get(conv_id, self.conv)
+
+    async def cancel(self, principal: Principal, conv_id: str, *, channel: str) -> Any:
+        self.stops.append(conv_id)
+        if self.hold is not None:
+            self.hold.set()
+        return {"conv_id": conv_id, "stopped": True}
+
+    async def follow(self, principal: Principal, conv_id: str) -> AsyncIterator[Event]:
+        await self.release_follow.wait()
+        for event in self.followed:
+            yield event
+
+    async def conversations(
+        self, principal: Principal, *, archived: bool = False
+    ) -> list[FakeSummary]:
+        return [s for s in self.summaries if not s.archived]
+
+    async def update_conversation(
+        self,
+        principal: Principal,
+        conv_id: str,
+        *,
+        title: str | None = None,
+        archived: bool | None = None,
+    ) -> FakeSummary:
+        self.updates.append({"conv_id": conv_id, "title": title, "archived": archived})
+        i, row = next((i, s) for i, s in enumerate(self.summaries) if s.conv_id == conv_id)
+        changed = replace(
+            row,
+            title=row.title if title is None else title,
+            archived=row.archived if archived is None else archived,
+        )
+        self.summaries[i] = changed
+        return changed
+
+    def args_schema(self, tool_name: str) -> dict[str, Any]:
+        return args_schema(tool_name)  # the real tools' args models
+
+    def validate_args(self, tool_name: str, args: Any) -> dict[str, str]:
+        return args_messages(tool_name, args)
 
     def environments(self) -> list[FakeEnv]:
         return list(self.envs)

@@ -164,8 +164,11 @@ async def test_loading_states_while_resuming(user, core, sign_in, decision, load
     user.find(marker="chat-input").type("deploy").trigger("keydown.enter")
     await user.should_see("Confirm a change in dev", retries=30)
     await user.should_see("Deploy dashboard 42 on dev")  # the one-line description
-    marker = "confirm-button" if decision == "confirm" else "cancel-button"
-    user.find(marker=marker).click()
+    if decision == "confirm":
+        user.find(marker="confirm-button").click()
+    else:  # Cancel opens the (optional) reason; "Cancel the operation" denies
+        user.find(marker="cancel-button").click()
+        user.find(kind=ui.button, marker="deny-submit").click()
     await user.should_see(loading_title, retries=30)
     assert page_model(user).card_state == f"loading_{decision}"
     assert not user.find(marker="confirm-button").elements.pop().enabled
@@ -216,6 +219,7 @@ async def test_cancel_shows_operation_cancelled_in_russian(user: User, core, sig
     await user.should_see("Подтвердить")
     await user.should_see("Подтверждение станет доступно через 10 с")
     user.find(marker="cancel-button").click()
+    user.find(kind=ui.button, marker="deny-submit").click()
     await user.should_see("Операция отменена", retries=30)
     assert core.decisions[0]["decision"] == "deny"
 

@@ -10,20 +10,22 @@ yields typed events (``app.agent.events.Event``) with ``conv_id`` and ``seq`` se
         match event:
             case TokenEvent(): ...
 
-Modules: ``prepare`` (the checks), ``requests`` (TurnRequest / ResumeRequest), ``refusals``
-(RequestRefused and the confirmation status table), ``agent`` (AgentCore), ``turns``
-(tool set and run context of a turn), ``calls`` (a door's direct tool call:
-``prepare_call`` / ``AgentCore.run_call``), ``offer`` (the tools a caller is offered, for
-a door's tool list), ``runner`` (graph.astream -> events), ``supersede``
-(a new message cancels a pending confirmation), ``conversations`` (the read model),
-``slot`` (get_core / install_core).
+Modules: ``prepare`` / ``resuming`` (the checks), ``requests`` (TurnRequest /
+ResumeRequest), ``refusals`` (RequestRefused and the confirmation status table), ``agent``
+(AgentCore), ``turns`` (tool set and run context of a turn), ``calls`` (a door's direct
+tool call: ``prepare_call`` / ``AgentCore.run_call``), ``offer`` (the tools a caller is
+offered, for a door's tool list), ``runner`` (graph.astream -> events), ``supersede`` (a
+new message cancels a pending confirmation), ``conversations`` (the read model), ``slot``
+(get_core / install_core); issue 11's ``controls`` (stop, follow, the list), ``control``
+(run control and registry), ``history`` (the conversation table), ``edits`` (an edit's
+checks at the door).
 """
 
 from app.agent.core.agent import AgentCore, EnvView
 from app.agent.core.calls import CallRequest, prepare_call
 from app.agent.core.conversations import ConversationView
 from app.agent.core.offer import OfferedTool, offered_tools
-from app.agent.core.prepare import authenticate, prepare_resume, prepare_turn
+from app.agent.core.prepare import authenticate, prepare_turn
 from app.agent.core.refusals import (
     CONFIRMATION_STATUS,
     ConfirmationRefused,
@@ -31,6 +33,7 @@ from app.agent.core.refusals import (
     confirmation_status,
 )
 from app.agent.core.requests import HistoryItem, ResumeRequest, TurnRequest
+from app.agent.core.resuming import prepare_resume
 from app.agent.core.slot import get_core, install_core
 
 __all__ = [

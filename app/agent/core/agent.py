@@ -25,7 +25,10 @@ from langgraph.types import Command
 from app.agent.audit import audit, flush_audit
 from app.agent.checkpoint import SaverPool
 from app.agent.core.calls import CallRequest, run_call
+from app.agent.core.control import RunControl
+from app.agent.core.controls import OperatorControls
 from app.agent.core.conversations import ConversationView, conversation_view
+from app.agent.core.edits import shown_and_edited
 from app.agent.core.prepare import detect_lang, valid_conv_id
 from app.agent.core.refusals import RequestRefused
 from app.agent.core.requests import ResumeRequest, TurnRequest
@@ -63,7 +66,11 @@ class EnvView:
     error: str | None = None
 
 
-class AgentCore:
+class AgentCore(OperatorControls):
+    """``run_turn`` / ``resume`` / ``cancel`` / ``follow`` and the conversation list come
+    from :class:`~app.agent.core.controls.OperatorControls` (issue 11); the runs
+    themselves are ``_turn`` / ``_resume`` below."""
+
     def __init__(
         self,
         *,
@@ -83,6 +90,7 @@ class AgentCore:
         self._graph_options: dict[str, Any] = {"tools": given}
         self._graph_options.update(graph_options)
         self._graphs: dict[int, tuple[weakref.ref[asyncio.AbstractEventLoop], Any]] = {}
+        self._registries = {}  # event loop -> TurnRegistry (OperatorControls.turns)
 
     # ---- parts ------------------------------------------------------------------------
     async def graph(self) -> Any:
@@ -100,6 +108,7 @@ class AgentCore:
 
     async def aclose(self) -> None:
         """Close the running loop's checkpointer (app shutdown, test teardown)."""
+        await self.turns().drain()
         self._graphs.pop(id(asyncio.get_running_loop()), None)
         if isinstance(self._saver, SaverPool):
             await self._saver.aclose()
@@ -128,10 +137,10 @@ class AgentCore:
         ]
 
     def _context(
-        self, req: TurnRequest | ResumeRequest, turn: Mapping[str, Any], lang: str
+        self, req: Any, turn: Mapping[str, Any], lang: str, control: RunControl | None = None
     ) -> AgentContext:
         tiers = {env.id: env.tier for env in self.environments()}
-        return build_context(
+        ctx = build_context(
             req.principal,
             req.conv_id,
             turn,
@@ -140,9 +149,11 @@ class AgentCore:
             channel=req.channel,
             client=req.client,
         )
+        ctx.control = control
+        return ctx
 
     # ---- a turn -------------------------------------------------------------------------
-    async def run_turn(self, req: TurnRequest) -> AsyncIterator[Event]:
+    async def _turn(self, req: TurnRequest, control: RunControl) -> AsyncIterator[Event]:
         """A person's message: ``turn_start``, then the run's events, then ``done``."""
         seq = Sequencer(req.conv_id)
         who = req.principal
@@ -192,7 +203,7 @@ class AgentCore:
                 who,
                 req.conv_id,
                 seq,
-                lambda old: self._context(req, old, req.lang),
+                lambda old: self._context(req, old, req.lang, control),
                 model_label=self.model_label,
             ):
                 yield ev
@@ -201,25 +212,32 @@ class AgentCore:
             messages += history_messages(req.history)
         messages.append(HumanMessage(content=req.message))
         inp = {"messages": messages, "owner": who.user_id, "turn": turn, "pending": []}
-        ctx = self._context(req, turn, req.lang)
+        ctx = self._context(req, turn, req.lang, control)
         async for ev in run_graph(graph, inp, config, ctx, seq, model_label=self.model_label):
             yield ev
 
     # ---- a door's direct tool call (no model; ends after the tools) ----------------------
-    def run_call(self, req: CallRequest) -> AsyncIterator[Event]:
-        """One tool call from ``prepare_call``, through the same guard (see ``calls``)."""
-        return run_call(self, req)
+    async def run_call(self, req: CallRequest) -> AsyncIterator[Event]:
+        """One tool call from ``prepare_call``, through the same guard (see ``calls``),
+        under the conversation's run control like a turn (stoppable, one at a time)."""
+        control = await self.turns().begin(req.conv_id, req.principal.user_id)
+        try:
+            async for ev in run_call(self, req, control):
+                yield ev
+        finally:
+            self.turns().end(control, lambda: self._after(control, req))
 
     # ---- a confirmation's answer ----------------------------------------------------------
-    async def resume(self, req: ResumeRequest) -> AsyncIterator[Event]:
-        """Continue after ``prepare_resume`` consumed the confirmation."""
+    async def _resume(self, req: ResumeRequest, control: RunControl) -> AsyncIterator[Event]:
+        """Continue after ``prepare_resume`` consumed the confirmation; edited ``args`` pass
+        policy again in the graph (``app.agent.edit``)."""
         seq = Sequencer(req.conv_id)
         graph = await self.graph()
         config = run_config(req.conv_id)
         state = await graph.aget_state(config)
         values = state.values or {}
         lang = detect_lang(last_human_text(values.get("messages") or []))
-        ctx = self._context(req, values.get("turn") or {}, lang)
+        ctx = self._context(req, values.get("turn") or {}, lang, control)
         confirmed = req.decision == "confirm"
         await audit(
             kind="confirmed" if confirmed else "cancelled",
@@ -229,11 +247,13 @@ class AgentCore:
             tool=req.confirmation.get("tool_name"),
             env=req.confirmation.get("env_id"),
             decision="confirm" if confirmed else "cancel",
-            reason=req.reason,
+            reason=req.reason if req.args is None else "confirmed with edited arguments",
+            args=shown_and_edited(values, req),
             channel=req.channel,
             client=req.client,
         )
-        cmd: Command[Any] = Command(resume={"decision": req.decision, "reason": req.reason})
+        answer = {"decision": req.decision, "reason": req.reason, "args": req.args}
+        cmd: Command[Any] = Command(resume=answer)
         async for ev in run_graph(graph, cmd, config, ctx, seq, model_label=self.model_label):
             yield ev
 

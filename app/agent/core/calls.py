@@ -41,6 +41,7 @@ from app.vocab import Channel
 
 if TYPE_CHECKING:
     from app.agent.core.agent import AgentCore
+    from app.agent.core.control import RunControl
 
 TOOL_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
 MAX_ARGUMENTS_BYTES = 64 * 1024
@@ -142,10 +143,13 @@ def proposed_call(req: CallRequest) -> AIMessage:
     )
 
 
-async def run_call(core: AgentCore, req: CallRequest) -> AsyncIterator[Event]:
+async def run_call(
+    core: AgentCore, req: CallRequest, control: RunControl | None = None
+) -> AsyncIterator[Event]:
     """The call's events: ``tool_start`` .. ``tool_end``, or ``confirm_required`` then
     ``done(awaiting_confirmation)``, or ``permission_denied`` / ``error``; then ``done``.
-    A pending confirmation of the same conversation is superseded first, as by a turn."""
+    A pending confirmation of the same conversation is superseded first, as by a turn.
+    ``control``: the conversation's run control (a stop reaches the call too)."""
     seq = Sequencer(req.conv_id)
     who = req.principal
     row = dict(
@@ -177,10 +181,12 @@ async def run_call(core: AgentCore, req: CallRequest) -> AsyncIterator[Event]:
     tiers = {env.id: env.tier for env in core.environments()}
 
     def context_for(turn_info: Mapping[str, Any]) -> Any:
-        return build_context(
+        ctx = build_context(
             who, req.conv_id, turn_info, req.lang, environments=tiers,
             channel=req.channel, client=req.client,
         )  # fmt: skip
+        ctx.control = control
+        return ctx
 
     if state.interrupts:
         async for ev in supersede(

@@ -11,7 +11,9 @@ from typing import Any
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from app.agent.events import ConfirmRequiredEvent
+from app.agent.rules import current_policy
 from app.agent.stream import confirm_required_event
+from app.policy import tool_risk
 
 TURN_KEYS = ("object_type", "selected_env", "uicontext")
 RESULT_LIMIT = 4000
@@ -33,9 +35,10 @@ _FAILED = frozenset(
 @dataclass(frozen=True)
 class ConversationView:
     conv_id: str
-    messages: list[dict[str, Any]]  # {"role": "user" | "assistant", "text"}
-    tool_calls: list[dict[str, Any]]  # {"call_id", "tool_name", "tool_args", "status",
-    #                                      "result", "view"}
+    messages: list[dict[str, Any]]  # {"role": "user" | "assistant", "text", "position"}
+    # {"call_id", "tool_name", "tool_args", "status", "result", "error", "is_write_tool",
+    #  "position", "view"}: each call paired with its ToolMessage (status "pending": none yet)
+    tool_calls: list[dict[str, Any]]
     pending: ConfirmRequiredEvent | None
     turn: dict[str, Any] = field(default_factory=dict)  # object_type, selected_env, uicontext
     owner: str | None = None
@@ -68,6 +71,14 @@ def _view(result: ToolMessage | None) -> Any:
     return artifact.get("view") if isinstance(artifact, dict) else None
 
 
+def _writes(tool_name: str, args: dict[str, Any]) -> bool:
+    """Whether the call changes something (its card offers no retry)."""
+    policy = current_policy()
+    if policy.spec(tool_name) is None:
+        return False
+    return tool_risk(tool_name, args, policy=policy) != "read"
+
+
 def conversation_view(conv_id: str, state: Any) -> ConversationView:
     """The view of one ``StateSnapshot``."""
     values = state.values or {}
@@ -75,24 +86,29 @@ def conversation_view(conv_id: str, state: Any) -> ConversationView:
     results = {m.tool_call_id: m for m in history if isinstance(m, ToolMessage)}
     messages: list[dict[str, Any]] = []
     tool_calls: list[dict[str, Any]] = []
-    for m in history:
+    for position, m in enumerate(history):
         if isinstance(m, HumanMessage):
-            messages.append({"role": "user", "text": str(m.content)})
+            messages.append({"role": "user", "text": str(m.content), "position": position})
         elif isinstance(m, AIMessage):
             for tc in m.tool_calls:
                 result = results.get(tc["id"] or "")
+                status = _status(result)
+                text = str(result.content)[:RESULT_LIMIT] if result else ""
                 tool_calls.append(
                     {
                         "call_id": tc["id"],
                         "tool_name": tc["name"],
                         "tool_args": tc["args"],
-                        "status": _status(result),
-                        "result": str(result.content)[:RESULT_LIMIT] if result else "",
+                        "status": status,
+                        "result": text,
+                        "error": text if status == "failed" else "",
+                        "is_write_tool": _writes(tc["name"], tc["args"]),
+                        "position": position,
                         "view": _view(result),
                     }
                 )
             if m.content and not m.tool_calls:
-                messages.append({"role": "assistant", "text": str(m.content)})
+                messages.append({"role": "assistant", "text": str(m.content), "position": position})
     pending = None
     if state.interrupts:
         pending = confirm_required_event(state.interrupts[0].value, conv_id)

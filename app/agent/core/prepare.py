@@ -17,8 +17,7 @@ request to the core; nothing downstream checks the same input again.
                 not JSON at all is ignored with an audit row (the contract's rule)
 
 Each refusal is a :class:`RequestRefused` whose audit row is committed before it is
-raised. ``prepare_resume`` checks its fields the same way, then validates and consumes the
-confirmation (``app.agent.confirm``): a refused confirmation is a ``ConfirmationRefused``.
+raised. ``prepare_resume`` (``core.resuming``) checks a resume's fields the same way.
 """
 
 from __future__ import annotations
@@ -29,28 +28,24 @@ import uuid
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from app.agent.audit import audit, audit_scope, flush_audit
-from app.agent.confirm import check_confirmation
-from app.agent.core.refusals import ConfirmationRefused, RequestRefused
-from app.agent.core.requests import HistoryItem, ResumeRequest, TurnRequest
-from app.agent.core.slot import get_core
+from app.agent.audit import audit, flush_audit
+from app.agent.core.refusals import RequestRefused
+from app.agent.core.requests import HistoryItem, TurnRequest
 from app.auth import Principal
 from app.auth.active import ensure_active_async
 from app.auth.tokens import decode_token, external_enabled
 from app.context import UIContext, UIContextJSONError, validate_uicontext
-from app.errors import AuthError, ConfirmationError, UIContextError
+from app.errors import AuthError, UIContextError
 from app.settings import get_settings
 from app.store.cot import cot_logger
 from app.vocab import CONV_ID_PATTERN, ENV_ID_PATTERN, Channel, Lang
 
 if TYPE_CHECKING:
-    from app.agent.core.agent import AgentCore
+    pass
 
 _CONV_ID = re.compile(CONV_ID_PATTERN)
 _ENV_ID = re.compile(ENV_ID_PATTERN)
 _CYRILLIC = re.compile("[\u0400-\u04ff]")
-MAX_REASON_CHARS = 2000
-MAX_CONFIRMATION_ID_CHARS = 128
 
 
 def detect_lang(text: str) -> Lang:
@@ -234,70 +229,3 @@ async def _uicontext(
         conv_id=row.get("conv_id"),
     )
     return ctx
-
-
-async def prepare_resume(
-    *,
-    token: str | None = None,
-    principal: Principal | None = None,
-    conv_id: str,
-    confirmation_id: str,
-    decision: str,
-    reason: str | None = None,
-    args: Mapping[str, Any] | None = None,
-    channel: Channel,
-    client: str | None = None,
-    core: AgentCore | None = None,
-) -> ResumeRequest:
-    """Check a resume's input, then validate and consume the confirmation (single use).
-    ``core``: the agent core whose conversation it is (default: the installed one)."""
-    principal = await authenticate(
-        token, principal=principal, conv_id=conv_id, channel=channel, client=client
-    )
-    row: dict[str, Any] = dict(
-        user=principal.user_id, role=principal.role, channel=channel, client=client
-    )
-    if not valid_conv_id(conv_id):
-        raise await _refuse(
-            422,
-            "invalid_conv_id",
-            "conv_id must be 1-128 characters of letters, digits and _.:-",
-            kind="request_invalid",
-            **row,
-        )
-    row["conv_id"] = conv_id
-    problem = None
-    if not _is_text(confirmation_id) or not 0 < len(confirmation_id) <= MAX_CONFIRMATION_ID_CHARS:
-        problem = ("invalid_confirmation_id", "confirmation_id must be 1-128 characters")
-    elif decision not in ("confirm", "deny"):
-        problem = ("invalid_decision", "decision must be 'confirm' or 'deny'")
-    elif reason is not None and (not _is_text(reason) or len(reason) > MAX_REASON_CHARS):
-        problem = ("invalid_reason", f"reason must be text of at most {MAX_REASON_CHARS} chars")
-    elif args is not None:
-        problem = ("args_not_supported", "editing arguments is not supported yet")
-    if problem is not None:
-        raise await _refuse(422, *problem, kind="request_invalid", **row)
-    graph = await (core or get_core()).graph()
-    try:
-        with audit_scope(channel, client):
-            confirmation = await check_confirmation(
-                graph,
-                conv_id=conv_id,
-                principal=principal,
-                confirmation_id=confirmation_id,
-                decision=decision,
-            )
-    except ConfirmationError as exc:  # audited by check_confirmation
-        await flush_audit()
-        raise ConfirmationRefused(exc) from None
-    return ResumeRequest(
-        principal=principal,
-        conv_id=conv_id,
-        confirmation_id=confirmation_id,
-        decision=decision,  # type: ignore[arg-type]  # checked above
-        reason=reason,
-        channel=channel,
-        args=None,
-        confirmation=confirmation,
-        client=client,
-    )

@@ -1,5 +1,6 @@
 """The checked requests the agent core takes: built only by ``prepare_turn`` and
-``prepare_resume`` (``app.agent.core.prepare``), so every field is already checked."""
+``prepare_resume`` (``app.agent.core.prepare`` / ``resuming``), so every field is already
+checked."""
 
 from __future__ import annotations
 

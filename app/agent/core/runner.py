@@ -3,7 +3,9 @@ numbered events: model tokens, the nodes' own events (``emit``), a confirmation 
 interrupt, and the closing ``message`` / ``error`` + ``done``.
 
 Every audit row of the run is committed before ``done`` (``flush_audit``); a failed write
-is said in an ``error`` event, never swallowed.
+is said in an ``error`` event, never swallowed. With a run control (``core.control``) the
+graph runs in its own task and a stop is answered at once with a ``stopped`` event; with a
+write in flight the stream ends there (``done``) and the run goes on for the write.
 """
 
 from __future__ import annotations
@@ -16,14 +18,43 @@ from langchain_core.messages import AIMessage, AIMessageChunk
 
 from app.agent.audit import audit, flush_audit
 from app.agent.confirm import mark_sent
-from app.agent.events import DoneEvent, ErrorEvent, Event, MessageEvent, TokenEvent
+from app.agent.core.control import ITEM, STOP, RunControl
+from app.agent.events import (
+    DoneEvent,
+    ErrorEvent,
+    Event,
+    MessageEvent,
+    StoppedEvent,
+    TokenEvent,
+)
 from app.agent.state import AgentContext
+from app.agent.stopping import STOPPED_TEXT
 from app.agent.stream import Sequencer, confirm_required_event
 from app.errors import SsToolsError
 from app.store.cot import cot_logger
 from app.vocab import DoneState
 
 STREAM_MODES = ["messages", "updates", "custom"]
+WRITES_GO_ON = {
+    "en": "Stopped. A change already under way goes on; its outcome will appear here.",
+    "ru": "Остановлено. Уже начатое изменение продолжается; его результат появится здесь.",
+}
+
+
+def stopped_event(writes_in_flight: list[str], lang: str) -> StoppedEvent:
+    texts = WRITES_GO_ON if writes_in_flight else STOPPED_TEXT
+    return StoppedEvent(writes_in_flight=writes_in_flight, message=texts.get(lang, texts["en"]))
+
+
+async def _output(source: Any, control: RunControl | None) -> AsyncIterator[tuple[str, Any]]:
+    """The graph's output as ``(ITEM, item)`` (and ``(STOP, None)`` once stopped): through
+    the run's control when there is one (the graph in its own task), else directly."""
+    if control is None:
+        async for item in source:
+            yield ITEM, item
+        return
+    async for kind, item in control.pump(source):
+        yield kind, item
 
 
 async def finish(seq: Sequencer, state: DoneState) -> AsyncIterator[Event]:
@@ -63,8 +94,19 @@ async def run_graph(
     (a superseded confirmation's run, before the new message's own run)."""
     interrupted = False
     last_ai: AIMessage | None = None
+    source = graph.astream(inp, config, context=ctx, stream_mode=STREAM_MODES)
     try:
-        async for mode, data in graph.astream(inp, config, context=ctx, stream_mode=STREAM_MODES):
+        async for kind, item in _output(source, ctx.control):
+            if kind == STOP:  # a person stopped the turn: say so at once
+                writes = ctx.control.writes_in_flight()
+                yield seq(stopped_event([w.call_id for w in writes], ctx.lang))
+                if writes and final:  # answer now; the run goes on for its writes
+                    ctx.control.detach()
+                    async for ev in finish(seq, "idle"):
+                        yield ev
+                    return
+                continue
+            mode, data = item
             if mode == "messages":
                 chunk, meta = data
                 if (

@@ -1,6 +1,7 @@
-"""A new message supersedes a pending confirmation: the confirmation is spent (it can no
-longer be confirmed), the pending call is cancelled with an audit row, and the graph
-resumes with a denial so the checkpoint is consistent before the new message runs."""
+"""A new message supersedes a pending confirmation (and a stop withdraws one): the
+confirmation is spent (it can no longer be confirmed), the pending call is cancelled with
+an audit row, and the graph resumes with a denial so the checkpoint is consistent before
+the new message runs."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from app.errors import ConfirmationError
 from app.store.cot import cot_logger
 
 SUPERSEDED = "superseded by a new message"
+WITHDRAWN = "withdrawn: the turn was stopped"
 
 ContextFor = Callable[[Mapping[str, Any]], AgentContext]
 
@@ -49,9 +51,11 @@ async def supersede(
     context_for: ContextFor,
     *,
     model_label: str,
+    reason: str = SUPERSEDED,
 ) -> AsyncIterator[Event]:
     """Deny every pending interrupt of ``state`` (``context_for(turn)`` rebuilds the run's
-    context from the checkpointed turn)."""
+    context from the checkpointed turn). ``reason``: why (a new message; a stop withdraws
+    it with ``WITHDRAWN``)."""
     while state.interrupts:
         ctx = context_for(state.values.get("turn") or {})
         for intr in state.interrupts:
@@ -64,11 +68,11 @@ async def supersede(
                 role=principal.role,
                 conv_id=conv_id,
                 decision="cancel",
-                reason=SUPERSEDED,
+                reason=reason,
                 channel=ctx.channel,
                 client=ctx.client,
             )
-        resume: Command[Any] = Command(resume={"decision": "deny", "reason": SUPERSEDED})
+        resume: Command[Any] = Command(resume={"decision": "deny", "reason": reason})
         async for ev in run_graph(
             graph, resume, run_config(conv_id), ctx, seq, model_label=model_label, final=False
         ):

@@ -24,6 +24,7 @@ from app.agent.planner.phrases import CAPABILITIES, pick, tr
 from app.agent.planner.text import Lang
 
 MAX_DETAIL = 300
+_BY_THE_USER = re.compile(r"^\s*cancelled by the user\b:?\s*", re.IGNORECASE)
 PAGES: dict[str, tuple[str, str]] = {
     "dashboard": ("a dashboard page", "странице дашборда"),
     "dataset": ("a dataset page", "странице датасета"),
@@ -114,6 +115,7 @@ def next_step(message: str, lang: Lang) -> str:
 
 
 def _cancelled(tool: str, args: dict[str, Any], reason: str, lang: Lang) -> str:
+    reason = _BY_THE_USER.sub("", reason)  # the tool node's "cancelled by the user: <why>"
     why = f": {_detail(reason)}" if reason.strip() else ""
     what = not_doing(tool, args, lang)
     return tr(lang, f"Cancelled — {what}{why}.", f"Вы отменили {what}{why}.")

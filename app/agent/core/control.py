@@ -1,0 +1,179 @@
+"""Runs of a conversation and how they stop (issue 11): one :class:`RunControl` per busy
+period of a conversation (a turn or a resume, with any superseding run), kept by the
+core's :class:`TurnRegistry` (one per core and event loop; no module globals).
+
+* **One at a time.** ``begin`` waits until the conversation's previous run has fully
+  ended (its graph finished, its bookkeeping done): a turn that was stopped while a write
+  was in flight holds the conversation until that write ends, so the next message runs
+  on a consistent checkpoint.
+* **The graph runs in its own task** (:meth:`RunControl.pump`): the stream's consumer
+  reads its output from a queue. A consumer that goes away (a closed page or HTTP
+  stream) stops the run; the graph itself is never cancelled, it ends through its own
+  nodes (``app.agent.stopping``).
+* **Stop** (:meth:`RunControl.stop`): cancels the model call and reads in flight, lets
+  writes run to their end, and puts a marker in the stream so the consumer can answer at
+  once. With a write in flight the consumer *detaches*; the rest of the run's events go
+  to a follower (:meth:`RunControl.follow`) — the page, to update the write's card.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+log = logging.getLogger("ss_tools.agent")
+
+ITEM, STOP, END, ERROR = "item", "stop", "end", "error"
+
+
+@dataclass(frozen=True)
+class Flight:
+    """A job a node is running: the model call, a read or a write."""
+
+    call_id: str
+    tool_name: str
+    write: bool
+
+
+class RunControl:
+    """The stop switch and the output queue of one busy period of ``conv_id``."""
+
+    def __init__(self, conv_id: str, owner: str) -> None:
+        self.conv_id, self.owner = conv_id, owner
+        self.stopped = False
+        self.detached = False
+        self.closing = False  # the consumer is done; bookkeeping may still run
+        self._jobs: dict[asyncio.Future[Any], Flight] = {}
+        self._queue: asyncio.Queue[tuple[str, Any]] | None = None
+        self.producers: set[asyncio.Task[None]] = set()
+        self.finished: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+    # ---- what the nodes tell it (app.agent.stopping.RunControlLike) ---------------------
+    def track(
+        self, job: asyncio.Future[Any], *, call_id: str = "", tool_name: str = "", write: bool
+    ) -> None:
+        if job.done():
+            return
+        self._jobs[job] = Flight(call_id, tool_name, write)
+        job.add_done_callback(lambda done: self._jobs.pop(done, None))
+        if self.stopped and not write:
+            job.cancel()
+
+    def writes_in_flight(self) -> list[Flight]:
+        return [f for job, f in self._jobs.items() if f.write and not job.done()]
+
+    # ---- stopping ---------------------------------------------------------------------
+    def stop(self) -> list[Flight]:
+        """Stop the run: cancel the model call and the reads in flight (writes go on) and
+        tell the consumer. Returns the writes still running. Idempotent."""
+        if not self.stopped:
+            self.stopped = True
+            for job, flight in list(self._jobs.items()):
+                if not flight.write:
+                    job.cancel()
+            if self._queue is not None:
+                self._queue.put_nowait((STOP, None))
+        return self.writes_in_flight()
+
+    # ---- the graph's output -------------------------------------------------------------
+    async def pump(self, source: AsyncIterator[Any]) -> AsyncIterator[tuple[str, Any]]:
+        """Run ``source`` (``graph.astream``) in its own task and yield ``(ITEM, item)``
+        for its output and ``(STOP, None)`` when a stop comes. If the consumer leaves
+        before the end without detaching, the run is stopped (and still ends cleanly)."""
+        queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
+        self._queue = queue
+        if self.stopped:  # stopped before this run of the graph began: say so first
+            queue.put_nowait((STOP, None))
+        task = asyncio.create_task(self._produce(source, queue), name=f"run-{self.conv_id}")
+        self.producers.add(task)
+        task.add_done_callback(self.producers.discard)
+        try:
+            while True:
+                kind, item = await queue.get()
+                if kind == END:
+                    return
+                if kind == ERROR:
+                    raise item
+                yield kind, item
+        finally:
+            if not task.done() and not self.detached:
+                self.stop()
+
+    async def _produce(self, source: AsyncIterator[Any], queue: asyncio.Queue[Any]) -> None:
+        try:
+            async for item in source:
+                queue.put_nowait((ITEM, item))
+        except asyncio.CancelledError:  # the loop is shutting down
+            queue.put_nowait((END, None))
+            raise
+        except Exception as exc:  # handed to the consumer (or logged when it has left)
+            if self.detached:
+                log.warning("detached run of %s failed: %r", self.conv_id, exc)
+            queue.put_nowait((ERROR, exc))
+        else:
+            queue.put_nowait((END, None))
+
+    def detach(self) -> None:
+        """The consumer answers now and leaves; the run goes on for its writes."""
+        self.detached = True
+
+    async def follow(self) -> AsyncIterator[Any]:
+        """The rest of a detached run's output (one follower)."""
+        queue = self._queue
+        if queue is None or not self.detached:
+            return
+        while True:
+            kind, item = await queue.get()
+            if kind in (END, ERROR):
+                return
+            if kind == ITEM:
+                yield item
+
+
+class TurnRegistry:
+    """The running :class:`RunControl` of each conversation (per core and event loop)."""
+
+    def __init__(self) -> None:
+        self._active: dict[str, RunControl] = {}
+        self._closing: set[asyncio.Task[None]] = set()
+
+    def active(self, conv_id: str) -> RunControl | None:
+        return self._active.get(conv_id)
+
+    async def begin(self, conv_id: str, owner: str) -> RunControl:
+        """A new busy period of ``conv_id``, once the previous one has ended."""
+        while (previous := self._active.get(conv_id)) is not None:
+            await asyncio.shield(previous.finished)
+        control = RunControl(conv_id, owner)
+        self._active[conv_id] = control
+        return control
+
+    def end(self, control: RunControl, after: Callable[[], Awaitable[None]]) -> None:
+        """The consumer is done: once the run's graph has finished, run ``after()`` (the
+        core's bookkeeping), then free the conversation. Needs no await (it may be called
+        while a stream is being closed)."""
+        control.closing = True
+        task = asyncio.ensure_future(self._close(control, after))
+        self._closing.add(task)
+        task.add_done_callback(self._closing.discard)
+
+    async def _close(self, control: RunControl, after: Callable[[], Awaitable[None]]) -> None:
+        try:
+            while control.producers:
+                await asyncio.gather(*list(control.producers), return_exceptions=True)
+            await after()
+        except Exception:  # bookkeeping failed: logged; the conversation must not stay busy
+            log.exception("closing the run of %s failed", control.conv_id)
+        finally:
+            if self._active.get(control.conv_id) is control:
+                del self._active[control.conv_id]
+            if not control.finished.done():
+                control.finished.set_result(None)
+
+    async def drain(self) -> None:
+        """Wait for every run being closed (core shutdown, tests)."""
+        while self._closing:
+            await asyncio.gather(*list(self._closing), return_exceptions=True)

@@ -1,0 +1,262 @@
+"""The operator's controls on the agent core (issue 11), mixed into ``AgentCore``:
+
+* ``run_turn`` / ``resume`` — each runs under the conversation's :class:`RunControl`
+  (one busy period at a time, stoppable), notes the turn in the conversation list and,
+  once the run's graph has ended, whether a confirmation waits;
+* :meth:`cancel` — stop a running turn (reads and the model call are cancelled, writes go
+  on), or withdraw a pending confirmation; any door, the conversation's owner only;
+* :meth:`follow` — the rest of a stopped turn's run (its writes' outcomes);
+* :meth:`conversations` / :meth:`update_conversation` — the person's list, rename, archive;
+* :meth:`args_schema` / :meth:`validate_args` — the edit form's fields and its messages
+  (the tool's own args model).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import weakref
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from app.agent.audit import audit, flush_audit
+from app.agent.core import edits, history
+from app.agent.core.control import RunControl, TurnRegistry
+from app.agent.core.history import ConversationSummary
+from app.agent.core.prepare import detect_lang, valid_conv_id
+from app.agent.core.refusals import RequestRefused
+from app.agent.core.requests import ResumeRequest, TurnRequest
+from app.agent.core.supersede import WITHDRAWN, supersede
+from app.agent.core.turns import last_human_text, run_config
+from app.agent.events import Event, ToolEndEvent, ToolProgressEvent, ToolTimeoutEvent
+from app.agent.stream import Sequencer
+from app.auth import Principal
+from app.store.conversations import short_title
+from app.vocab import Channel
+
+if TYPE_CHECKING:
+    from app.agent.state import AgentContext
+
+FOREIGN = "this conversation belongs to another user"
+FOLLOWED = (ToolEndEvent, ToolProgressEvent, ToolTimeoutEvent)
+
+
+@dataclass(frozen=True)
+class StopReport:
+    """What a stop did: ``stopped`` a running turn (``writes_in_flight``: the writes that
+    go on, ``{call_id, tool_name}``), or ``withdrew`` a pending confirmation."""
+
+    conv_id: str
+    stopped: bool = False
+    withdrawn: str | None = None
+    writes_in_flight: list[dict[str, str]] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "conv_id": self.conv_id,
+            "stopped": self.stopped,
+            "withdrawn": self.withdrawn,
+            "writes_in_flight": self.writes_in_flight,
+        }
+
+
+class OperatorControls:
+    """Mixed into ``AgentCore`` (which provides these)."""
+
+    model_label: str
+    _registries: dict[int, tuple[weakref.ref[asyncio.AbstractEventLoop], TurnRegistry]]
+
+    # AgentCore's (annotations only: nothing is defined here)
+    graph: Callable[[], Awaitable[Any]]
+    _context: Callable[..., AgentContext]
+    _turn: Callable[[TurnRequest, RunControl], AsyncIterator[Event]]
+    _resume: Callable[[ResumeRequest, RunControl], AsyncIterator[Event]]
+
+    def turns(self) -> TurnRegistry:
+        """This event loop's registry of running conversations."""
+        loop = asyncio.get_running_loop()
+        entry = self._registries.get(id(loop))
+        if entry is None or entry[0]() is not loop:
+            entry = (weakref.ref(loop), TurnRegistry())
+            self._registries[id(loop)] = entry
+        return entry[1]
+
+    # ---- runs -------------------------------------------------------------------------
+    async def run_turn(self, req: TurnRequest) -> AsyncIterator[Event]:
+        """A person's message: ``turn_start``, the run's events, ``done`` (see AgentCore)."""
+        control = await self.turns().begin(req.conv_id, req.principal.user_id)
+        try:
+            if await self._owned_or_new(req.conv_id, req.principal):
+                ui = req.uicontext
+                await history.note_turn(
+                    req.conv_id,
+                    req.principal.user_id,
+                    req.message,
+                    ui.objectType if ui is not None else None,
+                    req.env_id or (ui.envId if ui is not None else None),
+                )
+            async for ev in self._turn(req, control):
+                yield ev
+        finally:
+            self.turns().end(control, lambda: self._after(control, req))
+
+    async def resume(self, req: ResumeRequest) -> AsyncIterator[Event]:
+        """Continue after ``prepare_resume`` consumed the confirmation (see AgentCore)."""
+        control = await self.turns().begin(req.conv_id, req.principal.user_id)
+        try:
+            async for ev in self._resume(req, control):
+                yield ev
+        finally:
+            self.turns().end(control, lambda: self._after(control, req))
+
+    async def _owned_or_new(self, conv_id: str, principal: Principal) -> bool:
+        state = await (await self.graph()).aget_state(run_config(conv_id))
+        return (state.values or {}).get("owner") in (None, principal.user_id)
+
+    async def _after(self, control: RunControl, req: Any) -> None:
+        """Once the run's graph has ended: a stopped run leaves no confirmation waiting
+        (withdrawn, audited); the list's badge follows the checkpoint."""
+        graph = await self.graph()
+        state = await graph.aget_state(run_config(control.conv_id))
+        who = req.principal
+        if (state.values or {}).get("owner") != who.user_id:
+            return
+        if control.stopped and state.interrupts:
+            await self._withdraw(graph, state, req, control)
+            state = await graph.aget_state(run_config(control.conv_id))
+        await history.note_pending(control.conv_id, who.user_id, bool(state.interrupts))
+        await flush_audit()
+
+    async def _withdraw(self, graph: Any, state: Any, req: Any, control: RunControl) -> str | None:
+        """Deny every pending confirmation of the conversation (the run answers "Stopped").
+        ``req``: who asked, through which door (a turn, a resume or a stop)."""
+        first = (state.interrupts[0].value or {}).get("confirmation_id")
+        control.stopped = True  # the model is not asked again after the withdrawal
+        lang = detect_lang(last_human_text((state.values or {}).get("messages") or []))
+        events = supersede(
+            graph,
+            state,
+            req.principal,
+            control.conv_id,
+            Sequencer(control.conv_id),
+            lambda turn: self._context(req, turn, lang, control),
+            model_label=self.model_label,
+            reason=WITHDRAWN,
+        )
+        async for _ in events:
+            pass
+        return first
+
+    # ---- stop -------------------------------------------------------------------------
+    async def cancel(
+        self, principal: Principal, conv_id: str, *, channel: Channel = "page"
+    ) -> StopReport:
+        """Stop ``conv_id``'s running turn, or withdraw its pending confirmation."""
+        if not valid_conv_id(conv_id):
+            raise RequestRefused(422, "invalid_conv_id", "not a conversation id")
+        row = dict(user=principal.user_id, role=principal.role, conv_id=conv_id, channel=channel)
+        control = self.turns().active(conv_id)
+        if control is not None and control.closing and not control.stopped:
+            await asyncio.shield(control.finished)  # its turn just ended: nothing to stop
+            control = None
+        if control is not None and not control.stopped:
+            await self._own(control.owner, principal, row)
+            writes = control.stop()
+            flights = [{"call_id": w.call_id, "tool_name": w.tool_name} for w in writes]
+            await audit(
+                kind="turn_stopped",
+                decision="cancel",
+                reason="stopped by the user",
+                args={"writes_in_flight": flights} if flights else None,
+                **row,
+            )
+            await flush_audit()
+            return StopReport(conv_id, stopped=True, writes_in_flight=flights)
+        graph = await self.graph()
+        state = await graph.aget_state(run_config(conv_id))
+        await self._own((state.values or {}).get("owner"), principal, row)
+        if not state.interrupts:
+            return StopReport(conv_id)
+        req = _Stop(principal, conv_id, channel)
+        control = await self.turns().begin(conv_id, principal.user_id)
+        try:
+            state = await graph.aget_state(run_config(conv_id))  # a run may have ended it
+            withdrawn = None
+            if state.interrupts:
+                withdrawn = await self._withdraw(graph, state, req, control)
+        finally:
+            self.turns().end(control, lambda: self._after(control, req))
+        return StopReport(conv_id, withdrawn=withdrawn)
+
+    async def _own(self, owner: str | None, principal: Principal, row: dict[str, Any]) -> None:
+        if owner is None:
+            raise RequestRefused(404, "not_found", "no such conversation")
+        if owner != principal.user_id:
+            await audit(kind="auth_failed", decision="deny", reason="foreign conversation", **row)
+            await flush_audit()
+            raise RequestRefused(403, "forbidden", FOREIGN)
+
+    async def follow(self, principal: Principal, conv_id: str) -> AsyncIterator[Event]:
+        """The tool events of a stopped turn's run that went on for its writes (their
+        outcomes), until it ends; nothing when no such run is going on."""
+        control = self.turns().active(conv_id)
+        if control is None or control.owner != principal.user_id or not control.detached:
+            return
+        seq = Sequencer(conv_id)
+        async for mode, data in control.follow():
+            if mode == "custom" and isinstance(data, FOLLOWED):
+                yield seq(data)
+
+    # ---- the conversation list ----------------------------------------------------------
+    async def conversations(
+        self, principal: Principal, *, archived: bool = False
+    ) -> list[ConversationSummary]:
+        """The caller's own conversations, newest first (archived ones when asked)."""
+        return await history.list_conversations(principal.user_id, archived=archived)
+
+    async def update_conversation(
+        self,
+        principal: Principal,
+        conv_id: str,
+        *,
+        title: str | None = None,
+        archived: bool | None = None,
+    ) -> ConversationSummary:
+        """Rename and/or (un)archive the caller's conversation; 404 / 403 otherwise."""
+        row = dict(user=principal.user_id, role=principal.role, conv_id=conv_id)
+        if title is not None and not short_title(title):
+            raise RequestRefused(422, "invalid_title", "the title must have visible text")
+        current = await history.get_conversation(conv_id) if valid_conv_id(conv_id) else None
+        await self._own(current.owner if current else None, principal, row)
+        updated = await history.update_conversation(
+            conv_id, principal.user_id, title=title, archived=archived
+        )
+        if updated is None:  # gone meanwhile
+            raise RequestRefused(404, "not_found", "no such conversation")
+        changes = {"title": title, "archived": archived}
+        await audit(
+            kind="conversation_changed",
+            decision="ok",
+            args={k: v for k, v in changes.items() if v is not None},
+            **row,
+        )
+        return updated
+
+    # ---- the edit form --------------------------------------------------------------------
+    def args_schema(self, tool_name: str) -> dict[str, Any]:
+        """The JSON schema of a tool's args model (the edit form's fields)."""
+        return edits.args_schema(tool_name)
+
+    def validate_args(self, tool_name: str, args: Mapping[str, Any]) -> dict[str, str]:
+        """The args model's own messages for ``args``, per field ({} when valid)."""
+        return edits.args_messages(tool_name, args)
+
+
+@dataclass(frozen=True)
+class _Stop:
+    """A stop request, as far as a withdrawal's run context reads it."""
+
+    principal: Principal
+    conv_id: str
+    channel: Channel
+    client: str | None = None

@@ -1,0 +1,117 @@
+"""The conversation list (issue 11): the core notes each turn of a conversation in the
+``conversation`` table (``app.store.conversations``) and reads a person's list back.
+
+A title is the first request, shortened (renamable); ``object_type`` / ``env_id`` are the
+page context of the latest turn; ``pending_confirmation`` is set after every run from the
+checkpoint (the drawer's badge). Archiving hides an entry and deletes nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from app.store import conversations
+from app.store.db import session_scope
+from app.store.models import Conversation
+
+
+@dataclass(frozen=True)
+class ConversationSummary:
+    """One entry of a person's conversation list."""
+
+    conv_id: str
+    title: str
+    updated_at: datetime
+    env_id: str | None
+    object_type: str | None
+    pending_confirmation: bool
+    archived: bool = False
+    owner: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON shape of ``GET /api/agent/conversations``."""
+        return {
+            "conv_id": self.conv_id,
+            "title": self.title,
+            "updated_at": self.updated_at.isoformat(),
+            "env_id": self.env_id,
+            "object_type": self.object_type,
+            "pending_confirmation": self.pending_confirmation,
+            "archived": self.archived,
+        }
+
+
+def _summary(row: Conversation) -> ConversationSummary:
+    return ConversationSummary(
+        conv_id=row.conv_id,
+        title=row.title,
+        updated_at=row.updated_at,
+        env_id=row.env_id,
+        object_type=row.object_type,
+        pending_confirmation=row.pending_confirmation,
+        archived=row.archived,
+        owner=row.owner,
+    )
+
+
+def _note_turn(**fields: Any) -> None:
+    with session_scope() as s:
+        conversations.note_turn(s, **fields)
+
+
+def _note_pending(**fields: Any) -> None:
+    with session_scope() as s:
+        conversations.note_pending(s, **fields)
+
+
+def _list(owner: str, archived: bool) -> list[ConversationSummary]:
+    with session_scope() as s:
+        return [_summary(r) for r in conversations.list_for(s, owner=owner, archived=archived)]
+
+
+def _get(conv_id: str) -> ConversationSummary | None:
+    with session_scope() as s:
+        row = conversations.get(s, conv_id=conv_id)
+        return None if row is None else _summary(row)
+
+
+def _update(**fields: Any) -> ConversationSummary | None:
+    with session_scope() as s:
+        row = conversations.update(s, **fields)
+        return None if row is None else _summary(row)
+
+
+async def note_turn(
+    conv_id: str, owner: str, message: str, object_type: str | None, env_id: str | None
+) -> None:
+    await asyncio.to_thread(
+        _note_turn,
+        conv_id=conv_id,
+        owner=owner,
+        message=message,
+        object_type=object_type,
+        env_id=env_id,
+    )
+
+
+async def note_pending(conv_id: str, owner: str, pending: bool) -> None:
+    await asyncio.to_thread(_note_pending, conv_id=conv_id, owner=owner, pending=pending)
+
+
+async def list_conversations(owner: str, *, archived: bool = False) -> list[ConversationSummary]:
+    return await asyncio.to_thread(_list, owner, archived)
+
+
+async def get_conversation(conv_id: str) -> ConversationSummary | None:
+    return await asyncio.to_thread(_get, conv_id)
+
+
+async def update_conversation(
+    conv_id: str, owner: str, *, title: str | None = None, archived: bool | None = None
+) -> ConversationSummary | None:
+    return await asyncio.to_thread(
+        _update, conv_id=conv_id, owner=owner, title=title, archived=archived
+    )

@@ -1,0 +1,132 @@
+"""Edit before approving (DESIGN decision 8): a confirmation answered with edited
+arguments. The edited call passes the guard's per-call policy again — the same function,
+:meth:`app.agent.guard.Guard.check`: permission, this turn's tool set, the args model,
+the environment and its tier (the one resolver), maintenance, the confirmation contract
+and the preflight. Then:
+
+* refused (e.g. ``permission_denied``, invalid arguments, a maintenance window, a failed
+  preflight) -> the refusal is the call's result; nothing runs;
+* the same environment and a risk level no higher -> it runs, under the confirmation the
+  person just gave, with the edited arguments;
+* a higher risk level, or another environment -> it does not run: a NEW confirmation
+  (new id; a dangerous one starts its countdown again) is asked. The old id was spent
+  when it was answered (``prepare_resume``).
+
+The run is bound to the edit: the consumed confirmation row holds the hash of the edited
+arguments (:func:`edit_hash`), and :func:`recheck_edits` runs nothing else.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from langchain_core.messages import AIMessage, ToolMessage
+
+from app.agent.audit import audit
+from app.agent.events import ErrorEvent
+from app.agent.guard import Checked, Guard
+from app.agent.pending import edit_hash
+from app.agent.state import AgentContext, AgentState, PendingCall
+from app.agent.stream import emit
+from app.store import confirmations
+from app.store.db import session_scope
+
+RISK_RANK = {"safe": 0, "guarded": 1, "dangerous": 2}
+EDIT = "edit"
+
+
+def _stored_edit_hash(confirmation_id: str | None) -> str | None:
+    if not confirmation_id:
+        return None
+    with session_scope() as s:
+        row = confirmations.get(s, confirmation_id=confirmation_id)
+        return None if row is None else row.edited_args_hash
+
+
+async def _bound(p: PendingCall) -> bool:
+    """The edit is the one the consumed confirmation recorded (its hash)."""
+    stored = await asyncio.to_thread(_stored_edit_hash, p.get("confirmation_id"))
+    return stored == edit_hash(p["tool_name"], dict(p.get("edited_args") or {}))
+
+
+def raises_the_stakes(old: PendingCall, new: PendingCall) -> bool:
+    """Another environment, or a higher risk level, than the call the person saw."""
+    if new.get("env_id") != old.get("env_id"):
+        return True
+    return RISK_RANK.get(new["risk_level"], 2) > RISK_RANK.get(old["risk_level"], 2)
+
+
+async def _unbound(p: PendingCall, ctx: AgentContext) -> ToolMessage:
+    message = "the edited arguments do not match the confirmation that approved them"
+    emit(ErrorEvent(code="confirmation_mismatch", message=message, tool_name=p["tool_name"]))
+    await audit(
+        kind="confirmation_refused",
+        user=ctx.user_id,
+        role=ctx.role,
+        conv_id=ctx.conv_id,
+        tool=p["tool_name"],
+        env=p.get("env_id"),
+        decision="refused",
+        reason=message,
+        args={"shown": p.get("tool_args"), "edited": p.get("edited_args")},
+    )
+    return ToolMessage(content=f"ERROR: {message}", tool_call_id=p["call_id"], name=p["tool_name"])
+
+
+async def recheck_edit(guard: Guard, p: PendingCall, ctx: AgentContext) -> Checked | ToolMessage:
+    """One edited call (its binding already checked) through the per-call policy, then
+    the comparison above. A
+    :class:`Checked` whose call has ``decision`` "confirm" runs now; one with ``decision``
+    None waits for its new confirmation (already opened)."""
+    edited = dict(p.get("edited_args") or {})
+    call = {"id": p["call_id"], "name": p["tool_name"], "args": edited}
+    outcome = await guard.check(call, ctx)
+    if isinstance(outcome, ToolMessage):
+        return outcome
+    new = outcome.call
+    if raises_the_stakes(p, new):
+        new["needs_confirmation"], new["decision"] = True, None
+        await outcome.open(ctx)  # new id; audited as confirm_requested (edited args)
+        return outcome
+    new["decision"], new["confirmation_id"] = "confirm", p.get("confirmation_id")
+    new["reason"] = p.get("reason")
+    return outcome
+
+
+def _with_edits(messages: list[Any], edits: dict[str, dict[str, Any]]) -> list[AIMessage]:
+    """The AIMessage that proposed the edited calls, with their arguments as the person
+    edited them (same message id: the checkpoint's copy is replaced in place), so the
+    model, the conversation view and its cards read what was approved — LangChain's
+    human-in-the-loop "edit" does the same."""
+    for message in reversed(messages):
+        if isinstance(message, AIMessage) and any(tc["id"] in edits for tc in message.tool_calls):
+            calls = [
+                {**tc, "args": edits[tc["id"]]} if tc["id"] in edits else tc
+                for tc in message.tool_calls
+            ]
+            return [message.model_copy(update={"tool_calls": calls})]
+    return []
+
+
+async def recheck_edits(guard: Guard, state: AgentState, ctx: AgentContext) -> dict[str, Any]:
+    """The graph node's work: every pending call answered with an edit is checked again
+    (see the module docstring); the others pass through unchanged."""
+    refused: list[ToolMessage] = []
+    pending: list[PendingCall] = []
+    edits: dict[str, dict[str, Any]] = {}
+    for p in state.get("pending") or []:
+        if p.get("decision") != EDIT:
+            pending.append(p)
+            continue
+        if not await _bound(p):
+            refused.append(await _unbound(p, ctx))
+            continue
+        edits[p["call_id"]] = dict(p.get("edited_args") or {})
+        outcome = await recheck_edit(guard, p, ctx)
+        if isinstance(outcome, ToolMessage):
+            refused.append(outcome)
+        else:
+            pending.append(outcome.call)
+    rewritten = _with_edits(list(state.get("messages") or []), edits) if edits else []
+    return {"messages": [*rewritten, *refused], "pending": pending}

@@ -1,0 +1,123 @@
+"""Stopping a turn, as the graph's nodes see it (issue 11).
+
+A stop never tears the graph down: the run goes on through its own nodes, so every
+checkpoint stays consistent (each AIMessage tool call gets its ToolMessage):
+
+* the model call and a read tool in flight are *jobs* the stop cancels
+  (:func:`cancellable`): the model node answers :func:`stopped_reply`, the tool node a
+  cancelled result;
+* a write in flight is never killed mid-call (:func:`shielded`): it runs to its end, its
+  outcome is recorded as usual, and only then does the run finish;
+* calls the guard checked but nobody started, and reads a stop cancelled, are cancelled
+  results (:func:`cancel_calls`); a stopped run asks no new confirmation.
+
+The run's :class:`RunControlLike` (the core's ``RunControl``) rides on the run context
+(``AgentContext.control``); without one (a graph driven directly by a test) nothing stops.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable
+from typing import Any, Protocol, TypeVar
+
+from langchain_core.messages import AIMessage, ToolMessage
+
+from app.agent.audit import audit
+from app.agent.events import ToolEndEvent
+from app.agent.state import AgentContext, PendingCall
+from app.agent.stream import emit
+
+T = TypeVar("T")
+
+STOPPED_REASON = "the turn was stopped"
+STOPPED_TEXT = {"en": "Stopped.", "ru": "Остановлено."}
+
+
+class RunControlLike(Protocol):
+    """What a node needs of the run's control."""
+
+    @property
+    def stopped(self) -> bool: ...
+
+    def track(
+        self, job: asyncio.Future[Any], *, call_id: str = "", tool_name: str = "", write: bool
+    ) -> None: ...
+
+
+class Stopped(Exception):
+    """A cancellable job was cancelled by a stop."""
+
+
+def is_stopped(ctx: AgentContext) -> bool:
+    control: RunControlLike | None = ctx.control
+    return control is not None and control.stopped
+
+
+async def cancellable(ctx: AgentContext, work: Awaitable[T], *, call_id: str = "") -> T:
+    """Run ``work`` as a job a stop cancels; raise :class:`Stopped` when it did."""
+    control: RunControlLike | None = ctx.control
+    job = asyncio.ensure_future(work)
+    if control is None:
+        return await job
+    control.track(job, call_id=call_id, write=False)
+    try:
+        return await job
+    except asyncio.CancelledError:
+        current = asyncio.current_task()
+        if job.cancelled() and control.stopped and not (current and current.cancelling()):
+            raise Stopped from None
+        raise
+
+
+async def shielded(ctx: AgentContext, work: Awaitable[T], *, call_id: str, tool_name: str) -> T:
+    """Run a write as a job nothing cancels: not a stop, not a cancelled run (the job goes
+    on to its end and records its own outcome)."""
+    job = asyncio.ensure_future(work)
+    control: RunControlLike | None = ctx.control
+    if control is not None:
+        control.track(job, call_id=call_id, tool_name=tool_name, write=True)
+    return await asyncio.shield(job)
+
+
+def stopped_reply(ctx: AgentContext) -> AIMessage:
+    """The model's last word in a stopped turn (no model is called)."""
+    return AIMessage(content=STOPPED_TEXT.get(ctx.lang, STOPPED_TEXT["en"]))
+
+
+def cancelled_message(call_id: str, tool_name: str, reason: str | None) -> ToolMessage:
+    """What the model reads for a call a person cancelled (a denial, a stop)."""
+    why = (reason or "").strip()
+    return ToolMessage(
+        content="CANCELLED: cancelled by the user" + (f": {why}" if why else ""),
+        tool_call_id=call_id,
+        name=tool_name,
+    )
+
+
+async def cancel_calls(pending: list[PendingCall], ctx: AgentContext) -> list[ToolMessage]:
+    """Calls of a stopped turn that did not run (or a read the stop cancelled): each is a
+    cancelled result, with its ``tool_end`` event and an audit row."""
+    out: list[ToolMessage] = []
+    for p in pending:
+        emit(
+            ToolEndEvent(
+                call_id=p["call_id"],
+                tool_name=p["tool_name"],
+                status="cancelled",
+                result=f"cancelled by the user: {STOPPED_REASON}",
+            )
+        )
+        await audit(
+            kind="cancelled",
+            user=ctx.user_id,
+            role=ctx.role,
+            conv_id=ctx.conv_id,
+            tool=p["tool_name"],
+            env=p.get("env_id"),
+            decision="cancel",
+            reason=STOPPED_REASON,
+            args=p.get("tool_args"),
+        )
+        out.append(cancelled_message(p["call_id"], p["tool_name"], STOPPED_REASON))
+    return out

@@ -1,0 +1,198 @@
+"""The page controller's part for the operator's controls (issue 11), mixed into
+:class:`app.pages.agent_controller.AgentPageController`:
+
+* **Stop** — ``core.cancel`` (the turn's own stream then says ``stopped``); a write the
+  stop did not kill is *followed*: its outcome (``core.follow``) updates its card when it
+  ends, in the background, while the person goes on;
+* **the drawer** — the person's conversations (``core.conversations``), opening one
+  (messages, tool cards with results, a pending card, and its page context), rename and
+  archive (``core.update_conversation``);
+* **the edit form** — the tool's args schema and the args model's own messages.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Mapping, Sequence
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Protocol
+
+from app.agent.events import Event, ToolEndEvent
+from app.auth import Principal
+from app.errors import SsToolsError
+from app.screen.history import ConversationEntry
+from app.vocab import Channel
+
+if TYPE_CHECKING:
+    from app.screen.model import AgentChatModel
+    from app.screen.stream import ConversationLike, StreamProcessor
+
+log = logging.getLogger("ss_tools.pages")
+CHANNEL: Channel = "page"
+
+
+class SummaryLike(Protocol):
+    @property
+    def conv_id(self) -> str: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def updated_at(self) -> datetime: ...
+    @property
+    def env_id(self) -> str | None: ...
+    @property
+    def object_type(self) -> str | None: ...
+    @property
+    def pending_confirmation(self) -> bool: ...
+
+
+class OperatorCoreLike(Protocol):
+    """The part of ``app.agent.core.AgentCore`` the controls use."""
+
+    async def cancel(self, principal: Principal, conv_id: str, *, channel: Channel) -> Any: ...
+    def follow(self, principal: Principal, conv_id: str) -> AsyncIterator[Event]: ...
+    async def conversations(
+        self, principal: Principal, *, archived: bool = False
+    ) -> Sequence[SummaryLike]: ...
+    async def update_conversation(
+        self,
+        principal: Principal,
+        conv_id: str,
+        *,
+        title: str | None = None,
+        archived: bool | None = None,
+    ) -> Any: ...
+    async def conversation(self, principal: Principal, conv_id: str) -> ConversationLike: ...
+    def args_schema(self, tool_name: str) -> dict[str, Any]: ...
+    def validate_args(self, tool_name: str, args: Mapping[str, Any]) -> dict[str, str]: ...
+
+
+class ControllerControls:
+    """Needs the controller's ``model``, ``door``, ``principal``, ``processor`` and
+    ``_refused``."""
+
+    model: AgentChatModel
+    principal: Principal
+    processor: StreamProcessor
+    door: Any  # CoreDoor, whose core is an OperatorCoreLike
+    _tasks: set[asyncio.Task[Any]]  # background work of this page (following writes …)
+
+    def _refused(self, exc: SsToolsError) -> None: ...
+
+    @property
+    def _core(self) -> OperatorCoreLike:
+        core: OperatorCoreLike = self.door.core
+        return core
+
+    # ---- stop ---------------------------------------------------------------------------
+    async def stop(self) -> None:
+        try:
+            await self._core.cancel(self.principal, self.model.conv_id, channel=CHANNEL)
+        except SsToolsError as exc:
+            self._refused(exc)
+
+    def after_stream(self) -> None:
+        """A stream ended: follow the writes a stop left running; refresh the drawer."""
+        if self.model.writes_going_on:
+            self._background(self._follow(self.model.conv_id))
+        if self.model.drawer_open:
+            self._background(self.list_conversations())
+
+    def _background(self, work: Any) -> None:
+        task = asyncio.ensure_future(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _follow(self, conv_id: str) -> None:
+        """The outcome of each write a stop left running, onto its card: live from the
+        run, or — when the run ended before the page listened — from the conversation."""
+        waiting = set(self.model.writes_going_on)
+        try:
+            async for event in self._core.follow(self.principal, conv_id):
+                if self.model.conv_id == conv_id:  # still the conversation on screen
+                    self.processor.apply(event)
+            if self.model.conv_id == conv_id:
+                await self._settle_from_view(conv_id, waiting)
+        except SsToolsError as exc:  # the outcome is in the conversation all the same
+            log.warning("following the writes of %s stopped: %s", conv_id, exc)
+        finally:
+            if self.model.conv_id == conv_id:
+                self.model.writes_landed()
+
+    async def _settle_from_view(self, conv_id: str, call_ids: set[str]) -> None:
+        open_cards = [c for i in call_ids if (c := self.model.tool_call(i)) and c.goes_on]
+        if not open_cards:
+            return
+        view = await self._core.conversation(self.principal, conv_id)
+        rows = {row.get("call_id"): row for row in view.tool_calls}
+        for call in open_cards:  # the processor turns the recorded outcome into the card
+            row = rows.get(call.call_id) or {}
+            if row.get("status") in ("completed", "failed", "cancelled"):
+                self.processor.apply(
+                    ToolEndEvent(
+                        conv_id=conv_id,
+                        call_id=call.call_id,
+                        tool_name=call.tool_name,
+                        status=row["status"],
+                        result=str(row.get("result") or ""),
+                        error=str(row.get("error") or "") or None,
+                    )
+                )
+
+    # ---- the drawer ---------------------------------------------------------------------
+    async def list_conversations(self) -> None:
+        try:
+            rows = await self._core.conversations(self.principal)
+        except SsToolsError as exc:
+            self._refused(exc)
+            return
+        self.model.set_conversations(
+            [
+                ConversationEntry(
+                    conv_id=r.conv_id,
+                    title=r.title,
+                    updated_at=r.updated_at,
+                    env_id=r.env_id,
+                    object_type=r.object_type,
+                    pending=r.pending_confirmation,
+                )
+                for r in rows
+            ]
+        )
+
+    async def show_conversation(self, conv_id: str) -> None:
+        """Show ``conv_id``: its messages, tool cards with results, a pending card, and the
+        page context it was asked under."""
+        try:
+            view = await self._core.conversation(self.principal, conv_id)
+        except SsToolsError as exc:
+            self._refused(exc)
+            return
+        self.model.reset(conv_id=conv_id)
+        turn = getattr(view, "turn", None) or {}
+        ui = turn.get("uicontext") or {}
+        params = {k: ui.get(k) for k in ("objectType", "objectId", "objectName", "envId")}
+        params["envId"] = params["envId"] or turn.get("selected_env")
+        self.model.set_ui_context_from_params(params)
+        self.processor.restore(view)
+        await self.list_conversations()
+
+    async def update_conversation(
+        self, conv_id: str, *, title: str | None = None, archived: bool | None = None
+    ) -> None:
+        try:
+            await self._core.update_conversation(
+                self.principal, conv_id, title=title, archived=archived
+            )
+        except SsToolsError as exc:
+            self._refused(exc)
+            return
+        await self.list_conversations()
+
+    # ---- the edit form ----------------------------------------------------------------------
+    def args_schema(self, tool_name: str) -> dict[str, Any]:
+        return self._core.args_schema(tool_name)
+
+    def validate_args(self, tool_name: str, args: Mapping[str, Any]) -> dict[str, str]:
+        return self._core.validate_args(tool_name, args)

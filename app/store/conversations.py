@@ -1,0 +1,109 @@
+"""Conversation metadata: who owns a conversation, its title, the page context it was
+asked under, when it was last updated, whether a confirmation waits, and whether it is
+archived. The messages themselves live in the LangGraph checkpoint; archiving hides a
+conversation from the list and deletes nothing (its checkpoint and audit trail stay).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlmodel import Session, col, select
+
+from app.store.models import Conversation, as_utc, utcnow
+
+TITLE_MAX = 80
+LIST_LIMIT = 200
+
+
+def short_title(text: str, limit: int = TITLE_MAX) -> str:
+    """The first request, shortened at a word boundary ("…" when cut); one line."""
+    printable = "".join(ch if ch.isprintable() else " " for ch in text or "")
+    flat = " ".join(printable.split())
+    if len(flat) <= limit:
+        return flat
+    cut = flat[: limit - 1]
+    space = cut.rfind(" ")
+    if space > limit // 2:
+        cut = cut[:space]
+    return cut.rstrip(" ,.;:") + "…"
+
+
+def get(session: Session, *, conv_id: str) -> Conversation | None:
+    return session.get(Conversation, conv_id)
+
+
+def note_turn(
+    session: Session,
+    *,
+    conv_id: str,
+    owner: str,
+    message: str,
+    object_type: str | None,
+    env_id: str | None,
+    now: datetime | None = None,
+) -> Conversation | None:
+    """A turn of ``owner`` in ``conv_id``: create the row (title = the first request,
+    shortened) or refresh its context and ``updated_at``. Another user's row is left
+    alone (None)."""
+    moment = as_utc(now) if now else utcnow()
+    row = session.get(Conversation, conv_id)
+    if row is None:
+        row = Conversation(
+            conv_id=conv_id, owner=owner, title=short_title(message), created_at=moment
+        )
+    elif row.owner != owner:
+        return None
+    row.object_type, row.env_id, row.updated_at = object_type, env_id, moment
+    session.add(row)
+    session.flush()
+    return row
+
+
+def note_pending(
+    session: Session, *, conv_id: str, owner: str, pending: bool, now: datetime | None = None
+) -> Conversation | None:
+    """Whether a confirmation waits in ``conv_id`` after a run (the list's badge)."""
+    row = session.get(Conversation, conv_id)
+    if row is None or row.owner != owner:
+        return None
+    row.pending_confirmation = pending
+    row.updated_at = as_utc(now) if now else utcnow()
+    session.add(row)
+    session.flush()
+    return row
+
+
+def list_for(
+    session: Session, *, owner: str, archived: bool = False, limit: int = LIST_LIMIT
+) -> list[Conversation]:
+    """``owner``'s conversations, newest first; archived ones only when ``archived``."""
+    stmt = (
+        select(Conversation)
+        .where(col(Conversation.owner) == owner, col(Conversation.archived) == archived)
+        .order_by(col(Conversation.updated_at).desc(), col(Conversation.conv_id))
+        .limit(limit)
+    )
+    return list(session.exec(stmt))
+
+
+def update(
+    session: Session,
+    *,
+    conv_id: str,
+    owner: str,
+    title: str | None = None,
+    archived: bool | None = None,
+) -> Conversation | None:
+    """Rename and/or (un)archive ``owner``'s conversation (None: not theirs, or none).
+    ``updated_at`` is kept: renaming is not activity."""
+    row = session.get(Conversation, conv_id)
+    if row is None or row.owner != owner:
+        return None
+    if title is not None:
+        row.title = short_title(title)
+    if archived is not None:
+        row.archived = archived
+    session.add(row)
+    session.flush()
+    return row

@@ -1,0 +1,86 @@
+"""The confirmation card's two forms (issue 11), each bound to the screen model:
+
+* :func:`edit_form` — «Изменить»: one typed field per argument of the tool's args model
+  (text, number, switch, a choice of values or of the configured environments), each
+  with the args model's own message under it; "Apply and confirm" follows the card's
+  Confirm (disabled during a dangerous countdown);
+* :func:`deny_form` — Cancel with an optional reason (Enter cancels the operation).
+
+Esc closes either form.
+"""
+
+from __future__ import annotations
+
+from nicegui import ui
+
+from app.i18n import t
+from app.screen.argsform import EditField
+from app.screen.model import AgentChatModel
+from components.focus import focus_on
+
+
+def _field(model: AgentChatModel, f: EditField) -> ui.element:
+    label = f.label + (" *" if f.required else "")
+    widget: ui.element
+    if f.kind in ("env", "enum"):
+        widget = ui.select(f.choices, label=label)
+    elif f.kind == "bool":
+        widget = ui.switch(label)
+    elif f.kind in ("integer", "number"):
+        widget = ui.number(label=label, precision=0 if f.kind == "integer" else None)
+    elif f.kind in ("longtext", "json"):
+        widget = ui.textarea(label=label).props("autogrow")
+    else:
+        widget = ui.input(label=label)
+    widget.bind_value(f, "value")  # type: ignore[attr-defined]
+    widget.classes("w-full").props("dense outlined").mark(f"edit-field-{f.name}")
+    if f.hint:
+        widget.tooltip(f.hint)
+    error = ui.label().classes("text-xs text-red-700").mark(f"edit-error-{f.name}")
+    error.bind_text_from(f, "error").bind_visibility_from(f, "error", backward=bool)
+    return widget
+
+
+def edit_form(model: AgentChatModel) -> ui.element:
+    lang = model.lang
+    box = ui.column().classes("w-full gap-2 border-t pt-2").mark("edit-form")
+    box.bind_visibility_from(model, "card_form", backward=lambda form: form == "edit")
+    box.on("keydown.esc", model.cancel_edit)
+    with box:
+        ui.label(t("edit_title", lang)).classes("font-semibold")
+        ui.label(t("edit_hint", lang)).classes("text-xs text-gray-600")
+        fields = ui.column().classes("w-full gap-1").mark("edit-fields")
+        problem = ui.label().classes("text-sm text-red-700").mark("edit-error")
+        problem.bind_text_from(model, "edit_error")
+        problem.bind_visibility_from(model, "edit_error", backward=bool)
+        with ui.row().classes("w-full justify-end gap-2"):
+            ui.button(t("back", lang), on_click=model.cancel_edit).props("flat").mark("edit-back")
+            apply = ui.button(t("edit_apply", lang), on_click=model.submit_edit)
+            apply.bind_enabled_from(model, "confirm_enabled").mark("edit-submit")
+
+    def render() -> None:
+        fields.clear()
+        with fields:
+            widgets = [_field(model, f) for f in model.edit_fields]
+        if widgets:
+            focus_on(widgets[0], model, "edit")
+
+    model.on_form_changed(render)
+    return box
+
+
+def deny_form(model: AgentChatModel) -> ui.element:
+    lang = model.lang
+    box = ui.row().classes("w-full items-end gap-2 no-wrap border-t pt-2").mark("deny-form")
+    box.bind_visibility_from(model, "card_form", backward=lambda form: form == "deny")
+    box.on("keydown.esc", model.cancel_deny)
+    with box:
+        reason = ui.input(t("deny_reason", lang)).bind_value(model, "deny_reason")
+        reason.classes("flex-grow").props('dense outlined maxlength="2000"').mark("deny-reason")
+        reason.on("keydown.enter", model.submit_deny)
+        focus_on(reason, model, "deny")
+        ui.button(t("back", lang), on_click=model.cancel_deny).props("flat").mark("deny-back")
+        ui.button(t("deny_submit", lang), on_click=model.submit_deny).props(
+            'color="negative"'
+        ).mark("deny-submit")
+    return box

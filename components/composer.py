@@ -1,0 +1,51 @@
+"""The composer: the message box and its Send button, below the chat.
+
+Enter sends and Shift+Enter starts a new line (a textarea that grows). While the agent
+streams, Send becomes **Stop**: reads in flight are cancelled, a write already under way
+goes on (its card says so). The box gets the focus back after a confirmation.
+"""
+
+from __future__ import annotations
+
+from nicegui import ui
+
+from app.i18n import t
+from app.screen.model import BUSY, AgentChatModel
+from components.focus import focus_on
+
+# Enter without Shift (and not while an input method composes): send, no newline.
+ENTER_SENDS = "(e) => { if (!e.shiftKey && !e.isComposing) { e.preventDefault(); emit(); } }"
+
+
+def composer(model: AgentChatModel) -> ui.element:
+    lang = model.lang
+
+    async def submit() -> None:
+        text = field.value or ""
+        if not text.strip() or model.state in BUSY:
+            return
+        field.value = ""
+        await model.send(text)
+
+    with ui.row().classes("w-full items-end gap-2 no-wrap") as row:
+        field = (
+            ui.textarea(placeholder=t("chat_placeholder", lang))
+            .classes("flex-grow")
+            .props('outlined dense autogrow autofocus rows="1" aria-label="message"')
+            .mark("chat-input")
+        )
+        field.on("keydown.enter", submit, js_handler=ENTER_SENDS)
+        focus_on(field, model, "input")
+        ui.button(t("send", lang), icon="send", on_click=submit).bind_enabled_from(
+            model, "state", backward=lambda s: s not in BUSY
+        ).bind_visibility_from(model, "state", backward=lambda s: s != "streaming").mark(
+            "send-button"
+        )
+        stop = ui.button(t("stop", lang), icon="stop_circle", on_click=model.stop)
+        stop.props('color="negative" aria-label="stop"').mark("stop-button")
+        stop.bind_visibility_from(model, "state", backward=lambda s: s == "streaming")
+        stop.bind_enabled_from(model, "stopping", backward=lambda busy: not busy)
+        stop.bind_text_from(
+            model, "stopping", backward=lambda busy: t("stopping" if busy else "stop", lang)
+        )
+    return row

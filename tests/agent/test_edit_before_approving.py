@@ -1,0 +1,236 @@
+"""Edit before approving (issue 11, DESIGN decision 8), through the page's path of the
+core: edited arguments pass policy again; the same risk and environment run under the
+same confirmation; a higher risk or another environment gets a new confirmation and the
+old id is spent; a forbidden edit is permission_denied; both argument sets are audited;
+the run is bound to the edited arguments' hash."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import pytest
+
+from app.agent.core import ConfirmationRefused, RequestRefused, prepare_resume
+from app.agent.events import (
+    ConfirmRequiredEvent,
+    ErrorEvent,
+    MessageEvent,
+    PermissionDeniedEvent,
+    ToolEndEvent,
+)
+from app.agent.planner import OfflinePlanner
+from app.auth import Principal
+from app.store import maintenance
+from app.store.db import session_scope
+from app.store.models import Confirmation
+from tests.agent.harness import token_for
+from tests.agent.scripted import call, final_from_tool
+from tests.agent.test_handler import audit_rows, recording_tools
+
+ALICE = Principal(user_id="alice", role="admin")
+
+
+def _conf(events: list[Any]) -> ConfirmRequiredEvent:
+    return next(e for e in events if isinstance(e, ConfirmRequiredEvent))
+
+
+def _ends(events: list[Any]) -> list[ToolEndEvent]:
+    return [e for e in events if isinstance(e, ToolEndEvent)]
+
+
+async def _deploy(harness: Any, log: list[Any], target: str = "staging", **kw: Any) -> Any:
+    harness.use(
+        call("deploy_dashboard", dashboard_id="42", target_env=target),
+        final_from_tool,
+        final_from_tool,
+        tools=recording_tools(log),
+        **kw,
+    )
+    return _conf(await harness.turn(f"deploy 42 to {target}"))
+
+
+async def test_an_edit_that_keeps_risk_and_env_runs_under_the_same_confirmation(
+    harness: Any,
+) -> None:
+    log: list[Any] = []
+    conf = await _deploy(harness, log)
+    edited = {"dashboard_id": "43", "target_env": "staging"}
+    events = await harness.answer(conf.confirmation_id, "confirm", args=edited)
+    assert not any(isinstance(e, ConfirmRequiredEvent) for e in events)
+    assert [e.status for e in _ends(events)] == ["completed"]
+    assert log == [("deploy_dashboard", {**edited, "source_env": None})]
+
+
+async def test_an_edit_that_raises_the_risk_asks_a_new_dangerous_confirmation(
+    harness: Any,
+) -> None:
+    log: list[Any] = []
+    harness.use(
+        call("superset_execute_sql", sql="UPDATE sales SET region = 'EU'", env_id="dev"),
+        final_from_tool,
+        tools=recording_tools(log),
+    )
+    first = _conf(await harness.turn("fix the region"))
+    assert first.metadata.risk_level == "guarded"
+    events = await harness.answer(
+        first.confirmation_id, "confirm", args={"sql": "DROP TABLE sales", "env_id": "dev"}
+    )
+    again = _conf(events)
+    assert again.confirmation_id != first.confirmation_id
+    assert again.metadata.risk_level == "dangerous" and again.countdown_s == 10
+    assert again.metadata.tool_args["sql"] == "DROP TABLE sales"
+    assert events[-1].state == "awaiting_confirmation" and log == []
+    # the old id is spent: answering it again is refused
+    with pytest.raises(ConfirmationRefused) as caught:
+        await harness.answer(first.confirmation_id, "confirm")
+    assert caught.value.code == "replayed"
+
+
+async def test_an_edit_to_another_environment_asks_a_new_prod_confirmation(harness: Any) -> None:
+    log: list[Any] = []
+    conf = await _deploy(harness, log)
+    assert conf.metadata.card_state == "write_staging"
+    events = await harness.answer(
+        conf.confirmation_id, "confirm", args={"dashboard_id": "42", "target_env": "prod"}
+    )
+    again = _conf(events)
+    assert again.confirmation_id != conf.confirmation_id
+    assert (again.metadata.env_id, again.metadata.env_context) == ("prod", "prod")
+    assert again.metadata.card_state == "write_prod" and log == []
+    with pytest.raises(ConfirmationRefused):
+        await harness.answer(conf.confirmation_id, "confirm")
+    done = await harness.answer(again.confirmation_id, "confirm")
+    assert [e.status for e in _ends(done)] == ["completed"]
+    assert log == [
+        ("deploy_dashboard", {"dashboard_id": "42", "source_env": None, "target_env": "prod"})
+    ]
+
+
+async def test_an_edit_the_callers_role_may_not_run_is_permission_denied(harness: Any) -> None:
+    log: list[Any] = []
+    conf = await _deploy(harness, log)  # asked while alice was an admin
+    events = await harness.answer(
+        conf.confirmation_id,
+        "confirm",
+        role="analyst",  # her token now says analyst
+        args={"dashboard_id": "43", "target_env": "staging"},
+    )
+    denied = next(e for e in events if isinstance(e, PermissionDeniedEvent))
+    assert denied.tool_name == "deploy_dashboard" and denied.required_role == "admin"
+    assert not any(isinstance(e, ConfirmRequiredEvent) for e in events) and log == []
+    assert audit_rows(kind="permission_denied", conv_id=harness.conv_id)
+
+
+async def test_the_audit_row_of_an_edited_confirmation_holds_both_argument_sets(
+    harness: Any,
+) -> None:
+    conf = await _deploy(harness, [])
+    edited = {"dashboard_id": "43", "target_env": "staging"}
+    await harness.answer(conf.confirmation_id, "confirm", args=edited)
+    [row] = audit_rows(kind="confirmed", conv_id=harness.conv_id)
+    assert row["args"] == {
+        "shown": {"dashboard_id": "42", "source_env": None, "target_env": "staging"},
+        "edited": edited,
+    }
+    executed = audit_rows(kind="executed", conv_id=harness.conv_id)
+    assert executed[0]["args"]["dashboard_id"] == "43"
+
+
+async def test_an_edit_into_a_maintenance_window_is_refused(harness: Any) -> None:
+    log: list[Any] = []
+    conf = await _deploy(harness, log)
+    with session_scope() as s:
+        maintenance.start(s, env_id="prod", started_by="ops", reason="upgrade")
+    try:
+        events = await harness.answer(
+            conf.confirmation_id, "confirm", args={"dashboard_id": "42", "target_env": "prod"}
+        )
+    finally:
+        with session_scope() as s:
+            maintenance.end(s, env_id="prod", ended_by="ops")
+    err = next(e for e in events if isinstance(e, ErrorEvent))
+    assert err.code == "maintenance" and log == []
+
+
+async def test_the_preflight_runs_again_on_the_edited_arguments(harness: Any) -> None:
+    seen: list[Any] = []
+
+    async def preflight(name: str, args: Any, deps: Any) -> dict[str, Any]:
+        seen.append(args.model_dump())
+        return {"errors": ["no such dashboard"]} if args.dashboard_id == "404" else {}
+
+    log: list[Any] = []
+    conf = await _deploy(harness, log, preflight=preflight)
+    events = await harness.answer(
+        conf.confirmation_id, "confirm", args={"dashboard_id": "404", "target_env": "staging"}
+    )
+    err = next(e for e in events if isinstance(e, ErrorEvent))
+    assert err.code == "preflight_failed" and log == []
+    assert [s["dashboard_id"] for s in seen] == ["42", "404"]
+
+
+async def test_an_edit_the_args_model_rejects_does_not_spend_the_confirmation(
+    harness: Any,
+) -> None:
+    log: list[Any] = []
+    conf = await _deploy(harness, log)
+    with pytest.raises(RequestRefused) as caught:
+        await harness.answer(
+            conf.confirmation_id, "confirm", args={"dashboard_id": "", "target_env": "staging"}
+        )
+    assert caught.value.status == 422 and caught.value.error == "invalid_args"
+    assert "dashboard_id" in caught.value.reason
+    events = await harness.answer(conf.confirmation_id, "confirm")  # still answerable
+    assert [e.status for e in _ends(events)] == ["completed"]
+
+
+async def test_a_run_with_arguments_other_than_the_confirmed_edit_runs_nothing(
+    harness: Any,
+) -> None:
+    log: list[Any] = []
+    conf = await _deploy(harness, log)
+    req = await prepare_resume(
+        token=token_for(),
+        conv_id=harness.conv_id,
+        confirmation_id=conf.confirmation_id,
+        decision="confirm",
+        args={"dashboard_id": "43", "target_env": "staging"},
+        channel="page",
+        core=harness.core,
+    )
+    with session_scope() as s:
+        assert s.get(Confirmation, conf.confirmation_id).edited_args_hash
+    forged = dataclasses.replace(req, args={"dashboard_id": "666", "target_env": "staging"})
+    events = [e async for e in harness.core.resume(forged)]
+    err = next(e for e in events if isinstance(e, ErrorEvent))
+    assert err.code == "confirmation_mismatch" and log == []
+
+
+async def test_the_conversation_and_the_model_read_the_arguments_as_edited(harness: Any) -> None:
+    log: list[Any] = []
+    conf = await _deploy(harness, log)
+    edited = {"dashboard_id": "43", "target_env": "staging"}
+    await harness.answer(conf.confirmation_id, "confirm", args=edited)
+    view = await harness.core.conversation(ALICE, harness.conv_id)
+    assert view.tool_calls[0]["tool_args"] == edited and view.tool_calls[0]["status"] == "completed"
+    proposed = next(m for m in harness.recorder.seen[-1] if getattr(m, "tool_calls", None))
+    assert proposed.tool_calls[0]["args"] == edited
+
+
+async def test_the_planner_names_the_edited_call_when_its_new_card_is_cancelled(
+    harness: Any,
+) -> None:
+    harness.use(tools=recording_tools([]), model=OfflinePlanner())
+    conf = _conf(await harness.turn("deploy dashboard 42 from dev to staging"))
+    again = _conf(
+        await harness.answer(
+            conf.confirmation_id,
+            "confirm",
+            args={"dashboard_id": "42", "source_env": "dev", "target_env": "prod"},
+        )
+    )
+    events = await harness.answer(again.confirmation_id, "deny", reason="only looking")
+    answer = next(e for e in events if isinstance(e, MessageEvent)).text
+    assert answer == "Cancelled — not deploying dashboard 42 from dev to prod: only looking."
+    assert not any(isinstance(e, ConfirmRequiredEvent) for e in events)

@@ -1,0 +1,197 @@
+"""The screen model's operator controls (issue 11) without any UI: the edit form built
+from the tool's args model, its messages, the reason of a denial, Stop, the drawer's
+actions, focus requests, and a restore in conversation order."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from app.agent.core.edits import args_schema
+from app.agent.events import ConfirmMetadataV2, ConfirmRequiredEvent
+from app.screen.argsform import args_from_fields, fields_from_schema
+from app.screen.items import ToolCall
+from app.screen.stream import StreamProcessor
+from tests.screen.test_model import make
+from tests.ui.fakes import FakeConversation
+
+
+def deploy_card(target: str = "staging", *, dangerous: bool = False) -> ConfirmRequiredEvent:
+    tier = target if target in ("dev", "staging") else "prod"
+    state = "dangerous" if dangerous else f"write_{tier}"
+    return ConfirmRequiredEvent(
+        confirmation_id="conf-1",
+        call_id="call-1",
+        countdown_s=10 if dangerous else 0,
+        metadata=ConfirmMetadataV2(
+            tool_name="deploy_dashboard",
+            tool_args={"dashboard_id": "42", "source_env": None, "target_env": target},
+            risk="delete" if dangerous else "write",
+            risk_level="dangerous" if dangerous else "guarded",
+            dangerous=dangerous,
+            env_id=target,
+            env_context=tier,  # type: ignore[arg-type]
+            card_state=state,  # type: ignore[arg-type]
+        ),
+    )
+
+
+def field(model: Any, name: str) -> Any:
+    return next(f for f in model.edit_fields if f.name == name)
+
+
+# ---- the form from the args model ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("tool", "name", "kind"),
+    [
+        ("deploy_dashboard", "target_env", "env"),  # an environment: a choice of the configured
+        ("deploy_dashboard", "dashboard_id", "text"),  # a plain string
+        ("superset_execute_sql", "sql", "longtext"),  # SQL gets a multi-line box
+        ("superset_execute_sql", "row_limit", "integer"),  # a number field
+        ("execute_migration", "dashboard_ids", "list"),  # a list: comma separated
+        ("execute_migration", "database_mapping", "json"),  # an object: JSON text
+        ("start_maintenance", "duration_minutes", "integer"),  # int | None: still a number
+    ],
+)
+def test_each_argument_gets_a_typed_field(tool: str, name: str, kind: str) -> None:
+    fields = fields_from_schema(args_schema(tool), {}, [("dev", "Dev")])
+    assert next(f for f in fields if f.name == name).kind == kind
+
+
+def test_environment_choices_are_the_configured_ones_plus_the_shown_value() -> None:
+    model, _, _ = make()
+    model.show_confirmation(deploy_card("prod-eu"))
+    assert model.begin_edit()
+    target = field(model, "target_env")
+    assert list(target.choices) == ["dev", "staging", "prod", "test-main", "prod-eu"]
+    assert target.value == "prod-eu" and target.required
+    assert next(iter(field(model, "source_env").choices)) == ""  # optional: "—" first
+
+
+def test_lists_and_json_read_back_and_unreadable_json_is_said() -> None:
+    fields = fields_from_schema(
+        args_schema("execute_migration"),
+        {"dashboard_ids": ["1", "2"], "target_env": "prod", "database_mapping": {"a": "b"}},
+    )
+    args, bad = args_from_fields(fields)
+    assert args["dashboard_ids"] == ["1", "2"] and args["database_mapping"] == {"a": "b"}
+    assert "source_env" not in args and bad == {}
+    next(f for f in fields if f.name == "database_mapping").value = "{not json"
+    assert args_from_fields(fields)[1] == {"database_mapping": "not valid JSON"}
+
+
+# ---- submitting an edit -------------------------------------------------------------------
+
+
+async def test_an_edit_is_confirmed_with_the_edited_arguments() -> None:
+    model, _, intents = make()
+    model.show_confirmation(deploy_card())
+    model.begin_edit()
+    field(model, "target_env").value = "prod"
+    assert await model.submit_edit() is True
+    assert intents.decided == [("confirm", None)]
+    assert intents.args == [{"dashboard_id": "42", "target_env": "prod"}]
+    assert model.card_form == ""
+
+
+async def test_the_args_models_own_messages_stop_a_bad_edit() -> None:
+    model, _, intents = make()
+    model.show_confirmation(deploy_card())
+    model.begin_edit()
+    field(model, "dashboard_id").value = ""
+    assert await model.submit_edit() is False
+    assert field(model, "dashboard_id").error == "String should have at least 1 character"
+    assert intents.decided == [] and model.card_form == "edit"
+
+
+async def test_an_edit_waits_for_a_dangerous_countdown_like_confirm() -> None:
+    model, clock, intents = make()
+    model.show_confirmation(deploy_card(dangerous=True))
+    model.begin_edit()
+    assert await model.submit_edit() is False and intents.decided == []
+    clock.advance(10.1)
+    model.tick()
+    assert await model.submit_edit() is True
+
+
+def test_escape_closes_the_form_and_a_new_card_closes_it_too() -> None:
+    model, _, _ = make()
+    model.show_confirmation(deploy_card())
+    model.begin_edit()
+    model.cancel_edit()
+    assert model.card_form == ""
+    model.begin_edit()
+    model.show_confirmation(deploy_card("prod"))
+    assert model.card_form == ""
+
+
+# ---- cancel with a reason -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("typed", "sent"), [("  wrong env ", "wrong env"), ("   ", None)])
+async def test_cancel_offers_an_optional_reason(typed: str, sent: str | None) -> None:
+    model, _, intents = make()
+    model.show_confirmation(deploy_card())
+    assert model.begin_deny() and model.card_form == "deny"
+    model.deny_reason = typed
+    assert await model.submit_deny() is True
+    assert intents.decided == [("deny", sent)]
+
+
+# ---- stop ------------------------------------------------------------------------------------
+
+
+async def test_stop_is_offered_only_while_streaming() -> None:
+    model, _, intents = make()
+    assert await model.stop() is False
+    model.begin_turn("find sales")
+    assert await model.stop() is True and model.stopping
+    assert await model.stop() is False  # once
+    assert intents.stops == 1
+
+
+def test_a_stop_with_a_write_in_flight_says_it_goes_on() -> None:
+    model, _, _ = make()
+    model.begin_turn("deploy")
+    model.add_item(ToolCall(call_id="w1", tool_name="deploy_dashboard", is_write_tool=True))
+    model.note_stopped(["w1"])
+    assert model.tool_call("w1").goes_on and model.writes_going_on == {"w1"}
+    assert "goes on" in model.items[-1].text and not model.stopping
+
+
+# ---- focus -------------------------------------------------------------------------------------
+
+
+def test_focus_goes_to_the_card_and_back_to_the_input() -> None:
+    model, _, _ = make()
+    model.show_confirmation(deploy_card())
+    assert model.focus_request[0] == "card"
+    model.begin_decision("confirm")
+    model.end_decision("confirm", answered=True)
+    assert model.focus_request[0] == "input"
+
+
+# ---- restore ------------------------------------------------------------------------------------
+
+
+def test_a_restore_puts_tool_cards_between_the_messages_in_order() -> None:
+    model, _, _ = make()
+    view = FakeConversation(
+        messages=[
+            {"role": "user", "text": "find sales", "position": 0},
+            {"role": "assistant", "text": "Found 2.", "position": 3},
+        ],
+        tool_calls=[
+            {"call_id": "c1", "tool_name": "search_dashboards", "status": "completed",
+             "result": "[]", "position": 1},
+            {"call_id": "c2", "tool_name": "run_backup", "status": "pending",
+             "is_write_tool": True, "position": 2},
+        ],
+    )  # fmt: skip
+    StreamProcessor(model).restore(view)
+    kinds = [getattr(i, "tool_name", None) or i.text for i in model.items]
+    assert kinds == ["find sales", "search_dashboards", "run_backup", "Found 2."]
+    assert model.tool_call("c2").status == "executing"  # no result yet: still running
