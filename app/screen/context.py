@@ -37,6 +37,11 @@ class ContextState:
         self.ui_context, self.active_env_id = context_from_params(params)
         self._refresh_context()
 
+    def clear_ui_context(self) -> None:
+        """Leave the page's context (the pill says so); the selected environment stays."""
+        self.ui_context = None
+        self._refresh_context()
+
     def update_active_env(self, env_id: str | None) -> None:
         """Select an environment and keep ``ui_context.envId`` in sync."""
         self.active_env_id = env_id or None
