@@ -32,6 +32,7 @@ from app.auth import Principal
 from app.errors import AuthError, ConfirmationError, ForbiddenError, SsToolsError, UIContextError
 from app.i18n import refusal_text
 from app.pages.agent_controls import ControllerControls, OperatorCoreLike
+from app.pages.agent_ways import WaysForward
 from app.screen.model import AgentChatModel, Decision
 from app.screen.stream import ConversationLike, StreamProcessor
 from app.screen.uicontext import EnvOption
@@ -109,7 +110,7 @@ class CoreDoor:
 
 
 # ---- the controller ----------------------------------------------------------------------
-class AgentPageController(ControllerControls):
+class AgentPageController(ControllerControls, WaysForward):
     """Turns and decisions here; stop, the drawer and the edit form in
     :class:`~app.pages.agent_controls.ControllerControls` (issue 11)."""
 

@@ -36,7 +36,7 @@ class ConversationView:
     conv_id: str
     messages: list[dict[str, Any]]  # {"role": "user" | "assistant", "text", "position"}
     # {"call_id", "tool_name", "tool_args", "status", "result", "error", "is_write_tool",
-    #  "position"}: each call paired with its ToolMessage (status "pending": none yet)
+    #  "position", "view"}: each call paired with its ToolMessage (status "pending": none yet)
     tool_calls: list[dict[str, Any]]
     pending: ConfirmRequiredEvent | None
     turn: dict[str, Any] = field(default_factory=dict)  # object_type, selected_env, uicontext
@@ -62,6 +62,12 @@ def _status(result: ToolMessage | None) -> str:
     if m and m.group(1) == "CANCELLED":
         return "cancelled"
     return "failed" if m and m.group(1) in _FAILED else "completed"
+
+
+def _view(result: ToolMessage | None) -> Any:
+    """The result's presentation the tool node kept with it (``app.agent.views``)."""
+    artifact = getattr(result, "artifact", None)
+    return artifact.get("view") if isinstance(artifact, dict) else None
 
 
 def _writes(policy: Policy, tool_name: str, args: dict[str, Any]) -> bool:
@@ -96,6 +102,7 @@ def conversation_view(conv_id: str, state: Any, policy: Policy) -> ConversationV
                         "error": text if status == "failed" else "",
                         "is_write_tool": _writes(policy, tc["name"], tc["args"]),
                         "position": position,
+                        "view": _view(result),
                     }
                 )
             if m.content and not m.tool_calls:
