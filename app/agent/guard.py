@@ -30,12 +30,12 @@ from pydantic import BaseModel, ValidationError
 
 from app.agent.audit import AuditWriter
 from app.agent.confirm import Confirmations
-from app.agent.events import BaseEvent, ErrorEvent, PermissionDeniedEvent
 from app.agent.pending import pending_call
 from app.agent.state import AgentContext, AgentState, PendingCall
 from app.agent.stream import emit
 from app.agent.tools.declare import ToolDecl
 from app.errors import ToolError
+from app.events import BaseEvent, ErrorEvent, PermissionDeniedEvent
 from app.policy import (
     EnvChoice,
     EnvTable,

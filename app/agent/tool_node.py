@@ -21,13 +21,6 @@ from typing import Any
 from langchain_core.messages import ToolMessage
 
 from app.agent.audit import AuditWriter
-from app.agent.events import (
-    ToolEndEvent,
-    ToolProgressEvent,
-    ToolRetryEvent,
-    ToolStartEvent,
-    ToolTimeoutEvent,
-)
 from app.agent.execution import execute_with_timeout, retry_read_tool, summarise_response
 from app.agent.guard import DepsFactory
 from app.agent.state import AgentContext, AgentState, PendingCall
@@ -43,10 +36,17 @@ from app.agent.stream import emit
 from app.agent.tool_data import tool_data
 from app.agent.tools import ToolDecl, ToolFn
 from app.agent.tools.base import ToolDeps
-from app.agent.views import ToolView, build_view
 from app.errors import SsToolsError, ToolError, ToolTimeoutError
+from app.events import (
+    ToolEndEvent,
+    ToolProgressEvent,
+    ToolRetryEvent,
+    ToolStartEvent,
+    ToolTimeoutEvent,
+)
 from app.policy import Policy, ToolSpec
 from app.settings import Settings
+from app.views import ToolView, build_view
 
 log = logging.getLogger("ss_tools.agent")
 

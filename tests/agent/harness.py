@@ -25,10 +25,10 @@ import pytest
 from nicegui import app as nicegui_app
 
 from app.agent.core import AgentCore, prepare_resume, prepare_turn
-from app.agent.events import BaseEvent, decode_sse
 from app.agent.handler import agent_handler, resume_handler
 from app.agent.rules import Rules
 from app.context import inject_uicontext
+from app.events import BaseEvent, decode_sse
 from app.parts import PARTS_STATE, Parts, with_core
 from app.superset.registry import EnvironmentRegistry
 from tests.agent.scripted import scripted

@@ -7,7 +7,7 @@ from typing import Any
 
 from nicegui.testing import User
 
-from app.agent.events import decode_sse
+from app.events import decode_sse
 from app.store.audit import list_audit
 from tests.agent.harness import first, token_for, types_of
 from tests.agent.scripted import call, final_from_tool

@@ -11,7 +11,7 @@ from nicegui.testing import User
 
 import app as app_package
 from app.parts import PARTS_STATE, Parts
-from app.sandbox.instances import free_port
+from app.sandbox.processes import free_port
 from app.store.db import Database, make_engine
 
 ANALYST_DASHBOARD = [

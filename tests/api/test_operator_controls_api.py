@@ -12,7 +12,7 @@ from langchain_core.messages import ToolMessage
 from nicegui.testing import User
 
 from app.agent.core import prepare_turn
-from app.agent.events import StoppedEvent, ToolStartEvent, decode_sse
+from app.events import StoppedEvent, ToolStartEvent, decode_sse
 from tests.agent.harness import first, types_of
 from tests.agent.scripted import call, final_from_tool
 from tests.agent.test_handler import recording_tools

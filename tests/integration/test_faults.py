@@ -18,7 +18,7 @@ from app.agent.tools.base import ToolDeps
 from app.errors import SupersetUnavailableError, ToolTimeoutError
 from app.parts import Parts
 from app.sandbox import Sandbox
-from app.sandbox.instances import free_port
+from app.sandbox.processes import free_port
 from app.superset.environments import Environment
 from app.superset.registry import EnvironmentRegistry
 

@@ -14,7 +14,7 @@ import pytest
 from langchain_core.messages import AIMessage, SystemMessage, ToolMessage
 from nicegui.testing import User
 
-from app.agent.events import decode_sse
+from app.events import decode_sse
 from app.store.models import Confirmation
 from tests.agent.harness import first, types_of
 from tests.agent.scripted import call, final_from_tool

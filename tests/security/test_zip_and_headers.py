@@ -11,8 +11,8 @@ import pytest
 import yaml
 from nicegui.testing import User
 
-from app.bundle import BundleError, git_files, read_bundle
 from app.gitrepo import GitError, GitRepo
+from app.superset.bundle import BundleError, git_files, read_bundle
 from tests.tools.export_zip import export_docs, make_export_zip
 
 ROOT = "dashboard_export_20261130T040000"

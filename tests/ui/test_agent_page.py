@@ -6,7 +6,7 @@ import pytest
 from nicegui import ui
 from nicegui.testing import User
 
-from app.agent.events import Alternative, MessageEvent, PermissionDeniedEvent
+from app.events import Alternative, MessageEvent, PermissionDeniedEvent
 from app.parts import Parts
 from tests.ui.conftest import add_account, page_model
 from tests.ui.fakes import FakeClock, FakeEnv, Refused, confirm_event, done, message, token

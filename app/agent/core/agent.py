@@ -46,13 +46,13 @@ from app.agent.core.turns import (
     plan_turn,
     run_config,
 )
-from app.agent.events import Event, TurnStartEvent
 from app.agent.graph import build_graph, tool_deps_factory
 from app.agent.llm import model_label
 from app.agent.rules import Rules
 from app.agent.state import AgentContext
 from app.agent.stream import Sequencer
 from app.auth import AuthGate, Principal
+from app.events import Event, TurnStartEvent
 from app.policy.envs import EnvTable, tier_of
 from app.settings import Settings
 from app.store.db import Database

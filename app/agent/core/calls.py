@@ -33,10 +33,10 @@ from app.agent.core.refusals import RequestRefused
 from app.agent.core.runner import fail, run_graph
 from app.agent.core.supersede import supersede
 from app.agent.core.turns import build_context, plan_turn, run_config
-from app.agent.events import Event
 from app.agent.stream import Sequencer
 from app.auth import Principal
 from app.context import UIContext
+from app.events import Event
 from app.vocab import Channel
 
 if TYPE_CHECKING:

@@ -28,10 +28,10 @@ from app.agent.core.refusals import RequestRefused
 from app.agent.core.requests import ResumeRequest, TurnRequest
 from app.agent.core.supersede import WITHDRAWN, supersede
 from app.agent.core.turns import last_human_text, run_config
-from app.agent.events import Event, ToolEndEvent, ToolProgressEvent, ToolTimeoutEvent
 from app.agent.rules import Rules
 from app.agent.stream import Sequencer
 from app.auth import Principal
+from app.events import Event, ToolEndEvent, ToolProgressEvent, ToolTimeoutEvent
 from app.store.conversations import short_title
 from app.store.db import Database
 from app.vocab import Channel

@@ -10,8 +10,8 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-from app.agent.events import ConfirmRequiredEvent
 from app.agent.stream import confirm_required_event
+from app.events import ConfirmRequiredEvent
 from app.policy import Policy, tool_risk
 
 TURN_KEYS = ("object_type", "selected_env", "uicontext")
@@ -65,7 +65,7 @@ def _status(result: ToolMessage | None) -> str:
 
 
 def _view(result: ToolMessage | None) -> Any:
-    """The result's presentation the tool node kept with it (``app.agent.views``)."""
+    """The result's presentation the tool node kept with it (``app.views``)."""
     artifact = getattr(result, "artifact", None)
     return artifact.get("view") if isinstance(artifact, dict) else None
 

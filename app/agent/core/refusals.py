@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from app.agent.events import ErrorEvent
 from app.errors import ConfirmationError, SsToolsError
+from app.events import ErrorEvent
 
 CONFIRMATION_STATUS: Mapping[str, int] = {
     "unknown": 404,
