@@ -34,9 +34,9 @@ from app.agent.stopping import (
 )
 from app.agent.stream import emit
 from app.agent.tool_data import tool_data
+from app.agent.tool_view import present
 from app.agent.tools import ToolDecl, ToolFn
-from app.agent.tools.base import ToolDeps
-from app.errors import SsToolsError, ToolError, ToolTimeoutError
+from app.errors import ToolError, ToolTimeoutError
 from app.events import (
     ToolEndEvent,
     ToolProgressEvent,
@@ -46,7 +46,6 @@ from app.events import (
 )
 from app.policy import Policy, ToolSpec
 from app.settings import Settings
-from app.views import ToolView, build_view
 
 log = logging.getLogger("ss_tools.agent")
 
@@ -59,39 +58,6 @@ def effective_timeout(spec: ToolSpec | None, default_s: float) -> float:
     if spec is not None and spec.timeout_s is not None:
         return spec.timeout_s
     return default_s
-
-
-# ---- the result's presentation (DESIGN decision 9) ---------------------------------------
-def present(
-    decl: ToolDecl, result: Any, deps: ToolDeps | Any, env_id: str | None
-) -> ToolView | None:
-    """The typed view of a completed call's raw result: the declaration's presentation,
-    links into the Superset of the result's environment. A view that cannot be built is
-    logged and left out; the result text still reaches the model and the page."""
-    if isinstance(result, dict):
-        env_id = result.get("env") or result.get("env_id") or result.get("target_env") or env_id
-    try:
-        return build_view(
-            decl.presentation, decl.name, result, superset_url=_superset_url(deps, env_id)
-        )
-    except (
-        ValueError,
-        TypeError,
-        KeyError,
-        AttributeError,
-    ) as exc:  # pydantic's errors are ValueErrors
-        log.warning("no view for %s: %s", decl.name, exc)
-        return None
-
-
-def _superset_url(deps: Any, env_id: Any) -> str | None:
-    registry = getattr(deps, "registry", None)
-    if registry is None or not isinstance(env_id, str) or not env_id:
-        return None
-    try:
-        return str(registry.get(env_id).url)
-    except SsToolsError:
-        return None
 
 
 def _as_text(result: Any) -> str:

@@ -24,7 +24,7 @@ from app.agent.core import edits, history
 from app.agent.core.control import RunControl, TurnRegistry
 from app.agent.core.history import ConversationSummary
 from app.agent.core.prepare import detect_lang, valid_conv_id
-from app.agent.core.refusals import RequestRefused
+from app.agent.core.refusals import FOREIGN, RequestRefused
 from app.agent.core.requests import ResumeRequest, TurnRequest
 from app.agent.core.supersede import WITHDRAWN, supersede
 from app.agent.core.turns import last_human_text, run_config
@@ -39,7 +39,6 @@ from app.vocab import Channel
 if TYPE_CHECKING:
     from app.agent.state import AgentContext
 
-FOREIGN = "this conversation belongs to another user"
 FOLLOWED = (ToolEndEvent, ToolProgressEvent, ToolTimeoutEvent)
 
 

@@ -10,7 +10,12 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
+from app.agent.core.prepare import valid_conv_id
+from app.agent.core.protocol import Core
+from app.agent.core.refusals import FOREIGN, RequestRefused
+from app.agent.core.turns import run_config
 from app.agent.stream import confirm_required_event
+from app.auth import Principal
 from app.events import ConfirmRequiredEvent
 from app.policy import Policy, tool_risk
 
@@ -119,3 +124,25 @@ def conversation_view(conv_id: str, state: Any, policy: Policy) -> ConversationV
         turn=turn,
         owner=values.get("owner"),
     )
+
+
+async def read_conversation(core: Core, principal: Principal, conv_id: str) -> ConversationView:
+    """The conversation's view for ``principal`` (a door's read): 422 for a malformed
+    id, 403 (audited) for another user's conversation."""
+    if not valid_conv_id(conv_id):
+        raise RequestRefused(422, "invalid_conv_id", "not a conversation id")
+    graph = await core.graph()
+    state = await graph.aget_state(run_config(conv_id))
+    view = conversation_view(conv_id, state, core.rules.policy())
+    if view.owner and view.owner != principal.user_id:
+        await core.audit.record(
+            kind="auth_failed",
+            user=principal.user_id,
+            role=principal.role,
+            conv_id=conv_id,
+            decision="deny",
+            reason="foreign conversation",
+        )
+        await core.audit.flush()
+        raise RequestRefused(403, "forbidden", FOREIGN)
+    return view

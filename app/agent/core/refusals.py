@@ -17,6 +17,9 @@ from typing import Any
 from app.errors import ConfirmationError, SsToolsError
 from app.events import ErrorEvent
 
+#: The reason of a 403 for another user's conversation (a turn, a call, a read, a stop).
+FOREIGN = "this conversation belongs to another user"
+
 CONFIRMATION_STATUS: Mapping[str, int] = {
     "unknown": 404,
     "foreign_user": 403,
