@@ -4,46 +4,56 @@
     python main.py users add NAME --role admin|analyst --password PW
     python main.py users list
 
-Order: settings -> database -> app factory -> ui.run.
+Order: settings -> (start: the local secret, the first admin, the Superset sandbox) ->
+app factory -> ui.run. The settings are read here, once (``Settings()``); ``create_app``
+builds the parts from them (``app.parts``). The sandbox is dev tooling: this entry is the
+only one that starts it, and nothing on the request path imports it.
 """
 
+import atexit
+import functools
 import os
 import sys
 
-from nicegui import helpers, ui
+from nicegui import app, helpers, ui
 
-from app.settings import get_settings
+from app.bootstrap import prepare_local_run
+from app.cli import users_main
+from app.reasoning import configure_cot_logging
+from app.sandbox.service import local_superset
+from app.settings import Settings
 from app.web import create_app
+
+if __name__ == "__main__" and len(sys.argv) > 1 and sys.argv[1] in {"-h", "--help", "help"}:
+    print(__doc__.split("Order:")[0].strip())
+    sys.exit(0)
 
 if __name__ in {"__main__", "__mp_main__"} and not helpers.is_pytest():
     os.umask(0o077)  # files the product writes (data dir, page storage) are its own: 0600
 
-if __name__ == "__main__" and len(sys.argv) > 1 and sys.argv[1] == "users":
-    from app.cli import users_main
+settings = Settings()
 
-    sys.exit(users_main(sys.argv[2:]))
+if __name__ == "__main__" and len(sys.argv) > 1 and sys.argv[1] == "users":
+    sys.exit(users_main(sys.argv[2:], settings=settings))
 
 if __name__ == "__main__" and len(sys.argv) > 1 and sys.argv[1] == "start":
-    from app.bootstrap import prepare_local_run
+    settings = prepare_local_run(settings).settings
+    sandbox = local_superset(settings, functools.partial(print, flush=True))  # dev tooling
+    if sandbox is not None:  # stop what this run started: at shutdown, at exit as a fallback
+        app.on_shutdown(functools.partial(sandbox.stop, print))
+        atexit.register(sandbox.stop)
 
-    prepare_local_run()
-
-core = create_app()
+parts = create_app(settings=settings)
 
 if __name__ in {"__main__", "__mp_main__"}:
     if not helpers.is_pytest():  # tests read CoT records through caplog instead
-        from nicegui import app
-
-        from app.store.cot import configure_cot_logging
-
         configure_cot_logging()
-        app.on_shutdown(core.aclose)  # the checkpointer of the server's event loop
-    _s = get_settings()
+        app.on_shutdown(parts.core.aclose)  # the checkpointer of the server's event loop
     ui.run(
-        host=_s.host,
-        port=_s.port,
+        host=settings.host,
+        port=settings.port,
         title="ss-tools agent",
-        storage_secret=_s.nicegui_storage_secret(),
+        storage_secret=settings.nicegui_storage_secret(),
         reload=False,
         show=False,
         favicon="🛠",

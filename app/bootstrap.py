@@ -4,15 +4,17 @@ In dev mode (``SS_TOOLS_DEV=1``, which ``python dev.py start`` sets):
 
 1. JWT secret: when none is configured (still the built-in placeholder and no
    ``SS_TOOLS_JWT_SECRET_FILE``), a random one is generated once into
-   ``<data_dir>/.jwt_secret`` (mode 600) and kept across restarts. It is handed to
-   settings by setting ``SS_TOOLS_JWT_SECRET_FILE`` in this process's environment and
-   resetting the cached settings, so every later ``get_settings()`` signs with it.
+   ``<data_dir>/.jwt_secret`` (mode 600) and kept across restarts. The settings handed
+   back (``LocalRun.settings``, the ones main.py builds the app from) name that file.
 2. First admin: when the users table is empty, ``admin`` is created with a random
    password written to ``<data_dir>/initial-admin.txt`` (mode 600). Only the file's path
    is printed, never the password.
 
 Outside dev mode nothing is generated: a real secret must be configured, and
 ``Settings.check_secrets()`` (called by ``create_app``) refuses the placeholder.
+
+The local Superset sandbox is dev tooling, apart from the product: main.py asks
+``app.sandbox.service.local_superset`` for it.
 """
 
 from __future__ import annotations
@@ -22,7 +24,10 @@ import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.settings import get_settings, reset_settings
+from app.auth import hash_password
+from app.settings import Settings
+from app.store import users
+from app.store.db import Database
 
 SECRET_FILE_NAME = ".jwt_secret"
 ADMIN_FILE_NAME = "initial-admin.txt"
@@ -31,8 +36,10 @@ ADMIN_USERNAME = "admin"
 
 @dataclass(frozen=True)
 class LocalRun:
-    """What :func:`prepare_local_run` did (for callers and tests)."""
+    """What :func:`prepare_local_run` did (for callers and tests); ``settings`` are the
+    ones to build the app from."""
 
+    settings: Settings
     secret_file: Path | None
     secret_generated: bool
     admin_file: Path | None
@@ -54,14 +61,14 @@ def _display(path: Path) -> str:
         return str(path.resolve())
 
 
-def ensure_jwt_secret() -> tuple[Path | None, bool]:
-    """Make settings use a generated secret file when no secret is configured (dev only).
+def ensure_jwt_secret(settings: Settings) -> tuple[Settings, Path | None, bool]:
+    """Settings that use a generated secret file when no secret is configured (dev only).
 
-    Returns (the secret file in use or None, whether it was generated now).
+    Returns (the settings to use, the secret file in use or None, whether it was
+    generated now).
     """
-    settings = get_settings()
     if not settings.dev or not settings.uses_default_secret or settings.jwt_secret_file:
-        return settings.jwt_secret_file, False
+        return settings, settings.jwt_secret_file, False
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     path = (settings.data_dir / SECRET_FILE_NAME).resolve()
     generated = not path.exists()
@@ -69,27 +76,29 @@ def ensure_jwt_secret() -> tuple[Path | None, bool]:
         _write_private(path, secrets.token_urlsafe(48) + "\n", exclusive=True)
     else:
         os.chmod(path, 0o600)
-    os.environ["SS_TOOLS_JWT_SECRET_FILE"] = str(path)
-    reset_settings()
-    return path, generated
+    # read again with the file named: its secret replaces the placeholder (a validator)
+    with_file = Settings(**settings.model_dump(exclude_unset=True), jwt_secret_file=path)
+    return with_file, path, generated
 
 
-def ensure_first_admin() -> Path | None:
+def ensure_first_admin(settings: Settings) -> Path | None:
     """Create ``admin`` with a random password when there are no users (dev only).
 
     Returns the file holding the password, or None when nothing was created.
     """
-    from app.auth import hash_password
-    from app.store import users
-    from app.store.db import get_engine, init_db, session_scope
-
-    settings = get_settings()
     if not settings.dev:
         return None
-    init_db(get_engine())
+    db = Database.open(settings.db_url)
+    try:
+        return _first_admin(settings, db)
+    finally:
+        db.dispose()
+
+
+def _first_admin(settings: Settings, db: Database) -> Path | None:
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     path = settings.data_dir / ADMIN_FILE_NAME
-    with session_scope() as session:
+    with db.session() as session:
         if users.list_users(session):
             return None
         password = secrets.token_urlsafe(18)
@@ -107,57 +116,14 @@ def ensure_first_admin() -> Path | None:
     return path
 
 
-SANDBOX_MARKER = "# Local Superset sandbox written by"
-
-
-def ensure_local_superset() -> bool:
-    """Start (or reuse) the local Superset sandbox so a newcomer sees the real thing.
-
-    Skipped with ``SS_TOOLS_SANDBOX=0``, and when the environments file exists and was not
-    written by the sandbox (it is the operator's own: never overwritten). A failure (no
-    network for the first install, say) is reported and the product starts without
-    environments. Instances this call started are stopped when the process exits.
-    """
-    settings = get_settings()
-    env_file = Path(settings.environments_file)
-    if not settings.sandbox:  # the operator said so: nothing to report
-        return False
-    if env_file.exists() and not env_file.read_text(errors="replace").startswith(SANDBOX_MARKER):
-        print(f"[sandbox] skipped: using your environments file {_display(env_file)}", flush=True)
-        return False
-    import atexit
-
-    from app.sandbox import SandboxError
-    from app.sandbox.service import ensure_sandbox
-
-    print(
-        "[sandbox] preparing a local Superset 6.1 (dev + prod); the first run installs it "
-        "(~1–2 min), later runs take seconds. SS_TOOLS_SANDBOX=0 skips this.",
-        flush=True,
+def prepare_local_run(settings: Settings) -> LocalRun:
+    """Everything a local ``python main.py start`` needs before ``create_app()``; its
+    ``settings`` are the ones to build the app from."""
+    settings, secret_file, generated = ensure_jwt_secret(settings)
+    admin_file = ensure_first_admin(settings)
+    return LocalRun(
+        settings=settings,
+        secret_file=secret_file,
+        secret_generated=generated,
+        admin_file=admin_file,
     )
-    try:
-        sandbox, started = ensure_sandbox(("dev", "prod"), env_file=env_file)
-    except SandboxError as exc:
-        print(
-            f"[sandbox] not started: {exc}\n[sandbox] continuing without Superset environments",
-            flush=True,
-        )
-        return False
-    if started:  # stop what we started: on NiceGUI's shutdown, and at exit as a fallback
-        from nicegui import app as nicegui_app
-
-        nicegui_app.on_shutdown(lambda: sandbox.stop(print))
-        atexit.register(sandbox.stop)
-    urls = ", ".join(f"{e.id}={e.url}" for e in sandbox.environments)
-    print(f"[sandbox] running: {urls}; environments file {_display(env_file)}", flush=True)
-    return True
-
-
-def prepare_local_run() -> LocalRun:
-    """Everything a local ``python main.py start`` needs before ``create_app()``."""
-    secret_file, generated = ensure_jwt_secret()
-    admin_file = ensure_first_admin()
-
-    ensure_local_superset()
-
-    return LocalRun(secret_file=secret_file, secret_generated=generated, admin_file=admin_file)

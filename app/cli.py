@@ -20,16 +20,17 @@ from __future__ import annotations
 import argparse
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 
 from sqlalchemy.exc import SQLAlchemyError
 
 from app.auth import ROLES, hash_password
 from app.errors import SsToolsError
+from app.settings import Settings
 from app.store import page_sessions
 from app.store import users as user_store
-from app.store.db import session_scope
+from app.store.db import Database
 
 USERNAME_RE = re.compile(r"^[A-Za-z0-9_.@-]{1,64}$")
 MIN_PASSWORD_CHARS = 8
@@ -104,26 +105,22 @@ def _when(value: datetime | None) -> str:
     return value.strftime("%Y-%m-%d %H:%M:%S") if value else "-"
 
 
-def _add(args: argparse.Namespace) -> str:
-    from app.store import users
-    from app.store.db import session_scope
-
+def _add(db: Database, args: argparse.Namespace) -> str:
     name, role, password = _username(args.name), _role(args.role), _password(args)
-    with session_scope() as session:
-        if users.get_user_by_name(session, username=name) is not None:
+    with db.session() as session:
+        if user_store.get_user_by_name(session, username=name) is not None:
             raise CliError(f"user {name!r} already exists (use 'users passwd' to change it)")
-        users.create_user(session, username=name, role=role, password_hash=hash_password(password))
+        user_store.create_user(
+            session, username=name, role=role, password_hash=hash_password(password)
+        )
     return f"created user {name!r} with role {role}"
 
 
-def _list(_: argparse.Namespace) -> str:
-    from app.store import users
-    from app.store.db import session_scope
-
-    with session_scope() as session:
+def _list(db: Database, _: argparse.Namespace) -> str:
+    with db.session() as session:
         rows = [
             (u.username, u.role, _when(u.created_at), "yes" if u.disabled else "no")
-            for u in users.list_users(session)
+            for u in user_store.list_users(session)
         ]
     if not rows:
         return "(no users)"
@@ -136,47 +133,41 @@ def _list(_: argparse.Namespace) -> str:
     return "\n".join(lines)
 
 
-def _passwd(args: argparse.Namespace) -> str:
-    from app.store import users
-    from app.store.db import session_scope
-
+def _passwd(db: Database, args: argparse.Namespace) -> str:
     name, password = _username(args.name), _password(args)
-    with session_scope() as session:
-        if users.get_user_by_name(session, username=name) is None:
+    with db.session() as session:
+        if user_store.get_user_by_name(session, username=name) is None:
             raise CliError(f"no user {name!r}")
-        users.set_password(session, username=name, password_hash=hash_password(password))
+        user_store.set_password(session, username=name, password_hash=hash_password(password))
     return f"password changed for {name!r}"
 
 
-def _set_disabled(args: argparse.Namespace) -> str:
-    from app.store import users
-    from app.store.db import session_scope
-
+def _set_disabled(db: Database, args: argparse.Namespace) -> str:
     name, disabled = _username(args.name), args.command == "disable"
-    with session_scope() as session:
-        users.set_disabled(session, username=name, disabled=disabled)
+    with db.session() as session:
+        user_store.set_disabled(session, username=name, disabled=disabled)
         if disabled:
             page_sessions.end_user_sessions(session, username=name)
     return f"user {name!r} {'disabled' if disabled else 'enabled'}"
 
 
-def _set_role(args: argparse.Namespace) -> str:
+def _set_role(db: Database, args: argparse.Namespace) -> str:
     name, role = _username(args.name), _role(args.role)
-    with session_scope() as session:
+    with db.session() as session:
         user_store.set_role(session, username=name, role=role)
         page_sessions.end_user_sessions(session, username=name)
     return f"user {name!r} now has role {role}"
 
 
-def _delete(args: argparse.Namespace) -> str:
+def _delete(db: Database, args: argparse.Namespace) -> str:
     name = _username(args.name)
-    with session_scope() as session:
+    with db.session() as session:
         user_store.delete_user(session, username=name)
         page_sessions.end_user_sessions(session, username=name)
     return f"user {name!r} deleted"
 
 
-COMMANDS = {
+COMMANDS: dict[str, Callable[[Database, argparse.Namespace], str]] = {
     "add": _add,
     "list": _list,
     "passwd": _passwd,
@@ -187,17 +178,17 @@ COMMANDS = {
 }
 
 
-def users_main(argv: Sequence[str] | None = None) -> int:
-    """Run one ``users`` command; returns the process exit code."""
+def users_main(argv: Sequence[str] | None = None, *, settings: Settings | None = None) -> int:
+    """Run one ``users`` command on the database of ``settings`` (default: read from the
+    environment, as every entry point does); returns the process exit code."""
     try:
         args = _parser().parse_args(list(sys.argv[2:] if argv is None else argv))
     except SystemExit as exc:  # argparse already printed usage and the reason
         return exc.code if isinstance(exc.code, int) else 2
-    from app.store.db import get_engine, init_db
-
+    db: Database | None = None
     try:
-        init_db(get_engine())
-        print(COMMANDS[args.command](args))
+        db = Database.open((settings if settings is not None else Settings()).db_url)
+        print(COMMANDS[args.command](db, args))
     except CliError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return exc.code
@@ -209,4 +200,7 @@ def users_main(argv: Sequence[str] | None = None) -> int:
         first_line = (str(orig).strip().splitlines() or [""])[0][:300]
         print(f"error: database: {type(orig).__name__}: {first_line}", file=sys.stderr)
         return 1
+    finally:
+        if db is not None:
+            db.dispose()
     return 0

@@ -1,7 +1,7 @@
 """The strings of the conversation's results, offers and errors (en, ru): merged into
 ``app.i18n.STRINGS`` (a data leaf, kept apart so each module stays small).
 
-``col_<key>`` names a view's column or fact key (``app.agent.views``); ``health_<status>``,
+``col_<key>`` names a view's column or fact key (``app.views``); ``health_<status>``,
 ``action_<action>``, ``object_<type>s`` and ``error_<code>`` are vocabulary words.
 """
 

@@ -1,18 +1,20 @@
 """One settings object for the whole product (prefix ``SS_TOOLS_``).
 
 Nothing else in the project reads ``os.environ``. Every knob has a default that
-works offline. Call :func:`get_settings` at use time (not at import time) so tests
-can change the environment and call :func:`reset_settings`.
+works offline. The composition root reads them once (``Settings()`` in ``main.py`` /
+``app.web.create_app``) and hands them to the parts (``app.parts.build_parts``); tests
+build their own ``Settings(...)``.
 """
 
 from __future__ import annotations
 
-from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
 from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from app.errors import ConfigError
 
 DEFAULT_JWT_SECRET = "ss-tools-dev-secret-change-me-0123456789abcdef"
 
@@ -147,8 +149,6 @@ class Settings(BaseSettings):
     def check_secrets(self) -> None:
         """Refuse the placeholder JWT secret outside dev mode."""
         if self.uses_default_secret and not self.dev:
-            from app.errors import ConfigError
-
             raise ConfigError(
                 "SS_TOOLS_JWT_SECRET is the built-in placeholder; set a real secret "
                 "(32+ random characters) or SS_TOOLS_DEV=1 for local development"
@@ -158,13 +158,3 @@ class Settings(BaseSettings):
         if self.storage_secret is not None:
             return self.storage_secret.get_secret_value()
         return "storage:" + self.jwt_secret.get_secret_value()
-
-
-@lru_cache(maxsize=1)
-def get_settings() -> Settings:
-    return Settings()
-
-
-def reset_settings() -> None:
-    """Forget the cached settings (tests change the environment, then call this)."""
-    get_settings.cache_clear()

@@ -5,9 +5,17 @@ At import time (before any app module reads settings) the environment is made he
 SANDBOX_DIR and TEST_*), dev mode is on, data goes to a session temp dir, no Superset
 sandbox, no environments file, and retry/countdown delays are tiny.
 
-Fixtures: ``session`` (in-memory SQLite with every table), ``sqlite_file_url`` (a fresh
-SQLite file), ``pg_url`` (a session-wide throwaway PostgreSQL, see ``tests/pg.py``),
-``isolated_db`` (points the app's own engine at a fresh SQLite file for one test).
+Every test also gets its own data dir and SQLite file in the environment (autouse), so an
+app the NiceGUI ``user`` fixture starts (main.py: ``Settings()`` -> ``create_app``) is
+private to the test.
+
+Fixtures: ``settings`` (the environment's settings with a fresh SQLite file and data dir
+for this test), ``parts`` (the app's parts built from them — ``app.parts.build_parts`` —
+closed at teardown; tests hand them, or their pieces, to the code they exercise),
+``app_parts`` (the parts the app under test installed, after the ``user`` fixture ran
+main.py),
+``session`` (in-memory SQLite with every table), ``sqlite_file_url`` (a fresh SQLite
+file), ``pg_url`` (a session-wide throwaway PostgreSQL, see ``tests/pg.py``).
 """
 
 from __future__ import annotations
@@ -15,8 +23,9 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -37,31 +46,90 @@ os.environ.update(
     }
 )
 
-from sqlmodel import Session  # noqa: E402  (after the environment is set)
+from nicegui import app as nicegui_app  # noqa: E402  (after the environment is set)
+from nicegui.testing import User  # noqa: E402
+from sqlmodel import Session  # noqa: E402
 
-from app.settings import get_settings, reset_settings  # noqa: E402
+from app.parts import PARTS_STATE, Parts, build_parts, installed  # noqa: E402
+from app.settings import Settings  # noqa: E402
 from app.store import db  # noqa: E402
 from tests.pg import PgUnavailableError, start_cluster  # noqa: E402
 from tests.support import require_or_skip  # noqa: E402
 
 
-def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    from app.agent.core import install_core
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "app_env(**settings): SS_TOOLS_* settings of the test's environment, set before the "
+        "app under test starts",
+    )
 
-    install_core(None)  # stops the last core's aiosqlite threads (they would keep us alive)
-    db.reset_engine()
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    installed = getattr(nicegui_app.state, PARTS_STATE, None)
+    if isinstance(installed, Parts):  # the last page test's app: its core's aiosqlite
+        installed.close()  # threads would keep the process alive
     shutil.rmtree(TEST_ROOT, ignore_errors=True)
 
 
 @pytest.fixture(autouse=True)
-def _settings_follow_environment() -> Iterator[None]:
-    """After each test (and after monkeypatch has restored the environment), forget
-    cached settings; drop the cached engine only if it no longer matches them."""
-    yield
-    reset_settings()
-    url = db.current_engine_url()
-    if url is not None and url != get_settings().db_url:
-        db.reset_engine()
+def _private_app_environment(
+    request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The environment main.py reads names this test's data dir and SQLite file (the same
+    ones as :func:`settings_for`), plus the settings of the test's ``app_env`` marker
+    (``@pytest.mark.app_env(revocation_cache_s=0.3)``): settings are read once, when the
+    app is built, so a test states them before the app starts."""
+    monkeypatch.setenv("SS_TOOLS_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("SS_TOOLS_DATABASE_URL", f"sqlite:///{tmp_path / 'app.db'}")
+    for marker in reversed(list(request.node.iter_markers("app_env"))):
+        for name, value in marker.kwargs.items():
+            monkeypatch.setenv(f"SS_TOOLS_{name.upper()}", str(value))
+
+
+def settings_for(tmp_path: Path, **overrides: Any) -> Settings:
+    """The test environment's settings with a data dir and SQLite file under ``tmp_path``
+    (``overrides``: other settings, as keyword arguments)."""
+    base: dict[str, Any] = {
+        "data_dir": tmp_path / "data",
+        "database_url": f"sqlite:///{tmp_path / 'app.db'}",
+    }
+    return Settings(**{**base, **overrides})
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    """The test environment's settings, with this test's own data dir and SQLite file."""
+    return settings_for(tmp_path)
+
+
+@pytest.fixture
+def make_parts(tmp_path: Path) -> Iterator[Callable[..., Parts]]:
+    """``make_parts(**overrides)``: parts built from this test's settings with
+    ``overrides`` (same database), closed at teardown."""
+    built: list[Parts] = []
+
+    def make(**overrides: Any) -> Parts:
+        made = build_parts(settings_for(tmp_path, **overrides))
+        built.append(made)
+        return made
+
+    yield make
+    for made in built:
+        made.close()
+
+
+@pytest.fixture
+def parts(make_parts: Callable[..., Parts]) -> Parts:
+    """The app's parts for this test (offline planner, no Superset environment)."""
+    return make_parts()
+
+
+@pytest.fixture
+def app_parts(user: User) -> Parts:
+    """The parts the app under test installed (the ``user`` fixture ran main.py, whose
+    ``create_app()`` built them from this test's environment)."""
+    return installed(nicegui_app)
 
 
 @pytest.fixture
@@ -78,16 +146,6 @@ def session() -> Iterator[Session]:
 def sqlite_file_url(tmp_path: Path) -> str:
     """The URL of a fresh SQLite file (shared by several connections and threads)."""
     return f"sqlite:///{tmp_path / 'test.db'}"
-
-
-@pytest.fixture
-def isolated_db(monkeypatch: pytest.MonkeyPatch, sqlite_file_url: str) -> Iterator[str]:
-    """Point the app's engine (``get_engine`` / ``session_scope``) at a fresh SQLite file."""
-    monkeypatch.setenv("SS_TOOLS_DATABASE_URL", sqlite_file_url)
-    reset_settings()
-    db.reset_engine()
-    yield sqlite_file_url
-    db.reset_engine()
 
 
 @pytest.fixture(scope="session")

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import os
+from typing import Any
 
 import pytest
+from nicegui import app as nicegui_app
 
-from app.auth import forget_user
+from app.parts import Parts, installed
 from app.store import users
-from app.store.db import session_scope
+from app.store.audit import list_audit
 
 
 def require_or_skip(condition: bool, reason: str) -> None:
@@ -20,12 +22,34 @@ def require_or_skip(condition: bool, reason: str) -> None:
     pytest.skip(reason)
 
 
-def ensure_user(username: str, role: str = "admin", *, disabled: bool = False) -> None:
-    """Make ``username`` an account of the app's database with ``role`` (tokens are only
+def served() -> Parts:
+    """The parts of the app under test: the ones the NiceGUI ``user`` fixture's app
+    installed (``app.state.parts``; a harness may have put its own core on them)."""
+    return installed(nicegui_app)
+
+
+def ensure_user(
+    parts: Parts, username: str, role: str = "admin", *, disabled: bool = False
+) -> None:
+    """Make ``username`` an account of the parts' database with ``role`` (tokens are only
     honoured for existing, enabled users with the token's role)."""
-    with session_scope() as session:
+    with parts.db.session() as session:
         if users.get_user_by_name(session, username=username) is None:
             users.create_user(session, username=username, role=role, password_hash="!")
         users.set_role(session, username=username, role=role)
         users.set_disabled(session, username=username, disabled=disabled)
-    forget_user(username)
+    parts.auth.forget_user(username)
+
+
+def token_for(parts: Parts, user: str = "alice", role: str = "admin") -> str:
+    """A token for ``user`` with ``role``; the account is created (or re-roled) first,
+    since tokens are honoured only for existing, enabled users with the token's role."""
+    ensure_user(parts, user, role)
+    return parts.auth.issue(username=user, role=role)[0]
+
+
+def audit_rows(parts: Parts, **filters: Any) -> list[dict[str, Any]]:
+    """The audit rows of the parts' database matching ``filters`` (``list_audit``'s), as
+    dicts, newest first."""
+    with parts.db.session() as s:
+        return [r.model_dump() for r in list_audit(s, **filters)]

@@ -12,9 +12,14 @@ import asyncio
 import weakref
 from typing import Any
 
+import aiosqlite
 from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+from psycopg.rows import dict_row
+from psycopg_pool import AsyncConnectionPool
 
-from app.settings import Settings, get_settings
+from app.settings import Settings
 
 
 def _pg_conninfo(url: str) -> str:
@@ -26,10 +31,6 @@ def _pg_conninfo(url: str) -> str:
 async def _open_saver(settings: Settings) -> tuple[BaseCheckpointSaver, Any, Any]:
     saver: BaseCheckpointSaver
     if settings.is_postgres:
-        from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
-        from psycopg.rows import dict_row
-        from psycopg_pool import AsyncConnectionPool
-
         pool = AsyncConnectionPool(
             _pg_conninfo(settings.db_url),
             min_size=1,
@@ -41,9 +42,6 @@ async def _open_saver(settings: Settings) -> tuple[BaseCheckpointSaver, Any, Any
         saver = AsyncPostgresSaver(pool)  # type: ignore[arg-type]
         await saver.setup()
         return saver, pool.close, lambda: None  # the pool's workers are tasks of its loop
-
-    import aiosqlite
-    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
     path = settings.checkpoint_path
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -61,7 +59,7 @@ class SaverPool:
     ``stop()`` ends every saver's worker thread without a loop (a replaced core, the end of
     a test session) and forgets them, so the pool opens fresh ones if used again."""
 
-    def __init__(self, settings: Settings | None = None) -> None:
+    def __init__(self, settings: Settings) -> None:
         self._settings = settings
         # id(loop) -> (weak ref to that loop, saver, async closer, sync stopper). The weak
         # ref guards against a new loop reusing a dead loop's id.
@@ -80,7 +78,7 @@ class SaverPool:
             if entry is None or entry[0]() is not loop:
                 if entry is not None:  # a dead loop's saver under a reused id
                     entry[3]()
-                saver, closer, stopper = await _open_saver(self._settings or get_settings())
+                saver, closer, stopper = await _open_saver(self._settings)
                 self._savers[key] = (weakref.ref(loop), saver, closer, stopper)
         return self._savers[key][1]
 

@@ -18,35 +18,23 @@ arguments (:func:`edit_hash`), and :func:`recheck_edits` runs nothing else.
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from langchain_core.messages import AIMessage, ToolMessage
 
-from app.agent.audit import audit
-from app.agent.events import ErrorEvent
-from app.agent.guard import Checked, Guard
-from app.agent.pending import edit_hash
+from app.agent.guard import Guard
+from app.agent.pending import Checked, edit_hash
 from app.agent.state import AgentContext, AgentState, PendingCall
 from app.agent.stream import emit
-from app.store import confirmations
-from app.store.db import session_scope
+from app.events import ErrorEvent
 
 RISK_RANK = {"safe": 0, "guarded": 1, "dangerous": 2}
 EDIT = "edit"
 
 
-def _stored_edit_hash(confirmation_id: str | None) -> str | None:
-    if not confirmation_id:
-        return None
-    with session_scope() as s:
-        row = confirmations.get(s, confirmation_id=confirmation_id)
-        return None if row is None else row.edited_args_hash
-
-
-async def _bound(p: PendingCall) -> bool:
+async def _bound(guard: Guard, p: PendingCall) -> bool:
     """The edit is the one the consumed confirmation recorded (its hash)."""
-    stored = await asyncio.to_thread(_stored_edit_hash, p.get("confirmation_id"))
+    stored = await guard.confirmations.edit_hash_of(p.get("confirmation_id"))
     return stored == edit_hash(p["tool_name"], dict(p.get("edited_args") or {}))
 
 
@@ -57,10 +45,10 @@ def raises_the_stakes(old: PendingCall, new: PendingCall) -> bool:
     return RISK_RANK.get(new["risk_level"], 2) > RISK_RANK.get(old["risk_level"], 2)
 
 
-async def _unbound(p: PendingCall, ctx: AgentContext) -> ToolMessage:
+async def _unbound(guard: Guard, p: PendingCall, ctx: AgentContext) -> ToolMessage:
     message = "the edited arguments do not match the confirmation that approved them"
     emit(ErrorEvent(code="confirmation_mismatch", message=message, tool_name=p["tool_name"]))
-    await audit(
+    await guard.audit.record(
         kind="confirmation_refused",
         user=ctx.user_id,
         role=ctx.role,
@@ -87,7 +75,7 @@ async def recheck_edit(guard: Guard, p: PendingCall, ctx: AgentContext) -> Check
     new = outcome.call
     if raises_the_stakes(p, new):
         new["needs_confirmation"], new["decision"] = True, None
-        await outcome.open(ctx)  # new id; audited as confirm_requested (edited args)
+        await guard.open(outcome, ctx)  # new id; audited as confirm_requested (edited args)
         return outcome
     new["decision"], new["confirmation_id"] = "confirm", p.get("confirmation_id")
     new["reason"] = p.get("reason")
@@ -119,8 +107,8 @@ async def recheck_edits(guard: Guard, state: AgentState, ctx: AgentContext) -> d
         if p.get("decision") != EDIT:
             pending.append(p)
             continue
-        if not await _bound(p):
-            refused.append(await _unbound(p, ctx))
+        if not await _bound(guard, p):
+            refused.append(await _unbound(guard, p, ctx))
             continue
         edits[p["call_id"]] = dict(p.get("edited_args") or {})
         outcome = await recheck_edit(guard, p, ctx)

@@ -2,7 +2,8 @@
 
 The seam composes them as ``execute_with_timeout(lambda: retry_read_tool(fn, ...))`` and
 then ``summarise_response(text)`` on the result (contract regions Tools.Retry,
-Tools.Timeout and Tools.Summarise).
+Tools.Timeout and Tools.Summarise). The tool node passes the settings' delay and
+timeout; called alone they default to DESIGN's 1 s and 30 s.
 """
 
 from __future__ import annotations
@@ -16,10 +17,11 @@ from typing import Any
 import httpx
 
 from app.errors import SupersetUnavailableError, ToolError, ToolTimeoutError, TransientError
-from app.settings import get_settings
-from app.store.cot import cot_logger
+from app.reasoning import cot_logger
 
 MAX_RETRIES = 1
+DEFAULT_RETRY_DELAY_S = 1.0  # Settings.retry_delay_s's default
+DEFAULT_TIMEOUT_S = 30.0  # Settings.tool_timeout_s's default
 WRITE_TIMEOUT_MESSAGE = "Operation status unknown — check Superset"
 TOP_N = 5
 MAX_JSON_PARSE = 20_000_000  # above this a payload is cut as text, never parsed
@@ -54,7 +56,7 @@ async def retry_read_tool(
     func: Callable[..., Any],
     *args: Any,
     read_only: bool = True,
-    delay_s: float | None = None,
+    delay_s: float = DEFAULT_RETRY_DELAY_S,
     on_retry: Callable[[int, BaseException], Any] | None = None,
     **kwargs: Any,
 ) -> Any:
@@ -75,7 +77,7 @@ async def retry_read_tool(
             if isinstance(first, ToolError):
                 raise
             raise _as_tool_error(first) from first
-        delay = get_settings().retry_delay_s if delay_s is None else delay_s
+        delay = delay_s
         cot_logger.reason(
             "transient error on a read tool; one retry", tool=name, error=str(first), delay_s=delay
         )
@@ -101,16 +103,16 @@ async def retry_read_tool(
 async def execute_with_timeout(
     tool_fn: Callable[[], Awaitable[Any]] | Awaitable[Any],
     is_write: bool = False,
-    timeout_s: float | None = 30,
+    timeout_s: float | None = DEFAULT_TIMEOUT_S,
     on_timeout: Callable[[ToolTimeoutError], Any] | None = None,
 ) -> Any:
     """Await ``tool_fn()`` (or the awaitable) for at most ``timeout_s`` seconds
-    (None: the ``tool_timeout_s`` setting).
+    (None: ``DEFAULT_TIMEOUT_S``).
 
     On timeout a :class:`ToolTimeoutError` is raised whose ``details`` hold ``retryable``
     (reads) and ``status_unknown`` (writes: the change may have happened, so no retry).
     ``on_timeout(error)`` (sync or async) runs first."""
-    limit = get_settings().tool_timeout_s if timeout_s is None else float(timeout_s)
+    limit = DEFAULT_TIMEOUT_S if timeout_s is None else float(timeout_s)
     awaitable = tool_fn() if callable(tool_fn) else tool_fn
     deadline = asyncio.timeout(limit)
     try:

@@ -4,9 +4,10 @@
 per-call policy again (``app.agent.edit``); a stopped turn ends through its own nodes
 (``app.agent.stopping``), so its checkpoint stays consistent.
 
-``build_graph(*, model, checkpointer, tools=None, ...)`` is a factory so tests build a fresh
-graph with a scripted model and their own tool implementations (``tools``: name → function,
-replacing the declared ones), policy (``policy``) and environment table (``envs``).
+``build_graph(*, model, checkpointer, settings, db, audit, confirmations, policy, envs,
+deps_factory, tools=None, ...)`` is a factory: the agent core builds one graph per event
+loop from its parts; tests hand the core their own tool implementations (``tools``: name →
+function, replacing the declared ones), preflight, deps factory and environment table.
 A door's direct tool call enters at the guard and ends after the tools (``direct.py``).
 """
 
@@ -22,13 +23,13 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
-from app.agent.audit import audit_scope
+from app.agent.audit import AuditWriter, audit_scope
+from app.agent.confirm import Confirmations
 from app.agent.direct import after_tools, entry, is_direct
 from app.agent.edit import EDIT, recheck_edits
 from app.agent.guard import DepsFactory, Guard, PreflightOverride
 from app.agent.planner.model import TurnAware
 from app.agent.prompts import build_system_prompt
-from app.agent.rules import current_envs, current_policy
 from app.agent.state import AgentContext, AgentState
 from app.agent.stopping import Stopped, cancel_calls, cancellable, is_stopped, stopped_reply
 from app.agent.tool_node import ToolNode
@@ -36,8 +37,10 @@ from app.agent.tools import TOOLS, ToolFn
 from app.agent.tools.base import ToolDeps
 from app.context import inject_uicontext
 from app.policy import EnvTable, Policy
-from app.settings import get_settings
-from app.superset.registry import get_registry
+from app.settings import Settings
+from app.store.db import Database
+from app.superset.registry import EnvironmentRegistry
+from app.tasks.worker import TaskRunner
 
 _SCHEMAS: dict[tuple[str, str, type], dict[str, Any]] = {}
 
@@ -84,47 +87,75 @@ def audited_by_door(node: Node) -> Any:  # a node LangGraph calls with its runti
     return run
 
 
-def default_deps_factory(
-    *,
-    ctx: AgentContext,
-    env_id: str | None,
-    env_source: str,
-    selected_env: str | None,
-    policy: Policy,
-    task_id: str | None,
-    progress: Any,
-) -> ToolDeps:
-    """A call's ToolDeps: the environment the guard resolved for it, the page's, the policy."""
-    return ToolDeps(
-        settings=get_settings(),
-        user_id=ctx.user_id,
-        role=ctx.role,
-        conv_id=ctx.conv_id,
-        env_id=env_id,
-        registry=get_registry(),
-        task_id=task_id,
-        progress=progress,
-        object_type=ctx.object_type,
-        policy=policy,
-        env_source=env_source,
-        selected_env=selected_env,
-    )
+def tool_deps_factory(
+    *, settings: Settings, registry: EnvironmentRegistry, db: Database, tasks: TaskRunner
+) -> DepsFactory:
+    """The product's deps factory: a call's ToolDeps from the app's parts, the environment
+    the guard resolved for it, the page's, the policy."""
+
+    def make(
+        *,
+        ctx: AgentContext,
+        env_id: str | None,
+        env_source: str,
+        selected_env: str | None,
+        policy: Policy,
+        task_id: str | None,
+        progress: Any,
+    ) -> ToolDeps:
+        return ToolDeps(
+            settings=settings,
+            user_id=ctx.user_id,
+            role=ctx.role,
+            conv_id=ctx.conv_id,
+            env_id=env_id,
+            registry=registry,
+            task_id=task_id,
+            progress=progress,
+            object_type=ctx.object_type,
+            policy=policy,
+            env_source=env_source,
+            selected_env=selected_env,
+            db=db,
+            tasks=tasks,
+        )
+
+    return make
 
 
 def build_graph(
     *,
     model: BaseChatModel,
     checkpointer: Any,
+    settings: Settings,
+    db: Database,
+    audit: AuditWriter,
+    confirmations: Confirmations,
+    policy: Callable[[], Policy],
+    envs: Callable[[], EnvTable],
+    deps_factory: DepsFactory,
     tools: dict[str, ToolFn] | None = None,
     preflight: PreflightOverride | None = None,
-    deps_factory: DepsFactory | None = None,
     system_prompt: Any = None,
-    policy: Callable[[], Policy] = current_policy,
-    envs: Callable[[], EnvTable] = current_envs,
 ) -> Any:
-    deps_factory = deps_factory or default_deps_factory
-    guard = Guard(TOOLS, policy=policy, envs=envs, deps_factory=deps_factory, preflight=preflight)
-    run_tools = ToolNode(TOOLS, policy=policy, deps_factory=deps_factory, fns=tools)
+    guard = Guard(
+        TOOLS,
+        policy=policy,
+        envs=envs,
+        deps_factory=deps_factory,
+        db=db,
+        confirmations=confirmations,
+        audit=audit,
+        preflight=preflight,
+    )
+    run_tools = ToolNode(
+        TOOLS,
+        policy=policy,
+        deps_factory=deps_factory,
+        settings=settings,
+        audit=audit,
+        fns=tools,
+    )
     make_prompt = system_prompt or default_system_prompt
 
     async def model_node(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
@@ -147,7 +178,7 @@ def build_graph(
     async def guard_node(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
         update = await guard(state, runtime.context)
         if is_stopped(runtime.context):  # nothing new runs or asks in a stopped turn
-            cancelled = await cancel_calls(update.get("pending") or [], runtime.context)
+            cancelled = await cancel_calls(update.get("pending") or [], runtime.context, audit)
             return {"messages": [*update["messages"], *cancelled], "pending": []}
         pending = update.get("pending") or []
         if pending and not any(p.get("needs_confirmation") for p in pending):

@@ -13,7 +13,8 @@ Guard order for one call:
   build_confirmation_contract_v2 -> safe: run; guarded/dangerous: interrupt for a person
 
 The policy and the environment table are read per call (``policy()``/``envs()``), so a
-changed policy file applies to the next call.
+changed policy file applies to the next call. The guard's I/O (the maintenance table,
+confirmation rows, audit rows) goes through the parts the core hands it.
 """
 
 from __future__ import annotations
@@ -21,19 +22,19 @@ from __future__ import annotations
 import asyncio
 import functools
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from langchain_core.messages import AIMessage, ToolMessage
 from pydantic import BaseModel, ValidationError
 
-from app.agent.audit import audit
-from app.agent.events import BaseEvent, ErrorEvent, PermissionDeniedEvent
-from app.agent.pending import open_confirmation, pending_call
+from app.agent.audit import AuditWriter
+from app.agent.confirm import Confirmations
+from app.agent.pending import Checked, call_env, pending_call
 from app.agent.state import AgentContext, AgentState, PendingCall
 from app.agent.stream import emit
 from app.agent.tools.declare import ToolDecl
 from app.errors import ToolError
+from app.events import BaseEvent, ErrorEvent, PermissionDeniedEvent
 from app.policy import (
     EnvChoice,
     EnvTable,
@@ -41,12 +42,11 @@ from app.policy import (
     alternatives_for,
     build_confirmation_contract_v2,
     enforce_tool_permission,
-    resolve_env,
     tool_risk,
 )
+from app.reasoning import cot_logger
 from app.store import maintenance
-from app.store.cot import cot_logger
-from app.store.db import session_scope
+from app.store.db import Database
 
 #: Builds a call's ToolDeps:
 #: (*, ctx, env_id, env_source, selected_env, policy, task_id, progress) -> ToolDeps.
@@ -55,46 +55,20 @@ DepsFactory = Callable[..., Any]
 PreflightOverride = Callable[[str, BaseModel, Any], Awaitable[dict[str, Any] | None]]
 
 
-@dataclass
-class Checked:
-    """A call that passed the per-call policy: the pending call, its confirmation contract
-    and the card's data (``metadata``: the contract plus preflight details)."""
-
-    call: PendingCall
-    contract: dict[str, Any]
-    metadata: dict[str, Any]
-
-    async def open(self, ctx: AgentContext) -> None:
-        """Ask a person: a new single-use confirmation bound to this call."""
-        await open_confirmation(self.call, ctx, self.contract, self.metadata)
-
-
 def _tool_message(text: str, call: dict[str, Any]) -> ToolMessage:
     return ToolMessage(content=text, tool_call_id=call["id"], name=call["name"])
 
 
-def _active_maintenance(env_id: str) -> Any:
-    with session_scope() as s:
+def _active_maintenance(db: Database, env_id: str) -> Any:
+    with db.session() as s:
         row = maintenance.active_for(s, env_id=env_id)
         return None if row is None else {"reason": row.reason, "by": row.started_by}
 
 
-def call_env(
-    args: Mapping[str, Any], ctx: AgentContext, envs: EnvTable, target: str | None = None
-) -> tuple[EnvChoice, str | None]:
-    """The call's environment and the page's (submitted > UIContext > default). A tool's
-    ``resolve_target`` answer (``target``) is the call's own environment, whatever the page
-    selected: the tool acts there."""
-    context = ctx.uicontext.envId if ctx.uicontext is not None else None
-    page = resolve_env(None, submitted=ctx.selected_env, context=context, envs=envs)
-    if target is not None:
-        return resolve_env(args, backup_env=target, envs=envs), page.env_id
-    return resolve_env(args, submitted=ctx.selected_env, context=context, envs=envs), page.env_id
-
-
 class Guard:
     """What the guard needs besides the state: the declarations, the policy and the
-    environment table in force, the deps factory (for the tools' hooks) and an optional
+    environment table in force, the deps factory (for the tools' hooks), the database
+    (maintenance windows), the confirmation rows, the audit writer and an optional
     preflight override."""
 
     def __init__(
@@ -104,13 +78,23 @@ class Guard:
         policy: Callable[[], Policy],
         envs: Callable[[], EnvTable],
         deps_factory: DepsFactory,
+        db: Database,
+        confirmations: Confirmations,
+        audit: AuditWriter,
         preflight: PreflightOverride | None = None,
     ) -> None:
         self.tools = tools
         self.policy = policy
         self.envs = envs
         self.deps_factory = deps_factory
+        self.db = db
+        self.confirmations = confirmations
+        self.audit = audit
         self.preflight = preflight
+
+    async def open(self, checked: Checked, ctx: AgentContext) -> None:
+        """Ask a person: a new single-use confirmation bound to the checked call."""
+        await self.confirmations.open(checked.call, ctx, checked.contract, checked.metadata)
 
     async def __call__(self, state: AgentState, ctx: AgentContext) -> dict[str, Any]:
         last = state["messages"][-1]
@@ -123,7 +107,7 @@ class Guard:
                 refused.append(outcome)
                 continue
             if outcome.call["needs_confirmation"]:
-                await outcome.open(ctx)
+                await self.open(outcome, ctx)
             pending.append(outcome.call)
         return {"messages": refused, "pending": pending}
 
@@ -140,7 +124,7 @@ class Guard:
         event: BaseEvent | None = None,
     ) -> ToolMessage:
         emit(event or ErrorEvent(code=code, message=message, tool_name=call["name"]))
-        await audit(
+        await self.audit.record(
             kind=kind,
             user=ctx.user_id,
             role=ctx.role,
@@ -220,7 +204,7 @@ class Guard:
         env, selected = call_env(args, ctx, envs, target)
         risk = tool_risk(name, args, policy=policy)
         if risk != "read" and not decl.maintenance_exempt and env.env_id:
-            active = await asyncio.to_thread(_active_maintenance, env.env_id)
+            active = await asyncio.to_thread(_active_maintenance, self.db, env.env_id)
             if active:
                 why = f": {active['reason']}" if active.get("reason") else ""
                 return await self._refuse(

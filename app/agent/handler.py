@@ -5,9 +5,10 @@
     get_conversation(conv_id, user_jwt) -> dict
 
 Each is ``prepare_*`` (the one input check) + the core + :func:`encode_sse`; a refusal
-becomes ``error`` + ``done`` frames. ``core=`` hands in a core (tests); by default the
-installed one (``create_app()`` builds it). In-process callers that want typed events use
-the core directly (``app.agent.core``), with no SSE text in between.
+becomes ``error`` + ``done`` frames. The contract's positional arguments are kept; the
+agent core is handed in by keyword (``core=``: the app's, ``app.parts``; a test's own).
+In-process callers that want typed events use the core directly (``app.agent.core``),
+with no SSE text in between.
 """
 
 from __future__ import annotations
@@ -15,17 +16,11 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
-from app.agent.core import (
-    AgentCore,
-    RequestRefused,
-    get_core,
-    prepare_resume,
-    prepare_turn,
-)
+from app.agent.audit import AuditWriter
+from app.agent.core import AgentCore, RequestRefused, prepare_resume, prepare_turn
 from app.agent.core.runner import fail
-from app.agent.events import Event, encode_sse
 from app.agent.stream import Sequencer
-from app.auth import verify_token
+from app.events import Event, encode_sse
 from app.vocab import Channel
 
 
@@ -35,9 +30,11 @@ async def encode_stream(events: AsyncIterator[Event]) -> AsyncIterator[str]:
         yield encode_sse(event)
 
 
-async def refusal_frames(conv_id: str, refused: RequestRefused) -> AsyncIterator[str]:
+async def refusal_frames(
+    conv_id: str, refused: RequestRefused, audit: AuditWriter
+) -> AsyncIterator[str]:
     """A refused request as a stream: ``error`` then ``done`` (state ``error``)."""
-    async for frame in encode_stream(fail(Sequencer(conv_id), refused.event())):
+    async for frame in encode_stream(fail(Sequencer(conv_id), refused.event(), audit)):
         yield frame
 
 
@@ -50,11 +47,12 @@ async def agent_handler(
     env_id: str | None,
     uicontext_str: str | Mapping[str, Any] | None = None,
     *,
-    core: AgentCore | None = None,
+    core: AgentCore,
     channel: Channel = "page",
 ) -> AsyncIterator[str]:
     try:
         req = await prepare_turn(
+            core=core,
             token=user_jwt,
             user_id=user_id,
             message=message,
@@ -65,10 +63,10 @@ async def agent_handler(
             channel=channel,
         )
     except RequestRefused as refused:
-        async for frame in refusal_frames(conv_id, refused):
+        async for frame in refusal_frames(conv_id, refused, core.audit):
             yield frame
         return
-    async for frame in encode_stream((core or get_core()).run_turn(req)):
+    async for frame in encode_stream(core.run_turn(req)):
         yield frame
 
 
@@ -79,33 +77,30 @@ async def resume_handler(
     decision: str,
     reason: str | None = None,
     *,
-    core: AgentCore | None = None,
+    core: AgentCore,
     channel: Channel = "page",
 ) -> AsyncIterator[str]:
-    core = core or get_core()
     try:
         req = await prepare_resume(
+            core=core,
             token=user_jwt,
             conv_id=conv_id,
             confirmation_id=confirmation_id,
             decision=decision,
             reason=reason,
             channel=channel,
-            core=core,
         )
     except RequestRefused as refused:
-        async for frame in refusal_frames(conv_id, refused):
+        async for frame in refusal_frames(conv_id, refused, core.audit):
             yield frame
         return
     async for frame in encode_stream(core.resume(req)):
         yield frame
 
 
-async def get_conversation(
-    conv_id: str, user_jwt: str, *, core: AgentCore | None = None
-) -> dict[str, Any]:
+async def get_conversation(conv_id: str, user_jwt: str, *, core: AgentCore) -> dict[str, Any]:
     """Messages, tool calls and any pending confirmation (reloads and second tabs).
     Raises ``AuthError`` for a bad token, ``RequestRefused`` (403) for another's."""
-    principal = verify_token(user_jwt)
-    view = await (core or get_core()).conversation(principal, conv_id)
+    principal = core.auth.verify(user_jwt)
+    view = await core.conversation(principal, conv_id)
     return view.as_dict()

@@ -15,19 +15,19 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlsplit
 
+import httpx2  # openai 3.x's HTTP client
 from langchain_core.language_models.chat_models import BaseChatModel
+from langchain_openai import ChatOpenAI
 
 from app.agent.planner import OfflinePlanner
 from app.errors import ConfigError
-from app.settings import Settings, get_settings
+from app.settings import Settings
 
 OFFLINE_LABEL = "offline planner (deterministic, no LLM)"
 DEFAULT_OPENAI_HOST = "api.openai.com"
 
 
 def _openai_model(settings: Settings) -> BaseChatModel:
-    import httpx2  # openai 3.x's HTTP client
-    from langchain_openai import ChatOpenAI
 
     key = settings.llm_api_key.get_secret_value() if settings.llm_api_key else ""
     return ChatOpenAI(
@@ -42,9 +42,8 @@ def _openai_model(settings: Settings) -> BaseChatModel:
     )
 
 
-def get_chat_model(settings: Settings | None = None) -> BaseChatModel:
+def get_chat_model(settings: Settings) -> BaseChatModel:
     """The chat model ``settings.llm_provider`` names."""
-    settings = settings or get_settings()
     if settings.llm_provider == "offline":
         return OfflinePlanner()
     if settings.llm_provider == "openai":
@@ -60,9 +59,8 @@ def _host(base_url: str | None) -> str:
     return f"{host}:{parts.port}" if parts.port else host
 
 
-def model_label(model_or_settings: Any = None) -> str:
+def model_label(target: Any) -> str:
     """A short human label of a model or of the settings' provider (never the API key)."""
-    target = model_or_settings if model_or_settings is not None else get_settings()
     if isinstance(target, Settings):
         if target.llm_provider == "offline":
             return OFFLINE_LABEL

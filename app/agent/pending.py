@@ -1,20 +1,18 @@
-"""A checked call waiting to run: its record in the graph state and, when a person must
-confirm it, the single-use confirmation row bound to it (see ``app.agent.confirm``)."""
+"""A checked call waiting to run: the environment it runs on (:func:`call_env`, resolved
+once by the guard), what passed the guard (:class:`Checked`), its record in the graph
+state, and the hashes that bind a confirmation row to it (the rows themselves:
+``app.agent.confirm.Confirmations``)."""
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import json
 from collections.abc import Mapping
-from datetime import UTC, datetime, timedelta
+from dataclasses import dataclass
 from typing import Any
 
-from app.agent.audit import audit
 from app.agent.state import AgentContext, PendingCall
-from app.settings import get_settings
-from app.store import confirmations
-from app.store.db import session_scope
+from app.policy import EnvChoice, EnvTable, resolve_env
 
 
 def args_hash(tool_name: str, tool_args: dict[str, Any], env_id: str | None) -> str:
@@ -56,45 +54,24 @@ def pending_call(
     }
 
 
-def _new_confirmation(**fields: Any) -> str:
-    with session_scope() as s:
-        row = confirmations.create(s, **fields)
-        return str(row.id)
+def call_env(
+    args: Mapping[str, Any], ctx: AgentContext, envs: EnvTable, target: str | None = None
+) -> tuple[EnvChoice, str | None]:
+    """The call's environment and the page's (submitted > UIContext > default). A tool's
+    ``resolve_target`` answer (``target``) is the call's own environment, whatever the page
+    selected: the tool acts there."""
+    context = ctx.uicontext.envId if ctx.uicontext is not None else None
+    page = resolve_env(None, submitted=ctx.selected_env, context=context, envs=envs)
+    if target is not None:
+        return resolve_env(args, backup_env=target, envs=envs), page.env_id
+    return resolve_env(args, submitted=ctx.selected_env, context=context, envs=envs), page.env_id
 
 
-async def open_confirmation(
-    p: PendingCall, ctx: AgentContext, contract: dict[str, Any], metadata: dict[str, Any]
-) -> None:
-    """Store the confirmation row (bound to conversation, user, tool, args hash and env),
-    audit the request and put the card's data on the pending call."""
-    settings = get_settings()
-    name, args, env_id = p["tool_name"], p["tool_args"], p.get("env_id")
-    now = datetime.now(UTC)
-    expires = now + timedelta(seconds=settings.confirmation_ttl_s)
-    countdown = settings.dangerous_countdown_s if contract.get("dangerous") else 0
-    cid = await asyncio.to_thread(
-        _new_confirmation,
-        conv_id=ctx.conv_id,
-        user_id=ctx.user_id,
-        tool_name=name,
-        call_id=p["call_id"],
-        args_hash=args_hash(name, args, env_id),
-        env_id=env_id,
-        risk_level=contract["risk_level"],
-        expires_at=expires,
-    )
-    await audit(
-        kind="confirm_requested",
-        user=ctx.user_id,
-        role=ctx.role,
-        conv_id=ctx.conv_id,
-        tool=name,
-        env=env_id,
-        decision="confirm",
-        reason=contract["risk_level"],
-        args=args,
-    )
-    p["confirmation_id"] = cid
-    p["metadata"] = metadata
-    p["countdown_s"] = countdown
-    p["expires_at"] = expires.isoformat()
+@dataclass
+class Checked:
+    """A call that passed the per-call policy: the pending call, its confirmation contract
+    and the card's data (``metadata``: the contract plus preflight details)."""
+
+    call: PendingCall
+    contract: dict[str, Any]
+    metadata: dict[str, Any]

@@ -1,11 +1,11 @@
 """The rules in force, for the agent side: the policy and the environment table.
 
-* :func:`current_policy`: the tool declarations' catalog (``app.agent.tools``) plus the
-  overrides of ``Settings.policy_file`` (``policy.toml``), re-read when the file changes;
-* :func:`current_envs`: the configured environments' tiers and the default environment
-  (:class:`app.policy.EnvTable`, from the registry), for :func:`app.policy.resolve_env`.
+:class:`Rules` (one per app, built by the composition root, held by the agent core):
 
-These are the accessors other parts call until a composition root hands the parts in.
+* :meth:`Rules.policy`: the tool declarations' catalog (``app.agent.tools``) plus the
+  overrides of ``Settings.policy_file`` (``policy.toml``), re-read when the file changes;
+* :meth:`Rules.envs`: the configured environments' tiers and the default environment
+  (:class:`app.policy.EnvTable`, from the registry), for :func:`app.policy.resolve_env`.
 """
 
 from __future__ import annotations
@@ -17,11 +17,10 @@ from pathlib import Path
 from app.agent.tools import TOOL_CATALOG
 from app.errors import ConfigError
 from app.policy import EnvTable, Policy, load_policy
-from app.settings import get_settings
-from app.superset.registry import get_registry
+from app.superset.registry import EnvironmentRegistry
 
 
-@cache
+@cache  # a memo of a constant (the declarations' catalog), not a part: nothing to reset
 def default_policy() -> Policy:
     """The declarations' catalog with no policy file."""
     return Policy(catalog=TOOL_CATALOG)
@@ -48,21 +47,19 @@ class PolicyFile:
             return self._loaded[1]
 
 
-@cache
-def _policy_file(path: Path) -> PolicyFile:
-    return PolicyFile(path, default_policy())
+class Rules:
+    """The policy and the environment table in force for one app."""
 
+    def __init__(self, registry: EnvironmentRegistry, policy_file: Path | None = None) -> None:
+        self.registry = registry
+        self._file = PolicyFile(Path(policy_file), default_policy()) if policy_file else None
 
-def current_policy() -> Policy:
-    """The policy in force: the declarations' catalog, plus ``Settings.policy_file`` when
-    one is set (a missing or bad file is a ``ConfigError``)."""
-    configured = get_settings().policy_file
-    if configured is None:
-        return default_policy()
-    return _policy_file(Path(configured)).current()
+    def policy(self) -> Policy:
+        """The policy in force: the declarations' catalog, plus the policy file when one
+        is set (a missing or bad file is a ``ConfigError``)."""
+        return default_policy() if self._file is None else self._file.current()
 
-
-def current_envs() -> EnvTable:
-    """The configured environments (tiers as configured, None when unset) and the default
-    environment a call without one runs on."""
-    return EnvTable.configured(get_registry().configured_tiers())
+    def envs(self) -> EnvTable:
+        """The configured environments (tiers as configured, None when unset) and the
+        default environment a call without one runs on."""
+        return EnvTable.configured(self.registry.configured_tiers())

@@ -23,10 +23,10 @@ from typing import Any, Protocol, TypeVar
 
 from langchain_core.messages import AIMessage, ToolMessage
 
-from app.agent.audit import audit
-from app.agent.events import ToolEndEvent
+from app.agent.audit import AuditWriter
 from app.agent.state import AgentContext, PendingCall
 from app.agent.stream import emit
+from app.events import ToolEndEvent
 
 T = TypeVar("T")
 
@@ -95,7 +95,9 @@ def cancelled_message(call_id: str, tool_name: str, reason: str | None) -> ToolM
     )
 
 
-async def cancel_calls(pending: list[PendingCall], ctx: AgentContext) -> list[ToolMessage]:
+async def cancel_calls(
+    pending: list[PendingCall], ctx: AgentContext, audit: AuditWriter
+) -> list[ToolMessage]:
     """Calls of a stopped turn that did not run (or a read the stop cancelled): each is a
     cancelled result, with its ``tool_end`` event and an audit row."""
     out: list[ToolMessage] = []
@@ -108,7 +110,7 @@ async def cancel_calls(pending: list[PendingCall], ctx: AgentContext) -> list[To
                 result=f"cancelled by the user: {STOPPED_REASON}",
             )
         )
-        await audit(
+        await audit.record(
             kind="cancelled",
             user=ctx.user_id,
             role=ctx.role,

@@ -20,14 +20,7 @@ from typing import Any
 
 from langchain_core.messages import ToolMessage
 
-from app.agent.audit import audit
-from app.agent.events import (
-    ToolEndEvent,
-    ToolProgressEvent,
-    ToolRetryEvent,
-    ToolStartEvent,
-    ToolTimeoutEvent,
-)
+from app.agent.audit import AuditWriter
 from app.agent.execution import execute_with_timeout, retry_read_tool, summarise_response
 from app.agent.guard import DepsFactory
 from app.agent.state import AgentContext, AgentState, PendingCall
@@ -41,12 +34,18 @@ from app.agent.stopping import (
 )
 from app.agent.stream import emit
 from app.agent.tool_data import tool_data
+from app.agent.tool_view import present
 from app.agent.tools import ToolDecl, ToolFn
-from app.agent.tools.base import ToolDeps
-from app.agent.views import ToolView, build_view
-from app.errors import SsToolsError, ToolError, ToolTimeoutError
+from app.errors import ToolError, ToolTimeoutError
+from app.events import (
+    ToolEndEvent,
+    ToolProgressEvent,
+    ToolRetryEvent,
+    ToolStartEvent,
+    ToolTimeoutEvent,
+)
 from app.policy import Policy, ToolSpec
-from app.settings import get_settings
+from app.settings import Settings
 
 log = logging.getLogger("ss_tools.agent")
 
@@ -61,39 +60,6 @@ def effective_timeout(spec: ToolSpec | None, default_s: float) -> float:
     return default_s
 
 
-# ---- the result's presentation (DESIGN decision 9) ---------------------------------------
-def present(
-    decl: ToolDecl, result: Any, deps: ToolDeps | Any, env_id: str | None
-) -> ToolView | None:
-    """The typed view of a completed call's raw result: the declaration's presentation,
-    links into the Superset of the result's environment. A view that cannot be built is
-    logged and left out; the result text still reaches the model and the page."""
-    if isinstance(result, dict):
-        env_id = result.get("env") or result.get("env_id") or result.get("target_env") or env_id
-    try:
-        return build_view(
-            decl.presentation, decl.name, result, superset_url=_superset_url(deps, env_id)
-        )
-    except (
-        ValueError,
-        TypeError,
-        KeyError,
-        AttributeError,
-    ) as exc:  # pydantic's errors are ValueErrors
-        log.warning("no view for %s: %s", decl.name, exc)
-        return None
-
-
-def _superset_url(deps: Any, env_id: Any) -> str | None:
-    registry = getattr(deps, "registry", None)
-    if registry is None or not isinstance(env_id, str) or not env_id:
-        return None
-    try:
-        return str(registry.get(env_id).url)
-    except SsToolsError:
-        return None
-
-
 def _as_text(result: Any) -> str:
     if isinstance(result, str):
         return result
@@ -102,7 +68,8 @@ def _as_text(result: Any) -> str:
 
 class ToolNode:
     """Runs the confirmed pending calls: ``tools`` are the declarations, ``fns`` optional
-    replacements of their functions (tests), ``policy`` the policy in force."""
+    replacements of their functions (tests), ``policy`` the policy in force; ``settings``
+    give the default timeout, the retry delay and the summary's size."""
 
     def __init__(
         self,
@@ -110,11 +77,15 @@ class ToolNode:
         *,
         policy: Callable[[], Policy],
         deps_factory: DepsFactory,
+        settings: Settings,
+        audit: AuditWriter,
         fns: Mapping[str, ToolFn] | None = None,
     ) -> None:
         self.tools = tools
         self.policy = policy
         self.deps_factory = deps_factory
+        self.settings = settings
+        self.audit = audit
         self.fns = fns
 
     async def __call__(self, state: AgentState, ctx: AgentContext) -> dict[str, Any]:
@@ -142,14 +113,14 @@ class ToolNode:
         """A stopped turn starts no call; a stop cancels a read in flight; a write is
         shielded: it runs to its end whatever happens to the run (``app.agent.stopping``)."""
         if is_stopped(ctx):
-            return (await cancel_calls([p], ctx))[0]
+            return (await cancel_calls([p], ctx, self.audit))[0]
         work = self._execute(p, ctx)
         if not p.get("read_only"):
             return await shielded(ctx, work, call_id=p["call_id"], tool_name=p["tool_name"])
         try:
             return await cancellable(ctx, work, call_id=p["call_id"])
         except Stopped:
-            return (await cancel_calls([p], ctx))[0]
+            return (await cancel_calls([p], ctx, self.audit))[0]
 
     async def _execute(self, p: PendingCall, ctx: AgentContext) -> ToolMessage:
         name, call_id = p["tool_name"], p["call_id"]
@@ -157,7 +128,7 @@ class ToolNode:
         fn = decl.fn if self.fns is None else self.fns.get(name)
         policy = self.policy()
         read_only = bool(p.get("read_only"))
-        timeout = effective_timeout(policy.spec(name), get_settings().tool_timeout_s)
+        timeout = effective_timeout(policy.spec(name), self.settings.tool_timeout_s)
         task_id = uuid.uuid4().hex if decl.long_task else None
         audit_base = dict(
             user=ctx.user_id,
@@ -194,7 +165,9 @@ class ToolNode:
 
         async def on_retry(attempt: int, error: BaseException) -> None:
             emit(ToolRetryEvent(call_id=call_id, tool_name=name, attempt=attempt, error=str(error)))
-            await audit(kind="retried", decision="error", reason=str(error), **audit_base)
+            await self.audit.record(
+                kind="retried", decision="error", reason=str(error), **audit_base
+            )
 
         async def progress(step: int, total: int, message: str = "") -> None:
             if task_id:
@@ -216,7 +189,14 @@ class ToolNode:
         )  # fmt: skip
 
         async def run() -> Any:
-            return await retry_read_tool(fn, args_obj, deps, read_only=read_only, on_retry=on_retry)
+            return await retry_read_tool(
+                fn,
+                args_obj,
+                deps,
+                read_only=read_only,
+                delay_s=self.settings.retry_delay_s,
+                on_retry=on_retry,
+            )
 
         try:
             result = await execute_with_timeout(run, is_write=not read_only, timeout_s=timeout)
@@ -232,7 +212,7 @@ class ToolNode:
                     message=str(exc),
                 )
             )
-            await audit(
+            await self.audit.record(
                 kind="timeout",
                 decision="error",
                 reason=str(exc),
@@ -252,7 +232,7 @@ class ToolNode:
                 task_id,
                 ToolError(f"internal error in {name} ({type(exc).__name__})"),
             )
-        text = summarise_response(_as_text(result), get_settings().summarise_limit)
+        text = summarise_response(_as_text(result), self.settings.summarise_limit)
         view = present(decl, result, deps, p.get("env_id"))
         data, truncated = tool_data(result)
         emit(
@@ -268,7 +248,7 @@ class ToolNode:
                 view=view,
             )
         )
-        await audit(kind="executed", decision="ok", duration_ms=elapsed(), **audit_base)
+        await self.audit.record(kind="executed", decision="ok", duration_ms=elapsed(), **audit_base)
         # the view rides along in the checkpoint (never sent to a model): a restored page
         # shows the result presented again
         artifact = {"view": view.model_dump(mode="json")} if view is not None else None
@@ -296,5 +276,7 @@ class ToolNode:
                 duration_ms=ms,
             )
         )
-        await audit(kind="failed", decision="error", reason=str(exc), duration_ms=ms, **audit_base)
+        await self.audit.record(
+            kind="failed", decision="error", reason=str(exc), duration_ms=ms, **audit_base
+        )
         return ToolMessage(content=f"ERROR: {exc}", tool_call_id=p["call_id"], name=p["tool_name"])

@@ -24,14 +24,9 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from app.agent.core import (
-    RequestRefused,
-    authenticate,
-    get_core,
-    prepare_resume,
-    prepare_turn,
-)
+from app.agent.core import RequestRefused, authenticate, prepare_resume, prepare_turn
 from app.agent.handler import encode_stream
+from app.api.deps import core_of
 from app.api.errors import error_response
 from app.auth import bearer_token
 from app.vocab import Channel
@@ -114,10 +109,12 @@ def _sse(frames: Any) -> StreamingResponse:
 
 @router.post("/stream", openapi_extra=_openapi(StreamBody))
 async def stream(request: Request) -> Any:
+    core = core_of(request)
     try:
-        principal = await authenticate(_token(request), channel=CHANNEL)
+        principal = await authenticate(_token(request), core=core, channel=CHANNEL)
         body: StreamBody = await _body(request, StreamBody)
         req = await prepare_turn(
+            core=core,
             principal=principal,
             message=body.message,
             history=body.history,
@@ -128,16 +125,17 @@ async def stream(request: Request) -> Any:
         )
     except RequestRefused as refused:
         return refusal(refused)
-    return _sse(encode_stream(get_core().run_turn(req)))
+    return _sse(encode_stream(core.run_turn(req)))
 
 
 @router.post("/resume", openapi_extra=_openapi(ResumeBody))
 async def resume(request: Request) -> Any:
-    core = get_core()
+    core = core_of(request)
     try:
-        principal = await authenticate(_token(request), channel=CHANNEL)
+        principal = await authenticate(_token(request), core=core, channel=CHANNEL)
         body: ResumeBody = await _body(request, ResumeBody)
         req = await prepare_resume(
+            core=core,
             principal=principal,
             conv_id=body.conv_id,
             confirmation_id=body.confirmation_id,
@@ -145,7 +143,6 @@ async def resume(request: Request) -> Any:
             reason=body.reason,
             args=body.args,
             channel=CHANNEL,
-            core=core,
         )
     except RequestRefused as refused:
         return refusal(refused)
@@ -154,9 +151,9 @@ async def resume(request: Request) -> Any:
 
 @router.get("/conversations/{conv_id}")
 async def conversation(conv_id: str, request: Request) -> Any:
-    core = get_core()
+    core = core_of(request)
     try:
-        principal = await authenticate(_token(request), channel=CHANNEL)
+        principal = await authenticate(_token(request), core=core, channel=CHANNEL)
         view = await core.conversation(principal, conv_id)
     except RequestRefused as refused:
         return refusal(refused)
@@ -167,9 +164,9 @@ async def conversation(conv_id: str, request: Request) -> Any:
 async def cancel(request: Request) -> Any:
     """Stop the caller's running turn (reads cancelled, writes go on), or withdraw its
     pending confirmation: ``{"conv_id","stopped","withdrawn","writes_in_flight"}``."""
-    core = get_core()
+    core = core_of(request)
     try:
-        principal = await authenticate(_token(request), channel=CHANNEL)
+        principal = await authenticate(_token(request), core=core, channel=CHANNEL)
         body: CancelBody = await _body(request, CancelBody)
         report = await core.cancel(principal, body.conv_id, channel=CHANNEL)
     except RequestRefused as refused:
@@ -181,9 +178,9 @@ async def cancel(request: Request) -> Any:
 async def conversations(request: Request, archived: str = "0") -> Any:
     """``{"conversations": [{"conv_id","title","updated_at","env_id","object_type",
     "pending_confirmation","archived"}]}``: the caller's own, newest first."""
-    core = get_core()
+    core = core_of(request)
     try:
-        principal = await authenticate(_token(request), channel=CHANNEL)
+        principal = await authenticate(_token(request), core=core, channel=CHANNEL)
     except RequestRefused as refused:
         return refusal(refused)
     rows = await core.conversations(principal, archived=archived in ("1", "true", "yes"))
@@ -194,9 +191,9 @@ async def conversations(request: Request, archived: str = "0") -> Any:
 async def update_conversation(conv_id: str, request: Request) -> Any:
     """Rename (``title``) and/or archive (``archived``) the caller's conversation. Archiving
     hides it from the list; its checkpoint and audit trail stay."""
-    core = get_core()
+    core = core_of(request)
     try:
-        principal = await authenticate(_token(request), channel=CHANNEL)
+        principal = await authenticate(_token(request), core=core, channel=CHANNEL)
         body: ConversationPatch = await _body(request, ConversationPatch)
         row = await core.update_conversation(
             principal, conv_id, title=body.title, archived=body.archived

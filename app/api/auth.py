@@ -18,10 +18,10 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
+from app.api.deps import auth_of
 from app.api.errors import error_response
-from app.auth import audit_auth_event, authenticate, issue_token
+from app.auth import authenticate
 from app.auth.throttle import INVALID_CREDENTIALS, check_login, login_failed, login_succeeded
-from app.store.db import session_scope
 
 router = APIRouter(prefix="/api/auth", tags=["auth"])
 
@@ -50,7 +50,8 @@ class TokenResponse(BaseModel):
 )
 def create_token(body: TokenRequest, request: Request) -> TokenResponse | JSONResponse:
     client = request.client.host if request.client else None
-    gate = check_login(body.username, client)
+    auth = auth_of(request)
+    gate = check_login(auth, body.username, client)
     if not gate.allowed:
         return error_response(
             429,
@@ -58,16 +59,16 @@ def create_token(body: TokenRequest, request: Request) -> TokenResponse | JSONRe
             f"too many failed sign-ins; try again in {gate.retry_after_s} s",
             headers={"Retry-After": str(gate.retry_after_s)},
         )
-    with session_scope() as session:
+    with auth.db.session() as session:
         principal = authenticate(session, username=body.username, password=body.password)
     if principal is None:
-        login_failed(body.username, client)
+        login_failed(auth, body.username, client)
         return error_response(
             401, "unauthorized", INVALID_CREDENTIALS, headers={"WWW-Authenticate": "Bearer"}
         )
-    login_succeeded(body.username)
-    token, expires_in = issue_token(username=principal.user_id, role=principal.role)
-    audit_auth_event(
+    login_succeeded(auth, body.username)
+    token, expires_in = auth.issue(username=principal.user_id, role=principal.role)
+    auth.audit_event(
         kind="login",
         decision="allow",
         reason="password",

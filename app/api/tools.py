@@ -11,10 +11,10 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
 
-from app.agent.rules import current_policy
-from app.auth import bearer_token, require_principal
+from app.api.deps import core_of, require_principal
+from app.auth import bearer_token
 from app.policy import build_tool_pipeline
-from app.store.cot import cot_logger
+from app.reasoning import cot_logger
 
 router = APIRouter(tags=["agent"])
 
@@ -37,7 +37,7 @@ def list_tools(
 ) -> dict[str, Any]:
     effective = caller_role(request, role)
     context = (object_type or "").strip() or None
-    policy = current_policy()
+    policy = core_of(request).rules.policy()
     result = build_tool_pipeline(
         list(policy.catalog.values()),
         effective,

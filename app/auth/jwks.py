@@ -4,6 +4,7 @@ The URL is fetched with httpx and cached for ``ttl_s`` (10 minutes). A token who
 ``kid`` is not in the cached set triggers one refetch (key rotation), at most once per
 ``min_refetch_s`` so a stream of forged kids cannot hammer the IdP. A failed refresh
 keeps serving the previous set while it exists. The file is re-read when it changes.
+One cache per app (held by its :class:`app.auth.gate.AuthGate`).
 """
 
 from __future__ import annotations
@@ -137,26 +138,3 @@ class JwksCache:
         finally:
             self._loaded_at = now
         self._keys = keys
-
-
-_cache: JwksCache | None = None
-_cache_source: tuple[str | None, Path | None] | None = None
-_cache_lock = threading.Lock()
-
-
-def jwks_cache(url: str | None, file: Path | None) -> JwksCache:
-    """The process-wide cache for this source (rebuilt when the settings change)."""
-    global _cache, _cache_source
-    with _cache_lock:
-        if _cache is None or _cache_source != (url, file):
-            _cache = JwksCache(url=url, file=file)
-            _cache_source = (url, file)
-        return _cache
-
-
-def reset_jwks_cache() -> None:
-    """Forget the cached key set (tests)."""
-    global _cache, _cache_source
-    with _cache_lock:
-        _cache = None
-        _cache_source = None

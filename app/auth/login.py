@@ -8,6 +8,7 @@ from sqlmodel import Session
 
 from app.auth.passwords import dummy_verify, verify_password
 from app.auth.tokens import ROLES, Principal
+from app.store.users import get_user_by_name
 
 log = logging.getLogger("ss_tools.auth")
 
@@ -18,8 +19,6 @@ def authenticate(session: Session, *, username: str, password: str) -> Principal
     An unknown user costs the same KDF work as a wrong password, so timing does not
     reveal which usernames exist. The password is never logged.
     """
-    from app.store.users import get_user_by_name
-
     user = get_user_by_name(session, username=username) if username else None
     if user is None:
         dummy_verify(password)

@@ -18,10 +18,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from app.auth.http import audit_auth_event
-from app.settings import get_settings
+from app.auth.gate import AuthGate
 from app.store import throttle
-from app.store.db import session_scope
 from app.store.models import utcnow
 
 INVALID_CREDENTIALS = "invalid username or password"
@@ -37,19 +35,19 @@ def _keys(username: str, client: str | None) -> tuple[str, str]:
     return f"user:{username.strip().lower()[:200]}", f"client:{(client or 'unknown')[:100]}"
 
 
-def check_login(username: str, client: str | None) -> LoginGate:
+def check_login(auth: AuthGate, username: str, client: str | None) -> LoginGate:
     """Blocking: may this username try from this client now?"""
     user_key, client_key = _keys(username, client)
-    with session_scope() as session:
+    with auth.db.session() as session:
         wait = throttle.blocked_for(session, keys=[user_key, client_key], now=utcnow())
     if wait > 0:
         return LoginGate(False, max(1, math.ceil(wait)))
     return LoginGate(True)
 
 
-def login_failed(username: str, client: str | None) -> None:
+def login_failed(auth: AuthGate, username: str, client: str | None) -> None:
     """Blocking: count a failed sign-in and write the coalesced audit rows."""
-    settings = get_settings()
+    settings = auth.settings
     user_key, client_key = _keys(username, client)
     common = {
         "window_s": settings.login_window_s,
@@ -57,7 +55,7 @@ def login_failed(username: str, client: str | None) -> None:
         "backoff_max_s": settings.login_backoff_max_s,
     }
     now = utcnow()
-    with session_scope() as session:
+    with auth.db.session() as session:
         by_user = throttle.count_failure(
             session,
             key=user_key,
@@ -75,7 +73,7 @@ def login_failed(username: str, client: str | None) -> None:
         args: dict[str, object] = {"client": client, "failures": by_user.failures}
         if by_user.earlier_failures:
             args["earlier_failures"] = by_user.earlier_failures
-        audit_auth_event(
+        auth.audit_event(
             kind="login", decision="deny", reason=INVALID_CREDENTIALS, user=username, args=args
         )
     for what, counted, limit in (
@@ -83,7 +81,7 @@ def login_failed(username: str, client: str | None) -> None:
         ("client", by_client, settings.login_max_failures_per_client),
     ):
         if counted.failures == limit:  # the moment it becomes blocked: one row
-            audit_auth_event(
+            auth.audit_event(
                 kind="login_throttled",
                 decision="deny",
                 reason=f"too many failed sign-ins for this {what}; "
@@ -93,8 +91,8 @@ def login_failed(username: str, client: str | None) -> None:
             )
 
 
-def login_succeeded(username: str) -> None:
+def login_succeeded(auth: AuthGate, username: str) -> None:
     """Blocking: a correct sign-in clears the username's failures."""
     user_key, _ = _keys(username, None)
-    with session_scope() as session:
+    with auth.db.session() as session:
         throttle.clear(session, key=user_key)

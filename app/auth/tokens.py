@@ -17,8 +17,10 @@ Every refusal is an :class:`app.errors.AuthError` whose message is a short stabl
 ``missing token``, ``malformed token``, ``expired token``, ``bad signature``,
 ``algorithm not allowed``, ``wrong audience``, ``wrong issuer``, ``missing claim: X``,
 ``invalid claim: X``, ``token not yet valid``, ``unknown role``, ``unknown key``,
-``key set unavailable``. :func:`app.auth.active.verify_token` adds the revocation check
+``key set unavailable``. :meth:`app.auth.gate.AuthGate.verify` adds the revocation check
 (``unknown user``, ``user disabled``, ``role changed``).
+
+These functions are pure: they take the settings (and the external key set) they use.
 """
 
 from __future__ import annotations
@@ -42,8 +44,9 @@ from joserfc.errors import (
 )
 from joserfc.jwk import OctKey, RSAKey
 
+from app.auth.jwks import JwksCache
 from app.errors import AuthError
-from app.settings import Settings, get_settings
+from app.settings import Settings
 
 ROLES: tuple[str, ...] = ("admin", "analyst")
 LOCAL_ALG = "HS256"
@@ -69,13 +72,14 @@ def _local_key(settings: Settings) -> OctKey:
     return OctKey.import_key(settings.jwt_secret.get_secret_value())
 
 
-def issue_token(*, username: str, role: str, ttl_s: int | None = None) -> tuple[str, int]:
+def issue_token(
+    settings: Settings, *, username: str, role: str, ttl_s: int | None = None
+) -> tuple[str, int]:
     """A signed HS256 token for ``username`` and its ``expires_in`` in seconds."""
     if role not in ROLES:
         raise AuthError("unknown role")
     if not username:
         raise AuthError("missing claim: sub")
-    settings = get_settings()
     ttl = settings.jwt_ttl_s if ttl_s is None else int(ttl_s)
     if ttl <= 0:
         raise ValueError("ttl_s must be positive")
@@ -190,10 +194,10 @@ def external_role(claims: dict[str, Any], claim_path: str) -> str:
     raise AuthError("unknown role")
 
 
-def _verify_external(token: str, header: dict[str, Any], settings: Settings) -> Principal:
-    from app.auth.jwks import jwks_cache
-
-    key = jwks_cache(settings.jwks_url, settings.jwks_file).key_for(header.get("kid"))
+def _verify_external(
+    token: str, header: dict[str, Any], settings: Settings, jwks: JwksCache
+) -> Principal:
+    key = jwks.key_for(header.get("kid"))
     options: dict[str, Any] = {"exp": {"essential": True}, "sub": {"essential": True}}
     if settings.external_issuer:
         options["iss"] = {"essential": True, "value": settings.external_issuer}
@@ -209,20 +213,27 @@ def external_enabled(settings: Settings) -> bool:
     return bool(settings.jwks_url or settings.jwks_file)
 
 
-def decode_token(token: str | None) -> Principal:
-    """The principal a token was issued to, from its signature and claims alone (pure
-    CPU, no database); raises ``AuthError(reason)`` for any defect. Requests must use
-    :func:`app.auth.active.verify_token`, which also checks the user is still active."""
+def external_keys(settings: Settings) -> JwksCache | None:
+    """The external identity provider's key set the settings name, or None."""
+    if not external_enabled(settings):
+        return None
+    return JwksCache(url=settings.jwks_url, file=settings.jwks_file)
+
+
+def decode_token(token: str | None, settings: Settings, jwks: JwksCache | None = None) -> Principal:
+    """The principal a token was issued to, from its signature and claims alone (no
+    database; ``jwks``, the external key set, may fetch its URL); raises
+    ``AuthError(reason)`` for any defect. Requests must use
+    :meth:`app.auth.gate.AuthGate.verify`, which also checks the user is still active."""
     if token is None or not token.strip():
         raise AuthError("missing token")
     token = token.strip()
     if len(token) > MAX_TOKEN_CHARS:
         raise AuthError("malformed token")
     header = _header(token)
-    settings = get_settings()
     alg = header["alg"]
     if alg == LOCAL_ALG:
         return _verify_local(token, settings)
-    if alg == EXTERNAL_ALG and external_enabled(settings):
-        return _verify_external(token, header, settings)
+    if alg == EXTERNAL_ALG and jwks is not None:
+        return _verify_external(token, header, settings, jwks)
     raise AuthError("algorithm not allowed")

@@ -26,7 +26,6 @@ from mcp_types import INTERNAL_ERROR, INVALID_PARAMS
 from app.auth import Principal
 from app.context import UIContext, validate_uicontext
 from app.errors import UIContextError
-from app.settings import get_settings
 
 PRINCIPAL_STATE = "ss_tools_principal"
 CONTEXT_KEY = "context"
@@ -62,15 +61,17 @@ class Caller:
     base_url: str  # where a person opens /agent (public base URL, else this request's)
 
 
-def caller_of(ctx: ServerRequestContext[Any, Any]) -> Caller:
+def caller_of(ctx: ServerRequestContext[Any, Any], public_base_url: str | None = None) -> Caller:
+    """Who calls (the door's verified principal), with which client, and where a person
+    opens /agent (``public_base_url`` — ``Settings.public_base_url`` — else this
+    request's base URL)."""
     request = ctx.request
     principal = getattr(getattr(request, "state", None), PRINCIPAL_STATE, None)
     if not isinstance(principal, Principal):  # only reachable if the door was bypassed
         raise MCPError(code=INTERNAL_ERROR, message="unauthenticated request reached a handler")
     params = ctx.session.client_params
     client = params.client_info.name if params is not None else None
-    public = get_settings().public_base_url
-    base = public or str(getattr(request, "base_url", "") or "")
+    base = public_base_url or str(getattr(request, "base_url", "") or "")
     return Caller(principal=principal, client=client, base_url=base.rstrip("/"))
 
 

@@ -38,7 +38,6 @@ from app.mcp.caller import Caller
 from app.mcp.card import MAX_REASON_CHARS, ConfirmForm, PendingCard
 from app.mcp.gateway import GatewayRefused, ToolGateway, ToolResumeRequest
 from app.mcp.results import Outcome, ProgressFn, collect, pending_result, refused_outcome, to_result
-from app.settings import get_settings
 
 log = logging.getLogger("ss_tools.mcp")
 
@@ -89,6 +88,7 @@ class Decider:
     gateway: ToolGateway
     caller: Caller
     on_progress: ProgressFn | None = None
+    answer_timeout_s: float = 600.0  # how long an elicitation waits (the confirmation's TTL)
 
     async def decide(
         self, card: PendingCard, answer: types.ElicitResult
@@ -115,13 +115,15 @@ class Decider:
         return outcome, ""
 
 
-async def _elicit(ctx: ServerRequestContext[Any, Any], message: str) -> types.ElicitResult | None:
+async def _elicit(
+    ctx: ServerRequestContext[Any, Any], message: str, timeout_s: float
+) -> types.ElicitResult | None:
     """Ask on this request's stream; None when the client cannot answer."""
     try:
         return await ctx.session.send_request(
             _form_request(message),
             types.ElicitResult,
-            request_read_timeout_seconds=float(get_settings().confirmation_ttl_s),
+            request_read_timeout_seconds=timeout_s,
             metadata=ServerMessageMetadata(related_request_id=ctx.request_id),
         )
     except (MCPError, ValidationError) as exc:
@@ -135,7 +137,7 @@ async def confirm_in_band(
     base = decider.caller.base_url
     note = ""
     for _ in range(MAX_ASKS):
-        answer = await _elicit(ctx, card.ask(note))
+        answer = await _elicit(ctx, card.ask(note), decider.answer_timeout_s)
         if answer is None:
             return pending_result(card, base_url=base, note=NOT_SHOWN)
         outcome, note = await decider.decide(card, answer)

@@ -21,9 +21,9 @@ from app.agent.core import (
     prepare_call,
     prepare_resume,
 )
-from app.agent.events import Event
 from app.auth import Principal
 from app.context import UIContext
+from app.events import Event
 from app.mcp.gateway import GatewayRefused, ToolCallRequest, ToolInfo, ToolResumeRequest
 
 __all__ = ["CoreGateway"]
@@ -52,12 +52,13 @@ class CoreGateway:
                 idempotent=t.idempotent,
                 open_world=t.open_world,
             )
-            for t in offered_tools(principal, context)
+            for t in offered_tools(self.core.rules.policy(), principal, context)
         ]
 
     async def call_tool(self, req: ToolCallRequest) -> AsyncIterator[Event]:
         try:
             call = await prepare_call(
+                core=self.core,
                 principal=req.principal,
                 tool_name=req.tool_name,
                 arguments=req.arguments,
@@ -74,6 +75,7 @@ class CoreGateway:
     async def resume(self, req: ToolResumeRequest) -> AsyncIterator[Event]:
         try:
             decision = await prepare_resume(
+                core=self.core,
                 principal=req.principal,
                 conv_id=req.conv_id,
                 confirmation_id=req.confirmation_id,
@@ -81,7 +83,6 @@ class CoreGateway:
                 reason=req.reason,
                 channel=req.channel,
                 client=req.client,
-                core=self.core,
             )
         except RequestRefused as exc:
             raise _refused(exc) from None

@@ -1,8 +1,8 @@
 """The ``/mcp`` door on the product's app: bearer auth, then the SDK's Streamable HTTP.
 
 Every HTTP request to ``/mcp`` (POST, the GET stream, DELETE) first passes the HTTP API's
-own bearer check (:func:`app.auth.http.require_principal_async`: the same JWTs, the same
-``auth_failed`` audit row). No token or a bad one is a plain HTTP 401
+own bearer check (:func:`app.auth.http.request_principal_async` with the app's auth gate:
+the same JWTs, the same ``auth_failed`` audit row). No token or a bad one is a plain HTTP 401
 ``{"error": "unauthorized", "reason": ...}`` before any MCP handling. The verified
 principal rides on the request (handlers read it per request) and as the ASGI ``user``,
 so the SDK binds each MCP session to the user who opened it: another user's token on
@@ -32,11 +32,12 @@ from starlette.types import Receive, Scope, Send
 
 from app import __version__
 from app.api.errors import error_response
-from app.auth import Principal
-from app.auth.http import require_principal_async
+from app.auth import AuthGate, Principal
+from app.auth.http import request_principal_async
 from app.mcp.caller import PRINCIPAL_STATE
 from app.mcp.gateway import ToolGateway
 from app.mcp.server import build_server
+from app.settings import Settings
 
 if TYPE_CHECKING:
     from nicegui.app import App
@@ -51,10 +52,10 @@ STOP_WAIT_S = 10.0
 __all__ = ["MCP_PATH", "McpDoor", "mount_mcp"]
 
 
-async def _authenticate(scope: Scope, receive: Receive) -> Principal | Any:
+async def _authenticate(auth: AuthGate, scope: Scope, receive: Receive) -> Principal | Any:
     """The verified caller, or the 401 response to send."""
     try:
-        return await require_principal_async(Request(scope, receive))
+        return await request_principal_async(auth, Request(scope, receive))
     except HTTPException as exc:
         detail: dict[str, Any] = exc.detail if isinstance(exc.detail, dict) else {}
         return error_response(
@@ -79,11 +80,14 @@ def _as_user(principal: Principal) -> AuthenticatedUser:
 
 
 class McpDoor:
-    """The ASGI app mounted at ``/mcp``."""
+    """The ASGI app mounted at ``/mcp``: the gateway onto the core, the app's auth gate and
+    settings (``mount_mcp`` hands in the newest ones)."""
 
-    def __init__(self, gateway: ToolGateway) -> None:
+    def __init__(self, gateway: ToolGateway, *, auth: AuthGate, settings: Settings) -> None:
         self.gateway = gateway
-        self.server = build_server(self._gateway, version=__version__)
+        self.auth = auth
+        self.settings = settings
+        self.server = build_server(self._gateway, settings=self._settings, version=__version__)
         self._manager: StreamableHTTPSessionManager | None = None
         self._task: asyncio.Task[None] | None = None
         self._ready: asyncio.Event | None = None
@@ -91,6 +95,9 @@ class McpDoor:
 
     def _gateway(self) -> ToolGateway:
         return self.gateway  # read per request: the app factory may hand in a new one
+
+    def _settings(self) -> Settings:
+        return self.settings
 
     @property
     def running(self) -> bool:
@@ -149,7 +156,7 @@ class McpDoor:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             return
-        principal = await _authenticate(scope, receive)
+        principal = await _authenticate(self.auth, scope, receive)
         if not isinstance(principal, Principal):
             await principal(scope, receive, send)
             return
@@ -164,15 +171,15 @@ class McpDoor:
         await manager.handle_request(scope, receive, send)
 
 
-def mount_mcp(app: App, gateway: ToolGateway) -> McpDoor:
+def mount_mcp(app: App, gateway: ToolGateway, *, auth: AuthGate, settings: Settings) -> McpDoor:
     """Mount the door once per app (idempotent: the NiceGUI test harness re-runs the app
     factory for every test after clearing routes and lifecycle handlers; the door then
-    serves the newest gateway)."""
+    serves the newest gateway, auth gate and settings)."""
     door = getattr(app.state, DOOR_STATE, None)
     if not isinstance(door, McpDoor):
-        door = McpDoor(gateway)
+        door = McpDoor(gateway, auth=auth, settings=settings)
         setattr(app.state, DOOR_STATE, door)
-    door.gateway = gateway
+    door.gateway, door.auth, door.settings = gateway, auth, settings
     if not any(getattr(r, "path", None) == MCP_PATH for r in app.router.routes):
         app.router.routes.append(Route(MCP_PATH, endpoint=door))
     if not app.is_started:  # a rebuild of a running app keeps the running door's handlers

@@ -43,7 +43,7 @@ from app.mcp.confirm import (
 )
 from app.mcp.gateway import GatewayRefused, ToolCallRequest, ToolGateway, ToolInfo
 from app.mcp.results import collect, pending_result, refused_outcome, to_result
-from app.settings import get_settings
+from app.settings import Settings
 
 SERVER_NAME = "ss-tools"
 INSTRUCTIONS = (
@@ -88,13 +88,16 @@ def _invalid_context_result(exc: InvalidContext) -> types.CallToolResult:
 
 
 class _Handlers:
-    def __init__(self, gateway: Callable[[], ToolGateway]) -> None:
+    def __init__(
+        self, gateway: Callable[[], ToolGateway], settings: Callable[[], Settings]
+    ) -> None:
         self.gateway = gateway
+        self.settings = settings
 
     async def list_tools(
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        caller = caller_of(ctx)
+        caller = caller_of(ctx, self.settings().public_base_url)
         try:
             uictx, _ = request_context(ctx)
         except InvalidContext as exc:
@@ -105,9 +108,15 @@ class _Handlers:
     async def call_tool(
         self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult | types.InputRequiredResult:
-        caller = caller_of(ctx)
+        settings = self.settings()
+        caller = caller_of(ctx, settings.public_base_url)
         gateway = self.gateway()
-        decider = Decider(gateway, caller, on_progress=ctx.session.report_progress)
+        decider = Decider(
+            gateway,
+            caller,
+            on_progress=ctx.session.report_progress,
+            answer_timeout_s=float(settings.confirmation_ttl_s),
+        )
         if params.request_state is not None:  # a 2026 retry carrying the person's answer
             return await continue_input(decider, params)
         try:
@@ -167,10 +176,13 @@ def _principal_key(ctx: ServerRequestContext[Any, Any]) -> str | None:
     return f"{principal.source}:{principal.user_id}" if isinstance(principal, Principal) else None
 
 
-def build_server(gateway: Callable[[], ToolGateway], *, version: str = "") -> Server[Any]:
-    """The low-level server; ``gateway()`` is read per request (the composition root may
-    hand the door its gateway after the route exists)."""
-    handlers = _Handlers(gateway)
+def build_server(
+    gateway: Callable[[], ToolGateway], *, settings: Callable[[], Settings], version: str = ""
+) -> Server[Any]:
+    """The low-level server; ``gateway()`` and ``settings()`` are read per request (the
+    composition root may hand the door new ones after the route exists); the sealed
+    request state's key comes from the settings the server is built with."""
+    handlers = _Handlers(gateway, settings)
     server: Server[Any] = Server(
         SERVER_NAME,
         version=version,
@@ -179,10 +191,10 @@ def build_server(gateway: Callable[[], ToolGateway], *, version: str = "") -> Se
         on_list_tools=handlers.list_tools,
         on_call_tool=handlers.call_tool,
     )
-    settings = get_settings()
-    secret = settings.jwt_secret.get_secret_value() + ":mcp-request-state"
+    current = settings()
+    secret = current.jwt_secret.get_secret_value() + ":mcp-request-state"
     security = RequestStateSecurity(
-        keys=[secret], ttl=float(settings.confirmation_ttl_s), bind_principal=_principal_key
+        keys=[secret], ttl=float(current.confirmation_ttl_s), bind_principal=_principal_key
     )
     server.middleware.append(_check_initialize_context)
     server.middleware.append(RequestStateBoundary(security, default_audience=SERVER_NAME))

@@ -10,6 +10,7 @@ components bind to the model; a ``ui.timer`` drives its countdown ``tick``.
 
 from __future__ import annotations
 
+import functools
 import logging
 from functools import lru_cache
 from pathlib import Path
@@ -19,13 +20,13 @@ from nicegui import app, ui
 from starlette.requests import Request
 from starlette.responses import RedirectResponse
 
-from app.agent.core import get_core, prepare_resume, prepare_turn
+from app.agent.core import AgentCore, prepare_resume, prepare_turn
 from app.errors import SsToolsError
 from app.i18n import normalize_language, pick_language
 from app.pages import session
 from app.pages.agent_controller import AgentPageController, CoreDoor
+from app.parts import installed
 from app.screen.model import AgentChatModel
-from app.settings import get_settings
 from components.chat_panel import chat_panel
 from components.conversation_drawer import conversation_drawer
 from components.header import header
@@ -34,10 +35,14 @@ log = logging.getLogger("ss_tools.pages")
 ASSETS = Path(__file__).resolve().parents[2] / "assets"
 
 
-def core_door() -> CoreDoor:
-    """The agent core this page talks to: the one place the page reaches the core (tests
-    replace this function by dotted path)."""
-    return CoreDoor(core=get_core(), prepare_turn=prepare_turn, prepare_resume=prepare_resume)
+def core_door(core: AgentCore) -> CoreDoor:
+    """The page's door onto the app's agent core: the one place the page reaches the core
+    (tests replace this function by dotted path)."""
+    return CoreDoor(
+        core=core,
+        prepare_turn=functools.partial(prepare_turn, core=core),
+        prepare_resume=functools.partial(prepare_resume, core=core),
+    )
 
 
 @lru_cache(maxsize=1)
@@ -47,10 +52,11 @@ def page_css() -> str:
 
 @ui.page("/agent", title="ss-tools agent")
 async def agent_page(request: Request, lang: str | None = None):
-    user = session.current_user()
+    parts = installed(request.app)
+    user = session.current_user(parts.auth)
     if user is None:
         return RedirectResponse(session.login_url(session.request_target(request)))
-    settings = get_settings()
+    settings = parts.settings
     language = pick_language(
         lang, app.storage.user.get("lang"), request.headers.get("accept-language")
     )
@@ -64,7 +70,7 @@ async def agent_page(request: Request, lang: str | None = None):
     )
     controller = AgentPageController(
         model,
-        core_door(),
+        core_door(parts.core),
         principal=user.principal,
         token=user.token,
         on_warning=lambda text: ui.notify(text, type="warning"),
@@ -83,7 +89,7 @@ async def agent_page(request: Request, lang: str | None = None):
         app.storage.user["conv_id"] = controller.new_conversation()
 
     def sign_out() -> None:
-        session.sign_out()
+        session.sign_out(parts.auth)
         ui.navigate.to("/login")
 
     # a reset (new conversation, an entry opened in the drawer) is remembered for reloads
@@ -106,7 +112,8 @@ async def agent_page(request: Request, lang: str | None = None):
         app.storage.user["conv_id"] = await controller.open_conversation()
     elif conv_id:
         await _restore(controller)
-    session.watch(request)  # a revoked session (disabled, deleted, re-roled) leaves the page
+    # a revoked session (disabled, deleted, re-roled) leaves the page
+    session.watch(parts.auth, request)
     return None
 
 

@@ -39,7 +39,7 @@ from app.screen.uicontext import EnvOption
 from app.vocab import Channel
 
 if TYPE_CHECKING:
-    from app.agent.events import Event
+    from app.events import Event
 
 log = logging.getLogger("ss_tools.pages")
 CHANNEL: Channel = "page"

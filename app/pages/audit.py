@@ -19,12 +19,13 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from app.api.errors import error_response
-from app.auth import bearer_token, verify_token
+from app.auth import AuthGate, bearer_token
 from app.errors import AuthError
 from app.i18n import pick_language, t
 from app.pages import session
+from app.parts import installed
 from app.store.audit import DECISIONS, list_audit
-from app.store.db import session_scope
+from app.store.db import Database
 
 FILTERS = ("user", "tool", "decision", "env", "since", "until")
 COLUMNS = ("ts", "user", "role", "kind", "tool", "env", "decision", "reason", "args", "duration_ms")
@@ -48,13 +49,13 @@ def parse_day(value: str | None, *, end: bool = False) -> datetime | None:
     return parsed
 
 
-def fetch_rows(filters: dict[str, str], limit: int = 500) -> list[dict[str, Any]]:
+def fetch_rows(db: Database, filters: dict[str, str], limit: int = 500) -> list[dict[str, Any]]:
     """Blocking: the audit rows matching ``filters`` as display dicts (newest first)."""
     kwargs = {k: (filters.get(k) or None) for k in ("user", "tool", "decision", "env")}
     since = parse_day(filters.get("since"))
     until = parse_day(filters.get("until"), end=True)
-    with session_scope() as db:
-        rows = list_audit(db, **kwargs, since=since, until=until, limit=limit)
+    with db.session() as s:
+        rows = list_audit(s, **kwargs, since=since, until=until, limit=limit)
         return [
             {
                 "id": str(r.id),
@@ -94,26 +95,27 @@ def forbidden_page(lang: str) -> HTMLResponse:
     return HTMLResponse(body, status_code=403)
 
 
-def _admin_from_request(request: Request) -> str | None:
+def _admin_from_request(auth: AuthGate, request: Request) -> str | None:
     """Blocking: the admin's username from a Bearer token or the page session, else None
     (a token or session of a disabled, deleted or re-roled user counts as none)."""
     token = bearer_token(request)
     if token is not None:
         try:
-            principal = verify_token(token)
+            principal = auth.verify(token)
         except AuthError:
             return None
         return principal.user_id if principal.role == "admin" else None
-    user = session.user_for(session.browser_id(request))
+    user = session.user_for(auth, session.browser_id(request))
     return user.username if user is not None and user.is_admin else None
 
 
 async def audit_csv(request: Request) -> Response:
-    if await run.io_bound(_admin_from_request, request) is None:
+    auth = installed(request.app).auth
+    if await run.io_bound(_admin_from_request, auth, request) is None:
         return error_response(403, "forbidden", "admins only: sign in as an admin")
     filters = {k: request.query_params.get(k, "") for k in FILTERS}
     try:
-        rows = await run.io_bound(fetch_rows, filters, 100_000)
+        rows = await run.io_bound(fetch_rows, auth.db, filters, 100_000)
     except FilterError as exc:
         return error_response(422, "invalid_request", f"bad date: {str(exc)[:64]!r}")
     return Response(
@@ -129,7 +131,8 @@ if not any(getattr(r, "path", None) == CSV_PATH for r in app.routes):
 
 @ui.page("/audit", title="Audit · ss-tools agent")
 async def audit_page(request: Request, lang: str | None = None):
-    user = session.current_user()
+    auth = installed(request.app).auth
+    user = session.current_user(auth)
     if user is None:
         return RedirectResponse(session.login_url(session.request_target(request)))
     language = pick_language(
@@ -145,7 +148,7 @@ async def audit_page(request: Request, lang: str | None = None):
     async def apply() -> None:
         error.set_text("")
         try:
-            rows = await run.io_bound(fetch_rows, dict(filters))
+            rows = await run.io_bound(fetch_rows, auth.db, dict(filters))
         except FilterError:
             error.set_text(t("bad_date", language))
             return
@@ -180,5 +183,5 @@ async def audit_page(request: Request, lang: str | None = None):
     table.classes("w-full px-4").props("dense wrap-cells").mark("audit-table")
     await apply()
     # last: a timer makes NiceGUI answer as soon as the page connects (before apply ends)
-    session.watch(request)  # a revoked admin loses the open page within seconds
+    session.watch(auth, request)  # a revoked admin loses the open page within seconds
     return None

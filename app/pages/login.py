@@ -15,6 +15,7 @@ from starlette.responses import RedirectResponse
 from app.errors import SsToolsError
 from app.i18n import pick_language, t
 from app.pages import session
+from app.parts import installed
 
 THROTTLED = {
     "en": "Too many failed sign-ins. Try again in {s} s.",
@@ -24,12 +25,13 @@ THROTTLED = {
 
 @ui.page("/login", title="Sign in · ss-tools agent")
 async def login_page(request: Request, next: str = "", lang: str | None = None):
+    auth = installed(request.app).auth
     target = session.safe_next(next)
     bid = session.browser_id(request)
-    if await run.io_bound(session.needs_new_id, bid):
+    if await run.io_bound(session.needs_new_id, auth.db, bid):
         session.rotate_browser_id(request)  # an ended session's id is never reused
         return RedirectResponse(session.request_target(request), status_code=303)
-    if await run.io_bound(session.user_for, bid) is not None:
+    if await run.io_bound(session.user_for, auth, bid) is not None:
         return RedirectResponse(target)
     language = pick_language(
         lang, app.storage.user.get("lang"), request.headers.get("accept-language")
@@ -44,7 +46,7 @@ async def login_page(request: Request, next: str = "", lang: str | None = None):
             return
         try:
             result = await session.sign_in(
-                username.value, password.value, client=client, bid=bid, target=target
+                auth, username.value, password.value, client=client, bid=bid, target=target
             )
         except SsToolsError as exc:
             error.set_text(f"{t('login_unavailable', language)} ({exc.message})")
@@ -81,8 +83,15 @@ async def login_page(request: Request, next: str = "", lang: str | None = None):
 
 _CSS_LINK = "body { background: #f1f5f9; }"
 
+
+async def complete_sign_in(request: Request) -> RedirectResponse:
+    """``GET /login/complete``: :func:`app.pages.session.complete_sign_in` with the app's
+    auth gate."""
+    return await session.complete_sign_in(installed(request.app).auth, request)
+
+
 # registered here (a page module, re-imported with the pages) rather than in session.py
 if not any(getattr(r, "path", None) == session.COMPLETE_PATH for r in app.routes):
     app.add_api_route(
-        session.COMPLETE_PATH, session.complete_sign_in, methods=["GET"], include_in_schema=False
+        session.COMPLETE_PATH, complete_sign_in, methods=["GET"], include_in_schema=False
     )

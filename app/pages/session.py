@@ -11,8 +11,11 @@ and :mod:`app.store.page_sessions` maps a hash of that id to the user. Page stor
   planted before sign-in stays signed out.
 * Sign-out ends the session at once; the next ``/login`` gives the browser a new id.
 * Every page load checks the user is still active with the session's role
-  (:func:`app.auth.ensure_active`, issue 9 item 3); the page's model gets a fresh token
-  that lives only in memory (item 12).
+  (:meth:`app.auth.AuthGate.ensure_active`, issue 9 item 3); the page's model gets a fresh
+  token that lives only in memory (item 12).
+
+The functions take the app's auth gate (its database and settings with it): the page
+functions hand it in from the installed parts.
 """
 
 from __future__ import annotations
@@ -27,13 +30,12 @@ from nicegui import app, run, ui
 from starlette.requests import Request
 from starlette.responses import RedirectResponse
 
-from app.auth import Principal, authenticate, ensure_active, issue_token
+from app.auth import AuthGate, Principal, authenticate
 from app.auth.throttle import check_login, login_failed, login_succeeded
 from app.errors import AuthError
-from app.screen.links import is_local_path
-from app.settings import get_settings
+from app.pages.links import is_local_path
 from app.store import page_sessions
-from app.store.db import session_scope
+from app.store.db import Database
 from app.text import is_valid_unicode
 
 log = logging.getLogger("ss_tools.pages")
@@ -73,122 +75,129 @@ def browser_id(request: Request | None = None) -> str | None:
     return str(value) if value else None
 
 
-def _lookup(bid: str) -> Principal | None:
+def _lookup(auth: AuthGate, bid: str) -> Principal | None:
     """Blocking: the live session's principal, ending it when its user was disabled,
     deleted or re-roled."""
-    with session_scope() as db:
+    with auth.db.session() as db:
         row = page_sessions.find_session(db, browser_id=bid)
         if row is None or not page_sessions.is_live(row):
             return None
         principal = Principal(user_id=row.username, role=row.role)
     try:
-        return ensure_active(principal)
+        return auth.ensure_active(principal)
     except AuthError as exc:
         log.info("page session of %s ended: %s", principal.user_id, exc.message)
-        with session_scope() as db:
-            page_sessions.end_session(db, browser_id=bid)
+        _end(auth.db, bid)
         return None
 
 
-def user_for(bid: str | None) -> SessionUser | None:
+def user_for(auth: AuthGate, bid: str | None) -> SessionUser | None:
     """Blocking: the signed-in user of this browser id, or None."""
-    principal = _lookup(bid) if bid else None
+    principal = _lookup(auth, bid) if bid else None
     if principal is None:
         return None
-    token, _ = issue_token(username=principal.user_id, role=principal.role)
+    token, _ = auth.issue(username=principal.user_id, role=principal.role)
     return SessionUser(username=principal.user_id, role=principal.role, token=token)
 
 
-def current_user() -> SessionUser | None:
+def current_user(auth: AuthGate) -> SessionUser | None:
     """The signed-in user of the page being built, or None (one indexed lookup)."""
-    return user_for(browser_id())
+    return user_for(auth, browser_id())
 
 
-def _check_credentials(username: str, password: str, client: str | None) -> SignIn | Principal:
-    gate = check_login(username, client)
+def _check_credentials(
+    auth: AuthGate, username: str, password: str, client: str | None
+) -> SignIn | Principal:
+    gate = check_login(auth, username, client)
     if not gate.allowed:
         return SignIn("throttled", retry_after_s=gate.retry_after_s)
-    with session_scope() as db:
+    with auth.db.session() as db:
         principal = authenticate(db, username=username, password=password)
     if principal is None:
-        login_failed(username, client)
+        login_failed(auth, username, client)
         return SignIn("bad")
-    login_succeeded(username)
+    login_succeeded(auth, username)
     return principal
 
 
-def _ticket(principal: Principal, bid: str | None) -> str:
-    with session_scope() as db:
+def _ticket(db: Database, principal: Principal, bid: str | None) -> str:
+    with db.session() as s:
         return page_sessions.create_ticket(
-            db, username=principal.user_id, role=principal.role, browser_id=bid, now=None
+            s, username=principal.user_id, role=principal.role, browser_id=bid, now=None
         )
 
 
 async def sign_in(
-    username: str, password: str, *, client: str | None, bid: str | None, target: str
+    auth: AuthGate,
+    username: str,
+    password: str,
+    *,
+    client: str | None,
+    bid: str | None,
+    target: str,
 ) -> SignIn:
     """Check the throttle and the credentials (off the event loop). On success the
     browser must follow ``next_url`` to finish signing in (a new browser id)."""
     name = username.strip()
     if not is_valid_unicode(name) or not is_valid_unicode(password):
         return SignIn("bad")
-    checked = await run.io_bound(_check_credentials, name, password, client)
+    checked = await run.io_bound(_check_credentials, auth, name, password, client)
     if isinstance(checked, SignIn):
         return checked
-    ticket = await run.io_bound(_ticket, checked, bid)
+    ticket = await run.io_bound(_ticket, auth.db, checked, bid)
     return SignIn("ok", COMPLETE_PATH + "?" + urlencode({"ticket": ticket, "next": target}))
 
 
-async def complete_sign_in(request: Request) -> RedirectResponse:
+async def complete_sign_in(auth: AuthGate, request: Request) -> RedirectResponse:
     """``GET /login/complete?ticket=…&next=…``: spend the ticket, rotate the browser id,
     open the session for the new id."""
     target = safe_next(request.query_params.get("next"))
     ticket = request.query_params.get("ticket") or ""
     old = browser_id(request)
-    redeemed = await run.io_bound(_redeem, ticket, old) if ticket else None
+    redeemed = await run.io_bound(_redeem, auth.db, ticket, old) if ticket else None
     if redeemed is None:
         return RedirectResponse(login_url(target), status_code=303)
     new = str(uuid.uuid4())
     request.session.clear()
     request.session["id"] = new  # the cookie NiceGUI signs: a fresh browser id
-    await run.io_bound(_open, old, new, *redeemed)
+    await run.io_bound(_open, auth, old, new, *redeemed)
     return RedirectResponse(target, status_code=303)
 
 
-def _redeem(ticket: str, bid: str | None) -> tuple[str, str] | None:
-    with session_scope() as db:
-        return page_sessions.redeem_ticket(db, ticket=ticket, browser_id=bid)
+def _redeem(db: Database, ticket: str, bid: str | None) -> tuple[str, str] | None:
+    with db.session() as s:
+        return page_sessions.redeem_ticket(s, ticket=ticket, browser_id=bid)
 
 
-def _open(old: str | None, new: str, username: str, role: str) -> None:
-    with session_scope() as db:
+def _open(auth: AuthGate, old: str | None, new: str, username: str, role: str) -> None:
+    with auth.db.session() as db:
         if old:
             page_sessions.end_session(db, browser_id=old)
         page_sessions.open_session(
-            db, browser_id=new, username=username, role=role, ttl_s=get_settings().jwt_ttl_s
+            db, browser_id=new, username=username, role=role, ttl_s=auth.settings.jwt_ttl_s
         )
 
 
-def _end(bid: str) -> None:
-    with session_scope() as db:
-        page_sessions.end_session(db, browser_id=bid)
+def _end(db: Database, bid: str) -> None:
+    with db.session() as s:
+        page_sessions.end_session(s, browser_id=bid)
 
 
-def sign_out() -> None:
+def sign_out(auth: AuthGate) -> None:
     """End this browser's session at once (its id is worthless from now on); the next
     /login gives the browser a new id."""
     bid = browser_id()
     if bid:
-        _end(bid)
+        _end(auth.db, bid)
     for key in SESSION_KEYS:
         app.storage.user.pop(key, None)
 
 
-def _signed_in(bid: str | None) -> bool:
-    return bid is not None and _lookup(bid) is not None
+def _signed_in(auth: AuthGate, bid: str | None) -> bool:
+    return bid is not None and _lookup(auth, bid) is not None
 
 
-def watch(request: Request) -> ui.timer:
+def watch(auth: AuthGate, request: Request) -> ui.timer:
     """A page timer (every ``revocation_cache_s``, at least 0.5 s): once this browser's
     session has ended — signed out elsewhere, or its user disabled, deleted or re-roled —
     the open page goes to /login. Call it at the end of a signed-in page's build: a
@@ -197,21 +206,21 @@ def watch(request: Request) -> ui.timer:
     back = login_url(request_target(request))
 
     async def check() -> None:
-        signed_in = await run.io_bound(_signed_in, bid)  # None while the app stops
+        signed_in = await run.io_bound(_signed_in, auth, bid)  # None while the app stops
         if signed_in is False:
             timer.deactivate()
             ui.navigate.to(back)
 
-    timer = ui.timer(max(0.5, get_settings().revocation_cache_s), check)
+    timer = ui.timer(max(0.5, auth.settings.revocation_cache_s), check)
     return timer
 
 
-def needs_new_id(bid: str | None) -> bool:
+def needs_new_id(db: Database, bid: str | None) -> bool:
     """Blocking: whether this browser id belonged to a session that has ended."""
     if not bid:
         return False
-    with session_scope() as db:
-        row = page_sessions.find_session(db, browser_id=bid)
+    with db.session() as s:
+        row = page_sessions.find_session(s, browser_id=bid)
     return row is not None and not page_sessions.is_live(row)
 
 

@@ -20,7 +20,7 @@ An extra role may be named in tool role lists. Every role other than ``admin`` a
 built-in roles, plus the tools that list it. Roles are matched exactly.
 
 The policy applies to a catalog it is given (policy owns none): ``load_policy(path,
-policy=base)`` overrides ``base``'s catalog. ``app.agent.rules.current_policy()`` is the
+policy=base)`` overrides ``base``'s catalog. ``app.agent.rules.Rules.policy()`` is the
 policy in force (the tool declarations' catalog plus ``Settings.policy_file``).
 
 This module is the only part of :mod:`app.policy` that reads a file; the rest is pure.

@@ -1,7 +1,7 @@
 """Which tools a person may see and run: RBAC first, then the page context.
 
 Pure: the functions that look tools up by name take the ``policy`` in force (keyword;
-``app.agent.rules.current_policy()`` on the agent side) and return values. A denial is a
+``app.agent.rules.Rules.policy()`` on the agent side) and return values. A denial is a
 value (``Decision(outcome='deny')``), never an error.
 
 Permission rule for role *r* and tool *t*: allowed when *r* is in ``t.roles``. Any

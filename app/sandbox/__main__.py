@@ -37,7 +37,7 @@ from app.sandbox.install import ensure_bootstrapped
 from app.sandbox.instances import Sandbox, start_sandbox
 from app.sandbox.seed import seed_sandbox
 from app.sandbox.service import ensure_sandbox
-from app.settings import get_settings
+from app.settings import Settings
 
 
 def _run_dir(args: argparse.Namespace) -> Path:
@@ -47,7 +47,7 @@ def _run_dir(args: argparse.Namespace) -> Path:
 
 
 def _env_file(args: argparse.Namespace) -> Path:
-    return Path(args.out) if args.out else Path(get_settings().environments_file)
+    return Path(args.out) if args.out else Path(Settings().environments_file)
 
 
 def cmd_install(args: argparse.Namespace) -> int:

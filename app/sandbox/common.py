@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from app.errors import SsToolsError
-from app.settings import get_settings
+from app.settings import Settings
 
 SUPERSET_VERSION = "6.1.0"
 EXTRA_PINS = ("flask-caching==2.3.1", "rich", "cachetools")
@@ -37,8 +37,14 @@ class CachePaths:
     root: Path
 
     @classmethod
+    def of(cls, settings: Settings) -> CachePaths:
+        return cls(Path(settings.sandbox_dir).expanduser().resolve())
+
+    @classmethod
     def default(cls) -> CachePaths:
-        return cls(Path(get_settings().sandbox_dir).expanduser().resolve())
+        """The cache the environment names (``SS_TOOLS_SANDBOX_DIR``): the sandbox's own
+        commands and benchmarks are entry points, and read the settings as one."""
+        return cls.of(Settings())
 
     @property
     def venv(self) -> Path:

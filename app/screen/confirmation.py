@@ -21,7 +21,7 @@ from app.screen.views import preflight_view
 from app.vocab import CARD_STATES
 
 if TYPE_CHECKING:
-    from app.agent.events import ConfirmRequiredEvent
+    from app.events import ConfirmRequiredEvent
 
 CONFIRMABLE: tuple[str, ...] = CARD_STATES
 

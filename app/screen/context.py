@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from nicegui import binding
 
 from app.i18n import t
+from app.reasoning import cot_logger
 from app.screen.uicontext import EnvOption, context_from_params, pill_label
 
 
@@ -33,9 +34,17 @@ class ContextState:
         self.context_pill_label = t("no_context", self.lang)
 
     def set_ui_context_from_params(self, params: Mapping[str, str | None]) -> None:
-        """URL params → UIContext (contextVersion 1); a malformed objectType becomes null."""
+        """URL params → UIContext (contextVersion 1); a malformed objectType becomes null.
+        The contract's reasoning-log line says what the page now holds."""
         self.ui_context, self.active_env_id = context_from_params(params)
         self._refresh_context()
+        ctx = self.ui_context or {}
+        cot_logger.reason(
+            "ui context set from params",
+            object_type=ctx.get("objectType"),
+            object_id=ctx.get("objectId"),
+            env_id=self.active_env_id,
+        )
 
     def clear_ui_context(self) -> None:
         """Leave the page's context (the pill says so); the selected environment stays."""

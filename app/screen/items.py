@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from nicegui import binding
 
 if TYPE_CHECKING:
-    from app.agent.planner.offers import Offers
+    from app.offers import Offers
     from app.screen.views import ToolView
 
 ToolCallStatus = Literal["executing", "retrying", "completed", "failed", "timeout", "cancelled"]

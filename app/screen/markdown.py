@@ -4,7 +4,7 @@ NiceGUI renders markdown with python-markdown2, which — unlike CommonMark — 
 that follows a line of text without a blank line as part of that paragraph: "What can you
 do?" came back as one 20-line paragraph. :func:`chat_markdown` therefore puts a blank line
 before a list that is glued to a paragraph (outside code fences), and leaves out the
-offers the page shows as buttons (``app.agent.planner.offers``: the choices list and the
+offers the page shows as buttons (``app.offers``: the choices list and the
 "continue without this page's context" line).
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from app.agent.planner.offers import Offers, parse_offers
+from app.offers import Offers, parse_offers
 
 _LIST_ITEM = re.compile(r"^\s{0,3}(?:[-*+]|\d{1,9}[.)])\s+\S")
 _FENCE = re.compile(r"^\s{0,3}(```|~~~)")

@@ -33,7 +33,7 @@ from app.screen.intents import Decision, Intents, NotConnected
 from app.screen.items import ChatItems, ChatMessage, ToolCall
 
 if TYPE_CHECKING:
-    from app.agent.events import ConfirmRequiredEvent
+    from app.events import ConfirmRequiredEvent
 
 STATES = (
     "idle",

@@ -1,6 +1,6 @@
 """StreamProcessor: the only code that turns agent events into screen state.
 
-It consumes the core's typed event objects (``app.agent.events``: no SSE text, no dicts)
+It consumes the core's typed event objects (``app.events``: no SSE text, no dicts)
 and changes the screen through a narrow interface, :class:`ChatSink`, which
 ``AgentChatModel`` implements: the processor writes the chat items' fields (a token into
 its bubble, a tool card's status) and calls the model's transitions for everything else.
@@ -23,7 +23,7 @@ from app.screen.markdown import offers_of
 from app.screen.views import view_or_none
 
 if TYPE_CHECKING:
-    from app.agent.events import (
+    from app.events import (
         Alternative,
         ConfirmRequiredEvent,
         DoneEvent,

@@ -8,7 +8,7 @@ import logging
 
 from pydantic import ValidationError
 
-from app.agent.views import (
+from app.views import (
     HEALTH_STATUSES,
     Cell,
     Column,

@@ -1,7 +1,7 @@
 """Persistence: SQLModel tables, sessions and keyword-only data functions.
 
-Modules: ``db`` (engine, ``session_scope``, ``db_status``), ``models`` (all tables),
-``audit``, ``users``, ``tasks``, ``maintenance``, ``confirmations``, ``conversations``,
-``backups`` and ``cot`` (the structured CoT logger). Data functions take a session first;
-the caller owns it.
+Modules: ``db`` (``Database``: the engine, ``session()``, ``status()``), ``models`` (all
+tables), ``audit``, ``users``, ``tasks``, ``maintenance``, ``confirmations``,
+``conversations``, ``page_sessions``, ``throttle`` and ``backups``. Data functions take a
+session first; the caller owns it. (The reasoning log is a logger: ``app.reasoning``.)
 """

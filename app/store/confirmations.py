@@ -8,11 +8,11 @@ from datetime import datetime, timedelta
 from sqlalchemy import Connection, inspect, update
 from sqlmodel import Session, col
 
-from app.settings import get_settings
 from app.store.models import Confirmation, as_utc, utcnow
 
 # Columns added to ``confirmation`` after its first release (edit before approving).
 ADDED_COLUMNS = ("edited_args_hash",)
+DEFAULT_TTL_S = 600.0
 
 
 def ensure_columns(conn: Connection) -> None:
@@ -34,15 +34,14 @@ def create(
     risk_level: str,
     env_id: str | None = None,
     expires_at: datetime | None = None,
-    ttl_s: float | None = None,
+    ttl_s: float = DEFAULT_TTL_S,
     now: datetime | None = None,
 ) -> Confirmation:
     """A new pending confirmation; it expires at ``expires_at`` or after ``ttl_s``
-    (default ``confirmation_ttl_s``)."""
+    (the caller passes ``Settings.confirmation_ttl_s``)."""
     moment = as_utc(now) if now else utcnow()
     if expires_at is None:
-        ttl = get_settings().confirmation_ttl_s if ttl_s is None else ttl_s
-        expires_at = moment + timedelta(seconds=ttl)
+        expires_at = moment + timedelta(seconds=ttl_s)
     row = Confirmation(
         conv_id=conv_id,
         user_id=user_id,

@@ -1,16 +1,16 @@
 """Engines and sessions for the product's own tables (SQLite by default, PostgreSQL optional).
 
-``get_engine()`` builds one engine from ``get_settings().db_url`` and creates the tables on
-first use; ``reset_engine()`` forgets it (tests change the URL, then call it).
-``session_scope()`` is the unit of work: it commits on success and rolls back on error.
-Objects stay readable after the scope (``expire_on_commit=False``).
+A :class:`Database` is one engine with its tables (``Database.open(url)``); its
+``session()`` is the unit of work: it commits on success and rolls back on error. Objects
+stay readable after the block (``expire_on_commit=False``). Data functions take the
+session; the caller owns it.
 """
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event, text
@@ -19,15 +19,10 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.pool import StaticPool
 from sqlmodel import Session, SQLModel
 
-from app.settings import get_settings
-from app.store import confirmations
+from app.store import confirmations, models
 
 SQLITE_BUSY_TIMEOUT_MS = 5000
 PG_CONNECT_TIMEOUT_S = 5
-
-_lock = threading.Lock()
-_engine: Engine | None = None
-_engine_source_url: str | None = None
 
 
 def _is_memory_sqlite(url: str) -> bool:
@@ -73,8 +68,6 @@ INIT_LOCK_KEY = 0x55_7001  # PostgreSQL advisory lock: replicas initialise one a
 def init_db(engine: Engine) -> None:
     """Create every table and the audit triggers in one transaction. Safe to call again,
     and from several replicas at once (PostgreSQL serialises them with an advisory lock)."""
-    from app.store import models
-
     with engine.begin() as conn:
         if engine.dialect.name == "postgresql":
             conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": INIT_LOCK_KEY})
@@ -84,49 +77,59 @@ def init_db(engine: Engine) -> None:
         models.ensure_audit_triggers(conn)
 
 
-def get_engine() -> Engine:
-    """The process-wide engine for the configured database (tables created on first use)."""
-    global _engine, _engine_source_url
-    if _engine is not None:
-        return _engine
-    with _lock:
-        if _engine is None:
-            settings = get_settings()
-            if settings.db_url.startswith("sqlite") and not _is_memory_sqlite(settings.db_url):
-                settings.data_dir.mkdir(parents=True, exist_ok=True)
-            engine = make_engine(settings.db_url)
-            init_db(engine)
-            _engine, _engine_source_url = engine, settings.db_url
-    return _engine
+class Database:
+    """The product's own database: one engine (its tables created when it is opened) and
+    its units of work. The composition root opens one per app (``app.parts``); tests open
+    their own."""
 
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
 
-def current_engine_url() -> str | None:
-    """The settings URL the cached engine was built from, or None (tests compare it with
-    the settings to know whether the engine is stale)."""
-    return _engine_source_url if _engine is not None else None
+    @classmethod
+    def open(cls, url: str) -> Database:
+        """An engine for ``url`` with every table and trigger in place (a SQLite file's
+        folder is created first)."""
+        u = make_url(url)
+        if u.get_backend_name() == "sqlite" and not _is_memory_sqlite(url) and u.database:
+            Path(u.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+        engine = make_engine(url)
+        init_db(engine)
+        return cls(engine)
 
+    @property
+    def url(self) -> str:
+        """The engine's URL (password masked)."""
+        return self.engine.url.render_as_string(hide_password=True)
 
-def reset_engine() -> None:
-    """Dispose of the cached engine and forget it."""
-    global _engine, _engine_source_url
-    with _lock:
-        if _engine is not None:
-            _engine.dispose()
-        _engine, _engine_source_url = None, None
+    @contextmanager
+    def session(self) -> Iterator[Session]:
+        """A session that commits when the block ends and rolls back if it raises."""
+        session = Session(self.engine, expire_on_commit=False)
+        try:
+            yield session
+            session.commit()
+        except BaseException:
+            session.rollback()
+            raise
+        finally:
+            session.close()
 
+    def status(self) -> dict[str, Any]:
+        """``{"ok": True, "dialect": ...}`` or ``{"ok": False, "dialect": ..., "error": ...}``.
 
-@contextmanager
-def session_scope(engine: Engine | None = None) -> Iterator[Session]:
-    """A session that commits when the block ends and rolls back if it raises."""
-    session = Session(engine or get_engine(), expire_on_commit=False)
-    try:
-        yield session
-        session.commit()
-    except BaseException:
-        session.rollback()
-        raise
-    finally:
-        session.close()
+        The error text never carries the password of the URL."""
+        url = self.engine.url.render_as_string(hide_password=False)
+        dialect = make_url(url).get_backend_name()
+        try:
+            with self.engine.connect() as conn:
+                conn.execute(text("SELECT 1"))
+        except (SQLAlchemyError, OSError) as exc:
+            return {"ok": False, "dialect": dialect, "error": _safe_error(exc, url)}
+        return {"ok": True, "dialect": dialect}
+
+    def dispose(self) -> None:
+        """Close the engine's pooled connections."""
+        self.engine.dispose()
 
 
 def _safe_error(exc: BaseException, url: str) -> str:
@@ -136,18 +139,3 @@ def _safe_error(exc: BaseException, url: str) -> str:
     if password:
         msg = msg.replace(str(password), "***")
     return f"{type(orig).__name__}: {msg}"[:500]
-
-
-def db_status(engine: Engine | None = None) -> dict[str, Any]:
-    """``{"ok": True, "dialect": ...}`` or ``{"ok": False, "dialect": ..., "error": ...}``.
-
-    The error text never carries the password of the URL."""
-    url = get_settings().db_url if engine is None else engine.url.render_as_string(False)
-    dialect = make_url(url).get_backend_name()
-    try:
-        eng = engine or get_engine()
-        with eng.connect() as conn:
-            conn.execute(text("SELECT 1"))
-    except (SQLAlchemyError, OSError) as exc:
-        return {"ok": False, "dialect": dialect, "error": _safe_error(exc, url)}
-    return {"ok": True, "dialect": dialect}

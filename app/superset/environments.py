@@ -22,14 +22,11 @@ import os
 import re
 import tomllib
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
 from app.errors import ConfigError
-
-if TYPE_CHECKING:
-    from app.superset.registry import EnvironmentRegistry
 
 Tier = Literal["dev", "staging", "prod"]
 _ID_RE = r"^[A-Za-z0-9_.-]{1,64}$"
@@ -145,10 +142,3 @@ def read_environments_file(path: Path) -> tuple[list[Environment], dict[str, str
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read: {exc}") from None
     return parse_environments(text, source=str(path))
-
-
-def load_environments(path: Path) -> EnvironmentRegistry:
-    """Load ``environments.toml`` into an :class:`EnvironmentRegistry` (see registry)."""
-    from app.superset.registry import load_environments as _load
-
-    return _load(path)

@@ -2,7 +2,8 @@
 
 The registry knows each environment's configured tier (None when unset) but decides no
 tier itself: the agent side resolves environments and tiers with :mod:`app.policy.envs`
-(``app.agent.rules.current_envs()``), including the default environment.
+(``app.agent.rules.Rules.envs()``), including the default environment. The composition
+root loads one registry (:func:`load_environments`) and hands it to the parts.
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ from typing import Any
 import httpx
 
 from app.errors import NoEnvironmentError
-from app.settings import get_settings
 from app.superset.client import SupersetClient
 from app.superset.environments import Environment, Tier, read_environments_file
 
@@ -152,29 +152,3 @@ def load_environments(path: Path) -> EnvironmentRegistry:
     """Load ``environments.toml`` (missing file → empty registry; bad file → ConfigError)."""
     envs, errors = read_environments_file(path)
     return EnvironmentRegistry(envs, errors=errors, source=Path(path))
-
-
-_registry: EnvironmentRegistry | None = None
-
-
-def get_registry() -> EnvironmentRegistry:
-    """The process-wide registry, loaded once from ``settings.environments_file``."""
-    global _registry
-    if _registry is None:
-        _registry = load_environments(get_settings().environments_file)
-    return _registry
-
-
-def set_registry(registry: EnvironmentRegistry | None) -> None:
-    """Install a registry (tests) or forget it (None)."""
-    global _registry
-    _registry = registry
-
-
-def reset_registry() -> None:
-    """Forget the cached registry; the next get_registry() reads the file again.
-
-    Open clients are not closed here (no event loop); call ``await reg.aclose()`` first
-    when the old registry's clients were used.
-    """
-    set_registry(None)

@@ -1,6 +1,8 @@
 """The in-app task runner: long jobs (migration, backup, restore) as rows in the task table.
 
-``await get_runner().run(kind, job, task_id=..., total_steps=n, progress=cb)``:
+``await runner.run(kind, job, task_id=..., total_steps=n, progress=cb)`` (one
+:class:`TaskRunner` per app, a part built by the composition root; tools get it as
+``ToolDeps.tasks``):
 
 1. creates the row (``queued``), marks it ``running``;
 2. runs ``job(ctx)`` as its own asyncio task; ``await ctx.report(i, "message")`` persists
@@ -29,11 +31,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Engine
-
 from app.errors import SsToolsError, ToolError
 from app.store import tasks as task_store
-from app.store.db import session_scope
+from app.store.db import Database
 from app.store.models import Task
 
 log = logging.getLogger(__name__)
@@ -93,15 +93,15 @@ def _error_text(exc: BaseException) -> str:
 
 
 class TaskRunner:
-    """Runs jobs as task rows. One per process (:func:`get_runner`); tests make their own."""
+    """Runs jobs as task rows of ``db``. One per app (a part); tests make their own."""
 
-    def __init__(self, engine: Engine | None = None) -> None:
-        self.engine = engine
+    def __init__(self, db: Database) -> None:
+        self.db = db
         self._jobs: dict[str, asyncio.Task[Any]] = {}
 
     async def _db(self, fn: Callable[..., Any], **kwargs: Any) -> Any:
         def work() -> Any:
-            with session_scope(self.engine) as session:
+            with self.db.session() as session:
                 return fn(session, **kwargs)
 
         return await asyncio.to_thread(work)
@@ -231,12 +231,12 @@ def owner_alive(owner: str) -> bool:
     return True
 
 
-def recover_interrupted(engine: Engine | None = None) -> int:
+def recover_interrupted(db: Database) -> int:
     """At app start: mark ``interrupted`` every queued/running task whose process is gone —
     on this host by pid, elsewhere by a heartbeat older than STALE_AFTER_S. A task a live
     replica is running is left alone. Returns how many were marked."""
     stale = datetime.now(UTC) - timedelta(seconds=STALE_AFTER_S)
-    with session_scope(engine) as session:
+    with db.session() as session:
         count = task_store.mark_interrupted(session, owner_alive=owner_alive, stale_before=stale)
     if count:
         log.warning("%d task(s) were unfinished when the app stopped: marked interrupted", count)
@@ -260,20 +260,3 @@ def task_view(task: Task) -> dict[str, Any]:
         "created_at": task.created_at.isoformat(),
         "updated_at": task.updated_at.isoformat(),
     }
-
-
-_runner: TaskRunner | None = None
-
-
-def get_runner() -> TaskRunner:
-    """The process-wide runner (uses the configured database)."""
-    global _runner
-    if _runner is None:
-        _runner = TaskRunner()
-    return _runner
-
-
-def reset_runner() -> None:
-    """Forget the process-wide runner (tests)."""
-    global _runner
-    _runner = None

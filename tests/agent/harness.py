@@ -6,25 +6,35 @@ an ``AgentCore`` the test owns.
 * ``harness.run(...)`` / ``harness.resume(...)`` — the contract's SSE functions
   (``agent_handler`` / ``resume_handler``) with this core, collecting decoded event dicts.
 
-``use()`` also installs the core for the doors reached over HTTP (``get_core()``); the
-fixture closes it (and uninstalls it) at teardown.
+The harness works on the test's ``parts`` (the ``parts`` fixture): ``use()`` puts a core
+with the scripted model on them (``app.parts.with_core``). When those parts are the ones a
+page test's app installed (``app.state.parts``), ``use()`` installs the new parts there too,
+so the doors reached over HTTP serve the test's core. The fixture closes the core at
+teardown.
 """
 
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
+from dataclasses import replace
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from nicegui import app as nicegui_app
 
-from app.agent.core import AgentCore, install_core, prepare_resume, prepare_turn
-from app.agent.events import BaseEvent, decode_sse
+from app.agent.core import AgentCore, prepare_resume, prepare_turn
 from app.agent.handler import agent_handler, resume_handler
-from app.auth import issue_token
+from app.agent.rules import Rules
 from app.context import inject_uicontext
+from app.events import BaseEvent, decode_sse
+from app.parts import PARTS_STATE, Parts, with_core
+from app.superset.registry import EnvironmentRegistry
 from tests.agent.scripted import scripted
-from tests.support import ensure_user
+from tests.support import audit_rows, token_for
+
+__all__ = ["Harness", "first", "harness", "token_for", "types_of"]
 
 
 async def _collect(gen: Any) -> list[dict[str, Any]]:
@@ -34,30 +44,57 @@ async def _collect(gen: Any) -> list[dict[str, Any]]:
     return events
 
 
-def token_for(user: str = "alice", role: str = "admin") -> str:
-    """A token for ``user`` with ``role``; the account is created (or re-roled) first,
-    since tokens are honoured only for existing, enabled users with the token's role."""
-    ensure_user(user, role)
-    return issue_token(username=user, role=role)[0]
-
-
 async def _no_preflight(name: str, args: Any, deps: Any) -> None:
     return None
 
 
-def _fake_deps(*, ctx: Any, task_id: Any, progress: Any, **call: Any) -> Any:
-    # call: env_id (the env the guard resolved, the one the card named), env_source,
-    # selected_env, policy
-    return SimpleNamespace(
-        user_id=ctx.user_id, role=ctx.role, task_id=task_id, progress=progress, **call
-    )
+def fake_deps(parts: Parts) -> Callable[..., Any]:
+    """A deps factory handing tools what the seam decided (and the parts' database)."""
+
+    def make(*, ctx: Any, task_id: Any, progress: Any, **call: Any) -> Any:
+        # call: env_id (the env the guard resolved, the one the card named), env_source,
+        # selected_env, policy
+        return SimpleNamespace(
+            user_id=ctx.user_id,
+            role=ctx.role,
+            task_id=task_id,
+            progress=progress,
+            db=parts.db,
+            tasks=parts.tasks,
+            **call,
+        )
+
+    return make
 
 
 class Harness:
-    def __init__(self) -> None:
+    def __init__(self, parts: Parts, install: Callable[[Parts], None] | None = None) -> None:
+        self.parts = parts
+        self.install = install
         self.recorder: Any = None
         self.core: AgentCore | None = None
         self.conv_id = ""
+
+    def token(self, user: str = "alice", role: str = "admin") -> str:
+        """A token for ``user`` (the account is made active with ``role`` first)."""
+        return token_for(self.parts, user, role)
+
+    def configure(self, **overrides: Any) -> None:
+        """Other settings for the cores ``use()`` builds from now on (e.g. a short
+        ``tool_timeout_s``; a ``policy_file`` makes new rules)."""
+        settings = self.parts.settings.model_copy(update=overrides)
+        rules = Rules(self.parts.registry, settings.policy_file)
+        self.parts = replace(self.parts, settings=settings, rules=rules)
+
+    def serve(self, registry: EnvironmentRegistry) -> None:
+        """Superset environments for the cores ``use()`` builds from now on (their rules'
+        environment table follows them)."""
+        rules = Rules(registry, self.parts.settings.policy_file)
+        self.parts = replace(self.parts, registry=registry, rules=rules)
+
+    def audit_rows(self, **filters: Any) -> list[dict[str, Any]]:
+        """The audit rows of the parts' database matching ``filters``, as dicts."""
+        return audit_rows(self.parts, **filters)
 
     def use(
         self,
@@ -77,21 +114,21 @@ class Harness:
         model = model if model is not None else scripted_model
         table = {} if envs is None else {"envs": lambda: envs}
         if real:
-            core = AgentCore(
-                model=model, checkpointer=checkpointer, system_prompt=lambda c: "sys", **table
-            )
+            options: dict[str, Any] = dict(system_prompt=lambda c: "sys", **table)
         else:
-            core = AgentCore(
-                model=model,
-                checkpointer=checkpointer,
+            options = dict(
                 tools=tools or {},
                 preflight=preflight or _no_preflight,
-                deps_factory=_fake_deps,
+                deps_factory=fake_deps(self.parts),
                 system_prompt=lambda ctx: inject_uicontext("sys", ctx.uicontext),
                 **table,
             )
-        self.core = core
-        install_core(core)
+        if self.core is not None:
+            self.core.stop()
+        self.parts = with_core(self.parts, model=model, checkpointer=checkpointer, **options)
+        self.core = self.parts.core
+        if self.install is not None:
+            self.install(self.parts)
         return self.recorder
 
     # ---- the page's path: typed events ------------------------------------------------
@@ -110,7 +147,8 @@ class Harness:
         assert self.core is not None
         self.conv_id = conv_id or uuid.uuid4().hex
         req = await prepare_turn(
-            token=token_for(user, role),
+            core=self.core,
+            token=self.token(user, role),
             message=message,
             history=history,
             conv_id=self.conv_id,
@@ -133,14 +171,14 @@ class Harness:
     ) -> list[BaseEvent]:
         assert self.core is not None
         req = await prepare_resume(
-            token=token_for(user, role),
+            core=self.core,
+            token=self.token(user, role),
             conv_id=self.conv_id,
             confirmation_id=confirmation_id,
             decision=decision,
             reason=reason,
             args=args,
             channel=channel,  # type: ignore[arg-type]
-            core=self.core,
         )
         return [ev async for ev in self.core.resume(req)]
 
@@ -157,7 +195,8 @@ class Harness:
         history: list[dict[str, Any]] | None = None,
     ) -> list[dict[str, Any]]:
         self.conv_id = conv_id or uuid.uuid4().hex
-        token = token_for(user, role)
+        assert self.core is not None
+        token = self.token(user, role)
         return await _collect(
             agent_handler(
                 message, history, self.conv_id, user, token, env_id, uicontext, core=self.core
@@ -174,10 +213,11 @@ class Harness:
         reason: str | None = None,
         conv_id: str | None = None,
     ) -> list[dict[str, Any]]:
+        assert self.core is not None
         return await _collect(
             resume_handler(
                 conv_id or self.conv_id,
-                token_for(user, role),
+                self.token(user, role),
                 confirmation_id,
                 decision,
                 reason,
@@ -186,13 +226,22 @@ class Harness:
         )
 
 
+def _install_on_app(parts: Parts) -> None:
+    """Serve ``parts`` from the page test's app (its HTTP doors read app.state.parts)."""
+    replaced = getattr(nicegui_app.state, PARTS_STATE, None)
+    setattr(nicegui_app.state, PARTS_STATE, parts)
+    if isinstance(replaced, Parts) and replaced.core is not parts.core:
+        replaced.core.stop()
+
+
 @pytest.fixture
-async def harness() -> Any:
-    h = Harness()
+async def harness(parts: Parts) -> Any:
+    installed = getattr(nicegui_app.state, PARTS_STATE, None) is parts
+    h = Harness(parts, _install_on_app if installed else None)
     yield h
     if h.core is not None:
         await h.core.aclose()
-        install_core(None)
+        h.core.stop()
 
 
 def types_of(events: list[Any]) -> list[str]:

@@ -9,29 +9,29 @@ from typing import Any
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
-from app.agent import events as events_module
+from app import events as events_module
 from app.agent import handler as handler_module
 from app.agent.core import (
-    AgentCore,
     ConfirmationRefused,
     RequestRefused,
     prepare_resume,
     prepare_turn,
 )
-from app.agent.events import (
+from app.agent.planner import OfflinePlanner
+from app.agent.planner import context as planner_context
+from app.auth import Principal
+from app.events import (
     BaseEvent,
     ConfirmRequiredEvent,
     DoneEvent,
     ToolEndEvent,
     TurnStartEvent,
 )
-from app.agent.planner import OfflinePlanner
-from app.agent.planner import context as planner_context
-from app.auth import Principal
-from tests.agent.harness import token_for, types_of
+from app.parts import Parts, with_core
+from tests.agent.harness import types_of
 from tests.agent.scripted import call, final_from_tool, scripted
 from tests.agent.test_core_input import turn_kwargs
-from tests.agent.test_handler import audit_rows, recording_tools
+from tests.agent.test_handler import recording_tools
 
 # --- the page's path: typed events, no SSE text ---------------------------------------------
 
@@ -151,22 +151,24 @@ async def test_every_audit_row_of_a_turn_names_its_door(
         tools=recording_tools([]),
     )
     req = await prepare_turn(
-        **await turn_kwargs(conv_id=f"door-{channel}", channel=channel, client=client)
+        **await turn_kwargs(
+            harness.parts, conv_id=f"door-{channel}", channel=channel, client=client
+        )
     )
     events = [e async for e in harness.core.run_turn(req)]
     harness.conv_id = req.conv_id
     conf = next(e for e in events if isinstance(e, ConfirmRequiredEvent))
     resume = await prepare_resume(
-        token=token_for(),
+        core=harness.core,
+        token=harness.token(),
         conv_id=req.conv_id,
         confirmation_id=conf.confirmation_id,
         decision="confirm",
         channel=channel,  # type: ignore[arg-type]
         client=client,
-        core=harness.core,
     )
     [e async for e in harness.core.resume(resume)]
-    rows = audit_rows(conv_id=req.conv_id)
+    rows = harness.audit_rows(conv_id=req.conv_id)
     kinds = {r["kind"] for r in rows}
     assert {"tool_filtered", "confirm_requested", "confirmed", "executed"} <= kinds
     assert {(r["channel"], r["client"]) for r in rows} == {(channel, client)}
@@ -175,14 +177,18 @@ async def test_every_audit_row_of_a_turn_names_its_door(
 # --- composition ----------------------------------------------------------------------------
 
 
-async def test_offline_planner_gets_the_turn_as_data_not_prompt_text(monkeypatch: Any) -> None:
+async def test_offline_planner_gets_the_turn_as_data_not_prompt_text(
+    parts: Parts, monkeypatch: Any
+) -> None:
     monkeypatch.setattr(planner_context, "parse_system_text", _no_sse)
     log: list[Any] = []
-    core = AgentCore(
-        model=OfflinePlanner(), tools=recording_tools(log), checkpointer=InMemorySaver()
+    parts = with_core(
+        parts, model=OfflinePlanner(), tools=recording_tools(log), checkpointer=InMemorySaver()
     )
+    core = parts.core
     req = await prepare_turn(
         **await turn_kwargs(
+            parts,
             conv_id="planner-data",
             message="check the health of this dashboard",
             env_id="staging-eu",
@@ -195,12 +201,13 @@ async def test_offline_planner_gets_the_turn_as_data_not_prompt_text(monkeypatch
     assert types_of(events)[-1] == "done"
 
 
-async def test_each_core_keeps_its_own_graph_and_checkpoints() -> None:
+async def test_each_core_keeps_its_own_graph_and_checkpoints(parts: Parts) -> None:
     model, _ = scripted("one", "two")
-    a = AgentCore(model=model, checkpointer=InMemorySaver())
-    b = AgentCore(model=model, checkpointer=InMemorySaver())
+    with_a = with_core(parts, model=model, checkpointer=InMemorySaver())
+    a = with_a.core
+    b = with_core(parts, model=model, checkpointer=InMemorySaver()).core
     assert await a.graph() is await a.graph()
-    req = await prepare_turn(**await turn_kwargs(conv_id="own-graph"))
+    req = await prepare_turn(**await turn_kwargs(with_a, conv_id="own-graph"))
     [e async for e in a.run_turn(req)]
     alice = Principal("alice", "admin")
     assert (await a.conversation(alice, "own-graph")).messages

@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 from app.agent.core import RequestRefused, prepare_call, prepare_resume
-from app.agent.events import (
+from app.auth import Principal
+from app.events import (
     BaseEvent,
     ConfirmRequiredEvent,
     DoneEvent,
@@ -20,13 +21,12 @@ from app.agent.events import (
     PermissionDeniedEvent,
     ToolEndEvent,
 )
-from app.auth import Principal
-from app.store.db import session_scope
+from app.parts import Parts
 from app.store.models import Confirmation
 from tests.agent.harness import first, types_of
 from tests.agent.scripted import call, final_from_tool
-from tests.agent.test_handler import audit_rows, recording_tools
-from tests.support import ensure_user
+from tests.agent.test_handler import recording_tools
+from tests.support import audit_rows, ensure_user
 
 ALICE = Principal(user_id="alice", role="admin")
 ANA = Principal(user_id="ana", role="analyst")
@@ -42,8 +42,11 @@ async def direct(
     **args: Any,
 ) -> list[BaseEvent]:
     harness.conv_id = conv_id or f"mcp-{uuid.uuid4().hex}"
-    ensure_user(who.user_id, who.role)  # a principal is honoured only for an active account
+    ensure_user(
+        harness.parts, who.user_id, who.role
+    )  # a principal is honoured only for an active account
     req = await prepare_call(
+        core=harness.core,
         principal=who,
         tool_name=tool,
         arguments=args,
@@ -68,7 +71,7 @@ async def test_a_direct_read_call_runs_without_the_model_and_ends_after_the_tool
     assert end.data_truncated is False
     assert isinstance(events[-1], DoneEvent) and events[-1].state == "idle"
     assert recorder.seen == []  # the model was never asked
-    rows = audit_rows(conv_id=harness.conv_id)
+    rows = harness.audit_rows(conv_id=harness.conv_id)
     assert {r["kind"] for r in rows} == {"tool_filtered", "executed"}
     assert {(r["channel"], r["client"]) for r in rows} == {("mcp", "claude-code")}
 
@@ -84,20 +87,20 @@ async def test_a_guarded_direct_call_waits_and_its_confirmation_ends_after_the_t
     assert isinstance(events[-1], DoneEvent) and events[-1].state == "awaiting_confirmation"
     assert log == []
     req = await prepare_resume(
+        core=harness.core,
         principal=ALICE,
         conv_id=harness.conv_id,
         confirmation_id=conf.confirmation_id,
         decision="confirm",
         channel="mcp",
         client="claude-code",
-        core=harness.core,
     )
     after = [ev async for ev in harness.core.resume(req)]
     assert types_of(after) == ["tool_start", "tool_end", "done"]
     assert log == [("deploy_dashboard", log[0][1])] and recorder.seen == []
-    kinds = [r["kind"] for r in audit_rows(conv_id=harness.conv_id)]
+    kinds = [r["kind"] for r in harness.audit_rows(conv_id=harness.conv_id)]
     assert {"confirm_requested", "confirmed", "executed"} <= set(kinds)
-    assert {r["channel"] for r in audit_rows(conv_id=harness.conv_id)} == {"mcp"}
+    assert {r["channel"] for r in harness.audit_rows(conv_id=harness.conv_id)} == {"mcp"}
 
 
 async def test_a_direct_call_confirmed_through_the_http_resume_runs_once_and_ends(
@@ -113,7 +116,7 @@ async def test_a_direct_call_confirmed_through_the_http_resume_runs_once_and_end
     again = await harness.resume(conf.confirmation_id, "confirm")
     assert first(again, "error")["code"] == "confirmation_replayed"
     assert len(log) == 1 and recorder.seen == []
-    executed = audit_rows(conv_id=harness.conv_id, kind="executed")
+    executed = harness.audit_rows(conv_id=harness.conv_id, kind="executed")
     assert len(executed) == 1 and executed[0]["channel"] == "page"
 
 
@@ -126,7 +129,7 @@ async def test_a_declined_direct_call_is_cancelled_and_audited(harness: Any) -> 
     end = next(e for e in after if isinstance(e, ToolEndEvent))
     assert end.status == "cancelled" and "not now" in end.result
     assert not any(isinstance(e, MessageEvent) for e in after) and log == []
-    rows = audit_rows(conv_id=harness.conv_id, kind="cancelled")
+    rows = harness.audit_rows(conv_id=harness.conv_id, kind="cancelled")
     assert rows and rows[0]["reason"] == "not now" and rows[0]["channel"] == "mcp"
 
 
@@ -150,7 +153,7 @@ async def test_an_analysts_direct_call_of_an_admin_tool_is_denied_with_alternati
     assert isinstance(denied, PermissionDeniedEvent) and denied.required_role == "admin"
     assert denied.alternatives
     assert types_of(events)[-1] == "done" and log == [] and recorder.seen == []
-    rows = audit_rows(conv_id=harness.conv_id, kind="permission_denied")
+    rows = harness.audit_rows(conv_id=harness.conv_id, kind="permission_denied")
     assert rows and rows[0]["client"] == "claude-code"
 
 
@@ -162,7 +165,7 @@ async def test_a_dangerous_direct_call_accepted_too_early_stays_pending(harness:
     with pytest.raises(RequestRefused) as early:
         await harness.answer(conf.confirmation_id, "confirm", channel="mcp")
     assert early.value.status == 425 and log == []
-    with session_scope() as s:  # the server's clock moves on past the countdown
+    with harness.parts.db.session() as s:  # the server's clock moves on past the countdown
         row = s.get(Confirmation, conf.confirmation_id)
         assert row is not None and row.used_at is None  # not spent by the early answer
         row.sent_at = row.sent_at - timedelta(seconds=conf.countdown_s)
@@ -197,11 +200,12 @@ async def test_a_direct_call_in_another_users_conversation_is_refused(harness: A
     ],
 )  # fmt: skip
 async def test_prepare_call_refuses_a_malformed_call_with_an_audit_row(
-    tool: str, arguments: Any, conv_id: str | None, status: int, error: str
+    parts: Parts, tool: str, arguments: Any, conv_id: str | None, status: int, error: str
 ) -> None:
-    ensure_user(ANA.user_id, ANA.role)
+    ensure_user(parts, ANA.user_id, ANA.role)
     with pytest.raises(RequestRefused) as refused:
         await prepare_call(
+            core=parts.core,
             principal=ANA,
             tool_name=tool,
             arguments=arguments,
@@ -211,13 +215,14 @@ async def test_prepare_call_refuses_a_malformed_call_with_an_audit_row(
             client="cursor",
         )
     assert (refused.value.status, refused.value.error) == (status, error)
-    rows = audit_rows(user="ana", kind="request_invalid", limit=1)
+    rows = audit_rows(parts, user="ana", kind="request_invalid", limit=1)
     assert rows[0]["reason"] == refused.value.reason and rows[0]["client"] == "cursor"
 
 
-async def test_prepare_call_without_a_token_is_401() -> None:
+async def test_prepare_call_without_a_token_is_401(parts: Parts) -> None:
     with pytest.raises(RequestRefused) as refused:
         await prepare_call(
+            core=parts.core,
             token=None,
             tool_name="show_capabilities",
             arguments={},

@@ -12,21 +12,19 @@ from typing import Any
 import pytest
 
 from app.agent.core import ConfirmationRefused, RequestRefused, prepare_resume
-from app.agent.events import (
+from app.agent.planner import OfflinePlanner
+from app.auth import Principal
+from app.events import (
     ConfirmRequiredEvent,
     ErrorEvent,
     MessageEvent,
     PermissionDeniedEvent,
     ToolEndEvent,
 )
-from app.agent.planner import OfflinePlanner
-from app.auth import Principal
 from app.store import maintenance
-from app.store.db import session_scope
 from app.store.models import Confirmation
-from tests.agent.harness import token_for
 from tests.agent.scripted import call, final_from_tool
-from tests.agent.test_handler import audit_rows, recording_tools
+from tests.agent.test_handler import recording_tools
 
 ALICE = Principal(user_id="alice", role="admin")
 
@@ -119,7 +117,7 @@ async def test_an_edit_the_callers_role_may_not_run_is_permission_denied(harness
     denied = next(e for e in events if isinstance(e, PermissionDeniedEvent))
     assert denied.tool_name == "deploy_dashboard" and denied.required_role == "admin"
     assert not any(isinstance(e, ConfirmRequiredEvent) for e in events) and log == []
-    assert audit_rows(kind="permission_denied", conv_id=harness.conv_id)
+    assert harness.audit_rows(kind="permission_denied", conv_id=harness.conv_id)
 
 
 async def test_the_audit_row_of_an_edited_confirmation_holds_both_argument_sets(
@@ -128,26 +126,26 @@ async def test_the_audit_row_of_an_edited_confirmation_holds_both_argument_sets(
     conf = await _deploy(harness, [])
     edited = {"dashboard_id": "43", "target_env": "staging"}
     await harness.answer(conf.confirmation_id, "confirm", args=edited)
-    [row] = audit_rows(kind="confirmed", conv_id=harness.conv_id)
+    [row] = harness.audit_rows(kind="confirmed", conv_id=harness.conv_id)
     assert row["args"] == {
         "shown": {"dashboard_id": "42", "source_env": None, "target_env": "staging"},
         "edited": edited,
     }
-    executed = audit_rows(kind="executed", conv_id=harness.conv_id)
+    executed = harness.audit_rows(kind="executed", conv_id=harness.conv_id)
     assert executed[0]["args"]["dashboard_id"] == "43"
 
 
 async def test_an_edit_into_a_maintenance_window_is_refused(harness: Any) -> None:
     log: list[Any] = []
     conf = await _deploy(harness, log)
-    with session_scope() as s:
+    with harness.parts.db.session() as s:
         maintenance.start(s, env_id="prod", started_by="ops", reason="upgrade")
     try:
         events = await harness.answer(
             conf.confirmation_id, "confirm", args={"dashboard_id": "42", "target_env": "prod"}
         )
     finally:
-        with session_scope() as s:
+        with harness.parts.db.session() as s:
             maintenance.end(s, env_id="prod", ended_by="ops")
     err = next(e for e in events if isinstance(e, ErrorEvent))
     assert err.code == "maintenance" and log == []
@@ -191,15 +189,15 @@ async def test_a_run_with_arguments_other_than_the_confirmed_edit_runs_nothing(
     log: list[Any] = []
     conf = await _deploy(harness, log)
     req = await prepare_resume(
-        token=token_for(),
+        core=harness.core,
+        token=harness.token(),
         conv_id=harness.conv_id,
         confirmation_id=conf.confirmation_id,
         decision="confirm",
         args={"dashboard_id": "43", "target_env": "staging"},
         channel="page",
-        core=harness.core,
     )
-    with session_scope() as s:
+    with harness.parts.db.session() as s:
         assert s.get(Confirmation, conf.confirmation_id).edited_args_hash
     forged = dataclasses.replace(req, args={"dashboard_id": "666", "target_env": "staging"})
     events = [e async for e in harness.core.resume(forged)]

@@ -11,7 +11,6 @@ import pytest
 from app.policy import EnvTable
 from app.store import backups as backup_store
 from app.store import maintenance
-from app.store.db import session_scope
 from tests.agent.harness import first, types_of
 from tests.agent.scripted import call, final_from_tool
 
@@ -113,8 +112,8 @@ async def test_a_deploy_runs_on_its_target_and_takes_the_page_env_as_source(
     assert log == [{"tool": "deploy_dashboard", "env_id": "prod", "selected": "dev"}]
 
 
-def _backup_on(env_id: str, tmp_path: Path) -> str:
-    with session_scope() as s:
+def _backup_on(harness: Any, env_id: str, tmp_path: Path) -> str:
+    with harness.parts.db.session() as s:
         row = backup_store.add_backup(
             s, env_id=env_id, path=str(tmp_path / "b.zip"), created_by="ops",
             dashboard_ids=[], size_bytes=1, note="all dashboards",
@@ -123,7 +122,7 @@ def _backup_on(env_id: str, tmp_path: Path) -> str:
 
 
 async def test_restore_without_env_acts_on_the_backups_env(harness: Any, tmp_path: Path) -> None:
-    backup_id = _backup_on("prod", tmp_path)
+    backup_id = _backup_on(harness, "prod", tmp_path)
     log: list[dict[str, Any]] = []
     harness.use(
         call("restore_backup", backup_id=backup_id),
@@ -145,9 +144,9 @@ async def test_restore_without_env_acts_on_the_backups_env(harness: Any, tmp_pat
 async def test_restore_into_prod_during_maintenance_is_refused_without_a_card(
     harness: Any, tmp_path: Path
 ) -> None:
-    backup_id = _backup_on("prod", tmp_path)
+    backup_id = _backup_on(harness, "prod", tmp_path)
     log: list[dict[str, Any]] = []
-    with session_scope() as s:
+    with harness.parts.db.session() as s:
         maintenance.start(s, env_id="prod", started_by="ops", reason="upgrade")
     try:
         harness.use(
@@ -161,7 +160,7 @@ async def test_restore_into_prod_during_maintenance_is_refused_without_a_card(
         assert err["code"] == "maintenance" and "'prod'" in err["message"]
         assert "confirm_required" not in types_of(events) and log == []
     finally:
-        with session_scope() as s:
+        with harness.parts.db.session() as s:
             maintenance.end(s, env_id="prod", ended_by="ops")
 
 

@@ -12,10 +12,7 @@ import pytest
 
 from app.agent.tools import TOOL_CATALOG
 from app.errors import SupersetUnavailableError
-from app.settings import reset_settings
 from app.store import maintenance
-from app.store.audit import list_audit
-from app.store.db import session_scope
 from app.store.models import Confirmation
 from tests.agent.harness import first, types_of
 from tests.agent.scripted import call, final_from_tool
@@ -31,11 +28,6 @@ DASHBOARD_9 = {
     "commit_changes",
     "show_capabilities",
 }
-
-
-def audit_rows(**filters: Any) -> list[Any]:
-    with session_scope() as s:
-        return [r.model_dump() for r in list_audit(s, **filters)]
 
 
 def recording_tools(log: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -89,7 +81,7 @@ async def test_tools_offered_to_the_model_follow_the_pipeline(
 async def test_invalid_json_uicontext_is_ignored_with_an_audit_row(harness: Any) -> None:
     harness.use("Hello.")
     await harness.run("hi", uicontext="{not json")
-    rows = audit_rows(kind="uicontext_ignored", conv_id=harness.conv_id)
+    rows = harness.audit_rows(kind="uicontext_ignored", conv_id=harness.conv_id)
     assert len(rows) == 1
 
 
@@ -99,7 +91,7 @@ async def test_malformed_object_type_is_rejected_422_with_audit(harness: Any) ->
     err = first(events, "error")
     assert err["status_code"] == 422 and err["code"] == "invalid_uicontext"
     assert rec.bound == []  # the model was never called
-    assert audit_rows(kind="uicontext_invalid", conv_id=harness.conv_id)
+    assert harness.audit_rows(kind="uicontext_invalid", conv_id=harness.conv_id)
 
 
 async def test_uicontext_reaches_the_model_as_an_informational_block(harness: Any) -> None:
@@ -123,7 +115,10 @@ async def test_safe_read_runs_without_confirmation(harness: Any) -> None:
     assert "confirm_required" not in types_of(events)
     assert first(events, "tool_end")["status"] == "completed"
     assert log == [("search_dashboards", log[0][1])] and log[0][1]["query"] == "sales"
-    assert audit_rows(kind="executed", conv_id=harness.conv_id)[0]["tool"] == "search_dashboards"
+    assert (
+        harness.audit_rows(kind="executed", conv_id=harness.conv_id)[0]["tool"]
+        == "search_dashboards"
+    )
 
 
 async def test_analyst_deploy_gets_permission_denied_never_a_confirmation(harness: Any) -> None:
@@ -141,7 +136,7 @@ async def test_analyst_deploy_gets_permission_denied_never_a_confirmation(harnes
     denied = first(events, "permission_denied")
     assert denied["required_role"] == "admin" and denied["alternatives"]
     assert log == []
-    assert audit_rows(kind="permission_denied", conv_id=harness.conv_id)
+    assert harness.audit_rows(kind="permission_denied", conv_id=harness.conv_id)
 
 
 async def test_hallucinated_call_outside_the_filtered_set_is_not_executed(harness: Any) -> None:
@@ -197,7 +192,7 @@ async def test_deny_cancels_and_passes_the_reason_to_the_model(harness: Any) -> 
     assert log == []
     tool_msg = rec.seen[-1][-1]
     assert tool_msg.content.startswith("CANCELLED:") and "not during the demo" in tool_msg.content
-    assert audit_rows(kind="cancelled", conv_id=harness.conv_id)
+    assert harness.audit_rows(kind="cancelled", conv_id=harness.conv_id)
 
 
 async def test_replayed_confirmation_is_refused(harness: Any) -> None:
@@ -210,7 +205,7 @@ async def test_replayed_confirmation_is_refused(harness: Any) -> None:
     await harness.resume(conf["confirmation_id"], "confirm")
     again = await harness.resume(conf["confirmation_id"], "confirm")
     assert first(again, "error")["code"] in {"confirmation_replayed", "confirmation_not_pending"}
-    assert audit_rows(kind="confirmation_refused", conv_id=harness.conv_id)
+    assert harness.audit_rows(kind="confirmation_refused", conv_id=harness.conv_id)
 
 
 async def test_foreign_user_cannot_confirm(harness: Any) -> None:
@@ -233,7 +228,7 @@ async def test_expired_confirmation_is_refused(harness: Any) -> None:
         tools=recording_tools([]),
     )
     conf = first(await harness.run("deploy"), "confirm_required")
-    with session_scope() as s:
+    with harness.parts.db.session() as s:
         row = s.get(Confirmation, conf["confirmation_id"])
         row.expires_at = datetime.now(UTC) - timedelta(seconds=1)
         s.add(row)
@@ -252,7 +247,7 @@ async def test_dangerous_confirm_before_the_countdown_is_refused(harness: Any) -
     assert conf["metadata"]["dangerous"] is True and conf["countdown_s"] == 10
     early = await harness.resume(conf["confirmation_id"], "confirm")
     assert first(early, "error")["code"] == "confirmation_too_early" and log == []
-    with session_scope() as s:  # the server's clock moves on 10 s
+    with harness.parts.db.session() as s:  # the server's clock moves on 10 s
         row = s.get(Confirmation, conf["confirmation_id"])
         row.sent_at = row.sent_at - timedelta(seconds=10)
         s.add(row)
@@ -303,9 +298,8 @@ async def test_read_tool_retries_once_on_a_transient_error(harness: Any) -> None
     assert first(events, "tool_end")["status"] == "completed" and len(attempts) == 2
 
 
-async def test_write_tool_timeout_reports_status_unknown(harness: Any, monkeypatch: Any) -> None:
-    monkeypatch.setenv("SS_TOOLS_TOOL_TIMEOUT_S", "0.05")
-    reset_settings()
+async def test_write_tool_timeout_reports_status_unknown(harness: Any) -> None:
+    harness.configure(tool_timeout_s=0.05)
 
     async def slow(args: Any, deps: Any) -> Any:
         await asyncio.sleep(1)
@@ -322,7 +316,7 @@ async def test_write_tool_timeout_reports_status_unknown(harness: Any, monkeypat
 
 async def test_maintenance_refuses_writes_to_that_env(harness: Any) -> None:
     log: list[Any] = []
-    with session_scope() as s:
+    with harness.parts.db.session() as s:
         maintenance.start(s, env_id="prod", started_by="ops", reason="upgrade")
     try:
         harness.use(
@@ -334,9 +328,9 @@ async def test_maintenance_refuses_writes_to_that_env(harness: Any) -> None:
         err = first(events, "error")
         assert err["code"] == "maintenance" and "confirm_required" not in types_of(events)
         assert log == []
-        assert audit_rows(kind="maintenance_refused", conv_id=harness.conv_id)
+        assert harness.audit_rows(kind="maintenance_refused", conv_id=harness.conv_id)
     finally:
-        with session_scope() as s:
+        with harness.parts.db.session() as s:
             maintenance.end(s, env_id="prod", ended_by="ops")
 
 

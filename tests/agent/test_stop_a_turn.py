@@ -12,7 +12,8 @@ from langchain_core.messages import AIMessage, ToolMessage
 
 from app.agent.core import ConfirmationRefused, RequestRefused, prepare_resume, prepare_turn
 from app.agent.core.turns import run_config
-from app.agent.events import (
+from app.auth import Principal
+from app.events import (
     ConfirmRequiredEvent,
     DoneEvent,
     MessageEvent,
@@ -20,10 +21,7 @@ from app.agent.events import (
     ToolEndEvent,
     ToolStartEvent,
 )
-from app.auth import Principal
-from tests.agent.harness import token_for
 from tests.agent.scripted import call, final_from_tool
-from tests.agent.test_handler import audit_rows
 
 ALICE = Principal(user_id="alice", role="admin")
 
@@ -73,7 +71,8 @@ class Stream:
 async def _start(harness: Any, message: str, conv_id: str) -> Stream:
     harness.conv_id = conv_id
     req = await prepare_turn(
-        token=token_for(),
+        core=harness.core,
+        token=harness.token(),
         message=message,
         history=None,
         conv_id=conv_id,
@@ -115,8 +114,8 @@ async def test_a_stop_cancels_a_read_in_flight_and_the_next_message_works(harnes
     assert tools.finished == []
     messages = await _consistent(harness)
     assert "CANCELLED: cancelled by the user" in messages[-2].content
-    assert audit_rows(kind="turn_stopped", conv_id="stop-read")
-    assert audit_rows(kind="cancelled", conv_id="stop-read", tool="search_dashboards")
+    assert harness.audit_rows(kind="turn_stopped", conv_id="stop-read")
+    assert harness.audit_rows(kind="cancelled", conv_id="stop-read", tool="search_dashboards")
     # the next message runs on the consistent checkpoint
     nxt = await harness.turn("hello", conv_id="stop-read")
     assert next(e for e in nxt if isinstance(e, MessageEvent)).text == "Hello again."
@@ -138,12 +137,12 @@ async def test_a_write_in_flight_goes_on_after_a_stop_and_its_outcome_lands(
         if isinstance(e, ConfirmRequiredEvent)
     )
     req = await prepare_resume(
-        token=token_for(),
+        core=harness.core,
+        token=harness.token(),
         conv_id="stop-write",
         confirmation_id=conf.confirmation_id,
         decision="confirm",
         channel="page",
-        core=harness.core,
     )
     stream = Stream(harness.core.resume(req))
     await stream.wait_for(ToolStartEvent)
@@ -181,12 +180,12 @@ async def test_a_message_sent_while_a_stopped_write_runs_waits_for_it(harness: A
         if isinstance(e, ConfirmRequiredEvent)
     )
     req = await prepare_resume(
-        token=token_for(),
+        core=harness.core,
+        token=harness.token(),
         conv_id="stop-wait",
         confirmation_id=conf.confirmation_id,
         decision="confirm",
         channel="page",
-        core=harness.core,
     )
     stream = Stream(harness.core.resume(req))
     await stream.wait_for(ToolStartEvent)
@@ -212,7 +211,7 @@ async def test_a_stop_withdraws_a_pending_confirmation_with_an_audit_row(harness
     report = await harness.core.cancel(ALICE, "stop-pending")
     assert report.withdrawn == conf.confirmation_id and not report.stopped
     await harness.core.turns().drain()
-    rows = audit_rows(kind="cancelled", conv_id="stop-pending")
+    rows = harness.audit_rows(kind="cancelled", conv_id="stop-pending")
     assert any("withdrawn" in (r["reason"] or "") for r in rows)
     view = await harness.core.conversation(ALICE, "stop-pending")
     assert view.pending is None and view.tool_calls[0]["status"] == "cancelled"

@@ -10,22 +10,9 @@ from typing import Any
 
 import pytest
 
-from app.settings import reset_settings
-from app.store.db import session_scope
 from app.store.models import Confirmation
 from tests.agent.harness import first
 from tests.agent.scripted import call, final_from_tool
-
-
-@pytest.fixture
-def settings_env(monkeypatch: pytest.MonkeyPatch) -> Any:
-    def use(**env: str) -> None:
-        for key, value in env.items():
-            monkeypatch.setenv(key, value)
-        reset_settings()
-
-    yield use
-    reset_settings()
 
 
 async def ok(args: Any, deps: Any) -> Any:
@@ -37,12 +24,10 @@ async def slow(args: Any, deps: Any) -> Any:
     return {"ok": True}
 
 
-async def test_policy_file_timeout_applies_at_run_time(
-    harness: Any, settings_env: Any, tmp_path: Path
-) -> None:
+async def test_policy_file_timeout_applies_at_run_time(harness: Any, tmp_path: Path) -> None:
     policy = tmp_path / "policy.toml"
     policy.write_text("[tools.search_dashboards]\ntimeout_s = 0.2\n", encoding="utf-8")
-    settings_env(SS_TOOLS_POLICY_FILE=str(policy))
+    harness.configure(policy_file=policy)
     harness.use(
         call("search_dashboards", query="x"), final_from_tool, tools={"search_dashboards": slow}
     )
@@ -67,7 +52,6 @@ async def test_policy_file_timeout_applies_at_run_time(
 )  # fmt: skip
 async def test_timeout_comes_from_policy_then_declaration_then_settings(
     harness: Any,
-    settings_env: Any,
     tmp_path: Path,
     proposed: Any,
     policy_text: str,
@@ -75,11 +59,12 @@ async def test_timeout_comes_from_policy_then_declaration_then_settings(
 ) -> None:
     policy = tmp_path / "policy.toml"
     policy.write_text(policy_text, encoding="utf-8")
-    settings_env(SS_TOOLS_TOOL_TIMEOUT_S="45", SS_TOOLS_POLICY_FILE=str(policy))
+    harness.configure(tool_timeout_s=45.0, policy_file=policy)
     name = proposed.tool_calls[0]["name"]
     harness.use(proposed, final_from_tool, tools={name: ok})
     conf = first(await harness.run("go", env_id="dev"), "confirm_required")
-    with session_scope() as s:  # a dangerous call's countdown has run on the server's clock
+    # a dangerous call's countdown has run on the server's clock
+    with harness.parts.db.session() as s:
         row = s.get(Confirmation, conf["confirmation_id"])
         row.sent_at = row.sent_at - timedelta(seconds=10)
         s.add(row)

@@ -6,7 +6,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from app.agent.planner import OfflinePlanner
-from app.agent.tool_node import present
+from app.agent.tool_view import present
 from app.agent.tools import TOOLS
 from app.auth import Principal
 from app.errors import NoEnvironmentError

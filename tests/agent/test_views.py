@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from app.agent.events import ToolEndEvent, encode_sse, parse_event
 from app.agent.tools import TOOLS
-from app.agent.views import (
+from app.events import ToolEndEvent, encode_sse, parse_event
+from app.views import (
     DiffView,
     FactsView,
     HealthView,

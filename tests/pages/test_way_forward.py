@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.agent.events import ToolStartEvent, ToolTimeoutEvent
+from app.events import ToolStartEvent, ToolTimeoutEvent
 from tests.pages.test_agent_controller import setup
 from tests.ui.fakes import done, message
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from app.agent.rules import current_policy, default_policy
+from app.agent.rules import Rules, default_policy
 from app.errors import ConfigError
 from app.policy import (
     Policy,
@@ -16,7 +16,7 @@ from app.policy import (
     enforce_tool_permission,
 )
 from app.policy import load_policy as load_onto
-from app.settings import reset_settings
+from app.superset.registry import EnvironmentRegistry
 
 DEFAULT_POLICY = default_policy()
 
@@ -137,35 +137,21 @@ def test_missing_file_is_a_config_error(tmp_path: Path):
         load_policy(tmp_path / "nope.toml")
 
 
-@pytest.fixture
-def policy_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
-    def use(path: Path | None) -> None:
-        if path is None:
-            monkeypatch.delenv("SS_TOOLS_POLICY_FILE", raising=False)
-        else:
-            monkeypatch.setenv("SS_TOOLS_POLICY_FILE", str(path))
-        reset_settings()
-
-    yield use
-    reset_settings()
-
-
-def test_current_policy_follows_settings_and_file_changes(policy_env, tmp_path: Path):
-    policy_env(None)
-    assert current_policy() is DEFAULT_POLICY
+def test_the_rules_follow_the_policy_file_and_its_changes(tmp_path: Path):
+    assert Rules(EnvironmentRegistry()).policy() is DEFAULT_POLICY  # no file: the default
     path = write(tmp_path, '[tools.run_backup]\nroles = ["admin", "analyst"]\n')
-    policy_env(path)
-    allowed = enforce_tool_permission("run_backup", "analyst", policy=current_policy())
+    rules = Rules(EnvironmentRegistry(), path)
+    allowed = enforce_tool_permission("run_backup", "analyst", policy=rules.policy())
     assert allowed.outcome == "allow"
-    assert current_policy() is current_policy()  # cached while the file is unchanged
+    assert rules.policy() is rules.policy()  # cached while the file is unchanged
     path.write_text('[tools.run_backup]\nroles = ["admin"]\ntimeout_s = 5\n', encoding="utf-8")
     os.utime(path, ns=(1, 1))  # a different mtime, whatever the clock's resolution
-    policy = current_policy()
+    policy = rules.policy()
     assert enforce_tool_permission("run_backup", "analyst", policy=policy).outcome == "deny"
     assert policy.spec("run_backup").timeout_s == 5.0
 
 
-def test_current_policy_with_a_missing_file_is_a_config_error(policy_env, tmp_path: Path):
-    policy_env(tmp_path / "missing.toml")
+def test_rules_with_a_missing_policy_file_are_a_config_error(tmp_path: Path):
+    rules = Rules(EnvironmentRegistry(), tmp_path / "missing.toml")
     with pytest.raises(ConfigError):
-        current_policy()
+        rules.policy()

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from app.agent.core.edits import args_messages, args_schema
+from app.agent.rules import default_policy
 from app.screen.confirmation import PermissionDenial
 from app.screen.items import ToolCall
 from app.screen.model import AgentChatModel
@@ -38,10 +39,10 @@ class Intents:
         self.stops += 1
 
     def args_schema(self, tool_name: str) -> dict[str, Any]:
-        return args_schema(tool_name)
+        return args_schema(default_policy(), tool_name)
 
     def validate_args(self, tool_name: str, args: Any) -> dict[str, str]:
-        return args_messages(tool_name, args)
+        return args_messages(default_policy(), tool_name, args)
 
 
 def make(**kw) -> tuple[AgentChatModel, FakeClock, Intents]:

@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from app.agent.core.edits import args_schema
-from app.agent.events import ConfirmMetadataV2, ConfirmRequiredEvent
+from app.agent.rules import default_policy
+from app.events import ConfirmMetadataV2, ConfirmRequiredEvent
 from app.screen.argsform import args_from_fields, fields_from_schema
 from app.screen.items import ToolCall
 from app.screen.stream import StreamProcessor
@@ -57,7 +58,7 @@ def field(model: Any, name: str) -> Any:
     ],
 )
 def test_each_argument_gets_a_typed_field(tool: str, name: str, kind: str) -> None:
-    fields = fields_from_schema(args_schema(tool), {}, [("dev", "Dev")])
+    fields = fields_from_schema(args_schema(default_policy(), tool), {}, [("dev", "Dev")])
     assert next(f for f in fields if f.name == name).kind == kind
 
 
@@ -73,7 +74,7 @@ def test_environment_choices_are_the_configured_ones_plus_the_shown_value() -> N
 
 def test_lists_and_json_read_back_and_unreadable_json_is_said() -> None:
     fields = fields_from_schema(
-        args_schema("execute_migration"),
+        args_schema(default_policy(), "execute_migration"),
         {"dashboard_ids": ["1", "2"], "target_env": "prod", "database_mapping": {"a": "b"}},
     )
     args, bad = args_from_fields(fields)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.agent.events import (
+from app.events import (
     ErrorEvent,
     MessageEvent,
     TokenEvent,
@@ -13,10 +13,10 @@ from app.agent.events import (
     ToolStartEvent,
     ToolTimeoutEvent,
 )
-from app.agent.views import TableView
 from app.screen.items import ChatMessage
 from app.screen.model import AgentChatModel
 from app.screen.stream import StreamProcessor
+from app.views import TableView
 from tests.ui.fakes import FakeClock, FakeConversation, done
 
 TABLE = TableView(columns=[], rows=[], row_count=0)

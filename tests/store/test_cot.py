@@ -8,7 +8,7 @@ import logging
 
 import pytest
 
-from app.store.cot import EXPLORE, LOGGER_NAME, REASON, REFLECT, configure_cot_logging, cot_logger
+from app.reasoning import EXPLORE, LOGGER_NAME, REASON, REFLECT, configure_cot_logging, cot_logger
 
 
 @pytest.mark.parametrize(

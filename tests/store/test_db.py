@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from sqlalchemy import text
 from sqlmodel import select
 
-from app.sandbox.instances import free_port
+from app.sandbox.processes import free_port
 from app.store import db
 from app.store.audit import record_audit
 from app.store.models import AuditEvent, User
@@ -28,34 +30,36 @@ def test_plain_postgresql_url_uses_psycopg3() -> None:
     eng.dispose()
 
 
-def test_session_scope_commits_on_success_and_rolls_back_on_error(isolated_db: str) -> None:
-    with db.session_scope() as s:
+def test_a_session_commits_on_success_and_rolls_back_on_error(sqlite_file_url: str) -> None:
+    database = db.Database.open(sqlite_file_url)
+    with database.session() as s:
         record_audit(s, kind="login", user="alice")
-    with pytest.raises(RuntimeError), db.session_scope() as s:
+    with pytest.raises(RuntimeError), database.session() as s:
         record_audit(s, kind="login", user="bob")
         raise RuntimeError("boom")
-    with db.session_scope() as s:
+    with database.session() as s:
         assert [r.user for r in s.exec(select(AuditEvent))] == ["alice"]
+    database.dispose()
 
 
-def test_get_engine_follows_the_configured_url_and_creates_tables(isolated_db: str) -> None:
-    eng = db.get_engine()
-    assert db.get_engine() is eng
-    assert str(eng.url) == isolated_db
-    with db.session_scope() as s:
+def test_opening_a_database_creates_its_folder_and_tables(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'new' / 'app.db'}"
+    database = db.Database.open(url)
+    assert str(database.engine.url) == url and (tmp_path / "new").is_dir()
+    with database.session() as s:
         assert s.exec(select(User)).all() == []
-    db.reset_engine()
-    assert db.current_engine_url() is None
-    assert db.get_engine() is not eng
+    database.dispose()
 
 
-def test_db_status_reports_ok_with_dialect(isolated_db: str) -> None:
-    assert db.db_status() == {"ok": True, "dialect": "sqlite"}
+def test_db_status_reports_ok_with_dialect(sqlite_file_url: str) -> None:
+    database = db.Database.open(sqlite_file_url)
+    assert database.status() == {"ok": True, "dialect": "sqlite"}
+    database.dispose()
 
 
 def test_db_status_reports_error_without_the_password() -> None:
     eng = db.make_engine(f"postgresql+psycopg://app:s3cretpw@127.0.0.1:{_closed_port()}/x")
-    status = db.db_status(eng)
+    status = db.Database(eng).status()
     eng.dispose()
     assert status["ok"] is False and status["dialect"] == "postgresql"
     assert status["error"] and "s3cretpw" not in status["error"]
@@ -66,10 +70,11 @@ def test_postgres_engine_answers_and_stores_json(pg_url: str) -> None:
     eng = db.make_engine(pg_url)
     db.init_db(eng)
     try:
-        assert db.db_status(eng) == {"ok": True, "dialect": "postgresql"}
-        with db.session_scope(eng) as s:
+        database = db.Database(eng)
+        assert database.status() == {"ok": True, "dialect": "postgresql"}
+        with database.session() as s:
             row = record_audit(s, kind="executed", args={"ids": [1, 2], "q": "x"})
-        with db.session_scope(eng) as s:
+        with database.session() as s:
             got = s.get(AuditEvent, row.id)
             assert got is not None and got.args == {"ids": [1, 2], "q": "x"}
             assert (

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from app.store.audit import redact
+from app.redact import redact
 
 REDACTIONS: list[Any] = [
     # password keys are masked

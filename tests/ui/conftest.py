@@ -1,32 +1,38 @@
-"""Fixtures for the page tests: a private data dir, a fake agent core, sign-in."""
+"""Fixtures for the page tests: a private data dir, the app's parts, a fake agent core,
+sign-in.
+
+The ``user`` fixture runs main.py, whose ``create_app()`` builds the parts from the
+environment set here and installs them (``app.state.parts``); ``parts`` is those."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from urllib.parse import quote
 
 import pytest
-from nicegui import storage, ui
+from nicegui import app, storage, ui
 from nicegui.testing import User
 
-from app.settings import reset_settings
+from app.auth import hash_password
+from app.parts import Parts, installed
+from app.store.users import create_user
 from tests.ui.fakes import ENVS, FakeCore
 
 
 @pytest.fixture(autouse=True)
 def _private_data_dir(tmp_path, monkeypatch):
     """Each test gets its own SQLite file (set before the user fixture runs main.py)."""
-    from app.store.db import reset_engine
-
     monkeypatch.setenv("SS_TOOLS_DEV", "1")
     monkeypatch.setenv("SS_TOOLS_SANDBOX", "0")
     monkeypatch.setenv("SS_TOOLS_DATA_DIR", str(tmp_path))
     monkeypatch.setenv("SS_TOOLS_ENVIRONMENTS_FILE", str(tmp_path / "environments.toml"))
     monkeypatch.delenv("SS_TOOLS_DATABASE_URL", raising=False)
-    reset_settings()
-    reset_engine()
-    yield
-    reset_engine()
-    reset_settings()
+
+
+@pytest.fixture
+def parts(user: User) -> Parts:
+    """The parts the app under test installed (main.py's ``create_app()``)."""
+    return installed(app)
 
 
 @pytest.fixture
@@ -34,16 +40,12 @@ def core(user: User, monkeypatch) -> FakeCore:
     """The page's agent core, scripted per test (set ``core.replies`` …). It is patched in
     after the user fixture ran main.py, so the page module it patches is the live one."""
     fake = FakeCore(environments=ENVS)
-    monkeypatch.setattr("app.pages.agent.core_door", lambda: fake.door())
+    monkeypatch.setattr("app.pages.agent.core_door", lambda _core: fake.door())
     return fake
 
 
-def add_account(username: str, role: str, password: str = "pw-123456") -> None:
-    from app.auth import hash_password
-    from app.store.db import session_scope
-    from app.store.users import create_user
-
-    with session_scope() as session:
+def add_account(parts: Parts, username: str, role: str, password: str = "pw-123456") -> None:
+    with parts.db.session() as session:
         create_user(session, username=username, role=role, password_hash=hash_password(password))
 
 
@@ -51,14 +53,12 @@ SignIn = Callable[..., Awaitable[None]]
 
 
 @pytest.fixture
-def sign_in(user: User) -> SignIn:
+def sign_in(user: User, parts: Parts) -> SignIn:
     """Create an account and sign in through /login; lands on ``target``."""
 
     async def _sign_in(role: str = "admin", target: str = "/agent", username: str = "") -> None:
         name = username or f"{role}-user"
-        add_account(name, role)
-        from urllib.parse import quote
-
+        add_account(parts, name, role)
         await user.open(f"/login?next={quote(target, safe='')}")
         user.find(marker="username").type(name)
         user.find(marker="password").type("pw-123456")

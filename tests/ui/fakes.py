@@ -2,7 +2,7 @@
 (the two ``prepare_*``), and a fake clock.
 
 ``FakeCore`` has the API of ``app.agent.core.AgentCore`` that the page uses: ``run_turn``
-and ``resume`` yield event objects of ``app.agent.events``; ``conversation`` returns a
+and ``resume`` yield event objects of ``app.events``; ``conversation`` returns a
 ConversationView-like value; ``environments`` rows carry their resolved tier and
 ``env_table`` is the real resolver's table (``app.policy.envs``).
 """
@@ -16,7 +16,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 from app.agent.core.edits import args_messages, args_schema
-from app.agent.events import (
+from app.agent.rules import default_policy
+from app.auth import Principal
+from app.errors import SsToolsError
+from app.events import (
     ConfirmMetadataV2,
     ConfirmRequiredEvent,
     DoneEvent,
@@ -24,8 +27,6 @@ from app.agent.events import (
     MessageEvent,
     TokenEvent,
 )
-from app.auth import Principal
-from app.errors import SsToolsError
 from app.pages.agent_controller import CoreDoor
 from app.policy.envs import EnvTable
 
@@ -205,10 +206,10 @@ class FakeCore:
         return changed
 
     def args_schema(self, tool_name: str) -> dict[str, Any]:
-        return args_schema(tool_name)  # the real tools' args models
+        return args_schema(default_policy(), tool_name)  # the real tools' args models
 
     def validate_args(self, tool_name: str, args: Any) -> dict[str, str]:
-        return args_messages(tool_name, args)
+        return args_messages(default_policy(), tool_name, args)
 
     def environments(self) -> list[FakeEnv]:
         return list(self.envs)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from nicegui.testing import User
 
-from app.agent.events import ErrorEvent, ToolEndEvent, ToolStartEvent, ToolTimeoutEvent
+from app.events import ErrorEvent, ToolEndEvent, ToolStartEvent, ToolTimeoutEvent
 from tests.ui.fakes import done, message
 
 DEEP = "/agent?objectType=dashboard&objectId=42&objectName=Sales&envId=prod"

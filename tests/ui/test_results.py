@@ -9,9 +9,9 @@ import pytest
 from nicegui import ui
 from nicegui.testing import User
 
-from app.agent.events import ToolEndEvent, ToolStartEvent
 from app.agent.tools import TOOLS
-from app.agent.views import build_view
+from app.events import ToolEndEvent, ToolStartEvent
+from app.views import build_view
 from tests.ui.fakes import confirm_event, done, message
 
 BASE = "http://superset.test:8088"

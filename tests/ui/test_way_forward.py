@@ -11,7 +11,7 @@ import pytest
 from nicegui import ui
 from nicegui.testing import User
 
-from app.agent.events import ErrorEvent, ToolStartEvent, ToolTimeoutEvent
+from app.events import ErrorEvent, ToolStartEvent, ToolTimeoutEvent
 from tests.ui.conftest import page_model
 from tests.ui.fakes import confirm_event, done, message, token
 

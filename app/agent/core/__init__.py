@@ -2,30 +2,35 @@
 
 Every door (the page, the HTTP stream API, MCP) checks its input once with
 ``prepare_turn`` / ``prepare_resume`` and hands the checked request to the core, which
-yields typed events (``app.agent.events.Event``) with ``conv_id`` and ``seq`` set:
+yields typed events (``app.events.Event``) with ``conv_id`` and ``seq`` set:
 
-    req = await prepare_turn(token=..., message=..., history=..., conv_id=..., env_id=...,
-                             uicontext=..., channel="page")
-    async for event in get_core().run_turn(req):
+    req = await prepare_turn(core=core, token=..., message=..., history=..., conv_id=...,
+                             env_id=..., uicontext=..., channel="page")
+    async for event in core.run_turn(req):
         match event:
             case TokenEvent(): ...
 
+The core is one of the app's parts (``app.parts``): the composition root builds it and
+the doors receive it (``request.app.state.parts.core``, the page function, the MCP
+mount); nothing looks it up by a global name.
+
 Modules: ``prepare`` / ``resuming`` (the checks), ``requests`` (TurnRequest /
 ResumeRequest), ``refusals`` (RequestRefused and the confirmation status table), ``agent``
-(AgentCore), ``turns`` (tool set and run context of a turn), ``calls`` (a door's direct
-tool call: ``prepare_call`` / ``AgentCore.run_call``), ``offer`` (the tools a caller is
-offered, for a door's tool list), ``runner`` (graph.astream -> events), ``supersede`` (a
-new message cancels a pending confirmation), ``conversations`` (the read model), ``slot``
-(get_core / install_core); issue 11's ``controls`` (stop, follow, the list), ``control``
-(run control and registry), ``history`` (the conversation table), ``edits`` (an edit's
-checks at the door).
+(AgentCore), ``protocol`` (the core as its modules see it; EnvView), ``turns`` (tool set
+and run context of a turn), ``calls`` (a door's direct tool call: ``prepare_call`` /
+``AgentCore.run_call``), ``offer`` (the tools a caller is offered, for a door's tool
+list), ``runner`` (graph.astream -> events), ``supersede`` (a new message cancels a
+pending confirmation), ``conversations`` (the read model); issue 11's ``controls`` (stop,
+follow, the list), ``control`` (run control and registry), ``history`` (the conversation
+table), ``edits`` (an edit's checks at the door).
 """
 
-from app.agent.core.agent import AgentCore, EnvView
+from app.agent.core.agent import AgentCore
 from app.agent.core.calls import CallRequest, prepare_call
 from app.agent.core.conversations import ConversationView
 from app.agent.core.offer import OfferedTool, offered_tools
 from app.agent.core.prepare import authenticate, prepare_turn
+from app.agent.core.protocol import EnvView
 from app.agent.core.refusals import (
     CONFIRMATION_STATUS,
     ConfirmationRefused,
@@ -34,7 +39,6 @@ from app.agent.core.refusals import (
 )
 from app.agent.core.requests import HistoryItem, ResumeRequest, TurnRequest
 from app.agent.core.resuming import prepare_resume
-from app.agent.core.slot import get_core, install_core
 
 __all__ = [
     "CONFIRMATION_STATUS",
@@ -50,8 +54,6 @@ __all__ = [
     "TurnRequest",
     "authenticate",
     "confirmation_status",
-    "get_core",
-    "install_core",
     "offered_tools",
     "prepare_call",
     "prepare_resume",

@@ -1,69 +1,56 @@
-"""``AgentCore``: the one agent the doors share. It owns the chat model, the checkpointer
-pool and the compiled graph (one per event loop: checkpointers are loop-bound), takes a
-checked request (``prepare_turn`` / ``prepare_resume``) and yields typed events.
+"""``AgentCore``: the one agent the doors share. It holds the app's parts it works with
+(handed in by the composition root, ``app.parts.build_parts``: settings, database,
+registry, rules, audit writer, auth gate, task runner), owns the chat model, the
+checkpointer pool and the compiled graph (one per event loop: checkpointers are
+loop-bound), takes a checked request (``prepare_turn`` / ``prepare_resume``) and yields
+typed events.
 
-    core = AgentCore(model=get_chat_model())          # create_app() builds one
-    async for event in core.run_turn(turn_request):   # TurnStartEvent, TokenEvent, ... DoneEvent
+    parts = build_parts(settings)                     # create_app() builds them once
+    async for event in parts.core.run_turn(turn_request):   # TurnStartEvent, ... DoneEvent
         ...
 
-Tests build their own: ``AgentCore(model=scripted, tools={...}, checkpointer=InMemorySaver())``.
+Tests build their own parts, and a core with a scripted model on them
+(``app.parts.with_core(parts, model=scripted, tools={...}, checkpointer=InMemorySaver())``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import weakref
 from collections.abc import AsyncIterator, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage
 from langgraph.checkpoint.base import BaseCheckpointSaver
-from langgraph.types import Command
 
-from app.agent.audit import audit, flush_audit
+from app.agent.audit import AuditWriter
 from app.agent.checkpoint import SaverPool
+from app.agent.confirm import Confirmations
 from app.agent.core.calls import CallRequest, run_call
 from app.agent.core.control import RunControl
 from app.agent.core.controls import OperatorControls
-from app.agent.core.conversations import ConversationView, conversation_view
-from app.agent.core.edits import shown_and_edited
-from app.agent.core.prepare import detect_lang, valid_conv_id
-from app.agent.core.refusals import RequestRefused
+from app.agent.core.conversations import ConversationView, read_conversation
+from app.agent.core.protocol import EnvView
+from app.agent.core.refusals import FOREIGN, RequestRefused
 from app.agent.core.requests import ResumeRequest, TurnRequest
+from app.agent.core.resuming import run_resume
 from app.agent.core.runner import fail, run_graph
 from app.agent.core.supersede import supersede
-from app.agent.core.turns import (
-    build_context,
-    history_messages,
-    last_human_text,
-    plan_turn,
-    run_config,
-)
-from app.agent.events import Event, TurnStartEvent
-from app.agent.graph import build_graph
+from app.agent.core.turns import build_context, history_messages, plan_turn, run_config
+from app.agent.graph import build_graph, tool_deps_factory
 from app.agent.llm import model_label
-from app.agent.rules import current_envs
+from app.agent.rules import Rules
 from app.agent.state import AgentContext
 from app.agent.stream import Sequencer
-from app.auth import Principal
+from app.auth import AuthGate, Principal
+from app.events import Event, TurnStartEvent
 from app.policy.envs import EnvTable, tier_of
-from app.superset.registry import get_registry
-from app.vocab import EnvTier
-
-FOREIGN = "this conversation belongs to another user"
-
-
-@dataclass(frozen=True)
-class EnvView:
-    """A configured environment as the doors show it; ``tier`` is already resolved."""
-
-    id: str
-    name: str
-    tier: EnvTier
-    url: str
-    error: str | None = None
+from app.settings import Settings
+from app.store.db import Database
+from app.superset.registry import EnvironmentRegistry
+from app.tasks.worker import TaskRunner
 
 
 class AgentCore(OperatorControls):
@@ -75,19 +62,51 @@ class AgentCore(OperatorControls):
         self,
         *,
         model: BaseChatModel,
+        settings: Settings,
+        db: Database,
+        registry: EnvironmentRegistry,
+        rules: Rules,
+        audit: AuditWriter,
+        auth: AuthGate,
+        tasks: TaskRunner,
         checkpointer: SaverPool | BaseCheckpointSaver | None = None,
         tools: Mapping[str, Any] | None = None,
         label: str | None = None,
         **graph_options: Any,
     ) -> None:
-        """``checkpointer``: a pool (default: SQLite in the data dir, or PostgreSQL) or one
-        saver used on every loop (e.g. ``InMemorySaver``). ``tools`` and ``graph_options``
-        (specs, preflight, deps_factory, system_prompt) go to ``build_graph``."""
+        """The app's parts (see the module docstring). ``checkpointer``: a pool (default:
+        SQLite in the data dir, or PostgreSQL) or one saver used on every loop (e.g.
+        ``InMemorySaver``). ``tools`` and ``graph_options`` (preflight, deps_factory,
+        system_prompt, policy, envs) go to ``build_graph``."""
         self.model = model
+        self.settings = settings
+        self.db = db
+        self.registry = registry
+        self.rules = rules
+        self.audit = audit
+        self.auth = auth
+        self.tasks = tasks
+        self.confirmations = Confirmations(
+            db,
+            audit,
+            ttl_s=settings.confirmation_ttl_s,
+            countdown_s=settings.dangerous_countdown_s,
+        )
         self.model_label = label or model_label(model)
-        self._saver = checkpointer if checkpointer is not None else SaverPool()
+        self._saver = checkpointer if checkpointer is not None else SaverPool(settings)
         given = dict(tools) if tools is not None else None  # {}: no tool has an implementation
-        self._graph_options: dict[str, Any] = {"tools": given}
+        self._graph_options: dict[str, Any] = {
+            "tools": given,
+            "settings": settings,
+            "db": db,
+            "audit": audit,
+            "confirmations": self.confirmations,
+            "policy": rules.policy,
+            "envs": rules.envs,
+            "deps_factory": tool_deps_factory(
+                settings=settings, registry=registry, db=db, tasks=tasks
+            ),
+        }
         self._graph_options.update(graph_options)
         self._graphs: dict[int, tuple[weakref.ref[asyncio.AbstractEventLoop], Any]] = {}
         self._registries = {}  # event loop -> TurnRegistry (OperatorControls.turns)
@@ -120,7 +139,7 @@ class AgentCore(OperatorControls):
             self._saver.stop()
 
     def env_table(self) -> EnvTable:
-        return current_envs()
+        return self.rules.envs()
 
     def environments(self) -> list[EnvView]:
         """The configured environments, each with its resolved tier (never derived here)."""
@@ -133,7 +152,7 @@ class AgentCore(OperatorControls):
                 url=row["url"],
                 error=row.get("error"),
             )
-            for row in get_registry().describe()
+            for row in self.registry.describe()
         ]
 
     def _context(
@@ -168,7 +187,7 @@ class AgentCore(OperatorControls):
         object_type = ui.objectType if ui is not None else None
         selected_env = req.env_id or (ui.envId if ui is not None else None)
         ui_dump = ui.model_dump() if ui is not None else None
-        turn = plan_turn(who.role, object_type, selected_env, ui_dump)
+        turn = plan_turn(self.rules.policy(), who.role, object_type, selected_env, ui_dump)
         offered = len(turn["allowed_tools"])
         yield seq(
             TurnStartEvent(
@@ -179,7 +198,7 @@ class AgentCore(OperatorControls):
                 lang=req.lang,
             )
         )
-        await audit(
+        await self.audit.record(
             kind="tool_filtered",
             decision="allow",
             env=selected_env,
@@ -192,19 +211,23 @@ class AgentCore(OperatorControls):
         state = await graph.aget_state(config)
         values = state.values or {}
         if values.get("owner") and values["owner"] != who.user_id:
-            await audit(kind="auth_failed", decision="deny", reason="foreign conversation", **row)
-            async for ev in fail(seq, RequestRefused(403, "forbidden", FOREIGN).event()):
+            await self.audit.record(
+                kind="auth_failed", decision="deny", reason="foreign conversation", **row
+            )
+            async for ev in fail(
+                seq, RequestRefused(403, "forbidden", FOREIGN).event(), self.audit
+            ):
                 yield ev
             return
         if state.interrupts:  # a new message supersedes a pending confirmation
             async for ev in supersede(
+                self,
                 graph,
                 state,
                 who,
                 req.conv_id,
                 seq,
                 lambda old: self._context(req, old, req.lang, control),
-                model_label=self.model_label,
             ):
                 yield ev
         messages: list[Any] = []
@@ -213,7 +236,7 @@ class AgentCore(OperatorControls):
         messages.append(HumanMessage(content=req.message))
         inp = {"messages": messages, "owner": who.user_id, "turn": turn, "pending": []}
         ctx = self._context(req, turn, req.lang, control)
-        async for ev in run_graph(graph, inp, config, ctx, seq, model_label=self.model_label):
+        async for ev in run_graph(self, graph, inp, config, ctx, seq):
             yield ev
 
     # ---- a door's direct tool call (no model; ends after the tools) ----------------------
@@ -229,50 +252,12 @@ class AgentCore(OperatorControls):
 
     # ---- a confirmation's answer ----------------------------------------------------------
     async def _resume(self, req: ResumeRequest, control: RunControl) -> AsyncIterator[Event]:
-        """Continue after ``prepare_resume`` consumed the confirmation; edited ``args`` pass
-        policy again in the graph (``app.agent.edit``)."""
-        seq = Sequencer(req.conv_id)
-        graph = await self.graph()
-        config = run_config(req.conv_id)
-        state = await graph.aget_state(config)
-        values = state.values or {}
-        lang = detect_lang(last_human_text(values.get("messages") or []))
-        ctx = self._context(req, values.get("turn") or {}, lang, control)
-        confirmed = req.decision == "confirm"
-        await audit(
-            kind="confirmed" if confirmed else "cancelled",
-            user=req.principal.user_id,
-            role=req.principal.role,
-            conv_id=req.conv_id,
-            tool=req.confirmation.get("tool_name"),
-            env=req.confirmation.get("env_id"),
-            decision="confirm" if confirmed else "cancel",
-            reason=req.reason if req.args is None else "confirmed with edited arguments",
-            args=shown_and_edited(values, req),
-            channel=req.channel,
-            client=req.client,
-        )
-        answer = {"decision": req.decision, "reason": req.reason, "args": req.args}
-        cmd: Command[Any] = Command(resume=answer)
-        async for ev in run_graph(graph, cmd, config, ctx, seq, model_label=self.model_label):
+        """Continue after ``prepare_resume`` consumed the confirmation (``resuming``)."""
+        context = functools.partial(self._context, req, control=control)
+        async for ev in run_resume(self, req, context):
             yield ev
 
     # ---- reading a conversation -------------------------------------------------------
     async def conversation(self, principal: Principal, conv_id: str) -> ConversationView:
         """Messages, tool calls and a pending confirmation; 403 for another user's."""
-        if not valid_conv_id(conv_id):
-            raise RequestRefused(422, "invalid_conv_id", "not a conversation id")
-        graph = await self.graph()
-        view = conversation_view(conv_id, await graph.aget_state(run_config(conv_id)))
-        if view.owner and view.owner != principal.user_id:
-            await audit(
-                kind="auth_failed",
-                user=principal.user_id,
-                role=principal.role,
-                conv_id=conv_id,
-                decision="deny",
-                reason="foreign conversation",
-            )
-            await flush_audit()
-            raise RequestRefused(403, "forbidden", FOREIGN)
-        return view
+        return await read_conversation(self, principal, conv_id)

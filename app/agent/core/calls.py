@@ -27,25 +27,23 @@ from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import AIMessage
 
-from app.agent.audit import audit
-from app.agent.core.prepare import _refuse, _uicontext, authenticate, valid_conv_id
-from app.agent.core.refusals import RequestRefused
+from app.agent.core.prepare import authenticate, checked_uicontext, refuse, valid_conv_id
+from app.agent.core.protocol import Core
+from app.agent.core.refusals import FOREIGN, RequestRefused
 from app.agent.core.runner import fail, run_graph
 from app.agent.core.supersede import supersede
 from app.agent.core.turns import build_context, plan_turn, run_config
-from app.agent.events import Event
 from app.agent.stream import Sequencer
 from app.auth import Principal
 from app.context import UIContext
+from app.events import Event
 from app.vocab import Channel
 
 if TYPE_CHECKING:
-    from app.agent.core.agent import AgentCore
     from app.agent.core.control import RunControl
 
 TOOL_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
 MAX_ARGUMENTS_BYTES = 64 * 1024
-FOREIGN = "this conversation belongs to another user"
 
 __all__ = ["CallRequest", "prepare_call", "run_call"]
 
@@ -80,6 +78,7 @@ def _arguments_problem(arguments: Any) -> tuple[int, str, str] | None:
 
 async def prepare_call(
     *,
+    core: Core,
     token: str | None = None,
     principal: Principal | None = None,
     tool_name: str,
@@ -95,13 +94,14 @@ async def prepare_call(
     may run the tool, and with these arguments, is the guard's to say."""
     conv_id = f"call-{uuid.uuid4().hex}" if conv_id is None else conv_id
     principal = await authenticate(
-        token, principal=principal, conv_id=conv_id, channel=channel, client=client
+        token, core=core, principal=principal, conv_id=conv_id, channel=channel, client=client
     )
     row: dict[str, Any] = dict(
         user=principal.user_id, role=principal.role, channel=channel, client=client
     )
     if not valid_conv_id(conv_id):
-        raise await _refuse(
+        raise await refuse(
+            core.audit,
             422,
             "invalid_conv_id",
             "conv_id must be 1-128 characters of letters, digits and _.:-",
@@ -119,8 +119,11 @@ async def prepare_call(
     else:
         problem = _arguments_problem(args)
     if problem is not None:
-        raise await _refuse(*problem, kind="request_invalid", **row)
-    ctx = uicontext if isinstance(uicontext, UIContext) else await _uicontext(uicontext, row)
+        raise await refuse(core.audit, *problem, kind="request_invalid", **row)
+    if isinstance(uicontext, UIContext):
+        ctx: UIContext | None = uicontext
+    else:
+        ctx = await checked_uicontext(core.audit, uicontext, row)
     return CallRequest(
         principal=principal,
         conv_id=conv_id,
@@ -144,7 +147,7 @@ def proposed_call(req: CallRequest) -> AIMessage:
 
 
 async def run_call(
-    core: AgentCore, req: CallRequest, control: RunControl | None = None
+    core: Core, req: CallRequest, control: RunControl | None = None
 ) -> AsyncIterator[Event]:
     """The call's events: ``tool_start`` .. ``tool_end``, or ``confirm_required`` then
     ``done(awaiting_confirmation)``, or ``permission_denied`` / ``error``; then ``done``.
@@ -158,8 +161,9 @@ async def run_call(
     ui = req.uicontext
     object_type = ui.objectType if ui is not None else None
     selected_env = ui.envId if ui is not None else None
-    turn = plan_turn(who.role, object_type, selected_env, ui.model_dump() if ui else None)
-    await audit(
+    policy = core.rules.policy()
+    turn = plan_turn(policy, who.role, object_type, selected_env, ui.model_dump() if ui else None)
+    await core.audit.record(
         kind="tool_filtered",
         decision="allow",
         tool=req.tool_name,
@@ -174,8 +178,10 @@ async def run_call(
     state = await graph.aget_state(config)
     values = state.values or {}
     if values.get("owner") and values["owner"] != who.user_id:
-        await audit(kind="auth_failed", decision="deny", reason="foreign conversation", **row)
-        async for ev in fail(seq, RequestRefused(403, "forbidden", FOREIGN).event()):
+        await core.audit.record(
+            kind="auth_failed", decision="deny", reason="foreign conversation", **row
+        )
+        async for ev in fail(seq, RequestRefused(403, "forbidden", FOREIGN).event(), core.audit):
             yield ev
         return
     tiers = {env.id: env.tier for env in core.environments()}
@@ -189,9 +195,7 @@ async def run_call(
         return ctx
 
     if state.interrupts:
-        async for ev in supersede(
-            graph, state, who, req.conv_id, seq, context_for, model_label=core.model_label
-        ):
+        async for ev in supersede(core, graph, state, who, req.conv_id, seq, context_for):
             yield ev
     inp = {
         "messages": [proposed_call(req)],
@@ -201,5 +205,5 @@ async def run_call(
         "direct": True,
     }
     ctx = context_for(turn)
-    async for ev in run_graph(graph, inp, config, ctx, seq, model_label=core.model_label):
+    async for ev in run_graph(core, graph, inp, config, ctx, seq):
         yield ev

@@ -19,25 +19,26 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from app.agent.audit import audit, flush_audit
+from app.agent.audit import AuditWriter
 from app.agent.core import edits, history
 from app.agent.core.control import RunControl, TurnRegistry
 from app.agent.core.history import ConversationSummary
 from app.agent.core.prepare import detect_lang, valid_conv_id
-from app.agent.core.refusals import RequestRefused
+from app.agent.core.refusals import FOREIGN, RequestRefused
 from app.agent.core.requests import ResumeRequest, TurnRequest
 from app.agent.core.supersede import WITHDRAWN, supersede
 from app.agent.core.turns import last_human_text, run_config
-from app.agent.events import Event, ToolEndEvent, ToolProgressEvent, ToolTimeoutEvent
+from app.agent.rules import Rules
 from app.agent.stream import Sequencer
 from app.auth import Principal
+from app.events import Event, ToolEndEvent, ToolProgressEvent, ToolTimeoutEvent
 from app.store.conversations import short_title
+from app.store.db import Database
 from app.vocab import Channel
 
 if TYPE_CHECKING:
     from app.agent.state import AgentContext
 
-FOREIGN = "this conversation belongs to another user"
 FOLLOWED = (ToolEndEvent, ToolProgressEvent, ToolTimeoutEvent)
 
 
@@ -67,6 +68,9 @@ class OperatorControls:
     _registries: dict[int, tuple[weakref.ref[asyncio.AbstractEventLoop], TurnRegistry]]
 
     # AgentCore's (annotations only: nothing is defined here)
+    db: Database
+    audit: AuditWriter
+    rules: Rules
     graph: Callable[[], Awaitable[Any]]
     _context: Callable[..., AgentContext]
     _turn: Callable[[TurnRequest, RunControl], AsyncIterator[Event]]
@@ -89,6 +93,7 @@ class OperatorControls:
             if await self._owned_or_new(req.conv_id, req.principal):
                 ui = req.uicontext
                 await history.note_turn(
+                    self.db,
                     req.conv_id,
                     req.principal.user_id,
                     req.message,
@@ -124,8 +129,8 @@ class OperatorControls:
         if control.stopped and state.interrupts:
             await self._withdraw(graph, state, req, control)
             state = await graph.aget_state(run_config(control.conv_id))
-        await history.note_pending(control.conv_id, who.user_id, bool(state.interrupts))
-        await flush_audit()
+        await history.note_pending(self.db, control.conv_id, who.user_id, bool(state.interrupts))
+        await self.audit.flush()
 
     async def _withdraw(self, graph: Any, state: Any, req: Any, control: RunControl) -> str | None:
         """Deny every pending confirmation of the conversation (the run answers "Stopped").
@@ -134,13 +139,13 @@ class OperatorControls:
         control.stopped = True  # the model is not asked again after the withdrawal
         lang = detect_lang(last_human_text((state.values or {}).get("messages") or []))
         events = supersede(
+            self,  # type: ignore[arg-type]  # AgentCore, a Core
             graph,
             state,
             req.principal,
             control.conv_id,
             Sequencer(control.conv_id),
             lambda turn: self._context(req, turn, lang, control),
-            model_label=self.model_label,
             reason=WITHDRAWN,
         )
         async for _ in events:
@@ -163,14 +168,14 @@ class OperatorControls:
             await self._own(control.owner, principal, row)
             writes = control.stop()
             flights = [{"call_id": w.call_id, "tool_name": w.tool_name} for w in writes]
-            await audit(
+            await self.audit.record(
                 kind="turn_stopped",
                 decision="cancel",
                 reason="stopped by the user",
                 args={"writes_in_flight": flights} if flights else None,
                 **row,
             )
-            await flush_audit()
+            await self.audit.flush()
             return StopReport(conv_id, stopped=True, writes_in_flight=flights)
         graph = await self.graph()
         state = await graph.aget_state(run_config(conv_id))
@@ -192,8 +197,10 @@ class OperatorControls:
         if owner is None:
             raise RequestRefused(404, "not_found", "no such conversation")
         if owner != principal.user_id:
-            await audit(kind="auth_failed", decision="deny", reason="foreign conversation", **row)
-            await flush_audit()
+            await self.audit.record(
+                kind="auth_failed", decision="deny", reason="foreign conversation", **row
+            )
+            await self.audit.flush()
             raise RequestRefused(403, "forbidden", FOREIGN)
 
     async def follow(self, principal: Principal, conv_id: str) -> AsyncIterator[Event]:
@@ -212,7 +219,7 @@ class OperatorControls:
         self, principal: Principal, *, archived: bool = False
     ) -> list[ConversationSummary]:
         """The caller's own conversations, newest first (archived ones when asked)."""
-        return await history.list_conversations(principal.user_id, archived=archived)
+        return await history.list_conversations(self.db, principal.user_id, archived=archived)
 
     async def update_conversation(
         self,
@@ -226,15 +233,17 @@ class OperatorControls:
         row = dict(user=principal.user_id, role=principal.role, conv_id=conv_id)
         if title is not None and not short_title(title):
             raise RequestRefused(422, "invalid_title", "the title must have visible text")
-        current = await history.get_conversation(conv_id) if valid_conv_id(conv_id) else None
+        current = (
+            await history.get_conversation(self.db, conv_id) if valid_conv_id(conv_id) else None
+        )
         await self._own(current.owner if current else None, principal, row)
         updated = await history.update_conversation(
-            conv_id, principal.user_id, title=title, archived=archived
+            self.db, conv_id, principal.user_id, title=title, archived=archived
         )
         if updated is None:  # gone meanwhile
             raise RequestRefused(404, "not_found", "no such conversation")
         changes = {"title": title, "archived": archived}
-        await audit(
+        await self.audit.record(
             kind="conversation_changed",
             decision="ok",
             args={k: v for k, v in changes.items() if v is not None},
@@ -245,11 +254,11 @@ class OperatorControls:
     # ---- the edit form --------------------------------------------------------------------
     def args_schema(self, tool_name: str) -> dict[str, Any]:
         """The JSON schema of a tool's args model (the edit form's fields)."""
-        return edits.args_schema(tool_name)
+        return edits.args_schema(self.rules.policy(), tool_name)
 
     def validate_args(self, tool_name: str, args: Mapping[str, Any]) -> dict[str, str]:
         """The args model's own messages for ``args``, per field ({} when valid)."""
-        return edits.args_messages(tool_name, args)
+        return edits.args_messages(self.rules.policy(), tool_name, args)
 
 
 @dataclass(frozen=True)

@@ -10,10 +10,14 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-from app.agent.events import ConfirmRequiredEvent
-from app.agent.rules import current_policy
+from app.agent.core.prepare import valid_conv_id
+from app.agent.core.protocol import Core
+from app.agent.core.refusals import FOREIGN, RequestRefused
+from app.agent.core.turns import run_config
 from app.agent.stream import confirm_required_event
-from app.policy import tool_risk
+from app.auth import Principal
+from app.events import ConfirmRequiredEvent
+from app.policy import Policy, tool_risk
 
 TURN_KEYS = ("object_type", "selected_env", "uicontext")
 RESULT_LIMIT = 4000
@@ -66,21 +70,20 @@ def _status(result: ToolMessage | None) -> str:
 
 
 def _view(result: ToolMessage | None) -> Any:
-    """The result's presentation the tool node kept with it (``app.agent.views``)."""
+    """The result's presentation the tool node kept with it (``app.views``)."""
     artifact = getattr(result, "artifact", None)
     return artifact.get("view") if isinstance(artifact, dict) else None
 
 
-def _writes(tool_name: str, args: dict[str, Any]) -> bool:
+def _writes(policy: Policy, tool_name: str, args: dict[str, Any]) -> bool:
     """Whether the call changes something (its card offers no retry)."""
-    policy = current_policy()
     if policy.spec(tool_name) is None:
         return False
     return tool_risk(tool_name, args, policy=policy) != "read"
 
 
-def conversation_view(conv_id: str, state: Any) -> ConversationView:
-    """The view of one ``StateSnapshot``."""
+def conversation_view(conv_id: str, state: Any, policy: Policy) -> ConversationView:
+    """The view of one ``StateSnapshot`` (``policy``: which calls are writes)."""
     values = state.values or {}
     history = values.get("messages") or []
     results = {m.tool_call_id: m for m in history if isinstance(m, ToolMessage)}
@@ -102,7 +105,7 @@ def conversation_view(conv_id: str, state: Any) -> ConversationView:
                         "status": status,
                         "result": text,
                         "error": text if status == "failed" else "",
-                        "is_write_tool": _writes(tc["name"], tc["args"]),
+                        "is_write_tool": _writes(policy, tc["name"], tc["args"]),
                         "position": position,
                         "view": _view(result),
                     }
@@ -121,3 +124,25 @@ def conversation_view(conv_id: str, state: Any) -> ConversationView:
         turn=turn,
         owner=values.get("owner"),
     )
+
+
+async def read_conversation(core: Core, principal: Principal, conv_id: str) -> ConversationView:
+    """The conversation's view for ``principal`` (a door's read): 422 for a malformed
+    id, 403 (audited) for another user's conversation."""
+    if not valid_conv_id(conv_id):
+        raise RequestRefused(422, "invalid_conv_id", "not a conversation id")
+    graph = await core.graph()
+    state = await graph.aget_state(run_config(conv_id))
+    view = conversation_view(conv_id, state, core.rules.policy())
+    if view.owner and view.owner != principal.user_id:
+        await core.audit.record(
+            kind="auth_failed",
+            user=principal.user_id,
+            role=principal.role,
+            conv_id=conv_id,
+            decision="deny",
+            reason="foreign conversation",
+        )
+        await core.audit.flush()
+        raise RequestRefused(403, "forbidden", FOREIGN)
+    return view

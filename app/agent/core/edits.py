@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from app.agent.rules import current_policy
+from app.policy import Policy
 
 MAX_ARGS_BYTES = 16_384
 Problem = tuple[str, str]
@@ -47,9 +47,11 @@ def edit_shape(args: Any, decision: str) -> Problem | None:
     return None
 
 
-def edit_fits_tool(tool_name: str | None, args: Mapping[str, Any]) -> Problem | None:
+def edit_fits_tool(
+    policy: Policy, tool_name: str | None, args: Mapping[str, Any]
+) -> Problem | None:
     """The edited arguments against ``tool_name``'s args model."""
-    spec = current_policy().spec(tool_name) if tool_name else None
+    spec = policy.spec(tool_name) if tool_name else None
     if spec is None:
         return None  # the confirmation check refuses it (unknown, foreign …)
     try:
@@ -59,15 +61,15 @@ def edit_fits_tool(tool_name: str | None, args: Mapping[str, Any]) -> Problem | 
     return None
 
 
-def args_schema(tool_name: str) -> dict[str, Any]:
+def args_schema(policy: Policy, tool_name: str) -> dict[str, Any]:
     """The JSON schema of a tool's args model (the page's edit form); {} when unknown."""
-    spec = current_policy().spec(tool_name)
+    spec = policy.spec(tool_name)
     return {} if spec is None else spec.args_model.model_json_schema()
 
 
-def args_messages(tool_name: str, args: Mapping[str, Any]) -> dict[str, str]:
+def args_messages(policy: Policy, tool_name: str, args: Mapping[str, Any]) -> dict[str, str]:
     """The args model's own messages for ``args``, one per top-level field ({}: valid)."""
-    spec = current_policy().spec(tool_name)
+    spec = policy.spec(tool_name)
     if spec is None:
         return {"args": f"unknown tool '{tool_name}'"}
     try:

@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Any
 
 from app.store import conversations
-from app.store.db import session_scope
+from app.store.db import Database
 from app.store.models import Conversation
 
 
@@ -57,38 +57,44 @@ def _summary(row: Conversation) -> ConversationSummary:
     )
 
 
-def _note_turn(**fields: Any) -> None:
-    with session_scope() as s:
+def _note_turn(db: Database, **fields: Any) -> None:
+    with db.session() as s:
         conversations.note_turn(s, **fields)
 
 
-def _note_pending(**fields: Any) -> None:
-    with session_scope() as s:
+def _note_pending(db: Database, **fields: Any) -> None:
+    with db.session() as s:
         conversations.note_pending(s, **fields)
 
 
-def _list(owner: str, archived: bool) -> list[ConversationSummary]:
-    with session_scope() as s:
+def _list(db: Database, owner: str, archived: bool) -> list[ConversationSummary]:
+    with db.session() as s:
         return [_summary(r) for r in conversations.list_for(s, owner=owner, archived=archived)]
 
 
-def _get(conv_id: str) -> ConversationSummary | None:
-    with session_scope() as s:
+def _get(db: Database, conv_id: str) -> ConversationSummary | None:
+    with db.session() as s:
         row = conversations.get(s, conv_id=conv_id)
         return None if row is None else _summary(row)
 
 
-def _update(**fields: Any) -> ConversationSummary | None:
-    with session_scope() as s:
+def _update(db: Database, **fields: Any) -> ConversationSummary | None:
+    with db.session() as s:
         row = conversations.update(s, **fields)
         return None if row is None else _summary(row)
 
 
 async def note_turn(
-    conv_id: str, owner: str, message: str, object_type: str | None, env_id: str | None
+    db: Database,
+    conv_id: str,
+    owner: str,
+    message: str,
+    object_type: str | None,
+    env_id: str | None,
 ) -> None:
     await asyncio.to_thread(
         _note_turn,
+        db,
         conv_id=conv_id,
         owner=owner,
         message=message,
@@ -97,21 +103,28 @@ async def note_turn(
     )
 
 
-async def note_pending(conv_id: str, owner: str, pending: bool) -> None:
-    await asyncio.to_thread(_note_pending, conv_id=conv_id, owner=owner, pending=pending)
+async def note_pending(db: Database, conv_id: str, owner: str, pending: bool) -> None:
+    await asyncio.to_thread(_note_pending, db, conv_id=conv_id, owner=owner, pending=pending)
 
 
-async def list_conversations(owner: str, *, archived: bool = False) -> list[ConversationSummary]:
-    return await asyncio.to_thread(_list, owner, archived)
+async def list_conversations(
+    db: Database, owner: str, *, archived: bool = False
+) -> list[ConversationSummary]:
+    return await asyncio.to_thread(_list, db, owner, archived)
 
 
-async def get_conversation(conv_id: str) -> ConversationSummary | None:
-    return await asyncio.to_thread(_get, conv_id)
+async def get_conversation(db: Database, conv_id: str) -> ConversationSummary | None:
+    return await asyncio.to_thread(_get, db, conv_id)
 
 
 async def update_conversation(
-    conv_id: str, owner: str, *, title: str | None = None, archived: bool | None = None
+    db: Database,
+    conv_id: str,
+    owner: str,
+    *,
+    title: str | None = None,
+    archived: bool | None = None,
 ) -> ConversationSummary | None:
     return await asyncio.to_thread(
-        _update, conv_id=conv_id, owner=owner, title=title, archived=archived
+        _update, db, conv_id=conv_id, owner=owner, title=title, archived=archived
     )

@@ -8,10 +8,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.agent.core.turns import plan_turn
-from app.agent.rules import current_policy
 from app.agent.tools import TOOLS
 from app.auth import Principal
 from app.context import UIContext
+from app.policy import Policy
 from app.vocab import Risk
 
 __all__ = ["OfferedTool", "offered_tools"]
@@ -27,12 +27,15 @@ class OfferedTool:
     open_world: bool
 
 
-def offered_tools(principal: Principal, uicontext: UIContext | None) -> list[OfferedTool]:
-    """The caller's tools for this context, in catalog order."""
+def offered_tools(
+    policy: Policy, principal: Principal, uicontext: UIContext | None
+) -> list[OfferedTool]:
+    """The caller's tools for this context under ``policy`` (the core's
+    ``rules.policy()``), in catalog order."""
     object_type = uicontext.objectType if uicontext is not None else None
     env_id = uicontext.envId if uicontext is not None else None
-    turn = plan_turn(principal.role, object_type, env_id, None)
-    catalog = current_policy().catalog
+    turn = plan_turn(policy, principal.role, object_type, env_id, None)
+    catalog = policy.catalog
     offered = []
     for name in turn["allowed_tools"]:
         spec, decl = catalog[name], TOOLS.get(name)

@@ -18,6 +18,8 @@ request to the core; nothing downstream checks the same input again.
 
 Each refusal is a :class:`RequestRefused` whose audit row is committed before it is
 raised. ``prepare_resume`` (``core.resuming``) checks a resume's fields the same way.
+Every door hands in the agent core (``core=``): its auth gate, audit writer and settings
+do the checking.
 """
 
 from __future__ import annotations
@@ -26,22 +28,17 @@ import asyncio
 import re
 import uuid
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from app.agent.audit import audit, flush_audit
+from app.agent.audit import AuditWriter
+from app.agent.core.protocol import Core
 from app.agent.core.refusals import RequestRefused
 from app.agent.core.requests import HistoryItem, TurnRequest
 from app.auth import Principal
-from app.auth.active import ensure_active_async
-from app.auth.tokens import decode_token, external_enabled
 from app.context import UIContext, UIContextJSONError, validate_uicontext
 from app.errors import AuthError, UIContextError
-from app.settings import get_settings
-from app.store.cot import cot_logger
+from app.reasoning import cot_logger
 from app.vocab import CONV_ID_PATTERN, ENV_ID_PATTERN, Channel, Lang
-
-if TYPE_CHECKING:
-    pass
 
 _CONV_ID = re.compile(CONV_ID_PATTERN)
 _ENV_ID = re.compile(ENV_ID_PATTERN)
@@ -52,7 +49,7 @@ def detect_lang(text: str) -> Lang:
     return "ru" if _CYRILLIC.search(text or "") else "en"
 
 
-def _is_text(value: object) -> bool:
+def is_text(value: object) -> bool:
     """A str that is valid Unicode text (no lone surrogates: they cannot be stored)."""
     if not isinstance(value, str):
         return False
@@ -67,16 +64,19 @@ def valid_conv_id(conv_id: object) -> bool:
     return isinstance(conv_id, str) and _CONV_ID.fullmatch(conv_id) is not None
 
 
-async def _refuse(status: int, error: str, reason: str, *, kind: str, **row: Any) -> RequestRefused:
+async def refuse(
+    audit: AuditWriter, status: int, error: str, reason: str, *, kind: str, **row: Any
+) -> RequestRefused:
     """Audit the refusal (committed before the caller answers) and return it to raise."""
-    await audit(kind=kind, decision="deny", reason=reason, **row)
-    await flush_audit()
+    await audit.record(kind=kind, decision="deny", reason=reason, **row)
+    await audit.flush()
     return RequestRefused(status, error, reason)
 
 
 async def authenticate(
     token: str | None,
     *,
+    core: Core,
     principal: Principal | None = None,
     user_id: str | None = None,
     conv_id: str | None = None,
@@ -87,18 +87,20 @@ async def authenticate(
     (the page's session) — either way checked again to be active (not disabled, deleted
     or re-roled since); 401 ``unauthorized`` (audited) otherwise."""
     claimed = principal.user_id if principal is not None else None
+    auth = core.auth
     try:
         if principal is None:
-            if external_enabled(get_settings()):  # may fetch the key set: off the event loop
-                principal = await asyncio.to_thread(decode_token, token)
+            if auth.external:  # may fetch the key set: off the event loop
+                principal = await asyncio.to_thread(auth.decode, token)
             else:  # a local HS256 check is pure CPU (tens of microseconds)
-                principal = decode_token(token)
+                principal = auth.decode(token)
         if user_id and user_id != principal.user_id:
             raise AuthError("user_id does not match the token's subject")
-        principal = await ensure_active_async(principal)
+        principal = await auth.ensure_active_async(principal)
     except AuthError as exc:
-        who = user_id if _is_text(user_id) else claimed
-        raise await _refuse(
+        who = user_id if is_text(user_id) else claimed
+        raise await refuse(
+            core.audit,
             401,
             "unauthorized",
             str(exc),
@@ -124,7 +126,7 @@ def _history(
         if not isinstance(item, Mapping):
             return (), "each history item must be an object with role and content"
         text = item.get("content") if item.get("content") is not None else item.get("text")
-        if text is not None and not _is_text(text):
+        if text is not None and not is_text(text):
             return (), "history content must be text"
         role = item.get("role")
         if role in ("user", "assistant") and text:
@@ -143,6 +145,7 @@ def _history(
 
 async def prepare_turn(
     *,
+    core: Core,
     token: str | None = None,
     principal: Principal | None = None,
     message: str,
@@ -158,6 +161,7 @@ async def prepare_turn(
     conv_id = uuid.uuid4().hex if conv_id is None else conv_id
     principal = await authenticate(
         token,
+        core=core,
         principal=principal,
         user_id=user_id,
         conv_id=conv_id,
@@ -168,7 +172,8 @@ async def prepare_turn(
         user=principal.user_id, role=principal.role, channel=channel, client=client
     )
     if not valid_conv_id(conv_id):
-        raise await _refuse(
+        raise await refuse(
+            core.audit,
             422,
             "invalid_conv_id",
             "conv_id must be 1-128 characters of letters, digits and _.:-",
@@ -176,20 +181,22 @@ async def prepare_turn(
             **row,
         )
     row["conv_id"] = conv_id
-    settings = get_settings()
+    settings = core.settings
     problem = None
-    if not _is_text(message) or not message.strip():
+    if not is_text(message) or not message.strip():
         problem = ("invalid_message", "the message must be non-empty text")
     elif len(message) > settings.message_max_chars:
         problem = ("message_too_long", f"the message is over {settings.message_max_chars} chars")
     elif env_id is not None and (not isinstance(env_id, str) or not _ENV_ID.fullmatch(env_id)):
         problem = ("invalid_env_id", "env_id must be 1-64 characters of letters, digits and _.-")
     if problem is not None:
-        raise await _refuse(422, *problem, kind="request_invalid", **row)
+        raise await refuse(core.audit, 422, *problem, kind="request_invalid", **row)
     kept, bad_history = _history(history, settings.history_max_items, settings.history_max_bytes)
     if bad_history is not None:
-        raise await _refuse(422, "invalid_history", bad_history, kind="request_invalid", **row)
-    ctx = await _uicontext(uicontext, row)
+        raise await refuse(
+            core.audit, 422, "invalid_history", bad_history, kind="request_invalid", **row
+        )
+    ctx = await checked_uicontext(core.audit, uicontext, row)
     return TurnRequest(
         principal=principal,
         conv_id=conv_id,
@@ -203,23 +210,24 @@ async def prepare_turn(
     )
 
 
-async def _uicontext(
-    payload: str | bytes | Mapping[str, Any] | None, row: dict[str, Any]
+async def checked_uicontext(
+    audit: AuditWriter, payload: str | bytes | Mapping[str, Any] | None, row: dict[str, Any]
 ) -> UIContext | None:
+    """The page context, validated once (413/422 refused; text that is not JSON ignored)."""
     if payload is None:
         return None
     try:
         ctx = validate_uicontext(dict(payload) if isinstance(payload, Mapping) else payload)
     except UIContextJSONError as exc:  # not JSON at all: ignored, every allowed tool kept
         cot_logger.explore("uicontext ignored", reason=str(exc), conv_id=row.get("conv_id"))
-        await audit(kind="uicontext_ignored", decision="allow", reason=str(exc), **row)
+        await audit.record(kind="uicontext_ignored", decision="allow", reason=str(exc), **row)
         return None
     except UIContextError as exc:
         cot_logger.explore(
             "uicontext refused", status=exc.status_code, reason=str(exc), conv_id=row.get("conv_id")
         )
-        raise await _refuse(
-            exc.status_code, "invalid_uicontext", str(exc), kind="uicontext_invalid", **row
+        raise await refuse(
+            audit, exc.status_code, "invalid_uicontext", str(exc), kind="uicontext_invalid", **row
         ) from None
     cot_logger.reason(
         "uicontext checked",

@@ -4,26 +4,30 @@ edited ``args`` (their shape and the tool's own args model, ``core.edits``: 422 
 confirmation is spent), then the confirmation itself (``app.agent.confirm``: single use,
 bound, unexpired, the dangerous gate), consumed here. Every refusal is audited and
 committed before it is raised; a refused confirmation is a ``ConfirmationRefused``.
+:func:`run_resume` is the answer's run, once checked.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import AsyncIterator, Callable, Mapping
+from typing import Any
 
-from app.agent.audit import audit_scope, flush_audit
-from app.agent.confirm import check_confirmation, confirmation_tool
-from app.agent.core.edits import edit_fits_tool, edit_shape
-from app.agent.core.prepare import _is_text, _refuse, authenticate, valid_conv_id
+from langgraph.types import Command
+
+from app.agent.audit import audit_scope
+from app.agent.core.edits import edit_fits_tool, edit_shape, shown_and_edited
+from app.agent.core.prepare import authenticate, detect_lang, is_text, refuse, valid_conv_id
+from app.agent.core.protocol import Core
 from app.agent.core.refusals import ConfirmationRefused
 from app.agent.core.requests import ResumeRequest
-from app.agent.core.slot import get_core
+from app.agent.core.runner import run_graph
+from app.agent.core.turns import last_human_text, run_config
+from app.agent.state import AgentContext
+from app.agent.stream import Sequencer
 from app.auth import Principal
 from app.errors import ConfirmationError
+from app.events import Event
 from app.vocab import Channel
-
-if TYPE_CHECKING:
-    from app.agent.core.agent import AgentCore
 
 MAX_REASON_CHARS = 2000
 MAX_CONFIRMATION_ID_CHARS = 128
@@ -31,6 +35,7 @@ MAX_CONFIRMATION_ID_CHARS = 128
 
 async def prepare_resume(
     *,
+    core: Core,
     token: str | None = None,
     principal: Principal | None = None,
     conv_id: str,
@@ -40,18 +45,18 @@ async def prepare_resume(
     args: Mapping[str, Any] | None = None,
     channel: Channel,
     client: str | None = None,
-    core: AgentCore | None = None,
 ) -> ResumeRequest:
     """Check a resume's input, then validate and consume the confirmation (single use).
-    ``core``: the agent core whose conversation it is (default: the installed one)."""
+    ``core``: the agent core whose conversation it is."""
     principal = await authenticate(
-        token, principal=principal, conv_id=conv_id, channel=channel, client=client
+        token, core=core, principal=principal, conv_id=conv_id, channel=channel, client=client
     )
     row: dict[str, Any] = dict(
         user=principal.user_id, role=principal.role, channel=channel, client=client
     )
     if not valid_conv_id(conv_id):
-        raise await _refuse(
+        raise await refuse(
+            core.audit,
             422,
             "invalid_conv_id",
             "conv_id must be 1-128 characters of letters, digits and _.:-",
@@ -60,23 +65,25 @@ async def prepare_resume(
         )
     row["conv_id"] = conv_id
     problem = None
-    if not _is_text(confirmation_id) or not 0 < len(confirmation_id) <= MAX_CONFIRMATION_ID_CHARS:
+    if not is_text(confirmation_id) or not 0 < len(confirmation_id) <= MAX_CONFIRMATION_ID_CHARS:
         problem = ("invalid_confirmation_id", "confirmation_id must be 1-128 characters")
     elif decision not in ("confirm", "deny"):
         problem = ("invalid_decision", "decision must be 'confirm' or 'deny'")
-    elif reason is not None and (not _is_text(reason) or len(reason) > MAX_REASON_CHARS):
+    elif reason is not None and (not is_text(reason) or len(reason) > MAX_REASON_CHARS):
         problem = ("invalid_reason", f"reason must be text of at most {MAX_REASON_CHARS} chars")
     elif args is not None:
         problem = edit_shape(args, decision)
         if problem is None:  # the tool's own args model, before the confirmation is spent
-            tool = await confirmation_tool(confirmation_id, conv_id=conv_id, user_id=row["user"])
-            problem = edit_fits_tool(tool, args)
+            tool = await core.confirmations.tool_of(
+                confirmation_id, conv_id=conv_id, user_id=row["user"]
+            )
+            problem = edit_fits_tool(core.rules.policy(), tool, args)
     if problem is not None:
-        raise await _refuse(422, *problem, kind="request_invalid", **row)
-    graph = await (core or get_core()).graph()
+        raise await refuse(core.audit, 422, *problem, kind="request_invalid", **row)
+    graph = await core.graph()
     try:
         with audit_scope(channel, client):
-            confirmation = await check_confirmation(
+            confirmation = await core.confirmations.check(
                 graph,
                 conv_id=conv_id,
                 principal=principal,
@@ -84,8 +91,8 @@ async def prepare_resume(
                 decision=decision,
                 edited_args=args,
             )
-    except ConfirmationError as exc:  # audited by check_confirmation
-        await flush_audit()
+    except ConfirmationError as exc:  # audited by Confirmations.check
+        await core.audit.flush()
         raise ConfirmationRefused(exc) from None
     return ResumeRequest(
         principal=principal,
@@ -98,3 +105,38 @@ async def prepare_resume(
         confirmation=confirmation,
         client=client,
     )
+
+
+#: The run context of a resume, for the checkpointed turn and its language.
+ContextFor = Callable[[Mapping[str, Any], str], AgentContext]
+
+
+async def run_resume(core: Core, req: ResumeRequest, context: ContextFor) -> AsyncIterator[Event]:
+    """Continue the graph after ``prepare_resume`` consumed the confirmation: audit the
+    answer (confirmed or cancelled, edited arguments shown beside the ones on the card),
+    then resume; edited ``args`` pass policy again in the graph (``app.agent.edit``)."""
+    seq = Sequencer(req.conv_id)
+    graph = await core.graph()
+    config = run_config(req.conv_id)
+    state = await graph.aget_state(config)
+    values = state.values or {}
+    lang = detect_lang(last_human_text(values.get("messages") or []))
+    ctx = context(values.get("turn") or {}, lang)
+    confirmed = req.decision == "confirm"
+    await core.audit.record(
+        kind="confirmed" if confirmed else "cancelled",
+        user=req.principal.user_id,
+        role=req.principal.role,
+        conv_id=req.conv_id,
+        tool=req.confirmation.get("tool_name"),
+        env=req.confirmation.get("env_id"),
+        decision="confirm" if confirmed else "cancel",
+        reason=req.reason if req.args is None else "confirmed with edited arguments",
+        args=shown_and_edited(values, req),
+        channel=req.channel,
+        client=req.client,
+    )
+    answer = {"decision": req.decision, "reason": req.reason, "args": req.args}
+    cmd: Command[Any] = Command(resume=answer)
+    async for ev in run_graph(core, graph, cmd, config, ctx, seq):
+        yield ev

@@ -2,8 +2,8 @@
 numbered events: model tokens, the nodes' own events (``emit``), a confirmation for each
 interrupt, and the closing ``message`` / ``error`` + ``done``.
 
-Every audit row of the run is committed before ``done`` (``flush_audit``); a failed write
-is said in an ``error`` event, never swallowed. With a run control (``core.control``) the
+Every audit row of the run is committed before ``done`` (``AuditWriter.flush``); a failed
+write is said in an ``error`` event, never swallowed. With a run control (``core.control``) the
 graph runs in its own task and a stop is answered at once with a ``stopped`` event; with a
 write in flight the stream ends there (``done``) and the run goes on for the write.
 """
@@ -16,10 +16,14 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, AIMessageChunk
 
-from app.agent.audit import audit, flush_audit
-from app.agent.confirm import mark_sent
+from app.agent.audit import AuditWriter
 from app.agent.core.control import ITEM, STOP, RunControl
-from app.agent.events import (
+from app.agent.core.protocol import Core
+from app.agent.state import AgentContext
+from app.agent.stopping import STOPPED_TEXT
+from app.agent.stream import Sequencer, confirm_required_event
+from app.errors import SsToolsError
+from app.events import (
     DoneEvent,
     ErrorEvent,
     Event,
@@ -27,11 +31,7 @@ from app.agent.events import (
     StoppedEvent,
     TokenEvent,
 )
-from app.agent.state import AgentContext
-from app.agent.stopping import STOPPED_TEXT
-from app.agent.stream import Sequencer, confirm_required_event
-from app.errors import SsToolsError
-from app.store.cot import cot_logger
+from app.reasoning import cot_logger
 from app.vocab import DoneState
 
 STREAM_MODES = ["messages", "updates", "custom"]
@@ -57,10 +57,10 @@ async def _output(source: Any, control: RunControl | None) -> AsyncIterator[tupl
         yield kind, item
 
 
-async def finish(seq: Sequencer, state: DoneState) -> AsyncIterator[Event]:
+async def finish(seq: Sequencer, state: DoneState, audit: AuditWriter) -> AsyncIterator[Event]:
     """The closing events: every audit row of the turn is committed before ``done``."""
     try:
-        await flush_audit()
+        await audit.flush()
     except Exception as exc:  # the turn happened, but its audit trail is incomplete: say so
         cot_logger.reflect("audit write failed", error=type(exc).__name__)
         yield seq(
@@ -73,25 +73,26 @@ async def finish(seq: Sequencer, state: DoneState) -> AsyncIterator[Event]:
     yield seq(DoneEvent(state=state))
 
 
-async def fail(seq: Sequencer, error: ErrorEvent) -> AsyncIterator[Event]:
+async def fail(seq: Sequencer, error: ErrorEvent, audit: AuditWriter) -> AsyncIterator[Event]:
     """``error`` then the closing events."""
     yield seq(error)
-    async for ev in finish(seq, "error"):
+    async for ev in finish(seq, "error", audit):
         yield ev
 
 
 async def run_graph(
+    core: Core,
     graph: Any,
     inp: Any,
     config: dict[str, Any],
     ctx: AgentContext,
     seq: Sequencer,
     *,
-    model_label: str,
     final: bool = True,
 ) -> AsyncIterator[Event]:
-    """One ``astream`` of the graph as events; ``final=False`` leaves out the closing ones
-    (a superseded confirmation's run, before the new message's own run)."""
+    """One ``astream`` of ``core``'s graph as events; ``final=False`` leaves out the closing
+    ones (a superseded confirmation's run, before the new message's own run)."""
+    audit = core.audit
     interrupted = False
     last_ai: AIMessage | None = None
     source = graph.astream(inp, config, context=ctx, stream_mode=STREAM_MODES)
@@ -102,7 +103,7 @@ async def run_graph(
                 yield seq(stopped_event([w.call_id for w in writes], ctx.lang))
                 if writes and final:  # answer now; the run goes on for its writes
                     ctx.control.detach()
-                    async for ev in finish(seq, "idle"):
+                    async for ev in finish(seq, "idle", audit):
                         yield ev
                     return
                 continue
@@ -121,18 +122,19 @@ async def run_graph(
             elif "__interrupt__" in data:
                 interrupted = True
                 for intr in data["__interrupt__"]:
-                    await asyncio.to_thread(mark_sent, intr.value["confirmation_id"])
+                    cid = intr.value["confirmation_id"]
+                    await asyncio.to_thread(core.confirmations.mark_sent, cid)
                     yield seq(confirm_required_event(intr.value))
             elif isinstance(data.get("model"), dict):
                 replies = data["model"].get("messages") or []
                 last_ai = replies[-1] if replies else last_ai
     except SsToolsError as exc:
-        async for ev in fail(seq, ErrorEvent(code="agent_error", message=str(exc))):
+        async for ev in fail(seq, ErrorEvent(code="agent_error", message=str(exc)), audit):
             yield ev
         return
     except Exception as exc:  # model endpoint down, checkpoint store failure...
         cot_logger.reflect("agent run failed", error=type(exc).__name__, conv_id=ctx.conv_id)
-        await audit(
+        await audit.record(
             kind="failed",
             user=ctx.user_id,
             role=ctx.role,
@@ -143,16 +145,16 @@ async def run_graph(
             client=ctx.client,
         )
         message = f"The agent could not finish this turn ({type(exc).__name__})."
-        async for ev in fail(seq, ErrorEvent(code="agent_error", message=message)):
+        async for ev in fail(seq, ErrorEvent(code="agent_error", message=message), audit):
             yield ev
         return
     if not final:
         return
     if interrupted:
-        async for ev in finish(seq, "awaiting_confirmation"):
+        async for ev in finish(seq, "awaiting_confirmation", audit):
             yield ev
         return
     if isinstance(last_ai, AIMessage) and not last_ai.tool_calls:
-        yield seq(MessageEvent(text=str(last_ai.content), model=model_label))
-    async for ev in finish(seq, "idle"):
+        yield seq(MessageEvent(text=str(last_ai.content), model=core.model_label))
+    async for ev in finish(seq, "idle", audit):
         yield ev

@@ -10,16 +10,16 @@ from typing import Any
 
 from langgraph.types import Command
 
-from app.agent.audit import audit, audit_scope
-from app.agent.confirm import check_confirmation
+from app.agent.audit import audit_scope
+from app.agent.core.protocol import Core
 from app.agent.core.runner import run_graph
 from app.agent.core.turns import run_config
-from app.agent.events import Event
 from app.agent.state import AgentContext
 from app.agent.stream import Sequencer
 from app.auth import Principal
 from app.errors import ConfirmationError
-from app.store.cot import cot_logger
+from app.events import Event
+from app.reasoning import cot_logger
 
 SUPERSEDED = "superseded by a new message"
 WITHDRAWN = "withdrawn: the turn was stopped"
@@ -27,10 +27,12 @@ WITHDRAWN = "withdrawn: the turn was stopped"
 ContextFor = Callable[[Mapping[str, Any]], AgentContext]
 
 
-async def _spend(graph: Any, principal: Principal, ctx: AgentContext, confirmation_id: str) -> None:
+async def _spend(
+    core: Core, graph: Any, principal: Principal, ctx: AgentContext, confirmation_id: str
+) -> None:
     try:
         with audit_scope(ctx.channel, ctx.client):
-            await check_confirmation(
+            await core.confirmations.check(
                 graph,
                 conv_id=ctx.conv_id,
                 principal=principal,
@@ -43,6 +45,7 @@ async def _spend(graph: Any, principal: Principal, ctx: AgentContext, confirmati
 
 
 async def supersede(
+    core: Core,
     graph: Any,
     state: Any,
     principal: Principal,
@@ -50,7 +53,6 @@ async def supersede(
     seq: Sequencer,
     context_for: ContextFor,
     *,
-    model_label: str,
     reason: str = SUPERSEDED,
 ) -> AsyncIterator[Event]:
     """Deny every pending interrupt of ``state`` (``context_for(turn)`` rebuilds the run's
@@ -61,8 +63,8 @@ async def supersede(
         for intr in state.interrupts:
             cid = (intr.value or {}).get("confirmation_id")
             if cid:
-                await _spend(graph, principal, ctx, cid)
-            await audit(
+                await _spend(core, graph, principal, ctx, cid)
+            await core.audit.record(
                 kind="cancelled",
                 user=principal.user_id,
                 role=principal.role,
@@ -73,8 +75,6 @@ async def supersede(
                 client=ctx.client,
             )
         resume: Command[Any] = Command(resume={"decision": "deny", "reason": reason})
-        async for ev in run_graph(
-            graph, resume, run_config(conv_id), ctx, seq, model_label=model_label, final=False
-        ):
+        async for ev in run_graph(core, graph, resume, run_config(conv_id), ctx, seq, final=False):
             yield ev
         state = await graph.aget_state(run_config(conv_id))  # several pending: deny them all

@@ -10,12 +10,11 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
 from app.agent.core.requests import HistoryItem
 from app.agent.planner.context import make_turn_context
-from app.agent.rules import current_policy
 from app.agent.state import AgentContext, TurnInfo
 from app.auth import Principal
 from app.context import UIContext
-from app.policy import build_tool_pipeline
-from app.store.cot import cot_logger
+from app.policy import Policy, build_tool_pipeline
+from app.reasoning import cot_logger
 
 RECURSION_LIMIT = 30
 
@@ -26,6 +25,7 @@ def run_config(conv_id: str) -> dict[str, Any]:
 
 
 def plan_turn(
+    policy: Policy,
     role: str,
     object_type: str | None,
     selected_env: str | None,
@@ -33,7 +33,6 @@ def plan_turn(
 ) -> TurnInfo:
     """The tools this turn offers (RBAC, then the page's context) and what it was asked
     under; checkpointed with the conversation so a resume rebuilds the same context."""
-    policy = current_policy()
     result = build_tool_pipeline(
         list(policy.catalog.values()),
         role,

@@ -26,14 +26,14 @@ from pydantic import Field
 
 from app.agent.tools.base import EnvArgs, ToolArgs, ToolDeps
 from app.agent.tools.declare import Family
-from app.bundle import read_bundle
 from app.errors import ToolError
 from app.policy import CardLine
 from app.store import backups as backup_store
-from app.store.db import session_scope
+from app.store.db import Database
 from app.store.models import Backup
+from app.superset.bundle import read_bundle
 from app.superset.migration import list_all, plan_bundle, resolve_dashboards, run_migration
-from app.tasks.worker import TaskContext, get_runner
+from app.tasks.worker import TaskContext
 from app.vocab import Lang
 
 family = Family("backup")
@@ -126,7 +126,7 @@ async def take_backup(
     n_charts = len(bundle.objects("charts"))
 
     def index() -> dict[str, Any]:
-        with session_scope() as session:
+        with deps.db.session() as session:
             row = backup_store.add_backup(
                 session, env_id=env_id, path=str(path), created_by=deps.user_id,
                 dashboard_ids=ids, size_bytes=len(data), note=note[:2000],
@@ -157,7 +157,7 @@ async def run_backup(args: RunBackupArgs, deps: ToolDeps) -> dict[str, Any]:
     async def job(ctx: TaskContext) -> dict[str, Any]:
         return await take_backup(deps, env.id, ids, ctx)
 
-    return await get_runner().run(
+    return await deps.tasks.run(
         "backup", job, task_id=deps.task_id, user=deps.user_id, conv_id=deps.conv_id,
         env_id=env.id, total_steps=2, progress=deps.progress,
     )  # fmt: skip
@@ -180,7 +180,7 @@ async def list_backups(args: ListBackupsArgs, deps: ToolDeps) -> dict[str, Any]:
     env_id = args.env_id or (deps.env_id if deps.env_chosen else None)
 
     def read() -> list[dict[str, Any]]:
-        with session_scope() as session:
+        with deps.db.session() as session:
             rows = backup_store.list_backups(
                 session, env_id=env_id, dashboard_id=args.dashboard_id, limit=50
             )
@@ -190,8 +190,8 @@ async def list_backups(args: ListBackupsArgs, deps: ToolDeps) -> dict[str, Any]:
     return {"env_id": env_id, "count": len(rows), "backups": rows}
 
 
-def _backup_env(backup_id: str) -> str:
-    with session_scope() as session:
+def _backup_env(db: Database, backup_id: str) -> str:
+    with db.session() as session:
         row = backup_store.get_backup(session, backup_id=backup_id.strip())
         if row is None:
             raise ToolError(f"no backup '{backup_id}'; list_backups shows the stored ones")
@@ -202,11 +202,11 @@ async def restore_target(args: RestoreBackupArgs, deps: ToolDeps) -> str | None:
     """The environment a restore acts on when ``env_id`` is omitted: the backup's own."""
     if args.env_id:
         return None
-    return await asyncio.to_thread(_backup_env, args.backup_id)
+    return await asyncio.to_thread(_backup_env, deps.db, args.backup_id)
 
 
-def _load_backup(backup_id: str) -> tuple[dict[str, Any], bytes]:
-    with session_scope() as session:
+def _load_backup(db: Database, backup_id: str) -> tuple[dict[str, Any], bytes]:
+    with db.session() as session:
         row = backup_store.get_backup(session, backup_id=backup_id.strip())
         if row is None:
             raise ToolError(f"no backup '{backup_id}'; list_backups shows the stored ones")
@@ -235,7 +235,7 @@ async def restore_backup(args: RestoreBackupArgs, deps: ToolDeps) -> dict[str, A
     overwriting the dashboards it contains. Dangerous: current versions are replaced.
     Use only when the user asks to roll back. Needs confirmation after a countdown.
     Returns a task id and what was restored."""
-    view, data = await asyncio.to_thread(_load_backup, args.backup_id)
+    view, data = await asyncio.to_thread(_load_backup, deps.db, args.backup_id)
     target = deps.registry.get(args.env_id or view["env_id"])
     client = deps.registry.client(target.id)
 
@@ -245,7 +245,7 @@ async def restore_backup(args: RestoreBackupArgs, deps: ToolDeps) -> dict[str, A
         result = await run_migration(plan, client, ctx)
         return {"task_id": ctx.task_id, "backup_id": view["backup_id"], **result}
 
-    return await get_runner().run(
+    return await deps.tasks.run(
         "restore", job, task_id=deps.task_id, user=deps.user_id, conv_id=deps.conv_id,
         env_id=target.id, total_steps=4, progress=deps.progress,
     )  # fmt: skip

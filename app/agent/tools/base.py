@@ -9,18 +9,20 @@ seam does both.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.settings import Settings
+from app.store.db import Database
+from app.superset.registry import EnvironmentRegistry
+from app.tasks.worker import TaskRunner
 
 if TYPE_CHECKING:
     from app.policy import Policy
     from app.superset.client import SupersetClient
     from app.superset.environments import Environment
-    from app.superset.registry import EnvironmentRegistry
 
 Progress = Callable[[int, int, str], Awaitable[None]]
 
@@ -60,6 +62,8 @@ class ToolDeps:
     (``app.policy.envs.EnvSource``: args, submitted, context, backup, default, none).
     ``selected_env`` is the page's environment (submitted, else UIContext, else the
     registry's default) whatever the call names: a deploy's omitted source.
+    ``db`` (the product's tables: backups, maintenance, tasks) and ``tasks`` (the task
+    runner of long tools) are the app's parts, handed in by the seam.
     """
 
     settings: Settings
@@ -74,6 +78,8 @@ class ToolDeps:
     policy: Policy | None = None  # the policy in force for this call
     env_source: str = "submitted"
     selected_env: str | None = None  # None: the same as env_id
+    db: Database = field(kw_only=True)
+    tasks: TaskRunner = field(kw_only=True)
 
     @property
     def env_chosen(self) -> bool:

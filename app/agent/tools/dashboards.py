@@ -15,7 +15,7 @@ from app.policy import CardLine
 from app.superset.health import check_charts, load_bundle, stale_datasets, verdict
 from app.superset.migration import resolve_dashboards
 from app.superset.quality import documentation_markdown, rule_findings
-from app.tasks.worker import TaskContext, get_runner
+from app.tasks.worker import TaskContext
 
 family = Family("dashboards")
 
@@ -197,7 +197,7 @@ async def delete_dashboard(args: DashboardArgs, deps: ToolDeps) -> dict[str, Any
             f"at {backup['path']} (restore_backup brings it back).",
         }
 
-    return await get_runner().run(
+    return await deps.tasks.run(
         "delete", job, task_id=deps.task_id, user=deps.user_id, conv_id=deps.conv_id,
         env_id=env.id, total_steps=3, progress=deps.progress,
     )  # fmt: skip

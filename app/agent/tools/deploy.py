@@ -18,7 +18,7 @@ from app.agent.tools.base import DASHBOARD_ID, ToolArgs, ToolDeps
 from app.agent.tools.declare import Family
 from app.policy import CardLine
 from app.superset.migration import plan_migration, preflight_migration, run_migration
-from app.tasks.worker import TaskContext, get_runner
+from app.tasks.worker import TaskContext
 from app.vocab import Lang
 
 family = Family("deploy")
@@ -77,7 +77,7 @@ async def _migrate(deps: ToolDeps, kind: str, ids: list[str], source_env: str | 
         plan, _ = await plan_migration(source_client, target_client, ids, mapping)
         return {"task_id": ctx.task_id, **await run_migration(plan, target_client, ctx)}
 
-    result = await get_runner().run(
+    result = await deps.tasks.run(
         kind, job, task_id=deps.task_id, user=deps.user_id, conv_id=deps.conv_id,
         env_id=target.id, total_steps=len(ids) + 3, progress=deps.progress,
     )  # fmt: skip

@@ -18,7 +18,6 @@ from app.agent.tools.declare import Family
 from app.errors import ToolError
 from app.policy import CardLine
 from app.store import maintenance as maintenance_store
-from app.store.db import session_scope
 from app.store.models import Maintenance
 from app.vocab import Lang
 
@@ -72,7 +71,7 @@ async def start_maintenance(args: StartMaintenanceArgs, deps: ToolDeps) -> dict[
     env = deps.env(args.env_id)
 
     def start() -> dict[str, Any]:
-        with session_scope() as session:
+        with deps.db.session() as session:
             row = maintenance_store.start(
                 session,
                 env_id=env.id,
@@ -106,7 +105,7 @@ async def end_maintenance(args: EnvArgs, deps: ToolDeps) -> dict[str, Any]:
     env = deps.env(args.env_id)
 
     def end() -> dict[str, Any] | None:
-        with session_scope() as session:
+        with deps.db.session() as session:
             row = maintenance_store.end(session, env_id=env.id, ended_by=deps.user_id)
             return None if row is None else _view(row)
 

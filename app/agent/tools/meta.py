@@ -11,7 +11,7 @@ from app.agent.tools.base import NoArgs, ToolArgs, ToolDeps
 from app.agent.tools.declare import Family
 from app.errors import ToolError
 from app.policy import CardLine, EnvTable, build_tool_pipeline
-from app.store.db import session_scope
+from app.store.db import Database
 from app.store.maintenance import active_for
 from app.store.tasks import get_task, list_tasks
 from app.tasks.worker import task_view
@@ -65,9 +65,9 @@ async def show_capabilities(args: NoArgs, deps: ToolDeps) -> dict[str, Any]:
     }
 
 
-def _maintenance_rows(env_ids: list[str]) -> dict[str, dict[str, Any] | None]:
+def _maintenance_rows(db: Database, env_ids: list[str]) -> dict[str, dict[str, Any] | None]:
     out: dict[str, dict[str, Any] | None] = {}
-    with session_scope() as session:
+    with db.session() as session:
         for env_id in env_ids:
             row = active_for(session, env_id=env_id)
             out[env_id] = (
@@ -107,7 +107,7 @@ async def list_environments(args: NoArgs, deps: ToolDeps) -> dict[str, Any]:
         return await deps.registry.client(row["id"]).health(timeout=HEALTH_TIMEOUT_S)
 
     reach = await asyncio.gather(*(reachable(r) for r in rows))
-    maintenance = await asyncio.to_thread(_maintenance_rows, [r["id"] for r in rows])
+    maintenance = await asyncio.to_thread(_maintenance_rows, deps.db, [r["id"] for r in rows])
     # the environment this call resolved to, when it is a configured one
     selected = deps.env_id if deps.env_id in deps.registry.environments else None
     envs = []
@@ -125,9 +125,9 @@ async def list_environments(args: NoArgs, deps: ToolDeps) -> dict[str, Any]:
 
 
 def _load_tasks(
-    task_id: str | None, user: str, is_admin: bool
+    db: Database, task_id: str | None, user: str, is_admin: bool
 ) -> list[dict[str, Any]] | dict[str, Any] | None:
-    with session_scope() as session:
+    with db.session() as session:
         if task_id:
             task = get_task(session, task_id=task_id)
             if task is None or (task.user not in (None, user) and not is_admin):
@@ -149,7 +149,9 @@ async def get_task_status(args: TaskStatusArgs, deps: ToolDeps) -> dict[str, Any
     """Reports the status, progress and result of a long-running task (migration, backup,
     restore) by task id, or lists the most recent tasks. Use when the user asks how a
     task is going. Returns status, step/total and any error."""
-    found = await asyncio.to_thread(_load_tasks, args.task_id, deps.user_id, deps.role == "admin")
+    found = await asyncio.to_thread(
+        _load_tasks, deps.db, args.task_id, deps.user_id, deps.role == "admin"
+    )
     if args.task_id:
         if found is None:
             raise ToolError(f"no task with id {args.task_id!r}")

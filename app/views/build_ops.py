@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from app.agent.views.cells import cell, dict_table
-from app.agent.views.links import Links, hidden_key, without_paths
-from app.agent.views.models import (
+from app.views.cells import cell, dict_table
+from app.views.links import Links, hidden_key, without_paths
+from app.views.models import (
     DiffRow,
     DiffView,
     Fact,

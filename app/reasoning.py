@@ -1,4 +1,6 @@
-"""The contract's "CoT logger": a structured log of why the agent did what it did.
+"""The contract's "CoT logger" (the reasoning log): a structured log of why the product
+did what it did. A logger, not a store: a leaf any part may use (it knows only the
+redaction rule, ``app.redact``).
 
 Three phases, each a logging level between INFO (20) and WARNING (30):
 
@@ -19,7 +21,7 @@ import sys
 from datetime import UTC, datetime
 from typing import IO, Any
 
-from app.store.audit import redact
+from app.redact import redact
 
 LOGGER_NAME = "ss_tools.cot"
 REASON = 21

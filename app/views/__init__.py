@@ -1,6 +1,6 @@
 """Tool results as typed views (DESIGN decision 9): the models and their builders.
 
-* :mod:`~app.agent.views.models` — :data:`ToolView`, a discriminated union (``kind``) of
+* :mod:`~app.views.models` — :data:`ToolView`, a discriminated union (``kind``) of
   small pydantic models: table, linked_list, health, facts, tasks, diff, text.
 * :func:`build_view` — the tool node's step: a declaration's ``presentation`` + the raw
   result + the environment's Superset base URL → a view (or None).
@@ -12,9 +12,9 @@ A leaf for the page: it imports only pydantic and the standard library.
 
 from pydantic import TypeAdapter
 
-from app.agent.views.build import build_view
-from app.agent.views.build_ops import preflight_view
-from app.agent.views.models import (
+from app.views.build import build_view
+from app.views.build_ops import preflight_view
+from app.views.models import (
     HEALTH_STATUSES,
     Cell,
     Column,

@@ -3,7 +3,7 @@
 :func:`build_view` is what the tool node calls with the declaration's ``presentation``,
 the tool's raw (unsummarised) result and the call environment's Superset base URL. The
 dashboard, SQL and environment tools are built here; backups, tasks, migrations and
-the other writes in :mod:`app.agent.views.build_ops`.
+the other writes in :mod:`app.views.build_ops`.
 """
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from app.agent.views import build_ops as ops
-from app.agent.views.cells import cell, dict_table, numeric
-from app.agent.views.links import Links, without_paths
-from app.agent.views.models import (
+from app.views import build_ops as ops
+from app.views.cells import cell, dict_table, numeric
+from app.views.links import Links, without_paths
+from app.views.models import (
     HEALTH_STATUSES,
     Cell,
     Column,

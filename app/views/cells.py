@@ -6,8 +6,8 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from app.agent.views.links import hidden_key, without_paths
-from app.agent.views.models import Cell, Column, TableView
+from app.views.links import hidden_key, without_paths
+from app.views.models import Cell, Column, TableView
 
 
 def cell(value: Any) -> Cell:

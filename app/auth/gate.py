@@ -1,0 +1,124 @@
+"""``AuthGate``: who may act, for one app (a part built by the composition root).
+
+It holds what the checks need — the settings (the JWT secret, issuer, audience, the
+external identity provider), the database (the users table, auth audit rows), the
+external key set (:class:`~app.auth.jwks.JwksCache`, when one is configured) and the
+users' status cache (:class:`~app.auth.active.UserStatusCache`) — and answers:
+
+* :meth:`issue` / :meth:`decode`: a local token, and a token's principal from its
+  signature and claims alone (``app.auth.tokens``);
+* :meth:`verify`: a request's caller: :meth:`decode` then :meth:`ensure_active` (the user
+  still exists, is enabled and has the token's role; cached ``revocation_cache_s``);
+* :meth:`audit_event`: an ``auth_failed`` / ``login`` / ``permission_denied`` row, written
+  at once (a database failure is logged, never turned into a 500).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from sqlalchemy.exc import SQLAlchemyError
+
+from app.auth.active import UserStatus, UserStatusCache, check_status, load_status
+from app.auth.jwks import JwksCache
+from app.auth.tokens import Principal, decode_token, external_keys, issue_token
+from app.settings import Settings
+from app.store.audit import record_audit
+from app.store.db import Database
+
+log = logging.getLogger("ss_tools.auth")
+
+
+class AuthGate:
+    """Tokens and the users' active check of one app (see the module docstring)."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        db: Database,
+        *,
+        jwks: JwksCache | None = None,
+        statuses: UserStatusCache | None = None,
+    ) -> None:
+        self.settings = settings
+        self.db = db
+        self.jwks = jwks if jwks is not None else external_keys(settings)
+        self.statuses = statuses if statuses is not None else UserStatusCache()
+
+    @property
+    def external(self) -> bool:
+        """Whether tokens of an external identity provider are accepted (a key set may be
+        fetched: callers on the event loop decode them in a worker thread)."""
+        return self.jwks is not None
+
+    # ---- tokens -------------------------------------------------------------------------
+    def issue(self, *, username: str, role: str, ttl_s: int | None = None) -> tuple[str, int]:
+        """A signed HS256 token for ``username`` and its ``expires_in`` in seconds."""
+        return issue_token(self.settings, username=username, role=role, ttl_s=ttl_s)
+
+    def decode(self, token: str | None) -> Principal:
+        """The principal of ``token`` from its signature and claims alone (no database)."""
+        return decode_token(token, self.settings, self.jwks)
+
+    def verify(self, token: str | None) -> Principal:
+        """The caller behind ``token``: signature, claims, then :meth:`ensure_active`.
+        Raises ``AuthError(reason)`` for any defect (blocking on a cache miss)."""
+        return self.ensure_active(self.decode(token))
+
+    # ---- the active check ---------------------------------------------------------------
+    def cached_status(self, username: str) -> UserStatus | None:
+        """The cached answer, or None when the database must be asked (no I/O)."""
+        return self.statuses.peek(username)
+
+    def load_status(self, username: str) -> UserStatus:
+        """Blocking: the user's row as a :class:`UserStatus`, cached."""
+        status = load_status(self.db, username)
+        self.statuses.put(username, status, self.settings.revocation_cache_s)
+        return status
+
+    def ensure_active(self, principal: Principal) -> Principal:
+        """Blocking on a cache miss: ``principal`` if its user may still act, else
+        ``AuthError`` ("unknown user", "user disabled", "role changed")."""
+        status = self.cached_status(principal.user_id) or self.load_status(principal.user_id)
+        return check_status(principal, status)
+
+    async def ensure_active_async(self, principal: Principal) -> Principal:
+        """:meth:`ensure_active` for the event loop: a cached answer inline, a database
+        read in a worker thread."""
+        status = self.cached_status(principal.user_id)
+        if status is None:
+            status = await asyncio.to_thread(self.load_status, principal.user_id)
+        return check_status(principal, status)
+
+    def forget_user(self, username: str | None = None) -> None:
+        """Drop cached answers for ``username`` (all users when None)."""
+        self.statuses.forget(username)
+
+    # ---- audit rows of the auth seams -----------------------------------------------------
+    def audit_event(
+        self,
+        *,
+        kind: str,
+        decision: str,
+        reason: str | None,
+        user: str | None = None,
+        role: str | None = None,
+        args: dict[str, Any] | None = None,
+    ) -> None:
+        """Append one audit row in its own transaction. A database failure is logged, not
+        raised, so it cannot turn a 401 into a 500 (the refusal itself still happens)."""
+        try:
+            with self.db.session() as session:
+                record_audit(
+                    session,
+                    kind=kind,
+                    user=user,
+                    role=role,
+                    decision=decision,
+                    reason=reason,
+                    args=args,
+                )
+        except SQLAlchemyError:
+            log.error("could not write audit row kind=%s decision=%s", kind, decision)
