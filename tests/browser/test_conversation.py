@@ -60,8 +60,21 @@ def server(tmp_path, superset_sandbox):
 
 
 def ask(page: Any, text: str) -> None:
-    page.get_by_label("message").fill(text)
-    page.keyboard.press("Enter")
+    """Type ``text`` and press Enter until the composer takes it (the box clears). Under
+    load the page may still be finishing the previous turn when Enter lands; the composer
+    then keeps the text, and a second Enter sends it once (an empty box sends nothing)."""
+    from playwright.sync_api import expect
+
+    box = page.get_by_label("message")
+    box.fill(text)
+    for _ in range(10):
+        box.press("Enter")
+        try:
+            expect(box).to_have_value("", timeout=3_000)
+            return
+        except AssertionError:
+            continue
+    raise AssertionError(f"the composer never sent {text!r}")
 
 
 def settled(page: Any, expect: Any) -> None:
