@@ -28,7 +28,10 @@ from app.store.audit import DECISIONS, list_audit
 from app.store.db import Database
 
 FILTERS = ("user", "tool", "decision", "env", "since", "until")
-COLUMNS = ("ts", "user", "role", "kind", "tool", "env", "decision", "reason", "args", "duration_ms")
+COLUMNS = (
+    "ts", "user", "role", "kind", "tool", "env", "decision", "reason", "args", "duration_ms",
+    "channel", "client", "conv_id",
+)  # fmt: skip
 CSV_PATH = "/api/audit.csv"
 
 
@@ -69,6 +72,9 @@ def fetch_rows(db: Database, filters: dict[str, str], limit: int = 500) -> list[
                 "reason": r.reason or "",
                 "args": json.dumps(r.args, ensure_ascii=False) if r.args is not None else "",
                 "duration_ms": "" if r.duration_ms is None else round(r.duration_ms, 1),
+                "channel": r.channel or "",
+                "client": r.client or "",
+                "conv_id": r.conv_id or "",
             }
             for r in rows
         ]

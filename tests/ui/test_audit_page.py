@@ -20,6 +20,9 @@ def seed_audit(parts: Parts) -> None:
             env="prod",
             decision="allow",
             args={"dashboard_id": "42"},
+            channel="mcp",
+            client="claude-code",
+            conv_id="c-mcp-1",
         )
         record_audit(
             session,
@@ -87,7 +90,9 @@ async def test_admin_exports_filtered_rows_as_csv(user: User, core, sign_in, par
     assert response.headers["content-type"].startswith("text/csv")
     lines = response.text.strip().splitlines()
     assert lines[0].startswith("ts,user,role,kind,tool,env,decision")
+    assert lines[0].endswith(",channel,client,conv_id")  # the door each decision came through
     assert len(lines) == 3 and all(",prod," in line for line in lines[1:])
+    assert any(line.endswith(",mcp,claude-code,c-mcp-1") for line in lines[1:])
 
 
 async def test_bad_date_filter_is_explained_inline(user: User, core, sign_in) -> None:
