@@ -30,7 +30,7 @@ from pydantic import BaseModel, ValidationError
 
 from app.agent.audit import AuditWriter
 from app.agent.confirm import Confirmations
-from app.agent.events import BaseEvent, ErrorEvent, PermissionDeniedEvent
+from app.agent.events import Alternative, BaseEvent, ErrorEvent, PermissionDeniedEvent
 from app.agent.pending import pending_call
 from app.agent.state import AgentContext, AgentState, PendingCall
 from app.agent.stream import emit
@@ -127,7 +127,7 @@ class Guard:
         refused: list[ToolMessage] = []
         pending: list[PendingCall] = []
         for call in last.tool_calls:
-            outcome = await self.check(call, ctx)
+            outcome = await self.check(dict(call), ctx)
             if isinstance(outcome, ToolMessage):
                 refused.append(outcome)
                 continue
@@ -186,7 +186,10 @@ class Guard:
             msg = f"'{name}' requires the {required} role; your role is {ctx.role}."
             cot_logger.explore("permission denied", tool=name, role=ctx.role, required=required)
             ev = PermissionDeniedEvent(
-                tool_name=name, required_role=required, alternatives=alts, message=msg
+                tool_name=name,
+                required_role=required,
+                alternatives=[Alternative(**a) for a in alts],
+                message=msg,
             )
             return await self._refuse(
                 call, ctx, kind="permission_denied", code="permission_denied", message=msg, event=ev

@@ -16,6 +16,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from langchain_core.language_models.chat_models import BaseChatModel
+from pydantic import SecretStr
 
 from app.agent.planner import OfflinePlanner
 from app.errors import ConfigError
@@ -29,11 +30,10 @@ def _openai_model(settings: Settings) -> BaseChatModel:
     import httpx2  # openai 3.x's HTTP client
     from langchain_openai import ChatOpenAI
 
-    key = settings.llm_api_key.get_secret_value() if settings.llm_api_key else ""
     return ChatOpenAI(
         model=settings.llm_model,
         base_url=settings.llm_base_url,
-        api_key=key or "sk-none",
+        api_key=settings.llm_api_key or SecretStr("sk-none"),
         temperature=0,
         max_retries=1,
         timeout=settings.llm_timeout_s,

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import httpx
+from pydantic import SecretStr
 
 from app.settings import Settings
 
@@ -49,7 +50,7 @@ async def model_review(
     from langchain_core.messages import HumanMessage, SystemMessage
     from langchain_openai import ChatOpenAI
 
-    api_key = settings.llm_api_key.get_secret_value() if settings.llm_api_key else "sk-local"
+    api_key = settings.llm_api_key or SecretStr("sk-local")
     async with httpx.AsyncClient(timeout=settings.llm_timeout_s, transport=transport) as http:
         llm = ChatOpenAI(
             model=settings.llm_model,

@@ -277,7 +277,7 @@ async def superset_audit_permissions(args: AuditPermissionsArgs, deps: ToolDeps)
     members: dict[int, list[str]] = {}
     for u in users:
         for r in u.get("roles") or []:
-            members.setdefault(r["id"], []).append(u.get("username"))
+            members.setdefault(r["id"], []).append(str(u.get("username") or ""))
     out = []
     for role, role_perms in zip(roles, perms, strict=True):
         out.append(
