@@ -4,10 +4,14 @@
     python main.py users add NAME --role admin|analyst --password PW
     python main.py users list
 
-Order: settings -> database -> app factory -> ui.run. The settings are read here, once
-(``Settings()``); ``create_app`` builds the parts from them (``app.parts``).
+Order: settings -> (start: the local secret, the first admin, the Superset sandbox) ->
+app factory -> ui.run. The settings are read here, once (``Settings()``); ``create_app``
+builds the parts from them (``app.parts``). The sandbox is dev tooling: this entry is the
+only one that starts it, and nothing on the request path imports it.
 """
 
+import atexit
+import functools
 import os
 import sys
 
@@ -16,8 +20,13 @@ from nicegui import app, helpers, ui
 from app.bootstrap import prepare_local_run
 from app.cli import users_main
 from app.reasoning import configure_cot_logging
+from app.sandbox.service import local_superset
 from app.settings import Settings
 from app.web import create_app
+
+if __name__ == "__main__" and len(sys.argv) > 1 and sys.argv[1] in {"-h", "--help", "help"}:
+    print(__doc__.split("Order:")[0].strip())
+    sys.exit(0)
 
 if __name__ in {"__main__", "__mp_main__"} and not helpers.is_pytest():
     os.umask(0o077)  # files the product writes (data dir, page storage) are its own: 0600
@@ -29,6 +38,10 @@ if __name__ == "__main__" and len(sys.argv) > 1 and sys.argv[1] == "users":
 
 if __name__ == "__main__" and len(sys.argv) > 1 and sys.argv[1] == "start":
     settings = prepare_local_run(settings).settings
+    sandbox = local_superset(settings, functools.partial(print, flush=True))  # dev tooling
+    if sandbox is not None:  # stop what this run started: at shutdown, at exit as a fallback
+        app.on_shutdown(functools.partial(sandbox.stop, print))
+        atexit.register(sandbox.stop)
 
 parts = create_app(settings=settings)
 

@@ -12,21 +12,19 @@ In dev mode (``SS_TOOLS_DEV=1``, which ``python dev.py start`` sets):
 
 Outside dev mode nothing is generated: a real secret must be configured, and
 ``Settings.check_secrets()`` (called by ``create_app``) refuses the placeholder.
+
+The local Superset sandbox is dev tooling, apart from the product: main.py asks
+``app.sandbox.service.local_superset`` for it.
 """
 
 from __future__ import annotations
 
-import atexit
 import os
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
-from nicegui import app as nicegui_app
-
 from app.auth import hash_password
-from app.sandbox import CachePaths, SandboxError
-from app.sandbox.service import ensure_sandbox
 from app.settings import Settings
 from app.store import users
 from app.store.db import Database
@@ -118,54 +116,11 @@ def _first_admin(settings: Settings, db: Database) -> Path | None:
     return path
 
 
-SANDBOX_MARKER = "# Local Superset sandbox written by"
-
-
-def ensure_local_superset(settings: Settings) -> bool:
-    """Start (or reuse) the local Superset sandbox so a newcomer sees the real thing.
-
-    Skipped with ``SS_TOOLS_SANDBOX=0``, and when the environments file exists and was not
-    written by the sandbox (it is the operator's own: never overwritten). A failure (no
-    network for the first install, say) is reported and the product starts without
-    environments. Instances this call started are stopped when the process exits.
-    """
-    env_file = Path(settings.environments_file)
-    if not settings.sandbox:  # the operator said so: nothing to report
-        return False
-    if env_file.exists() and not env_file.read_text(errors="replace").startswith(SANDBOX_MARKER):
-        print(f"[sandbox] skipped: using your environments file {_display(env_file)}", flush=True)
-        return False
-    print(
-        "[sandbox] preparing a local Superset 6.1 (dev + prod); the first run installs it "
-        "(~1–2 min), later runs take seconds. SS_TOOLS_SANDBOX=0 skips this.",
-        flush=True,
-    )
-    try:
-        sandbox, started = ensure_sandbox(
-            ("dev", "prod"), env_file=env_file, paths=CachePaths.of(settings)
-        )
-    except SandboxError as exc:
-        print(
-            f"[sandbox] not started: {exc}\n[sandbox] continuing without Superset environments",
-            flush=True,
-        )
-        return False
-    if started:  # stop what we started: on NiceGUI's shutdown, and at exit as a fallback
-        nicegui_app.on_shutdown(lambda: sandbox.stop(print))
-        atexit.register(sandbox.stop)
-    urls = ", ".join(f"{e.id}={e.url}" for e in sandbox.environments)
-    print(f"[sandbox] running: {urls}; environments file {_display(env_file)}", flush=True)
-    return True
-
-
 def prepare_local_run(settings: Settings) -> LocalRun:
     """Everything a local ``python main.py start`` needs before ``create_app()``; its
     ``settings`` are the ones to build the app from."""
     settings, secret_file, generated = ensure_jwt_secret(settings)
     admin_file = ensure_first_admin(settings)
-
-    ensure_local_superset(settings)
-
     return LocalRun(
         settings=settings,
         secret_file=secret_file,

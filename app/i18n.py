@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from app.i18n_controls import CONTROL_STRINGS
+from app.i18n_results import RESULT_STRINGS
 from app.vocab import LANGS, Lang
 
 LANGUAGES: tuple[Lang, ...] = LANGS
@@ -196,6 +197,7 @@ STRINGS: dict[str, tuple[str, str]] = {
 
 
 STRINGS.update(CONTROL_STRINGS)  # the operator's controls (issue 11)
+STRINGS.update(RESULT_STRINGS)
 
 
 def t(key: str, lang: str = DEFAULT_LANGUAGE, **fmt: object) -> str:
@@ -216,6 +218,24 @@ def refusal_text(error: str, reason: str, lang: str = DEFAULT_LANGUAGE) -> str:
 
 def is_refusal_code(error: str) -> bool:
     return f"refused_{error}" in STRINGS
+
+
+def error_text(code: str, message: str, lang: str, *, tool: str | None = None) -> tuple[str, str]:
+    """(what the page says, the server's text as a detail) for an error event: a refusal
+    or a known code in the page's language; else the server's text when it is already in
+    that language, or "Something went wrong (code)" with the text as the detail."""
+    if is_refusal_code(code):
+        return refusal_text(code, message, lang), ""
+    if f"error_{code}" in STRINGS:
+        return t(f"error_{code}", lang, tool=tool or "—"), message
+    if message and detect_lang(message) == lang:
+        return message, ""
+    return t("error_other", lang, code=code), message
+
+
+def key_label(key: str, lang: str) -> str:
+    """A view's column or fact key as a label (``col_<key>``; else the key, readable)."""
+    return t(f"col_{key}", lang) if f"col_{key}" in STRINGS else key.replace("_", " ").capitalize()
 
 
 def detect_lang(text: str | None) -> Lang:

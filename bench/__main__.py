@@ -21,10 +21,8 @@ def main(argv: list[str]) -> int:
     os.environ["SS_TOOLS_DATA_DIR"] = data
     os.environ["SS_TOOLS_ENVIRONMENTS_FILE"] = os.path.join(data, "environments.toml")
 
-    from app.store.db import get_engine, init_db
     from bench.agent_bench import load, overhead
 
-    init_db(get_engine())
     result: dict[str, float] = {}
     result.update(asyncio.run(overhead(turns=20 if quick else 60)))
     result.update(asyncio.run(load((50,) if quick else (50, 200))))

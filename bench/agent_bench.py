@@ -42,21 +42,22 @@ async def overhead(turns: int = 60) -> dict[str, float]:
     from langgraph.graph import END, START, MessagesState, StateGraph
     from langgraph.prebuilt import ToolNode, tools_condition
 
-    from app.agent.core import AgentCore, prepare_turn
+    from app.agent.core import prepare_turn
     from app.agent.graph import openai_tool_schema
     from app.agent.handler import agent_handler
     from app.agent.llm import OfflinePlanner
     from app.agent.tools import TOOL_CATALOG
-    from app.auth import issue_token
+    from app.parts import build_parts
+    from app.settings import Settings
     from app.store import users
-    from app.store.db import session_scope
 
     model = OfflinePlanner()
-    core = AgentCore(model=model, tools={"search_dashboards": _noop_search})
-    with session_scope() as session:  # tokens are honoured only for existing, enabled users
+    parts = build_parts(Settings(), model=model, tools={"search_dashboards": _noop_search})
+    core = parts.core
+    with parts.db.session() as session:  # tokens are honoured only for existing, enabled users
         if users.get_user_by_name(session, username="bench") is None:
             users.create_user(session, username="bench", role="admin", password_hash="!")
-    token = issue_token(username="bench", role="admin")[0]
+    token = parts.auth.issue(username="bench", role="admin")[0]
     message = "find dashboards about sales"
 
     async def ours() -> float:
@@ -69,6 +70,7 @@ async def overhead(turns: int = 60) -> dict[str, float]:
     async def page() -> float:
         t0 = time.perf_counter()
         req = await prepare_turn(
+            core=core,
             token=token,
             message=message,
             history=None,
@@ -127,6 +129,7 @@ async def overhead(turns: int = 60) -> dict[str, float]:
         b.append(await bare())
     await saver.conn.close()
     await core.aclose()
+    parts.close()
     p50a, p50p, p50b = statistics.median(a), statistics.median(p), statistics.median(b)
     print(f"[overhead] ours (SSE)  p50={p50a:.2f} ms p95={pct(a, 95):.2f} ms  (n={turns})")
     print(f"[overhead] ours (page) p50={p50p:.2f} ms p95={pct(p, 95):.2f} ms")

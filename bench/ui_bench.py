@@ -31,7 +31,7 @@ from typing import Any
 
 import httpx
 
-from app.sandbox.instances import free_port
+from app.sandbox.processes import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"

@@ -14,6 +14,7 @@ from app.screen.model import CONFIRMABLE, AgentChatModel
 from components.bind import bind_classes_from
 from components.card_forms import deny_form, edit_form
 from components.focus import focus_on
+from components.results.diff import preflight_diff
 
 CARD_STATES = (*CONFIRMABLE, "loading_confirm", "loading_deny")
 TONES = {
@@ -78,6 +79,7 @@ def confirmation_card(model: AgentChatModel) -> ui.card:
             ui.code("").classes("w-full text-xs").bind_content_from(
                 model, "confirm_details_text"
             ).mark("confirm-details")
+        preflight_diff(model)  # what the run creates or overwrites on its target
         countdown = ui.label().classes("font-semibold text-red-800").mark("countdown")
         countdown.props('aria-live="assertive" role="timer"')
         countdown.bind_text_from(model, "countdown_text")

@@ -1,6 +1,7 @@
 """Process steps: context → thinking → tools → confirmation → answer.
 
-The first step's label is the context pill label; the current step is highlighted.
+The current step is highlighted. The first step is called "Context" (the header's pill
+already says which one: the bar does not repeat it).
 """
 
 from __future__ import annotations
@@ -12,8 +13,8 @@ from app.screen.model import AgentChatModel
 from components.bind import bind_classes_from
 
 STEPS = ("context", "thinking", "tools", "confirm", "answer")
-ACTIVE = "bg-primary text-white"
-INACTIVE = "bg-gray-100 text-gray-700"
+ACTIVE = "bg-blue-800 text-white"  # 8.6:1
+INACTIVE = "bg-gray-100 text-gray-800"  # 11:1
 
 
 def process_steps(model: AgentChatModel) -> ui.element:
@@ -22,9 +23,6 @@ def process_steps(model: AgentChatModel) -> ui.element:
             if index:
                 ui.icon("chevron_right").classes("text-gray-400")
             chip = ui.label().classes("rounded px-2 py-0.5").mark(f"step-{step}")
-            if step == "context":
-                chip.bind_text_from(model, "context_pill_label")
-            else:
-                chip.set_text(t(f"step_{step}", model.lang))
+            chip.set_text(t(f"step_{step}", model.lang))
             bind_classes_from(chip, model, "process_step", {step: ACTIVE}, default=INACTIVE)
     return row

@@ -5,9 +5,15 @@ At import time (before any app module reads settings) the environment is made he
 SANDBOX_DIR and TEST_*), dev mode is on, data goes to a session temp dir, no Superset
 sandbox, no environments file, and retry/countdown delays are tiny.
 
+Every test also gets its own data dir and SQLite file in the environment (autouse), so an
+app the NiceGUI ``user`` fixture starts (main.py: ``Settings()`` -> ``create_app``) is
+private to the test.
+
 Fixtures: ``settings`` (the environment's settings with a fresh SQLite file and data dir
 for this test), ``parts`` (the app's parts built from them — ``app.parts.build_parts`` —
 closed at teardown; tests hand them, or their pieces, to the code they exercise),
+``app_parts`` (the parts the app under test installed, after the ``user`` fixture ran
+main.py),
 ``session`` (in-memory SQLite with every table), ``sqlite_file_url`` (a fresh SQLite
 file), ``pg_url`` (a session-wide throwaway PostgreSQL, see ``tests/pg.py``).
 """
@@ -41,13 +47,22 @@ os.environ.update(
 )
 
 from nicegui import app as nicegui_app  # noqa: E402  (after the environment is set)
+from nicegui.testing import User  # noqa: E402
 from sqlmodel import Session  # noqa: E402
 
-from app.parts import PARTS_STATE, Parts, build_parts  # noqa: E402
+from app.parts import PARTS_STATE, Parts, build_parts, installed  # noqa: E402
 from app.settings import Settings  # noqa: E402
 from app.store import db  # noqa: E402
 from tests.pg import PgUnavailableError, start_cluster  # noqa: E402
 from tests.support import require_or_skip  # noqa: E402
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "app_env(**settings): SS_TOOLS_* settings of the test's environment, set before the "
+        "app under test starts",
+    )
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
@@ -55,6 +70,21 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if isinstance(installed, Parts):  # the last page test's app: its core's aiosqlite
         installed.close()  # threads would keep the process alive
     shutil.rmtree(TEST_ROOT, ignore_errors=True)
+
+
+@pytest.fixture(autouse=True)
+def _private_app_environment(
+    request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The environment main.py reads names this test's data dir and SQLite file (the same
+    ones as :func:`settings_for`), plus the settings of the test's ``app_env`` marker
+    (``@pytest.mark.app_env(revocation_cache_s=0.3)``): settings are read once, when the
+    app is built, so a test states them before the app starts."""
+    monkeypatch.setenv("SS_TOOLS_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("SS_TOOLS_DATABASE_URL", f"sqlite:///{tmp_path / 'app.db'}")
+    for marker in reversed(list(request.node.iter_markers("app_env"))):
+        for name, value in marker.kwargs.items():
+            monkeypatch.setenv(f"SS_TOOLS_{name.upper()}", str(value))
 
 
 def settings_for(tmp_path: Path, **overrides: Any) -> Settings:
@@ -93,6 +123,13 @@ def make_parts(tmp_path: Path) -> Iterator[Callable[..., Parts]]:
 def parts(make_parts: Callable[..., Parts]) -> Parts:
     """The app's parts for this test (offline planner, no Superset environment)."""
     return make_parts()
+
+
+@pytest.fixture
+def app_parts(user: User) -> Parts:
+    """The parts the app under test installed (the ``user`` fixture ran main.py, whose
+    ``create_app()`` built them from this test's environment)."""
+    return installed(nicegui_app)
 
 
 @pytest.fixture

@@ -26,7 +26,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from app.sandbox.instances import free_port
+from app.sandbox.processes import free_port
 
 DB_NAME = "sstools"
 SUPERUSER = "postgres"

@@ -13,7 +13,7 @@ from typing import Any
 
 import httpx
 
-from app.sandbox.instances import free_port  # one loopback free-port helper for all
+from app.sandbox.processes import free_port  # one loopback free-port helper for all
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -6,8 +6,9 @@ import os
 from typing import Any
 
 import pytest
+from nicegui import app as nicegui_app
 
-from app.parts import Parts
+from app.parts import Parts, installed
 from app.store import users
 from app.store.audit import list_audit
 
@@ -19,6 +20,12 @@ def require_or_skip(condition: bool, reason: str) -> None:
     if os.environ.get("SS_TOOLS_REQUIRE_ALL") == "1":
         pytest.fail(f"required in CI (SS_TOOLS_REQUIRE_ALL=1) but unavailable: {reason}")
     pytest.skip(reason)
+
+
+def served() -> Parts:
+    """The parts of the app under test: the ones the NiceGUI ``user`` fixture's app
+    installed (``app.state.parts``; a harness may have put its own core on them)."""
+    return installed(nicegui_app)
 
 
 def ensure_user(

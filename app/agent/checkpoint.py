@@ -12,7 +12,12 @@ import asyncio
 import weakref
 from typing import Any
 
+import aiosqlite
 from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+from psycopg.rows import dict_row
+from psycopg_pool import AsyncConnectionPool
 
 from app.settings import Settings
 
@@ -26,10 +31,6 @@ def _pg_conninfo(url: str) -> str:
 async def _open_saver(settings: Settings) -> tuple[BaseCheckpointSaver, Any, Any]:
     saver: BaseCheckpointSaver
     if settings.is_postgres:
-        from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
-        from psycopg.rows import dict_row
-        from psycopg_pool import AsyncConnectionPool
-
         pool = AsyncConnectionPool(
             _pg_conninfo(settings.db_url),
             min_size=1,
@@ -41,9 +42,6 @@ async def _open_saver(settings: Settings) -> tuple[BaseCheckpointSaver, Any, Any
         saver = AsyncPostgresSaver(pool)  # type: ignore[arg-type]
         await saver.setup()
         return saver, pool.close, lambda: None  # the pool's workers are tasks of its loop
-
-    import aiosqlite
-    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
     path = settings.checkpoint_path
     path.parent.mkdir(parents=True, exist_ok=True)

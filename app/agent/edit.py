@@ -22,11 +22,11 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, ToolMessage
 
-from app.agent.events import ErrorEvent
-from app.agent.guard import Checked, Guard
-from app.agent.pending import edit_hash
+from app.agent.guard import Guard
+from app.agent.pending import Checked, edit_hash
 from app.agent.state import AgentContext, AgentState, PendingCall
 from app.agent.stream import emit
+from app.events import ErrorEvent
 
 RISK_RANK = {"safe": 0, "guarded": 1, "dangerous": 2}
 EDIT = "edit"

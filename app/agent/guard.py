@@ -22,7 +22,6 @@ from __future__ import annotations
 import asyncio
 import functools
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from langchain_core.messages import AIMessage, ToolMessage
@@ -30,12 +29,12 @@ from pydantic import BaseModel, ValidationError
 
 from app.agent.audit import AuditWriter
 from app.agent.confirm import Confirmations
-from app.agent.events import Alternative, BaseEvent, ErrorEvent, PermissionDeniedEvent
-from app.agent.pending import pending_call
+from app.agent.pending import Checked, call_env, pending_call
 from app.agent.state import AgentContext, AgentState, PendingCall
 from app.agent.stream import emit
 from app.agent.tools.declare import ToolDecl
 from app.errors import ToolError
+from app.events import Alternative, BaseEvent, ErrorEvent, PermissionDeniedEvent
 from app.policy import (
     EnvChoice,
     EnvTable,
@@ -43,7 +42,6 @@ from app.policy import (
     alternatives_for,
     build_confirmation_contract_v2,
     enforce_tool_permission,
-    resolve_env,
     tool_risk,
 )
 from app.reasoning import cot_logger
@@ -57,16 +55,6 @@ DepsFactory = Callable[..., Any]
 PreflightOverride = Callable[[str, BaseModel, Any], Awaitable[dict[str, Any] | None]]
 
 
-@dataclass
-class Checked:
-    """A call that passed the per-call policy: the pending call, its confirmation contract
-    and the card's data (``metadata``: the contract plus preflight details)."""
-
-    call: PendingCall
-    contract: dict[str, Any]
-    metadata: dict[str, Any]
-
-
 def _tool_message(text: str, call: dict[str, Any]) -> ToolMessage:
     return ToolMessage(content=text, tool_call_id=call["id"], name=call["name"])
 
@@ -75,19 +63,6 @@ def _active_maintenance(db: Database, env_id: str) -> Any:
     with db.session() as s:
         row = maintenance.active_for(s, env_id=env_id)
         return None if row is None else {"reason": row.reason, "by": row.started_by}
-
-
-def call_env(
-    args: Mapping[str, Any], ctx: AgentContext, envs: EnvTable, target: str | None = None
-) -> tuple[EnvChoice, str | None]:
-    """The call's environment and the page's (submitted > UIContext > default). A tool's
-    ``resolve_target`` answer (``target``) is the call's own environment, whatever the page
-    selected: the tool acts there."""
-    context = ctx.uicontext.envId if ctx.uicontext is not None else None
-    page = resolve_env(None, submitted=ctx.selected_env, context=context, envs=envs)
-    if target is not None:
-        return resolve_env(args, backup_env=target, envs=envs), page.env_id
-    return resolve_env(args, submitted=ctx.selected_env, context=context, envs=envs), page.env_id
 
 
 class Guard:

@@ -19,8 +19,8 @@ from typing import Any
 from app.agent.audit import AuditWriter
 from app.agent.core import AgentCore, RequestRefused, prepare_resume, prepare_turn
 from app.agent.core.runner import fail
-from app.agent.events import Event, encode_sse
 from app.agent.stream import Sequencer
+from app.events import Event, encode_sse
 from app.vocab import Channel
 
 

@@ -15,7 +15,9 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlsplit
 
+import httpx2  # openai 3.x's HTTP client
 from langchain_core.language_models.chat_models import BaseChatModel
+from langchain_openai import ChatOpenAI
 from pydantic import SecretStr
 
 from app.agent.planner import OfflinePlanner
@@ -27,8 +29,6 @@ DEFAULT_OPENAI_HOST = "api.openai.com"
 
 
 def _openai_model(settings: Settings) -> BaseChatModel:
-    import httpx2  # openai 3.x's HTTP client
-    from langchain_openai import ChatOpenAI
 
     return ChatOpenAI(
         model=settings.llm_model,

@@ -1,14 +1,18 @@
-"""A checked call waiting to run: its record in the graph state, and the hashes that bind
-a confirmation row to it (the rows themselves: ``app.agent.confirm.Confirmations``)."""
+"""A checked call waiting to run: the environment it runs on (:func:`call_env`, resolved
+once by the guard), what passed the guard (:class:`Checked`), its record in the graph
+state, and the hashes that bind a confirmation row to it (the rows themselves:
+``app.agent.confirm.Confirmations``)."""
 
 from __future__ import annotations
 
 import hashlib
 import json
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
-from app.agent.state import PendingCall
+from app.agent.state import AgentContext, PendingCall
+from app.policy import EnvChoice, EnvTable, resolve_env
 
 
 def args_hash(tool_name: str, tool_args: dict[str, Any], env_id: str | None) -> str:
@@ -48,3 +52,26 @@ def pending_call(
         "decision": None if needs else "confirm",
         "reason": None,
     }
+
+
+def call_env(
+    args: Mapping[str, Any], ctx: AgentContext, envs: EnvTable, target: str | None = None
+) -> tuple[EnvChoice, str | None]:
+    """The call's environment and the page's (submitted > UIContext > default). A tool's
+    ``resolve_target`` answer (``target``) is the call's own environment, whatever the page
+    selected: the tool acts there."""
+    context = ctx.uicontext.envId if ctx.uicontext is not None else None
+    page = resolve_env(None, submitted=ctx.selected_env, context=context, envs=envs)
+    if target is not None:
+        return resolve_env(args, backup_env=target, envs=envs), page.env_id
+    return resolve_env(args, submitted=ctx.selected_env, context=context, envs=envs), page.env_id
+
+
+@dataclass
+class Checked:
+    """A call that passed the per-call policy: the pending call, its confirmation contract
+    and the card's data (``metadata``: the contract plus preflight details)."""
+
+    call: PendingCall
+    contract: dict[str, Any]
+    metadata: dict[str, Any]

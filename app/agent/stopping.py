@@ -24,9 +24,9 @@ from typing import Any, Protocol, TypeVar
 from langchain_core.messages import AIMessage, ToolMessage
 
 from app.agent.audit import AuditWriter
-from app.agent.events import ToolEndEvent
 from app.agent.state import AgentContext, PendingCall
 from app.agent.stream import emit
+from app.events import ToolEndEvent
 
 T = TypeVar("T")
 

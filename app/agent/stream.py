@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 
 from langgraph.config import get_stream_writer
 
-from app.agent.events import BaseEvent, ConfirmMetadataV2, ConfirmRequiredEvent
+from app.events import BaseEvent, ConfirmMetadataV2, ConfirmRequiredEvent
 
 E = TypeVar("E", bound=BaseEvent)
 

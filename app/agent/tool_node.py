@@ -21,13 +21,6 @@ from typing import Any
 from langchain_core.messages import ToolMessage
 
 from app.agent.audit import AuditWriter
-from app.agent.events import (
-    ToolEndEvent,
-    ToolProgressEvent,
-    ToolRetryEvent,
-    ToolStartEvent,
-    ToolTimeoutEvent,
-)
 from app.agent.execution import execute_with_timeout, retry_read_tool, summarise_response
 from app.agent.guard import DepsFactory
 from app.agent.state import AgentContext, AgentState, PendingCall
@@ -41,8 +34,16 @@ from app.agent.stopping import (
 )
 from app.agent.stream import emit
 from app.agent.tool_data import tool_data
+from app.agent.tool_view import present
 from app.agent.tools import ToolDecl, ToolFn
 from app.errors import ToolError, ToolTimeoutError
+from app.events import (
+    ToolEndEvent,
+    ToolProgressEvent,
+    ToolRetryEvent,
+    ToolStartEvent,
+    ToolTimeoutEvent,
+)
 from app.policy import Policy, ToolSpec
 from app.settings import Settings
 
@@ -232,6 +233,7 @@ class ToolNode:
                 ToolError(f"internal error in {name} ({type(exc).__name__})"),
             )
         text = summarise_response(_as_text(result), self.settings.summarise_limit)
+        view = present(decl, result, deps, p.get("env_id"))
         data, truncated = tool_data(result)
         emit(
             ToolEndEvent(
@@ -243,10 +245,14 @@ class ToolNode:
                 duration_ms=elapsed(),
                 data=data,
                 data_truncated=truncated,
+                view=view,
             )
         )
         await self.audit.record(kind="executed", decision="ok", duration_ms=elapsed(), **audit_base)
-        return ToolMessage(content=text, tool_call_id=call_id, name=name)
+        # the view rides along in the checkpoint (never sent to a model): a restored page
+        # shows the result presented again
+        artifact = {"view": view.model_dump(mode="json")} if view is not None else None
+        return ToolMessage(content=text, tool_call_id=call_id, name=name, artifact=artifact)
 
     async def _failed(
         self,

@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.agent.events import ConfirmRequiredEvent
+from app.events import ConfirmRequiredEvent
 
 MAX_MESSAGE_CHARS = 6000
 MAX_DETAILS_CHARS = 3000

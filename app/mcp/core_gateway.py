@@ -21,9 +21,9 @@ from app.agent.core import (
     prepare_call,
     prepare_resume,
 )
-from app.agent.events import Event
 from app.auth import Principal
 from app.context import UIContext
+from app.events import Event
 from app.mcp.gateway import GatewayRefused, ToolCallRequest, ToolInfo, ToolResumeRequest
 
 __all__ = ["CoreGateway"]

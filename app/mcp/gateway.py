@@ -22,9 +22,9 @@ from app.errors import SsToolsError
 from app.vocab import Channel, Risk
 
 if TYPE_CHECKING:
-    from app.agent.events import Event
     from app.auth import Principal
     from app.context import UIContext
+    from app.events import Event
 
 __all__ = [
     "GatewayRefused",

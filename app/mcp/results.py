@@ -18,7 +18,8 @@ from typing import Any, Literal
 
 import mcp_types as types
 
-from app.agent.events import (
+from app.agent.tool_data import DATA_LIMIT_BYTES
+from app.events import (
     ConfirmRequiredEvent,
     DoneEvent,
     ErrorEvent,
@@ -29,7 +30,6 @@ from app.agent.events import (
     ToolRetryEvent,
     ToolTimeoutEvent,
 )
-from app.agent.tool_data import DATA_LIMIT_BYTES
 from app.mcp.card import PendingCard
 from app.mcp.gateway import GatewayRefused
 

@@ -32,13 +32,14 @@ from app.auth import Principal
 from app.errors import AuthError, ConfirmationError, ForbiddenError, SsToolsError, UIContextError
 from app.i18n import refusal_text
 from app.pages.agent_controls import ControllerControls, OperatorCoreLike
+from app.pages.agent_ways import WaysForward
 from app.screen.model import AgentChatModel, Decision
 from app.screen.stream import ConversationLike, StreamProcessor
 from app.screen.uicontext import EnvOption
 from app.vocab import Channel
 
 if TYPE_CHECKING:
-    from app.agent.events import Event
+    from app.events import Event
 
 log = logging.getLogger("ss_tools.pages")
 CHANNEL: Channel = "page"
@@ -109,7 +110,7 @@ class CoreDoor:
 
 
 # ---- the controller ----------------------------------------------------------------------
-class AgentPageController(ControllerControls):
+class AgentPageController(ControllerControls, WaysForward):
     """Turns and decisions here; stop, the drawer and the edit form in
     :class:`~app.pages.agent_controls.ControllerControls` (issue 11)."""
 

@@ -18,9 +18,9 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
-from app.agent.events import Event, ToolEndEvent
 from app.auth import Principal
 from app.errors import SsToolsError
+from app.events import Event, ToolEndEvent
 from app.screen.history import ConversationEntry
 from app.vocab import Channel
 

@@ -33,7 +33,7 @@ from starlette.responses import RedirectResponse
 from app.auth import AuthGate, Principal, authenticate
 from app.auth.throttle import check_login, login_failed, login_succeeded
 from app.errors import AuthError
-from app.screen.links import is_local_path
+from app.pages.links import is_local_path
 from app.store import page_sessions
 from app.store.db import Database
 from app.text import is_valid_unicode

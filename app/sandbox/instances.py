@@ -13,8 +13,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
-import socket
 import subprocess
 import time
 from collections.abc import Iterable
@@ -28,11 +26,12 @@ from app.sandbox.common import ADMIN_USERNAME, CachePaths, Progress, SandboxErro
 from app.sandbox.config import superset_env, write_superset_config
 from app.sandbox.data import ensure_sales_db
 from app.sandbox.install import admin_password, ensure_bootstrapped, secret_key
+from app.sandbox.processes import HOST, free_port, is_superset_process, terminate_group
 
-HOST = "127.0.0.1"
 HEALTH_TIMEOUT_S = 120.0
-STOP_TIMEOUT_S = 20.0
 STATE_FILE = "sandbox.json"
+#: The first line of an environments file the sandbox wrote (and may overwrite).
+ENV_FILE_MARKER = "# Local Superset sandbox written by"
 ENV_NAMES = {"dev": "Development", "staging": "Staging", "prod": "Production"}
 
 
@@ -60,27 +59,13 @@ class SandboxEnv:
         return self.home / "sales.db"
 
     def is_running(self) -> bool:
-        return _is_superset_process(self.pid)
+        return is_superset_process(self.pid)
 
     def is_healthy(self, timeout: float = 2.0) -> bool:
         try:
             return httpx.get(f"{self.url}/health", timeout=timeout).status_code == 200
         except httpx.HTTPError:
             return False
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind((HOST, 0))
-        return int(sock.getsockname()[1])
-
-
-def _is_superset_process(pid: int) -> bool:
-    try:
-        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
-    except OSError:
-        return False
-    return b"superset" in cmdline
 
 
 class Sandbox:
@@ -141,10 +126,7 @@ class Sandbox:
 
     def write_environments_file(self, path: Path) -> Path:
         """Write the ``[[environment]]`` TOML for these instances (mode 600: it has passwords)."""
-        lines = [
-            "# Local Superset sandbox written by `python -m app.sandbox`; passwords are local.",
-            "",
-        ]
+        lines = [f"{ENV_FILE_MARKER} `python -m app.sandbox`; passwords are local.", ""]
         for env in self.environments:
             lines += [
                 "[[environment]]",
@@ -170,7 +152,7 @@ class Sandbox:
             proc = self._procs.pop(env.pid, None)
             if proc is None and not env.is_running():
                 continue
-            _terminate_group(env.pid, proc)
+            terminate_group(env.pid, proc)
             if progress is not None:
                 progress(f"[sandbox] stopped {env.id} (pid {env.pid})")
         self.state_file.unlink(missing_ok=True)
@@ -185,27 +167,6 @@ class Sandbox:
         tb: TracebackType | None,
     ) -> None:
         self.stop()
-
-
-def _terminate_group(pid: int, proc: subprocess.Popen[bytes] | None) -> None:
-    for sig, grace in ((signal.SIGTERM, STOP_TIMEOUT_S), (signal.SIGKILL, 5.0)):
-        try:
-            os.killpg(pid, sig)
-        except ProcessLookupError:
-            break
-        deadline = time.monotonic() + grace
-        while time.monotonic() < deadline:
-            if proc is not None and proc.poll() is not None:
-                # the leader is reaped; make sure the rest of its group is gone too
-                try:
-                    os.killpg(pid, 0)
-                except ProcessLookupError:
-                    return
-            elif proc is None and not _is_superset_process(pid):
-                return
-            time.sleep(0.1)
-    if proc is not None:
-        proc.wait(timeout=5)
 
 
 def _prepare_home(env_id: str, base_dir: Path, paths: CachePaths, template_db: Path) -> Path:

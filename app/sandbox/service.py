@@ -4,6 +4,8 @@
 answers ``/health`` (e.g. one started earlier with ``python -m app.sandbox start``), else
 clears what is left of it and starts and seeds a new one. It returns the sandbox and
 whether this call started it, so the caller stops only what it started.
+:func:`local_superset` is that call as ``python main.py start`` makes it (dev tooling: the
+product's request path never imports the sandbox).
 """
 
 from __future__ import annotations
@@ -12,8 +14,9 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from app.sandbox.common import CachePaths, Progress, SandboxError
-from app.sandbox.instances import STATE_FILE, Sandbox, start_sandbox
+from app.sandbox.instances import ENV_FILE_MARKER, STATE_FILE, Sandbox, start_sandbox
 from app.sandbox.seed import seed_sandbox
+from app.settings import Settings
 
 
 def _reusable(base_dir: Path, env_ids: list[str], progress: Progress) -> Sandbox | None:
@@ -58,3 +61,36 @@ def ensure_sandbox(
             sandbox.stop(progress)
         raise
     return sandbox, started
+
+
+def local_superset(settings: Settings, progress: Progress = print) -> Sandbox | None:
+    """Start (or reuse) the local Superset sandbox so a newcomer sees the real thing;
+    returns the sandbox when this call started it (the caller stops it at shutdown).
+
+    Skipped with ``SS_TOOLS_SANDBOX=0``, and when the environments file exists and was not
+    written by the sandbox (it is the operator's own: never overwritten). A failure (no
+    network for the first install, say) is reported and the product starts without
+    environments.
+    """
+    env_file = Path(settings.environments_file)
+    if not settings.sandbox:  # the operator said so: nothing to report
+        return None
+    if env_file.exists() and not env_file.read_text(errors="replace").startswith(ENV_FILE_MARKER):
+        progress(f"[sandbox] skipped: using your environments file {env_file}")
+        return None
+    progress(
+        "[sandbox] preparing a local Superset 6.1 (dev + prod); the first run installs it "
+        "(~1–2 min), later runs take seconds. SS_TOOLS_SANDBOX=0 skips this."
+    )
+    try:
+        sandbox, started = ensure_sandbox(
+            ("dev", "prod"), env_file=env_file, paths=CachePaths.of(settings), progress=progress
+        )
+    except SandboxError as exc:
+        progress(
+            f"[sandbox] not started: {exc}\n[sandbox] continuing without Superset environments"
+        )
+        return None
+    urls = ", ".join(f"{e.id}={e.url}" for e in sandbox.environments)
+    progress(f"[sandbox] running: {urls}; environments file {env_file}")
+    return sandbox if started else None

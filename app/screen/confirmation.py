@@ -17,10 +17,11 @@ from nicegui import binding
 from app.i18n import t
 from app.screen.items import format_args
 from app.screen.uicontext import env_badge
+from app.screen.views import preflight_view
 from app.vocab import CARD_STATES
 
 if TYPE_CHECKING:
-    from app.agent.events import ConfirmRequiredEvent
+    from app.events import ConfirmRequiredEvent
 
 CONFIRMABLE: tuple[str, ...] = CARD_STATES
 
@@ -132,5 +133,12 @@ class ConfirmationState:
         self._refresh_confirm()
 
 
+_PREFLIGHT_KEYS = ("source_env", "target_env", "dashboards", "charts", "datasets",
+                   "databases", "database_mapping", "errors", "summary")  # fmt: skip
+
+
 def _details_text(details: dict[str, Any] | None) -> str:
+    """The details the card shows as text; a preflight is shown as a diff table instead."""
+    if details and preflight_view(details) is not None:
+        details = {k: v for k, v in details.items() if k not in _PREFLIGHT_KEYS}
     return json.dumps(details, ensure_ascii=False, indent=2) if details else ""

@@ -46,6 +46,11 @@ class ContextState:
             env_id=self.active_env_id,
         )
 
+    def clear_ui_context(self) -> None:
+        """Leave the page's context (the pill says so); the selected environment stays."""
+        self.ui_context = None
+        self._refresh_context()
+
     def update_active_env(self, env_id: str | None) -> None:
         """Select an environment and keep ``ui_context.envId`` in sync."""
         self.active_env_id = env_id or None

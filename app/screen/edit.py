@@ -20,7 +20,7 @@ from nicegui import binding
 from app.screen.argsform import EditField, args_from_fields, fields_from_schema
 
 if TYPE_CHECKING:
-    from app.agent.events import ConfirmRequiredEvent
+    from app.events import ConfirmRequiredEvent
     from app.screen.uicontext import EnvOption
 
 

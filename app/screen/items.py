@@ -10,9 +10,13 @@ import dataclasses
 import itertools
 import json
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from nicegui import binding
+
+if TYPE_CHECKING:
+    from app.offers import Offers
+    from app.screen.views import ToolView
 
 ToolCallStatus = Literal["executing", "retrying", "completed", "failed", "timeout", "cancelled"]
 MessageKind = Literal["text", "error", "notice"]
@@ -26,10 +30,16 @@ def _next_id() -> int:
 
 @binding.bindable_dataclass
 class ChatMessage:
+    """A chat bubble. ``detail`` is the server's own text behind a translated error;
+    ``offers`` the requests the answer offers as buttons (set once the answer is
+    complete: choices, and "continue without this page's context")."""
+
     role: Literal["user", "assistant"]
     text: str = ""
     kind: MessageKind = "text"
     item_id: int = dataclasses.field(default_factory=_next_id)
+    detail: str = ""
+    offers: Offers | None = None
 
 
 @binding.bindable_dataclass
@@ -55,6 +65,7 @@ class ToolCall:
     can_check_status: bool = False
     goes_on: bool = False  # a write a stop did not kill: its outcome comes later
     item_id: int = dataclasses.field(default_factory=_next_id)
+    view: ToolView | None = None  # the result's presentation (set by tool_end)
 
     @property
     def args_text(self) -> str:

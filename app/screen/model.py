@@ -33,7 +33,7 @@ from app.screen.intents import Decision, Intents, NotConnected
 from app.screen.items import ChatItems, ChatMessage, ToolCall
 
 if TYPE_CHECKING:
-    from app.agent.events import ConfirmRequiredEvent
+    from app.events import ConfirmRequiredEvent
 
 STATES = (
     "idle",
@@ -265,4 +265,17 @@ class AgentChatModel(ChatItems, ContextState, ConfirmationState, EditState, Hist
             await self.send(self.last_user_text)
 
     async def check_status(self, call: ToolCall) -> None:
-        await self.send(t("check_status_prompt", self.lang, tool=call.tool_name))
+        """Ask for the call's task by its id (the recent tasks when it has none); the
+        controller picks the way: with or without the page's context."""
+        if self.state in BUSY:
+            return
+        if call.task_id:
+            request = t("check_status_task", self.lang, task_id=call.task_id)
+        else:
+            request = t("check_status_prompt", self.lang, tool=call.tool_name)
+        await self._intents.check_status(request)
+
+    async def continue_without_context(self, request: str) -> None:
+        """The answer's way forward: drop the page's context and send ``request``."""
+        if request.strip() and self.state not in BUSY:
+            await self._intents.continue_without_context(request)

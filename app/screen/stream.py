@@ -1,6 +1,6 @@
 """StreamProcessor: the only code that turns agent events into screen state.
 
-It consumes the core's typed event objects (``app.agent.events``: no SSE text, no dicts)
+It consumes the core's typed event objects (``app.events``: no SSE text, no dicts)
 and changes the screen through a narrow interface, :class:`ChatSink`, which
 ``AgentChatModel`` implements: the processor writes the chat items' fields (a token into
 its bubble, a tool card's status) and calls the model's transitions for everything else.
@@ -16,12 +16,14 @@ import logging
 from collections.abc import AsyncIterable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, get_args
 
-from app.i18n import is_refusal_code, refusal_text, t
+from app.i18n import error_text, t
 from app.screen.confirmation import PermissionDenial
 from app.screen.items import ChatItem, ChatMessage, ToolCall, ToolCallStatus
+from app.screen.markdown import offers_of
+from app.screen.views import view_or_none
 
 if TYPE_CHECKING:
-    from app.agent.events import (
+    from app.events import (
         Alternative,
         ConfirmRequiredEvent,
         DoneEvent,
@@ -41,6 +43,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 _FINISHED = ("completed", "failed", "cancelled", "timeout")
+NOTICE_CODES = ("not_available",)  # the page's context left a call out: a way on follows
 _STATUSES: tuple[str, ...] = get_args(ToolCallStatus)
 
 
@@ -104,7 +107,7 @@ class StreamProcessor:
             async for event in events:
                 self.apply(event)
         finally:
-            self._open = None
+            self._close_open()
         return self._answers
 
     def apply(self, event: Event) -> None:
@@ -119,6 +122,12 @@ class StreamProcessor:
         """The core accepted the turn: say at once which model is answering."""
         self.sink.note_answering_model(ev.model)
 
+    def _close_open(self) -> None:
+        """The streamed answer is complete: read the offers it makes (buttons)."""
+        if self._open is not None:
+            self._open.offers = offers_of(self._open.text)
+        self._open = None
+
     def _on_token(self, ev: TokenEvent) -> None:
         if self._open is None:
             self._open = self.sink.add_message("assistant", "")
@@ -131,27 +140,29 @@ class StreamProcessor:
         if self._open is not None:
             self._open.text = ev.text or self._open.text
         else:
-            self.sink.add_message("assistant", ev.text)
+            self._open = self.sink.add_message("assistant", ev.text)
             self._answers += 1
-        self._open = None
+        self._close_open()
         self.sink.set_step("answer")
 
     def _on_error(self, ev: ErrorEvent) -> None:
-        self._open = None
-        if is_refusal_code(ev.code):  # a refusal of the turn: said in the page's language
-            text = refusal_text(ev.code, ev.message, self.sink.lang)
-        else:
-            text = ev.message or ev.code
-        self.sink.show_error(text)
+        """The error in the page's words (the server's text kept as the detail); a call the
+        page's context left out is a notice: the turn goes on and offers a way forward."""
+        self._close_open()
+        text, detail = error_text(ev.code, ev.message, self.sink.lang, tool=ev.tool_name)
+        if ev.code in NOTICE_CODES:
+            self.sink.add_message("assistant", text, "notice").detail = detail
+            return
+        self.sink.show_error(text).detail = detail
         self._answers += 1
 
     def _on_done(self, ev: DoneEvent) -> None:
-        self._open = None
+        self._close_open()
         self.sink.turn_done(ev.state)
 
     # ---- tools ------------------------------------------------------------------------
     def _on_tool_start(self, ev: ToolStartEvent) -> None:
-        self._open = None
+        self._close_open()
         self.sink.set_step("tools")
         call = self.sink.tool_call(ev.call_id)
         if call is not None:  # a resumed call re-announced after confirmation
@@ -194,17 +205,20 @@ class StreamProcessor:
 
     def _on_tool_timeout(self, ev: ToolTimeoutEvent) -> None:
         call = self._call(ev.call_id, ev.tool_name)
-        call.status = "timeout"
         call.retryable = ev.retryable
         call.status_unknown = ev.status_unknown
         call.is_write_tool = call.is_write_tool or ev.status_unknown
-        call.error = t("status_unknown", self.sink.lang) if ev.status_unknown else ev.message
+        lang, unknown = self.sink.lang, ev.status_unknown  # the page's words, not the server's
+        wait = t("tool_no_answer", lang, s=f"{ev.timeout_s:g}")
+        call.error = t("status_unknown", lang) if unknown else wait
+        call.status = "timeout"  # last: the card's icon reads status_unknown
         call.refresh_actions()
 
     def _on_tool_end(self, ev: ToolEndEvent) -> None:
         call = self._call(ev.call_id, ev.tool_name)
         if call.status == "timeout":  # the timeout already said what matters
             return
+        call.view = ev.view  # before the status: the card shows it once the call is done
         call.status = ev.status
         call.result = ev.result
         call.error = ev.error or ""
@@ -216,7 +230,7 @@ class StreamProcessor:
 
     # ---- confirmation and permission ------------------------------------------------------
     def _on_confirm_required(self, ev: ConfirmRequiredEvent) -> None:
-        self._open = None
+        self._close_open()
         meta = ev.metadata
         if not meta.permission_granted:  # never a confirmation for a forbidden call
             self._deny(meta.tool_name, meta.required_role, meta.alternatives)
@@ -224,11 +238,11 @@ class StreamProcessor:
         self.sink.show_confirmation(ev)
 
     def _on_permission_denied(self, ev: PermissionDeniedEvent) -> None:
-        self._open = None
+        self._close_open()
         self._deny(ev.tool_name, ev.required_role, ev.alternatives)
 
     def _on_stopped(self, ev: StoppedEvent) -> None:
-        self._open = None
+        self._close_open()
         self.sink.note_stopped(ev.writes_in_flight)
 
     def _deny(self, tool: str, role: str | None, alternatives: Sequence[Alternative]) -> None:
@@ -246,7 +260,8 @@ class StreamProcessor:
         for row in _in_order(conversation.messages, conversation.tool_calls):
             if "tool_name" not in row:
                 role = "user" if row.get("role") == "user" else "assistant"
-                sink.add_message(role, str(row.get("text") or row.get("content") or ""))
+                text = str(row.get("text") or row.get("content") or "")
+                sink.add_message(role, text).offers = offers_of(text) if role != "user" else None
             elif pending is None or row.get("call_id") != pending.call_id:
                 sink.add_item(_restored_call(row))  # (the confirmation card stands for it)
         if pending is not None:
@@ -277,6 +292,7 @@ def _restored_call(row: Mapping[str, Any]) -> ToolCall:
         result=str(row.get("result") or ""),
         error=str(row.get("error") or ""),
         task_id=row.get("task_id"),
+        view=view_or_none(row.get("view")),
     )
     call.refresh_actions()
     return call

@@ -18,6 +18,8 @@ DASHBOARD_COLUMNS = [
     "url",
     "published",
     "changed_on_utc",
+    "owners.first_name",
+    "owners.last_name",
 ]
 
 

@@ -5,7 +5,7 @@ The plan (shared by :func:`preflight_migration`, which only reads, and the run):
 
 1. resolve the dashboards on the source (id or slug) and export them (one zip);
 2. read what the target holds (databases, datasets, dashboards, charts, with uuids);
-3. remap the bundle onto the target (:func:`app.bundle.remap_bundle`): databases by name
+3. remap the bundle onto the target (:func:`app.superset.remap.remap_bundle`): databases by name
    or ``database_mapping``, datasets by table, dashboards by slug. A source database with
    no match on the target is an error before anything is written: an import would
    otherwise create a connection on the target pointing wherever the source's points;
@@ -22,19 +22,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from app.bundle import (
-    Bundle,
-    Remap,
-    TargetInventory,
-    chart_bundle,
-    dashboard_bundles,
-    diff_against,
-    read_bundle,
-    remap_bundle,
-    write_bundle,
-)
 from app.errors import SupersetNotFoundError, ToolError
 from app.superset import rison
+from app.superset.bundle import (
+    Bundle,
+    chart_bundle,
+    dashboard_bundles,
+    read_bundle,
+    write_bundle,
+)
+from app.superset.remap import Remap, TargetInventory, diff_against, remap_bundle
 
 
 class Reporter(Protocol):

@@ -1,8 +1,15 @@
-"""Which Superset grants are over-broad for a role that is not Admin."""
+"""Superset's roles as an auditor reads them: each role's permissions and users, and which
+grants are over-broad for a role that is not Admin."""
 
 from __future__ import annotations
 
-from typing import Any
+import asyncio
+from typing import TYPE_CHECKING, Any
+
+from app.errors import SupersetError
+
+if TYPE_CHECKING:
+    from app.superset.client import SupersetClient
 
 OVER_BROAD: dict[tuple[str, str | None], str] = {
     ("all_database_access", None): "may query every database",
@@ -25,3 +32,31 @@ def over_broad_grants(role: str, perms: list[dict[str, Any]]) -> list[str]:
         if why:
             flags.append(f"{perm} on {view}: {why}")
     return flags
+
+
+async def audit_roles(
+    client: SupersetClient, role: str | None = None
+) -> tuple[list[dict[str, Any]], int]:
+    """Per role (only ``role`` when given, matched case-insensitively): id, name,
+    permission count, its users and its over-broad grants; and the number of users."""
+    roles, users = await asyncio.gather(client.roles(), client.users())
+    if role:
+        roles = [r for r in roles if r["name"].lower() == role.lower()]
+        if not roles:
+            raise SupersetError(f"no role named {role!r} in Superset '{client.env.id}'")
+    perms = await asyncio.gather(*(client.role_permissions(r["id"]) for r in roles))
+    members: dict[int, list[str]] = {}
+    for u in users:
+        for r in u.get("roles") or []:
+            members.setdefault(r["id"], []).append(str(u.get("username") or ""))
+    audited = [
+        {
+            "id": r["id"],
+            "name": r["name"],
+            "permission_count": len(role_perms),
+            "users": sorted(members.get(r["id"], [])),
+            "flags": over_broad_grants(r["name"], role_perms),
+        }
+        for r, role_perms in zip(roles, perms, strict=True)
+    ]
+    return audited, len(users)

@@ -25,11 +25,12 @@ import pytest
 from nicegui import app as nicegui_app
 
 from app.agent.core import AgentCore, prepare_resume, prepare_turn
-from app.agent.events import BaseEvent, decode_sse
 from app.agent.handler import agent_handler, resume_handler
 from app.agent.rules import Rules
 from app.context import inject_uicontext
+from app.events import BaseEvent, decode_sse
 from app.parts import PARTS_STATE, Parts, with_core
+from app.superset.registry import EnvironmentRegistry
 from tests.agent.scripted import scripted
 from tests.support import audit_rows, token_for
 
@@ -84,6 +85,12 @@ class Harness:
         settings = self.parts.settings.model_copy(update=overrides)
         rules = Rules(self.parts.registry, settings.policy_file)
         self.parts = replace(self.parts, settings=settings, rules=rules)
+
+    def serve(self, registry: EnvironmentRegistry) -> None:
+        """Superset environments for the cores ``use()`` builds from now on (their rules'
+        environment table follows them)."""
+        rules = Rules(registry, self.parts.settings.policy_file)
+        self.parts = replace(self.parts, registry=registry, rules=rules)
 
     def audit_rows(self, **filters: Any) -> list[dict[str, Any]]:
         """The audit rows of the parts' database matching ``filters``, as dicts."""

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
-from app.agent import events as events_module
+from app import events as events_module
 from app.agent import handler as handler_module
 from app.agent.core import (
     ConfirmationRefused,
@@ -17,16 +17,16 @@ from app.agent.core import (
     prepare_resume,
     prepare_turn,
 )
-from app.agent.events import (
+from app.agent.planner import OfflinePlanner
+from app.agent.planner import context as planner_context
+from app.auth import Principal
+from app.events import (
     BaseEvent,
     ConfirmRequiredEvent,
     DoneEvent,
     ToolEndEvent,
     TurnStartEvent,
 )
-from app.agent.planner import OfflinePlanner
-from app.agent.planner import context as planner_context
-from app.auth import Principal
 from app.parts import Parts, with_core
 from tests.agent.harness import types_of
 from tests.agent.scripted import call, final_from_tool, scripted

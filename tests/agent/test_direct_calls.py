@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 from app.agent.core import RequestRefused, prepare_call, prepare_resume
-from app.agent.events import (
+from app.auth import Principal
+from app.events import (
     BaseEvent,
     ConfirmRequiredEvent,
     DoneEvent,
@@ -20,7 +21,6 @@ from app.agent.events import (
     PermissionDeniedEvent,
     ToolEndEvent,
 )
-from app.auth import Principal
 from app.parts import Parts
 from app.store.models import Confirmation
 from tests.agent.harness import first, types_of

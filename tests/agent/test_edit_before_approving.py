@@ -12,15 +12,15 @@ from typing import Any
 import pytest
 
 from app.agent.core import ConfirmationRefused, RequestRefused, prepare_resume
-from app.agent.events import (
+from app.agent.planner import OfflinePlanner
+from app.auth import Principal
+from app.events import (
     ConfirmRequiredEvent,
     ErrorEvent,
     MessageEvent,
     PermissionDeniedEvent,
     ToolEndEvent,
 )
-from app.agent.planner import OfflinePlanner
-from app.auth import Principal
 from app.store import maintenance
 from app.store.models import Confirmation
 from tests.agent.scripted import call, final_from_tool

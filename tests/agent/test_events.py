@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, ValidationError
 
-from app.agent.events import (
+from app.events import (
     EVENT_TYPES,
     Alternative,
     ConfirmMetadataV2,

@@ -9,7 +9,7 @@ import json
 import pytest
 from langchain_core.messages import HumanMessage, ToolMessage
 
-from app.agent.planner.offers import parse_offers
+from app.offers import parse_offers
 from tests.agent.test_planner import DASHBOARD_PAGE, after_tool, planner, system
 
 

@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 from app.agent.planner import OfflinePlanner
-from app.agent.planner.offers import parse_offers
+from app.offers import parse_offers
 from tests.agent.harness import first, types_of
 
 SALES = {"id": 7, "title": "Sales demo", "slug": None}

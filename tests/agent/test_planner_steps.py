@@ -11,8 +11,8 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from app.agent.planner.actions import spelled_out
-from app.agent.planner.offers import parse_offers
 from app.agent.planner.steps import FULL_BACKUP_ID
+from app.offers import parse_offers
 from tests.agent.test_planner import DASHBOARD_PAGE, planner, system
 from tests.agent.test_planner_eval import case_messages, load_eval, proposed_calls, steps_of
 

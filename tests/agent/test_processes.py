@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app.agent.events import decode_sse
+from app.events import decode_sse
 from tests.server_proc import Server, cli, server_env
 
 ENVS = """

@@ -12,7 +12,8 @@ from langchain_core.messages import AIMessage, ToolMessage
 
 from app.agent.core import ConfirmationRefused, RequestRefused, prepare_resume, prepare_turn
 from app.agent.core.turns import run_config
-from app.agent.events import (
+from app.auth import Principal
+from app.events import (
     ConfirmRequiredEvent,
     DoneEvent,
     MessageEvent,
@@ -20,7 +21,6 @@ from app.agent.events import (
     ToolEndEvent,
     ToolStartEvent,
 )
-from app.auth import Principal
 from tests.agent.scripted import call, final_from_tool
 
 ALICE = Principal(user_id="alice", role="admin")

@@ -7,16 +7,17 @@ from typing import Any
 
 from nicegui.testing import User
 
-from app.agent.events import decode_sse
+from app.events import decode_sse
 from app.store.audit import list_audit
-from app.store.db import session_scope
 from tests.agent.harness import first, token_for, types_of
 from tests.agent.scripted import call, final_from_tool
 from tests.agent.test_handler import recording_tools
+from tests.support import served
 
 
 def bearer(user: str = "alice", role: str = "admin") -> dict[str, str]:
-    return {"Authorization": f"Bearer {token_for(user, role)}"}
+    """An Authorization header for ``user`` of the app under test (an active account)."""
+    return {"Authorization": f"Bearer {token_for(served(), user, role)}"}
 
 
 async def post_resume(
@@ -125,7 +126,7 @@ async def test_bad_uicontext_is_422_and_oversized_is_413(user: User, harness: An
         },
     )
     assert r.status_code == 413
-    with session_scope() as s:
+    with harness.parts.db.session() as s:
         rows = list_audit(s, kind="uicontext_invalid")
     assert {r.conv_id for r in rows} >= {"bad-ctx", "big-ctx"}
 

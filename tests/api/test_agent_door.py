@@ -10,20 +10,21 @@ from typing import Any
 import pytest
 from nicegui.testing import User
 
-from app.agent.core import get_core
-from app.agent.events import decode_sse
 from app.agent.llm import OFFLINE_LABEL
 from app.auth import Principal
+from app.events import decode_sse
+from app.parts import Parts
 from app.store.audit import list_audit
-from app.store.db import session_scope
 from tests.agent.harness import first
 from tests.agent.scripted import call, final_from_tool
 from tests.agent.test_handler import recording_tools
 from tests.api.test_agent_api import bearer, post_stream
+from tests.support import served
 
 
 def rows(conv_id: str, kind: str | None = None) -> list[Any]:
-    with session_scope() as s:
+    """Audit rows of the app under test for ``conv_id``."""
+    with served().db.session() as s:
         return list_audit(s, conv_id=conv_id, kind=kind)
 
 
@@ -169,8 +170,10 @@ async def test_conversation_over_http_lists_tool_calls_with_their_outcome(
     assert json.loads(tool_call["result"])["tool"] == "search_dashboards"
 
 
-async def test_create_app_installs_the_one_core_every_door_uses(user: User) -> None:
-    core = get_core()
+async def test_create_app_installs_the_one_core_every_door_uses(
+    user: User, app_parts: Parts
+) -> None:
+    core = app_parts.core
     assert core.model_label == OFFLINE_LABEL
     r = await post_stream(user, {"message": "what can you do?", "conv_id": "root-core"})
     assert first(decode_sse(r.text), "turn_start")["model"] == OFFLINE_LABEL

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
+from nicegui import app as nicegui_app
 from nicegui.testing import User
 
 import app as app_package
-from app.sandbox.instances import free_port
-from app.settings import reset_settings
-from app.store.db import reset_engine
+from app.parts import PARTS_STATE, Parts
+from app.sandbox.processes import free_port
+from app.store.db import Database, make_engine
 
 ANALYST_DASHBOARD = [
     "search_dashboards",
@@ -38,12 +40,11 @@ async def test_health_reports_ok_version_and_database(user: User) -> None:
 
 
 async def test_health_is_503_when_the_database_is_down(
-    user: User, monkeypatch: pytest.MonkeyPatch
+    user: User, app_parts: Parts, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     port = free_port()  # a port with nothing listening
-    monkeypatch.setenv("SS_TOOLS_DATABASE_URL", f"postgresql://app:pw123@127.0.0.1:{port}/x")
-    reset_settings()
-    reset_engine()
+    down = Database(make_engine(f"postgresql://app:pw123@127.0.0.1:{port}/x"))
+    monkeypatch.setattr(nicegui_app.state, PARTS_STATE, replace(app_parts, db=down))
     r = await user.http_client.get("/api/health")
     assert r.status_code == 503
     body = r.json()

@@ -12,10 +12,10 @@ from langchain_core.messages import ToolMessage
 from nicegui.testing import User
 
 from app.agent.core import prepare_turn
-from app.agent.events import StoppedEvent, ToolStartEvent, decode_sse
-from tests.agent.harness import first, token_for, types_of
+from app.events import StoppedEvent, ToolStartEvent, decode_sse
+from tests.agent.harness import first, types_of
 from tests.agent.scripted import call, final_from_tool
-from tests.agent.test_handler import audit_rows, recording_tools
+from tests.agent.test_handler import recording_tools
 from tests.api.test_agent_api import bearer, post_stream
 
 
@@ -47,7 +47,7 @@ async def test_a_same_risk_edit_runs_over_http(user: User, harness: Any) -> None
     assert first(events, "tool_end")["status"] == "completed"
     assert "confirm_required" not in types_of(events)
     assert log[0][1]["dashboard_id"] == "43"
-    [row] = audit_rows(kind="confirmed", conv_id="edit-same")
+    [row] = harness.audit_rows(kind="confirmed", conv_id="edit-same")
     assert row["args"]["shown"]["dashboard_id"] == "42" and row["args"]["edited"] == edited
 
 
@@ -135,7 +135,7 @@ async def test_a_denial_reason_reaches_the_model_and_the_audit_log(
     seen = harness.recorder.seen[-1]
     feedback = next(m for m in reversed(seen) if isinstance(m, ToolMessage))
     assert feedback.content == "CANCELLED: cancelled by the user: wrong dashboard"
-    [row] = audit_rows(kind="cancelled", conv_id="deny-reason")
+    [row] = harness.audit_rows(kind="cancelled", conv_id="deny-reason")
     assert row["reason"] == "wrong dashboard"
 
 
@@ -151,7 +151,8 @@ async def test_a_page_turn_is_stopped_over_http_by_its_owner(user: User, harness
 
     harness.use(call("search_dashboards", query="x"), tools={"search_dashboards": slow_search})
     req = await prepare_turn(
-        token=token_for(),
+        core=harness.core,
+        token=harness.token(),
         message="find x",
         history=None,
         conv_id="stop-cross",
@@ -184,7 +185,7 @@ async def test_a_page_turn_is_stopped_over_http_by_its_owner(user: User, harness
     }
     await asyncio.wait_for(task, 5)
     assert any(isinstance(e, StoppedEvent) for e in page_events)
-    [row] = audit_rows(kind="turn_stopped", conv_id="stop-cross")
+    [row] = harness.audit_rows(kind="turn_stopped", conv_id="stop-cross")
     assert row["channel"] == "http"
 
 
@@ -258,5 +259,5 @@ async def test_rename_and_archive_keep_the_checkpoint_and_the_audit_trail(
     calls = view.json()["tool_calls"]
     assert calls[0]["tool_name"] == "search_dashboards" and calls[0]["status"] == "completed"
     assert '"tool": "search_dashboards"' in calls[0]["result"]
-    assert audit_rows(kind="executed", conv_id="list-x")
-    assert audit_rows(kind="conversation_changed", conv_id="list-x")
+    assert harness.audit_rows(kind="executed", conv_id="list-x")
+    assert harness.audit_rows(kind="conversation_changed", conv_id="list-x")

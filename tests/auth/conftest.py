@@ -1,49 +1,60 @@
-"""Fixtures for the auth tests: settings driven through the environment, token crafting."""
+"""Fixtures for the auth tests: an auth gate built from settings the test configures, token
+crafting."""
 
 from __future__ import annotations
 
 import base64
 import json
 import time
-from collections.abc import Callable, Iterator
+from dataclasses import replace
 from typing import Any
 
 import pytest
 from joserfc import jwt
 from joserfc.jwk import OctKey, RSAKey
 
-from app.auth.jwks import reset_jwks_cache
-from app.settings import reset_settings
+from app.auth import AuthGate, Principal
+from app.parts import Parts
 
 SECRET = "test-secret-" + "x" * 40
 ISSUER = "ss-tools"
 AUDIENCE = "ss-tools-agent"
 
 
+class AuthEnv:
+    """The test's parts with an auth gate built from its settings plus the overrides given
+    so far (``auth_env(jwks_file=..., jwt_role_claim=...)``: each call adds to them and
+    builds a new gate, as a restart with those settings would)."""
+
+    def __init__(self, parts: Parts) -> None:
+        self.parts = parts
+        self.overrides: dict[str, Any] = {"jwt_secret": SECRET}
+        self()
+
+    def __call__(self, **values: Any) -> None:
+        self.overrides.update(values)
+        base = self.parts.settings
+        settings = type(base)(**{**base.model_dump(exclude_unset=True), **self.overrides})
+        self.parts = replace(self.parts, settings=settings, auth=AuthGate(settings, self.parts.db))
+
+    @property
+    def gate(self) -> AuthGate:
+        return self.parts.auth
+
+    def issue(self, *, username: str, role: str, ttl_s: int | None = None) -> tuple[str, int]:
+        return self.gate.issue(username=username, role=role, ttl_s=ttl_s)
+
+    def verify(self, token: str | None) -> Principal:
+        return self.gate.verify(token)
+
+    def decode(self, token: str | None) -> Principal:
+        return self.gate.decode(token)
+
+
 @pytest.fixture
-def auth_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., None]]:
-    """Set SS_TOOLS_* variables (keyword = setting name) and re-read settings."""
-    monkeypatch.setenv("SS_TOOLS_JWT_SECRET", SECRET)
-    for name in (
-        "JWKS_URL",
-        "JWKS_FILE",
-        "EXTERNAL_ISSUER",
-        "EXTERNAL_AUDIENCE",
-        "JWT_ROLE_CLAIM",
-        "JWT_SECRET_FILE",
-    ):
-        monkeypatch.delenv(f"SS_TOOLS_{name}", raising=False)
-
-    def configure(**values: Any) -> None:
-        for key, value in values.items():
-            monkeypatch.setenv(f"SS_TOOLS_{key.upper()}", str(value))
-        reset_settings()
-        reset_jwks_cache()
-
-    configure()
-    yield configure
-    reset_settings()
-    reset_jwks_cache()
+def auth_env(parts: Parts) -> AuthEnv:
+    """The test's parts with an auth gate the test configures (see :class:`AuthEnv`)."""
+    return AuthEnv(parts)
 
 
 def b64url(data: bytes) -> str:

@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import stat
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
-from app.auth import issue_token, verify_token
+from app.auth import AuthGate, issue_token
 from app.bootstrap import prepare_local_run
 from app.errors import AuthError, ConfigError
-from app.settings import DEFAULT_JWT_SECRET, Settings, get_settings, reset_settings
+from app.settings import DEFAULT_JWT_SECRET, Settings
 from app.store import users
-from app.store.db import reset_engine, session_scope
+from app.store.db import Database
 from tests.auth.test_cli import _login
 
 
@@ -26,11 +27,17 @@ def local_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]
     for name in ("JWT_SECRET", "JWT_SECRET_FILE", "DATABASE_URL"):
         monkeypatch.setenv(f"SS_TOOLS_{name}", "")  # so monkeypatch restores the original
         monkeypatch.delenv(f"SS_TOOLS_{name}")
-    reset_settings()
-    reset_engine()
     yield tmp_path / "data"
-    reset_engine()
-    reset_settings()
+
+
+@contextmanager
+def _gate(settings: Settings) -> Iterator[AuthGate]:
+    """The auth gate a server started with ``settings`` would have."""
+    db = Database.open(settings.db_url)
+    try:
+        yield AuthGate(settings, db)
+    finally:
+        db.dispose()
 
 
 def _mode(path: Path) -> int:
@@ -38,12 +45,12 @@ def _mode(path: Path) -> int:
 
 
 def test_first_local_run_generates_a_private_secret_and_settings_use_it(local_run: Path) -> None:
-    assert get_settings().uses_default_secret
-    result = prepare_local_run()
+    assert Settings().uses_default_secret
+    result = prepare_local_run(Settings())
     secret_file = local_run / ".jwt_secret"
     assert result.secret_generated and result.secret_file == secret_file.resolve()
     assert _mode(secret_file) == 0o600
-    settings = get_settings()
+    settings = result.settings
     assert not settings.uses_default_secret
     assert settings.jwt_secret.get_secret_value() == secret_file.read_text().strip()
     assert len(settings.jwt_secret.get_secret_value()) >= 32
@@ -53,7 +60,7 @@ def test_first_local_run_generates_a_private_secret_and_settings_use_it(local_ru
 def test_first_local_run_creates_admin_with_password_only_in_a_private_file(
     local_run: Path, capsys
 ) -> None:
-    prepare_local_run()
+    prepare_local_run(Settings())
     admin_file = local_run / "initial-admin.txt"
     out = capsys.readouterr().out
     assert "First admin: admin — password in data/initial-admin.txt" in out
@@ -69,52 +76,55 @@ def test_first_local_run_creates_admin_with_password_only_in_a_private_file(
 
 
 def test_second_local_run_keeps_the_secret_and_creates_no_admin(local_run: Path, capsys) -> None:
-    prepare_local_run()
-    token, _ = issue_token(username="admin", role="admin")
+    first = prepare_local_run(Settings())
+    token, _ = issue_token(first.settings, username="admin", role="admin")
     first_secret = (local_run / ".jwt_secret").read_text()
     capsys.readouterr()
-    reset_settings()  # a new process: only the file on disk carries over
 
-    result = prepare_local_run()
+    result = prepare_local_run(Settings())  # a new process: only the file on disk carries over
     assert not result.secret_generated and result.admin_file is None
     assert (local_run / ".jwt_secret").read_text() == first_secret
     assert capsys.readouterr().out == ""
-    assert verify_token(token).user_id == "admin"  # tokens survive a restart
+    with _gate(result.settings) as gate:
+        assert gate.verify(token).user_id == "admin"  # tokens survive a restart
 
 
 def test_existing_users_mean_no_generated_admin(local_run: Path) -> None:
-    with session_scope() as session:
+    db = Database.open(Settings().db_url)
+    with db.session() as session:
         users.create_user(session, username="ops", role="admin", password_hash="x")
-    assert prepare_local_run().admin_file is None
+    db.dispose()
+    assert prepare_local_run(Settings()).admin_file is None
     assert not (local_run / "initial-admin.txt").exists()
 
 
 def test_configured_secret_is_left_alone(local_run: Path, monkeypatch) -> None:
     monkeypatch.setenv("SS_TOOLS_JWT_SECRET", "operator-chosen-" + "s" * 32)
-    reset_settings()
-    result = prepare_local_run()
+    result = prepare_local_run(Settings())
     assert result.secret_file is None and not result.secret_generated
     assert not (local_run / ".jwt_secret").exists()
-    assert get_settings().jwt_secret.get_secret_value().startswith("operator-chosen-")
+    assert result.settings.jwt_secret.get_secret_value().startswith("operator-chosen-")
 
 
 def test_outside_dev_mode_nothing_is_generated_and_the_placeholder_is_refused(
     local_run: Path, monkeypatch
 ) -> None:
     monkeypatch.setenv("SS_TOOLS_DEV", "0")
-    reset_settings()
-    result = prepare_local_run()
-    assert result == type(result)(secret_file=None, secret_generated=False, admin_file=None)
+    settings = Settings()
+    result = prepare_local_run(settings)
+    assert result == type(result)(
+        settings=settings, secret_file=None, secret_generated=False, admin_file=None
+    )
     assert not (local_run / ".jwt_secret").exists()
     with pytest.raises(ConfigError, match="placeholder"):
-        get_settings().check_secrets()
+        result.settings.check_secrets()
 
 
 def test_tokens_signed_with_the_placeholder_fail_after_bootstrap(local_run: Path) -> None:
-    token, _ = issue_token(username="admin", role="admin")  # placeholder-signed
-    prepare_local_run()
-    with pytest.raises(AuthError, match="bad signature"):
-        verify_token(token)
+    token, _ = issue_token(Settings(), username="admin", role="admin")  # placeholder-signed
+    result = prepare_local_run(Settings())
+    with _gate(result.settings) as gate, pytest.raises(AuthError, match="bad signature"):
+        gate.verify(token)
 
 
 @pytest.mark.parametrize(

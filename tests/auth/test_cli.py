@@ -8,26 +8,28 @@ from pathlib import Path
 
 import pytest
 
-from app.auth import authenticate
+from app.auth import Principal, authenticate
 from app.cli import users_main
-from app.settings import reset_settings
-from app.store.db import reset_engine, session_scope
+from app.settings import Settings
+from app.store.db import Database
 
 
 @pytest.fixture
 def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     monkeypatch.setenv("SS_TOOLS_DATA_DIR", str(tmp_path))
     monkeypatch.delenv("SS_TOOLS_DATABASE_URL", raising=False)
-    reset_settings()
-    reset_engine()
     yield tmp_path
-    reset_engine()
-    reset_settings()
 
 
-def _login(username: str, password: str):
-    with session_scope() as session:
-        return authenticate(session, username=username, password=password)
+def _login(username: str, password: str, settings: Settings | None = None) -> Principal | None:
+    """Sign in against the database of ``settings`` (default: read from the environment,
+    as the CLI and the server do)."""
+    db = Database.open((settings if settings is not None else Settings()).db_url)
+    try:
+        with db.session() as session:
+            return authenticate(session, username=username, password=password)
+    finally:
+        db.dispose()
 
 
 def test_added_user_can_log_in_and_is_listed(data_dir: Path, capsys) -> None:

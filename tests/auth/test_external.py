@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from joserfc.jwk import RSAKey
 
-from app.auth import Principal, verify_token
+from app.auth import Principal
 from app.errors import AuthError
 from tests.auth.conftest import b64url, jwks_document, local_claims, rs_token
 
@@ -66,9 +66,9 @@ def jwks_file(tmp_path: Path, rsa_key: RSAKey, auth_env) -> Path:
     ],
 )
 def test_rs256_token_from_jwks_file_is_accepted_with_role_from_nested_claim(
-    jwks_file, rsa_key: RSAKey, claims: dict[str, Any], role: str
+    jwks_file, auth_env, rsa_key: RSAKey, claims: dict[str, Any], role: str
 ) -> None:
-    principal = verify_token(rs_token(claims, rsa_key))
+    principal = auth_env.verify(rs_token(claims, rsa_key))
     assert principal == Principal(user_id="carol", role=role, source="external")
 
 
@@ -91,7 +91,7 @@ def test_role_claim_name_is_configurable(
     jwks_file, auth_env, rsa_key: RSAKey, claim_name: str, claims: dict[str, Any], role: str
 ) -> None:
     auth_env(jwt_role_claim=claim_name)
-    assert verify_token(rs_token(claims, rsa_key)).role == role
+    assert auth_env.verify(rs_token(claims, rsa_key)).role == role
 
 
 @pytest.mark.parametrize(
@@ -116,18 +116,18 @@ def test_role_claim_name_is_configurable(
     ],
 )
 def test_bad_rs256_tokens_are_refused(
-    jwks_file, rsa_key: RSAKey, claims: dict[str, Any], kid: str | None, reason: str
+    jwks_file, auth_env, rsa_key: RSAKey, claims: dict[str, Any], kid: str | None, reason: str
 ) -> None:
     with pytest.raises(AuthError) as caught:
-        verify_token(rs_token(claims, rsa_key, kid=kid))
+        auth_env.verify(rs_token(claims, rsa_key, kid=kid))
     assert caught.value.message == reason
 
 
 def test_rs256_token_signed_by_a_foreign_key_with_a_known_kid_is_refused(
-    jwks_file, rsa_key: RSAKey, other_rsa_key: RSAKey
+    jwks_file, auth_env, rsa_key: RSAKey, other_rsa_key: RSAKey
 ) -> None:
     with pytest.raises(AuthError, match="bad signature"):
-        verify_token(rs_token(ext_claims(), other_rsa_key, kid=rsa_key.kid))
+        auth_env.verify(rs_token(ext_claims(), other_rsa_key, kid=rsa_key.kid))
 
 
 def _hs256_signed_with(secret: bytes, claims: dict[str, Any], kid: str) -> str:
@@ -147,7 +147,7 @@ def _hs256_signed_with(secret: bytes, claims: dict[str, Any], kid: str) -> str:
     ],
 )
 def test_hs256_token_keyed_with_the_public_key_is_refused(
-    jwks_file, rsa_key: RSAKey, secret_form: str
+    jwks_file, auth_env, rsa_key: RSAKey, secret_form: str
 ) -> None:
     public = RSAKey.import_key(rsa_key.as_dict(private=False))
     secret = (
@@ -157,12 +157,12 @@ def test_hs256_token_keyed_with_the_public_key_is_refused(
     )
     for claims in (ext_claims(), local_claims(role="admin")):
         with pytest.raises(AuthError, match="bad signature"):
-            verify_token(_hs256_signed_with(secret, claims, rsa_key.kid))
+            auth_env.verify(_hs256_signed_with(secret, claims, rsa_key.kid))
 
 
 def test_rs256_is_refused_when_no_external_idp_is_configured(auth_env, rsa_key) -> None:
     with pytest.raises(AuthError, match="algorithm not allowed"):
-        verify_token(rs_token(ext_claims(), rsa_key))
+        auth_env.verify(rs_token(ext_claims(), rsa_key))
 
 
 def test_unreadable_jwks_file_refuses_with_key_set_unavailable(
@@ -170,13 +170,13 @@ def test_unreadable_jwks_file_refuses_with_key_set_unavailable(
 ) -> None:
     auth_env(jwks_file=tmp_path / "missing.json")
     with pytest.raises(AuthError, match="key set unavailable"):
-        verify_token(rs_token(ext_claims(), rsa_key))
+        auth_env.verify(rs_token(ext_claims(), rsa_key))
 
 
-def test_rotated_jwks_file_is_reread(jwks_file: Path, rsa_key, other_rsa_key) -> None:
-    assert verify_token(rs_token(ext_claims(), rsa_key)).user_id == "carol"
+def test_rotated_jwks_file_is_reread(jwks_file: Path, auth_env, rsa_key, other_rsa_key) -> None:
+    assert auth_env.verify(rs_token(ext_claims(), rsa_key)).user_id == "carol"
     jwks_file.write_text(json.dumps(jwks_document(rsa_key, other_rsa_key)) + " ")
-    assert verify_token(rs_token(ext_claims(sub="dave"), other_rsa_key)).user_id == "dave"
+    assert auth_env.verify(rs_token(ext_claims(sub="dave"), other_rsa_key)).user_id == "dave"
 
 
 # --- JWKS over HTTP (a real httpx fetch from a loopback server) ----------------------
@@ -224,19 +224,19 @@ def jwks_server(auth_env) -> Iterator[_JwksServer]:
     server.close()
 
 
-def test_jwks_url_is_fetched_once_and_cached(jwks_server: _JwksServer, rsa_key) -> None:
+def test_jwks_url_is_fetched_once_and_cached(jwks_server: _JwksServer, auth_env, rsa_key) -> None:
     jwks_server.document = jwks_document(rsa_key)
     for _ in range(3):
-        assert verify_token(rs_token(ext_claims(), rsa_key)).role == "admin"
+        assert auth_env.verify(rs_token(ext_claims(), rsa_key)).role == "admin"
     assert jwks_server.hits == 1
 
 
 def test_unknown_kid_right_after_a_fetch_is_refused_without_hammering_the_idp(
-    jwks_server: _JwksServer, rsa_key, other_rsa_key
+    jwks_server: _JwksServer, auth_env, rsa_key, other_rsa_key
 ) -> None:
     jwks_server.document = jwks_document(rsa_key)
-    verify_token(rs_token(ext_claims(), rsa_key))
+    auth_env.verify(rs_token(ext_claims(), rsa_key))
     with pytest.raises(AuthError, match="unknown key"):
-        verify_token(rs_token(ext_claims(), other_rsa_key))
+        auth_env.verify(rs_token(ext_claims(), other_rsa_key))
     # a refetch happens at most once per MIN_REFETCH_S, so the cached set answered
     assert jwks_server.hits == 1

@@ -5,26 +5,28 @@ from __future__ import annotations
 import pytest
 from nicegui.testing import User
 
-from app.auth import hash_password, verify_token
+from app.auth import hash_password
+from app.parts import Parts
 from app.store import users
 from app.store.audit import list_audit
-from app.store.db import session_scope
 
 PASSWORD = "correct-horse-battery"
 PASSWORD_HASH = hash_password(PASSWORD)  # one KDF run for the whole module
 
 
 @pytest.fixture
-def accounts(isolated_db: str) -> None:
-    with session_scope() as session:
+def accounts(app_parts: Parts) -> Parts:
+    """The app's parts, with three accounts (``gone`` disabled)."""
+    with app_parts.db.session() as session:
         users.create_user(session, username="alice", role="analyst", password_hash=PASSWORD_HASH)
         users.create_user(session, username="root", role="admin", password_hash=PASSWORD_HASH)
         users.create_user(session, username="gone", role="admin", password_hash=PASSWORD_HASH)
         users.set_disabled(session, username="gone", disabled=True)
+    return app_parts
 
 
-def _audit(kind: str):
-    with session_scope() as session:
+def _audit(parts: Parts, kind: str):
+    with parts.db.session() as session:
         return list_audit(session, kind=kind)
 
 
@@ -39,8 +41,8 @@ async def test_good_credentials_get_a_bearer_token(
     body = response.json()
     assert body["token_type"] == "bearer" and body["role"] == role
     assert body["expires_in"] == 8 * 3600
-    assert verify_token(body["access_token"]).user_id == username
-    [row] = _audit("login")
+    assert accounts.auth.verify(body["access_token"]).user_id == username
+    [row] = _audit(accounts, "login")
     assert (row.user, row.role, row.decision) == (username, role, "allow")
     assert PASSWORD not in repr(row.model_dump())
 
@@ -66,7 +68,7 @@ async def test_bad_credentials_get_401_and_a_deny_audit_row(
     )
     assert response.status_code == 401
     assert response.json() == {"error": "unauthorized", "reason": "invalid username or password"}
-    [row] = _audit("login")
+    [row] = _audit(accounts, "login")
     assert (row.user, row.decision, row.reason) == (
         username,
         "deny",
@@ -94,7 +96,7 @@ async def test_malformed_body_is_422_and_issues_nothing(accounts, user: User, bo
     response = await user.http_client.post("/api/auth/token", json=body)
     assert response.status_code == 422
     assert "access_token" not in response.text
-    assert _audit("login") == []
+    assert _audit(accounts, "login") == []
 
 
 async def test_non_json_body_is_422(accounts, user: User) -> None:
@@ -113,6 +115,6 @@ async def test_refused_bearer_token_on_the_api_writes_an_auth_failed_row(
         "/api/agent/conversations/c1", headers={"Authorization": "Bearer forged.token.here"}
     )
     assert response.status_code == 401
-    rows = _audit("auth_failed")
+    rows = _audit(accounts, "auth_failed")
     assert [(r.decision, r.reason) for r in rows] == [("deny", "malformed token")]
     assert "forged.token.here" not in repr(rows[0].model_dump())

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from joserfc import jwt
 from joserfc.jwk import OctKey
 
-from app.auth import Principal, decode_token, issue_token, verify_token
+from app.auth import Principal
 from app.errors import AuthError
 from tests.auth.conftest import (
     AUDIENCE,
@@ -26,15 +26,15 @@ from tests.support import ensure_user
 
 @pytest.mark.parametrize("role", ["admin", "analyst"])
 def test_issued_token_verifies_to_the_same_principal(auth_env, role: str) -> None:
-    ensure_user("alice", role)
-    token, expires_in = issue_token(username="alice", role=role)
+    ensure_user(auth_env.parts, "alice", role)
+    token, expires_in = auth_env.issue(username="alice", role=role)
     assert expires_in == 8 * 3600
-    assert verify_token(token) == Principal(user_id="alice", role=role, source="local")
+    assert auth_env.verify(token) == Principal(user_id="alice", role=role, source="local")
 
 
 def test_issued_token_carries_the_configured_claims(auth_env) -> None:
     auth_env(jwt_issuer="iss-x", jwt_audience="aud-y", jwt_ttl_s=120)
-    token, expires_in = issue_token(username="bob", role="admin")
+    token, expires_in = auth_env.issue(username="bob", role="admin")
     claims = jwt.decode(token, OctKey.import_key(SECRET), algorithms=["HS256"]).claims
     assert expires_in == 120
     assert {claims["sub"], claims["role"], claims["iss"], claims["aud"]} == {
@@ -47,14 +47,14 @@ def test_issued_token_carries_the_configured_claims(auth_env) -> None:
 
 
 def test_explicit_ttl_overrides_the_setting(auth_env) -> None:
-    token, expires_in = issue_token(username="bob", role="admin", ttl_s=30)
+    token, expires_in = auth_env.issue(username="bob", role="admin", ttl_s=30)
     claims = jwt.decode(token, OctKey.import_key(SECRET), algorithms=["HS256"]).claims
     assert expires_in == 30 and claims["exp"] - claims["iat"] == 30
 
 
 def test_issuing_for_an_unknown_role_is_refused(auth_env) -> None:
     with pytest.raises(AuthError, match="unknown role"):
-        issue_token(username="bob", role="superuser")
+        auth_env.issue(username="bob", role="superuser")
 
 
 def _tamper_payload(token: str) -> str:
@@ -137,26 +137,26 @@ REFUSALS: list[tuple[Callable[[], str | None], str]] = [
 )
 def test_verify_token_refuses_with_a_stable_reason(auth_env, make, reason: str) -> None:
     with pytest.raises(AuthError) as caught:
-        verify_token(make())
+        auth_env.verify(make())
     assert caught.value.message == reason
     assert caught.value.status_code == 401
 
 
 def test_token_within_clock_leeway_is_still_accepted(auth_env) -> None:
     token = hs_token(local_claims(exp=int(time.time()) - 2))
-    assert decode_token(token).user_id == "alice"
+    assert auth_env.decode(token).user_id == "alice"
 
 
 def test_audience_list_containing_ours_is_accepted(auth_env) -> None:
     token = hs_token(local_claims(aud=["other", AUDIENCE]))
-    assert decode_token(token).role == "analyst"
+    assert auth_env.decode(token).role == "analyst"
 
 
 def test_changing_the_secret_invalidates_issued_tokens(auth_env) -> None:
-    token, _ = issue_token(username="alice", role="admin")
+    token, _ = auth_env.issue(username="alice", role="admin")
     auth_env(jwt_secret="rotated-secret-" + "z" * 40)
     with pytest.raises(AuthError, match="bad signature"):
-        verify_token(token)
+        auth_env.verify(token)
 
 
 _SEGMENT = st.text(
@@ -190,4 +190,4 @@ _SEGMENT = st.text(
 )
 def test_arbitrary_input_only_ever_raises_auth_error(auth_env, token: str) -> None:
     with pytest.raises(AuthError):
-        verify_token(token)
+        auth_env.verify(token)

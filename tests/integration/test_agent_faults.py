@@ -5,15 +5,14 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 
 from app.sandbox import Sandbox
-from app.settings import reset_settings
 from app.superset.environments import Environment
-from app.superset.registry import EnvironmentRegistry, set_registry
+from app.superset.registry import EnvironmentRegistry, load_environments
 from tests.agent.harness import first, types_of
 from tests.agent.scripted import call, final_from_tool
 from tests.integration.test_faults import FaultProxy, _env_through, _free_port, proxy
@@ -23,36 +22,37 @@ __all__ = ["proxy"]
 
 
 @pytest.fixture
-def registry_slot() -> Iterator[list[EnvironmentRegistry]]:
+async def registry_slot() -> AsyncIterator[list[EnvironmentRegistry]]:
+    """The registries a test served (closed at teardown)."""
     slot: list[EnvironmentRegistry] = []
     yield slot
-    set_registry(None)
+    for reg in slot:
+        await reg.aclose()
 
 
-def _use(slot: list[EnvironmentRegistry], env: Environment) -> None:
+def _use(harness: Any, slot: list[EnvironmentRegistry], env: Environment) -> None:
     reg = EnvironmentRegistry([env])
     slot.append(reg)
-    set_registry(reg)
+    harness.serve(reg)
 
 
 async def test_read_502_once_shows_one_retry_then_success(
     harness: Any, proxy: FaultProxy, superset_sandbox: Sandbox, registry_slot: Any
 ) -> None:
     proxy.fail = lambda method, path: method == "GET" and path == "/api/v1/dashboard/"
-    _use(registry_slot, _env_through(superset_sandbox, proxy.port))
+    _use(harness, registry_slot, _env_through(superset_sandbox, proxy.port))
     harness.use(call("search_dashboards", query="Sales", env_id="dev"), final_from_tool, real=True)
     events = await harness.run("find dashboards about Sales")
     assert types_of(events).count("tool_retry") == 1
     end = first(events, "tool_end")
     assert end["status"] == "completed" and "Sales Overview" in end["result"]
-    await registry_slot[0].aclose()
 
 
 async def test_write_502_is_not_retried(
     harness: Any, proxy: FaultProxy, superset_sandbox: Sandbox, registry_slot: Any
 ) -> None:
     proxy.fail = lambda method, path: method == "POST" and path == "/api/v1/dataset/"
-    _use(registry_slot, _env_through(superset_sandbox, proxy.port))
+    _use(harness, registry_slot, _env_through(superset_sandbox, proxy.port))
     name = f"fault_{uuid.uuid4().hex[:8]}"
     harness.use(
         call(
@@ -71,7 +71,6 @@ async def test_write_502_is_not_retried(
     end = first(events, "tool_end")
     assert end["status"] == "failed" and "502" in end["error"] and end["retryable"] is False
     assert proxy.seen.count("POST /api/v1/dataset/") == 1
-    await registry_slot[0].aclose()
 
 
 async def test_superset_stopped_gives_a_clear_error_and_nothing_hangs(
@@ -80,7 +79,7 @@ async def test_superset_stopped_gives_a_clear_error_and_nothing_hangs(
     env = Environment(
         id="dev", url=f"http://127.0.0.1:{_free_port()}", username="admin", password="x", tier="dev"
     )
-    _use(registry_slot, env)
+    _use(harness, registry_slot, env)
     harness.use(call("search_dashboards", query="x", env_id="dev"), final_from_tool, real=True)
     started = time.monotonic()
     events = await harness.run("find x")
@@ -88,7 +87,6 @@ async def test_superset_stopped_gives_a_clear_error_and_nothing_hangs(
     end = first(events, "tool_end")
     assert end["status"] == "failed" and end["retry_exhausted"] is True
     assert "unreachable" in end["error"] and events[-1]["type"] == "done"
-    await registry_slot[0].aclose()
 
 
 async def test_hanging_write_shows_tool_timeout_with_status_unknown(
@@ -96,12 +94,10 @@ async def test_hanging_write_shows_tool_timeout_with_status_unknown(
     proxy: FaultProxy,
     superset_sandbox: Sandbox,
     registry_slot: Any,
-    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setenv("SS_TOOLS_TOOL_TIMEOUT_S", "1")  # the 30 s default, shortened
-    reset_settings()
+    harness.configure(tool_timeout_s=1)  # the 30 s default, shortened
     proxy.hang = lambda method, path: method == "POST" and path == "/api/v1/dataset/"
-    _use(registry_slot, _env_through(superset_sandbox, proxy.port))
+    _use(harness, registry_slot, _env_through(superset_sandbox, proxy.port))
     harness.use(
         call(
             "superset_create_dataset",
@@ -118,17 +114,14 @@ async def test_hanging_write_shows_tool_timeout_with_status_unknown(
     timeout = first(events, "tool_timeout")
     assert timeout["status_unknown"] is True and timeout["retryable"] is False
     assert "check superset" in timeout["message"].lower()
-    await registry_slot[0].aclose()
 
 
 async def test_migration_confirmation_shows_the_preflight_diff(
     harness: Any, superset_envs_file: Any, registry_slot: Any
 ) -> None:
-    from app.superset.registry import load_environments
-
     reg = load_environments(superset_envs_file)
     registry_slot.append(reg)
-    set_registry(reg)
+    harness.serve(reg)
     harness.use(
         call(
             "execute_migration",
@@ -148,4 +141,3 @@ async def test_migration_confirmation_shows_the_preflight_diff(
     assert "Marketing Funnel" in str(details) and "create" in str(details)
     denied = await harness.resume(conf["confirmation_id"], "deny", reason="just looking")
     assert first(denied, "tool_end")["status"] == "cancelled"
-    await reg.aclose()

@@ -16,9 +16,9 @@ from app.agent.execution import execute_with_timeout, retry_read_tool
 from app.agent.tools import ALL_TOOLS, TOOL_CATALOG
 from app.agent.tools.base import ToolDeps
 from app.errors import SupersetUnavailableError, ToolTimeoutError
+from app.parts import Parts
 from app.sandbox import Sandbox
-from app.sandbox.instances import free_port
-from app.settings import get_settings, reset_settings
+from app.sandbox.processes import free_port
 from app.superset.environments import Environment
 from app.superset.registry import EnvironmentRegistry
 
@@ -113,8 +113,11 @@ async def proxy(superset_sandbox: Sandbox) -> AsyncIterator[FaultProxy]:
     await p.stop()
 
 
-def _deps(registry: EnvironmentRegistry) -> ToolDeps:
-    return ToolDeps(get_settings(), "alice", "admin", "c1", "dev", registry)
+def _deps(parts: Parts, registry: EnvironmentRegistry) -> ToolDeps:
+    """A call's dependencies on the test's parts, on dev of ``registry``."""
+    return ToolDeps(
+        parts.settings, "alice", "admin", "c1", "dev", registry, db=parts.db, tasks=parts.tasks
+    )
 
 
 async def _call_with_retry(name: str, deps: ToolDeps, retries: list[Any], **args: Any) -> Any:
@@ -130,12 +133,14 @@ async def _call_with_retry(name: str, deps: ToolDeps, retries: list[Any], **args
 
 
 async def test_read_tool_retries_once_after_a_502_and_succeeds(
-    proxy: FaultProxy, superset_sandbox: Sandbox
+    proxy: FaultProxy, superset_sandbox: Sandbox, parts: Parts
 ) -> None:
     proxy.fail = lambda method, path: method == "GET" and path == "/api/v1/dashboard/"
     registry = EnvironmentRegistry([_env_through(superset_sandbox, proxy.port)])
     retries: list[Any] = []
-    out = await _call_with_retry("search_dashboards", _deps(registry), retries, query="Sales")
+    out = await _call_with_retry(
+        "search_dashboards", _deps(parts, registry), retries, query="Sales"
+    )
     await registry.aclose()
     assert [d["title"] for d in out["dashboards"]] == ["Sales Overview"]
     assert len(retries) == 1 and isinstance(retries[0][1], SupersetUnavailableError)
@@ -144,7 +149,7 @@ async def test_read_tool_retries_once_after_a_502_and_succeeds(
 
 
 async def test_write_tool_is_not_retried_after_a_502(
-    proxy: FaultProxy, superset_sandbox: Sandbox
+    proxy: FaultProxy, superset_sandbox: Sandbox, parts: Parts
 ) -> None:
     proxy.fail = lambda method, path: method == "POST" and path == "/api/v1/dataset/"
     registry = EnvironmentRegistry([_env_through(superset_sandbox, proxy.port)])
@@ -152,7 +157,7 @@ async def test_write_tool_is_not_retried_after_a_502(
     name = f"never_{uuid.uuid4().hex[:8]}"
     with pytest.raises(SupersetUnavailableError) as info:
         await _call_with_retry(
-            "superset_create_dataset", _deps(registry), retries,
+            "superset_create_dataset", _deps(parts, registry), retries,
             database="Sales", table_name=name, sql="select 1 as x",
         )  # fmt: skip
     assert retries == [] and not info.value.retry_exhausted
@@ -166,13 +171,13 @@ async def test_write_tool_is_not_retried_after_a_502(
 _free_port = free_port
 
 
-async def test_superset_not_running_is_a_clear_error_quickly() -> None:
+async def test_superset_not_running_is_a_clear_error_quickly(parts: Parts) -> None:
     env = Environment(id="dev", url=f"http://127.0.0.1:{_free_port()}", password="x", tier="dev")
     registry = EnvironmentRegistry([env])
     retries: list[Any] = []
     started = time.monotonic()
     with pytest.raises(SupersetUnavailableError) as info:
-        await _call_with_retry("search_dashboards", _deps(registry), retries)
+        await _call_with_retry("search_dashboards", _deps(parts, registry), retries)
     elapsed = time.monotonic() - started
     await registry.aclose()
     assert "Superset 'dev' at http://127.0.0.1:" in info.value.message
@@ -182,10 +187,9 @@ async def test_superset_not_running_is_a_clear_error_quickly() -> None:
 
 
 async def test_hanging_write_times_out_with_status_unknown(
-    proxy: FaultProxy, superset_sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch
+    proxy: FaultProxy, superset_sandbox: Sandbox, make_parts: Any
 ) -> None:
-    monkeypatch.setenv("SS_TOOLS_TOOL_TIMEOUT_S", "1")  # the 30 s default, shortened
-    reset_settings()
+    parts = make_parts(tool_timeout_s=1)  # the 30 s default, shortened
     proxy.hang = lambda method, path: method == "POST" and path == "/api/v1/dataset/"
     registry = EnvironmentRegistry([_env_through(superset_sandbox, proxy.port)])
     spec = TOOL_CATALOG["superset_create_dataset"]
@@ -193,7 +197,9 @@ async def test_hanging_write_times_out_with_status_unknown(
     started = time.monotonic()
     with pytest.raises(ToolTimeoutError) as info:
         await execute_with_timeout(
-            lambda: ALL_TOOLS[spec.name](args, _deps(registry)), is_write=True, timeout_s=None
+            lambda: ALL_TOOLS[spec.name](args, _deps(parts, registry)),
+            is_write=True,
+            timeout_s=parts.settings.tool_timeout_s,
         )
     await registry.aclose()
     assert time.monotonic() - started < 5.0

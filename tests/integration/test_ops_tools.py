@@ -7,7 +7,7 @@ deleted afterwards), so the other integration tests still see the seeded sandbox
 from __future__ import annotations
 
 import subprocess
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -16,26 +16,20 @@ import pytest
 from app.agent.tools import ALL_TOOLS, TOOL_CATALOG
 from app.agent.tools.base import ToolDeps
 from app.errors import SupersetNotFoundError, ToolError
-from app.settings import get_settings
+from app.parts import Parts
 from app.store import maintenance as maintenance_store
 from app.store import tasks as task_store
-from app.store.db import session_scope
 from app.superset.migration import list_all, preflight_migration
 from app.superset.registry import EnvironmentRegistry, load_environments
-from app.tasks.worker import reset_runner
 
 pytestmark = pytest.mark.superset
 
 
 @pytest.fixture
-async def registry(
-    superset_envs_file: Path, isolated_db: str
-) -> AsyncIterator[EnvironmentRegistry]:
-    reset_runner()
+async def registry(superset_envs_file: Path) -> AsyncIterator[EnvironmentRegistry]:
     reg = load_environments(superset_envs_file)
     yield reg
     await reg.aclose()
-    reset_runner()
 
 
 @pytest.fixture
@@ -58,9 +52,21 @@ async def prod_restored(registry: EnvironmentRegistry) -> AsyncIterator[None]:
                 await client.delete(f"/api/v1/{kind}/{row['id']}")
 
 
-def deps(registry: EnvironmentRegistry, tmp_path: Path, env_id: str = "dev", **kw: Any) -> ToolDeps:
-    settings = get_settings().model_copy(update={"data_dir": tmp_path / "data"})
-    return ToolDeps(settings, "alice", "admin", "c1", env_id, registry, **kw)
+Deps = Callable[..., ToolDeps]
+
+
+@pytest.fixture
+def deps(registry: EnvironmentRegistry, parts: Parts) -> Deps:
+    """``deps(env_id="dev", **kw)``: a call's dependencies on the sandbox's environments
+    and the test's parts (its data dir under ``tmp_path``, database, task runner)."""
+
+    def make(env_id: str = "dev", **kw: Any) -> ToolDeps:
+        return ToolDeps(
+            parts.settings, "alice", "admin", "c1", env_id, registry,
+            db=parts.db, tasks=parts.tasks, **kw,
+        )  # fmt: skip
+
+    return make
 
 
 async def run(name: str, d: ToolDeps, **args: Any) -> Any:
@@ -73,7 +79,7 @@ async def prod_titles(registry: EnvironmentRegistry) -> list[str]:
 
 
 async def test_migration_dev_to_prod_makes_marketing_funnel_appear_on_prod(
-    registry: EnvironmentRegistry, prod_restored: None, tmp_path: Path
+    registry: EnvironmentRegistry, prod_restored: None, tmp_path: Path, deps: Deps, parts: Parts
 ) -> None:
     assert "Marketing Funnel" not in await prod_titles(registry)
     preflight = await preflight_migration(
@@ -90,7 +96,7 @@ async def test_migration_dev_to_prod_makes_marketing_funnel_appear_on_prod(
     async def progress(step: int, total: int, message: str) -> None:
         steps.append((step, total, message))
 
-    d = deps(registry, tmp_path, task_id="mig-1", progress=progress)
+    d = deps(task_id="mig-1", progress=progress)
     result = await run(
         "execute_migration", d, dashboard_ids=["marketing-funnel"], target_env="prod"
     )
@@ -99,7 +105,7 @@ async def test_migration_dev_to_prod_makes_marketing_funnel_appear_on_prod(
     assert dash["action"] == "created" and dash["charts"] == 2
     assert "Marketing Funnel" in await prod_titles(registry)
     assert [s[0] for s in steps] == [1, 2, 3, 4] and all(s[1] == 4 for s in steps)
-    with session_scope() as s:
+    with parts.db.session() as s:
         task = task_store.get_task(s, task_id="mig-1")
     assert (task.status, task.step, task.total) == ("succeeded", 4, 4)
     # the migrated charts run against prod's own database connection
@@ -109,11 +115,11 @@ async def test_migration_dev_to_prod_makes_marketing_funnel_appear_on_prod(
 
 
 async def test_deploy_of_a_dashboard_prod_already_has_reports_overwrite(
-    registry: EnvironmentRegistry, prod_restored: None, tmp_path: Path
+    registry: EnvironmentRegistry, prod_restored: None, tmp_path: Path, deps: Deps
 ) -> None:
     result = await run(
         "deploy_dashboard",
-        deps(registry, tmp_path),
+        deps(),
         dashboard_id="sales-overview",
         target_env="prod",
     )
@@ -125,7 +131,7 @@ async def test_deploy_of_a_dashboard_prod_already_has_reports_overwrite(
 
 
 async def test_migration_with_a_database_prod_lacks_is_refused_before_writing(
-    registry: EnvironmentRegistry, prod_restored: None, tmp_path: Path
+    registry: EnvironmentRegistry, prod_restored: None, tmp_path: Path, deps: Deps
 ) -> None:
     preflight = await preflight_migration(
         registry.client("dev"), registry.client("prod"), ["marketing-funnel"], {"Sales": "Nope"}
@@ -133,16 +139,16 @@ async def test_migration_with_a_database_prod_lacks_is_refused_before_writing(
     assert preflight["errors"] and "'Nope'" in preflight["errors"][0]
     with pytest.raises(ToolError, match="migration refused"):
         await run(
-            "execute_migration", deps(registry, tmp_path), dashboard_ids=["marketing-funnel"],
+            "execute_migration", deps(), dashboard_ids=["marketing-funnel"],
             target_env="prod", database_mapping={"Sales": "Nope"},
         )  # fmt: skip
     assert "Marketing Funnel" not in await prod_titles(registry)
 
 
 async def test_backup_then_delete_then_restore_brings_the_dashboard_back(
-    registry: EnvironmentRegistry, prod_restored: None, tmp_path: Path
+    registry: EnvironmentRegistry, prod_restored: None, tmp_path: Path, deps: Deps
 ) -> None:
-    d = deps(registry, tmp_path, env_id="prod")
+    d = deps(env_id="prod")
     prod = registry.client("prod")
     original = await prod.get_dashboard("customer-health")
     backup = await run("run_backup", d)  # every dashboard of prod
@@ -163,9 +169,9 @@ async def test_backup_then_delete_then_restore_brings_the_dashboard_back(
 
 
 async def test_git_commit_tree_holds_the_exported_yaml(
-    registry: EnvironmentRegistry, tmp_path: Path
+    registry: EnvironmentRegistry, tmp_path: Path, deps: Deps
 ) -> None:
-    d = deps(registry, tmp_path)
+    d = deps()
     await run("create_branch", d, branch="review/sales", dashboard_id="sales-overview")
     commit = await run("commit_changes", d, message="Sales Overview from dev")
     assert commit["committed"] and commit["branch"] == "review/sales"
@@ -188,17 +194,17 @@ async def test_git_commit_tree_holds_the_exported_yaml(
 
 
 async def test_maintenance_start_writes_a_row_and_end_closes_it(
-    registry: EnvironmentRegistry, tmp_path: Path
+    registry: EnvironmentRegistry, tmp_path: Path, deps: Deps, parts: Parts
 ) -> None:
-    d = deps(registry, tmp_path)
+    d = deps()
     started = await run(
         "start_maintenance", d, env_id="prod", reason="upgrade", duration_minutes=60
     )
     assert started["active"] and started["env_id"] == "prod"
-    with session_scope() as s:
+    with parts.db.session() as s:
         assert maintenance_store.active_for(s, env_id="prod").started_by == "alice"
         assert maintenance_store.active_for(s, env_id="dev") is None
     ended = await run("end_maintenance", d, env_id="prod")
     assert ended["ended_by"] == "alice"
-    with session_scope() as s:
+    with parts.db.session() as s:
         assert maintenance_store.list_active(s) == []

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -14,9 +14,9 @@ from app.agent.rules import default_policy
 from app.agent.tools import ALL_TOOLS, TOOL_CATALOG
 from app.agent.tools.base import ToolDeps
 from app.errors import SupersetError
+from app.parts import Parts
 from app.sandbox import Sandbox
 from app.sandbox.demo import BROKEN_CHART
-from app.settings import get_settings
 from app.superset.registry import EnvironmentRegistry, load_environments
 
 pytestmark = pytest.mark.superset
@@ -29,8 +29,22 @@ async def registry(superset_envs_file: Path) -> AsyncIterator[EnvironmentRegistr
     await reg.aclose()
 
 
-def deps(registry: EnvironmentRegistry, env_id: str = "dev", **kw: Any) -> ToolDeps:
-    return ToolDeps(get_settings(), "alice", kw.pop("role", "admin"), "c1", env_id, registry, **kw)
+Deps = Callable[..., ToolDeps]
+
+
+@pytest.fixture
+def deps(registry: EnvironmentRegistry, parts: Parts) -> Deps:
+    """``deps(env_id="dev", role=..., **kw)``: a call's dependencies on the sandbox's
+    environments and the test's parts."""
+
+    def make(env_id: str = "dev", **kw: Any) -> ToolDeps:
+        role = kw.pop("role", "admin")
+        return ToolDeps(
+            parts.settings, "alice", role, "c1", env_id, registry,
+            db=parts.db, tasks=parts.tasks, **kw,
+        )  # fmt: skip
+
+    return make
 
 
 async def run(name: str, d: ToolDeps, **args: Any) -> Any:
@@ -38,32 +52,36 @@ async def run(name: str, d: ToolDeps, **args: Any) -> Any:
 
 
 async def test_search_finds_sales_overview_by_title_and_by_slug(
-    registry: EnvironmentRegistry,
+    registry: EnvironmentRegistry, deps: Deps
 ) -> None:
-    by_title = await run("search_dashboards", deps(registry), query="Sales Over")
+    by_title = await run("search_dashboards", deps(), query="Sales Over")
     assert [d["title"] for d in by_title["dashboards"]] == ["Sales Overview"]
     hit = by_title["dashboards"][0]
     assert hit["slug"] == "sales-overview" and hit["url"].startswith("http://127.0.0.1:")
-    by_slug = await run("search_dashboards", deps(registry), query="ops-broken")
+    by_slug = await run("search_dashboards", deps(), query="ops-broken")
     assert [d["title"] for d in by_slug["dashboards"]] == ["Ops Broken Demo"]
 
 
-async def test_search_pages_through_all_dashboards(registry: EnvironmentRegistry) -> None:
-    first = await run("search_dashboards", deps(registry), page_size=2)
-    second = await run("search_dashboards", deps(registry), page=1, page_size=2)
+async def test_search_pages_through_all_dashboards(
+    registry: EnvironmentRegistry, deps: Deps
+) -> None:
+    first = await run("search_dashboards", deps(), page_size=2)
+    second = await run("search_dashboards", deps(), page=1, page_size=2)
     assert first["count"] >= 4  # dev has the four demo dashboards
     assert len(first["dashboards"]) == 2
     ids = {d["id"] for d in first["dashboards"]} | {d["id"] for d in second["dashboards"]}
     assert len(ids) == len(first["dashboards"]) + len(second["dashboards"])
 
 
-async def test_search_in_prod_lacks_the_dev_only_dashboard(registry: EnvironmentRegistry) -> None:
-    out = await run("search_dashboards", deps(registry), query="Marketing", env_id="prod")
+async def test_search_in_prod_lacks_the_dev_only_dashboard(
+    registry: EnvironmentRegistry, deps: Deps
+) -> None:
+    out = await run("search_dashboards", deps(), query="Marketing", env_id="prod")
     assert out["env"] == "prod" and out["count"] == 0
 
 
-async def test_health_finds_the_broken_chart(registry: EnvironmentRegistry) -> None:
-    out = await run("get_health_summary", deps(registry), dashboard_id="ops-broken")
+async def test_health_finds_the_broken_chart(registry: EnvironmentRegistry, deps: Deps) -> None:
+    out = await run("get_health_summary", deps(), dashboard_id="ops-broken")
     assert out["verdict"] == "broken"
     assert any(BROKEN_CHART in r and "fails" in r for r in out["reasons"])
     failing = [c for c in out["charts"] if c["status"] == "error"]
@@ -71,17 +89,17 @@ async def test_health_finds_the_broken_chart(registry: EnvironmentRegistry) -> N
 
 
 async def test_health_of_a_good_dashboard_has_rows_in_every_chart(
-    registry: EnvironmentRegistry,
+    registry: EnvironmentRegistry, deps: Deps
 ) -> None:
-    out = await run("get_health_summary", deps(registry), dashboard_id="sales-overview")
+    out = await run("get_health_summary", deps(), dashboard_id="sales-overview")
     assert out["verdict"] in {"ok", "warning"}  # warning only if the machine is slow
     assert out["charts"] and all(c["status"] == "ok" and c["rows"] > 0 for c in out["charts"])
 
 
 async def test_validation_reports_rules_and_which_checks_ran(
-    registry: EnvironmentRegistry,
+    registry: EnvironmentRegistry, deps: Deps
 ) -> None:
-    out = await run("run_llm_validation", deps(registry), dashboard_id="ops-broken")
+    out = await run("run_llm_validation", deps(), dashboard_id="ops-broken")
     assert out["checks_run"] == ["rules"]
     assert out["model_review"] == "not configured (offline planner)"
     assert not out["passed"]
@@ -89,9 +107,9 @@ async def test_validation_reports_rules_and_which_checks_ran(
 
 
 async def test_documentation_describes_charts_datasets_and_columns(
-    registry: EnvironmentRegistry,
+    registry: EnvironmentRegistry, deps: Deps
 ) -> None:
-    out = await run("run_llm_documentation", deps(registry), dashboard_id="sales-overview")
+    out = await run("run_llm_documentation", deps(), dashboard_id="sales-overview")
     md = out["markdown"]
     assert md.startswith("# Sales Overview")
     assert "| Total Revenue | big_number_total | sales |" in md
@@ -99,9 +117,9 @@ async def test_documentation_describes_charts_datasets_and_columns(
 
 
 async def test_explore_database_from_databases_down_to_columns(
-    registry: EnvironmentRegistry,
+    registry: EnvironmentRegistry, deps: Deps
 ) -> None:
-    d = deps(registry)
+    d = deps()
     dbs = await run("superset_explore_database", d)
     assert "Sales" in [db["name"] for db in dbs["databases"]]
     schemas = await run("superset_explore_database", d, database="Sales")
@@ -112,39 +130,43 @@ async def test_explore_database_from_databases_down_to_columns(
     assert {"order_id", "amount", "region"} <= {c["name"] for c in cols["columns"]}
 
 
-async def test_format_sql_uses_supersets_formatter(registry: EnvironmentRegistry) -> None:
-    out = await run("superset_format_sql", deps(registry), sql="select a,b from t where x=1")
+async def test_format_sql_uses_supersets_formatter(
+    registry: EnvironmentRegistry, deps: Deps
+) -> None:
+    out = await run("superset_format_sql", deps(), sql="select a,b from t where x=1")
     assert out["sql"].startswith("SELECT") and "\nFROM t" in out["sql"]
 
 
 async def test_sql_count_matches_the_seeded_rows(
-    registry: EnvironmentRegistry, superset_sandbox: Sandbox
+    registry: EnvironmentRegistry, superset_sandbox: Sandbox, deps: Deps
 ) -> None:
     with sqlite3.connect(superset_sandbox.env("prod").data_file) as con:
         (expected,) = con.execute("select count(*) from sales").fetchone()
     out = await run(
         "superset_execute_sql",
-        deps(registry, "prod"),
+        deps("prod"),
         sql="select count(*) as n from sales",
         database="Sales",
     )
     assert out["columns"] == ["n"] and out["rows"] == [{"n": expected}] and expected > 0
 
 
-async def test_sql_rows_are_capped_by_row_limit(registry: EnvironmentRegistry) -> None:
-    out = await run(
-        "superset_execute_sql", deps(registry, "prod"), sql="select * from sales", row_limit=7
-    )
+async def test_sql_rows_are_capped_by_row_limit(registry: EnvironmentRegistry, deps: Deps) -> None:
+    out = await run("superset_execute_sql", deps("prod"), sql="select * from sales", row_limit=7)
     assert out["row_count"] == 7 and len(out["rows"]) == 7 and out["truncated"]
 
 
-async def test_dml_is_refused_on_prod_with_a_clear_message(registry: EnvironmentRegistry) -> None:
+async def test_dml_is_refused_on_prod_with_a_clear_message(
+    registry: EnvironmentRegistry, deps: Deps
+) -> None:
     with pytest.raises(SupersetError, match="does not allow DML statements"):
-        await run("superset_execute_sql", deps(registry, "prod"), sql="delete from sales")
+        await run("superset_execute_sql", deps("prod"), sql="delete from sales")
 
 
-async def test_create_virtual_and_physical_datasets(registry: EnvironmentRegistry) -> None:
-    d = deps(registry, "dev")
+async def test_create_virtual_and_physical_datasets(
+    registry: EnvironmentRegistry, deps: Deps
+) -> None:
+    d = deps("dev")
     name = f"big_orders_{uuid.uuid4().hex[:8]}"
     virtual = await run(
         "superset_create_dataset",
@@ -166,20 +188,22 @@ async def test_create_virtual_and_physical_datasets(registry: EnvironmentRegistr
         await run("superset_create_dataset", d, database="Sales", table_name=table)
 
 
-async def test_audit_lists_admin_and_flags_broad_roles(registry: EnvironmentRegistry) -> None:
-    out = await run("superset_audit_permissions", deps(registry))
+async def test_audit_lists_admin_and_flags_broad_roles(
+    registry: EnvironmentRegistry, deps: Deps
+) -> None:
+    out = await run("superset_audit_permissions", deps())
     roles = {r["name"]: r for r in out["roles"]}
     assert "admin" in roles["Admin"]["users"] and roles["Admin"]["permission_count"] > 100
     assert roles["Admin"]["flags"] == []
     assert "Alpha" in out["flagged_roles"]  # Superset's Alpha holds all_datasource_access
-    only = await run("superset_audit_permissions", deps(registry), role="admin")
+    only = await run("superset_audit_permissions", deps(), role="admin")
     assert [r["name"] for r in only["roles"]] == ["Admin"]
 
 
 async def test_list_environments_shows_both_sandboxes_reachable(
-    registry: EnvironmentRegistry, isolated_db: str
+    registry: EnvironmentRegistry, deps: Deps
 ) -> None:
-    out = await run("list_environments", deps(registry))
+    out = await run("list_environments", deps())
     rows = {e["id"]: e for e in out["environments"]}
     assert rows["dev"]["reachable"] and rows["prod"]["reachable"]
     assert (rows["dev"]["tier"], rows["prod"]["tier"]) == ("dev", "prod")
@@ -187,9 +211,9 @@ async def test_list_environments_shows_both_sandboxes_reachable(
 
 
 async def test_capabilities_and_task_status_need_no_superset(
-    registry: EnvironmentRegistry, isolated_db: str
+    registry: EnvironmentRegistry, deps: Deps
 ) -> None:
-    caps = await run("show_capabilities", deps(registry, role="analyst", policy=default_policy()))
+    caps = await run("show_capabilities", deps(role="analyst", policy=default_policy()))
     assert caps["count"] > 0 and caps["role"] == "analyst"
-    tasks = await run("get_task_status", deps(registry))
+    tasks = await run("get_task_status", deps())
     assert tasks == {"tasks": [], "count": 0}

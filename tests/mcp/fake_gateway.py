@@ -19,7 +19,9 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from app.agent.events import (
+from app.auth import Principal
+from app.context import UIContext
+from app.events import (
     Alternative,
     ConfirmMetadataV2,
     ConfirmRequiredEvent,
@@ -31,8 +33,6 @@ from app.agent.events import (
     ToolProgressEvent,
     ToolStartEvent,
 )
-from app.auth import Principal
-from app.context import UIContext
 from app.mcp import GatewayRefused, ToolCallRequest, ToolInfo, ToolResumeRequest
 from app.vocab import RISK_LEVEL, Risk
 

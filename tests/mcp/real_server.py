@@ -18,7 +18,7 @@ import pytest
 from sqlalchemy import Engine
 from sqlmodel import Session
 
-from app.agent.events import decode_sse
+from app.events import decode_sse
 from app.store.audit import list_audit
 from app.store.db import make_engine
 from tests.mcp.clients import McpEndpoint

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from nicegui import ui
 
-from app.settings import get_settings
+from app.settings import Settings
 from app.web import create_app
 from tests.mcp.fake_gateway import FakeGateway
 
@@ -20,10 +20,10 @@ gateway = FakeGateway(
     Path(os.environ["SS_TOOLS_TEST_MCP_LOG"]),
     countdown_s=float(os.environ.get("SS_TOOLS_TEST_MCP_COUNTDOWN_S", "2")),
 )
-create_app(mcp_gateway=gateway)
+_s = Settings()
+create_app(settings=_s, mcp_gateway=gateway)
 
 if __name__ in {"__main__", "__mp_main__"}:
-    _s = get_settings()
     ui.run(
         host=_s.host,
         port=_s.port,

@@ -6,11 +6,10 @@ from __future__ import annotations
 from nicegui import app
 from nicegui.testing import User
 
-from app.agent.core import get_core
 from app.mcp.core_gateway import CoreGateway
 from app.mcp.http import DOOR_STATE, McpDoor
+from app.parts import Parts
 from app.store.audit import list_audit
-from app.store.db import session_scope
 from tests.agent.harness import token_for
 
 LIST = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
@@ -26,18 +25,20 @@ INITIALIZE = {
 }
 
 
-async def test_mcp_without_a_token_is_401_and_audited(user: User) -> None:
+async def test_mcp_without_a_token_is_401_and_audited(user: User, app_parts: Parts) -> None:
     r = await user.http_client.post("/mcp", json=LIST)
     assert r.status_code == 401
     assert r.json() == {"error": "unauthorized", "reason": "missing token"}
-    with session_scope() as s:
+    with app_parts.db.session() as s:
         rows = list_audit(s, kind="auth_failed", limit=5)
     assert rows and rows[0].args == {"method": "POST", "path": "/mcp"}
 
 
-async def test_mcp_with_a_token_answers_initialize_over_the_installed_core(user: User) -> None:
+async def test_mcp_with_a_token_answers_initialize_over_the_installed_core(
+    user: User, app_parts: Parts
+) -> None:
     headers = {
-        "Authorization": f"Bearer {token_for('alice', 'admin')}",
+        "Authorization": f"Bearer {token_for(app_parts, 'alice', 'admin')}",
         "Accept": "application/json, text/event-stream",
     }
     r = await user.http_client.post("/mcp", json=INITIALIZE, headers=headers)
@@ -45,7 +46,7 @@ async def test_mcp_with_a_token_answers_initialize_over_the_installed_core(user:
     assert '"name":"ss-tools"' in r.text.replace(" ", "")
     door = getattr(app.state, DOOR_STATE)
     assert isinstance(door.gateway, CoreGateway)
-    assert door.gateway.core is get_core()
+    assert door.gateway.core is app_parts.core
 
 
 async def test_the_session_manager_runs_with_the_app_and_restarts(user: User) -> None:

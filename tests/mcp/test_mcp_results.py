@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from app.agent.events import (
+from app.events import (
     ConfirmMetadataV2,
     ConfirmRequiredEvent,
     DoneEvent,

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from app.agent.events import ToolEndEvent, ToolStartEvent
 from app.auth import Principal
 from app.errors import ConfigError, ConfirmationError
+from app.events import ToolEndEvent, ToolStartEvent
 from app.pages.agent_controller import AgentPageController
 from app.screen.model import AgentChatModel
 from tests.ui.fakes import (

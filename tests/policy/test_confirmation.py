@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from app.agent.events import ConfirmMetadataV2
 from app.agent.rules import default_policy
 from app.agent.tools import TOOL_CATALOG
 from app.agent.tools.deploy import DeployDashboardArgs
 from app.errors import ToolNotAvailableError
+from app.events import ConfirmMetadataV2
 from app.policy import (
     EnvTable,
     alternatives_for,

@@ -10,7 +10,7 @@ import pytest
 
 from app.agent.core.edits import args_schema
 from app.agent.rules import default_policy
-from app.agent.events import ConfirmMetadataV2, ConfirmRequiredEvent
+from app.events import ConfirmMetadataV2, ConfirmRequiredEvent
 from app.screen.argsform import args_from_fields, fields_from_schema
 from app.screen.items import ToolCall
 from app.screen.stream import StreamProcessor

@@ -7,7 +7,7 @@ import logging
 import pytest
 from pydantic import BaseModel
 
-from app.agent.events import (
+from app.events import (
     ErrorEvent,
     MessageEvent,
     PermissionDeniedEvent,

@@ -14,14 +14,13 @@ from nicegui.testing import User
 from app.auth import hash_password
 from app.store import users
 from app.store.audit import list_audit
-from app.store.db import session_scope
 from bench.ui_bench import CHROMIUM
 from tests.agent.harness import harness, token_for
 from tests.server_proc import Server, cli, server_env
-from tests.support import require_or_skip
-from tests.ui.conftest import _private_data_dir, core, sign_in
+from tests.support import require_or_skip, served
+from tests.ui.conftest import _private_data_dir, core, parts, sign_in
 
-__all__ = ["_private_data_dir", "core", "harness", "sign_in"]
+__all__ = ["_private_data_dir", "core", "harness", "parts", "served", "sign_in"]
 
 PASSWORD = "correct-horse-battery"
 PASSWORD_HASH = hash_password(PASSWORD)  # one KDF run for the whole suite
@@ -33,17 +32,19 @@ LIVE_SETTINGS = {
 
 
 def bearer(user: str = "alice", role: str = "admin") -> dict[str, str]:
-    return {"Authorization": f"Bearer {token_for(user, role)}"}
+    """An Authorization header for ``user`` (made an active account of the app first)."""
+    return {"Authorization": f"Bearer {token_for(served(), user, role)}"}
 
 
 def add_account(username: str, role: str = "admin") -> None:
-    """An account with ``PASSWORD`` in the app's current database."""
-    with session_scope() as session:
+    """An account with ``PASSWORD`` in the database of the app under test."""
+    with served().db.session() as session:
         users.create_user(session, username=username, role=role, password_hash=PASSWORD_HASH)
 
 
 def audit_rows(**filters: Any) -> list[Any]:
-    with session_scope() as session:
+    """Audit rows of the app under test matching ``filters``, newest first."""
+    with served().db.session() as session:
         return list_audit(session, **filters)
 
 

@@ -14,8 +14,7 @@ import pytest
 from langchain_core.messages import AIMessage, SystemMessage, ToolMessage
 from nicegui.testing import User
 
-from app.agent.events import decode_sse
-from app.store.db import session_scope
+from app.events import decode_sse
 from app.store.models import Confirmation
 from tests.agent.harness import first, types_of
 from tests.agent.scripted import call, final_from_tool
@@ -78,7 +77,7 @@ async def test_early_dangerous_confirmation_is_425(user: User, harness: Any) -> 
 async def test_expired_confirmation_is_410(user: User, harness: Any) -> None:
     log: list[Any] = []
     conv, conf = await _pending(user, harness, DEPLOY, log)
-    with session_scope() as s:
+    with harness.parts.db.session() as s:
         row = s.get(Confirmation, conf)
         assert row is not None
         row.expires_at = datetime.now(UTC) - timedelta(seconds=1)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -14,40 +15,48 @@ from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError
 from sqlmodel import SQLModel
 
-from app.agent import audit as audit_writer
-from app.settings import reset_settings
+from app import redact
+from app.agent.audit import AuditWriter
 from app.store import audit as audit_store
 from app.store.audit import list_audit
-from app.store.db import get_engine, reset_engine, session_scope
+from app.store.db import Database, make_engine
 
 BACKENDS = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
 
 
+@dataclass
+class AppDb:
+    backend: str
+    db: Database
+    writer: AuditWriter
+
+    def rows(self, **filters: Any) -> list[Any]:
+        with self.db.session() as s:
+            return list_audit(s, **filters)
+
+
+def _drop_all(url: str) -> None:
+    engine = make_engine(url)
+    SQLModel.metadata.drop_all(engine)
+    engine.dispose()
+
+
 @pytest.fixture(params=BACKENDS)
-def app_db(
-    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, tmp_path: Any
-) -> Iterator[str]:
-    """The app's own engine on a fresh SQLite file or on the session's PostgreSQL."""
+def app_db(request: pytest.FixtureRequest, tmp_path: Any) -> Iterator[AppDb]:
+    """The app's database (a fresh SQLite file, or the session's PostgreSQL with fresh
+    tables) and an audit writer on it."""
     if request.param == "sqlite":
         url = f"sqlite:///{tmp_path / 'audit.db'}"
     else:
         url = request.getfixturevalue("pg_url")
-    monkeypatch.setenv("SS_TOOLS_DATABASE_URL", url)
-    reset_settings()
-    reset_engine()
+        _drop_all(url)
+    db = Database.open(url)
+    writer = AuditWriter(db)
+    yield AppDb(request.param, db, writer)
+    writer.close()
+    db.dispose()
     if request.param == "postgres":
-        SQLModel.metadata.drop_all(get_engine())
-        reset_engine()
-    get_engine()
-    yield request.param
-    if request.param == "postgres":
-        SQLModel.metadata.drop_all(get_engine())
-    reset_engine()
-
-
-def _rows(**filters: Any) -> list[Any]:
-    with session_scope() as s:
-        return list_audit(s, **filters)
+        _drop_all(url)
 
 
 BAD_VALUES = {
@@ -59,26 +68,27 @@ BAD_VALUES = {
 
 
 @pytest.mark.parametrize("bad", list(BAD_VALUES))
-async def test_bad_row_never_loses_a_batch(app_db: str, bad: str) -> None:
+async def test_bad_row_never_loses_a_batch(app_db: AppDb, bad: str) -> None:
+    writer = app_db.writer
     for i in range(3):
-        await audit_writer.audit(kind="tool_call", user=f"other-{i}", decision="allow")
-    await audit_writer.audit(kind="tool_call", user="mallory", decision="deny", **BAD_VALUES[bad])
-    await audit_writer.audit(kind="tool_call", user="other-3", decision="allow")
-    await audit_writer.flush_audit()
-    users = {r.user for r in _rows(kind="tool_call")}
+        await writer.record(kind="tool_call", user=f"other-{i}", decision="allow")
+    await writer.record(kind="tool_call", user="mallory", decision="deny", **BAD_VALUES[bad])
+    await writer.record(kind="tool_call", user="other-3", decision="allow")
+    await writer.flush()
+    users = {r.user for r in app_db.rows(kind="tool_call")}
     assert users == {"mallory", "other-0", "other-1", "other-2", "other-3"}
-    stored = _rows(user="mallory")[0]
+    stored = app_db.rows(user="mallory")[0]
     assert "\x00" not in repr(stored.model_dump())
 
 
 async def test_failed_batch_is_written_row_by_row_and_logged(
-    app_db: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+    app_db: AppDb, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     """With sanitising switched off, a NUL row makes PostgreSQL refuse the batch (a row
     with an unknown decision does so everywhere): the writer falls back to one row at a
     time, only that row is lost and its waiter alone hears of it."""
-    monkeypatch.setattr(audit_store, "clean_text", lambda value: value)
-    bad = {"reason": "x\x00y"} if app_db == "postgres" else {"decision": "maybe"}
+    monkeypatch.setattr(redact, "clean_text", lambda value: value)
+    bad = {"reason": "x\x00y"} if app_db.backend == "postgres" else {"decision": "maybe"}
     loop = asyncio.get_running_loop()
     rows = [
         {"kind": "batch", "user": "a", "decision": "allow"},
@@ -87,11 +97,11 @@ async def test_failed_batch_is_written_row_by_row_and_logged(
     ]
     batch = [(fields, loop, loop.create_future()) for fields in rows]
     with caplog.at_level(logging.INFO, logger="ss_tools.cot"):
-        await asyncio.to_thread(audit_writer._write_batch, batch)
+        await asyncio.to_thread(app_db.writer._write_batch, batch)
         results = await asyncio.gather(*(f for _, _, f in batch), return_exceptions=True)
     assert results[0] is None and results[2] is None
     assert isinstance(results[1], ValueError | DBAPIError)
-    assert {r.user for r in _rows(kind="batch")} == {"a", "b"}
+    assert {r.user for r in app_db.rows(kind="batch")} == {"a", "b"}
     lines = [r.cot for r in caplog.records if getattr(r, "cot", None)]
     assert any(c["msg"] == "audit batch failed; writing its rows one by one" for c in lines)
     assert any(c["msg"] == "audit batch written row by row" and c["failed"] == 1 for c in lines)
@@ -105,19 +115,19 @@ async def test_failed_batch_is_written_row_by_row_and_logged(
         "DELETE FROM audit_event",
     ],
 )
-def test_audit_rows_are_append_only(app_db: str, statement: str) -> None:
-    with session_scope() as s:
+def test_audit_rows_are_append_only(app_db: AppDb, statement: str) -> None:
+    with app_db.db.session() as s:
         audit_store.record_audit(s, kind="probe", user="alice", decision="allow")
-    with pytest.raises(DBAPIError), get_engine().begin() as conn:
+    with pytest.raises(DBAPIError), app_db.db.engine.begin() as conn:
         conn.execute(text(statement))
-    assert [r.reason for r in _rows(kind="probe")] == [None]
+    assert [r.reason for r in app_db.rows(kind="probe")] == [None]
 
 
-def test_audit_table_cannot_be_truncated_on_postgres(app_db: str) -> None:
-    if app_db != "postgres":
+def test_audit_table_cannot_be_truncated_on_postgres(app_db: AppDb) -> None:
+    if app_db.backend != "postgres":
         pytest.skip("TRUNCATE is a PostgreSQL statement; SQLite has none")
-    with session_scope() as s:
+    with app_db.db.session() as s:
         audit_store.record_audit(s, kind="probe", user="alice", decision="allow")
-    with pytest.raises(DBAPIError), get_engine().begin() as conn:
+    with pytest.raises(DBAPIError), app_db.db.engine.begin() as conn:
         conn.execute(text("TRUNCATE audit_event"))
-    assert len(_rows(kind="probe")) == 1
+    assert len(app_db.rows(kind="probe")) == 1

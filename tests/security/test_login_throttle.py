@@ -12,7 +12,6 @@ import pytest
 from nicegui import ui
 from nicegui.testing import User
 
-from app.settings import reset_settings
 from tests.security.conftest import PASSWORD, Live, add_account, assert_error_shape, audit_rows
 from tests.server_proc import Server
 
@@ -26,9 +25,7 @@ async def _login(user: User, username: str, password: str, client: str = "") -> 
     )
 
 
-async def test_wrong_passwords_end_in_429_even_for_the_right_one(
-    user: User, isolated_db: str
-) -> None:
+async def test_wrong_passwords_end_in_429_even_for_the_right_one(user: User) -> None:
     add_account("alice", "analyst")
     answers = [(await _login(user, "alice", f"wrong-{i}")).status_code for i in range(8)]
     assert answers == [401] * 5 + [429] * 3
@@ -37,11 +34,8 @@ async def test_wrong_passwords_end_in_429_even_for_the_right_one(
     assert int(right.headers["retry-after"]) >= 1 and "try again" in body["reason"]
 
 
-async def test_one_client_spraying_usernames_is_throttled(
-    user: User, isolated_db: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("SS_TOOLS_LOGIN_MAX_FAILURES_PER_CLIENT", "6")
-    reset_settings()
+@pytest.mark.app_env(login_max_failures_per_client=6)
+async def test_one_client_spraying_usernames_is_throttled(user: User) -> None:
     add_account("bob", "analyst")
     answers = [(await _login(user, f"guess-{i}", "pw")).status_code for i in range(6)]
     assert answers == [401] * 6
@@ -49,7 +43,7 @@ async def test_one_client_spraying_usernames_is_throttled(
     assert blocked.status_code == 429 and "retry-after" in blocked.headers
 
 
-async def test_failed_sign_ins_are_coalesced_in_the_audit_log(user: User, isolated_db: str) -> None:
+async def test_failed_sign_ins_are_coalesced_in_the_audit_log(user: User) -> None:
     add_account("carol", "analyst")
     for i in range(40):
         await _login(user, "carol", f"wrong-{i}")
@@ -60,12 +54,10 @@ async def test_failed_sign_ins_are_coalesced_in_the_audit_log(user: User, isolat
     assert "wrong-" not in repr([r.model_dump() for r in denied + throttled])
 
 
+@pytest.mark.app_env(login_max_failures_per_user=2, login_backoff_s=0.5)
 async def test_block_ends_after_the_backoff_and_a_success_clears_the_username(
-    user: User, isolated_db: str, monkeypatch: pytest.MonkeyPatch
+    user: User,
 ) -> None:
-    monkeypatch.setenv("SS_TOOLS_LOGIN_MAX_FAILURES_PER_USER", "2")
-    monkeypatch.setenv("SS_TOOLS_LOGIN_BACKOFF_S", "0.5")
-    reset_settings()
     add_account("dave", "analyst")
     assert [(await _login(user, "dave", "no")).status_code for _ in range(3)] == [401, 401, 429]
     await asyncio.sleep(0.6)
@@ -73,11 +65,8 @@ async def test_block_ends_after_the_backoff_and_a_success_clears_the_username(
     assert (await _login(user, "dave", "no")).status_code == 401  # counter cleared
 
 
-async def test_login_page_is_throttled_too(
-    user: User, core: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("SS_TOOLS_LOGIN_MAX_FAILURES_PER_USER", "3")
-    reset_settings()
+@pytest.mark.app_env(login_max_failures_per_user=3)
+async def test_login_page_is_throttled_too(user: User, core: Any) -> None:
     add_account("erin", "admin")
     await user.open("/login")
     password = user.find(marker="password").elements.pop()

@@ -10,7 +10,7 @@ import httpx
 import pytest
 from nicegui.testing import User
 
-from app.api import health as health_api
+from app.store.db import Database
 from tests.security.conftest import PASSWORD, Live, add_account, assert_error_shape, bearer
 
 SURROGATE_LOGIN = b'{"username":"\\ud800","password":"pw-never-logged-7d1"}'
@@ -92,7 +92,7 @@ async def test_unexpected_error_is_a_500_without_its_message_in_the_logs(
     def broken(*_: Any, **__: Any) -> Any:
         raise RuntimeError("db password is hunter2-secret")
 
-    monkeypatch.setattr(health_api, "db_status", broken)
+    monkeypatch.setattr(Database, "status", broken)
     with caplog.at_level(logging.ERROR, logger="ss_tools.api"):
         r = await user.http_client.get("/api/health")
     body = assert_error_shape(r, 500, "internal_error")
@@ -103,7 +103,7 @@ async def test_unexpected_error_is_a_500_without_its_message_in_the_logs(
 
 
 async def test_wrong_password_body_never_reaches_the_audit_or_logs(
-    user: User, isolated_db: str, caplog: pytest.LogCaptureFixture
+    user: User, caplog: pytest.LogCaptureFixture
 ) -> None:
     add_account("alice", "analyst")
     r = await user.http_client.post(

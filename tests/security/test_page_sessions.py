@@ -14,9 +14,8 @@ from nicegui import app as nicegui_app
 from nicegui.testing import User
 
 from app.store import page_sessions
-from app.store.db import session_scope
 from bench.ui_bench import CHROMIUM, CHROMIUM_ARGS
-from tests.security.conftest import PASSWORD, Live, require_chromium
+from tests.security.conftest import PASSWORD, Live, require_chromium, served
 
 
 def _as_attacker(cookie: str | None) -> httpx.AsyncClient:
@@ -52,7 +51,7 @@ async def test_sign_out_ends_the_session_and_rotates_the_browser_id(
     assert user.http_client.cookies.get("session") != signed_in  # /login gave a new id
     async with _as_attacker(signed_in) as attacker:
         assert (await attacker.get("/api/audit.csv")).status_code == 403
-    with session_scope() as s:
+    with served().db.session() as s:
         assert page_sessions.live_sessions(s, username="leaving-admin") == []
 
 

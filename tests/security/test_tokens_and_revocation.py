@@ -12,22 +12,30 @@ import pytest
 from nicegui.testing import User
 
 from app.agent.core import RequestRefused, prepare_turn
-from app.auth import Principal, issue_token, verify_token
+from app.auth import Principal
 from app.errors import AuthError
-from app.settings import get_settings, reset_settings
+from app.parts import Parts
 from app.store import page_sessions
 from app.store import users as user_store
-from app.store.db import session_scope
 from tests.auth.conftest import hs_token, local_claims, unsigned_token
-from tests.security.conftest import PASSWORD, Live, assert_error_shape, audit_rows, bearer
+from tests.security.conftest import (
+    PASSWORD,
+    Live,
+    assert_error_shape,
+    audit_rows,
+    bearer,
+    served,
+)
 from tests.support import ensure_user
+
+SHORT_CACHE = pytest.mark.app_env(revocation_cache_s=0.3)
 
 CONVERSATION = "/api/agent/conversations/c-probe"
 
 
 def _ours(claims: dict[str, Any]) -> str:
     """Signed with the server's own secret: only the claims are wrong."""
-    return hs_token(claims, secret=get_settings().jwt_secret.get_secret_value())
+    return hs_token(claims, secret=served().settings.jwt_secret.get_secret_value())
 
 
 FORGED = {
@@ -46,9 +54,9 @@ REASONS = {
 
 @pytest.mark.parametrize("probe", list(FORGED))
 async def test_refused_jwt_is_401_with_the_error_shape_and_an_audit_row(
-    user: User, isolated_db: str, probe: str
+    user: User, parts: Parts, probe: str
 ) -> None:
-    ensure_user("alice", "analyst")
+    ensure_user(parts, "alice", "analyst")
     r = await user.http_client.get(
         CONVERSATION, headers={"Authorization": f"Bearer {FORGED[probe]()}"}
     )
@@ -57,42 +65,33 @@ async def test_refused_jwt_is_401_with_the_error_shape_and_an_audit_row(
     assert [row.reason for row in audit_rows(kind="auth_failed")] == [REASONS[probe]]
 
 
-def _short_cache(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("SS_TOOLS_REVOCATION_CACHE_S", "0.3")
-    reset_settings()
-
-
+@SHORT_CACHE
 async def test_disabled_users_token_stops_working_within_the_cache_time(
-    user: User, isolated_db: str, monkeypatch: pytest.MonkeyPatch
+    user: User, parts: Parts
 ) -> None:
-    _short_cache(monkeypatch)
     headers = bearer("carol", "analyst")
     assert (await user.http_client.get("/api/agent/tools", headers=headers)).status_code == 200
-    with session_scope() as s:
+    with parts.db.session() as s:
         user_store.set_disabled(s, username="carol", disabled=True)
     time.sleep(0.4)
     body = assert_error_shape(await user.http_client.get("/api/agent/tools", headers=headers), 401)
     assert body["reason"] == "user disabled"
 
 
-async def test_deleted_admins_token_cannot_download_the_audit_csv(
-    user: User, isolated_db: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    _short_cache(monkeypatch)
+@SHORT_CACHE
+async def test_deleted_admins_token_cannot_download_the_audit_csv(user: User, parts: Parts) -> None:
     headers = bearer("dana", "admin")
     assert (await user.http_client.get("/api/audit.csv", headers=headers)).status_code == 200
-    with session_scope() as s:
+    with parts.db.session() as s:
         user_store.delete_user(s, username="dana")
     time.sleep(0.4)
     assert_error_shape(await user.http_client.get("/api/audit.csv", headers=headers), 403)
 
 
-async def test_role_change_ends_the_tokens_of_the_old_role(
-    user: User, isolated_db: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    _short_cache(monkeypatch)
+@SHORT_CACHE
+async def test_role_change_ends_the_tokens_of_the_old_role(user: User, parts: Parts) -> None:
     headers = bearer("erin", "admin")
-    with session_scope() as s:
+    with parts.db.session() as s:
         user_store.set_role(s, username="erin", role="analyst")
     time.sleep(0.4)
     body = assert_error_shape(await user.http_client.get(CONVERSATION, headers=headers), 401)
@@ -122,60 +121,57 @@ def test_revocation_over_http_on_a_real_server(tmp_path: Any) -> None:
         assert httpx.get(srv.url + "/api/health", timeout=5).status_code == 200
 
 
+@SHORT_CACHE
 async def test_disabled_user_is_signed_out_of_the_page(
-    user: User, core: Any, sign_in: Any, monkeypatch: pytest.MonkeyPatch
+    user: User, core: Any, sign_in: Any, parts: Parts
 ) -> None:
-    _short_cache(monkeypatch)
     await sign_in("analyst", username="gina")
     await user.should_see(marker="chat-input")
-    with session_scope() as s:
+    with parts.db.session() as s:
         user_store.set_disabled(s, username="gina", disabled=True)
         assert page_sessions.live_sessions(s, username="gina")  # still open in the table
     time.sleep(0.4)
     await user.open("/agent")
     await user.should_see(marker="sign-in")  # the session ended at the next check
-    with session_scope() as s:
+    with parts.db.session() as s:
         assert page_sessions.live_sessions(s, username="gina") == []
 
 
-def test_page_token_is_refused_once_the_user_is_disabled(
-    isolated_db: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@SHORT_CACHE
+def test_page_token_is_refused_once_the_user_is_disabled(parts: Parts) -> None:
     """The page's in-memory token goes through the same check as a bearer token, so an
     open page cannot run tools after its user is disabled."""
-    _short_cache(monkeypatch)
-    ensure_user("hank", "admin")
-    token, _ = issue_token(username="hank", role="admin")
-    assert verify_token(token).user_id == "hank"
-    with session_scope() as s:
+    ensure_user(parts, "hank", "admin")
+    token, _ = parts.auth.issue(username="hank", role="admin")
+    assert parts.auth.verify(token).user_id == "hank"
+    with parts.db.session() as s:
         user_store.set_disabled(s, username="hank", disabled=True)
     time.sleep(0.4)
     with pytest.raises(AuthError, match="user disabled"):
-        verify_token(token)
+        parts.auth.verify(token)
 
 
+@SHORT_CACHE
 async def test_open_audit_page_of_a_disabled_admin_goes_to_login(
-    user: User, core: Any, sign_in: Any, monkeypatch: pytest.MonkeyPatch
+    user: User, core: Any, sign_in: Any, parts: Parts
 ) -> None:
-    _short_cache(monkeypatch)
     await sign_in("admin", target="/audit", username="ivy")
     await user.should_see(marker="audit-table")
-    with session_scope() as s:
+    with parts.db.session() as s:
         user_store.set_disabled(s, username="ivy", disabled=True)
     await user.should_see(marker="sign-in", retries=40)  # the page's watch timer
 
 
-async def test_an_open_pages_principal_is_checked_again_at_every_turn(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+@SHORT_CACHE
+async def test_an_open_pages_principal_is_checked_again_at_every_turn(parts: Parts) -> None:
     """The page hands the core its session's principal; a user disabled since the page
     opened is refused (401, audited) at the next message, not served from the page."""
-    _short_cache(monkeypatch)
-    ensure_user("hank", "analyst")
+    ensure_user(parts, "hank", "analyst")
     page_principal = Principal(user_id="hank", role="analyst")
-    ensure_user("hank", "analyst", disabled=True)
+    ensure_user(parts, "hank", "analyst", disabled=True)
     with pytest.raises(RequestRefused) as refused:
         await prepare_turn(
+            core=parts.core,
             principal=page_principal,
             message="what can you do?",
             history=None,

@@ -11,9 +11,8 @@ import pytest
 import yaml
 from nicegui.testing import User
 
-from app.bundle import BundleError, git_files, read_bundle
 from app.gitrepo import GitError, GitRepo
-from app.settings import reset_settings
+from app.superset.bundle import BundleError, git_files, read_bundle
 from tests.tools.export_zip import export_docs, make_export_zip
 
 ROOT = "dashboard_export_20261130T040000"
@@ -89,15 +88,8 @@ async def test_pages_and_api_send_anti_framing_headers(user: User) -> None:
         assert r.headers["referrer-policy"] == "same-origin", path
 
 
-@pytest.fixture
-def embedding(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("SS_TOOLS_FRAME_ANCESTORS", "'self' https://superset.example.com")
-    reset_settings()
-
-
-async def test_frame_ancestors_setting_lets_superset_embed_the_agent(
-    embedding: None, user: User
-) -> None:
+@pytest.mark.app_env(frame_ancestors="'self' https://superset.example.com")
+async def test_frame_ancestors_setting_lets_superset_embed_the_agent(user: User) -> None:
     r = await user.http_client.get("/login")
     policy = r.headers["content-security-policy"]
     assert policy == "frame-ancestors 'self' https://superset.example.com"

@@ -8,7 +8,7 @@ import pytest
 from sqlalchemy import text
 from sqlmodel import select
 
-from app.sandbox.instances import free_port
+from app.sandbox.processes import free_port
 from app.store import db
 from app.store.audit import record_audit
 from app.store.models import AuditEvent, User

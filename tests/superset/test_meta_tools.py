@@ -1,18 +1,16 @@
-"""list_environments and get_task_status over the app's own store (isolated SQLite)."""
+"""list_environments and get_task_status over the app's own store (the test's parts)."""
 
 from __future__ import annotations
 
 import httpx
 import pytest
 
-from app.agent.tools.base import ToolDeps
 from app.errors import ToolError
-from app.settings import get_settings
+from app.parts import Parts
 from app.store import maintenance, tasks
-from app.store.db import session_scope
 from app.superset.registry import EnvironmentRegistry
 from tests.superset.fake import make_env
-from tests.superset.test_tools_unit import call
+from tests.superset.test_tools_unit import call, tool_deps
 
 
 def health_only(request: httpx.Request) -> httpx.Response:
@@ -22,7 +20,7 @@ def health_only(request: httpx.Request) -> httpx.Response:
 
 
 async def test_environments_show_tier_reachability_maintenance_and_config_errors(
-    isolated_db: str,
+    parts: Parts,
 ) -> None:
     envs = [
         make_env(id="dev", url="http://up.test", tier="dev"),
@@ -34,9 +32,9 @@ async def test_environments_show_tier_reachability_maintenance_and_config_errors
         errors={"staging": "password variable SS_STAGING_PASSWORD is not set"},
         transport=httpx.MockTransport(health_only),
     )
-    with session_scope() as s:
+    with parts.db.session() as s:
         maintenance.start(s, env_id="dev", started_by="bob", reason="upgrade")
-    deps = ToolDeps(get_settings(), "alice", "admin", "c1", "prod", registry)
+    deps = tool_deps(parts, env_id="prod", registry=registry)
     out = await call("list_environments", deps)
     rows = {e["id"]: e for e in out["environments"]}
     assert out["selected"] == "prod"
@@ -50,20 +48,20 @@ async def test_environments_show_tier_reachability_maintenance_and_config_errors
     await registry.aclose()
 
 
-async def test_no_environments_is_an_answer_not_an_error(isolated_db: str) -> None:
-    deps = ToolDeps(get_settings(), "alice", "admin", "c1", None, EnvironmentRegistry([]))
+async def test_no_environments_is_an_answer_not_an_error(parts: Parts) -> None:
+    deps = tool_deps(parts, registry=EnvironmentRegistry([]))
     out = await call("list_environments", deps)
     assert out["environments"] == [] and "no Superset environment configured" in out["note"]
 
 
 async def test_task_status_shows_step_i_of_n_and_recent_tasks_of_this_user(
-    isolated_db: str,
+    parts: Parts,
 ) -> None:
-    with session_scope() as s:
+    with parts.db.session() as s:
         t = tasks.create_task(s, kind="backup", user="alice", env_id="dev", total=4)
         tasks.update_progress(s, task_id=t.id, step=2, message="exporting dashboards")
         tasks.create_task(s, kind="migration", user="bob")
-    deps = ToolDeps(get_settings(), "alice", "analyst", "c1", None, EnvironmentRegistry([]))
+    deps = tool_deps(parts, role="analyst")
     one = (await call("get_task_status", deps, task_id=t.id))["task"]
     assert (one["status"], one["progress"], one["message"]) == (
         "running",
@@ -81,10 +79,10 @@ async def test_task_status_shows_step_i_of_n_and_recent_tasks_of_this_user(
         ("admin", True),  # admins see every task
     ],
 )
-async def test_task_of_another_user(isolated_db: str, role: str, visible: bool) -> None:
-    with session_scope() as s:
+async def test_task_of_another_user(parts: Parts, role: str, visible: bool) -> None:
+    with parts.db.session() as s:
         t = tasks.create_task(s, kind="migration", user="bob")
-    deps = ToolDeps(get_settings(), "alice", role, "c1", None, EnvironmentRegistry([]))
+    deps = tool_deps(parts, role=role)
     if visible:
         assert (await call("get_task_status", deps, task_id=t.id))["task"]["kind"] == "migration"
     else:

@@ -11,22 +11,42 @@ from app.agent.rules import default_policy
 from app.agent.tools import ALL_TOOLS, TOOL_CATALOG
 from app.agent.tools.base import ToolDeps
 from app.errors import NoEnvironmentError, SupersetError, SupersetUnavailableError
-from app.settings import get_settings
+from app.parts import Parts
 from app.superset.environments import Environment
 from app.superset.health import ChartCheck, verdict
 from app.superset.registry import EnvironmentRegistry
 from tests.superset.fake import FakeSuperset, make_env
 
 
-def deps_for(fake: FakeSuperset, *envs: Environment, role: str = "admin", **kw: Any) -> ToolDeps:
+def deps_for(
+    parts: Parts, fake: FakeSuperset, *envs: Environment, role: str = "admin", **kw: Any
+) -> ToolDeps:
+    """A call's dependencies on the test's parts with ``envs`` served by ``fake``."""
     registry = EnvironmentRegistry(envs or [make_env()], transport=httpx.MockTransport(fake))
+    return tool_deps(parts, role=role, env_id=kw.pop("env_id", None), registry=registry, **kw)
+
+
+def tool_deps(
+    parts: Parts,
+    *,
+    user_id: str = "alice",
+    role: str = "admin",
+    conv_id: str = "c1",
+    env_id: str | None = None,
+    registry: EnvironmentRegistry | None = None,
+    **kw: Any,
+) -> ToolDeps:
+    """A call's dependencies on the test's parts (settings, database, task runner);
+    ``registry`` defaults to one with no environment."""
     return ToolDeps(
-        settings=get_settings(),
-        user_id="alice",
+        settings=parts.settings,
+        user_id=user_id,
         role=role,
-        conv_id="c1",
-        env_id=kw.pop("env_id", None),
-        registry=registry,
+        conv_id=conv_id,
+        env_id=env_id,
+        registry=registry if registry is not None else EnvironmentRegistry([]),
+        db=parts.db,
+        tasks=parts.tasks,
         **kw,
     )
 
@@ -62,10 +82,10 @@ def rows(n: int) -> dict[str, Any]:
     return {"result": [{"rowcount": n, "data": [{}] * n}]}
 
 
-async def test_health_finds_the_broken_chart_and_says_broken() -> None:
+async def test_health_finds_the_broken_chart_and_says_broken(parts: Parts) -> None:
     broken = httpx.Response(400, json={"errors": [{"message": "no such column: refund"}]})
     fake = dashboard_fake({1: rows(3), 2: lambda r: broken})
-    out = await call("get_health_summary", deps_for(fake), dashboard_id="sales")
+    out = await call("get_health_summary", deps_for(parts, fake), dashboard_id="sales")
     assert out["verdict"] == "broken"
     assert any("'Refunds' (id 2) fails" in r and "no such column" in r for r in out["reasons"])
     statuses = {c["id"]: c["status"] for c in out["charts"]}
@@ -73,10 +93,10 @@ async def test_health_finds_the_broken_chart_and_says_broken() -> None:
     assert out["stale_datasets"]  # changed in 2020: stale
 
 
-async def test_health_does_not_blame_a_chart_when_superset_is_down() -> None:
+async def test_health_does_not_blame_a_chart_when_superset_is_down(parts: Parts) -> None:
     fake = dashboard_fake({1: rows(3), 2: lambda r: httpx.Response(502, text="bad gateway")})
     with pytest.raises(SupersetUnavailableError):
-        await call("get_health_summary", deps_for(fake), dashboard_id="sales")
+        await call("get_health_summary", deps_for(parts, fake), dashboard_id="sales")
 
 
 @pytest.mark.parametrize(
@@ -106,9 +126,11 @@ def test_health_verdict(
     assert (report.reasons == []) == (expected == "ok")
 
 
-async def test_validation_runs_rules_and_says_the_model_review_is_not_configured() -> None:
+async def test_validation_runs_rules_and_says_the_model_review_is_not_configured(
+    parts: Parts,
+) -> None:
     fake = dashboard_fake({1: rows(1)})  # chart 2 has no saved query context
-    out = await call("run_llm_validation", deps_for(fake), dashboard_id="sales")
+    out = await call("run_llm_validation", deps_for(parts, fake), dashboard_id="sales")
     assert out["checks_run"] == ["rules"]
     assert out["model_review"] == "not configured (offline planner)"
     issues = [(f["object"], f["issue"]) for f in out["findings"]]
@@ -120,7 +142,7 @@ async def test_validation_runs_rules_and_says_the_model_review_is_not_configured
     assert ("dashboard 5", "dashboard has no description (no markdown text block)") in issues
 
 
-async def test_documentation_lists_charts_datasets_columns_and_metrics() -> None:
+async def test_documentation_lists_charts_datasets_columns_and_metrics(parts: Parts) -> None:
     fake = dashboard_fake({1: rows(1)})
     ds = {
         "id": 1,
@@ -131,37 +153,39 @@ async def test_documentation_lists_charts_datasets_columns_and_metrics() -> None
         "metrics": [{"metric_name": "revenue", "expression": "SUM(amount)"}],
     }
     fake.route("GET", "/api/v1/dataset/1", {"result": ds})
-    out = await call("run_llm_documentation", deps_for(fake), dashboard_id="sales")
+    out = await call("run_llm_documentation", deps_for(parts, fake), dashboard_id="sales")
     md = out["markdown"]
     assert md.startswith("# Sales\n")
     assert "| Revenue | table | sales |" in md
     assert "### sales" in md and "| amount | REAL |" in md and "| revenue | `SUM(amount)` |" in md
 
 
-async def test_execute_sql_surfaces_the_dml_refusal() -> None:
+async def test_execute_sql_surfaces_the_dml_refusal(parts: Parts) -> None:
     fake = FakeSuperset()
     fake.route("GET", "/api/v1/database/", {"result": [{"id": 1, "database_name": "Sales"}]})
     body = {"errors": [{"message": "This database does not allow for DDL/DML",
                         "error_type": "DML_NOT_ALLOWED_ERROR"}]}  # fmt: skip
     fake.route("POST", "/api/v1/sqllab/execute/", lambda r: httpx.Response(500, json=body))
     with pytest.raises(SupersetError, match="does not allow DML statements") as info:
-        await call("superset_execute_sql", deps_for(fake), sql="delete from sales")
+        await call("superset_execute_sql", deps_for(parts, fake), sql="delete from sales")
     assert not info.value.retryable  # a refusal is final, not worth a retry
 
 
-async def test_execute_sql_caps_rows_and_reports_the_count() -> None:
+async def test_execute_sql_caps_rows_and_reports_the_count(parts: Parts) -> None:
     fake = FakeSuperset()
     fake.route("GET", "/api/v1/database/", {"result": [{"id": 1, "database_name": "Sales"}]})
     data = [{"n": i} for i in range(5)]
     fake.route("POST", "/api/v1/sqllab/execute/",
                {"status": "success", "data": data, "columns": [{"column_name": "n"}]})  # fmt: skip
-    out = await call("superset_execute_sql", deps_for(fake), sql="select n from t", row_limit=5)
+    out = await call(
+        "superset_execute_sql", deps_for(parts, fake), sql="select n from t", row_limit=5
+    )
     assert out["columns"] == ["n"] and out["row_count"] == 5 and len(out["rows"]) == 5
     assert out["truncated"] is True  # as many rows as the limit: there may be more
     assert fake.requests[-1].read().count(b'"queryLimit":5') == 1
 
 
-async def test_audit_flags_over_broad_grants_of_non_admin_roles() -> None:
+async def test_audit_flags_over_broad_grants_of_non_admin_roles(parts: Parts) -> None:
     fake = FakeSuperset()
     fake.route("GET", "/api/v1/security/roles/search/",
                {"result": [{"id": 1, "name": "Admin"}, {"id": 3, "name": "Alpha"}]})  # fmt: skip
@@ -172,7 +196,7 @@ async def test_audit_flags_over_broad_grants_of_non_admin_roles() -> None:
     fake.route("GET", "/api/v1/security/roles/3/permissions/", {"result": broad})
     admin = {"username": "admin", "roles": [{"id": 1, "name": "Admin"}]}
     fake.route("GET", "/api/v1/security/users/", {"result": [admin]})
-    out = await call("superset_audit_permissions", deps_for(fake))
+    out = await call("superset_audit_permissions", deps_for(parts, fake))
     roles = {r["name"]: r for r in out["roles"]}
     assert roles["Admin"]["flags"] == [] and roles["Admin"]["users"] == ["admin"]
     assert len(roles["Alpha"]["flags"]) == 2 and out["flagged_roles"] == ["Alpha"]
@@ -189,7 +213,7 @@ async def test_audit_flags_over_broad_grants_of_non_admin_roles() -> None:
     ],
 )
 async def test_explore_database_descends_by_the_arguments_given(
-    args: dict[str, str], level: str
+    args: dict[str, str], level: str, parts: Parts
 ) -> None:
     fake = FakeSuperset()
     fake.route("GET", "/api/v1/database/", {"result": [{"id": 1, "database_name": "Sales"}]})
@@ -197,13 +221,13 @@ async def test_explore_database_descends_by_the_arguments_given(
     fake.route("GET", "/api/v1/database/1/tables/", {"result": [{"value": "t", "type": "table"}]})
     fake.route("GET", "/api/v1/database/1/table_metadata/",
                {"columns": [{"name": "a", "type": "INTEGER"}]})  # fmt: skip
-    out = await call("superset_explore_database", deps_for(fake), **args)
+    out = await call("superset_explore_database", deps_for(parts, fake), **args)
     assert out["level"] == level
     assert out[level]  # something listed at that level
 
 
-async def test_tools_without_environments_say_none_is_configured() -> None:
-    deps = ToolDeps(get_settings(), "u", "admin", "c", None, EnvironmentRegistry([]))
+async def test_tools_without_environments_say_none_is_configured(parts: Parts) -> None:
+    deps = tool_deps(parts, user_id="u", conv_id="c")
     with pytest.raises(NoEnvironmentError, match="no Superset environment configured"):
         await call("search_dashboards", deps)
 
@@ -217,10 +241,12 @@ async def test_tools_without_environments_say_none_is_configured() -> None:
     ],
 )
 async def test_capabilities_follow_role_and_context(
-    role: str, object_type: str | None, present: str, absent: str | None
+    role: str, object_type: str | None, present: str, absent: str | None, parts: Parts
 ) -> None:
-    deps = ToolDeps(get_settings(), "u", role, "c", None, EnvironmentRegistry([]),
-                    object_type=object_type, policy=default_policy())  # fmt: skip
+    deps = tool_deps(
+        parts, user_id="u", role=role, conv_id="c", object_type=object_type,
+        policy=default_policy(),
+    )  # fmt: skip
     out = await call("show_capabilities", deps)
     names = {t["name"] for group in out["groups"].values() for t in group}
     assert present in names and "show_capabilities" in names

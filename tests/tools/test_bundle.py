@@ -8,16 +8,14 @@ import zipfile
 import pytest
 import yaml
 
-from app.bundle import (
+from app.superset.bundle import (
     BundleError,
-    TargetInventory,
-    diff_against,
     git_files,
     read_bundle,
-    remap_bundle,
     stale_paths,
     write_bundle,
 )
+from app.superset.remap import TargetInventory, diff_against, remap_bundle
 from tests.tools.export_zip import (
     CHART_UUID,
     DASHBOARD_UUID,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from app.bundle import git_files, read_bundle
 from app.gitrepo import GitError, GitRepo, user_identity
+from app.superset.bundle import git_files, read_bundle
 from tests.tools.export_zip import export_docs, make_export_zip
 
 

@@ -17,27 +17,18 @@ from app.agent.tools import TOOLS
 from app.agent.tools.base import ToolDeps
 from app.errors import ToolError
 from app.gitrepo import GitError
-from app.settings import get_settings
+from app.parts import Parts
 from app.store import maintenance as maintenance_store
 from app.store import tasks as task_store
-from app.store.db import session_scope
 from app.store.maintenance import MaintenanceActiveError
 from app.superset.migration import preflight_migration
 from app.superset.registry import EnvironmentRegistry
-from app.tasks.worker import reset_runner
 from tests.superset.fake import FakeSuperset, make_env
 from tests.tools.export_zip import CHART_UUID, DASHBOARD_UUID, DB_UUID, make_export_zip
 
 DASH = {"id": 1, "dashboard_title": "Sales Overview", "slug": "sales-overview"}
 EMPTY = {"count": 0, "result": []}
 DEV_DBS = [{"database_name": "examples", "uuid": DB_UUID, "id": 1}]
-
-
-@pytest.fixture(autouse=True)
-def _fresh(isolated_db):
-    reset_runner()
-    yield
-    reset_runner()
 
 
 def superset(*, target_dbs: list[dict] | None = None) -> FakeSuperset:
@@ -84,15 +75,17 @@ def superset(*, target_dbs: list[dict] | None = None) -> FakeSuperset:
     return fake
 
 
-def deps_for(fake: FakeSuperset, tmp_path, *, progress=None, task_id=None) -> ToolDeps:
+def deps_for(fake: FakeSuperset, parts: Parts, *, progress=None, task_id=None) -> ToolDeps:
+    """A call's dependencies on the test's parts (its data dir, database and task runner)
+    with dev and prod served by ``fake``."""
     envs = [
         make_env(id="dev", url="http://dev.test"),
         make_env(id="prod", url="http://prod.test", tier="prod"),
     ]
     registry = EnvironmentRegistry(envs, transport=httpx.MockTransport(fake))
-    settings = get_settings().model_copy(update={"data_dir": tmp_path / "data"})
-    return ToolDeps(settings=settings, user_id="alice", role="admin", conv_id="c1", env_id="dev",
-                    registry=registry, task_id=task_id, progress=progress)  # fmt: skip
+    return ToolDeps(settings=parts.settings, user_id="alice", role="admin", conv_id="c1",
+                    env_id="dev", registry=registry, task_id=task_id, progress=progress,
+                    db=parts.db, tasks=parts.tasks)  # fmt: skip
 
 
 async def call(name: str, deps: ToolDeps, **args: Any) -> Any:
@@ -108,8 +101,10 @@ def git(tmp_path, *args: str) -> str:
 
 
 # --- git ---------------------------------------------------------------------------------
-async def test_commit_changes_stores_the_export_as_yaml_files_authored_by_the_user(tmp_path):
-    deps = deps_for(superset(), tmp_path)
+async def test_commit_changes_stores_the_export_as_yaml_files_authored_by_the_user(
+    tmp_path, parts: Parts
+):
+    deps = deps_for(superset(), parts)
     branch = await call(
         "create_branch", deps, branch="feature/sales", dashboard_id="sales-overview"
     )
@@ -128,15 +123,17 @@ async def test_commit_changes_stores_the_export_as_yaml_files_authored_by_the_us
     assert "nothing to commit" in again["message"]
 
 
-async def test_commit_changes_to_a_new_branch_creates_it_and_leaves_main_alone(tmp_path):
-    deps = deps_for(superset(), tmp_path)
+async def test_commit_changes_to_a_new_branch_creates_it_and_leaves_main_alone(
+    tmp_path, parts: Parts
+):
+    deps = deps_for(superset(), parts)
     result = await call("commit_changes", deps, message="m", dashboard_ids=["1"], branch="review/1")
     assert result["branch"] == "review/1"
     assert git(tmp_path, "ls-tree", "-r", "--name-only", "main").split() == ["README.md"]
 
 
-async def test_create_branch_refuses_a_name_git_would_not_accept(tmp_path):
-    deps = deps_for(superset(), tmp_path)
+async def test_create_branch_refuses_a_name_git_would_not_accept(tmp_path, parts: Parts):
+    deps = deps_for(superset(), parts)
     with pytest.raises(GitError, match="invalid branch name"):
         await call("create_branch", deps, branch="bad..name")
     with pytest.raises(GitError, match="invalid branch name"):
@@ -144,29 +141,29 @@ async def test_create_branch_refuses_a_name_git_would_not_accept(tmp_path):
 
 
 # --- backups -------------------------------------------------------------------------------
-async def test_run_backup_writes_an_indexed_zip_as_a_task_with_progress(tmp_path):
+async def test_run_backup_writes_an_indexed_zip_as_a_task_with_progress(tmp_path, parts: Parts):
     steps: list[tuple[int, int, str]] = []
 
     async def progress(step: int, total: int, message: str) -> None:
         steps.append((step, total, message))
 
-    deps = deps_for(superset(), tmp_path, progress=progress, task_id="task-backup-1")
+    deps = deps_for(superset(), parts, progress=progress, task_id="task-backup-1")
     result = await call("run_backup", deps, dashboard_ids=["sales-overview"])
     path = tmp_path / "data" / "backups" / "dev" / f"{result['path'].rsplit('/', 1)[1]}"
     assert path.is_file() and path.name.endswith(f"_{result['backup_id']}.zip")
     assert zipfile.ZipFile(path).testzip() is None
     assert result["dashboards"] == ["1", "sales-overview"] and result["task_id"] == "task-backup-1"
     assert [s[:2] for s in steps] == [(1, 2), (2, 2)]
-    with session_scope() as s:
+    with parts.db.session() as s:
         assert task_store.get_task(s, task_id="task-backup-1").status == "succeeded"
     for key, count in (("sales-overview", 1), ("1", 1), ("other", 0)):
         listed = await call("list_backups", deps, dashboard_id=key)
         assert listed["count"] == count, key
 
 
-async def test_delete_dashboard_backs_up_first_and_says_where(tmp_path):
+async def test_delete_dashboard_backs_up_first_and_says_where(tmp_path, parts: Parts):
     fake = superset()
-    deps = deps_for(fake, tmp_path)
+    deps = deps_for(fake, parts)
     result = await call("delete_dashboard", deps, dashboard_id="sales-overview")
     paths = fake.paths()
     assert paths.index("GET /api/v1/dashboard/export/") < paths.index("DELETE /api/v1/dashboard/1")
@@ -176,9 +173,9 @@ async def test_delete_dashboard_backs_up_first_and_says_where(tmp_path):
     assert [b["backup_id"] for b in listed["backups"]] == [result["backup_id"]]
 
 
-async def test_restore_backup_imports_the_stored_zip_into_the_backups_env(tmp_path):
+async def test_restore_backup_imports_the_stored_zip_into_the_backups_env(tmp_path, parts: Parts):
     fake = superset()
-    deps = deps_for(fake, tmp_path)
+    deps = deps_for(fake, parts)
     backup = await call("run_backup", deps, dashboard_ids=["1"])
     result = await call("restore_backup", deps, backup_id=backup["backup_id"])
     assert result["target_env"] == "dev" and result["verified"]
@@ -191,8 +188,8 @@ async def test_restore_backup_imports_the_stored_zip_into_the_backups_env(tmp_pa
     assert yaml.safe_load(chart_zip.read(meta))["type"] == "Slice"
 
 
-async def test_restore_of_an_unknown_or_lost_backup_is_a_clear_error(tmp_path):
-    deps = deps_for(superset(), tmp_path)
+async def test_restore_of_an_unknown_or_lost_backup_is_a_clear_error(tmp_path, parts: Parts):
+    deps = deps_for(superset(), parts)
     with pytest.raises(ToolError, match="no backup 'nope'"):
         await call("restore_backup", deps, backup_id="nope")
     backup = await call("run_backup", deps, dashboard_ids=["1"])
@@ -214,10 +211,10 @@ async def test_restore_of_an_unknown_or_lost_backup_is_a_clear_error(tmp_path):
     ],
 )
 async def test_preflight_lists_what_will_be_created_and_blocks_unmapped_databases(
-    tmp_path, target_dbs, mapping, error
+    tmp_path, target_dbs, mapping, error, parts: Parts
 ):
     fake = superset(target_dbs=target_dbs)
-    deps = deps_for(fake, tmp_path)
+    deps = deps_for(fake, parts)
     details = await preflight_migration(deps.client("dev"), deps.client("prod"), ["1"], mapping)
     assert [d["action"] for d in details["dashboards"]] == ["create"]
     assert details["charts"] == [{"name": "Revenue", "uuid": CHART_UUID, "action": "create"}]
@@ -231,37 +228,37 @@ async def test_preflight_lists_what_will_be_created_and_blocks_unmapped_database
     json.dumps(details)  # shown in the confirmation card: must be JSON
 
 
-async def test_a_migration_with_an_unmapped_database_writes_nothing(tmp_path):
+async def test_a_migration_with_an_unmapped_database_writes_nothing(tmp_path, parts: Parts):
     fake = superset(target_dbs=[])
-    deps = deps_for(fake, tmp_path, task_id="task-mig-1")
+    deps = deps_for(fake, parts, task_id="task-mig-1")
     with pytest.raises(ToolError, match="migration refused"):
         await call("execute_migration", deps, dashboard_ids=["1"], target_env="prod")
     assert fake.imported == []
-    with session_scope() as s:
+    with parts.db.session() as s:
         task = task_store.get_task(s, task_id="task-mig-1")
     assert task.status == "failed" and "no match on the target" in task.error
 
 
-async def test_deploy_to_the_same_environment_is_refused(tmp_path):
-    deps = deps_for(superset(), tmp_path)
+async def test_deploy_to_the_same_environment_is_refused(tmp_path, parts: Parts):
+    deps = deps_for(superset(), parts)
     with pytest.raises(ToolError, match="same environment"):
         await call("deploy_dashboard", deps, dashboard_id="1", target_env="dev")
 
 
 # --- maintenance ---------------------------------------------------------------------------
-async def test_maintenance_rows_open_and_close(tmp_path):
-    deps = deps_for(superset(), tmp_path)
+async def test_maintenance_rows_open_and_close(tmp_path, parts: Parts):
+    deps = deps_for(superset(), parts)
     started = await call(
         "start_maintenance", deps, env_id="prod", reason="upgrade", duration_minutes=30
     )
     assert started["active"] and started["ends_at"] and started["started_by"] == "alice"
-    with session_scope() as s:
+    with parts.db.session() as s:
         assert maintenance_store.active_for(s, env_id="prod").reason == "upgrade"
     with pytest.raises(MaintenanceActiveError, match="already in maintenance"):
         await call("start_maintenance", deps, env_id="prod")
     ended = await call("end_maintenance", deps, env_id="prod")
     assert not ended["active"] and ended["ended_by"] == "alice"
-    with session_scope() as s:
+    with parts.db.session() as s:
         assert maintenance_store.active_for(s, env_id="prod") is None
     with pytest.raises(ToolError, match="not in maintenance"):
         await call("end_maintenance", deps, env_id="prod")

@@ -8,20 +8,20 @@ import pytest
 
 from app.errors import SupersetError, ToolError
 from app.store import tasks as task_store
-from app.store.db import init_db, make_engine, session_scope
+from app.store.db import Database
 from app.tasks.worker import TaskRunner, recover_interrupted, task_view
 
 
 @pytest.fixture
 def engine(tmp_path):
-    eng = make_engine(f"sqlite:///{tmp_path / 'tasks.db'}")
-    init_db(eng)
-    yield eng
-    eng.dispose()
+    """The task table's database (a fresh SQLite file)."""
+    db = Database.open(f"sqlite:///{tmp_path / 'tasks.db'}")
+    yield db
+    db.dispose()
 
 
 def row(engine, task_id):
-    with session_scope(engine) as s:
+    with engine.session() as s:
         return task_store.get_task(s, task_id=task_id)
 
 
@@ -121,7 +121,7 @@ async def test_a_broken_progress_listener_does_not_fail_the_job(engine):
 
 
 async def test_a_pre_created_queued_row_is_adopted_but_a_task_never_runs_twice(engine):
-    with session_scope(engine) as s:
+    with engine.session() as s:
         task_store.create_task(s, kind="backup", task_id="t6", total=1)
     runner = TaskRunner(engine)
 
@@ -161,7 +161,7 @@ async def test_shutdown_cancels_running_jobs_and_marks_them_failed(engine):
     ],
 )
 def test_unfinished_tasks_are_marked_interrupted_at_start(engine, status, after):
-    with session_scope(engine) as s:
+    with engine.session() as s:
         task = task_store.create_task(s, kind="migration", task_id="t8", total=3)
         task.status = status
         s.add(task)

@@ -2,7 +2,7 @@
 (the two ``prepare_*``), and a fake clock.
 
 ``FakeCore`` has the API of ``app.agent.core.AgentCore`` that the page uses: ``run_turn``
-and ``resume`` yield event objects of ``app.agent.events``; ``conversation`` returns a
+and ``resume`` yield event objects of ``app.events``; ``conversation`` returns a
 ConversationView-like value; ``environments`` rows carry their resolved tier and
 ``env_table`` is the real resolver's table (``app.policy.envs``).
 """
@@ -17,7 +17,9 @@ from typing import Any
 
 from app.agent.core.edits import args_messages, args_schema
 from app.agent.rules import default_policy
-from app.agent.events import (
+from app.auth import Principal
+from app.errors import SsToolsError
+from app.events import (
     ConfirmMetadataV2,
     ConfirmRequiredEvent,
     DoneEvent,
@@ -25,8 +27,6 @@ from app.agent.events import (
     MessageEvent,
     TokenEvent,
 )
-from app.auth import Principal
-from app.errors import SsToolsError
 from app.pages.agent_controller import CoreDoor
 from app.policy.envs import EnvTable
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 from nicegui import ui
 from nicegui.testing import User
 
+from app.parts import Parts
+from app.store.audit import record_audit
 
-def seed_audit() -> None:
-    from app.store.audit import record_audit
-    from app.store.db import session_scope
 
-    with session_scope() as session:
+def seed_audit(parts: Parts) -> None:
+    with parts.db.session() as session:
         record_audit(
             session,
             kind="executed",
@@ -63,9 +63,9 @@ async def test_unauthenticated_audit_goes_to_login(user: User, core) -> None:
     await user.should_see(marker="sign-in")
 
 
-async def test_admin_sees_rows_and_can_filter(user: User, core, sign_in) -> None:
+async def test_admin_sees_rows_and_can_filter(user: User, core, sign_in, parts: Parts) -> None:
     await sign_in("admin")
-    seed_audit()
+    seed_audit(parts)
     await user.open("/audit")
     table = user.find(marker="audit-table").elements.pop()
     users = {row["user"] for row in table.rows}
@@ -79,9 +79,9 @@ async def test_admin_sees_rows_and_can_filter(user: User, core, sign_in) -> None
     ]
 
 
-async def test_admin_exports_filtered_rows_as_csv(user: User, core, sign_in) -> None:
+async def test_admin_exports_filtered_rows_as_csv(user: User, core, sign_in, parts: Parts) -> None:
     await sign_in("admin")
-    seed_audit()
+    seed_audit(parts)
     response = await user.http_client.get("/api/audit.csv", params={"env": "prod"})
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("text/csv")
@@ -98,9 +98,11 @@ async def test_bad_date_filter_is_explained_inline(user: User, core, sign_in) ->
     await user.should_see("Dates look like 2026-01-31", retries=30)
 
 
-async def test_export_button_downloads_the_filtered_csv(user: User, core, sign_in) -> None:
+async def test_export_button_downloads_the_filtered_csv(
+    user: User, core, sign_in, parts: Parts
+) -> None:
     await sign_in("admin")
-    seed_audit()
+    seed_audit(parts)
     await user.open("/audit")
     user.find(marker="filter-env").type("dev")
     user.find(kind=ui.button, marker="export-csv").click()

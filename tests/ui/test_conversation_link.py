@@ -5,16 +5,15 @@ another user's conversation is refused with a visible message."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from nicegui import ui
 from nicegui.testing import User
 
-from app.agent.core import get_core, prepare_call
+from app.agent.core import AgentCore, prepare_call
 from app.auth import Principal
-from app.superset.registry import reset_registry
+from app.parts import Parts
 from tests.support import ensure_user
 from tests.ui.conftest import page_controller, page_model
 
@@ -30,18 +29,17 @@ tier = "prod"
 
 
 @pytest.fixture
-def prod_env(tmp_path: Path) -> Iterator[None]:
-    """A configured prod (never reached: maintenance windows are the product's own rows)."""
+def prod_env(tmp_path: Path) -> None:
+    """A configured prod (never reached: maintenance windows are the product's own rows);
+    written before the app starts (it reads its environments file once)."""
     (tmp_path / "environments.toml").write_text(PROD)
-    reset_registry()
-    yield
-    reset_registry()
 
 
-async def pending_direct_call(principal: Principal) -> str:
+async def pending_direct_call(core: AgentCore, principal: Principal) -> str:
     """A guarded call through the core as the MCP door makes it; returns its conversation."""
     conv_id = "mcp-link-test"
     req = await prepare_call(
+        core=core,
         principal=principal,
         tool_name="start_maintenance",
         arguments={"env_id": "prod", "reason": "release"},
@@ -50,16 +48,16 @@ async def pending_direct_call(principal: Principal) -> str:
         channel="mcp",
         client="no-forms",
     )
-    events = [ev async for ev in get_core().run_call(req)]
+    events = [ev async for ev in core.run_call(req)]
     assert events[-1].state == "awaiting_confirmation"  # type: ignore[attr-defined]
     return conv_id
 
 
 async def test_the_link_opens_the_pending_card_and_confirming_runs_the_call(
-    user: User, sign_in, prod_env: None
+    prod_env: None, user: User, sign_in, parts: Parts
 ) -> None:
     await sign_in("admin", username="ops")
-    conv_id = await pending_direct_call(page_controller(user).principal)
+    conv_id = await pending_direct_call(parts.core, page_controller(user).principal)
     await user.open(f"/agent?conv={conv_id}")
     await user.should_see(marker="confirmation-card", retries=50)
     model = page_model(user)
@@ -76,9 +74,11 @@ async def test_the_link_opens_the_pending_card_and_confirming_runs_the_call(
     assert not [i for i in model.items if getattr(i, "role", "") == "assistant"]  # no model turn
 
 
-async def test_another_users_conversation_is_refused_visibly(user: User, sign_in) -> None:
-    ensure_user("ops", "admin")
-    conv_id = await pending_direct_call(Principal(user_id="ops", role="admin"))
+async def test_another_users_conversation_is_refused_visibly(
+    user: User, sign_in, parts: Parts
+) -> None:
+    ensure_user(parts, "ops", "admin")
+    conv_id = await pending_direct_call(parts.core, Principal(user_id="ops", role="admin"))
     await sign_in("admin", username="alice")
     await user.open(f"/agent?conv={conv_id}")
     await user.should_see("This conversation belongs to another user.", retries=50)

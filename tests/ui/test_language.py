@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from nicegui.testing import User
 
-from app.agent.events import (
+from app.events import (
     Alternative,
     PermissionDeniedEvent,
     ToolStartEvent,

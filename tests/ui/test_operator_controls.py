@@ -10,7 +10,7 @@ from nicegui import ui
 from nicegui.testing import User
 from nicegui.testing.user_interaction import UserInteraction
 
-from app.agent.events import (
+from app.events import (
     ConfirmMetadataV2,
     ConfirmRequiredEvent,
     StoppedEvent,

@@ -4,18 +4,15 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from nicegui import ui
 from nicegui.testing import User
 
-from app.settings import reset_settings
 from tests.ui.conftest import page_model
 
 
-async def test_dangerous_delete_goes_through_the_real_confirmation(
-    user: User, sign_in, monkeypatch
-) -> None:
-    monkeypatch.setenv("SS_TOOLS_DANGEROUS_COUNTDOWN_S", "1")
-    reset_settings()  # the user fixture already read the settings when it ran main.py
+@pytest.mark.app_env(dangerous_countdown_s=1)  # read when the user fixture runs main.py
+async def test_dangerous_delete_goes_through_the_real_confirmation(user: User, sign_in) -> None:
     await sign_in("admin", target="/agent?envId=prod")
     await user.should_see(marker="prod-banner", retries=30)
     user.find(marker="chat-input").type("delete dashboard 42").trigger("keydown.enter")

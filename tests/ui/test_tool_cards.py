@@ -7,7 +7,7 @@ import asyncio
 import pytest
 from nicegui.testing import User
 
-from app.agent.events import (
+from app.events import (
     ToolEndEvent,
     ToolProgressEvent,
     ToolRetryEvent,

@@ -2,7 +2,7 @@
 
 Every door (the page, the HTTP stream API, MCP) checks its input once with
 ``prepare_turn`` / ``prepare_resume`` and hands the checked request to the core, which
-yields typed events (``app.agent.events.Event``) with ``conv_id`` and ``seq`` set:
+yields typed events (``app.events.Event``) with ``conv_id`` and ``seq`` set:
 
     req = await prepare_turn(core=core, token=..., message=..., history=..., conv_id=...,
                              env_id=..., uicontext=..., channel="page")

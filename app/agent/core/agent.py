@@ -16,6 +16,7 @@ Tests build their own parts, and a core with a scripted model on them
 from __future__ import annotations
 
 import asyncio
+import functools
 import weakref
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
@@ -23,7 +24,6 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage
 from langgraph.checkpoint.base import BaseCheckpointSaver
-from langgraph.types import Command
 
 from app.agent.audit import AuditWriter
 from app.agent.checkpoint import SaverPool
@@ -31,35 +31,26 @@ from app.agent.confirm import Confirmations
 from app.agent.core.calls import CallRequest, run_call
 from app.agent.core.control import RunControl
 from app.agent.core.controls import OperatorControls
-from app.agent.core.conversations import ConversationView, conversation_view
-from app.agent.core.edits import shown_and_edited
-from app.agent.core.prepare import detect_lang, valid_conv_id
+from app.agent.core.conversations import ConversationView, read_conversation
 from app.agent.core.protocol import EnvView
-from app.agent.core.refusals import RequestRefused
+from app.agent.core.refusals import FOREIGN, RequestRefused
 from app.agent.core.requests import ResumeRequest, TurnRequest
+from app.agent.core.resuming import run_resume
 from app.agent.core.runner import fail, run_graph
 from app.agent.core.supersede import supersede
-from app.agent.core.turns import (
-    build_context,
-    history_messages,
-    last_human_text,
-    plan_turn,
-    run_config,
-)
-from app.agent.events import Event, TurnStartEvent
+from app.agent.core.turns import build_context, history_messages, plan_turn, run_config
 from app.agent.graph import build_graph, tool_deps_factory
 from app.agent.llm import model_label
 from app.agent.rules import Rules
 from app.agent.state import AgentContext
 from app.agent.stream import Sequencer
 from app.auth import AuthGate, Principal
+from app.events import Event, TurnStartEvent
 from app.policy.envs import EnvTable, tier_of
 from app.settings import Settings
 from app.store.db import Database
 from app.superset.registry import EnvironmentRegistry
 from app.tasks.worker import TaskRunner
-
-FOREIGN = "this conversation belongs to another user"
 
 
 class AgentCore(OperatorControls):
@@ -261,51 +252,12 @@ class AgentCore(OperatorControls):
 
     # ---- a confirmation's answer ----------------------------------------------------------
     async def _resume(self, req: ResumeRequest, control: RunControl) -> AsyncIterator[Event]:
-        """Continue after ``prepare_resume`` consumed the confirmation; edited ``args`` pass
-        policy again in the graph (``app.agent.edit``)."""
-        seq = Sequencer(req.conv_id)
-        graph = await self.graph()
-        config = run_config(req.conv_id)
-        state = await graph.aget_state(config)
-        values = state.values or {}
-        lang = detect_lang(last_human_text(values.get("messages") or []))
-        ctx = self._context(req, values.get("turn") or {}, lang, control)
-        confirmed = req.decision == "confirm"
-        await self.audit.record(
-            kind="confirmed" if confirmed else "cancelled",
-            user=req.principal.user_id,
-            role=req.principal.role,
-            conv_id=req.conv_id,
-            tool=req.confirmation.get("tool_name"),
-            env=req.confirmation.get("env_id"),
-            decision="confirm" if confirmed else "cancel",
-            reason=req.reason if req.args is None else "confirmed with edited arguments",
-            args=shown_and_edited(values, req),
-            channel=req.channel,
-            client=req.client,
-        )
-        answer = {"decision": req.decision, "reason": req.reason, "args": req.args}
-        cmd: Command[Any] = Command(resume=answer)
-        async for ev in run_graph(self, graph, cmd, config, ctx, seq):
+        """Continue after ``prepare_resume`` consumed the confirmation (``resuming``)."""
+        context = functools.partial(self._context, req, control=control)
+        async for ev in run_resume(self, req, context):
             yield ev
 
     # ---- reading a conversation -------------------------------------------------------
     async def conversation(self, principal: Principal, conv_id: str) -> ConversationView:
         """Messages, tool calls and a pending confirmation; 403 for another user's."""
-        if not valid_conv_id(conv_id):
-            raise RequestRefused(422, "invalid_conv_id", "not a conversation id")
-        graph = await self.graph()
-        state = await graph.aget_state(run_config(conv_id))
-        view = conversation_view(conv_id, state, self.rules.policy())
-        if view.owner and view.owner != principal.user_id:
-            await self.audit.record(
-                kind="auth_failed",
-                user=principal.user_id,
-                role=principal.role,
-                conv_id=conv_id,
-                decision="deny",
-                reason="foreign conversation",
-            )
-            await self.audit.flush()
-            raise RequestRefused(403, "forbidden", FOREIGN)
-        return view
+        return await read_conversation(self, principal, conv_id)

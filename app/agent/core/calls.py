@@ -29,14 +29,14 @@ from langchain_core.messages import AIMessage
 
 from app.agent.core.prepare import authenticate, checked_uicontext, refuse, valid_conv_id
 from app.agent.core.protocol import Core
-from app.agent.core.refusals import RequestRefused
+from app.agent.core.refusals import FOREIGN, RequestRefused
 from app.agent.core.runner import fail, run_graph
 from app.agent.core.supersede import supersede
 from app.agent.core.turns import build_context, plan_turn, run_config
-from app.agent.events import Event
 from app.agent.stream import Sequencer
 from app.auth import Principal
 from app.context import UIContext
+from app.events import Event
 from app.vocab import Channel
 
 if TYPE_CHECKING:
@@ -44,7 +44,6 @@ if TYPE_CHECKING:
 
 TOOL_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
 MAX_ARGUMENTS_BYTES = 64 * 1024
-FOREIGN = "this conversation belongs to another user"
 
 __all__ = ["CallRequest", "prepare_call", "run_call"]
 

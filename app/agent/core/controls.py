@@ -24,14 +24,14 @@ from app.agent.core import edits, history
 from app.agent.core.control import RunControl, TurnRegistry
 from app.agent.core.history import ConversationSummary
 from app.agent.core.prepare import detect_lang, valid_conv_id
-from app.agent.core.refusals import RequestRefused
+from app.agent.core.refusals import FOREIGN, RequestRefused
 from app.agent.core.requests import ResumeRequest, TurnRequest
 from app.agent.core.supersede import WITHDRAWN, supersede
 from app.agent.core.turns import last_human_text, run_config
-from app.agent.events import Event, ToolEndEvent, ToolProgressEvent, ToolTimeoutEvent
 from app.agent.rules import Rules
 from app.agent.stream import Sequencer
 from app.auth import Principal
+from app.events import Event, ToolEndEvent, ToolProgressEvent, ToolTimeoutEvent
 from app.store.conversations import short_title
 from app.store.db import Database
 from app.vocab import Channel
@@ -39,7 +39,6 @@ from app.vocab import Channel
 if TYPE_CHECKING:
     from app.agent.state import AgentContext
 
-FOREIGN = "this conversation belongs to another user"
 FOLLOWED = (ToolEndEvent, ToolProgressEvent, ToolTimeoutEvent)
 
 

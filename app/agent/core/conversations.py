@@ -10,8 +10,13 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-from app.agent.events import ConfirmRequiredEvent
+from app.agent.core.prepare import valid_conv_id
+from app.agent.core.protocol import Core
+from app.agent.core.refusals import FOREIGN, RequestRefused
+from app.agent.core.turns import run_config
 from app.agent.stream import confirm_required_event
+from app.auth import Principal
+from app.events import ConfirmRequiredEvent
 from app.policy import Policy, tool_risk
 
 TURN_KEYS = ("object_type", "selected_env", "uicontext")
@@ -36,7 +41,7 @@ class ConversationView:
     conv_id: str
     messages: list[dict[str, Any]]  # {"role": "user" | "assistant", "text", "position"}
     # {"call_id", "tool_name", "tool_args", "status", "result", "error", "is_write_tool",
-    #  "position"}: each call paired with its ToolMessage (status "pending": none yet)
+    #  "position", "view"}: each call paired with its ToolMessage (status "pending": none yet)
     tool_calls: list[dict[str, Any]]
     pending: ConfirmRequiredEvent | None
     turn: dict[str, Any] = field(default_factory=dict)  # object_type, selected_env, uicontext
@@ -62,6 +67,12 @@ def _status(result: ToolMessage | None) -> str:
     if m and m.group(1) == "CANCELLED":
         return "cancelled"
     return "failed" if m and m.group(1) in _FAILED else "completed"
+
+
+def _view(result: ToolMessage | None) -> Any:
+    """The result's presentation the tool node kept with it (``app.views``)."""
+    artifact = getattr(result, "artifact", None)
+    return artifact.get("view") if isinstance(artifact, dict) else None
 
 
 def _writes(policy: Policy, tool_name: str, args: dict[str, Any]) -> bool:
@@ -96,6 +107,7 @@ def conversation_view(conv_id: str, state: Any, policy: Policy) -> ConversationV
                         "error": text if status == "failed" else "",
                         "is_write_tool": _writes(policy, tc["name"], tc["args"]),
                         "position": position,
+                        "view": _view(result),
                     }
                 )
             if m.content and not m.tool_calls:
@@ -112,3 +124,25 @@ def conversation_view(conv_id: str, state: Any, policy: Policy) -> ConversationV
         turn=turn,
         owner=values.get("owner"),
     )
+
+
+async def read_conversation(core: Core, principal: Principal, conv_id: str) -> ConversationView:
+    """The conversation's view for ``principal`` (a door's read): 422 for a malformed
+    id, 403 (audited) for another user's conversation."""
+    if not valid_conv_id(conv_id):
+        raise RequestRefused(422, "invalid_conv_id", "not a conversation id")
+    graph = await core.graph()
+    state = await graph.aget_state(run_config(conv_id))
+    view = conversation_view(conv_id, state, core.rules.policy())
+    if view.owner and view.owner != principal.user_id:
+        await core.audit.record(
+            kind="auth_failed",
+            user=principal.user_id,
+            role=principal.role,
+            conv_id=conv_id,
+            decision="deny",
+            reason="foreign conversation",
+        )
+        await core.audit.flush()
+        raise RequestRefused(403, "forbidden", FOREIGN)
+    return view

@@ -14,8 +14,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from app.agent.events import ErrorEvent
 from app.errors import ConfirmationError, SsToolsError
+from app.events import ErrorEvent
+
+#: The reason of a 403 for another user's conversation (a turn, a call, a read, a stop).
+FOREIGN = "this conversation belongs to another user"
 
 CONFIRMATION_STATUS: Mapping[str, int] = {
     "unknown": 404,

@@ -4,21 +4,29 @@ edited ``args`` (their shape and the tool's own args model, ``core.edits``: 422 
 confirmation is spent), then the confirmation itself (``app.agent.confirm``: single use,
 bound, unexpired, the dangerous gate), consumed here. Every refusal is audited and
 committed before it is raised; a refused confirmation is a ``ConfirmationRefused``.
+:func:`run_resume` is the answer's run, once checked.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
 
+from langgraph.types import Command
+
 from app.agent.audit import audit_scope
-from app.agent.core.edits import edit_fits_tool, edit_shape
-from app.agent.core.prepare import authenticate, is_text, refuse, valid_conv_id
+from app.agent.core.edits import edit_fits_tool, edit_shape, shown_and_edited
+from app.agent.core.prepare import authenticate, detect_lang, is_text, refuse, valid_conv_id
 from app.agent.core.protocol import Core
 from app.agent.core.refusals import ConfirmationRefused
 from app.agent.core.requests import ResumeRequest
+from app.agent.core.runner import run_graph
+from app.agent.core.turns import last_human_text, run_config
+from app.agent.state import AgentContext
+from app.agent.stream import Sequencer
 from app.auth import Principal
 from app.errors import ConfirmationError
+from app.events import Event
 from app.vocab import Channel
 
 MAX_REASON_CHARS = 2000
@@ -97,3 +105,38 @@ async def prepare_resume(
         confirmation=confirmation,
         client=client,
     )
+
+
+#: The run context of a resume, for the checkpointed turn and its language.
+ContextFor = Callable[[Mapping[str, Any], str], AgentContext]
+
+
+async def run_resume(core: Core, req: ResumeRequest, context: ContextFor) -> AsyncIterator[Event]:
+    """Continue the graph after ``prepare_resume`` consumed the confirmation: audit the
+    answer (confirmed or cancelled, edited arguments shown beside the ones on the card),
+    then resume; edited ``args`` pass policy again in the graph (``app.agent.edit``)."""
+    seq = Sequencer(req.conv_id)
+    graph = await core.graph()
+    config = run_config(req.conv_id)
+    state = await graph.aget_state(config)
+    values = state.values or {}
+    lang = detect_lang(last_human_text(values.get("messages") or []))
+    ctx = context(values.get("turn") or {}, lang)
+    confirmed = req.decision == "confirm"
+    await core.audit.record(
+        kind="confirmed" if confirmed else "cancelled",
+        user=req.principal.user_id,
+        role=req.principal.role,
+        conv_id=req.conv_id,
+        tool=req.confirmation.get("tool_name"),
+        env=req.confirmation.get("env_id"),
+        decision="confirm" if confirmed else "cancel",
+        reason=req.reason if req.args is None else "confirmed with edited arguments",
+        args=shown_and_edited(values, req),
+        channel=req.channel,
+        client=req.client,
+    )
+    answer = {"decision": req.decision, "reason": req.reason, "args": req.args}
+    cmd: Command[Any] = Command(resume=answer)
+    async for ev in run_graph(core, graph, cmd, config, ctx, seq):
+        yield ev

@@ -19,7 +19,11 @@ from langchain_core.messages import AIMessage, AIMessageChunk
 from app.agent.audit import AuditWriter
 from app.agent.core.control import ITEM, STOP, RunControl
 from app.agent.core.protocol import Core
-from app.agent.events import (
+from app.agent.state import AgentContext
+from app.agent.stopping import STOPPED_TEXT
+from app.agent.stream import Sequencer, confirm_required_event
+from app.errors import SsToolsError
+from app.events import (
     DoneEvent,
     ErrorEvent,
     Event,
@@ -27,10 +31,6 @@ from app.agent.events import (
     StoppedEvent,
     TokenEvent,
 )
-from app.agent.state import AgentContext
-from app.agent.stopping import STOPPED_TEXT
-from app.agent.stream import Sequencer, confirm_required_event
-from app.errors import SsToolsError
 from app.reasoning import cot_logger
 from app.vocab import DoneState
 

@@ -14,11 +14,11 @@ from app.agent.audit import audit_scope
 from app.agent.core.protocol import Core
 from app.agent.core.runner import run_graph
 from app.agent.core.turns import run_config
-from app.agent.events import Event
 from app.agent.state import AgentContext
 from app.agent.stream import Sequencer
 from app.auth import Principal
 from app.errors import ConfirmationError
+from app.events import Event
 from app.reasoning import cot_logger
 
 SUPERSEDED = "superseded by a new message"

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from app.agent.planner.markup import short_id
 from app.agent.planner.slots import Phrases, Slots, Texts, env_phrase, from_to
+from app.markup import short_id
 
 
 def search(s: Slots) -> Texts:

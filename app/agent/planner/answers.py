@@ -18,13 +18,13 @@ from typing import Any
 from app.agent.planner import report_dash as dash
 from app.agent.planner import report_data as data
 from app.agent.planner import report_ops as ops
-from app.agent.planner.markup import md_escape
 from app.agent.planner.outcomes import outcome_answer
 from app.agent.planner.phrases import ARG_NAMES, CAPABILITIES, EXAMPLES, pick, say, tr
 from app.agent.planner.results import Result
 from app.agent.planner.steps import Intent
 from app.agent.planner.text import Lang
 from app.agent.planner.turn import Turn
+from app.markup import md_escape
 
 MAX_TEXT = 300
 Report = Callable[[dict[str, Any], Result, Lang], str]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.agent.planner.markup import md_escape, quote, short_id
 from app.agent.planner.text import Lang
+from app.markup import md_escape, quote, short_id
 
 
 def dashboard_label(item: Any, lang: Lang, fallback_id: Any = None) -> str:

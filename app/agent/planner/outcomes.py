@@ -6,7 +6,7 @@ dashboard 42 in prod"), and says what to do next:
 
 * ``CANCELLED[: reason]`` — one sentence; the call is not retried in this turn;
 * ``NOT_AVAILABLE`` — the page's context leaves the tool out: the answer ends with the
-  "continue without this page's context" offer (:mod:`app.agent.planner.offers`);
+  "continue without this page's context" offer (:mod:`app.offers`);
 * ``PERMISSION_DENIED`` — the role is missing; no offer (another page would not help);
 * ``MAINTENANCE``, ``INVALID_ARGUMENTS``, ``PREFLIGHT_FAILED``, ``UNKNOWN_TOOL``,
   ``ERROR`` — what went wrong and a next step.
@@ -18,10 +18,10 @@ import re
 from typing import Any
 
 from app.agent.planner.actions import not_doing, spelled_out
-from app.agent.planner.markup import md_escape
-from app.agent.planner.offers import continue_line
 from app.agent.planner.phrases import CAPABILITIES, pick, tr
 from app.agent.planner.text import Lang
+from app.markup import md_escape
+from app.offers import continue_line
 
 MAX_DETAIL = 300
 _BY_THE_USER = re.compile(r"^\s*cancelled by the user\b:?\s*", re.IGNORECASE)

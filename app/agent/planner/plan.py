@@ -32,14 +32,14 @@ from app.agent.planner.answers import capabilities_answer, clarification, final_
 from app.agent.planner.context import TurnContext, turn_context
 from app.agent.planner.intents import matching
 from app.agent.planner.labels import backup_label, dashboard_label, env_in
-from app.agent.planner.markup import quote
-from app.agent.planner.offers import choices_block
 from app.agent.planner.phrases import say
 from app.agent.planner.request import Request
 from app.agent.planner.results import Result
 from app.agent.planner.steps import Intent, Lookup, Resolution, intent_for, match_id, resolve
 from app.agent.planner.text import Lang
 from app.agent.planner.turn import Turn, read_turn
+from app.markup import quote
+from app.offers import choices_block
 
 MAX_STEPS = 6  # calls in one turn; past this the planner answers with what it has
 

@@ -7,12 +7,12 @@ from __future__ import annotations
 from typing import Any
 
 from app.agent.planner.labels import dashboard_label, dashboard_subject, env_in
-from app.agent.planner.markup import md_escape, quote
 from app.agent.planner.numbers import plural
 from app.agent.planner.phrases import tr
 from app.agent.planner.results import Result
 from app.agent.planner.steps import dashboards_of
 from app.agent.planner.text import Lang
+from app.markup import md_escape, quote
 
 DASHBOARDS = ("dashboard", "dashboards")
 DASHBOARDS_RU = ("дашборд", "дашборда", "дашбордов")

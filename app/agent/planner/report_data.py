@@ -9,11 +9,11 @@ import re
 from typing import Any
 
 from app.agent.planner.labels import env_in
-from app.agent.planner.markup import md_escape, quote
 from app.agent.planner.numbers import fmt_number, is_number, plural
 from app.agent.planner.phrases import tr
 from app.agent.planner.results import Result
 from app.agent.planner.text import Lang
+from app.markup import md_escape, quote
 
 ROWS = ("row", "rows")
 ROWS_RU = ("строку", "строки", "строк")

@@ -8,11 +8,11 @@ from __future__ import annotations
 from typing import Any
 
 from app.agent.planner.labels import backup_label, dashboard_label, env_in, when
-from app.agent.planner.markup import id_prefix, md_escape, quote, short_id
 from app.agent.planner.numbers import plural
 from app.agent.planner.phrases import tr
 from app.agent.planner.results import Result
 from app.agent.planner.text import Lang
+from app.markup import id_prefix, md_escape, quote, short_id
 
 BACKUPS_RU = ("бэкап", "бэкапа", "бэкапов")
 DASHBOARDS_RU = ("дашборд", "дашборда", "дашбордов")

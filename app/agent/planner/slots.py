@@ -10,9 +10,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from app.agent.planner.markup import md_escape
 from app.agent.planner.names import SLUG
 from app.agent.planner.text import Lang
+from app.markup import md_escape
 
 
 @dataclass(frozen=True)

@@ -26,12 +26,12 @@ from pydantic import Field
 
 from app.agent.tools.base import EnvArgs, ToolArgs, ToolDeps
 from app.agent.tools.declare import Family
-from app.bundle import read_bundle
 from app.errors import ToolError
 from app.policy import CardLine
 from app.store import backups as backup_store
 from app.store.db import Database
 from app.store.models import Backup
+from app.superset.bundle import read_bundle
 from app.superset.migration import list_all, plan_bundle, resolve_dashboards, run_migration
 from app.tasks.worker import TaskContext
 from app.vocab import Lang

@@ -52,7 +52,7 @@ async def search_dashboards(args: SearchDashboardsArgs, deps: ToolDeps) -> dict[
     """Searches dashboards by title in one environment. Use to find a dashboard's id before
     acting on it, or when the user asks which dashboards exist. Empty query lists all
     dashboards; results are paged (page starts at 0). Returns a page of dashboards (id,
-    title, slug, url, changed_on) and the total count."""
+    title, slug, url, changed_on, owners) and the total count."""
     env = deps.env(args.env_id)
     client = deps.registry.client(env.id)
     data = await client.list_dashboards(args.query or "", args.page, args.page_size)
@@ -69,6 +69,10 @@ async def search_dashboards(args: SearchDashboardsArgs, deps: ToolDeps) -> dict[
                 "url": env.url + (d.get("url") or f"/superset/dashboard/{d['id']}/"),
                 "published": d.get("published"),
                 "changed_on": d.get("changed_on_utc"),
+                "owners": [
+                    " ".join(filter(None, (o.get("first_name"), o.get("last_name"))))
+                    for o in d.get("owners") or []
+                ],
             }
             for d in data.get("result", [])
         ],

@@ -21,10 +21,10 @@ from pydantic import Field
 
 from app.agent.tools.base import ToolArgs, ToolDeps, env_field
 from app.agent.tools.declare import Family
-from app.bundle import git_files, read_bundle, stale_paths
 from app.errors import ToolError
 from app.gitrepo import GitRepo, user_identity
 from app.policy import CardLine
+from app.superset.bundle import git_files, read_bundle, stale_paths
 from app.superset.migration import list_all, resolve_dashboards
 from app.vocab import Lang
 

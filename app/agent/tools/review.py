@@ -8,6 +8,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import httpx
+import openai
+from langchain_core.messages import HumanMessage, SystemMessage
+from langchain_openai import ChatOpenAI
 from pydantic import SecretStr
 
 from app.settings import Settings
@@ -46,9 +49,6 @@ async def model_review(
     """Ask the configured model for a review; say plainly when none is configured."""
     if settings.llm_provider != "openai":
         return Review(False, "not configured (offline planner)")
-    import openai
-    from langchain_core.messages import HumanMessage, SystemMessage
-    from langchain_openai import ChatOpenAI
 
     api_key = settings.llm_api_key or SecretStr("sk-local")
     async with httpx.AsyncClient(timeout=settings.llm_timeout_s, transport=transport) as http:

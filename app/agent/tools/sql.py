@@ -6,7 +6,6 @@ its parsed SQL (:func:`app.policy.sql_risk`, the declaration's ``call_risk``).
 
 from __future__ import annotations
 
-import asyncio
 import warnings
 from collections.abc import Mapping
 from typing import Any
@@ -18,7 +17,7 @@ from app.agent.tools.declare import Family
 from app.errors import SupersetError
 from app.policy import CardLine, classify_sql, sql_risk
 from app.superset.client import SupersetClient
-from app.superset.permissions import over_broad_grants
+from app.superset.permissions import audit_roles
 from app.vocab import Lang, Risk
 
 MAX_ROWS_RETURNED = 200
@@ -267,35 +266,14 @@ async def superset_audit_permissions(args: AuditPermissionsArgs, deps: ToolDeps)
     editing roles or users, the Security menu). `role` limits it to one role. Use for
     access questions. Returns per-role findings."""
     env = deps.env(args.env_id)
-    client = deps.registry.client(env.id)
-    roles, users = await asyncio.gather(client.roles(), client.users())
-    if args.role:
-        roles = [r for r in roles if r["name"].lower() == args.role.lower()]
-        if not roles:
-            raise SupersetError(f"no role named {args.role!r} in Superset '{env.id}'")
-    perms = await asyncio.gather(*(client.role_permissions(r["id"]) for r in roles))
-    members: dict[int, list[str]] = {}
-    for u in users:
-        for r in u.get("roles") or []:
-            members.setdefault(r["id"], []).append(str(u.get("username") or ""))
-    out = []
-    for role, role_perms in zip(roles, perms, strict=True):
-        out.append(
-            {
-                "id": role["id"],
-                "name": role["name"],
-                "permission_count": len(role_perms),
-                "users": sorted(members.get(role["id"], [])),
-                "flags": over_broad_grants(role["name"], role_perms),
-            }
-        )
-    flagged = [r["name"] for r in out if r["flags"]]
+    roles, user_count = await audit_roles(deps.registry.client(env.id), args.role)
+    flagged = [r["name"] for r in roles if r["flags"]]
     return {
         "env": env.id,
-        "roles": out,
-        "user_count": len(users),
+        "roles": roles,
+        "user_count": user_count,
         "flagged_roles": flagged,
-        "summary": f"{len(out)} roles, {len(users)} users, {len(flagged)} with over-broad grants",
+        "summary": f"{len(roles)} roles, {user_count} users, {len(flagged)} with over-broad grants",
     }
 
 

@@ -6,7 +6,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from app.screen.links import agent_link, dashboard_markdown_link, is_local_path, main
+from app.pages.links import agent_link, dashboard_markdown_link, is_local_path, main
 
 
 def test_agent_link_round_trips_through_the_query_string() -> None:

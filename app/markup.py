@@ -13,8 +13,8 @@ from __future__ import annotations
 import html
 import re
 
-from app.agent.planner.text import Lang
 from app.text import inert
+from app.vocab import Lang
 
 SHORT_ID = 8
 

@@ -29,8 +29,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from app.agent.planner.markup import code_span, md_unescape
-from app.agent.planner.text import Lang
+from app.markup import code_span, md_unescape
+from app.vocab import Lang
 
 CONTINUE_LABEL: dict[Lang, str] = {
     "en": "Continue without this page's context",

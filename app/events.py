@@ -14,6 +14,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+from app.views.models import ToolView
 from app.vocab import CardState, DoneState, EnvTier, Risk, RiskLevel, ToolStatus
 
 
@@ -78,6 +79,7 @@ class ToolEndEvent(BaseEvent):
     # structurally beyond that (``data_truncated``); None for a text result or a failure.
     data: Any = None
     data_truncated: bool = False
+    view: ToolView | None = None  # how the page presents the result (app.views)
 
 
 class ToolRetryEvent(BaseEvent):

@@ -1,16 +1,18 @@
-"""Deep links into the /agent page.
+"""Deep links into the /agent page, and the small CLI that prints one.
 
 ``/agent?objectType=dashboard&objectId=42&objectName=Sales&envId=prod`` opens the chat
 with that object as its context. ``agent_link`` builds such a link and
 ``dashboard_markdown_link`` a markdown line a team can paste into a Superset dashboard's
-markdown component.
+markdown component (``python -m app.pages.links ...``); ``is_local_path`` guards the
+sign-in page's ``?next=``.
 """
 
 from __future__ import annotations
 
+import argparse
 from urllib.parse import urlencode, urlsplit
 
-OBJECT_TYPES = ("dashboard", "dataset", "migration")
+from app.vocab import OBJECT_TYPES
 
 
 def agent_link(
@@ -69,11 +71,9 @@ def is_local_path(target: str | None) -> bool:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m app.screen.links --base-url URL --dashboard-id 42 --title Sales --env prod``"""
-    import argparse
-
+    """``python -m app.pages.links --base-url URL --dashboard-id 42 --title Sales --env prod``"""
     parser = argparse.ArgumentParser(
-        prog="python -m app.screen.links",
+        prog="python -m app.pages.links",
         description="Print a markdown deep link to /agent for a Superset dashboard.",
     )
     parser.add_argument("--base-url", required=True, help="where ss-tools agent is served")

@@ -1,0 +1,80 @@
+"""A diff view: each object a migration, deploy or restore creates, overwrites or keeps on
+its target, as a table — in the tool card after the run, and in the confirmation card
+before it (``preflight_diff``), so a person confirms what they can see."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from nicegui import ui
+
+from app.i18n import STRINGS, t
+from app.screen.model import AgentChatModel
+from app.screen.views import DiffView, preflight_view
+from components.results.live import live_area
+
+ACTION_TONES = {
+    "create": "bg-green-100 text-green-900",
+    "overwrite": "bg-amber-100 text-amber-900",
+    "skip": "bg-gray-100 text-gray-900",
+    "keep": "bg-gray-100 text-gray-900",
+    "map": "bg-blue-100 text-blue-900",
+}
+
+
+def action_text(action: str, lang: str) -> str:
+    return t(f"action_{action}", lang) if f"action_{action}" in STRINGS else action
+
+
+def object_text(kind: str, lang: str) -> str:
+    key = f"object_{kind}s"
+    return t(key, lang) if key in STRINGS else kind
+
+
+def diff_view(view: DiffView, lang: str, *, before: bool = False) -> ui.element:
+    with ui.column().classes("w-full gap-1").mark("result-diff") as box:
+        route = " → ".join(e for e in (view.source_env, view.target_env) if e)
+        title = t("diff_title" if before else "diff_done_title", lang)
+        ui.label(f"{title}{': ' + route if route else ''}").classes("text-sm font-medium")
+        if view.errors:
+            ui.label(t("diff_blocked", lang)).classes("text-sm font-medium text-red-800")
+            for error in view.errors:
+                ui.label(error).classes("text-sm text-red-800")
+        with ui.element("table").classes("diff-table w-full text-sm").mark("diff-table"):
+            with ui.element("thead"), ui.element("tr"):
+                for key in ("object", "type", "action", "target"):
+                    with ui.element("th").classes("text-left font-medium text-gray-700"):
+                        ui.label(t(f"col_{key}", lang))
+            with ui.element("tbody"):
+                for row in view.rows:
+                    _row(row.name, object_text(row.object_type, lang), row.action, row.target,
+                         lang)  # fmt: skip
+        for kind, actions in view.counts.items():
+            parts = ", ".join(f"{n} × {action_text(a, lang)}" for a, n in actions.items())
+            ui.label(f"{object_text(kind, lang)}: {parts}").classes("text-sm text-gray-700")
+    return box
+
+
+def _row(name: str, kind: str, action: str, target: Any, lang: str) -> None:
+    with ui.element("tr"):
+        with ui.element("td"):
+            ui.label(name)
+        with ui.element("td"):
+            ui.label(kind).classes("text-gray-700")
+        with ui.element("td"):
+            tone = ACTION_TONES.get(action, "bg-gray-100 text-gray-900")
+            ui.label(action_text(action, lang)).classes(f"rounded px-1.5 inline-block {tone}")
+        with ui.element("td"):
+            ui.label(str(target or "—")).classes("text-gray-700")
+
+
+def preflight_diff(model: AgentChatModel) -> ui.element:
+    """The pending confirmation's preflight as a diff table (for the confirmation card)."""
+
+    def build(pending: Any) -> None:
+        details = pending.metadata.details if pending is not None else None
+        view = preflight_view(details)
+        if view is not None and view.rows:
+            diff_view(view, model.lang, before=True)
+
+    return live_area(model, "pending_confirmation", build).mark("preflight-diff")

@@ -1,0 +1,90 @@
+"""What a chat bubble renders: lists glued to a line become lists, offers become buttons
+(left out of the text), raw HTML, images and foreign links are inert."""
+
+from __future__ import annotations
+
+import markdown2
+import pytest
+
+from app.safe_html import sanitize_html
+from app.screen.markdown import chat_markdown, normalize_markdown, offers_of
+from components.markdown import EXTRAS, without_raw_html
+
+HOSTS = ("superset:8088",)
+
+
+def html(text: str) -> str:
+    """What a chat bubble shows: raw HTML off, markdown2, the shared sanitizer."""
+    rendered = markdown2.markdown(without_raw_html(chat_markdown(text)), extras=EXTRAS)
+    return sanitize_html(rendered, HOSTS)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the capabilities answer: a list right after a line of text
+        "I can:\n- search_dashboards — find dashboards\n- get_health_summary — check one",
+        # an ordered list glued to its line
+        "Steps:\n1. back up\n2. delete",
+        # a list after a blank line stays a list
+        "I can:\n\n- a\n- b",
+    ],
+)
+def test_a_list_glued_to_a_line_renders_as_list_items(text: str) -> None:
+    out = html(text)
+    assert out.count("<li>") == 2 and "<p>" in out
+
+
+def test_code_fences_are_left_alone() -> None:
+    text = "Run:\n```sql\nselect 1\n- not a list\n```"
+    assert "- not a list" in normalize_markdown(text)
+    assert "<li>" not in html(text)
+
+
+def test_a_table_glued_to_a_line_renders_as_a_table() -> None:
+    assert "<table>" in html("Totals:\n| a | b |\n|---|---|\n| 1 | 2 |")
+
+
+def test_offers_are_read_and_left_out_of_the_text() -> None:
+    text = (
+        "Several dashboards match “Sales” in dev. Which one do you mean?\n\n"
+        "- “Sales demo” (#7): `check the health of dashboard 7 in dev`\n"
+        "- “Sales old” (#9): `check the health of dashboard 9 in dev`"
+    )
+    offers = offers_of(text)
+    assert offers is not None
+    assert [(c.label, c.request) for c in offers.choices] == [
+        ("“Sales demo” (#7)", "check the health of dashboard 7 in dev"),
+        ("“Sales old” (#9)", "check the health of dashboard 9 in dev"),
+    ]
+    assert chat_markdown(text) == "Several dashboards match “Sales” in dev. Which one do you mean?"
+
+
+def test_the_continue_line_is_an_offer_in_both_languages() -> None:
+    en = "I can't here.\n\nContinue without this page's context: `delete dashboard 42 in prod`"
+    ru = "Здесь не могу.\n\nПродолжить без контекста страницы: `удали дашборд 42 на prod`"
+    assert offers_of(en).without_context == "delete dashboard 42 in prod"
+    assert offers_of(ru).without_context == "удали дашборд 42 на prod"
+    assert chat_markdown(ru) == "Здесь не могу."
+    assert offers_of("Nothing to offer.") is None
+
+
+@pytest.mark.parametrize(
+    ("text", "absent"),
+    [
+        ("<script>alert(1)</script>", "<script>"),  # raw HTML is text
+        ("<img src=x onerror=alert(1)>", "<img"),
+        ("![logo](http://evil.example/x.png)", "<img"),  # images dropped
+        ("[click](http://evil.example/p)", "<a "),  # links only to Superset hosts
+        ("[x][1]\n\n[1]: http://evil.example", "<a "),
+    ],
+)
+def test_raw_html_images_and_foreign_links_are_inert(text: str, absent: str) -> None:
+    assert absent not in html(text)
+
+
+def test_a_link_to_an_allowed_superset_host_stays_and_code_keeps_its_text() -> None:
+    rendered = html("[Sales](http://superset:8088/d/7) `<b>` and <b>raw</b>")
+    assert '<a href="http://superset:8088/d/7" rel="noopener noreferrer">Sales</a>' in rendered
+    assert "<code>&lt;b&gt;</code>" in rendered
+    assert "&lt;b&gt;raw&lt;/b&gt;" in rendered  # raw HTML is shown, not parsed
