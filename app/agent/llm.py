@@ -29,7 +29,6 @@ DEFAULT_OPENAI_HOST = "api.openai.com"
 
 
 def _openai_model(settings: Settings) -> BaseChatModel:
-
     return ChatOpenAI(
         model=settings.llm_model,
         base_url=settings.llm_base_url,
