@@ -43,7 +43,8 @@ async def _request(harness: Any, message: str, conv_id: str | None = None) -> An
 async def test_every_audit_row_and_the_list_row_are_committed_before_done(
     harness: Any,
 ) -> None:
-    harness.use(call("search_dashboards", query="sales"), final_from_tool, tools=recording_tools([]))
+    search = call("search_dashboards", query="sales")
+    harness.use(search, final_from_tool, tools=recording_tools([]))
     req = await _request(harness, "find dashboards about sales")
     at_done: list[Any] = []
     conversations_at_done: list[Any] = []
