@@ -106,9 +106,6 @@ class Settings(BaseSettings):
     message_max_chars: int = Field(default=20_000, ge=1)
     history_max_items: int = Field(default=50, ge=0)
     history_max_bytes: int = Field(default=64 * 1024, ge=0)
-    # Graph runs (turns, resumes) at once per process; more wait for a slot after their
-    # first event (turn_start), so a burst of streams all hear back at once.
-    agent_max_concurrent_runs: int = Field(default=16, ge=1)
 
     # --- superset sandbox ------------------------------------------------------------
     sandbox: bool = True

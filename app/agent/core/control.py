@@ -46,7 +46,6 @@ class RunControl:
         self.stopped = False
         self.detached = False
         self.closing = False  # the consumer is done; bookkeeping may still run
-        self.admitted = False  # holds one of the registry's run slots
         self.done_state: str | None = None  # the ``done`` the consumer saw, if it did
         self._jobs: dict[asyncio.Future[Any], Flight] = {}
         self._queue: asyncio.Queue[tuple[str, Any]] | None = None
@@ -136,32 +135,11 @@ class RunControl:
 
 
 class TurnRegistry:
-    """The running :class:`RunControl` of each conversation (per core and event loop),
-    and the admission of graph runs: at most ``max_runs`` at once (:meth:`admitted`)."""
+    """The running :class:`RunControl` of each conversation (per core and event loop)."""
 
-    def __init__(self, max_runs: int) -> None:
+    def __init__(self) -> None:
         self._active: dict[str, RunControl] = {}
         self._closing: set[asyncio.Task[None]] = set()
-        self._slots = asyncio.Semaphore(max_runs)
-        self.max_runs = max_runs
-
-    @property
-    def full(self) -> bool:
-        """Whether every run slot is taken (a new run would wait)."""
-        return self._slots.locked()
-
-    async def admit(self, control: RunControl) -> None:
-        """Wait for one of the ``max_runs`` slots (first come, first served) and give it
-        to ``control`` until :meth:`release`."""
-        if not control.admitted:
-            await self._slots.acquire()
-            control.admitted = True
-
-    def release(self, control: RunControl) -> None:
-        """Give back ``control``'s slot, if it holds one. Idempotent."""
-        if control.admitted:
-            control.admitted = False
-            self._slots.release()
 
     def active(self, conv_id: str) -> RunControl | None:
         return self._active.get(conv_id)

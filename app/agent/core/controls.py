@@ -1,7 +1,7 @@
 """The operator's controls on the agent core (issue 11), mixed into ``AgentCore``:
 
 * ``run_turn`` / ``resume`` (from :mod:`app.agent.core.runs`) — each runs under the
-  conversation's :class:`RunControl` (one busy period at a time, stoppable, admitted),
+  conversation's :class:`RunControl` (one busy period at a time, stoppable),
   notes the turn in the conversation list and, once the run's graph has ended, whether a
   confirmation waits;
 * :meth:`cancel` — stop a running turn (reads and the model call are cancelled, writes go

@@ -1,11 +1,10 @@
 """How the core runs a turn or a resume (mixed into ``AgentCore`` through
 ``OperatorControls``): under the conversation's :class:`RunControl` (one busy period at a
-time, stoppable), admitted by the loop's :class:`TurnRegistry` (at most
-``settings.agent_max_concurrent_runs`` graph runs at once), with the conversation list's
+time, stoppable; kept by the loop's :class:`TurnRegistry`), with the conversation list's
 bookkeeping (``history``).
 
 A turn's first event, ``turn_start``, is built from the checked request alone and sent
-before anything waits: before a run slot, the checkpoint and the database. The turn's
+before anything waits: before the checkpoint and the database. The turn's
 row in the conversation list is written meanwhile and committed before ``done`` (like
 every audit row). After the run, whether a confirmation waits (the list's badge) is
 known from the run's own ``done`` when the stream saw it to the end unstopped; otherwise
@@ -30,7 +29,6 @@ from app.agent.core.turns import last_human_text, run_config
 from app.agent.events import DoneEvent, Event
 from app.agent.stream import Sequencer
 from app.auth import Principal
-from app.settings import Settings
 from app.store.db import Database
 
 if TYPE_CHECKING:
@@ -51,7 +49,6 @@ class Runs:
     _registries: dict[int, tuple[weakref.ref[asyncio.AbstractEventLoop], TurnRegistry]]
 
     # AgentCore's (annotations only: nothing is defined here)
-    settings: Settings
     db: Database
     audit: AuditWriter
     graph: Callable[[], Awaitable[Any]]
@@ -60,26 +57,25 @@ class Runs:
     _resume: Callable[[ResumeRequest, RunControl], AsyncIterator[Event]]
 
     def turns(self) -> TurnRegistry:
-        """This event loop's registry of running conversations (and its run slots)."""
+        """This event loop's registry of running conversations."""
         loop = asyncio.get_running_loop()
         entry = self._registries.get(id(loop))
         if entry is None or entry[0]() is not loop:
-            entry = (weakref.ref(loop), TurnRegistry(self.settings.agent_max_concurrent_runs))
+            entry = (weakref.ref(loop), TurnRegistry())
             self._registries[id(loop)] = entry
         return entry[1]
 
     async def run_turn(self, req: TurnRequest) -> AsyncIterator[Event]:
-        """A person's message: ``turn_start`` at once, then (admitted) the run's events and
-        ``done``; the conversation list's row is committed before ``done``."""
+        """A person's message: ``turn_start`` at once, then the run's events and ``done``;
+        the conversation list's row is written meanwhile, committed before ``done``."""
         registry = self.turns()
         control = await registry.begin(req.conv_id, req.principal.user_id)
         events = self._turn(req, control)
         noted: asyncio.Future[None] | None = None
         try:
             async for ev in events:
-                if noted is None:  # turn_start is out: now wait for a slot
+                if noted is None:  # turn_start is out: now the list's row, beside the run
                     yield ev
-                    await registry.admit(control)
                     noted = asyncio.ensure_future(self._note_turn(req))
                     noted.add_done_callback(_log_failure)
                     continue
@@ -89,23 +85,20 @@ class Runs:
                 yield ev
         finally:
             await events.aclose()
-            registry.release(control)
             registry.end(control, lambda: self._after(control, req))
 
     async def resume(self, req: ResumeRequest) -> AsyncIterator[Event]:
-        """Continue after ``prepare_resume`` consumed the confirmation (admitted)."""
+        """Continue after ``prepare_resume`` consumed the confirmation."""
         registry = self.turns()
         control = await registry.begin(req.conv_id, req.principal.user_id)
         events = self._resume(req, control)
         try:
-            await registry.admit(control)
             async for ev in events:
                 if isinstance(ev, DoneEvent):
                     control.done_state = ev.state
                 yield ev
         finally:
             await events.aclose()
-            registry.release(control)
             registry.end(control, lambda: self._after(control, req))
 
     async def _note_turn(self, req: TurnRequest) -> None:

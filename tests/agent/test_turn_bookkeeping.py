@@ -1,17 +1,16 @@
-"""A turn's first event comes before anything waits; graph runs are admitted a limited
-number at a time (issue 8 item 9); every audit row and the conversation list's row are
-committed before ``done``; the list's badge follows each run's end."""
+"""A turn's first event comes before anything waits (issue 8 item 9: the core is cheap);
+every audit row and the conversation list's row are committed before ``done``; the list's
+badge follows each run's end."""
 
 from __future__ import annotations
 
-import asyncio
 import uuid
 from typing import Any
 
 from sqlalchemy import create_engine, text
 
 from app.agent.core import prepare_turn
-from app.agent.events import BaseEvent, ConfirmRequiredEvent, DoneEvent, TurnStartEvent
+from app.agent.events import ConfirmRequiredEvent, DoneEvent, TurnStartEvent
 from app.auth import Principal
 from tests.agent.scripted import call, final_from_tool
 from tests.agent.test_handler import recording_tools
@@ -65,61 +64,41 @@ async def test_every_audit_row_and_the_list_row_are_committed_before_done(
     assert conversations_at_done == [("alice",)]
 
 
-async def test_turn_start_comes_at_once_and_the_run_waits_for_a_free_slot(harness: Any) -> None:
-    harness.configure(agent_max_concurrent_runs=1)
-    release = asyncio.Event()
-    order: list[str] = []
+async def test_turn_start_comes_before_the_turn_touches_the_checkpoint_or_database(
+    harness: Any, monkeypatch: Any
+) -> None:
+    """The first event is built from the checked request alone: a burst of streams all
+    hear back at once, whatever the checkpoint and the database are doing."""
+    harness.use("Hello.")
+    req = await _request(harness, "hi")
+    graph = await harness.core.graph()
+    touched: list[str] = []
+    read_state = graph.aget_state
 
-    async def slow_search(args: Any, deps: Any) -> dict[str, Any]:
-        order.append("A tool")
-        await release.wait()
-        return {"count": 0, "dashboards": []}
+    async def watched_read(*args: Any, **kwargs: Any) -> Any:
+        touched.append("checkpoint")
+        return await read_state(*args, **kwargs)
 
-    harness.use(
-        call("search_dashboards", query="sales"),
-        final_from_tool,
-        "Hello.",
-        tools={"search_dashboards": slow_search},
-    )
-    a = await _request(harness, "find dashboards about sales")
-    b = await _request(harness, "hello")
-    b_started = asyncio.Event()
-
-    async def consume(name: str, req: Any) -> list[BaseEvent]:
-        seen = []
-        async for ev in harness.core.run_turn(req):
-            seen.append(ev)
-            order.append(f"{name} {ev.type}")
-            if name == "B" and isinstance(ev, TurnStartEvent):
-                b_started.set()
-        return seen
-
-    task_a = asyncio.create_task(consume("A", a))
-    while "A tool" not in order:  # A holds the only slot, inside its tool
-        await asyncio.sleep(0)
-    task_b = asyncio.create_task(consume("B", b))
-    await b_started.wait()  # B's first event came although no slot is free
-    assert harness.core.turns().full
-    assert [o for o in order if o.startswith("B")] == ["B turn_start"]
-    release.set()
-    events_a, events_b = await asyncio.gather(task_a, task_b)
-    assert isinstance(events_a[-1], DoneEvent) and isinstance(events_b[-1], DoneEvent)
-    after_a = order.index("A done")
-    assert all(order.index(o) > after_a for o in order if o.startswith("B") and o != "B turn_start")
-    await harness.core.turns().drain()
-    assert not harness.core.turns().full  # every slot given back
+    monkeypatch.setattr(graph, "aget_state", watched_read)
+    monkeypatch.setattr(harness.core.audit, "_ensure_thread", lambda: touched.append("audit"))
+    events = harness.core.run_turn(req)
+    first = await anext(events)
+    assert isinstance(first, TurnStartEvent) and touched == []
+    monkeypatch.undo()
+    rest = [ev async for ev in events]
+    assert isinstance(rest[-1], DoneEvent) and rest[-1].state == "idle"
 
 
-async def test_a_stream_closed_early_gives_its_slot_back(harness: Any) -> None:
-    harness.configure(agent_max_concurrent_runs=1)
+async def test_a_stream_closed_early_frees_the_conversation(harness: Any) -> None:
     harness.use("Hello.", "Hello again.")
-    first = harness.core.run_turn(await _request(harness, "hi"))
+    req = await _request(harness, "hi")
+    first = harness.core.run_turn(req)
     assert isinstance(await anext(first), TurnStartEvent)
-    await anext(first)  # admitted: holds the only slot
-    assert harness.core.turns().full
     await first.aclose()  # the page or the HTTP client went away
-    assert not harness.core.turns().full
-    events = [ev async for ev in harness.core.run_turn(await _request(harness, "hi again"))]
+    await harness.core.turns().drain()
+    assert harness.core.turns().active(req.conv_id) is None
+    again = await _request(harness, "hi again", conv_id=req.conv_id)
+    events = [ev async for ev in harness.core.run_turn(again)]
     assert isinstance(events[-1], DoneEvent)
 
 
