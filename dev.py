@@ -3,6 +3,7 @@
 
     python dev.py start      install into .venv if needed, then run the product
     python dev.py test       install into .venv (with test extras) if needed, then run pytest
+    python dev.py check      the same install, then ruff check and mypy (what CI runs too)
 
 Extra arguments after ``test`` go to pytest (``python dev.py test -k policy``); after
 ``start`` they go to main.py. Only the standard library is used here.
@@ -44,7 +45,7 @@ def ensure_venv() -> None:
 
 
 def main(argv: list[str]) -> int:
-    if not argv or argv[0] not in {"start", "test"}:
+    if not argv or argv[0] not in {"start", "test", "check"}:
         print(__doc__)
         return 2
     ensure_venv()
@@ -53,6 +54,12 @@ def main(argv: list[str]) -> int:
     if cmd == "start":
         env.setdefault("SS_TOOLS_DEV", "1")
         return subprocess.call([str(PY), "main.py", "start", *rest], cwd=ROOT, env=env)
+    if cmd == "check":  # lint and types, as CI runs them
+        lint = subprocess.call(
+            [str(PY), "-m", "ruff", "check", "app", "components", "tests", "bench"], cwd=ROOT
+        )
+        types = subprocess.call([str(PY), "-m", "mypy"], cwd=ROOT)
+        return lint or types
     return subprocess.call([str(PY), "-m", "pytest", *rest], cwd=ROOT, env=env)
 
 

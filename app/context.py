@@ -122,8 +122,9 @@ def parse_uicontext_json(text: str | bytes | bytearray) -> dict[str, Any]:
     :class:`UIContextJSONError` (400) when the text is not JSON, and
     ``UIContextError(422)`` when the JSON is not an object.
     """
-    raw = bytes(text) if isinstance(text, bytes | bytearray) else None
-    if raw is None:
+    if isinstance(text, bytes | bytearray):
+        raw = bytes(text)
+    else:
         try:
             raw = text.encode("utf-8")
         except UnicodeEncodeError as exc:  # lone surrogates cannot be UTF-8

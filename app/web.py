@@ -73,8 +73,8 @@ def create_app(
         frame_ancestors=settings.frame_ancestors,
     )
     mount_mcp(app, mcp_gateway or CoreGateway(parts.core), auth=parts.auth, settings=settings)
-    for module in PAGE_MODULES:  # each registers its @ui.page function (import_module:
-        importlib.import_module(module)  # app.pages itself registers nothing)
+    for page_module in PAGE_MODULES:  # each registers its @ui.page function (import_module:
+        importlib.import_module(page_module)  # app.pages itself registers nothing)
     return parts
 
 

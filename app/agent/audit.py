@@ -2,11 +2,12 @@
 
 An :class:`AuditWriter` (one per app, a part built by the composition root) writes to its
 database. ``record()`` stamps the row's time now and hands it to the writer's thread,
-which drains its queue and inserts everything waiting in a single transaction (one commit
-for many rows under load), so the shared event loop never blocks on the database and a
-turn's own work overlaps with its audit writes. ``flush()`` (called before every ``done``
-event) waits until this loop's rows are committed: a finished turn always has all its
-rows, and a failed write is reported, never swallowed. If a batch cannot be committed,
+which drains its queue and inserts everything waiting in one transaction and one
+statement (one commit for many rows under load; no ORM objects), so the shared event
+loop never blocks on the database and a turn's own work overlaps with its audit writes.
+``flush()`` (called before every ``done`` event) waits until this loop's rows are
+committed: a finished turn always has all its rows, and a failed write is reported,
+never swallowed. If a batch cannot be committed,
 its rows are written one by one (and the reasoning log says so), so one bad row never
 loses the others.
 
@@ -29,7 +30,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from app.reasoning import cot_logger
-from app.store.audit import record_audit
+from app.store.audit import audit_values, insert_audit
 from app.store.db import Database
 
 log = logging.getLogger("ss_tools.audit")
@@ -146,9 +147,10 @@ class AuditWriter:
                 return
 
     def _commit(self, rows: list[dict[str, Any]]) -> None:
-        with self.db.session() as session:
-            for fields in rows:
-                record_audit(session, flush=False, **fields)
+        """One transaction, one INSERT for the rows (values made by ``audit_values``)."""
+        values = [audit_values(**fields) for fields in rows]
+        with self.db.transaction() as conn:
+            insert_audit(conn, values)
 
     def _write_batch(self, batch: list[_Item]) -> None:
         """One transaction for the batch; if it fails, each row in its own transaction, so

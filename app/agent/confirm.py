@@ -21,13 +21,11 @@ from app.auth import Principal
 from app.errors import ConfirmationError
 from app.store import confirmations
 from app.store.db import Database
-from app.store.models import Confirmation
+from app.store.models import Confirmation, as_utc
 
 
 def _utc(ts: datetime | None) -> datetime | None:
-    if ts is None:
-        return None
-    return ts if ts.tzinfo else ts.replace(tzinfo=UTC)
+    return None if ts is None else as_utc(ts)
 
 
 class Confirmations:
@@ -190,7 +188,7 @@ class Confirmations:
         if row["used_at"] is not None:
             raise ConfirmationError("confirmation was already used", "replayed")
         now = datetime.now(UTC)
-        if now > _utc(row["expires_at"]):
+        if now > as_utc(row["expires_at"]):
             raise ConfirmationError("confirmation expired; ask again", "expired")
         state = await graph.aget_state({"configurable": {"thread_id": conv_id}})
         current = [i.value for i in state.interrupts if isinstance(i.value, dict)]

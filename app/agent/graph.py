@@ -215,7 +215,7 @@ def build_graph(
 
     def after_model(state: AgentState) -> Literal["guard", "__end__"]:
         last = state["messages"][-1]
-        return "guard" if isinstance(last, AIMessage) and last.tool_calls else END
+        return "guard" if isinstance(last, AIMessage) and last.tool_calls else "__end__"
 
     def after_guard(state: AgentState) -> Literal["confirm", "tools", "model", "__end__"]:
         pending = state.get("pending") or []

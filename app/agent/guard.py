@@ -34,7 +34,7 @@ from app.agent.state import AgentContext, AgentState, PendingCall
 from app.agent.stream import emit
 from app.agent.tools.declare import ToolDecl
 from app.errors import ToolError
-from app.events import BaseEvent, ErrorEvent, PermissionDeniedEvent
+from app.events import Alternative, BaseEvent, ErrorEvent, PermissionDeniedEvent
 from app.policy import (
     EnvChoice,
     EnvTable,
@@ -102,7 +102,7 @@ class Guard:
         refused: list[ToolMessage] = []
         pending: list[PendingCall] = []
         for call in last.tool_calls:
-            outcome = await self.check(call, ctx)
+            outcome = await self.check(dict(call), ctx)
             if isinstance(outcome, ToolMessage):
                 refused.append(outcome)
                 continue
@@ -161,7 +161,10 @@ class Guard:
             msg = f"'{name}' requires the {required} role; your role is {ctx.role}."
             cot_logger.explore("permission denied", tool=name, role=ctx.role, required=required)
             ev = PermissionDeniedEvent(
-                tool_name=name, required_role=required, alternatives=alts, message=msg
+                tool_name=name,
+                required_role=required,
+                alternatives=[Alternative(**a) for a in alts],
+                message=msg,
             )
             return await self._refuse(
                 call, ctx, kind="permission_denied", code="permission_denied", message=msg, event=ev

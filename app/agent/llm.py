@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 import httpx2  # openai 3.x's HTTP client
 from langchain_core.language_models.chat_models import BaseChatModel
 from langchain_openai import ChatOpenAI
+from pydantic import SecretStr
 
 from app.agent.planner import OfflinePlanner
 from app.errors import ConfigError
@@ -28,12 +29,10 @@ DEFAULT_OPENAI_HOST = "api.openai.com"
 
 
 def _openai_model(settings: Settings) -> BaseChatModel:
-
-    key = settings.llm_api_key.get_secret_value() if settings.llm_api_key else ""
     return ChatOpenAI(
         model=settings.llm_model,
         base_url=settings.llm_base_url,
-        api_key=key or "sk-none",
+        api_key=settings.llm_api_key or SecretStr("sk-none"),
         temperature=0,
         max_retries=1,
         timeout=settings.llm_timeout_s,

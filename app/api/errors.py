@@ -19,7 +19,7 @@ import json
 import logging
 import traceback
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
+from typing import Any, cast
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -138,7 +138,7 @@ def _api_first(original: Handler | None, api: Handler) -> Handler:
 
 def _wrap(app: FastAPI, key: Any, api: Handler) -> None:
     current = app.exception_handlers.get(key)
-    original = getattr(current, _WRAPPED, current)
+    original = cast("Handler | None", getattr(current, _WRAPPED, current))
     app.exception_handlers[key] = _api_first(original, api)
 
 

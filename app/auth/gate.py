@@ -6,7 +6,8 @@ external key set (:class:`~app.auth.jwks.JwksCache`, when one is configured) and
 users' status cache (:class:`~app.auth.active.UserStatusCache`) — and answers:
 
 * :meth:`issue` / :meth:`decode`: a local token, and a token's principal from its
-  signature and claims alone (``app.auth.tokens``);
+  signature and claims alone (``app.auth.tokens``; verified tokens are remembered until
+  their expiry, at most a minute: ``app.auth.verified``);
 * :meth:`verify`: a request's caller: :meth:`decode` then :meth:`ensure_active` (the user
   still exists, is enabled and has the token's role; cached ``revocation_cache_s``);
 * :meth:`audit_event`: an ``auth_failed`` / ``login`` / ``permission_denied`` row, written
@@ -23,7 +24,8 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from app.auth.active import UserStatus, UserStatusCache, check_status, load_status
 from app.auth.jwks import JwksCache
-from app.auth.tokens import Principal, decode_token, external_keys, issue_token
+from app.auth.tokens import Principal, decode_with_expiry, external_keys, issue_token
+from app.auth.verified import VerifiedTokens
 from app.settings import Settings
 from app.store.audit import record_audit
 from app.store.db import Database
@@ -41,11 +43,13 @@ class AuthGate:
         *,
         jwks: JwksCache | None = None,
         statuses: UserStatusCache | None = None,
+        tokens: VerifiedTokens | None = None,
     ) -> None:
         self.settings = settings
         self.db = db
         self.jwks = jwks if jwks is not None else external_keys(settings)
         self.statuses = statuses if statuses is not None else UserStatusCache()
+        self.tokens = tokens if tokens is not None else VerifiedTokens()
 
     @property
     def external(self) -> bool:
@@ -59,8 +63,19 @@ class AuthGate:
         return issue_token(self.settings, username=username, role=role, ttl_s=ttl_s)
 
     def decode(self, token: str | None) -> Principal:
-        """The principal of ``token`` from its signature and claims alone (no database)."""
-        return decode_token(token, self.settings, self.jwks)
+        """The principal of ``token`` from its signature and claims alone (no database);
+        a token verified before is answered from :class:`VerifiedTokens` until its expiry
+        (at most a minute)."""
+        cached = self.cached_token(token)
+        if cached is not None:
+            return cached
+        principal, exp = decode_with_expiry(token, self.settings, self.jwks)
+        self.tokens.put(token.strip(), principal, exp)  # type: ignore[union-attr]
+        return principal
+
+    def cached_token(self, token: str | None) -> Principal | None:
+        """The principal of a token verified before and not expired (no I/O), or None."""
+        return self.tokens.get(token.strip()) if isinstance(token, str) else None
 
     def verify(self, token: str | None) -> Principal:
         """The caller behind ``token``: signature, claims, then :meth:`ensure_active`.

@@ -155,7 +155,7 @@ def _decode(
     return claims
 
 
-def _verify_local(token: str, settings: Settings) -> Principal:
+def _verify_local(token: str, settings: Settings) -> tuple[Principal, float]:
     registry = jwt.JWTClaimsRegistry(
         leeway=LEEWAY_S,
         iss={"essential": True, "value": settings.jwt_issuer},
@@ -169,7 +169,7 @@ def _verify_local(token: str, settings: Settings) -> Principal:
     role = claims["role"]
     if role not in ROLES:
         raise AuthError("unknown role")
-    return Principal(user_id=claims["sub"], role=role, source="local")
+    return Principal(user_id=claims["sub"], role=role, source="local"), float(claims["exp"])
 
 
 def _claim_path(claims: dict[str, Any], path: str) -> Any:
@@ -196,7 +196,7 @@ def external_role(claims: dict[str, Any], claim_path: str) -> str:
 
 def _verify_external(
     token: str, header: dict[str, Any], settings: Settings, jwks: JwksCache
-) -> Principal:
+) -> tuple[Principal, float]:
     key = jwks.key_for(header.get("kid"))
     options: dict[str, Any] = {"exp": {"essential": True}, "sub": {"essential": True}}
     if settings.external_issuer:
@@ -206,7 +206,7 @@ def _verify_external(
     registry = jwt.JWTClaimsRegistry(leeway=LEEWAY_S, **options)
     claims = _decode(token, key, EXTERNAL_ALG, registry, ("sub", "exp"))
     role = external_role(claims, settings.jwt_role_claim)
-    return Principal(user_id=claims["sub"], role=role, source="external")
+    return Principal(user_id=claims["sub"], role=role, source="external"), float(claims["exp"])
 
 
 def external_enabled(settings: Settings) -> bool:
@@ -220,11 +220,12 @@ def external_keys(settings: Settings) -> JwksCache | None:
     return JwksCache(url=settings.jwks_url, file=settings.jwks_file)
 
 
-def decode_token(token: str | None, settings: Settings, jwks: JwksCache | None = None) -> Principal:
-    """The principal a token was issued to, from its signature and claims alone (no
-    database; ``jwks``, the external key set, may fetch its URL); raises
-    ``AuthError(reason)`` for any defect. Requests must use
-    :meth:`app.auth.gate.AuthGate.verify`, which also checks the user is still active."""
+def decode_with_expiry(
+    token: str | None, settings: Settings, jwks: JwksCache | None = None
+) -> tuple[Principal, float]:
+    """``(principal, exp)``: the principal a token was issued to, from its signature and
+    claims alone (no database; ``jwks``, the external key set, may fetch its URL), and
+    when it expires (epoch seconds); raises ``AuthError(reason)`` for any defect."""
     if token is None or not token.strip():
         raise AuthError("missing token")
     token = token.strip()
@@ -237,3 +238,9 @@ def decode_token(token: str | None, settings: Settings, jwks: JwksCache | None =
     if alg == EXTERNAL_ALG and jwks is not None:
         return _verify_external(token, header, settings, jwks)
     raise AuthError("algorithm not allowed")
+
+
+def decode_token(token: str | None, settings: Settings, jwks: JwksCache | None = None) -> Principal:
+    """The principal of :func:`decode_with_expiry`. Requests must use
+    :meth:`app.auth.gate.AuthGate.verify`, which also checks the user is still active."""
+    return decode_with_expiry(token, settings, jwks)[0]

@@ -54,11 +54,19 @@ def parse_day(value: str | None, *, end: bool = False) -> datetime | None:
 
 def fetch_rows(db: Database, filters: dict[str, str], limit: int = 500) -> list[dict[str, Any]]:
     """Blocking: the audit rows matching ``filters`` as display dicts (newest first)."""
-    kwargs = {k: (filters.get(k) or None) for k in ("user", "tool", "decision", "env")}
     since = parse_day(filters.get("since"))
     until = parse_day(filters.get("until"), end=True)
     with db.session() as s:
-        rows = list_audit(s, **kwargs, since=since, until=until, limit=limit)
+        rows = list_audit(
+            s,
+            user=filters.get("user") or None,
+            tool=filters.get("tool") or None,
+            decision=filters.get("decision") or None,
+            env=filters.get("env") or None,
+            since=since,
+            until=until,
+            limit=limit,
+        )
         return [
             {
                 "id": str(r.id),
@@ -121,7 +129,7 @@ async def audit_csv(request: Request) -> Response:
         return error_response(403, "forbidden", "admins only: sign in as an admin")
     filters = {k: request.query_params.get(k, "") for k in FILTERS}
     try:
-        rows = await run.io_bound(fetch_rows, auth.db, filters, 100_000)
+        rows = await run.io_bound(fetch_rows, auth.db, filters, 100_000) or []
     except FilterError as exc:
         return error_response(422, "invalid_request", f"bad date: {str(exc)[:64]!r}")
     return Response(
@@ -154,7 +162,7 @@ async def audit_page(request: Request, lang: str | None = None):
     async def apply() -> None:
         error.set_text("")
         try:
-            rows = await run.io_bound(fetch_rows, auth.db, dict(filters))
+            rows = await run.io_bound(fetch_rows, auth.db, dict(filters)) or []
         except FilterError:
             error.set_text(t("bad_date", language))
             return

@@ -144,6 +144,8 @@ async def sign_in(
     checked = await run.io_bound(_check_credentials, auth, name, password, client)
     if isinstance(checked, SignIn):
         return checked
+    if checked is None:  # the app is shutting down: nothing was checked
+        return SignIn("bad")
     ticket = await run.io_bound(_ticket, auth.db, checked, bid)
     return SignIn("ok", COMPLETE_PATH + "?" + urlencode({"ticket": ticket, "next": target}))
 

@@ -128,7 +128,7 @@ def _copy(node: exp.Copy) -> SqlVerdict:
     return SqlVerdict("write", "COPY moves table data")
 
 
-def _node(node: exp.Expression) -> SqlVerdict | None:
+def _node(node: exp.Expr) -> SqlVerdict | None:
     if isinstance(node, _DELETE_NODES):
         return SqlVerdict("delete", f"{node.key.upper()} statement")
     if isinstance(node, exp.Copy):
@@ -145,7 +145,7 @@ def _node(node: exp.Expression) -> SqlVerdict | None:
     return None
 
 
-def _tree(stmt: exp.Expression, dialect: str | None, depth: int) -> SqlVerdict:
+def _tree(stmt: exp.Expr, dialect: str | None, depth: int) -> SqlVerdict:
     verdicts: list[SqlVerdict] = []
     for node in stmt.walk(prune=lambda n: isinstance(n, exp.Hint)):
         if isinstance(node, exp.Command) and node is not stmt:
@@ -165,7 +165,7 @@ def _describe(stmt: exp.Describe, dialect: str | None, depth: int) -> SqlVerdict
     return SqlVerdict("read", "EXPLAIN without ANALYZE does not run the statement")
 
 
-def _statement(stmt: exp.Expression, dialect: str | None, depth: int = 0) -> SqlVerdict:
+def _statement(stmt: exp.Expr, dialect: str | None, depth: int = 0) -> SqlVerdict:
     if depth > MAX_EXPLAIN_DEPTH:
         return SqlVerdict("delete", "EXPLAIN is nested too deeply to classify")
     if isinstance(stmt, exp.Command):

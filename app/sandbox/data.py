@@ -49,7 +49,7 @@ CREATE TABLE incidents (
 
 def _rows(seed: int) -> dict[str, list[tuple[object, ...]]]:
     rng = random.Random(seed)
-    customers = [
+    customers: list[tuple[object, ...]] = [
         (
             cid,
             f"Customer {cid:03d}",
@@ -61,7 +61,7 @@ def _rows(seed: int) -> dict[str, list[tuple[object, ...]]]:
         )
         for cid in range(1, N_CUSTOMERS + 1)
     ]
-    sales = []
+    sales: list[tuple[object, ...]] = []
     for oid in range(1, N_SALES + 1):
         product = rng.choice(PRODUCTS)
         quantity = rng.randint(1, 20)
@@ -69,13 +69,13 @@ def _rows(seed: int) -> dict[str, list[tuple[object, ...]]]:
         amount = round(quantity * PRICES[product] * rng.uniform(0.9, 1.1), 2)
         region, customer = rng.choice(REGIONS), rng.randint(1, N_CUSTOMERS)
         sales.append((oid, day.isoformat(), region, product, customer, quantity, amount))
-    funnel = []
+    funnel: list[tuple[object, ...]] = []
     for week in range(12):
         visitors = rng.randint(4000, 6000)
         for order, stage in enumerate(STAGES, start=1):
             funnel.append(((START + dt.timedelta(weeks=week)).isoformat(), stage, order, visitors))
             visitors = int(visitors * rng.uniform(0.2, 0.5))
-    incidents = [
+    incidents: list[tuple[object, ...]] = [
         (
             iid,
             (START_TS + dt.timedelta(hours=rng.randint(0, 364 * 24))).isoformat(sep=" "),

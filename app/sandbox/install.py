@@ -122,7 +122,7 @@ def ensure_installed(progress: Progress = print, paths: CachePaths | None = None
         paths.install_stamp.unlink(missing_ok=True)
         with step(progress, f"creating venv {paths.venv} ({sys.version.split()[0]})"):
             run_logged([sys.executable, "-m", "venv", paths.venv], log=log, env=None, timeout=300)
-        pip = [paths.python_bin, "-m", "pip", "--disable-pip-version-check", "--no-input"]
+        pip = [str(paths.python_bin), "-m", "pip", "--disable-pip-version-check", "--no-input"]
         with step(progress, f"pip install apache-superset=={SUPERSET_VERSION} (~1 min, ~800 MB)"):
             run_logged(
                 [

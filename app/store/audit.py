@@ -9,14 +9,16 @@ U+FFFD, which PostgreSQL could not store: one bad value must never fail a batch 
 
 from __future__ import annotations
 
+import uuid
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func
+from sqlalchemy import Connection, func, insert
 from sqlmodel import Session, col, select
 
 from app.redact import cut, redact
-from app.store.models import AuditEvent, as_utc
+from app.store.models import AUDIT_TABLE, AuditEvent, as_utc, utcnow
 
 DECISIONS = frozenset({"allow", "deny", "confirm", "cancel", "ok", "error", "refused"})
 
@@ -25,8 +27,7 @@ def _field(value: str | None) -> str | None:
     return None if value is None else cut(str(value))
 
 
-def record_audit(
-    session: Session,
+def audit_values(
     *,
     kind: str,
     user: str | None = None,
@@ -39,13 +40,11 @@ def record_audit(
     args: Any = None,
     duration_ms: float | None = None,
     ts: datetime | None = None,
-    flush: bool = True,
     channel: str | None = None,
     client: str | None = None,
-) -> AuditEvent:
-    """Add one audit row to ``session`` (flushed; the caller commits). ``ts`` lets a
-    deferred writer keep the moment the decision was taken (default: now). ``channel``
-    is the door the decision came through (page | http | mcp), ``client`` the MCP client."""
+) -> dict[str, Any]:
+    """One audit row's column values, checked, redacted and cut (every column set: a new
+    id, ``ts`` default now). The one place a row's values are made, for both ways in."""
     if not kind:
         raise ValueError("audit kind is required")
     if decision is not None and decision not in DECISIONS:
@@ -53,26 +52,40 @@ def record_audit(
     stored_args = redact(args) if args is not None else None
     if stored_args is not None and not isinstance(stored_args, dict | list):
         stored_args = {"value": stored_args}
-    row = AuditEvent(
-        kind=cut(kind),
-        user=_field(user),
-        role=_field(role),
-        conv_id=_field(conv_id),
-        tool=_field(tool),
-        env=_field(env),
-        decision=decision,
-        reason=_field(reason),
-        args=stored_args,
-        duration_ms=duration_ms,
-        channel=channel,
-        client=cut(client) if client is not None else None,
-    )
-    if ts is not None:
-        row.ts = as_utc(ts)
+    return {
+        "id": uuid.uuid4(),
+        "ts": as_utc(ts) if ts is not None else utcnow(),
+        "kind": cut(kind),
+        "user": _field(user),
+        "role": _field(role),
+        "conv_id": _field(conv_id),
+        "tool": _field(tool),
+        "env": _field(env),
+        "decision": decision,
+        "reason": _field(reason),
+        "args": stored_args,
+        "duration_ms": duration_ms,
+        "channel": channel,
+        "client": cut(client) if client is not None else None,
+    }
+
+
+def record_audit(session: Session, *, flush: bool = True, **fields: Any) -> AuditEvent:
+    """Add one audit row to ``session`` (flushed; the caller commits). ``fields``: those
+    of :func:`audit_values` (``ts`` lets a deferred writer keep the moment the decision
+    was taken; ``channel`` is the door: page | http | mcp, ``client`` the MCP client)."""
+    row = AuditEvent(**audit_values(**fields))
     session.add(row)
-    if flush:  # a batch writer passes False and lets the commit flush all rows at once
+    if flush:
         session.flush()
     return row
+
+
+def insert_audit(conn: Connection, rows: Sequence[dict[str, Any]]) -> None:
+    """Insert many rows made by :func:`audit_values` in one statement on a plain
+    connection (no ORM objects: the batch writer's path; the caller commits)."""
+    if rows:
+        conn.execute(insert(AUDIT_TABLE), list(rows))
 
 
 def _filtered(

@@ -5,6 +5,7 @@ Public names follow the module map: ``add``, ``list``, ``get`` (aliases of
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Iterable
 
 from sqlmodel import Session, col, select
@@ -46,7 +47,7 @@ def list_backups(
     env_id: str | None = None,
     dashboard_id: str | None = None,
     limit: int = 100,
-) -> list[Backup]:
+) -> builtins.list[Backup]:
     """Backups newest first; ``dashboard_id`` keeps those that hold that dashboard (a backup
     with no ids holds every dashboard of its environment)."""
     stmt = select(Backup).order_by(col(Backup.created_at).desc(), col(Backup.id))

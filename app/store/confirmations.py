@@ -9,6 +9,7 @@ from sqlalchemy import Connection, inspect, update
 from sqlmodel import Session, col
 
 from app.store.models import Confirmation, as_utc, utcnow
+from app.store.rows import changed
 
 # Columns added to ``confirmation`` after its first release (edit before approving).
 ADDED_COLUMNS = ("edited_args_hash",)
@@ -81,5 +82,4 @@ def mark_used(
         .values(used_at=moment, decision=decision, edited_args_hash=edited_args_hash)
         .execution_options(synchronize_session="fetch")
     )
-    result = session.execute(stmt)
-    return int(result.rowcount or 0) == 1
+    return changed(session.execute(stmt)) == 1

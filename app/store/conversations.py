@@ -44,8 +44,8 @@ def note_turn(
     now: datetime | None = None,
 ) -> Conversation | None:
     """A turn of ``owner`` in ``conv_id``: create the row (title = the first request,
-    shortened) or refresh its context and ``updated_at``. Another user's row is left
-    alone (None)."""
+    shortened) or refresh its context and ``updated_at``; no confirmation waits any more
+    (a new message supersedes it). Another user's row is left alone (None)."""
     moment = as_utc(now) if now else utcnow()
     row = session.get(Conversation, conv_id)
     if row is None:
@@ -55,6 +55,7 @@ def note_turn(
     elif row.owner != owner:
         return None
     row.object_type, row.env_id, row.updated_at = object_type, env_id, moment
+    row.pending_confirmation = False
     session.add(row)
     session.flush()
     return row

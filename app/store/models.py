@@ -22,7 +22,7 @@ from sqlalchemy import JSON, Connection, DateTime, Text, TypeDecorator, event, i
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import ORMExecuteState
 from sqlalchemy.orm import Session as OrmSession
-from sqlalchemy.schema import DDL
+from sqlalchemy.schema import DDL, Table
 from sqlmodel import Field, SQLModel
 
 from app.errors import AuditImmutableError
@@ -241,13 +241,16 @@ event.listen(AuditEvent, "before_update", _refuse_update)
 event.listen(AuditEvent, "before_delete", _refuse_delete)
 
 
+AUDIT_TABLE: Table = AuditEvent.__table__  # type: ignore[attr-defined]  # set by SQLModel
+
+
 # --- layer 2, bulk statements through any Session --------------------------------------------
 def _refuse_bulk(state: ORMExecuteState) -> None:
     if not (state.is_update or state.is_delete):
         return
     table = getattr(state.statement, "table", None)
     mapper = state.bind_mapper
-    if table is AuditEvent.__table__ or (mapper is not None and mapper.class_ is AuditEvent):
+    if table is AUDIT_TABLE or (mapper is not None and mapper.class_ is AuditEvent):
         raise AuditImmutableError(
             _IMMUTABLE.format("bulk update" if state.is_update else "bulk delete")
         )
@@ -275,7 +278,7 @@ TRIGGERS = {"sqlite": _SQLITE_TRIGGERS, "postgresql": _PG_TRIGGERS}
 
 for _dialect, _statements in TRIGGERS.items():
     for _stmt in _statements:
-        event.listen(AuditEvent.__table__, "after_create", DDL(_stmt).execute_if(dialect=_dialect))
+        event.listen(AUDIT_TABLE, "after_create", DDL(_stmt).execute_if(dialect=_dialect))
 
 
 def ensure_audit_columns(conn: Connection) -> None:

@@ -19,6 +19,7 @@ from sqlalchemy import update
 from sqlmodel import Session, col, select
 
 from app.store.models import PageSession, utcnow
+from app.store.rows import changed
 
 TICKET_TTL_S = 60
 
@@ -68,7 +69,7 @@ def redeem_ticket(
         .values(ended_at=now)
         .execution_options(synchronize_session="fetch")
     )
-    if spent.rowcount != 1:
+    if changed(spent) != 1:
         return None
     return row.username, row.role
 
@@ -119,7 +120,7 @@ def end_session(session: Session, *, browser_id: str, now: datetime | None = Non
         .values(ended_at=now or utcnow())
         .execution_options(synchronize_session="fetch")
     )
-    return bool(result.rowcount)
+    return changed(result) > 0
 
 
 def end_user_sessions(session: Session, *, username: str, now: datetime | None = None) -> int:
@@ -131,7 +132,7 @@ def end_user_sessions(session: Session, *, username: str, now: datetime | None =
         .values(ended_at=now or utcnow())
         .execution_options(synchronize_session="fetch")
     )
-    return int(result.rowcount or 0)
+    return changed(result)
 
 
 def live_sessions(session: Session, *, username: str) -> list[PageSession]:

@@ -15,6 +15,7 @@ from sqlmodel import Session, col, select
 
 from app.errors import SsToolsError
 from app.store.models import Task, as_utc, utcnow
+from app.store.rows import changed
 
 UNFINISHED = ("queued", "running")
 FINISHED = ("succeeded", "failed", "interrupted")
@@ -182,7 +183,7 @@ def mark_interrupted(
             .values(status="interrupted", message=INTERRUPTED_MESSAGE, updated_at=utcnow())
             .execution_options(synchronize_session="fetch")
         )
-        marked += int(session.execute(stmt).rowcount or 0)
+        marked += changed(session.execute(stmt))
     return marked
 
 

@@ -30,7 +30,17 @@ class SupersetApi:
 
     if TYPE_CHECKING:  # provided by SupersetClient; declared here for type checkers only
 
-        async def request(self, method: str, path: str, **kwargs: Any) -> httpx.Response: ...
+        async def request(
+            self,
+            method: str,
+            path: str,
+            *,
+            params: dict[str, Any] | None = None,
+            json: Any = None,
+            files: Any = None,
+            data: dict[str, Any] | None = None,
+            timeout: float | None = None,
+        ) -> httpx.Response: ...
 
         async def get_json(self, path: str, params: dict[str, Any] | None = None) -> Any: ...
 

@@ -48,7 +48,7 @@ async def audit_roles(
     members: dict[int, list[str]] = {}
     for u in users:
         for r in u.get("roles") or []:
-            members.setdefault(r["id"], []).append(u.get("username"))
+            members.setdefault(r["id"], []).append(str(u.get("username") or ""))
     audited = [
         {
             "id": r["id"],

@@ -29,6 +29,7 @@ import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from typing import Any
 
 from app.errors import SsToolsError, ToolError
@@ -106,6 +107,9 @@ class TaskRunner:
 
         return await asyncio.to_thread(work)
 
+    def _forget(self, task_id: str, _job: asyncio.Task[Any]) -> None:
+        self._jobs.pop(task_id, None)
+
     @property
     def running(self) -> list[str]:
         """Ids of the jobs this process is running now."""
@@ -137,7 +141,7 @@ class TaskRunner:
         ctx = TaskContext(task.id, total_steps, self, progress)
         job = asyncio.create_task(self._drive(ctx, coro_factory), name=f"task-{kind}-{task.id}")
         self._jobs[task.id] = job
-        job.add_done_callback(lambda _t, tid=task.id: self._jobs.pop(tid, None))
+        job.add_done_callback(partial(self._forget, task.id))
         try:
             return await asyncio.shield(job)
         except asyncio.CancelledError:

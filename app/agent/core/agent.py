@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import weakref
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
@@ -172,7 +172,7 @@ class AgentCore(OperatorControls):
         return ctx
 
     # ---- a turn -------------------------------------------------------------------------
-    async def _turn(self, req: TurnRequest, control: RunControl) -> AsyncIterator[Event]:
+    async def _turn(self, req: TurnRequest, control: RunControl) -> AsyncGenerator[Event, None]:
         """A person's message: ``turn_start``, then the run's events, then ``done``."""
         seq = Sequencer(req.conv_id)
         who = req.principal
@@ -251,7 +251,7 @@ class AgentCore(OperatorControls):
             self.turns().end(control, lambda: self._after(control, req))
 
     # ---- a confirmation's answer ----------------------------------------------------------
-    async def _resume(self, req: ResumeRequest, control: RunControl) -> AsyncIterator[Event]:
+    async def _resume(self, req: ResumeRequest, control: RunControl) -> AsyncGenerator[Event, None]:
         """Continue after ``prepare_resume`` consumed the confirmation (``resuming``)."""
         context = functools.partial(self._context, req, control=control)
         async for ev in run_resume(self, req, context):

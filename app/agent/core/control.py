@@ -46,6 +46,7 @@ class RunControl:
         self.stopped = False
         self.detached = False
         self.closing = False  # the consumer is done; bookkeeping may still run
+        self.done_state: str | None = None  # the ``done`` the consumer saw, if it did
         self._jobs: dict[asyncio.Future[Any], Flight] = {}
         self._queue: asyncio.Queue[tuple[str, Any]] | None = None
         self.producers: set[asyncio.Task[None]] = set()

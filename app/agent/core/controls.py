@@ -1,8 +1,9 @@
 """The operator's controls on the agent core (issue 11), mixed into ``AgentCore``:
 
-* ``run_turn`` / ``resume`` — each runs under the conversation's :class:`RunControl`
-  (one busy period at a time, stoppable), notes the turn in the conversation list and,
-  once the run's graph has ended, whether a confirmation waits;
+* ``run_turn`` / ``resume`` (from :mod:`app.agent.core.runs`) — each runs under the
+  conversation's :class:`RunControl` (one busy period at a time, stoppable),
+  notes the turn in the conversation list and, once the run's graph has ended, whether a
+  confirmation waits;
 * :meth:`cancel` — stop a running turn (reads and the model call are cancelled, writes go
   on), or withdraw a pending confirmation; any door, the conversation's owner only;
 * :meth:`follow` — the rest of a stopped turn's run (its writes' outcomes);
@@ -14,30 +15,22 @@
 from __future__ import annotations
 
 import asyncio
-import weakref
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from app.agent.audit import AuditWriter
 from app.agent.core import edits, history
-from app.agent.core.control import RunControl, TurnRegistry
 from app.agent.core.history import ConversationSummary
-from app.agent.core.prepare import detect_lang, valid_conv_id
+from app.agent.core.prepare import valid_conv_id
 from app.agent.core.refusals import FOREIGN, RequestRefused
-from app.agent.core.requests import ResumeRequest, TurnRequest
-from app.agent.core.supersede import WITHDRAWN, supersede
-from app.agent.core.turns import last_human_text, run_config
+from app.agent.core.runs import Runs
+from app.agent.core.turns import run_config
 from app.agent.rules import Rules
 from app.agent.stream import Sequencer
 from app.auth import Principal
 from app.events import Event, ToolEndEvent, ToolProgressEvent, ToolTimeoutEvent
 from app.store.conversations import short_title
-from app.store.db import Database
 from app.vocab import Channel
-
-if TYPE_CHECKING:
-    from app.agent.state import AgentContext
 
 FOLLOWED = (ToolEndEvent, ToolProgressEvent, ToolTimeoutEvent)
 
@@ -61,96 +54,12 @@ class StopReport:
         }
 
 
-class OperatorControls:
-    """Mixed into ``AgentCore`` (which provides these)."""
+class OperatorControls(Runs):
+    """Mixed into ``AgentCore`` (which provides these); the runs themselves, ``run_turn``
+    / ``resume``, come from :class:`~app.agent.core.runs.Runs`."""
 
     model_label: str
-    _registries: dict[int, tuple[weakref.ref[asyncio.AbstractEventLoop], TurnRegistry]]
-
-    # AgentCore's (annotations only: nothing is defined here)
-    db: Database
-    audit: AuditWriter
     rules: Rules
-    graph: Callable[[], Awaitable[Any]]
-    _context: Callable[..., AgentContext]
-    _turn: Callable[[TurnRequest, RunControl], AsyncIterator[Event]]
-    _resume: Callable[[ResumeRequest, RunControl], AsyncIterator[Event]]
-
-    def turns(self) -> TurnRegistry:
-        """This event loop's registry of running conversations."""
-        loop = asyncio.get_running_loop()
-        entry = self._registries.get(id(loop))
-        if entry is None or entry[0]() is not loop:
-            entry = (weakref.ref(loop), TurnRegistry())
-            self._registries[id(loop)] = entry
-        return entry[1]
-
-    # ---- runs -------------------------------------------------------------------------
-    async def run_turn(self, req: TurnRequest) -> AsyncIterator[Event]:
-        """A person's message: ``turn_start``, the run's events, ``done`` (see AgentCore)."""
-        control = await self.turns().begin(req.conv_id, req.principal.user_id)
-        try:
-            if await self._owned_or_new(req.conv_id, req.principal):
-                ui = req.uicontext
-                await history.note_turn(
-                    self.db,
-                    req.conv_id,
-                    req.principal.user_id,
-                    req.message,
-                    ui.objectType if ui is not None else None,
-                    req.env_id or (ui.envId if ui is not None else None),
-                )
-            async for ev in self._turn(req, control):
-                yield ev
-        finally:
-            self.turns().end(control, lambda: self._after(control, req))
-
-    async def resume(self, req: ResumeRequest) -> AsyncIterator[Event]:
-        """Continue after ``prepare_resume`` consumed the confirmation (see AgentCore)."""
-        control = await self.turns().begin(req.conv_id, req.principal.user_id)
-        try:
-            async for ev in self._resume(req, control):
-                yield ev
-        finally:
-            self.turns().end(control, lambda: self._after(control, req))
-
-    async def _owned_or_new(self, conv_id: str, principal: Principal) -> bool:
-        state = await (await self.graph()).aget_state(run_config(conv_id))
-        return (state.values or {}).get("owner") in (None, principal.user_id)
-
-    async def _after(self, control: RunControl, req: Any) -> None:
-        """Once the run's graph has ended: a stopped run leaves no confirmation waiting
-        (withdrawn, audited); the list's badge follows the checkpoint."""
-        graph = await self.graph()
-        state = await graph.aget_state(run_config(control.conv_id))
-        who = req.principal
-        if (state.values or {}).get("owner") != who.user_id:
-            return
-        if control.stopped and state.interrupts:
-            await self._withdraw(graph, state, req, control)
-            state = await graph.aget_state(run_config(control.conv_id))
-        await history.note_pending(self.db, control.conv_id, who.user_id, bool(state.interrupts))
-        await self.audit.flush()
-
-    async def _withdraw(self, graph: Any, state: Any, req: Any, control: RunControl) -> str | None:
-        """Deny every pending confirmation of the conversation (the run answers "Stopped").
-        ``req``: who asked, through which door (a turn, a resume or a stop)."""
-        first = (state.interrupts[0].value or {}).get("confirmation_id")
-        control.stopped = True  # the model is not asked again after the withdrawal
-        lang = detect_lang(last_human_text((state.values or {}).get("messages") or []))
-        events = supersede(
-            self,  # type: ignore[arg-type]  # AgentCore, a Core
-            graph,
-            state,
-            req.principal,
-            control.conv_id,
-            Sequencer(control.conv_id),
-            lambda turn: self._context(req, turn, lang, control),
-            reason=WITHDRAWN,
-        )
-        async for _ in events:
-            pass
-        return first
 
     # ---- stop -------------------------------------------------------------------------
     async def cancel(

@@ -11,6 +11,7 @@ import httpx
 import openai
 from langchain_core.messages import HumanMessage, SystemMessage
 from langchain_openai import ChatOpenAI
+from pydantic import SecretStr
 
 from app.settings import Settings
 
@@ -49,7 +50,7 @@ async def model_review(
     if settings.llm_provider != "openai":
         return Review(False, "not configured (offline planner)")
 
-    api_key = settings.llm_api_key.get_secret_value() if settings.llm_api_key else "sk-local"
+    api_key = settings.llm_api_key or SecretStr("sk-local")
     async with httpx.AsyncClient(timeout=settings.llm_timeout_s, transport=transport) as http:
         llm = ChatOpenAI(
             model=settings.llm_model,
