@@ -8,9 +8,14 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from sqlalchemy import Connection, Table
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlmodel import Session, col, select
 
 from app.store.models import Conversation, as_utc, utcnow
+
+CONVERSATION_TABLE: Table = Conversation.__table__  # type: ignore[attr-defined]  # SQLModel's
 
 TITLE_MAX = 80
 LIST_LIMIT = 200
@@ -34,7 +39,7 @@ def get(session: Session, *, conv_id: str) -> Conversation | None:
 
 
 def note_turn(
-    session: Session,
+    conn: Connection,
     *,
     conv_id: str,
     owner: str,
@@ -42,23 +47,33 @@ def note_turn(
     object_type: str | None,
     env_id: str | None,
     now: datetime | None = None,
-) -> Conversation | None:
+) -> bool:
     """A turn of ``owner`` in ``conv_id``: create the row (title = the first request,
     shortened) or refresh its context and ``updated_at``; no confirmation waits any more
-    (a new message supersedes it). Another user's row is left alone (None)."""
+    (a new message supersedes it). Another user's row is left alone (False). One upsert
+    on a plain connection (no ORM unit of work: it runs on every turn; the caller commits)."""
     moment = as_utc(now) if now else utcnow()
-    row = session.get(Conversation, conv_id)
-    if row is None:
-        row = Conversation(
-            conv_id=conv_id, owner=owner, title=short_title(message), created_at=moment
+    table = CONVERSATION_TABLE
+    upsert = pg_insert if conn.dialect.name == "postgresql" else sqlite_insert
+    fresh = {"object_type": object_type, "env_id": env_id, "updated_at": moment}
+    stmt = (
+        upsert(table)
+        .values(
+            conv_id=conv_id,
+            owner=owner,
+            title=short_title(message),
+            pending_confirmation=False,
+            archived=False,
+            created_at=moment,
+            **fresh,
         )
-    elif row.owner != owner:
-        return None
-    row.object_type, row.env_id, row.updated_at = object_type, env_id, moment
-    row.pending_confirmation = False
-    session.add(row)
-    session.flush()
-    return row
+        .on_conflict_do_update(
+            index_elements=[table.c.conv_id],
+            set_={**fresh, "pending_confirmation": False},
+            where=table.c.owner == owner,
+        )
+    )
+    return conn.execute(stmt.returning(table.c.conv_id)).first() is not None
 
 
 def note_pending(

@@ -129,3 +129,18 @@ async def test_the_list_badge_follows_each_run_to_its_end(harness: Any) -> None:
     assert events[-1].state == "awaiting_confirmation" and await badge() is True
     events = await harness.turn("never mind", conv_id=harness.conv_id)
     assert events[-1].state == "idle" and await badge() is False
+
+
+async def test_another_users_message_leaves_the_conversation_list_row_alone(
+    harness: Any,
+) -> None:
+    harness.use("Hello.", "Hello again.")
+    await harness.run("first request")
+    await harness.core.turns().drain()
+    sql = "SELECT owner, title, updated_at FROM conversation WHERE conv_id = :c"
+    before = _committed(harness, sql, c=harness.conv_id)
+    events = await harness.run("take this over", user="mallory", conv_id=harness.conv_id)
+    await harness.core.turns().drain()
+    assert [e["type"] for e in events][-2:] == ["error", "done"]
+    assert before and before[0][:2] == ("alice", "first request")
+    assert _committed(harness, sql, c=harness.conv_id) == before

@@ -219,6 +219,7 @@ class AgentCore(OperatorControls):
             ):
                 yield ev
             return
+        self._note_turn(req, control)  # new or the person's own: its row in the list
         if state.interrupts:  # a new message supersedes a pending confirmation
             async for ev in supersede(
                 self,

@@ -47,6 +47,7 @@ class RunControl:
         self.detached = False
         self.closing = False  # the consumer is done; bookkeeping may still run
         self.done_state: str | None = None  # the ``done`` the consumer saw, if it did
+        self.noted: asyncio.Future[None] | None = None  # a turn's conversation-list row
         self._jobs: dict[asyncio.Future[Any], Flight] = {}
         self._queue: asyncio.Queue[tuple[str, Any]] | None = None
         self.producers: set[asyncio.Task[None]] = set()

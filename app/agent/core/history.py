@@ -58,8 +58,8 @@ def _summary(row: Conversation) -> ConversationSummary:
 
 
 def _note_turn(db: Database, **fields: Any) -> None:
-    with db.session() as s:
-        conversations.note_turn(s, **fields)
+    with db.transaction() as conn:
+        conversations.note_turn(conn, **fields)
 
 
 def _note_pending(db: Database, **fields: Any) -> None:

@@ -27,7 +27,6 @@ from app.agent.core.requests import ResumeRequest, TurnRequest
 from app.agent.core.supersede import WITHDRAWN, supersede
 from app.agent.core.turns import last_human_text, run_config
 from app.agent.stream import Sequencer
-from app.auth import Principal
 from app.events import DoneEvent, Event
 from app.store.db import Database
 
@@ -67,20 +66,16 @@ class Runs:
 
     async def run_turn(self, req: TurnRequest) -> AsyncIterator[Event]:
         """A person's message: ``turn_start`` at once, then the run's events and ``done``;
-        the conversation list's row is written meanwhile, committed before ``done``."""
+        the conversation list's row is written meanwhile (``_note_turn``, once the turn
+        has read the checkpoint), committed before ``done``."""
         registry = self.turns()
         control = await registry.begin(req.conv_id, req.principal.user_id)
         events = self._turn(req, control)
-        noted: asyncio.Future[None] | None = None
         try:
             async for ev in events:
-                if noted is None:  # turn_start is out: now the list's row, beside the run
-                    yield ev
-                    noted = asyncio.ensure_future(self._note_turn(req))
-                    noted.add_done_callback(_log_failure)
-                    continue
                 if isinstance(ev, DoneEvent):
-                    await noted
+                    if control.noted is not None:
+                        await control.noted
                     control.done_state = ev.state
                 yield ev
         finally:
@@ -101,10 +96,13 @@ class Runs:
             await events.aclose()
             registry.end(control, lambda: self._after(control, req))
 
-    async def _note_turn(self, req: TurnRequest) -> None:
-        if await self._owned_or_new(req.conv_id, req.principal):
-            ui = req.uicontext
-            await history.note_turn(
+    def _note_turn(self, req: TurnRequest, control: RunControl) -> None:
+        """Start writing the turn's row in the conversation list, beside the run (the
+        turn found the conversation new or the person's own in the checkpoint it read);
+        ``run_turn`` waits for it before ``done``."""
+        ui = req.uicontext
+        noted = asyncio.ensure_future(
+            history.note_turn(
                 self.db,
                 req.conv_id,
                 req.principal.user_id,
@@ -112,10 +110,9 @@ class Runs:
                 ui.objectType if ui is not None else None,
                 req.env_id or (ui.envId if ui is not None else None),
             )
-
-    async def _owned_or_new(self, conv_id: str, principal: Principal) -> bool:
-        state = await (await self.graph()).aget_state(run_config(conv_id))
-        return (state.values or {}).get("owner") in (None, principal.user_id)
+        )
+        noted.add_done_callback(_log_failure)
+        control.noted = noted
 
     async def _after(self, control: RunControl, req: Any) -> None:
         """Once the run's graph has ended: a stopped run leaves no confirmation waiting
