@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import AIMessage
 
-from app.agent.core.prepare import authenticate, checked_uicontext, refuse, valid_conv_id
+from app.agent.core.prepare import checked_caller, checked_uicontext, refuse
 from app.agent.core.protocol import Core
 from app.agent.core.refusals import FOREIGN, RequestRefused
 from app.agent.core.runner import fail, run_graph
@@ -93,22 +93,9 @@ async def prepare_call(
     context like a turn's (an already validated ``UIContext`` is kept). Whether the caller
     may run the tool, and with these arguments, is the guard's to say."""
     conv_id = f"call-{uuid.uuid4().hex}" if conv_id is None else conv_id
-    principal = await authenticate(
+    principal, row = await checked_caller(
         token, core=core, principal=principal, conv_id=conv_id, channel=channel, client=client
     )
-    row: dict[str, Any] = dict(
-        user=principal.user_id, role=principal.role, channel=channel, client=client
-    )
-    if not valid_conv_id(conv_id):
-        raise await refuse(
-            core.audit,
-            422,
-            "invalid_conv_id",
-            "conv_id must be 1-128 characters of letters, digits and _.:-",
-            kind="request_invalid",
-            **row,
-        )
-    row["conv_id"] = conv_id
     args = {} if arguments is None else arguments
     if not isinstance(tool_name, str) or not TOOL_NAME.fullmatch(tool_name):
         problem: tuple[int, str, str] | None = (

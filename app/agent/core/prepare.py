@@ -115,6 +115,44 @@ async def authenticate(
     return principal
 
 
+async def checked_caller(
+    token: str | None,
+    *,
+    core: Core,
+    principal: Principal | None,
+    conv_id: str,
+    channel: Channel,
+    client: str | None,
+    user_id: str | None = None,
+) -> tuple[Principal, dict[str, Any]]:
+    """The verified caller (:func:`authenticate`) and the audit row's fields of its request
+    (user, role, channel, client, conv_id) once ``conv_id`` is checked: 422
+    ``invalid_conv_id`` (audited without it) otherwise. Every ``prepare_*`` starts here."""
+    principal = await authenticate(
+        token,
+        core=core,
+        principal=principal,
+        user_id=user_id,
+        conv_id=conv_id,
+        channel=channel,
+        client=client,
+    )
+    row: dict[str, Any] = dict(
+        user=principal.user_id, role=principal.role, channel=channel, client=client
+    )
+    if not valid_conv_id(conv_id):
+        raise await refuse(
+            core.audit,
+            422,
+            "invalid_conv_id",
+            "conv_id must be 1-128 characters of letters, digits and _.:-",
+            kind="request_invalid",
+            **row,
+        )
+    row["conv_id"] = conv_id
+    return principal, row
+
+
 def _history(
     items: Sequence[Mapping[str, Any]] | None, max_items: int, max_bytes: int
 ) -> tuple[tuple[HistoryItem, ...], str | None]:
@@ -161,7 +199,7 @@ async def prepare_turn(
 ) -> TurnRequest:
     """Check a turn's input once (see the module docstring); raise ``RequestRefused``."""
     conv_id = uuid.uuid4().hex if conv_id is None else conv_id
-    principal = await authenticate(
+    principal, row = await checked_caller(
         token,
         core=core,
         principal=principal,
@@ -170,19 +208,6 @@ async def prepare_turn(
         channel=channel,
         client=client,
     )
-    row: dict[str, Any] = dict(
-        user=principal.user_id, role=principal.role, channel=channel, client=client
-    )
-    if not valid_conv_id(conv_id):
-        raise await refuse(
-            core.audit,
-            422,
-            "invalid_conv_id",
-            "conv_id must be 1-128 characters of letters, digits and _.:-",
-            kind="request_invalid",
-            **row,
-        )
-    row["conv_id"] = conv_id
     settings = core.settings
     problem = None
     if not is_text(message) or not message.strip():
