@@ -11,6 +11,7 @@ from datetime import datetime
 from sqlmodel import Session, col, select
 
 from app.store.models import Conversation, as_utc, utcnow
+from app.store.rows import saved
 
 TITLE_MAX = 80
 LIST_LIMIT = 200
@@ -56,9 +57,7 @@ def note_turn(
         return None
     row.object_type, row.env_id, row.updated_at = object_type, env_id, moment
     row.pending_confirmation = False
-    session.add(row)
-    session.flush()
-    return row
+    return saved(session, row)
 
 
 def note_pending(
@@ -70,9 +69,7 @@ def note_pending(
         return None
     row.pending_confirmation = pending
     row.updated_at = as_utc(now) if now else utcnow()
-    session.add(row)
-    session.flush()
-    return row
+    return saved(session, row)
 
 
 def list_for(
@@ -105,6 +102,4 @@ def update(
         row.title = short_title(title)
     if archived is not None:
         row.archived = archived
-    session.add(row)
-    session.flush()
-    return row
+    return saved(session, row)
