@@ -27,9 +27,8 @@ from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import AIMessage
 
-from app.agent.core.prepare import checked_caller, checked_uicontext, refuse
+from app.agent.core.prepare import checked_caller, checked_uicontext, refuse, refuse_foreign
 from app.agent.core.protocol import Core
-from app.agent.core.refusals import FOREIGN, RequestRefused
 from app.agent.core.runner import fail, run_graph
 from app.agent.core.supersede import supersede
 from app.agent.core.turns import build_context, plan_turn, run_config
@@ -165,10 +164,8 @@ async def run_call(
     state = await graph.aget_state(config)
     values = state.values or {}
     if values.get("owner") and values["owner"] != who.user_id:
-        await core.audit.record(
-            kind="auth_failed", decision="deny", reason="foreign conversation", **row
-        )
-        async for ev in fail(seq, RequestRefused(403, "forbidden", FOREIGN).event(), core.audit):
+        refused = await refuse_foreign(core.audit, **row)
+        async for ev in fail(seq, refused.event(), core.audit):
             yield ev
         return
     tiers = {env.id: env.tier for env in core.environments()}

@@ -32,7 +32,7 @@ from typing import Any
 
 from app.agent.audit import AuditWriter
 from app.agent.core.protocol import Core
-from app.agent.core.refusals import RequestRefused
+from app.agent.core.refusals import FOREIGN, RequestRefused
 from app.agent.core.requests import HistoryItem, TurnRequest
 from app.auth import Principal
 from app.context import UIContext, UIContextJSONError, validate_uicontext
@@ -71,6 +71,14 @@ async def refuse(
     await audit.record(kind=kind, decision="deny", reason=reason, **row)
     await audit.flush()
     return RequestRefused(status, error, reason)
+
+
+async def refuse_foreign(audit: AuditWriter, **row: Any) -> RequestRefused:
+    """A request on another user's conversation (``row``: who and where): audited,
+    committed, and returned to raise (or to stream as ``error`` + ``done``)."""
+    await audit.record(kind="auth_failed", decision="deny", reason="foreign conversation", **row)
+    await audit.flush()
+    return RequestRefused(403, "forbidden", FOREIGN)
 
 
 async def authenticate(
