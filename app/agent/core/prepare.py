@@ -37,16 +37,12 @@ from app.agent.core.requests import HistoryItem, TurnRequest
 from app.auth import Principal
 from app.context import UIContext, UIContextJSONError, validate_uicontext
 from app.errors import AuthError, UIContextError
+from app.i18n import detect_lang
 from app.reasoning import cot_logger
-from app.vocab import CONV_ID_PATTERN, ENV_ID_PATTERN, Channel, Lang
+from app.vocab import CONV_ID_PATTERN, ENV_ID_PATTERN, Channel
 
 _CONV_ID = re.compile(CONV_ID_PATTERN)
 _ENV_ID = re.compile(ENV_ID_PATTERN)
-_CYRILLIC = re.compile("[\u0400-\u04ff]")
-
-
-def detect_lang(text: str) -> Lang:
-    return "ru" if _CYRILLIC.search(text or "") else "en"
 
 
 def is_text(value: object) -> bool:

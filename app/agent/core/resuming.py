@@ -16,7 +16,7 @@ from langgraph.types import Command
 
 from app.agent.audit import audit_scope
 from app.agent.core.edits import edit_fits_tool, edit_shape, shown_and_edited
-from app.agent.core.prepare import checked_caller, detect_lang, is_text, refuse
+from app.agent.core.prepare import checked_caller, is_text, refuse
 from app.agent.core.protocol import Core
 from app.agent.core.refusals import ConfirmationRefused
 from app.agent.core.requests import ResumeRequest
@@ -27,6 +27,7 @@ from app.agent.stream import Sequencer
 from app.auth import Principal
 from app.errors import ConfirmationError
 from app.events import Event
+from app.i18n import detect_lang
 from app.vocab import Channel
 
 MAX_REASON_CHARS = 2000
