@@ -10,12 +10,21 @@ screen state; HTTP clients read the same events.
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from app.views.models import ToolView
-from app.vocab import CardState, DoneState, EnvTier, Risk, RiskLevel, ToolStatus
+from app.vocab import (
+    EVENT_KINDS,
+    CardState,
+    DoneState,
+    EnvTier,
+    EventKind,
+    Risk,
+    RiskLevel,
+    ToolStatus,
+)
 
 
 class BaseEvent(BaseModel):
@@ -188,21 +197,7 @@ Event = Annotated[
     Field(discriminator="type"),
 ]
 EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
-EVENT_TYPES = (
-    "turn_start",
-    "token",
-    "tool_start",
-    "tool_progress",
-    "tool_end",
-    "tool_retry",
-    "tool_timeout",
-    "confirm_required",
-    "permission_denied",
-    "message",
-    "error",
-    "done",
-    "stopped",
-)
+EVENT_TYPES: Final[tuple[EventKind, ...]] = EVENT_KINDS  # the vocabulary's, one list
 
 
 def encode_sse(event: BaseModel) -> str:

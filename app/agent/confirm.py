@@ -10,7 +10,8 @@ a checked call, marking it sent, checking and consuming an answer.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -143,16 +144,67 @@ class Confirmations:
         """Validate and consume a confirmation; raise ConfirmationError (with an audit
         row). ``edited_args``: a confirm with edited arguments; the consumed row keeps
         their hash (``app.agent.pending.edit_hash``) and the run is bound to them."""
-        try:
-            return await self._check(
-                graph,
-                conv_id=conv_id,
-                principal=principal,
-                confirmation_id=confirmation_id,
-                decision=decision,
-                used_as=used_as,
-                edited_args=edited_args,
+        async with self._refusal_audited(principal, conv_id, confirmation_id, decision):
+            if decision not in ("confirm", "deny"):
+                raise ConfirmationError("decision must be 'confirm' or 'deny'", "mismatch")
+            row = await asyncio.to_thread(self._load, confirmation_id)
+            if row is None:
+                raise ConfirmationError("unknown confirmation", "unknown")
+            if row["conv_id"] != conv_id:
+                raise ConfirmationError("confirmation belongs to another conversation", "mismatch")
+            if row["user_id"] != principal.user_id:
+                raise ConfirmationError("confirmation belongs to another user", "foreign_user")
+            if row["used_at"] is not None:
+                raise ConfirmationError("confirmation was already used", "replayed")
+            now = datetime.now(UTC)
+            if now > as_utc(row["expires_at"]):
+                raise ConfirmationError("confirmation expired; ask again", "expired")
+            state = await graph.aget_state({"configurable": {"thread_id": conv_id}})
+            current = [i.value for i in state.interrupts if isinstance(i.value, dict)]
+            if not current:
+                raise ConfirmationError("nothing is waiting for confirmation", "not_pending")
+            if current[0].get("confirmation_id") != confirmation_id:
+                raise ConfirmationError("this is not the pending confirmation", "mismatch")
+            call = next(
+                (
+                    p
+                    for p in state.values.get("pending") or []
+                    if p.get("confirmation_id") == confirmation_id
+                ),
+                None,
             )
+            if (
+                call is None
+                or args_hash(call["tool_name"], call["tool_args"], call.get("env_id"))
+                != row["args_hash"]
+                or call["tool_name"] != row["tool_name"]
+            ):
+                raise ConfirmationError(
+                    "the pending call does not match this confirmation", "mismatch"
+                )
+            if decision == "confirm" and row["risk_level"] == "dangerous":
+                sent = _utc(row["sent_at"])
+                wait = self.countdown_s
+                if sent is None or (now - sent).total_seconds() < wait:
+                    raise ConfirmationError(
+                        f"a dangerous operation can be confirmed only {wait} s after it was shown",
+                        "too_early",
+                    )
+            edited = None if edited_args is None else edit_hash(row["tool_name"], edited_args)
+            if not await asyncio.to_thread(
+                self._consume, confirmation_id, used_as or decision, edited
+            ):
+                raise ConfirmationError("confirmation was already used", "replayed")
+            row["edited_args_hash"] = edited
+            return row
+
+    @asynccontextmanager
+    async def _refusal_audited(
+        self, principal: Principal, conv_id: str, confirmation_id: str, decision: str
+    ) -> AsyncIterator[None]:
+        """A ``ConfirmationError`` raised inside gets its audit row, then goes on."""
+        try:
+            yield
         except ConfirmationError as exc:
             await self.audit.record(
                 kind="confirmation_refused",
@@ -164,63 +216,3 @@ class Confirmations:
                 args={"confirmation_id": confirmation_id[:8] + "…", "decision": decision},
             )
             raise
-
-    async def _check(
-        self,
-        graph: Any,
-        *,
-        conv_id: str,
-        principal: Principal,
-        confirmation_id: str,
-        decision: str,
-        used_as: str | None,
-        edited_args: Mapping[str, Any] | None,
-    ) -> dict[str, Any]:
-        if decision not in ("confirm", "deny"):
-            raise ConfirmationError("decision must be 'confirm' or 'deny'", "mismatch")
-        row = await asyncio.to_thread(self._load, confirmation_id)
-        if row is None:
-            raise ConfirmationError("unknown confirmation", "unknown")
-        if row["conv_id"] != conv_id:
-            raise ConfirmationError("confirmation belongs to another conversation", "mismatch")
-        if row["user_id"] != principal.user_id:
-            raise ConfirmationError("confirmation belongs to another user", "foreign_user")
-        if row["used_at"] is not None:
-            raise ConfirmationError("confirmation was already used", "replayed")
-        now = datetime.now(UTC)
-        if now > as_utc(row["expires_at"]):
-            raise ConfirmationError("confirmation expired; ask again", "expired")
-        state = await graph.aget_state({"configurable": {"thread_id": conv_id}})
-        current = [i.value for i in state.interrupts if isinstance(i.value, dict)]
-        if not current:
-            raise ConfirmationError("nothing is waiting for confirmation", "not_pending")
-        if current[0].get("confirmation_id") != confirmation_id:
-            raise ConfirmationError("this is not the pending confirmation", "mismatch")
-        call = next(
-            (
-                p
-                for p in state.values.get("pending") or []
-                if p.get("confirmation_id") == confirmation_id
-            ),
-            None,
-        )
-        if (
-            call is None
-            or args_hash(call["tool_name"], call["tool_args"], call.get("env_id"))
-            != row["args_hash"]
-            or call["tool_name"] != row["tool_name"]
-        ):
-            raise ConfirmationError("the pending call does not match this confirmation", "mismatch")
-        if decision == "confirm" and row["risk_level"] == "dangerous":
-            sent = _utc(row["sent_at"])
-            wait = self.countdown_s
-            if sent is None or (now - sent).total_seconds() < wait:
-                raise ConfirmationError(
-                    f"a dangerous operation can be confirmed only {wait} s after it was shown",
-                    "too_early",
-                )
-        edited = None if edited_args is None else edit_hash(row["tool_name"], edited_args)
-        if not await asyncio.to_thread(self._consume, confirmation_id, used_as or decision, edited):
-            raise ConfirmationError("confirmation was already used", "replayed")
-        row["edited_args_hash"] = edited
-        return row

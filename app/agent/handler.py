@@ -13,8 +13,8 @@ with no SSE text in between.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
-from typing import Any
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from typing import Any, TypeVar
 
 from app.agent.audit import AuditWriter
 from app.agent.core import AgentCore, RequestRefused, prepare_resume, prepare_turn
@@ -22,6 +22,8 @@ from app.agent.core.runner import fail
 from app.agent.stream import Sequencer
 from app.events import Event, encode_sse
 from app.vocab import Channel
+
+R = TypeVar("R")
 
 
 async def encode_stream(events: AsyncIterator[Event]) -> AsyncIterator[str]:
@@ -38,6 +40,23 @@ async def refusal_frames(
         yield frame
 
 
+async def _frames(
+    conv_id: str,
+    core: AgentCore,
+    prepared: Awaitable[R],
+    run: Callable[[R], AsyncIterator[Event]],
+) -> AsyncIterator[str]:
+    """The SSE frames of a prepared request run by ``run``; a refusal's frames instead."""
+    try:
+        req = await prepared
+    except RequestRefused as refused:
+        async for frame in refusal_frames(conv_id, refused, core.audit):
+            yield frame
+        return
+    async for frame in encode_stream(run(req)):
+        yield frame
+
+
 async def agent_handler(
     message: str,
     history: list[dict[str, Any]] | None,
@@ -50,23 +69,18 @@ async def agent_handler(
     core: AgentCore,
     channel: Channel = "page",
 ) -> AsyncIterator[str]:
-    try:
-        req = await prepare_turn(
-            core=core,
-            token=user_jwt,
-            user_id=user_id,
-            message=message,
-            history=history,
-            conv_id=conv_id,
-            env_id=env_id,
-            uicontext=uicontext_str,
-            channel=channel,
-        )
-    except RequestRefused as refused:
-        async for frame in refusal_frames(conv_id, refused, core.audit):
-            yield frame
-        return
-    async for frame in encode_stream(core.run_turn(req)):
+    prepared = prepare_turn(
+        core=core,
+        token=user_jwt,
+        user_id=user_id,
+        message=message,
+        history=history,
+        conv_id=conv_id,
+        env_id=env_id,
+        uicontext=uicontext_str,
+        channel=channel,
+    )
+    async for frame in _frames(conv_id, core, prepared, core.run_turn):
         yield frame
 
 
@@ -80,21 +94,16 @@ async def resume_handler(
     core: AgentCore,
     channel: Channel = "page",
 ) -> AsyncIterator[str]:
-    try:
-        req = await prepare_resume(
-            core=core,
-            token=user_jwt,
-            conv_id=conv_id,
-            confirmation_id=confirmation_id,
-            decision=decision,
-            reason=reason,
-            channel=channel,
-        )
-    except RequestRefused as refused:
-        async for frame in refusal_frames(conv_id, refused, core.audit):
-            yield frame
-        return
-    async for frame in encode_stream(core.resume(req)):
+    prepared = prepare_resume(
+        core=core,
+        token=user_jwt,
+        conv_id=conv_id,
+        confirmation_id=confirmation_id,
+        decision=decision,
+        reason=reason,
+        channel=channel,
+    )
+    async for frame in _frames(conv_id, core, prepared, core.resume):
         yield frame
 
 

@@ -18,23 +18,26 @@ confirmation.
 from __future__ import annotations
 
 import json
-from typing import Any, Literal
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any, Literal, TypeVar
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from app.agent.core import RequestRefused, authenticate, prepare_resume, prepare_turn
+from app.agent.core import AgentCore, RequestRefused, authenticate, prepare_resume, prepare_turn
 from app.agent.handler import encode_stream
 from app.api.deps import core_of
 from app.api.errors import error_response
 from app.auth import bearer_token
+from app.events import Event
 from app.vocab import Channel
 
 router = APIRouter(prefix="/api/agent", tags=["agent"])
 
 SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 CHANNEL: Channel = "http"
+R = TypeVar("R")
 
 
 class StreamBody(BaseModel):
@@ -107,46 +110,36 @@ def _sse(frames: Any) -> StreamingResponse:
     return StreamingResponse(frames, media_type="text/event-stream", headers=SSE_HEADERS)
 
 
-@router.post("/stream", openapi_extra=_openapi(StreamBody))
-async def stream(request: Request) -> Any:
+async def _stream_door(
+    request: Request,
+    model: type[BaseModel],
+    prepare: Callable[..., Awaitable[R]],
+    run: Callable[[AgentCore, R], AsyncIterator[Event]],
+) -> Any:
+    """Auth, the body of ``model`` (its fields are ``prepare``'s arguments), ``prepare``;
+    then the core's events as SSE (``run``), or the refusal as JSON before any stream."""
     core = core_of(request)
     try:
         principal = await authenticate(_token(request), core=core, channel=CHANNEL)
-        body: StreamBody = await _body(request, StreamBody)
-        req = await prepare_turn(
-            core=core,
-            principal=principal,
-            message=body.message,
-            history=body.history,
-            conv_id=body.conv_id,
-            env_id=body.env_id,
-            uicontext=body.uicontext,
-            channel=CHANNEL,
-        )
+        body = await _body(request, model)
+        req = await prepare(core=core, principal=principal, channel=CHANNEL, **dict(body))
     except RequestRefused as refused:
         return refusal(refused)
-    return _sse(encode_stream(core.run_turn(req)))
+    return _sse(encode_stream(run(core, req)))
+
+
+@router.post("/stream", openapi_extra=_openapi(StreamBody))
+async def stream(request: Request) -> Any:
+    return await _stream_door(
+        request, StreamBody, prepare_turn, lambda core, req: core.run_turn(req)
+    )
 
 
 @router.post("/resume", openapi_extra=_openapi(ResumeBody))
 async def resume(request: Request) -> Any:
-    core = core_of(request)
-    try:
-        principal = await authenticate(_token(request), core=core, channel=CHANNEL)
-        body: ResumeBody = await _body(request, ResumeBody)
-        req = await prepare_resume(
-            core=core,
-            principal=principal,
-            conv_id=body.conv_id,
-            confirmation_id=body.confirmation_id,
-            decision=body.decision,
-            reason=body.reason,
-            args=body.args,
-            channel=CHANNEL,
-        )
-    except RequestRefused as refused:
-        return refusal(refused)
-    return _sse(encode_stream(core.resume(req)))
+    return await _stream_door(
+        request, ResumeBody, prepare_resume, lambda core, req: core.resume(req)
+    )
 
 
 @router.get("/conversations/{conv_id}")

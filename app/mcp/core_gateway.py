@@ -12,7 +12,8 @@ A refusal of ``prepare_*`` (already audited by the core) becomes :class:`Gateway
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from typing import TypeVar
 
 from app.agent.core import (
     AgentCore,
@@ -28,10 +29,24 @@ from app.mcp.gateway import GatewayRefused, ToolCallRequest, ToolInfo, ToolResum
 
 __all__ = ["CoreGateway"]
 
+R = TypeVar("R")
+
 
 def _refused(exc: RequestRefused) -> GatewayRefused:
     code = getattr(exc, "code", None)  # a refused confirmation's reason, e.g. too_early
     return GatewayRefused(exc.reason, status=exc.status, error=exc.error, reason=code or exc.error)
+
+
+async def _run(
+    prepared: Awaitable[R], run: Callable[[R], AsyncIterator[Event]]
+) -> AsyncIterator[Event]:
+    """The events of a prepared request run by ``run``; a refusal raises GatewayRefused."""
+    try:
+        req = await prepared
+    except RequestRefused as exc:
+        raise _refused(exc) from None
+    async for event in run(req):
+        yield event
 
 
 class CoreGateway:
@@ -56,35 +71,29 @@ class CoreGateway:
         ]
 
     async def call_tool(self, req: ToolCallRequest) -> AsyncIterator[Event]:
-        try:
-            call = await prepare_call(
-                core=self.core,
-                principal=req.principal,
-                tool_name=req.tool_name,
-                arguments=req.arguments,
-                conv_id=req.conv_id,
-                uicontext=req.uicontext,
-                channel=req.channel,
-                client=req.client,
-            )
-        except RequestRefused as exc:
-            raise _refused(exc) from None
-        async for event in self.core.run_call(call):
+        prepared = prepare_call(
+            core=self.core,
+            principal=req.principal,
+            tool_name=req.tool_name,
+            arguments=req.arguments,
+            conv_id=req.conv_id,
+            uicontext=req.uicontext,
+            channel=req.channel,
+            client=req.client,
+        )
+        async for event in _run(prepared, self.core.run_call):
             yield event
 
     async def resume(self, req: ToolResumeRequest) -> AsyncIterator[Event]:
-        try:
-            decision = await prepare_resume(
-                core=self.core,
-                principal=req.principal,
-                conv_id=req.conv_id,
-                confirmation_id=req.confirmation_id,
-                decision=req.decision,
-                reason=req.reason,
-                channel=req.channel,
-                client=req.client,
-            )
-        except RequestRefused as exc:
-            raise _refused(exc) from None
-        async for event in self.core.resume(decision):
+        prepared = prepare_resume(
+            core=self.core,
+            principal=req.principal,
+            conv_id=req.conv_id,
+            confirmation_id=req.confirmation_id,
+            decision=req.decision,
+            reason=req.reason,
+            channel=req.channel,
+            client=req.client,
+        )
+        async for event in _run(prepared, self.core.resume):
             yield event

@@ -12,7 +12,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from sqlalchemy import Connection, func, insert
 from sqlmodel import Session, col, select
@@ -88,28 +88,40 @@ def insert_audit(conn: Connection, rows: Sequence[dict[str, Any]]) -> None:
         conn.execute(insert(AUDIT_TABLE), list(rows))
 
 
-def _filtered(
-    stmt: Any,
-    *,
-    user: str | None,
-    tool: str | None,
-    decision: str | None,
-    env: str | None,
-    kind: str | None,
-    conv_id: str | None,
-    since: datetime | None,
-    until: datetime | None,
-) -> Any:
-    for column, value in (
-        (AuditEvent.user, user),
-        (AuditEvent.tool, tool),
-        (AuditEvent.decision, decision),
-        (AuditEvent.env, env),
-        (AuditEvent.kind, kind),
-        (AuditEvent.conv_id, conv_id),
-    ):
+class AuditFilters(TypedDict, total=False):
+    """The filters :func:`list_audit` and :func:`count_audit` take (each optional; None
+    means "any"). ``since`` is inclusive, ``until`` exclusive."""
+
+    user: str | None
+    tool: str | None
+    decision: str | None
+    env: str | None
+    kind: str | None
+    conv_id: str | None
+    since: datetime | None
+    until: datetime | None
+
+
+# The filters that match a column exactly; since/until bound the time.
+_EQUAL_FILTERS = {
+    "user": AuditEvent.user,
+    "tool": AuditEvent.tool,
+    "decision": AuditEvent.decision,
+    "env": AuditEvent.env,
+    "kind": AuditEvent.kind,
+    "conv_id": AuditEvent.conv_id,
+}
+
+
+def _filtered(stmt: Any, filters: AuditFilters) -> Any:
+    unknown = filters.keys() - AuditFilters.__annotations__.keys()
+    if unknown:
+        raise TypeError(f"unknown audit filter(s): {sorted(unknown)}")
+    for name, column in _EQUAL_FILTERS.items():
+        value = filters.get(name)
         if value is not None:
             stmt = stmt.where(col(column) == value)
+    since, until = filters.get("since"), filters.get("until")
     if since is not None:
         stmt = stmt.where(col(AuditEvent.ts) >= as_utc(since))
     if until is not None:
@@ -118,58 +130,17 @@ def _filtered(
 
 
 def list_audit(
-    session: Session,
-    *,
-    user: str | None = None,
-    tool: str | None = None,
-    decision: str | None = None,
-    env: str | None = None,
-    kind: str | None = None,
-    conv_id: str | None = None,
-    since: datetime | None = None,
-    until: datetime | None = None,
-    limit: int = 500,
-    offset: int = 0,
+    session: Session, *, limit: int = 500, offset: int = 0, **filters: Unpack[AuditFilters]
 ) -> list[AuditEvent]:
     """Rows matching every given filter, newest first. ``since`` inclusive, ``until``
     exclusive."""
-    stmt = _filtered(
-        select(AuditEvent),
-        user=user,
-        tool=tool,
-        decision=decision,
-        env=env,
-        kind=kind,
-        conv_id=conv_id,
-        since=since,
-        until=until,
-    )
+    stmt = _filtered(select(AuditEvent), filters)
     stmt = stmt.order_by(col(AuditEvent.ts).desc(), col(AuditEvent.id).desc())
     stmt = stmt.offset(max(0, offset)).limit(max(0, limit))
     return [*session.exec(stmt).all()]
 
 
-def count_audit(
-    session: Session,
-    *,
-    user: str | None = None,
-    tool: str | None = None,
-    decision: str | None = None,
-    env: str | None = None,
-    kind: str | None = None,
-    conv_id: str | None = None,
-    since: datetime | None = None,
-    until: datetime | None = None,
-) -> int:
-    stmt = _filtered(
-        select(func.count()).select_from(AuditEvent),
-        user=user,
-        tool=tool,
-        decision=decision,
-        env=env,
-        kind=kind,
-        conv_id=conv_id,
-        since=since,
-        until=until,
-    )
+def count_audit(session: Session, **filters: Unpack[AuditFilters]) -> int:
+    """How many rows match every given filter (those of :func:`list_audit`)."""
+    stmt = _filtered(select(func.count()).select_from(AuditEvent), filters)
     return int(session.exec(stmt).one())

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from sqlmodel import Session, col, select
 
 from app.store.models import Backup
+from app.store.rows import saved
 
 
 def add_backup(
@@ -36,9 +37,7 @@ def add_backup(
     )
     if backup_id:
         row.id = backup_id
-    session.add(row)
-    session.flush()
-    return row
+    return saved(session, row)
 
 
 def list_backups(

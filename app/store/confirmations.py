@@ -9,7 +9,7 @@ from sqlalchemy import Connection, inspect, update
 from sqlmodel import Session, col
 
 from app.store.models import Confirmation, as_utc, utcnow
-from app.store.rows import changed
+from app.store.rows import changed, saved
 
 # Columns added to ``confirmation`` after its first release (edit before approving).
 ADDED_COLUMNS = ("edited_args_hash",)
@@ -55,9 +55,7 @@ def create(
         sent_at=moment,
         expires_at=as_utc(expires_at),
     )
-    session.add(row)
-    session.flush()
-    return row
+    return saved(session, row)
 
 
 def get(session: Session, *, confirmation_id: str) -> Confirmation | None:

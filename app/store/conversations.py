@@ -14,6 +14,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlmodel import Session, col, select
 
 from app.store.models import Conversation, as_utc, utcnow
+from app.store.rows import saved
 
 CONVERSATION_TABLE: Table = Conversation.__table__  # type: ignore[attr-defined]  # SQLModel's
 
@@ -85,9 +86,7 @@ def note_pending(
         return None
     row.pending_confirmation = pending
     row.updated_at = as_utc(now) if now else utcnow()
-    session.add(row)
-    session.flush()
-    return row
+    return saved(session, row)
 
 
 def list_for(
@@ -120,6 +119,4 @@ def update(
         row.title = short_title(title)
     if archived is not None:
         row.archived = archived
-    session.add(row)
-    session.flush()
-    return row
+    return saved(session, row)

@@ -12,6 +12,7 @@ from sqlmodel import Session, col, select
 
 from app.errors import ToolError
 from app.store.models import Maintenance, as_utc, utcnow
+from app.store.rows import saved
 
 
 class MaintenanceActiveError(ToolError):
@@ -73,9 +74,7 @@ def start(
         started_at=moment,
         ends_at=as_utc(ends_at) if ends_at else None,
     )
-    session.add(row)
-    session.flush()
-    return row
+    return saved(session, row)
 
 
 def end(
@@ -88,6 +87,4 @@ def end(
         return None
     row.ended_at = moment
     row.ended_by = ended_by
-    session.add(row)
-    session.flush()
-    return row
+    return saved(session, row)

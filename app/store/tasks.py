@@ -15,7 +15,7 @@ from sqlmodel import Session, col, select
 
 from app.errors import SsToolsError
 from app.store.models import Task, as_utc, utcnow
-from app.store.rows import changed
+from app.store.rows import changed, saved
 
 UNFINISHED = ("queued", "running")
 FINISHED = ("succeeded", "failed", "interrupted")
@@ -53,9 +53,7 @@ def create_task(
     )
     if task_id:
         task.id = task_id
-    session.add(task)
-    session.flush()
-    return task
+    return saved(session, task)
 
 
 def get_task(session: Session, *, task_id: str) -> Task | None:
@@ -71,23 +69,22 @@ def _require(session: Session, task_id: str, allowed: tuple[str, ...]) -> Task:
     return task
 
 
-def _save(session: Session, task: Task) -> Task:
+def _move(session: Session, task: Task, status: str, **changes: Any) -> Task:
+    """``task`` now ``status``, with each change given (None leaves a field as it is);
+    ``updated_at`` set and flushed."""
+    task.status = status
+    for name, value in changes.items():
+        if value is not None:
+            setattr(task, name, value)
     task.updated_at = utcnow()
-    session.add(task)
-    session.flush()
-    return task
+    return saved(session, task)
 
 
 def start(
     session: Session, *, task_id: str, message: str | None = None, owner: str | None = None
 ) -> Task:
     task = _require(session, task_id, ("queued",))
-    task.status = "running"
-    if owner is not None:
-        task.owner = owner
-    if message is not None:
-        task.message = message
-    return _save(session, task)
+    return _move(session, task, "running", owner=owner, message=message)
 
 
 def update_progress(
@@ -99,35 +96,20 @@ def update_progress(
     message: str | None = None,
 ) -> Task:
     task = _require(session, task_id, UNFINISHED)
-    task.status = "running"
-    task.step = step
-    if total is not None:
-        task.total = total
-    if message is not None:
-        task.message = message
-    return _save(session, task)
+    return _move(session, task, "running", step=step, total=total, message=message)
 
 
 def finish(
     session: Session, *, task_id: str, result: Any = None, message: str | None = None
 ) -> Task:
     task = _require(session, task_id, UNFINISHED)
-    task.status = "succeeded"
     task.result = result
-    if task.total:
-        task.step = task.total
-    if message is not None:
-        task.message = message
-    return _save(session, task)
+    return _move(session, task, "succeeded", step=task.total or None, message=message)
 
 
 def fail(session: Session, *, task_id: str, error: str, message: str | None = None) -> Task:
     task = _require(session, task_id, UNFINISHED)
-    task.status = "failed"
-    task.error = error
-    if message is not None:
-        task.message = message
-    return _save(session, task)
+    return _move(session, task, "failed", error=error, message=message)
 
 
 def list_tasks(

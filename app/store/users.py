@@ -6,6 +6,7 @@ from sqlmodel import Session, col, select
 
 from app.errors import SsToolsError
 from app.store.models import User
+from app.store.rows import saved
 
 
 class UserExistsError(SsToolsError):
@@ -25,9 +26,7 @@ def create_user(session: Session, *, username: str, role: str, password_hash: st
     if get_user_by_name(session, username=name) is not None:
         raise UserExistsError(f"user '{name}' already exists")
     user = User(username=name, role=role, password_hash=password_hash)
-    session.add(user)
-    session.flush()
-    return user
+    return saved(session, user)
 
 
 def get_user_by_name(session: Session, *, username: str) -> User | None:
@@ -48,9 +47,7 @@ def _require(session: Session, username: str) -> User:
 def set_password(session: Session, *, username: str, password_hash: str) -> User:
     user = _require(session, username)
     user.password_hash = password_hash
-    session.add(user)
-    session.flush()
-    return user
+    return saved(session, user)
 
 
 def set_role(session: Session, *, username: str, role: str) -> User:
@@ -58,17 +55,13 @@ def set_role(session: Session, *, username: str, role: str) -> User:
         raise ValueError("role must not be empty")
     user = _require(session, username)
     user.role = role
-    session.add(user)
-    session.flush()
-    return user
+    return saved(session, user)
 
 
 def set_disabled(session: Session, *, username: str, disabled: bool) -> User:
     user = _require(session, username)
     user.disabled = disabled
-    session.add(user)
-    session.flush()
-    return user
+    return saved(session, user)
 
 
 def delete_user(session: Session, *, username: str) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 from pydantic import BaseModel, ValidationError
@@ -14,6 +14,7 @@ from app.events import (
     ConfirmRequiredEvent,
     DoneEvent,
     ErrorEvent,
+    Event,
     MessageEvent,
     PermissionDeniedEvent,
     StoppedEvent,
@@ -175,6 +176,11 @@ EVENTS: list[Any] = [
 def test_event_table_covers_every_event_type() -> None:
     covered = {p.values[0].type for p in EVENTS}
     assert covered == set(EVENT_TYPES)
+
+
+def test_the_event_union_holds_one_model_per_event_type() -> None:
+    members = get_args(get_args(Event)[0])
+    assert sorted(m.model_fields["type"].default for m in members) == sorted(EVENT_TYPES)
 
 
 @pytest.mark.parametrize("event", EVENTS)

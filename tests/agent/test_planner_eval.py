@@ -22,10 +22,10 @@ import yaml
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
 from app.agent.planner import OfflinePlanner
-from app.agent.planner.text import detect_lang
 from app.agent.prompts import build_system_prompt
 from app.agent.tools import TOOL_CATALOG  # the one import of the catalog in the planner's tests
 from app.context import inject_uicontext
+from app.i18n import detect_lang
 
 EVAL_FILE = Path(__file__).with_name("planner_eval.yaml")
 THRESHOLD = 1.0

@@ -14,7 +14,8 @@ from app.errors import (
     SupersetUnavailableError,
     TransientError,
 )
-from app.superset.client import REFRESH_AFTER_S, SupersetClient
+from app.superset.client import SupersetClient
+from app.superset.session import REFRESH_AFTER_S
 from tests.superset.fake import PASSWORD, FakeSuperset, make_env
 
 

@@ -32,8 +32,8 @@ from app.agent.core.calls import CallRequest, run_call
 from app.agent.core.control import RunControl
 from app.agent.core.controls import OperatorControls
 from app.agent.core.conversations import ConversationView, read_conversation
+from app.agent.core.prepare import refuse_foreign
 from app.agent.core.protocol import EnvView
-from app.agent.core.refusals import FOREIGN, RequestRefused
 from app.agent.core.requests import ResumeRequest, TurnRequest
 from app.agent.core.resuming import run_resume
 from app.agent.core.runner import fail, run_graph
@@ -211,12 +211,8 @@ class AgentCore(OperatorControls):
         state = await graph.aget_state(config)
         values = state.values or {}
         if values.get("owner") and values["owner"] != who.user_id:
-            await self.audit.record(
-                kind="auth_failed", decision="deny", reason="foreign conversation", **row
-            )
-            async for ev in fail(
-                seq, RequestRefused(403, "forbidden", FOREIGN).event(), self.audit
-            ):
+            refused = await refuse_foreign(self.audit, **row)
+            async for ev in fail(seq, refused.event(), self.audit):
                 yield ev
             return
         self._note_turn(req, control)  # new or the person's own: its row in the list

@@ -27,9 +27,8 @@ from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import AIMessage
 
-from app.agent.core.prepare import authenticate, checked_uicontext, refuse, valid_conv_id
+from app.agent.core.prepare import checked_caller, checked_uicontext, refuse, refuse_foreign
 from app.agent.core.protocol import Core
-from app.agent.core.refusals import FOREIGN, RequestRefused
 from app.agent.core.runner import fail, run_graph
 from app.agent.core.supersede import supersede
 from app.agent.core.turns import build_context, plan_turn, run_config
@@ -93,22 +92,9 @@ async def prepare_call(
     context like a turn's (an already validated ``UIContext`` is kept). Whether the caller
     may run the tool, and with these arguments, is the guard's to say."""
     conv_id = f"call-{uuid.uuid4().hex}" if conv_id is None else conv_id
-    principal = await authenticate(
+    principal, row = await checked_caller(
         token, core=core, principal=principal, conv_id=conv_id, channel=channel, client=client
     )
-    row: dict[str, Any] = dict(
-        user=principal.user_id, role=principal.role, channel=channel, client=client
-    )
-    if not valid_conv_id(conv_id):
-        raise await refuse(
-            core.audit,
-            422,
-            "invalid_conv_id",
-            "conv_id must be 1-128 characters of letters, digits and _.:-",
-            kind="request_invalid",
-            **row,
-        )
-    row["conv_id"] = conv_id
     args = {} if arguments is None else arguments
     if not isinstance(tool_name, str) or not TOOL_NAME.fullmatch(tool_name):
         problem: tuple[int, str, str] | None = (
@@ -178,10 +164,8 @@ async def run_call(
     state = await graph.aget_state(config)
     values = state.values or {}
     if values.get("owner") and values["owner"] != who.user_id:
-        await core.audit.record(
-            kind="auth_failed", decision="deny", reason="foreign conversation", **row
-        )
-        async for ev in fail(seq, RequestRefused(403, "forbidden", FOREIGN).event(), core.audit):
+        refused = await refuse_foreign(core.audit, **row)
+        async for ev in fail(seq, refused.event(), core.audit):
             yield ev
         return
     tiers = {env.id: env.tier for env in core.environments()}

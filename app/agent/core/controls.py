@@ -21,8 +21,8 @@ from typing import Any
 
 from app.agent.core import edits, history
 from app.agent.core.history import ConversationSummary
-from app.agent.core.prepare import valid_conv_id
-from app.agent.core.refusals import FOREIGN, RequestRefused
+from app.agent.core.prepare import refuse_foreign, valid_conv_id
+from app.agent.core.refusals import RequestRefused
 from app.agent.core.runs import Runs
 from app.agent.core.turns import run_config
 from app.agent.rules import Rules
@@ -106,11 +106,7 @@ class OperatorControls(Runs):
         if owner is None:
             raise RequestRefused(404, "not_found", "no such conversation")
         if owner != principal.user_id:
-            await self.audit.record(
-                kind="auth_failed", decision="deny", reason="foreign conversation", **row
-            )
-            await self.audit.flush()
-            raise RequestRefused(403, "forbidden", FOREIGN)
+            raise await refuse_foreign(self.audit, **row)
 
     async def follow(self, principal: Principal, conv_id: str) -> AsyncIterator[Event]:
         """The tool events of a stopped turn's run that went on for its writes (their

@@ -10,9 +10,9 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-from app.agent.core.prepare import valid_conv_id
+from app.agent.core.prepare import refuse_foreign, valid_conv_id
 from app.agent.core.protocol import Core
-from app.agent.core.refusals import FOREIGN, RequestRefused
+from app.agent.core.refusals import RequestRefused
 from app.agent.core.turns import run_config
 from app.agent.stream import confirm_required_event
 from app.auth import Principal
@@ -135,14 +135,7 @@ async def read_conversation(core: Core, principal: Principal, conv_id: str) -> C
     state = await graph.aget_state(run_config(conv_id))
     view = conversation_view(conv_id, state, core.rules.policy())
     if view.owner and view.owner != principal.user_id:
-        await core.audit.record(
-            kind="auth_failed",
-            user=principal.user_id,
-            role=principal.role,
-            conv_id=conv_id,
-            decision="deny",
-            reason="foreign conversation",
+        raise await refuse_foreign(
+            core.audit, user=principal.user_id, role=principal.role, conv_id=conv_id
         )
-        await core.audit.flush()
-        raise RequestRefused(403, "forbidden", FOREIGN)
     return view

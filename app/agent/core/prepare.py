@@ -32,21 +32,17 @@ from typing import Any
 
 from app.agent.audit import AuditWriter
 from app.agent.core.protocol import Core
-from app.agent.core.refusals import RequestRefused
+from app.agent.core.refusals import FOREIGN, RequestRefused
 from app.agent.core.requests import HistoryItem, TurnRequest
 from app.auth import Principal
 from app.context import UIContext, UIContextJSONError, validate_uicontext
 from app.errors import AuthError, UIContextError
+from app.i18n import detect_lang
 from app.reasoning import cot_logger
-from app.vocab import CONV_ID_PATTERN, ENV_ID_PATTERN, Channel, Lang
+from app.vocab import CONV_ID_PATTERN, ENV_ID_PATTERN, Channel
 
 _CONV_ID = re.compile(CONV_ID_PATTERN)
 _ENV_ID = re.compile(ENV_ID_PATTERN)
-_CYRILLIC = re.compile("[\u0400-\u04ff]")
-
-
-def detect_lang(text: str) -> Lang:
-    return "ru" if _CYRILLIC.search(text or "") else "en"
 
 
 def is_text(value: object) -> bool:
@@ -71,6 +67,14 @@ async def refuse(
     await audit.record(kind=kind, decision="deny", reason=reason, **row)
     await audit.flush()
     return RequestRefused(status, error, reason)
+
+
+async def refuse_foreign(audit: AuditWriter, **row: Any) -> RequestRefused:
+    """A request on another user's conversation (``row``: who and where): audited,
+    committed, and returned to raise (or to stream as ``error`` + ``done``)."""
+    await audit.record(kind="auth_failed", decision="deny", reason="foreign conversation", **row)
+    await audit.flush()
+    return RequestRefused(403, "forbidden", FOREIGN)
 
 
 async def authenticate(
@@ -113,6 +117,44 @@ async def authenticate(
             client=client,
         ) from None
     return principal
+
+
+async def checked_caller(
+    token: str | None,
+    *,
+    core: Core,
+    principal: Principal | None,
+    conv_id: str,
+    channel: Channel,
+    client: str | None,
+    user_id: str | None = None,
+) -> tuple[Principal, dict[str, Any]]:
+    """The verified caller (:func:`authenticate`) and the audit row's fields of its request
+    (user, role, channel, client, conv_id) once ``conv_id`` is checked: 422
+    ``invalid_conv_id`` (audited without it) otherwise. Every ``prepare_*`` starts here."""
+    principal = await authenticate(
+        token,
+        core=core,
+        principal=principal,
+        user_id=user_id,
+        conv_id=conv_id,
+        channel=channel,
+        client=client,
+    )
+    row: dict[str, Any] = dict(
+        user=principal.user_id, role=principal.role, channel=channel, client=client
+    )
+    if not valid_conv_id(conv_id):
+        raise await refuse(
+            core.audit,
+            422,
+            "invalid_conv_id",
+            "conv_id must be 1-128 characters of letters, digits and _.:-",
+            kind="request_invalid",
+            **row,
+        )
+    row["conv_id"] = conv_id
+    return principal, row
 
 
 def _history(
@@ -161,7 +203,7 @@ async def prepare_turn(
 ) -> TurnRequest:
     """Check a turn's input once (see the module docstring); raise ``RequestRefused``."""
     conv_id = uuid.uuid4().hex if conv_id is None else conv_id
-    principal = await authenticate(
+    principal, row = await checked_caller(
         token,
         core=core,
         principal=principal,
@@ -170,19 +212,6 @@ async def prepare_turn(
         channel=channel,
         client=client,
     )
-    row: dict[str, Any] = dict(
-        user=principal.user_id, role=principal.role, channel=channel, client=client
-    )
-    if not valid_conv_id(conv_id):
-        raise await refuse(
-            core.audit,
-            422,
-            "invalid_conv_id",
-            "conv_id must be 1-128 characters of letters, digits and _.:-",
-            kind="request_invalid",
-            **row,
-        )
-    row["conv_id"] = conv_id
     settings = core.settings
     problem = None
     if not is_text(message) or not message.strip():

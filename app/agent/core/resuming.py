@@ -16,7 +16,7 @@ from langgraph.types import Command
 
 from app.agent.audit import audit_scope
 from app.agent.core.edits import edit_fits_tool, edit_shape, shown_and_edited
-from app.agent.core.prepare import authenticate, detect_lang, is_text, refuse, valid_conv_id
+from app.agent.core.prepare import checked_caller, is_text, refuse
 from app.agent.core.protocol import Core
 from app.agent.core.refusals import ConfirmationRefused
 from app.agent.core.requests import ResumeRequest
@@ -27,6 +27,7 @@ from app.agent.stream import Sequencer
 from app.auth import Principal
 from app.errors import ConfirmationError
 from app.events import Event
+from app.i18n import detect_lang
 from app.vocab import Channel
 
 MAX_REASON_CHARS = 2000
@@ -48,22 +49,9 @@ async def prepare_resume(
 ) -> ResumeRequest:
     """Check a resume's input, then validate and consume the confirmation (single use).
     ``core``: the agent core whose conversation it is."""
-    principal = await authenticate(
+    principal, row = await checked_caller(
         token, core=core, principal=principal, conv_id=conv_id, channel=channel, client=client
     )
-    row: dict[str, Any] = dict(
-        user=principal.user_id, role=principal.role, channel=channel, client=client
-    )
-    if not valid_conv_id(conv_id):
-        raise await refuse(
-            core.audit,
-            422,
-            "invalid_conv_id",
-            "conv_id must be 1-128 characters of letters, digits and _.:-",
-            kind="request_invalid",
-            **row,
-        )
-    row["conv_id"] = conv_id
     problem = None
     if not is_text(confirmation_id) or not 0 < len(confirmation_id) <= MAX_CONFIRMATION_ID_CHARS:
         problem = ("invalid_confirmation_id", "confirmation_id must be 1-128 characters")

@@ -22,12 +22,12 @@ from typing import TYPE_CHECKING, Any
 from app.agent.audit import AuditWriter
 from app.agent.core import history
 from app.agent.core.control import RunControl, TurnRegistry
-from app.agent.core.prepare import detect_lang
 from app.agent.core.requests import ResumeRequest, TurnRequest
 from app.agent.core.supersede import WITHDRAWN, supersede
 from app.agent.core.turns import last_human_text, run_config
 from app.agent.stream import Sequencer
 from app.events import DoneEvent, Event
+from app.i18n import detect_lang
 from app.store.db import Database
 
 if TYPE_CHECKING:

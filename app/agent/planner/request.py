@@ -18,9 +18,9 @@ from app.agent.planner.text import (
     EnvMention,
     EnvResolver,
     Lang,
-    detect_lang,
     quoted_strings,
 )
+from app.i18n import detect_lang
 
 _THIS = re.compile(
     r"\b(?:this|current|that|here|open)\b|\bэт(?:от|у|ого|ом|им|а|и)\b|текущ\w*|открыт\w*"

@@ -1,4 +1,5 @@
-"""Text helpers of the offline planner: language, quoted strings, environment mentions.
+"""Text helpers of the offline planner: quoted strings, environment mentions (a text's
+language is ``app.i18n.detect_lang``'s).
 
 Everything here is pure and deterministic: a string in, plain values out.
 """
@@ -11,14 +12,6 @@ from typing import Literal
 
 Lang = Literal["en", "ru"]
 Role = Literal["source", "target"] | None
-
-_CYRILLIC = re.compile(r"[А-Яа-яЁё]")
-
-
-def detect_lang(text: str) -> Lang:
-    """Russian when the text has any Cyrillic letter, else English."""
-    return "ru" if _CYRILLIC.search(text or "") else "en"
-
 
 # --- quoted strings -------------------------------------------------------------------
 QUOTED_PATTERN = r"\"([^\"]+)\"|«([^»]+)»|“([^”]+)”|„([^“”]+)[“”]|`([^`]+)`|(?<!\w)'([^']+)'(?!\w)"

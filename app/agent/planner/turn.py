@@ -17,7 +17,8 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMe
 
 from app.agent.planner.intents import choose_tool
 from app.agent.planner.results import Result, read_result
-from app.agent.planner.text import Lang, detect_lang
+from app.agent.planner.text import Lang
+from app.i18n import detect_lang
 
 LOOKUP_TOOLS = frozenset({"search_dashboards", "list_backups"})
 SHORT_ANSWER_WORDS = 3

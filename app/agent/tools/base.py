@@ -98,6 +98,11 @@ class ToolDeps:
         """The pooled Superset client of this call's environment."""
         return self.registry.client(self.env(env_id).id)
 
+    def env_client(self, env_id: str | None = None) -> tuple[Environment, SupersetClient]:
+        """This call's environment (:meth:`env`) and its pooled Superset client."""
+        env = self.env(env_id)
+        return env, self.registry.client(env.id)
+
     async def report(self, step: int, total: int, message: str) -> None:
         """Report progress of a long tool ("step i of n"); a no-op without a listener."""
         if self.progress is not None:

@@ -53,8 +53,7 @@ async def search_dashboards(args: SearchDashboardsArgs, deps: ToolDeps) -> dict[
     acting on it, or when the user asks which dashboards exist. Empty query lists all
     dashboards; results are paged (page starts at 0). Returns a page of dashboards (id,
     title, slug, url, changed_on, owners) and the total count."""
-    env = deps.env(args.env_id)
-    client = deps.registry.client(env.id)
+    env, client = deps.env_client(args.env_id)
     data = await client.list_dashboards(args.query or "", args.page, args.page_size)
     return {
         "env": env.id,
@@ -92,8 +91,7 @@ async def get_health_summary(args: DashboardArgs, deps: ToolDeps) -> dict[str, A
     reporting charts that fail to load, return no rows or are slow, and stale data. Use
     when the user asks whether a dashboard works. Returns an overall status (ok, warning
     or broken) with the reasons and a list of problems per chart."""
-    env = deps.env(args.env_id)
-    client = deps.registry.client(env.id)
+    env, client = deps.env_client(args.env_id)
     bundle = await load_bundle(client, args.dashboard_id)
     checks = await check_charts(client, bundle.charts)
     stale = await stale_datasets(client, bundle.datasets)
@@ -121,8 +119,7 @@ async def run_llm_validation(args: DashboardArgs, deps: ToolDeps) -> dict[str, A
     descriptions, charts without a saved query, unused datasets, failing charts), plus a
     model review when one is configured. Use when the user asks for a review or
     validation. Returns findings with severity, and which checks ran."""
-    env = deps.env(args.env_id)
-    client = deps.registry.client(env.id)
+    env, client = deps.env_client(args.env_id)
     bundle = await load_bundle(client, args.dashboard_id)
     checks = await check_charts(client, bundle.charts)
     findings = rule_findings(bundle, checks)
@@ -152,8 +149,7 @@ async def run_llm_documentation(args: DashboardArgs, deps: ToolDeps) -> dict[str
     """Drafts documentation for one dashboard: purpose, charts (type, dataset), datasets
     (columns, metrics) and filters. Use when the user asks to document or explain a
     dashboard. Returns Markdown text; it changes nothing."""
-    env = deps.env(args.env_id)
-    client = deps.registry.client(env.id)
+    env, client = deps.env_client(args.env_id)
     bundle = await load_bundle(client, args.dashboard_id)
     datasets = [await client.get_dataset(ds["id"]) for ds in bundle.datasets]
     md = documentation_markdown(env.id, bundle, datasets)
@@ -179,8 +175,7 @@ async def delete_dashboard(args: DashboardArgs, deps: ToolDeps) -> dict[str, Any
     undoable without a backup, so a backup is taken first. Use only when the user
     explicitly asks to delete. Needs confirmation after a countdown. Returns the deleted
     dashboard's id and the backup (backup_id, path) restore_backup brings it back from."""
-    env = deps.env(args.env_id)
-    client = deps.registry.client(env.id)
+    env, client = deps.env_client(args.env_id)
 
     async def job(ctx: TaskContext) -> dict[str, Any]:
         dash = (await resolve_dashboards(client, [args.dashboard_id]))[0]

@@ -136,8 +136,7 @@ async def commit_changes(args: CommitChangesArgs, deps: ToolDeps) -> dict[str, A
         await _locked(repo, repo.check_branch_name, branch)
     current = await _locked(repo, repo.current_branch)
     scope_env, scope_ids = await _locked(repo, repo.branch_scope, branch or current)
-    env = deps.env(args.env_id or scope_env)
-    client = deps.registry.client(env.id)
+    env, client = deps.env_client(args.env_id or scope_env)
     ids = [str(i) for i in args.dashboard_ids] or scope_ids
     if ids:
         dashboards = await resolve_dashboards(client, ids)

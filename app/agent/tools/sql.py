@@ -124,8 +124,7 @@ async def superset_explore_database(args: ExploreDatabaseArgs, deps: ToolDeps) -
     schemas; with `schema` its tables; with `table` the table's columns and types. Use
     before writing SQL or creating a dataset. Returns the requested level of the
     catalog."""
-    env = deps.env(args.env_id)
-    client = deps.registry.client(env.id)
+    env, client = deps.env_client(args.env_id)
     if not args.database:
         dbs = await client.list_databases()
         return {
@@ -192,8 +191,7 @@ async def superset_execute_sql(args: ExecuteSqlArgs, deps: ToolDeps) -> dict[str
     Prefer SELECT queries; statements that change data need the user's confirmation
     and DROP/DELETE/TRUNCATE are treated as dangerous. Superset refuses DML unless the
     database allows it. Returns the result set."""
-    env = deps.env(args.env_id)
-    client = deps.registry.client(env.id)
+    env, client = deps.env_client(args.env_id)
     db = await _database(client, args.database)
     limit = max(1, int(args.row_limit))
     try:
@@ -237,8 +235,7 @@ async def superset_create_dataset(args: CreateDatasetArgs, deps: ToolDeps) -> di
     or a virtual dataset from `sql` (`table_name` becomes its name). Use when the user
     wants to chart a table that has no dataset yet. Needs the user's confirmation.
     Returns the new dataset's id and URL."""
-    env = deps.env(args.env_id)
-    client = deps.registry.client(env.id)
+    env, client = deps.env_client(args.env_id)
     db = await client.database_by_name_or_id(args.database)
     created = await client.create_dataset(db["id"], args.table_name, args.schema, args.sql)
     return {
