@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from app.agent.tools import ALL_TOOLS, TOOL_CATALOG
+from app.agent.tools.backup import backup_dir
 from app.agent.tools.base import ToolDeps
 from app.errors import SupersetNotFoundError, ToolError
 from app.parts import Parts
@@ -153,10 +154,12 @@ async def test_backup_then_delete_then_restore_brings_the_dashboard_back(
     original = await prod.get_dashboard("customer-health")
     backup = await run("run_backup", d)  # every dashboard of prod
     assert backup["dashboards"] == "all" and backup["dashboard_count"] >= 3
-    assert Path(backup["path"]).is_file()
+    stored = backup_dir(d.settings.data_dir, "prod")
+    assert (stored / backup["file"]).is_file()
     deleted = await run("delete_dashboard", d, dashboard_id="customer-health")
     assert deleted["deleted"]["id"] == original["id"]
-    assert Path(deleted["backup_path"]).is_file()
+    assert str(d.settings.data_dir) not in repr(deleted)  # the server's paths stay there
+    assert any(p.name.endswith(f"_{deleted['backup_id']}.zip") for p in stored.iterdir())
     with pytest.raises(SupersetNotFoundError):
         await prod.get_dashboard("customer-health")
     listed = await run("list_backups", d, dashboard_id="customer-health")

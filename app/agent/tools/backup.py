@@ -86,7 +86,7 @@ def _view(row: Backup) -> dict[str, Any]:
         "created_at": row.created_at.isoformat(),
         "created_by": row.created_by,
         "size_bytes": row.size_bytes,
-        "path": row.path,
+        "file": Path(row.path).name,  # the name only: the server's paths stay on the server
         "note": row.note,
         "task_id": row.task_id,
     }
@@ -150,7 +150,7 @@ async def take_backup(
 async def run_backup(args: RunBackupArgs, deps: ToolDeps) -> dict[str, Any]:
     """Exports dashboards of one environment into a stored backup (all dashboards when
     none are named), as a long-running task. Use before risky changes. Needs
-    confirmation. Returns the backup id, its path and the task id."""
+    confirmation. Returns the backup id, its file name and the task id."""
     env = deps.env(args.env_id)
     ids = list(args.dashboard_ids or [])
 
@@ -210,10 +210,9 @@ def _load_backup(db: Database, backup_id: str) -> tuple[dict[str, Any], bytes]:
         row = backup_store.get_backup(session, backup_id=backup_id.strip())
         if row is None:
             raise ToolError(f"no backup '{backup_id}'; list_backups shows the stored ones")
-        view = _view(row)
-    path = Path(view["path"])
+        view, path = _view(row), Path(row.path)
     if not path.is_file():
-        raise ToolError(f"backup '{backup_id}' is indexed but its file is missing: {path}")
+        raise ToolError(f"backup '{backup_id}' is indexed but its file is missing ({path.name})")
     return view, path.read_bytes()
 
 

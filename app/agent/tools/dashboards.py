@@ -187,9 +187,8 @@ async def delete_dashboard(args: DashboardArgs, deps: ToolDeps) -> dict[str, Any
             "deleted": {"id": dash["id"], "title": dash["title"], "slug": dash["slug"]},
             "env_id": env.id,
             "backup_id": backup["backup_id"],
-            "backup_path": backup["path"],
             "message": f"Deleted '{dash['title']}' from {env.id}; backup {backup['backup_id']} "
-            f"at {backup['path']} (restore_backup brings it back).",
+            "was taken first (restore_backup brings it back).",
         }
 
     return await deps.tasks.run(
