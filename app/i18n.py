@@ -66,6 +66,10 @@ STRINGS: dict[str, tuple[str, str]] = {
     ),
     "reload": ("Reload", "Перезагрузить"),
     "answered_by": ("Answered by {model}", "Ответил: {model}"),
+    "offline_planner": (
+        "offline planner (deterministic, no LLM)",
+        "офлайн-планировщик (детерминированный, без LLM)",
+    ),
     # confirmation card
     "confirm": ("Confirm", "Подтвердить"),
     "cancel": ("Cancel", "Отмена"),
@@ -236,6 +240,12 @@ def error_text(code: str, message: str, lang: str, *, tool: str | None = None) -
 def key_label(key: str, lang: str) -> str:
     """A view's column or fact key as a label (``col_<key>``; else the key, readable)."""
     return t(f"col_{key}", lang) if f"col_{key}" in STRINGS else key.replace("_", " ").capitalize()
+
+
+def model_name(label: str, lang: str) -> str:
+    """The answering model's label in the page's language: the offline planner's label is
+    ours to translate; a provider's model name (``gpt-4o @ host``) stays as it is."""
+    return t("offline_planner", lang) if label == t("offline_planner", "en") else label
 
 
 def detect_lang(text: str | None) -> Lang:

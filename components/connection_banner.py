@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from nicegui import ui
 
-from app.i18n import t
+from app.i18n import model_name, t
 from app.screen.model import AgentChatModel
 from components.bind import bind_classes_from
 
@@ -34,7 +34,12 @@ def connection_banner(model: AgentChatModel) -> ui.element:
         ).mark("reload-button")
         ui.space()
         ui.label().classes("text-xs text-gray-500").bind_text_from(
-            model, "answered_by", backward=lambda m: t("answered_by", lang, model=m) if m else ""
+            model, "answered_by", backward=lambda m: answered_by(m, lang)
         ).mark("answered-by")
     bind_classes_from(row, model, "state", TONES)
     return row.mark("connection-banner")
+
+
+def answered_by(label: str, lang: str) -> str:
+    """ "Answered by <model>" in the page's language ("" before the first answer)."""
+    return t("answered_by", lang, model=model_name(label, lang)) if label else ""

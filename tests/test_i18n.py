@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from app.i18n import STRINGS, detect_lang, language_from_accept, pick_language, refusal_text, t
+from app.agent.llm import OFFLINE_LABEL
+from app.i18n import (
+    STRINGS,
+    detect_lang,
+    language_from_accept,
+    model_name,
+    pick_language,
+    refusal_text,
+    t,
+)
 
 
 def test_every_string_has_english_and_russian() -> None:
@@ -70,3 +79,24 @@ def test_detect_lang_of_a_message(text, lang) -> None:
 )
 def test_refusal_text(error, lang, text) -> None:
     assert refusal_text(error, "short and stout", lang) == text
+
+
+@pytest.mark.parametrize(
+    ("label", "lang", "shown"),
+    [
+        (
+            "offline planner (deterministic, no LLM)",
+            "en",
+            "offline planner (deterministic, no LLM)",
+        ),
+        (
+            "offline planner (deterministic, no LLM)",
+            "ru",
+            "офлайн-планировщик (детерминированный, без LLM)",
+        ),
+        ("gpt-4o @ api.openai.com", "ru", "gpt-4o @ api.openai.com"),
+    ],
+)
+def test_the_answering_model_is_named_in_the_pages_language(label, lang, shown) -> None:
+    assert model_name(label, lang) == shown
+    assert OFFLINE_LABEL == "offline planner (deterministic, no LLM)"

@@ -22,9 +22,10 @@ from pydantic import SecretStr
 
 from app.agent.planner import OfflinePlanner
 from app.errors import ConfigError
+from app.i18n import t
 from app.settings import Settings
 
-OFFLINE_LABEL = "offline planner (deterministic, no LLM)"
+OFFLINE_LABEL = t("offline_planner", "en")  # the page says it in its language
 DEFAULT_OPENAI_HOST = "api.openai.com"
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from nicegui.testing import User
 
+from app.agent.llm import OFFLINE_LABEL
 from app.events import (
     Alternative,
     PermissionDeniedEvent,
@@ -11,7 +12,7 @@ from app.events import (
     ToolTimeoutEvent,
 )
 from tests.ui.conftest import page_model
-from tests.ui.fakes import done
+from tests.ui.fakes import done, message
 
 
 async def test_browser_language_is_used_without_a_choice(user: User, core, sign_in) -> None:
@@ -69,3 +70,10 @@ async def test_sign_out_returns_to_login(user: User, core, sign_in) -> None:
     await user.should_see(marker="sign-in", retries=30)
     await user.open("/agent")
     await user.should_see(marker="sign-in")
+
+
+async def test_the_answering_offline_planner_is_named_in_russian(user: User, core, sign_in) -> None:
+    core.replies = [message("Готово.", model=OFFLINE_LABEL), done()]
+    await sign_in("analyst", target="/agent?lang=ru")
+    user.find(marker="chat-input").type("что ты умеешь?").trigger("keydown.enter")
+    await user.should_see("Ответил: офлайн-планировщик (детерминированный, без LLM)", retries=30)
