@@ -155,7 +155,7 @@ class AgentCore(OperatorControls):
             for row in self.registry.describe()
         ]
 
-    def _context(
+    def context_for(
         self, req: Any, turn: Mapping[str, Any], lang: str, control: RunControl | None = None
     ) -> AgentContext:
         tiers = {env.id: env.tier for env in self.environments()}
@@ -224,7 +224,7 @@ class AgentCore(OperatorControls):
                 who,
                 req.conv_id,
                 seq,
-                lambda old: self._context(req, old, req.lang, control),
+                lambda old: self.context_for(req, old, req.lang, control),
             ):
                 yield ev
         messages: list[Any] = []
@@ -232,7 +232,7 @@ class AgentCore(OperatorControls):
             messages += history_messages(req.history)
         messages.append(HumanMessage(content=req.message))
         inp = {"messages": messages, "owner": who.user_id, "turn": turn, "pending": []}
-        ctx = self._context(req, turn, req.lang, control)
+        ctx = self.context_for(req, turn, req.lang, control)
         async for ev in run_graph(self, graph, inp, config, ctx, seq):
             yield ev
 
@@ -250,7 +250,7 @@ class AgentCore(OperatorControls):
     # ---- a confirmation's answer ----------------------------------------------------------
     async def _resume(self, req: ResumeRequest, control: RunControl) -> AsyncGenerator[Event, None]:
         """Continue after ``prepare_resume`` consumed the confirmation (``resuming``)."""
-        context = functools.partial(self._context, req, control=control)
+        context = functools.partial(self.context_for, req, control=control)
         async for ev in run_resume(self, req, context):
             yield ev
 

@@ -31,7 +31,7 @@ from app.agent.core.prepare import checked_caller, checked_uicontext, refuse, re
 from app.agent.core.protocol import Core
 from app.agent.core.runner import fail, run_graph
 from app.agent.core.supersede import supersede
-from app.agent.core.turns import build_context, plan_turn, run_config
+from app.agent.core.turns import plan_turn, run_config
 from app.agent.stream import Sequencer
 from app.auth import Principal
 from app.context import UIContext
@@ -168,15 +168,9 @@ async def run_call(
         async for ev in fail(seq, refused.event(), core.audit):
             yield ev
         return
-    tiers = {env.id: env.tier for env in core.environments()}
 
     def context_for(turn_info: Mapping[str, Any]) -> Any:
-        ctx = build_context(
-            who, req.conv_id, turn_info, req.lang, environments=tiers,
-            channel=req.channel, client=req.client,
-        )  # fmt: skip
-        ctx.control = control
-        return ctx
+        return core.context_for(req, turn_info, req.lang, control)
 
     if state.interrupts:
         async for ev in supersede(core, graph, state, who, req.conv_id, seq, context_for):

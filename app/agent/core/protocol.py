@@ -9,8 +9,9 @@ imports them).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from app.agent.audit import AuditWriter
 from app.agent.confirm import Confirmations
@@ -19,6 +20,10 @@ from app.auth.gate import AuthGate
 from app.settings import Settings
 from app.store.db import Database
 from app.vocab import EnvTier
+
+if TYPE_CHECKING:
+    from app.agent.core.control import RunControl
+    from app.agent.state import AgentContext
 
 
 @dataclass(frozen=True)
@@ -49,4 +54,10 @@ class Core(Protocol):
 
     def environments(self) -> list[EnvView]:
         """The configured environments, each with its resolved tier."""
+        ...
+
+    def context_for(
+        self, req: Any, turn: Mapping[str, Any], lang: str, control: RunControl | None = None
+    ) -> AgentContext:
+        """The runtime context of a run for ``req`` (who, which conversation, which door)."""
         ...

@@ -51,7 +51,7 @@ class Runs:
     db: Database
     audit: AuditWriter
     graph: Callable[[], Awaitable[Any]]
-    _context: Callable[..., AgentContext]
+    context_for: Callable[..., AgentContext]
     _turn: Callable[[TurnRequest, RunControl], AsyncGenerator[Event, None]]
     _resume: Callable[[ResumeRequest, RunControl], AsyncGenerator[Event, None]]
 
@@ -149,9 +149,9 @@ class Runs:
             req.principal,
             control.conv_id,
             Sequencer(control.conv_id),
-            lambda turn: self._context(req, turn, lang, control),
+            lambda turn: self.context_for(req, turn, lang, control),
             reason=WITHDRAWN,
         )
-        async for _ in events:
-            pass
+        async for _ in events:  # nobody listens after a stop: run the withdrawal (its
+            pass  # audit row and checkpoint update) to its end and drop its events
         return first
