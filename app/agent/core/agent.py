@@ -32,8 +32,9 @@ from app.agent.core.calls import CallRequest, run_call
 from app.agent.core.control import RunControl
 from app.agent.core.controls import OperatorControls
 from app.agent.core.conversations import ConversationView, read_conversation
-from app.agent.core.prepare import refuse_foreign
+from app.agent.core.prepare import owned_state
 from app.agent.core.protocol import EnvView
+from app.agent.core.refusals import RequestRefused
 from app.agent.core.requests import ResumeRequest, TurnRequest
 from app.agent.core.resuming import run_resume
 from app.agent.core.runner import fail, run_graph
@@ -208,13 +209,13 @@ class AgentCore(OperatorControls):
         )
         graph = await self.graph()
         config = run_config(req.conv_id)
-        state = await graph.aget_state(config)
-        values = state.values or {}
-        if values.get("owner") and values["owner"] != who.user_id:
-            refused = await refuse_foreign(self.audit, **row)
+        try:
+            state = await owned_state(graph, self.audit, row)
+        except RequestRefused as refused:
             async for ev in fail(seq, refused.event(), self.audit):
                 yield ev
             return
+        values = state.values or {}
         self._note_turn(req, control)  # new or the person's own: its row in the list
         if state.interrupts:  # a new message supersedes a pending confirmation
             async for ev in supersede(

@@ -27,8 +27,9 @@ from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import AIMessage
 
-from app.agent.core.prepare import checked_caller, checked_uicontext, refuse, refuse_foreign
+from app.agent.core.prepare import checked_caller, checked_uicontext, owned_state, refuse
 from app.agent.core.protocol import Core
+from app.agent.core.refusals import RequestRefused
 from app.agent.core.runner import fail, run_graph
 from app.agent.core.supersede import supersede
 from app.agent.core.turns import plan_turn, run_config
@@ -161,10 +162,9 @@ async def run_call(
     )
     graph = await core.graph()
     config = run_config(req.conv_id)
-    state = await graph.aget_state(config)
-    values = state.values or {}
-    if values.get("owner") and values["owner"] != who.user_id:
-        refused = await refuse_foreign(core.audit, **row)
+    try:
+        state = await owned_state(graph, core.audit, row)
+    except RequestRefused as refused:
         async for ev in fail(seq, refused.event(), core.audit):
             yield ev
         return
