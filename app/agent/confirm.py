@@ -16,7 +16,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from app.agent.audit import AuditWriter
-from app.agent.pending import args_hash, edit_hash
+from app.agent.pending import args_hash, call_row, edit_hash
 from app.agent.state import AgentContext, PendingCall
 from app.auth import Principal
 from app.errors import ConfirmationError
@@ -115,14 +115,10 @@ class Confirmations:
         )
         await self.audit.record(
             kind="confirm_requested",
-            user=ctx.user_id,
-            role=ctx.role,
-            conv_id=ctx.conv_id,
-            tool=name,
-            env=env_id,
             decision="confirm",
             reason=contract["risk_level"],
             args=args,
+            **call_row(ctx, name, env_id),
         )
         p["confirmation_id"] = cid
         p["metadata"] = metadata

@@ -23,7 +23,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, ToolMessage
 
 from app.agent.guard import Guard
-from app.agent.pending import Checked, edit_hash
+from app.agent.pending import Checked, call_row, edit_hash
 from app.agent.state import AgentContext, AgentState, PendingCall
 from app.agent.stream import emit
 from app.events import ErrorEvent
@@ -50,14 +50,10 @@ async def _unbound(guard: Guard, p: PendingCall, ctx: AgentContext) -> ToolMessa
     emit(ErrorEvent(code="confirmation_mismatch", message=message, tool_name=p["tool_name"]))
     await guard.audit.record(
         kind="confirmation_refused",
-        user=ctx.user_id,
-        role=ctx.role,
-        conv_id=ctx.conv_id,
-        tool=p["tool_name"],
-        env=p.get("env_id"),
         decision="refused",
         reason=message,
         args={"shown": p.get("tool_args"), "edited": p.get("edited_args")},
+        **call_row(ctx, p["tool_name"], p.get("env_id")),
     )
     return ToolMessage(content=f"ERROR: {message}", tool_call_id=p["call_id"], name=p["tool_name"])
 

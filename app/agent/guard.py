@@ -29,7 +29,7 @@ from pydantic import BaseModel, ValidationError
 
 from app.agent.audit import AuditWriter
 from app.agent.confirm import Confirmations
-from app.agent.pending import Checked, call_env, pending_call
+from app.agent.pending import Checked, call_env, call_row, pending_call
 from app.agent.state import AgentContext, AgentState, PendingCall
 from app.agent.stream import emit
 from app.agent.tools.declare import ToolDecl
@@ -126,14 +126,10 @@ class Guard:
         emit(event or ErrorEvent(code=code, message=message, tool_name=call["name"]))
         await self.audit.record(
             kind=kind,
-            user=ctx.user_id,
-            role=ctx.role,
-            conv_id=ctx.conv_id,
-            tool=call["name"],
-            env=env,
             decision=decision,
             reason=message,
             args=call.get("args"),
+            **call_row(ctx, call["name"], env),
         )
         return _tool_message(f"{code.upper()}: {message}", call)
 

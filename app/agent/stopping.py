@@ -24,6 +24,7 @@ from typing import Any, Protocol, TypeVar
 from langchain_core.messages import AIMessage, ToolMessage
 
 from app.agent.audit import AuditWriter
+from app.agent.pending import call_row
 from app.agent.state import AgentContext, PendingCall
 from app.agent.stream import emit
 from app.events import ToolEndEvent
@@ -112,14 +113,10 @@ async def cancel_calls(
         )
         await audit.record(
             kind="cancelled",
-            user=ctx.user_id,
-            role=ctx.role,
-            conv_id=ctx.conv_id,
-            tool=p["tool_name"],
-            env=p.get("env_id"),
             decision="cancel",
             reason=STOPPED_REASON,
             args=p.get("tool_args"),
+            **call_row(ctx, p["tool_name"], p.get("env_id")),
         )
         out.append(cancelled_message(p["call_id"], p["tool_name"], STOPPED_REASON))
     return out

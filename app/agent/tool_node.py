@@ -23,6 +23,7 @@ from langchain_core.messages import ToolMessage
 from app.agent.audit import AuditWriter
 from app.agent.execution import execute_with_timeout, retry_read_tool, summarise_response
 from app.agent.guard import DepsFactory
+from app.agent.pending import call_row
 from app.agent.state import AgentContext, AgentState, PendingCall
 from app.agent.stopping import (
     Stopped,
@@ -130,14 +131,7 @@ class ToolNode:
         read_only = bool(p.get("read_only"))
         timeout = effective_timeout(policy.spec(name), self.settings.tool_timeout_s)
         task_id = uuid.uuid4().hex if decl.long_task else None
-        audit_base = dict(
-            user=ctx.user_id,
-            role=ctx.role,
-            conv_id=ctx.conv_id,
-            tool=name,
-            env=p.get("env_id"),
-            args=p.get("tool_args"),
-        )
+        audit_base = {**call_row(ctx, name, p.get("env_id")), "args": p.get("tool_args")}
         emit(
             ToolStartEvent(
                 call_id=call_id,
