@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import functools
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import KW_ONLY, dataclass
 from typing import Any
 
 from langchain_core.messages import AIMessage, ToolMessage
@@ -65,32 +66,22 @@ def _active_maintenance(db: Database, env_id: str) -> Any:
         return None if row is None else {"reason": row.reason, "by": row.started_by}
 
 
+@dataclass(eq=False)
 class Guard:
     """What the guard needs besides the state: the declarations, the policy and the
     environment table in force, the deps factory (for the tools' hooks), the database
     (maintenance windows), the confirmation rows, the audit writer and an optional
     preflight override."""
 
-    def __init__(
-        self,
-        tools: Mapping[str, ToolDecl],
-        *,
-        policy: Callable[[], Policy],
-        envs: Callable[[], EnvTable],
-        deps_factory: DepsFactory,
-        db: Database,
-        confirmations: Confirmations,
-        audit: AuditWriter,
-        preflight: PreflightOverride | None = None,
-    ) -> None:
-        self.tools = tools
-        self.policy = policy
-        self.envs = envs
-        self.deps_factory = deps_factory
-        self.db = db
-        self.confirmations = confirmations
-        self.audit = audit
-        self.preflight = preflight
+    tools: Mapping[str, ToolDecl]
+    _: KW_ONLY
+    policy: Callable[[], Policy]
+    envs: Callable[[], EnvTable]
+    deps_factory: DepsFactory
+    db: Database
+    confirmations: Confirmations
+    audit: AuditWriter
+    preflight: PreflightOverride | None = None
 
     async def open(self, checked: Checked, ctx: AgentContext) -> None:
         """Ask a person: a new single-use confirmation bound to the checked call."""

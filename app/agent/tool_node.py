@@ -16,6 +16,7 @@ import logging
 import time
 import uuid
 from collections.abc import Callable, Mapping
+from dataclasses import KW_ONLY, dataclass
 from typing import Any
 
 from langchain_core.messages import ToolMessage
@@ -67,27 +68,19 @@ def _as_text(result: Any) -> str:
     return json.dumps(result, ensure_ascii=False, default=str)
 
 
+@dataclass(eq=False)
 class ToolNode:
     """Runs the confirmed pending calls: ``tools`` are the declarations, ``fns`` optional
     replacements of their functions (tests), ``policy`` the policy in force; ``settings``
     give the default timeout, the retry delay and the summary's size."""
 
-    def __init__(
-        self,
-        tools: Mapping[str, ToolDecl],
-        *,
-        policy: Callable[[], Policy],
-        deps_factory: DepsFactory,
-        settings: Settings,
-        audit: AuditWriter,
-        fns: Mapping[str, ToolFn] | None = None,
-    ) -> None:
-        self.tools = tools
-        self.policy = policy
-        self.deps_factory = deps_factory
-        self.settings = settings
-        self.audit = audit
-        self.fns = fns
+    tools: Mapping[str, ToolDecl]
+    _: KW_ONLY
+    policy: Callable[[], Policy]
+    deps_factory: DepsFactory
+    settings: Settings
+    audit: AuditWriter
+    fns: Mapping[str, ToolFn] | None = None
 
     async def __call__(self, state: AgentState, ctx: AgentContext) -> dict[str, Any]:
         out: list[ToolMessage] = []
