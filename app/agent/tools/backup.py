@@ -157,10 +157,7 @@ async def run_backup(args: RunBackupArgs, deps: ToolDeps) -> dict[str, Any]:
     async def job(ctx: TaskContext) -> dict[str, Any]:
         return await take_backup(deps, env.id, ids, ctx)
 
-    return await deps.tasks.run(
-        "backup", job, task_id=deps.task_id, user=deps.user_id, conv_id=deps.conv_id,
-        env_id=env.id, total_steps=2, progress=deps.progress,
-    )  # fmt: skip
+    return await deps.run_task("backup", job, env_id=env.id, total_steps=2)
 
 
 @family.tool(
@@ -244,10 +241,7 @@ async def restore_backup(args: RestoreBackupArgs, deps: ToolDeps) -> dict[str, A
         result = await run_migration(plan, client, ctx)
         return {"task_id": ctx.task_id, "backup_id": view["backup_id"], **result}
 
-    return await deps.tasks.run(
-        "restore", job, task_id=deps.task_id, user=deps.user_id, conv_id=deps.conv_id,
-        env_id=target.id, total_steps=4, progress=deps.progress,
-    )  # fmt: skip
+    return await deps.run_task("restore", job, env_id=target.id, total_steps=4)
 
 
 TOOLS = family.tools

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from app.settings import Settings
 from app.store.db import Database
 from app.superset.registry import EnvironmentRegistry
-from app.tasks.worker import TaskRunner
+from app.tasks.worker import Job, TaskRunner
 
 if TYPE_CHECKING:
     from app.policy import Policy
@@ -107,6 +107,21 @@ class ToolDeps:
         """Report progress of a long tool ("step i of n"); a no-op without a listener."""
         if self.progress is not None:
             await self.progress(step, total, message)
+
+    async def run_task(self, kind: str, job: Job, *, env_id: str, total_steps: int) -> Any:
+        """``job`` as this call's long task (the id the seam allocated), on ``env_id``, in
+        the caller's name and conversation, its steps reported to this call's listener;
+        its result, or its error raised."""
+        return await self.tasks.run(
+            kind,
+            job,
+            task_id=self.task_id,
+            user=self.user_id,
+            conv_id=self.conv_id,
+            env_id=env_id,
+            total_steps=total_steps,
+            progress=self.progress,
+        )
 
 
 ToolFn = Callable[[Any, ToolDeps], Awaitable[Any]]

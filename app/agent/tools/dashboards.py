@@ -191,10 +191,7 @@ async def delete_dashboard(args: DashboardArgs, deps: ToolDeps) -> dict[str, Any
             "was taken first (restore_backup brings it back).",
         }
 
-    return await deps.tasks.run(
-        "delete", job, task_id=deps.task_id, user=deps.user_id, conv_id=deps.conv_id,
-        env_id=env.id, total_steps=3, progress=deps.progress,
-    )  # fmt: skip
+    return await deps.run_task("delete", job, env_id=env.id, total_steps=3)
 
 
 TOOLS = family.tools

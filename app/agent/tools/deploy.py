@@ -77,11 +77,7 @@ async def _migrate(deps: ToolDeps, kind: str, ids: list[str], source_env: str | 
         plan, _ = await plan_migration(source_client, target_client, ids, mapping)
         return {"task_id": ctx.task_id, **await run_migration(plan, target_client, ctx)}
 
-    result = await deps.tasks.run(
-        kind, job, task_id=deps.task_id, user=deps.user_id, conv_id=deps.conv_id,
-        env_id=target.id, total_steps=len(ids) + 3, progress=deps.progress,
-    )  # fmt: skip
-    return result
+    return await deps.run_task(kind, job, env_id=target.id, total_steps=len(ids) + 3)
 
 
 @family.tool(
