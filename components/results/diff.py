@@ -8,9 +8,10 @@ from typing import Any
 
 from nicegui import ui
 
-from app.i18n import STRINGS, t
+from app.i18n import t
 from app.screen.model import AgentChatModel
 from app.screen.views import DiffView, preflight_view
+from components.results.format import word
 from components.results.live import live_area
 
 ACTION_TONES = {
@@ -23,12 +24,11 @@ ACTION_TONES = {
 
 
 def action_text(action: str, lang: str) -> str:
-    return t(f"action_{action}", lang) if f"action_{action}" in STRINGS else action
+    return word(f"action_{action}", lang, action)
 
 
 def object_text(kind: str, lang: str) -> str:
-    key = f"object_{kind}s"
-    return t(key, lang) if key in STRINGS else kind
+    return word(f"object_{kind}s", lang, kind)
 
 
 def diff_view(view: DiffView, lang: str, *, before: bool = False) -> ui.element:

@@ -10,12 +10,18 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from app.i18n import t
+from app.i18n import STRINGS, t
 
 NBSP = "\u00a0"  # the Russian thousands separator (a no-break space)
 _ISO = re.compile(
     r"^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2})(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?$"
 )
+
+
+def word(key: str, lang: str, fallback: str) -> str:
+    """The string ``key`` in ``lang`` where the table has one, else ``fallback`` (a value
+    the page has no word for is shown as it is)."""
+    return t(key, lang) if key in STRINGS else fallback
 
 
 def format_number(value: float | int, lang: str) -> str:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from nicegui import ui
 
-from app.i18n import STRINGS, t
+from app.i18n import t
 from app.screen.views import TasksView
-from components.results.format import format_cell
+from components.results.format import format_cell, word
 
 TONES = {
     "running": "bg-blue-100 text-blue-900",
@@ -17,7 +17,7 @@ TONES = {
 
 
 def state_text(status: str, lang: str) -> str:
-    return t(f"task_{status}", lang) if f"task_{status}" in STRINGS else status
+    return word(f"task_{status}", lang, status)
 
 
 def tasks_view(view: TasksView, lang: str) -> ui.element:
