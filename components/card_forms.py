@@ -11,12 +11,21 @@ Esc closes either form.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from nicegui import ui
 
 from app.i18n import t
 from app.screen.argsform import EditField
 from app.screen.model import AgentChatModel
 from components.focus import focus_on
+
+
+def _open_as(box: ui.element, model: AgentChatModel, form: str, close: Callable[[], Any]) -> None:
+    """``box`` shows while the card's open form is ``form``; Esc closes it (``close``)."""
+    box.bind_visibility_from(model, "card_form", backward=lambda open_form: open_form == form)
+    box.on("keydown.esc", close)
 
 
 def _field(model: AgentChatModel, f: EditField) -> ui.element:
@@ -44,8 +53,7 @@ def _field(model: AgentChatModel, f: EditField) -> ui.element:
 def edit_form(model: AgentChatModel) -> ui.element:
     lang = model.lang
     box = ui.column().classes("w-full gap-2 border-t pt-2").mark("edit-form")
-    box.bind_visibility_from(model, "card_form", backward=lambda form: form == "edit")
-    box.on("keydown.esc", model.cancel_edit)
+    _open_as(box, model, "edit", model.cancel_edit)
     with box:
         ui.label(t("edit_title", lang)).classes("font-semibold")
         ui.label(t("edit_hint", lang)).classes("text-xs text-gray-600")
@@ -72,8 +80,7 @@ def edit_form(model: AgentChatModel) -> ui.element:
 def deny_form(model: AgentChatModel) -> ui.element:
     lang = model.lang
     box = ui.row().classes("w-full items-end gap-2 no-wrap border-t pt-2").mark("deny-form")
-    box.bind_visibility_from(model, "card_form", backward=lambda form: form == "deny")
-    box.on("keydown.esc", model.cancel_deny)
+    _open_as(box, model, "deny", model.cancel_deny)
     with box:
         reason = ui.input(t("deny_reason", lang)).bind_value(model, "deny_reason")
         reason.classes("flex-grow").props('dense outlined maxlength="2000"').mark("deny-reason")
