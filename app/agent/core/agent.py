@@ -32,7 +32,7 @@ from app.agent.core.calls import CallRequest, run_call
 from app.agent.core.control import RunControl
 from app.agent.core.controls import OperatorControls
 from app.agent.core.conversations import ConversationView, read_conversation
-from app.agent.core.prepare import owned_state
+from app.agent.core.opening import audit_offer, owned_state
 from app.agent.core.protocol import EnvView
 from app.agent.core.refusals import RequestRefused
 from app.agent.core.requests import ResumeRequest, TurnRequest
@@ -189,24 +189,16 @@ class AgentCore(OperatorControls):
         selected_env = req.env_id or (ui.envId if ui is not None else None)
         ui_dump = ui.model_dump() if ui is not None else None
         turn = plan_turn(self.rules.policy(), who.role, object_type, selected_env, ui_dump)
-        offered = len(turn["allowed_tools"])
         yield seq(
             TurnStartEvent(
                 model=self.model_label,
-                tools_offered=offered,
+                tools_offered=len(turn["allowed_tools"]),
                 object_type=object_type,
                 env_id=selected_env,
                 lang=req.lang,
             )
         )
-        await self.audit.record(
-            kind="tool_filtered",
-            decision="allow",
-            env=selected_env,
-            reason=f"{offered} tools offered for {object_type or 'no'} context",
-            args={"excluded": turn.get("excluded")},
-            **row,
-        )
+        await audit_offer(self.audit, turn, row)
         graph = await self.graph()
         config = run_config(req.conv_id)
         try:

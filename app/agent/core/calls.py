@@ -27,7 +27,8 @@ from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import AIMessage
 
-from app.agent.core.prepare import checked_caller, checked_uicontext, owned_state, refuse
+from app.agent.core.opening import audit_offer, owned_state
+from app.agent.core.prepare import checked_caller, checked_uicontext, refuse
 from app.agent.core.protocol import Core
 from app.agent.core.refusals import RequestRefused
 from app.agent.core.runner import fail, run_graph
@@ -150,16 +151,7 @@ async def run_call(
     selected_env = ui.envId if ui is not None else None
     policy = core.rules.policy()
     turn = plan_turn(policy, who.role, object_type, selected_env, ui.model_dump() if ui else None)
-    await core.audit.record(
-        kind="tool_filtered",
-        decision="allow",
-        tool=req.tool_name,
-        env=selected_env,
-        reason=f"direct call; {len(turn['allowed_tools'])} tools offered for "
-        f"{object_type or 'no'} context",
-        args={"excluded": turn.get("excluded")},
-        **row,
-    )
+    await audit_offer(core.audit, turn, row, direct_tool=req.tool_name)
     graph = await core.graph()
     config = run_config(req.conv_id)
     try:

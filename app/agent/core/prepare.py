@@ -34,7 +34,6 @@ from app.agent.audit import AuditWriter
 from app.agent.core.protocol import Core
 from app.agent.core.refusals import FOREIGN, RequestRefused
 from app.agent.core.requests import HistoryItem, TurnRequest
-from app.agent.core.turns import run_config
 from app.auth import Principal
 from app.context import UIContext, UIContextJSONError, validate_uicontext
 from app.errors import AuthError, UIContextError
@@ -76,16 +75,6 @@ async def refuse_foreign(audit: AuditWriter, **row: Any) -> RequestRefused:
     await audit.record(kind="auth_failed", decision="deny", reason="foreign conversation", **row)
     await audit.flush()
     return RequestRefused(403, "forbidden", FOREIGN)
-
-
-async def owned_state(graph: Any, audit: AuditWriter, row: Mapping[str, Any]) -> Any:
-    """The conversation's checkpointed state (``row``: who and where, as audited): the
-    caller's own or a new one; another user's raises the audited 403 (``refuse_foreign``)."""
-    state = await graph.aget_state(run_config(row["conv_id"]))
-    owner = (state.values or {}).get("owner")
-    if owner and owner != row["user"]:
-        raise await refuse_foreign(audit, **row)
-    return state
 
 
 async def authenticate(

@@ -1,0 +1,41 @@
+"""How a turn and a door's direct call open, once the request is checked: the tool set
+they offer, audited (``tool_filtered``), and the conversation's state, which must be the
+caller's own (or new)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from app.agent.audit import AuditWriter
+from app.agent.core.prepare import refuse_foreign
+from app.agent.core.turns import run_config
+from app.agent.state import TurnInfo
+
+
+async def audit_offer(
+    audit: AuditWriter, turn: TurnInfo, row: Mapping[str, Any], *, direct_tool: str | None = None
+) -> None:
+    """The ``tool_filtered`` row of ``turn``'s tool set (``direct_tool``: the one tool a
+    door's direct call asks for; ``row``: who and where)."""
+    context = turn["object_type"] or "no"
+    offered = f"{len(turn['allowed_tools'])} tools offered for {context} context"
+    await audit.record(
+        kind="tool_filtered",
+        decision="allow",
+        tool=direct_tool,
+        env=turn["selected_env"],
+        reason=offered if direct_tool is None else f"direct call; {offered}",
+        args={"excluded": turn.get("excluded")},
+        **row,
+    )
+
+
+async def owned_state(graph: Any, audit: AuditWriter, row: Mapping[str, Any]) -> Any:
+    """The conversation's checkpointed state (``row``: who and where, as audited): the
+    caller's own or a new one; another user's raises the audited 403 (``refuse_foreign``)."""
+    state = await graph.aget_state(run_config(row["conv_id"]))
+    owner = (state.values or {}).get("owner")
+    if owner and owner != row["user"]:
+        raise await refuse_foreign(audit, **row)
+    return state
