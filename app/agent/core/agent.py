@@ -35,7 +35,7 @@ from app.agent.core.conversations import ConversationView, read_conversation
 from app.agent.core.opening import audit_offer, owned_state
 from app.agent.core.protocol import EnvView
 from app.agent.core.refusals import RequestRefused
-from app.agent.core.requests import ResumeRequest, TurnRequest
+from app.agent.core.requests import ResumeRequest, TurnRequest, request_row
 from app.agent.core.resuming import run_resume
 from app.agent.core.runner import fail, run_graph
 from app.agent.core.supersede import supersede
@@ -177,13 +177,7 @@ class AgentCore(OperatorControls):
         """A person's message: ``turn_start``, then the run's events, then ``done``."""
         seq = Sequencer(req.conv_id)
         who = req.principal
-        row = dict(
-            user=who.user_id,
-            role=who.role,
-            conv_id=req.conv_id,
-            channel=req.channel,
-            client=req.client,
-        )
+        row = request_row(req)
         ui = req.uicontext
         object_type = ui.objectType if ui is not None else None
         selected_env = req.env_id or (ui.envId if ui is not None else None)

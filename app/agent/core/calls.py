@@ -31,6 +31,7 @@ from app.agent.core.opening import audit_offer, owned_state
 from app.agent.core.prepare import checked_caller, checked_uicontext, refuse
 from app.agent.core.protocol import Core
 from app.agent.core.refusals import RequestRefused
+from app.agent.core.requests import request_row
 from app.agent.core.runner import fail, run_graph
 from app.agent.core.supersede import supersede
 from app.agent.core.turns import plan_turn, run_config
@@ -143,9 +144,7 @@ async def run_call(
     ``control``: the conversation's run control (a stop reaches the call too)."""
     seq = Sequencer(req.conv_id)
     who = req.principal
-    row = dict(
-        user=who.user_id, role=who.role, conv_id=req.conv_id, channel=req.channel, client=req.client
-    )
+    row = request_row(req)
     ui = req.uicontext
     object_type = ui.objectType if ui is not None else None
     selected_env = ui.envId if ui is not None else None

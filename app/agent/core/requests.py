@@ -5,7 +5,7 @@ checked."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from app.auth import Principal
 from app.context import UIContext
@@ -46,3 +46,25 @@ class ResumeRequest:
     args: dict[str, Any] | None = None  # issue 11 (edit before approving); None = as shown
     confirmation: dict[str, Any] = field(default_factory=dict)
     client: str | None = None
+
+
+class DoorRequest(Protocol):
+    """What every checked request says: who asks, in which conversation, through which
+    door (a turn, a resume, a direct call, a stop)."""
+
+    @property
+    def principal(self) -> Principal: ...
+    @property
+    def conv_id(self) -> str: ...
+    @property
+    def channel(self) -> Channel: ...
+    @property
+    def client(self) -> str | None: ...
+
+
+def request_row(req: DoorRequest) -> dict[str, Any]:
+    """The audit row's fields of a request: user, role, conv_id, channel and client."""
+    who = req.principal
+    return dict(
+        user=who.user_id, role=who.role, conv_id=req.conv_id, channel=req.channel, client=req.client
+    )

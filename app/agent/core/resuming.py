@@ -19,7 +19,7 @@ from app.agent.core.edits import edit_fits_tool, edit_shape, shown_and_edited
 from app.agent.core.prepare import checked_caller, is_text, refuse
 from app.agent.core.protocol import Core
 from app.agent.core.refusals import ConfirmationRefused
-from app.agent.core.requests import ResumeRequest
+from app.agent.core.requests import ResumeRequest, request_row
 from app.agent.core.runner import run_graph
 from app.agent.core.turns import last_human_text, run_config
 from app.agent.state import AgentContext
@@ -113,16 +113,12 @@ async def run_resume(core: Core, req: ResumeRequest, context: ContextFor) -> Asy
     confirmed = req.decision == "confirm"
     await core.audit.record(
         kind="confirmed" if confirmed else "cancelled",
-        user=req.principal.user_id,
-        role=req.principal.role,
-        conv_id=req.conv_id,
         tool=req.confirmation.get("tool_name"),
         env=req.confirmation.get("env_id"),
         decision="confirm" if confirmed else "cancel",
         reason=req.reason if req.args is None else "confirmed with edited arguments",
         args=shown_and_edited(values, req),
-        channel=req.channel,
-        client=req.client,
+        **request_row(req),
     )
     answer = {"decision": req.decision, "reason": req.reason, "args": req.args}
     cmd: Command[Any] = Command(resume=answer)
