@@ -22,7 +22,6 @@ import json
 import re
 import uuid
 from collections.abc import AsyncIterator, Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import AIMessage
@@ -31,7 +30,7 @@ from app.agent.core.opening import audit_offer, owned_state
 from app.agent.core.prepare import checked_caller, checked_uicontext, refuse
 from app.agent.core.protocol import Core
 from app.agent.core.refusals import RequestRefused
-from app.agent.core.requests import request_row
+from app.agent.core.requests import CallRequest, request_row
 from app.agent.core.runner import fail, run_graph
 from app.agent.core.supersede import supersede
 from app.agent.core.turns import plan_turn, run_config
@@ -48,20 +47,6 @@ TOOL_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
 MAX_ARGUMENTS_BYTES = 64 * 1024
 
 __all__ = ["CallRequest", "prepare_call", "run_call"]
-
-
-@dataclass(frozen=True)
-class CallRequest:
-    """A direct tool call whose every field is checked (built only by ``prepare_call``)."""
-
-    principal: Principal
-    conv_id: str
-    tool_name: str
-    arguments: dict[str, Any]
-    uicontext: UIContext | None
-    channel: Channel
-    client: str | None = None
-    lang: str = "en"
 
 
 def _arguments_problem(arguments: Any) -> tuple[int, str, str] | None:

@@ -1,11 +1,11 @@
-"""The checked requests the agent core takes: built only by ``prepare_turn`` and
-``prepare_resume`` (``app.agent.core.prepare`` / ``resuming``), so every field is already
-checked."""
+"""The checked requests the agent core takes: built only by ``prepare_turn``,
+``prepare_resume`` and ``prepare_call`` (``app.agent.core.prepare`` / ``resuming`` /
+``calls``), so every field is already checked."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Literal
 
 from app.auth import Principal
 from app.context import UIContext
@@ -48,21 +48,21 @@ class ResumeRequest:
     client: str | None = None
 
 
-class DoorRequest(Protocol):
-    """What every checked request says: who asks, in which conversation, through which
-    door (a turn, a resume, a direct call, a stop)."""
+@dataclass(frozen=True)
+class CallRequest:
+    """A direct tool call whose every field is checked (built only by ``prepare_call``)."""
 
-    @property
-    def principal(self) -> Principal: ...
-    @property
-    def conv_id(self) -> str: ...
-    @property
-    def channel(self) -> Channel: ...
-    @property
-    def client(self) -> str | None: ...
+    principal: Principal
+    conv_id: str
+    tool_name: str
+    arguments: dict[str, Any]
+    uicontext: UIContext | None
+    channel: Channel
+    client: str | None = None
+    lang: str = "en"
 
 
-def request_row(req: DoorRequest) -> dict[str, Any]:
+def request_row(req: TurnRequest | ResumeRequest | CallRequest) -> dict[str, Any]:
     """The audit row's fields of a request: user, role, conv_id, channel and client."""
     who = req.principal
     return dict(
