@@ -32,14 +32,14 @@ from app.agent.core.calls import CallRequest, run_call
 from app.agent.core.control import RunControl
 from app.agent.core.controls import OperatorControls
 from app.agent.core.conversations import ConversationView, read_conversation
-from app.agent.core.opening import audit_offer, owned_state
+from app.agent.core.opening import audit_offer, owned_state, plan_request
 from app.agent.core.protocol import EnvView
 from app.agent.core.refusals import RequestRefused
 from app.agent.core.requests import ResumeRequest, TurnRequest, request_row
 from app.agent.core.resuming import run_resume
 from app.agent.core.runner import fail, run_graph
 from app.agent.core.supersede import supersede
-from app.agent.core.turns import build_context, history_messages, plan_turn, run_config
+from app.agent.core.turns import build_context, history_messages, run_config
 from app.agent.graph import build_graph, tool_deps_factory
 from app.agent.llm import model_label
 from app.agent.rules import Rules
@@ -178,17 +178,13 @@ class AgentCore(OperatorControls):
         seq = Sequencer(req.conv_id)
         who = req.principal
         row = request_row(req)
-        ui = req.uicontext
-        object_type = ui.objectType if ui is not None else None
-        selected_env = req.env_id or (ui.envId if ui is not None else None)
-        ui_dump = ui.model_dump() if ui is not None else None
-        turn = plan_turn(self.rules.policy(), who.role, object_type, selected_env, ui_dump)
+        turn = plan_request(self.rules.policy(), req, req.env_id)
         yield seq(
             TurnStartEvent(
                 model=self.model_label,
                 tools_offered=len(turn["allowed_tools"]),
-                object_type=object_type,
-                env_id=selected_env,
+                object_type=turn["object_type"],
+                env_id=turn["selected_env"],
                 lang=req.lang,
             )
         )

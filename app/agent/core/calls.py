@@ -26,14 +26,14 @@ from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import AIMessage
 
-from app.agent.core.opening import audit_offer, owned_state
+from app.agent.core.opening import audit_offer, owned_state, plan_request
 from app.agent.core.prepare import checked_caller, checked_uicontext, refuse
 from app.agent.core.protocol import Core
 from app.agent.core.refusals import RequestRefused
 from app.agent.core.requests import CallRequest, request_row
 from app.agent.core.runner import fail, run_graph
 from app.agent.core.supersede import supersede
-from app.agent.core.turns import plan_turn, run_config
+from app.agent.core.turns import run_config
 from app.agent.stream import Sequencer
 from app.auth import Principal
 from app.context import UIContext
@@ -130,11 +130,7 @@ async def run_call(
     seq = Sequencer(req.conv_id)
     who = req.principal
     row = request_row(req)
-    ui = req.uicontext
-    object_type = ui.objectType if ui is not None else None
-    selected_env = ui.envId if ui is not None else None
-    policy = core.rules.policy()
-    turn = plan_turn(policy, who.role, object_type, selected_env, ui.model_dump() if ui else None)
+    turn = plan_request(core.rules.policy(), req)
     await audit_offer(core.audit, turn, row, direct_tool=req.tool_name)
     graph = await core.graph()
     config = run_config(req.conv_id)

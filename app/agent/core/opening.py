@@ -1,6 +1,6 @@
 """How a turn and a door's direct call open, once the request is checked: the tool set
-they offer, audited (``tool_filtered``), and the conversation's state, which must be the
-caller's own (or new)."""
+they offer (``plan_request``), audited (``tool_filtered``), and the conversation's state,
+which must be the caller's own (or new)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,22 @@ from typing import Any
 
 from app.agent.audit import AuditWriter
 from app.agent.core.prepare import refuse_foreign
-from app.agent.core.turns import run_config
+from app.agent.core.requests import CallRequest, TurnRequest
+from app.agent.core.turns import plan_turn, run_config
 from app.agent.state import TurnInfo
+from app.policy import Policy
+
+
+def plan_request(
+    policy: Policy, req: TurnRequest | CallRequest, env_id: str | None = None
+) -> TurnInfo:
+    """The tools ``req`` is offered (``plan_turn``) under its page context, on ``env_id``
+    when the request names one, else on the page's environment."""
+    ui = req.uicontext
+    role = req.principal.role
+    if ui is None:
+        return plan_turn(policy, role, None, env_id, None)
+    return plan_turn(policy, role, ui.objectType, env_id or ui.envId, ui.model_dump())
 
 
 async def audit_offer(
