@@ -189,10 +189,8 @@ class AgentCore(OperatorControls):
             )
         )
         await audit_offer(self.audit, turn, row)
-        graph = await self.graph()
-        config = run_config(req.conv_id)
         try:
-            state = await owned_state(graph, self.audit, row)
+            graph, state = await owned_state(self, row)
         except RequestRefused as refused:
             async for ev in fail(seq, refused.event(), self.audit):
                 yield ev
@@ -216,7 +214,7 @@ class AgentCore(OperatorControls):
         messages.append(HumanMessage(content=req.message))
         inp = {"messages": messages, "owner": who.user_id, "turn": turn, "pending": []}
         ctx = self.context_for(req, turn, req.lang, control)
-        async for ev in run_graph(self, graph, inp, config, ctx, seq):
+        async for ev in run_graph(self, graph, inp, run_config(req.conv_id), ctx, seq):
             yield ev
 
     # ---- a door's direct tool call (no model; ends after the tools) ----------------------

@@ -132,10 +132,8 @@ async def run_call(
     row = request_row(req)
     turn = plan_request(core.rules.policy(), req)
     await audit_offer(core.audit, turn, row, direct_tool=req.tool_name)
-    graph = await core.graph()
-    config = run_config(req.conv_id)
     try:
-        state = await owned_state(graph, core.audit, row)
+        graph, state = await owned_state(core, row)
     except RequestRefused as refused:
         async for ev in fail(seq, refused.event(), core.audit):
             yield ev
@@ -155,5 +153,5 @@ async def run_call(
         "direct": True,
     }
     ctx = context_for(turn)
-    async for ev in run_graph(core, graph, inp, config, ctx, seq):
+    async for ev in run_graph(core, graph, inp, run_config(req.conv_id), ctx, seq):
         yield ev

@@ -9,6 +9,7 @@ from typing import Any
 
 from app.agent.audit import AuditWriter
 from app.agent.core.prepare import refuse_foreign
+from app.agent.core.protocol import Core
 from app.agent.core.requests import CallRequest, TurnRequest
 from app.agent.core.turns import plan_turn, run_config
 from app.agent.state import TurnInfo
@@ -45,11 +46,13 @@ async def audit_offer(
     )
 
 
-async def owned_state(graph: Any, audit: AuditWriter, row: Mapping[str, Any]) -> Any:
-    """The conversation's checkpointed state (``row``: who and where, as audited): the
-    caller's own or a new one; another user's raises the audited 403 (``refuse_foreign``)."""
+async def owned_state(core: Core, row: Mapping[str, Any]) -> tuple[Any, Any]:
+    """The core's graph and the conversation's checkpointed state (``row``: who and where,
+    as audited): the caller's own or a new one; another user's raises the audited 403
+    (``refuse_foreign``)."""
+    graph = await core.graph()
     state = await graph.aget_state(run_config(row["conv_id"]))
     owner = (state.values or {}).get("owner")
     if owner and owner != row["user"]:
-        raise await refuse_foreign(audit, **row)
-    return state
+        raise await refuse_foreign(core.audit, **row)
+    return graph, state
