@@ -64,32 +64,29 @@ class Runs:
             self._registries[id(loop)] = entry
         return entry[1]
 
-    async def run_turn(self, req: TurnRequest) -> AsyncIterator[Event]:
+    def run_turn(self, req: TurnRequest) -> AsyncIterator[Event]:
         """A person's message: ``turn_start`` at once, then the run's events and ``done``;
         the conversation list's row is written meanwhile (``_note_turn``, once the turn
         has read the checkpoint), committed before ``done``."""
+        return self._controlled(req, self._turn)
+
+    def resume(self, req: ResumeRequest) -> AsyncIterator[Event]:
+        """Continue after ``prepare_resume`` consumed the confirmation."""
+        return self._controlled(req, self._resume)
+
+    async def _controlled(
+        self, req: Any, run: Callable[[Any, RunControl], AsyncGenerator[Event, None]]
+    ) -> AsyncIterator[Event]:
+        """``run(req, control)``'s events under the conversation's run control; at its
+        ``done``, a turn's list row is committed and the run's end state kept (``_after``)."""
         registry = self.turns()
         control = await registry.begin(req.conv_id, req.principal.user_id)
-        events = self._turn(req, control)
+        events = run(req, control)
         try:
             async for ev in events:
                 if isinstance(ev, DoneEvent):
                     if control.noted is not None:
                         await control.noted
-                    control.done_state = ev.state
-                yield ev
-        finally:
-            await events.aclose()
-            registry.end(control, lambda: self._after(control, req))
-
-    async def resume(self, req: ResumeRequest) -> AsyncIterator[Event]:
-        """Continue after ``prepare_resume`` consumed the confirmation."""
-        registry = self.turns()
-        control = await registry.begin(req.conv_id, req.principal.user_id)
-        events = self._resume(req, control)
-        try:
-            async for ev in events:
-                if isinstance(ev, DoneEvent):
                     control.done_state = ev.state
                 yield ev
         finally:
