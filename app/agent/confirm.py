@@ -204,11 +204,9 @@ class Confirmations:
         except ConfirmationError as exc:
             await self.audit.record(
                 kind="confirmation_refused",
-                user=principal.user_id,
-                role=principal.role,
-                conv_id=conv_id,
                 decision="refused",
                 reason=f"{exc.reason}: {exc}",
                 args={"confirmation_id": confirmation_id[:8] + "…", "decision": decision},
+                **principal.audit_row(conv_id=conv_id),
             )
             raise

@@ -72,8 +72,7 @@ def create_token(body: TokenRequest, request: Request) -> TokenResponse | JSONRe
         kind="login",
         decision="allow",
         reason="password",
-        user=principal.user_id,
-        role=principal.role,
         args={"client": client},
+        **principal.audit_row(),
     )
     return TokenResponse(access_token=token, expires_in=expires_in, role=principal.role)

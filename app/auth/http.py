@@ -85,9 +85,8 @@ def request_admin(auth: AuthGate, request: Request, principal: Principal) -> Pri
             kind="permission_denied",
             decision="deny",
             reason="admin role required",
-            user=principal.user_id,
-            role=principal.role,
             args=_request_args(request),
+            **principal.audit_row(),
         )
         raise HTTPException(
             status_code=403,

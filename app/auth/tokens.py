@@ -67,6 +67,11 @@ class Principal:
     def is_admin(self) -> bool:
         return self.role == "admin"
 
+    def audit_row(self, **fields: Any) -> dict[str, Any]:
+        """An audit row's fields naming this caller (``user``, ``role``), with ``fields``
+        (the conversation, the door, ...)."""
+        return {"user": self.user_id, "role": self.role, **fields}
+
 
 def _local_key(settings: Settings) -> OctKey:
     return OctKey.import_key(settings.jwt_secret.get_secret_value())

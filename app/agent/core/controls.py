@@ -68,7 +68,7 @@ class OperatorControls(Runs):
         """Stop ``conv_id``'s running turn, or withdraw its pending confirmation."""
         if not valid_conv_id(conv_id):
             raise RequestRefused(422, "invalid_conv_id", "not a conversation id")
-        row = dict(user=principal.user_id, role=principal.role, conv_id=conv_id, channel=channel)
+        row = principal.audit_row(conv_id=conv_id, channel=channel)
         control = self.turns().active(conv_id)
         if control is not None and control.closing and not control.stopped:
             await asyncio.shield(control.finished)  # its turn just ended: nothing to stop
@@ -135,7 +135,7 @@ class OperatorControls(Runs):
         archived: bool | None = None,
     ) -> ConversationSummary:
         """Rename and/or (un)archive the caller's conversation; 404 / 403 otherwise."""
-        row = dict(user=principal.user_id, role=principal.role, conv_id=conv_id)
+        row = principal.audit_row(conv_id=conv_id)
         if title is not None and not short_title(title):
             raise RequestRefused(422, "invalid_title", "the title must have visible text")
         current = (

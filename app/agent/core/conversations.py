@@ -135,7 +135,5 @@ async def read_conversation(core: Core, principal: Principal, conv_id: str) -> C
     state = await graph.aget_state(run_config(conv_id))
     view = conversation_view(conv_id, state, core.rules.policy())
     if view.owner and view.owner != principal.user_id:
-        raise await refuse_foreign(
-            core.audit, user=principal.user_id, role=principal.role, conv_id=conv_id
-        )
+        raise await refuse_foreign(core.audit, **principal.audit_row(conv_id=conv_id))
     return view

@@ -141,9 +141,7 @@ async def checked_caller(
         channel=channel,
         client=client,
     )
-    row: dict[str, Any] = dict(
-        user=principal.user_id, role=principal.role, channel=channel, client=client
-    )
+    row = principal.audit_row(channel=channel, client=client)
     if not valid_conv_id(conv_id):
         raise await refuse(
             core.audit,

@@ -64,7 +64,4 @@ class CallRequest:
 
 def request_row(req: TurnRequest | ResumeRequest | CallRequest) -> dict[str, Any]:
     """The audit row's fields of a request: user, role, conv_id, channel and client."""
-    who = req.principal
-    return dict(
-        user=who.user_id, role=who.role, conv_id=req.conv_id, channel=req.channel, client=req.client
-    )
+    return req.principal.audit_row(conv_id=req.conv_id, channel=req.channel, client=req.client)

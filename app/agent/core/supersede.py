@@ -66,13 +66,9 @@ async def supersede(
                 await _spend(core, graph, principal, ctx, cid)
             await core.audit.record(
                 kind="cancelled",
-                user=principal.user_id,
-                role=principal.role,
-                conv_id=conv_id,
                 decision="cancel",
                 reason=reason,
-                channel=ctx.channel,
-                client=ctx.client,
+                **principal.audit_row(conv_id=conv_id, channel=ctx.channel, client=ctx.client),
             )
         resume: Command[Any] = Command(resume={"decision": "deny", "reason": reason})
         async for ev in run_graph(core, graph, resume, run_config(conv_id), ctx, seq, final=False):
