@@ -86,14 +86,14 @@ def stopped_reply(ctx: AgentContext) -> AIMessage:
     return AIMessage(content=STOPPED_TEXT.get(ctx.lang, STOPPED_TEXT["en"]))
 
 
-def cancelled_message(call_id: str, tool_name: str, reason: str | None) -> ToolMessage:
-    """What the model reads for a call a person cancelled (a denial, a stop)."""
+def cancelled_call(p: PendingCall, reason: str | None) -> ToolMessage:
+    """A call a person cancelled (a denial, a stop): its ``tool_end`` event, emitted, and
+    what the model reads for it."""
     why = (reason or "").strip()
-    return ToolMessage(
-        content="CANCELLED: cancelled by the user" + (f": {why}" if why else ""),
-        tool_call_id=call_id,
-        name=tool_name,
-    )
+    said = "cancelled by the user" + (f": {why}" if why else "")
+    call_id, name = p["call_id"], p["tool_name"]
+    emit(ToolEndEvent(call_id=call_id, tool_name=name, status="cancelled", result=said))
+    return ToolMessage(content=f"CANCELLED: {said}", tool_call_id=call_id, name=name)
 
 
 async def cancel_calls(
@@ -103,14 +103,7 @@ async def cancel_calls(
     cancelled result, with its ``tool_end`` event and an audit row."""
     out: list[ToolMessage] = []
     for p in pending:
-        emit(
-            ToolEndEvent(
-                call_id=p["call_id"],
-                tool_name=p["tool_name"],
-                status="cancelled",
-                result=f"cancelled by the user: {STOPPED_REASON}",
-            )
-        )
+        out.append(cancelled_call(p, STOPPED_REASON))
         await audit.record(
             kind="cancelled",
             decision="cancel",
@@ -118,5 +111,4 @@ async def cancel_calls(
             args=p.get("tool_args"),
             **call_row(ctx, p["tool_name"], p.get("env_id")),
         )
-        out.append(cancelled_message(p["call_id"], p["tool_name"], STOPPED_REASON))
     return out

@@ -30,7 +30,7 @@ from app.agent.stopping import (
     Stopped,
     cancel_calls,
     cancellable,
-    cancelled_message,
+    cancelled_call,
     is_stopped,
     shielded,
 )
@@ -86,22 +86,10 @@ class ToolNode:
         out: list[ToolMessage] = []
         for p in state.get("pending") or []:
             if p.get("decision") != "confirm":
-                out.append(await self._cancelled(p, ctx))
+                out.append(cancelled_call(p, p.get("reason")))
             else:
                 out.append(await self._run(p, ctx))
         return {"messages": out, "pending": []}
-
-    async def _cancelled(self, p: PendingCall, ctx: AgentContext) -> ToolMessage:
-        reason = (p.get("reason") or "").strip()
-        emit(
-            ToolEndEvent(
-                call_id=p["call_id"],
-                tool_name=p["tool_name"],
-                status="cancelled",
-                result="cancelled by the user" + (f": {reason}" if reason else ""),
-            )
-        )
-        return cancelled_message(p["call_id"], p["tool_name"], reason)
 
     async def _run(self, p: PendingCall, ctx: AgentContext) -> ToolMessage:
         """A stopped turn starts no call; a stop cancels a read in flight; a write is
