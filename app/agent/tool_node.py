@@ -15,7 +15,7 @@ import json
 import logging
 import time
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import KW_ONLY, dataclass
 from typing import Any
 
@@ -128,15 +128,11 @@ class ToolNode:
         def elapsed() -> float:
             return round((time.perf_counter() - started) * 1000, 1)
 
+        def failed(exc: ToolError) -> Awaitable[ToolMessage]:
+            return self._failed(p, ctx, audit_base, elapsed(), task_id, exc)
+
         if fn is None:
-            return await self._failed(
-                p,
-                ctx,
-                audit_base,
-                elapsed(),
-                task_id,
-                ToolError(f"tool '{name}' has no implementation"),
-            )
+            return await failed(ToolError(f"tool '{name}' has no implementation"))
 
         async def on_retry(attempt: int, error: BaseException) -> None:
             emit(ToolRetryEvent(call_id=call_id, tool_name=name, attempt=attempt, error=str(error)))
@@ -196,17 +192,10 @@ class ToolNode:
             )
             return ToolMessage(content=f"ERROR: {exc}", tool_call_id=call_id, name=name)
         except ToolError as exc:
-            return await self._failed(p, ctx, audit_base, elapsed(), task_id, exc)
+            return await failed(exc)
         except Exception as exc:  # a bug in a tool: logged with trace, user sees no trace
             log.exception("tool %s crashed", name)
-            return await self._failed(
-                p,
-                ctx,
-                audit_base,
-                elapsed(),
-                task_id,
-                ToolError(f"internal error in {name} ({type(exc).__name__})"),
-            )
+            return await failed(ToolError(f"internal error in {name} ({type(exc).__name__})"))
         text = summarise_response(_as_text(result), self.settings.summarise_limit)
         view = present(decl, result, deps, p.get("env_id"))
         data, truncated = tool_data(result)
