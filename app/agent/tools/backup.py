@@ -23,6 +23,7 @@ from typing import Any
 from uuid import uuid4
 
 from pydantic import Field
+from sqlmodel import Session
 
 from app.agent.tools.base import EnvArgs, ToolArgs, ToolDeps
 from app.agent.tools.declare import Family
@@ -187,12 +188,16 @@ async def list_backups(args: ListBackupsArgs, deps: ToolDeps) -> dict[str, Any]:
     return {"env_id": env_id, "count": len(rows), "backups": rows}
 
 
+def _backup(session: Session, backup_id: str) -> Backup:
+    row = backup_store.get_backup(session, backup_id=backup_id.strip())
+    if row is None:
+        raise ToolError(f"no backup '{backup_id}'; list_backups shows the stored ones")
+    return row
+
+
 def _backup_env(db: Database, backup_id: str) -> str:
     with db.session() as session:
-        row = backup_store.get_backup(session, backup_id=backup_id.strip())
-        if row is None:
-            raise ToolError(f"no backup '{backup_id}'; list_backups shows the stored ones")
-        return row.env_id
+        return _backup(session, backup_id).env_id
 
 
 async def restore_target(args: RestoreBackupArgs, deps: ToolDeps) -> str | None:
@@ -204,9 +209,7 @@ async def restore_target(args: RestoreBackupArgs, deps: ToolDeps) -> str | None:
 
 def _load_backup(db: Database, backup_id: str) -> tuple[dict[str, Any], bytes]:
     with db.session() as session:
-        row = backup_store.get_backup(session, backup_id=backup_id.strip())
-        if row is None:
-            raise ToolError(f"no backup '{backup_id}'; list_backups shows the stored ones")
+        row = _backup(session, backup_id)
         view, path = _view(row), Path(row.path)
     if not path.is_file():
         raise ToolError(f"backup '{backup_id}' is indexed but its file is missing ({path.name})")

@@ -38,7 +38,7 @@ def _window(args: Mapping[str, Any], lang: Lang) -> dict[str, str]:
     return {"span": span, "why": f": {reason[:79]}" if reason else ""}
 
 
-def _view(row: Maintenance) -> dict[str, Any]:
+def window_view(row: Maintenance) -> dict[str, Any]:
     return {
         "env_id": row.env_id,
         "reason": row.reason,
@@ -79,7 +79,7 @@ async def start_maintenance(args: StartMaintenanceArgs, deps: ToolDeps) -> dict[
                 reason=args.reason or "",
                 duration_minutes=args.duration_minutes,
             )
-            return _view(row)
+            return window_view(row)
 
     view = await asyncio.to_thread(start)
     until = f"until {view['ends_at']}" if view["ends_at"] else "until end_maintenance"
@@ -107,7 +107,7 @@ async def end_maintenance(args: EnvArgs, deps: ToolDeps) -> dict[str, Any]:
     def end() -> dict[str, Any] | None:
         with deps.db.session() as session:
             row = maintenance_store.end(session, env_id=env.id, ended_by=deps.user_id)
-            return None if row is None else _view(row)
+            return None if row is None else window_view(row)
 
     view = await asyncio.to_thread(end)
     if view is None:

@@ -9,6 +9,7 @@ from pydantic import Field
 
 from app.agent.tools.base import NoArgs, ToolArgs, ToolDeps
 from app.agent.tools.declare import Family
+from app.agent.tools.maintenance import window_view
 from app.errors import ToolError
 from app.policy import CardLine, EnvTable, build_tool_pipeline
 from app.store.db import Database
@@ -70,16 +71,7 @@ def _maintenance_rows(db: Database, env_ids: list[str]) -> dict[str, dict[str, A
     with db.session() as session:
         for env_id in env_ids:
             row = active_for(session, env_id=env_id)
-            out[env_id] = (
-                None
-                if row is None
-                else {
-                    "reason": row.reason,
-                    "started_by": row.started_by,
-                    "started_at": row.started_at.isoformat(),
-                    "ends_at": row.ends_at.isoformat() if row.ends_at else None,
-                }
-            )
+            out[env_id] = None if row is None else window_view(row)
     return out
 
 
