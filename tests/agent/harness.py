@@ -31,7 +31,7 @@ from app.context import inject_uicontext
 from app.events import BaseEvent, decode_sse
 from app.parts import PARTS_STATE, Parts, with_core
 from app.superset.registry import EnvironmentRegistry
-from tests.agent.scripted import scripted
+from tests.agent.scripted import call, final_from_tool, recording_tools, scripted
 from tests.support import audit_rows, token_for
 
 __all__ = ["Harness", "first", "harness", "token_for", "types_of"]
@@ -130,6 +130,18 @@ class Harness:
         if self.install is not None:
             self.install(self.parts)
         return self.recorder
+
+    def use_deploy(self, log: list[Any] | None = None, *then: Any, **options: Any) -> Any:
+        """``use()`` with a model that asks to deploy dashboard 42 to prod, answers from
+        the tool's result and then says ``then``; each tool (``recording_tools``) records
+        its calls in ``log``. ``options``: ``use()``'s."""
+        return self.use(
+            call("deploy_dashboard", dashboard_id="42", target_env="prod"),
+            final_from_tool,
+            *then,
+            tools=recording_tools([] if log is None else log),
+            **options,
+        )
 
     # ---- the page's path: typed events ------------------------------------------------
     async def turn(

@@ -23,8 +23,7 @@ from app.events import (
 )
 from app.store import maintenance
 from app.store.models import Confirmation
-from tests.agent.scripted import call, final_from_tool
-from tests.agent.test_handler import recording_tools
+from tests.agent.scripted import call, final_from_tool, recording_tools
 
 ALICE = Principal(user_id="alice", role="admin")
 

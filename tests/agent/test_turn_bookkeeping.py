@@ -12,8 +12,7 @@ from sqlalchemy import create_engine, text
 from app.agent.core import prepare_turn
 from app.auth import Principal
 from app.events import ConfirmRequiredEvent, DoneEvent, TurnStartEvent
-from tests.agent.scripted import call, final_from_tool
-from tests.agent.test_handler import recording_tools
+from tests.agent.scripted import call, final_from_tool, recording_tools
 
 
 def _committed(harness: Any, sql: str, **params: Any) -> list[Any]:

@@ -14,8 +14,7 @@ from nicegui.testing import User
 from app.agent.core import prepare_turn
 from app.events import StoppedEvent, ToolStartEvent, decode_sse
 from tests.agent.harness import first, types_of
-from tests.agent.scripted import call, final_from_tool
-from tests.agent.test_handler import recording_tools
+from tests.agent.scripted import call, final_from_tool, recording_tools
 from tests.api.test_agent_api import bearer, post_stream
 
 

@@ -17,8 +17,7 @@ from nicegui.testing import User
 from app.events import decode_sse
 from app.store.models import Confirmation
 from tests.agent.harness import first, types_of
-from tests.agent.scripted import call, final_from_tool
-from tests.agent.test_handler import recording_tools
+from tests.agent.scripted import call, final_from_tool, recording_tools
 from tests.security.conftest import assert_error_shape, audit_rows, bearer
 
 STREAM, RESUME = "/api/agent/stream", "/api/agent/resume"
