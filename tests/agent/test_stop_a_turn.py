@@ -93,6 +93,33 @@ async def _consistent(harness: Any) -> list[Any]:
     return messages
 
 
+async def _confirmed_write_running(
+    harness: Any, proposal: AIMessage, answer: str, message: str, conv_id: str
+) -> tuple[ConfirmRequiredEvent, Blocking, Stream]:
+    """The model proposes the write ``proposal`` for ``message`` (then says ``answer``);
+    its card is confirmed on the page's path and the write's tool, which blocks until the
+    test releases it, has started. The card, the tools and the resume's stream."""
+    tools = Blocking()
+    name = proposal.tool_calls[0]["name"]
+    harness.use(proposal, answer, tools={name: tools.tool(name)})
+    conf = next(
+        e
+        for e in await harness.turn(message, conv_id=conv_id)
+        if isinstance(e, ConfirmRequiredEvent)
+    )
+    req = await prepare_resume(
+        core=harness.core,
+        token=harness.token(),
+        conv_id=conv_id,
+        confirmation_id=conf.confirmation_id,
+        decision="confirm",
+        channel="page",
+    )
+    stream = Stream(harness.core.resume(req))
+    await stream.wait_for(ToolStartEvent)
+    return conf, tools, stream
+
+
 async def test_a_stop_cancels_a_read_in_flight_and_the_next_message_works(harness: Any) -> None:
     tools = Blocking()
     rec = harness.use(
@@ -125,27 +152,13 @@ async def test_a_stop_cancels_a_read_in_flight_and_the_next_message_works(harnes
 async def test_a_write_in_flight_goes_on_after_a_stop_and_its_outcome_lands(
     harness: Any,
 ) -> None:
-    tools = Blocking()
-    harness.use(
+    conf, tools, stream = await _confirmed_write_running(
+        harness,
         call("deploy_dashboard", dashboard_id="42", target_env="staging"),
         "Next answer.",  # the stopped run does not ask the model again
-        tools={"deploy_dashboard": tools.tool("deploy_dashboard")},
+        "deploy 42 to staging",
+        "stop-write",
     )
-    conf = next(
-        e
-        for e in await harness.turn("deploy 42 to staging", conv_id="stop-write")
-        if isinstance(e, ConfirmRequiredEvent)
-    )
-    req = await prepare_resume(
-        core=harness.core,
-        token=harness.token(),
-        conv_id="stop-write",
-        confirmation_id=conf.confirmation_id,
-        decision="confirm",
-        channel="page",
-    )
-    stream = Stream(harness.core.resume(req))
-    await stream.wait_for(ToolStartEvent)
     report = await harness.core.cancel(ALICE, "stop-write")
     assert report.writes_in_flight == [{"call_id": conf.call_id, "tool_name": "deploy_dashboard"}]
     events = await stream.done()  # the stream answers at once …
@@ -168,27 +181,9 @@ async def test_a_write_in_flight_goes_on_after_a_stop_and_its_outcome_lands(
 
 
 async def test_a_message_sent_while_a_stopped_write_runs_waits_for_it(harness: Any) -> None:
-    tools = Blocking()
-    harness.use(
-        call("run_backup", env_id="dev"),
-        "After the backup.",
-        tools={"run_backup": tools.tool("run_backup")},
+    _, tools, stream = await _confirmed_write_running(
+        harness, call("run_backup", env_id="dev"), "After the backup.", "back up dev", "stop-wait"
     )
-    conf = next(
-        e
-        for e in await harness.turn("back up dev", conv_id="stop-wait")
-        if isinstance(e, ConfirmRequiredEvent)
-    )
-    req = await prepare_resume(
-        core=harness.core,
-        token=harness.token(),
-        conv_id="stop-wait",
-        confirmation_id=conf.confirmation_id,
-        decision="confirm",
-        channel="page",
-    )
-    stream = Stream(harness.core.resume(req))
-    await stream.wait_for(ToolStartEvent)
     await harness.core.cancel(ALICE, "stop-wait")
     await stream.done()
     nxt = await _start(harness, "status?", "stop-wait")
