@@ -14,7 +14,6 @@ from app.agent import handler as handler_module
 from app.agent.core import (
     ConfirmationRefused,
     RequestRefused,
-    prepare_resume,
     prepare_turn,
 )
 from app.agent.planner import OfflinePlanner
@@ -29,7 +28,7 @@ from app.events import (
 )
 from app.parts import Parts, with_core
 from tests.agent.harness import types_of
-from tests.agent.scripted import call, final_from_tool, recording_tools, scripted
+from tests.agent.scripted import call, recording_tools, scripted
 from tests.agent.test_core_input import turn_kwargs
 
 # --- the page's path: typed events, no SSE text ---------------------------------------------
@@ -111,11 +110,7 @@ async def test_another_users_conversation_is_refused_403(harness: Any) -> None:
 
 
 async def test_a_refused_confirmation_has_one_status_for_both_doors(harness: Any) -> None:
-    harness.use(
-        call("delete_dashboard", dashboard_id="7", env_id="prod"),
-        final_from_tool,
-        tools=recording_tools([]),
-    )
+    harness.use_proposal(call("delete_dashboard", dashboard_id="7", env_id="prod"))
     conf = next(e for e in await harness.turn("delete 7") if isinstance(e, ConfirmRequiredEvent))
     with pytest.raises(ConfirmationRefused) as caught:
         await harness.answer(conf.confirmation_id, "confirm")
@@ -136,25 +131,11 @@ async def test_every_audit_row_of_a_turn_names_its_door(
     harness: Any, channel: str, client: str | None
 ) -> None:
     harness.use_deploy()
-    req = await prepare_turn(
-        **await turn_kwargs(
-            harness.parts, conv_id=f"door-{channel}", channel=channel, client=client
-        )
-    )
-    events = [e async for e in harness.core.run_turn(req)]
-    harness.conv_id = req.conv_id
+    door = {"channel": channel, "client": client}
+    events = await harness.turn("hi", conv_id=f"door-{channel}", **door)
     conf = next(e for e in events if isinstance(e, ConfirmRequiredEvent))
-    resume = await prepare_resume(
-        core=harness.core,
-        token=harness.token(),
-        conv_id=req.conv_id,
-        confirmation_id=conf.confirmation_id,
-        decision="confirm",
-        channel=channel,  # type: ignore[arg-type]
-        client=client,
-    )
-    [e async for e in harness.core.resume(resume)]
-    rows = harness.audit_rows(conv_id=req.conv_id)
+    await harness.answer(conf.confirmation_id, **door)
+    rows = harness.audit_rows(conv_id=f"door-{channel}")
     kinds = {r["kind"] for r in rows}
     assert {"tool_filtered", "confirm_requested", "confirmed", "executed"} <= kinds
     assert {(r["channel"], r["client"]) for r in rows} == {(channel, client)}

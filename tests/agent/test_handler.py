@@ -194,11 +194,7 @@ async def test_expired_confirmation_is_refused(harness: Any) -> None:
 
 async def test_dangerous_confirm_before_the_countdown_is_refused(harness: Any) -> None:
     log: list[Any] = []
-    harness.use(
-        call("delete_dashboard", dashboard_id="7", env_id="prod"),
-        final_from_tool,
-        tools=recording_tools(log),
-    )
+    harness.use_proposal(call("delete_dashboard", dashboard_id="7", env_id="prod"), log)
     conf = first(await harness.run("delete dashboard 7 on prod"), "confirm_required")
     assert conf["metadata"]["dangerous"] is True and conf["countdown_s"] == 10
     early = await harness.resume(conf["confirmation_id"], "confirm")
@@ -270,11 +266,7 @@ async def test_maintenance_refuses_writes_to_that_env(harness: Any) -> None:
     with harness.parts.db.session() as s:
         maintenance.start(s, env_id="prod", started_by="ops", reason="upgrade")
     try:
-        harness.use(
-            call("deploy_dashboard", dashboard_id="1", target_env="prod"),
-            final_from_tool,
-            tools=recording_tools(log),
-        )
+        harness.use_proposal(call("deploy_dashboard", dashboard_id="1", target_env="prod"), log)
         events = await harness.run("deploy 1 to prod")
         err = first(events, "error")
         assert err["code"] == "maintenance" and "confirm_required" not in types_of(events)

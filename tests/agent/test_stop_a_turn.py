@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from langchain_core.messages import AIMessage, ToolMessage
 
-from app.agent.core import ConfirmationRefused, RequestRefused, prepare_resume, prepare_turn
+from app.agent.core import ConfirmationRefused, RequestRefused
 from app.agent.core.turns import run_config
 from app.auth import Principal
 from app.events import (
@@ -69,18 +69,7 @@ class Stream:
 
 
 async def _start(harness: Any, message: str, conv_id: str) -> Stream:
-    harness.conv_id = conv_id
-    req = await prepare_turn(
-        core=harness.core,
-        token=harness.token(),
-        message=message,
-        history=None,
-        conv_id=conv_id,
-        env_id="dev",
-        uicontext=None,
-        channel="page",
-    )
-    return Stream(harness.core.run_turn(req))
+    return Stream(harness.core.run_turn(await harness.turn_request(message, conv_id=conv_id)))
 
 
 async def _consistent(harness: Any) -> list[Any]:
@@ -107,15 +96,7 @@ async def _confirmed_write_running(
         for e in await harness.turn(message, conv_id=conv_id)
         if isinstance(e, ConfirmRequiredEvent)
     )
-    req = await prepare_resume(
-        core=harness.core,
-        token=harness.token(),
-        conv_id=conv_id,
-        confirmation_id=conf.confirmation_id,
-        decision="confirm",
-        channel="page",
-    )
-    stream = Stream(harness.core.resume(req))
+    stream = Stream(harness.core.resume(await harness.resume_request(conf.confirmation_id)))
     await stream.wait_for(ToolStartEvent)
     return conf, tools, stream
 

@@ -10,7 +10,7 @@ from nicegui.testing import User
 from app.events import decode_sse
 from app.store.audit import list_audit
 from tests.agent.harness import first, token_for, types_of
-from tests.agent.scripted import call, final_from_tool, recording_tools
+from tests.agent.scripted import call, recording_tools
 from tests.support import served
 
 
@@ -68,11 +68,7 @@ async def test_stream_deny_flow_over_http(user: User, harness: Any) -> None:
 
 
 async def test_early_dangerous_confirm_is_refused_over_http(user: User, harness: Any) -> None:
-    harness.use(
-        call("delete_dashboard", dashboard_id="7", env_id="prod"),
-        final_from_tool,
-        tools=recording_tools([]),
-    )
+    harness.use_proposal(call("delete_dashboard", dashboard_id="7", env_id="prod"))
     r = await post_stream(user, {"message": "delete 7", "conv_id": "http-early"})
     conf = first(decode_sse(r.text), "confirm_required")
     r = await post_resume(user, "http-early", conf["confirmation_id"], "confirm")

@@ -150,11 +150,7 @@ async def test_explain_analyze_delete_needs_a_dangerous_confirmation(
 ) -> None:
     log: list[Any] = []
     sql = "EXPLAIN /* plan */ ANALYZE DELETE FROM orders"
-    harness.use(
-        call("superset_execute_sql", sql=sql, env_id="prod"),
-        final_from_tool,
-        tools=recording_tools(log),
-    )
+    harness.use_proposal(call("superset_execute_sql", sql=sql, env_id="prod"), log)
     _, events = await _stream(
         user, {"message": f"run this sql on prod {sql}", "conv_id": "sql-1"}, role="analyst"
     )
