@@ -24,14 +24,20 @@ from typing import Any
 import pytest
 from nicegui import app as nicegui_app
 
-from app.agent.core import AgentCore, prepare_resume, prepare_turn
+from app.agent.core import (
+    AgentCore,
+    ResumeRequest,
+    TurnRequest,
+    prepare_resume,
+    prepare_turn,
+)
 from app.agent.handler import agent_handler, resume_handler
 from app.agent.rules import Rules
 from app.context import inject_uicontext
 from app.events import BaseEvent, decode_sse
 from app.parts import PARTS_STATE, Parts, with_core
 from app.superset.registry import EnvironmentRegistry
-from tests.agent.scripted import scripted
+from tests.agent.scripted import call, final_from_tool, recording_tools, scripted
 from tests.support import audit_rows, token_for
 
 __all__ = ["Harness", "first", "harness", "token_for", "types_of"]
@@ -131,8 +137,22 @@ class Harness:
             self.install(self.parts)
         return self.recorder
 
+    def use_proposal(
+        self, proposal: Any, log: list[Any] | None = None, *then: Any, **options: Any
+    ) -> Any:
+        """``use()`` with a model that proposes ``proposal`` (a ``call(...)``), answers
+        from the tool's result and then says ``then``; each tool (``recording_tools``)
+        records its calls in ``log``. ``options``: ``use()``'s."""
+        tools = recording_tools([] if log is None else log)
+        return self.use(proposal, final_from_tool, *then, tools=tools, **options)
+
+    def use_deploy(self, log: list[Any] | None = None, *then: Any, **options: Any) -> Any:
+        """``use_proposal()`` of a deploy of dashboard 42 to prod."""
+        deploy = call("deploy_dashboard", dashboard_id="42", target_env="prod")
+        return self.use_proposal(deploy, log, *then, **options)
+
     # ---- the page's path: typed events ------------------------------------------------
-    async def turn(
+    async def turn_request(
         self,
         message: str,
         *,
@@ -143,10 +163,13 @@ class Harness:
         history: list[dict[str, Any]] | None = None,
         conv_id: str | None = None,
         channel: str = "page",
-    ) -> list[BaseEvent]:
+        client: str | None = None,
+    ) -> TurnRequest:
+        """``prepare_turn`` for ``message`` on this core, with a token for ``user``; the
+        conversation (``conv_id``, a new one by default) becomes the harness's."""
         assert self.core is not None
         self.conv_id = conv_id or uuid.uuid4().hex
-        req = await prepare_turn(
+        return await prepare_turn(
             core=self.core,
             token=self.token(user, role),
             message=message,
@@ -155,10 +178,16 @@ class Harness:
             env_id=env_id,
             uicontext=uicontext,
             channel=channel,  # type: ignore[arg-type]
+            client=client,
         )
-        return [ev async for ev in self.core.run_turn(req)]
 
-    async def answer(
+    async def turn(self, message: str, **request: Any) -> list[BaseEvent]:
+        """A turn on the page's path (``request``: ``turn_request``'s keywords): the
+        typed events the core yields."""
+        assert self.core is not None
+        return [ev async for ev in self.core.run_turn(await self.turn_request(message, **request))]
+
+    async def resume_request(
         self,
         confirmation_id: str,
         decision: str = "confirm",
@@ -166,20 +195,33 @@ class Harness:
         user: str = "alice",
         role: str = "admin",
         reason: str | None = None,
-        channel: str = "page",
         args: dict[str, Any] | None = None,
-    ) -> list[BaseEvent]:
+        conv_id: str | None = None,
+        channel: str = "page",
+        client: str | None = None,
+    ) -> ResumeRequest:
+        """``prepare_resume`` of ``confirmation_id`` in the harness's conversation (or
+        ``conv_id``), with a token for ``user``."""
         assert self.core is not None
-        req = await prepare_resume(
+        return await prepare_resume(
             core=self.core,
             token=self.token(user, role),
-            conv_id=self.conv_id,
+            conv_id=conv_id or self.conv_id,
             confirmation_id=confirmation_id,
             decision=decision,
             reason=reason,
             args=args,
             channel=channel,  # type: ignore[arg-type]
+            client=client,
         )
+
+    async def answer(
+        self, confirmation_id: str, decision: str = "confirm", **request: Any
+    ) -> list[BaseEvent]:
+        """An answer to a card on the page's path (``request``: ``resume_request``'s
+        keywords): the typed events the core yields."""
+        assert self.core is not None
+        req = await self.resume_request(confirmation_id, decision, **request)
         return [ev async for ev in self.core.resume(req)]
 
     # ---- the contract's SSE functions -------------------------------------------------

@@ -12,6 +12,8 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import ConfigDict, Field
 
+from app.agent.tools import TOOL_CATALOG
+
 _ids = itertools.count(1)
 
 
@@ -28,6 +30,20 @@ def call(name: str, **args: Any) -> AIMessage:
         content="",
         tool_calls=[{"name": name, "args": args, "id": f"call_{next(_ids)}", "type": "tool_call"}],
     )
+
+
+def recording_tools(log: list[tuple[str, Any]]) -> dict[str, Any]:
+    """Every tool of the catalog, each appending ``(name, args)`` to ``log`` and answering
+    ``{"tool", "ok", "args"}``."""
+
+    def make(name: str) -> Any:
+        async def tool(args: Any, deps: Any) -> Any:
+            log.append((name, args.model_dump()))
+            return {"tool": name, "ok": True, "args": args.model_dump()}
+
+        return tool
+
+    return {name: make(name) for name in TOOL_CATALOG}
 
 
 def final_from_tool(messages: list[BaseMessage], bound: list[str]) -> str:

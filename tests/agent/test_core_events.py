@@ -14,7 +14,6 @@ from app.agent import handler as handler_module
 from app.agent.core import (
     ConfirmationRefused,
     RequestRefused,
-    prepare_resume,
     prepare_turn,
 )
 from app.agent.planner import OfflinePlanner
@@ -29,9 +28,8 @@ from app.events import (
 )
 from app.parts import Parts, with_core
 from tests.agent.harness import types_of
-from tests.agent.scripted import call, final_from_tool, scripted
+from tests.agent.scripted import call, recording_tools, scripted
 from tests.agent.test_core_input import turn_kwargs
-from tests.agent.test_handler import recording_tools
 
 # --- the page's path: typed events, no SSE text ---------------------------------------------
 
@@ -51,11 +49,7 @@ async def test_page_path_yields_typed_events_without_any_sse_text(
     ):  # module objects, not dotted paths: NiceGUI's user plugin re-imports packages
         monkeypatch.setattr(module, name, _no_sse)
     log: list[Any] = []
-    harness.use(
-        call("deploy_dashboard", dashboard_id="42", target_env="prod"),
-        final_from_tool,
-        tools=recording_tools(log),
-    )
+    harness.use_deploy(log)
     events = await harness.turn("deploy 42 to prod")
     assert all(isinstance(e, BaseEvent) for e in events)
     assert isinstance(events[0], TurnStartEvent)
@@ -84,12 +78,7 @@ async def test_sse_frames_carry_the_same_events_as_the_page(harness: Any) -> Non
 async def test_conversation_read_shows_a_pending_confirmation_then_its_outcome(
     harness: Any,
 ) -> None:
-    harness.use(
-        call("deploy_dashboard", dashboard_id="42", target_env="prod"),
-        final_from_tool,
-        tools=recording_tools([]),
-        checkpointer=InMemorySaver(),
-    )
+    harness.use_deploy(checkpointer=InMemorySaver())
     events = await harness.turn("deploy 42 to prod", uicontext={"objectType": "dashboard"})
     conf = next(e for e in events if isinstance(e, ConfirmRequiredEvent))
     alice = Principal(user_id="alice", role="admin")
@@ -121,11 +110,7 @@ async def test_another_users_conversation_is_refused_403(harness: Any) -> None:
 
 
 async def test_a_refused_confirmation_has_one_status_for_both_doors(harness: Any) -> None:
-    harness.use(
-        call("delete_dashboard", dashboard_id="7", env_id="prod"),
-        final_from_tool,
-        tools=recording_tools([]),
-    )
+    harness.use_proposal(call("delete_dashboard", dashboard_id="7", env_id="prod"))
     conf = next(e for e in await harness.turn("delete 7") if isinstance(e, ConfirmRequiredEvent))
     with pytest.raises(ConfirmationRefused) as caught:
         await harness.answer(conf.confirmation_id, "confirm")
@@ -145,30 +130,12 @@ async def test_a_refused_confirmation_has_one_status_for_both_doors(harness: Any
 async def test_every_audit_row_of_a_turn_names_its_door(
     harness: Any, channel: str, client: str | None
 ) -> None:
-    harness.use(
-        call("deploy_dashboard", dashboard_id="42", target_env="prod"),
-        final_from_tool,
-        tools=recording_tools([]),
-    )
-    req = await prepare_turn(
-        **await turn_kwargs(
-            harness.parts, conv_id=f"door-{channel}", channel=channel, client=client
-        )
-    )
-    events = [e async for e in harness.core.run_turn(req)]
-    harness.conv_id = req.conv_id
+    harness.use_deploy()
+    door = {"channel": channel, "client": client}
+    events = await harness.turn("hi", conv_id=f"door-{channel}", **door)
     conf = next(e for e in events if isinstance(e, ConfirmRequiredEvent))
-    resume = await prepare_resume(
-        core=harness.core,
-        token=harness.token(),
-        conv_id=req.conv_id,
-        confirmation_id=conf.confirmation_id,
-        decision="confirm",
-        channel=channel,  # type: ignore[arg-type]
-        client=client,
-    )
-    [e async for e in harness.core.resume(resume)]
-    rows = harness.audit_rows(conv_id=req.conv_id)
+    await harness.answer(conf.confirmation_id, **door)
+    rows = harness.audit_rows(conv_id=f"door-{channel}")
     kinds = {r["kind"] for r in rows}
     assert {"tool_filtered", "confirm_requested", "confirmed", "executed"} <= kinds
     assert {(r["channel"], r["client"]) for r in rows} == {(channel, client)}

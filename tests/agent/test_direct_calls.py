@@ -24,8 +24,7 @@ from app.events import (
 from app.parts import Parts
 from app.store.models import Confirmation
 from tests.agent.harness import first, types_of
-from tests.agent.scripted import call, final_from_tool
-from tests.agent.test_handler import recording_tools
+from tests.agent.scripted import call, final_from_tool, recording_tools
 from tests.support import audit_rows, ensure_user
 
 ALICE = Principal(user_id="alice", role="admin")

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from app.agent.core import ConfirmationRefused, RequestRefused, prepare_resume
+from app.agent.core import ConfirmationRefused, RequestRefused
 from app.agent.planner import OfflinePlanner
 from app.auth import Principal
 from app.events import (
@@ -23,8 +23,7 @@ from app.events import (
 )
 from app.store import maintenance
 from app.store.models import Confirmation
-from tests.agent.scripted import call, final_from_tool
-from tests.agent.test_handler import recording_tools
+from tests.agent.scripted import call, final_from_tool, recording_tools
 
 ALICE = Principal(user_id="alice", role="admin")
 
@@ -38,13 +37,8 @@ def _ends(events: list[Any]) -> list[ToolEndEvent]:
 
 
 async def _deploy(harness: Any, log: list[Any], target: str = "staging", **kw: Any) -> Any:
-    harness.use(
-        call("deploy_dashboard", dashboard_id="42", target_env=target),
-        final_from_tool,
-        final_from_tool,
-        tools=recording_tools(log),
-        **kw,
-    )
+    deploy = call("deploy_dashboard", dashboard_id="42", target_env=target)
+    harness.use_proposal(deploy, log, final_from_tool, **kw)
     return _conf(await harness.turn(f"deploy 42 to {target}"))
 
 
@@ -64,10 +58,8 @@ async def test_an_edit_that_raises_the_risk_asks_a_new_dangerous_confirmation(
     harness: Any,
 ) -> None:
     log: list[Any] = []
-    harness.use(
-        call("superset_execute_sql", sql="UPDATE sales SET region = 'EU'", env_id="dev"),
-        final_from_tool,
-        tools=recording_tools(log),
+    harness.use_proposal(
+        call("superset_execute_sql", sql="UPDATE sales SET region = 'EU'", env_id="dev"), log
     )
     first = _conf(await harness.turn("fix the region"))
     assert first.metadata.risk_level == "guarded"
@@ -188,15 +180,8 @@ async def test_a_run_with_arguments_other_than_the_confirmed_edit_runs_nothing(
 ) -> None:
     log: list[Any] = []
     conf = await _deploy(harness, log)
-    req = await prepare_resume(
-        core=harness.core,
-        token=harness.token(),
-        conv_id=harness.conv_id,
-        confirmation_id=conf.confirmation_id,
-        decision="confirm",
-        args={"dashboard_id": "43", "target_env": "staging"},
-        channel="page",
-    )
+    edited = {"dashboard_id": "43", "target_env": "staging"}
+    req = await harness.resume_request(conf.confirmation_id, args=edited)
     with harness.parts.db.session() as s:
         assert s.get(Confirmation, conf.confirmation_id).edited_args_hash
     forged = dataclasses.replace(req, args={"dashboard_id": "666", "target_env": "staging"})

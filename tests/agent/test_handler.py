@@ -15,31 +15,11 @@ from app.errors import SupersetUnavailableError
 from app.store import maintenance
 from app.store.models import Confirmation
 from tests.agent.harness import first, types_of
-from tests.agent.scripted import call, final_from_tool
+from tests.agent.scripted import call, final_from_tool, recording_tools
 
-DASHBOARD_9 = {
-    "search_dashboards",
-    "get_health_summary",
-    "deploy_dashboard",
-    "run_llm_validation",
-    "run_llm_documentation",
-    "execute_migration",
-    "create_branch",
-    "commit_changes",
-    "show_capabilities",
-}
-
-
-def recording_tools(log: list[tuple[str, Any]]) -> dict[str, Any]:
-    def make(name: str) -> Any:
-        async def tool(args: Any, deps: Any) -> Any:
-            log.append((name, args.model_dump()))
-            return {"tool": name, "ok": True, "args": args.model_dump()}
-
-        return tool
-
-    return {name: make(name) for name in TOOL_CATALOG}
-
+# the 9 dashboard tools an admin is offered: the policy tests' table, written out by hand
+# (an oracle independent of app.policy.catalog)
+from tests.policy.test_pipeline import DASHBOARD_ADMIN
 
 # --- AgentChat.LangGraph.Handler TEST_EDGEs ----------------------------------------------
 
@@ -53,7 +33,7 @@ def recording_tools(log: list[tuple[str, Any]]) -> dict[str, Any]:
         pytest.param(
             {"objectType": "dashboard", "objectId": "42"},
             "admin",
-            DASHBOARD_9,
+            DASHBOARD_ADMIN,
             id="dashboard_context",
         ),
         # invalid_json_uicontext: ignored, all tools kept
@@ -62,7 +42,7 @@ def recording_tools(log: list[tuple[str, Any]]) -> dict[str, Any]:
         pytest.param(
             {"objectType": "dashboard"},
             "analyst",
-            DASHBOARD_9
+            DASHBOARD_ADMIN
             - {"deploy_dashboard", "execute_migration", "create_branch", "commit_changes"},
             id="dashboard_analyst",
         ),
@@ -123,11 +103,7 @@ async def test_safe_read_runs_without_confirmation(harness: Any) -> None:
 
 async def test_analyst_deploy_gets_permission_denied_never_a_confirmation(harness: Any) -> None:
     log: list[Any] = []
-    harness.use(
-        call("deploy_dashboard", dashboard_id="42", target_env="prod"),
-        final_from_tool,
-        tools=recording_tools(log),
-    )
+    harness.use_deploy(log)
     events = await harness.run(
         "deploy this to prod", role="analyst", uicontext=json.dumps({"objectType": "dashboard"})
     )
@@ -162,11 +138,7 @@ async def test_unknown_tool_is_an_error_not_a_permission_denial(harness: Any) ->
 
 async def test_guarded_write_runs_only_after_confirm(harness: Any) -> None:
     log: list[Any] = []
-    harness.use(
-        call("deploy_dashboard", dashboard_id="42", target_env="prod"),
-        final_from_tool,
-        tools=recording_tools(log),
-    )
+    harness.use_deploy(log)
     events = await harness.run("deploy 42 to prod")
     conf = first(events, "confirm_required")
     assert conf["metadata"]["risk_level"] == "guarded"
@@ -181,11 +153,7 @@ async def test_guarded_write_runs_only_after_confirm(harness: Any) -> None:
 
 async def test_deny_cancels_and_passes_the_reason_to_the_model(harness: Any) -> None:
     log: list[Any] = []
-    rec = harness.use(
-        call("deploy_dashboard", dashboard_id="42", target_env="prod"),
-        final_from_tool,
-        tools=recording_tools(log),
-    )
+    rec = harness.use_deploy(log)
     conf = first(await harness.run("deploy 42 to prod"), "confirm_required")
     events = await harness.resume(conf["confirmation_id"], "deny", reason="not during the demo")
     assert first(events, "tool_end")["status"] == "cancelled"
@@ -196,11 +164,7 @@ async def test_deny_cancels_and_passes_the_reason_to_the_model(harness: Any) -> 
 
 
 async def test_replayed_confirmation_is_refused(harness: Any) -> None:
-    harness.use(
-        call("deploy_dashboard", dashboard_id="42", target_env="prod"),
-        final_from_tool,
-        tools=recording_tools([]),
-    )
+    harness.use_deploy()
     conf = first(await harness.run("deploy"), "confirm_required")
     await harness.resume(conf["confirmation_id"], "confirm")
     again = await harness.resume(conf["confirmation_id"], "confirm")
@@ -210,11 +174,7 @@ async def test_replayed_confirmation_is_refused(harness: Any) -> None:
 
 async def test_foreign_user_cannot_confirm(harness: Any) -> None:
     log: list[Any] = []
-    harness.use(
-        call("deploy_dashboard", dashboard_id="42", target_env="prod"),
-        final_from_tool,
-        tools=recording_tools(log),
-    )
+    harness.use_deploy(log)
     conf = first(await harness.run("deploy"), "confirm_required")
     events = await harness.resume(conf["confirmation_id"], "confirm", user="mallory")
     assert first(events, "error")["code"] == "confirmation_foreign_user"
@@ -222,11 +182,7 @@ async def test_foreign_user_cannot_confirm(harness: Any) -> None:
 
 
 async def test_expired_confirmation_is_refused(harness: Any) -> None:
-    harness.use(
-        call("deploy_dashboard", dashboard_id="42", target_env="prod"),
-        final_from_tool,
-        tools=recording_tools([]),
-    )
+    harness.use_deploy()
     conf = first(await harness.run("deploy"), "confirm_required")
     with harness.parts.db.session() as s:
         row = s.get(Confirmation, conf["confirmation_id"])
@@ -238,11 +194,7 @@ async def test_expired_confirmation_is_refused(harness: Any) -> None:
 
 async def test_dangerous_confirm_before_the_countdown_is_refused(harness: Any) -> None:
     log: list[Any] = []
-    harness.use(
-        call("delete_dashboard", dashboard_id="7", env_id="prod"),
-        final_from_tool,
-        tools=recording_tools(log),
-    )
+    harness.use_proposal(call("delete_dashboard", dashboard_id="7", env_id="prod"), log)
     conf = first(await harness.run("delete dashboard 7 on prod"), "confirm_required")
     assert conf["metadata"]["dangerous"] is True and conf["countdown_s"] == 10
     early = await harness.resume(conf["confirmation_id"], "confirm")
@@ -257,12 +209,7 @@ async def test_dangerous_confirm_before_the_countdown_is_refused(harness: Any) -
 
 async def test_new_message_supersedes_a_pending_confirmation(harness: Any) -> None:
     log: list[Any] = []
-    harness.use(
-        call("deploy_dashboard", dashboard_id="42", target_env="prod"),
-        final_from_tool,
-        "Fine, no deploy.",
-        tools=recording_tools(log),
-    )
+    harness.use_deploy(log, "Fine, no deploy.")
     conf = first(await harness.run("deploy"), "confirm_required")
     events = await harness.run("actually, never mind", conv_id=harness.conv_id)
     assert any(e["type"] == "tool_end" and e["status"] == "cancelled" for e in events)
@@ -319,11 +266,7 @@ async def test_maintenance_refuses_writes_to_that_env(harness: Any) -> None:
     with harness.parts.db.session() as s:
         maintenance.start(s, env_id="prod", started_by="ops", reason="upgrade")
     try:
-        harness.use(
-            call("deploy_dashboard", dashboard_id="1", target_env="prod"),
-            final_from_tool,
-            tools=recording_tools(log),
-        )
+        harness.use_proposal(call("deploy_dashboard", dashboard_id="1", target_env="prod"), log)
         events = await harness.run("deploy 1 to prod")
         err = first(events, "error")
         assert err["code"] == "maintenance" and "confirm_required" not in types_of(events)

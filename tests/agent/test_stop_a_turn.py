@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from langchain_core.messages import AIMessage, ToolMessage
 
-from app.agent.core import ConfirmationRefused, RequestRefused, prepare_resume, prepare_turn
+from app.agent.core import ConfirmationRefused, RequestRefused
 from app.agent.core.turns import run_config
 from app.auth import Principal
 from app.events import (
@@ -69,18 +69,7 @@ class Stream:
 
 
 async def _start(harness: Any, message: str, conv_id: str) -> Stream:
-    harness.conv_id = conv_id
-    req = await prepare_turn(
-        core=harness.core,
-        token=harness.token(),
-        message=message,
-        history=None,
-        conv_id=conv_id,
-        env_id="dev",
-        uicontext=None,
-        channel="page",
-    )
-    return Stream(harness.core.run_turn(req))
+    return Stream(harness.core.run_turn(await harness.turn_request(message, conv_id=conv_id)))
 
 
 async def _consistent(harness: Any) -> list[Any]:
@@ -91,6 +80,25 @@ async def _consistent(harness: Any) -> list[Any]:
     results = {m.tool_call_id for m in messages if isinstance(m, ToolMessage)}
     assert calls == results and state.next == () and not state.interrupts
     return messages
+
+
+async def _confirmed_write_running(
+    harness: Any, proposal: AIMessage, answer: str, message: str, conv_id: str
+) -> tuple[ConfirmRequiredEvent, Blocking, Stream]:
+    """The model proposes the write ``proposal`` for ``message`` (then says ``answer``);
+    its card is confirmed on the page's path and the write's tool, which blocks until the
+    test releases it, has started. The card, the tools and the resume's stream."""
+    tools = Blocking()
+    name = proposal.tool_calls[0]["name"]
+    harness.use(proposal, answer, tools={name: tools.tool(name)})
+    conf = next(
+        e
+        for e in await harness.turn(message, conv_id=conv_id)
+        if isinstance(e, ConfirmRequiredEvent)
+    )
+    stream = Stream(harness.core.resume(await harness.resume_request(conf.confirmation_id)))
+    await stream.wait_for(ToolStartEvent)
+    return conf, tools, stream
 
 
 async def test_a_stop_cancels_a_read_in_flight_and_the_next_message_works(harness: Any) -> None:
@@ -125,27 +133,13 @@ async def test_a_stop_cancels_a_read_in_flight_and_the_next_message_works(harnes
 async def test_a_write_in_flight_goes_on_after_a_stop_and_its_outcome_lands(
     harness: Any,
 ) -> None:
-    tools = Blocking()
-    harness.use(
+    conf, tools, stream = await _confirmed_write_running(
+        harness,
         call("deploy_dashboard", dashboard_id="42", target_env="staging"),
         "Next answer.",  # the stopped run does not ask the model again
-        tools={"deploy_dashboard": tools.tool("deploy_dashboard")},
+        "deploy 42 to staging",
+        "stop-write",
     )
-    conf = next(
-        e
-        for e in await harness.turn("deploy 42 to staging", conv_id="stop-write")
-        if isinstance(e, ConfirmRequiredEvent)
-    )
-    req = await prepare_resume(
-        core=harness.core,
-        token=harness.token(),
-        conv_id="stop-write",
-        confirmation_id=conf.confirmation_id,
-        decision="confirm",
-        channel="page",
-    )
-    stream = Stream(harness.core.resume(req))
-    await stream.wait_for(ToolStartEvent)
     report = await harness.core.cancel(ALICE, "stop-write")
     assert report.writes_in_flight == [{"call_id": conf.call_id, "tool_name": "deploy_dashboard"}]
     events = await stream.done()  # the stream answers at once …
@@ -168,27 +162,9 @@ async def test_a_write_in_flight_goes_on_after_a_stop_and_its_outcome_lands(
 
 
 async def test_a_message_sent_while_a_stopped_write_runs_waits_for_it(harness: Any) -> None:
-    tools = Blocking()
-    harness.use(
-        call("run_backup", env_id="dev"),
-        "After the backup.",
-        tools={"run_backup": tools.tool("run_backup")},
+    _, tools, stream = await _confirmed_write_running(
+        harness, call("run_backup", env_id="dev"), "After the backup.", "back up dev", "stop-wait"
     )
-    conf = next(
-        e
-        for e in await harness.turn("back up dev", conv_id="stop-wait")
-        if isinstance(e, ConfirmRequiredEvent)
-    )
-    req = await prepare_resume(
-        core=harness.core,
-        token=harness.token(),
-        conv_id="stop-wait",
-        confirmation_id=conf.confirmation_id,
-        decision="confirm",
-        channel="page",
-    )
-    stream = Stream(harness.core.resume(req))
-    await stream.wait_for(ToolStartEvent)
     await harness.core.cancel(ALICE, "stop-wait")
     await stream.done()
     nxt = await _start(harness, "status?", "stop-wait")

@@ -4,16 +4,13 @@ badge follows each run's end."""
 
 from __future__ import annotations
 
-import uuid
 from typing import Any
 
 from sqlalchemy import create_engine, text
 
-from app.agent.core import prepare_turn
 from app.auth import Principal
 from app.events import ConfirmRequiredEvent, DoneEvent, TurnStartEvent
-from tests.agent.scripted import call, final_from_tool
-from tests.agent.test_handler import recording_tools
+from tests.agent.scripted import call, final_from_tool, recording_tools
 
 
 def _committed(harness: Any, sql: str, **params: Any) -> list[Any]:
@@ -27,16 +24,7 @@ def _committed(harness: Any, sql: str, **params: Any) -> list[Any]:
 
 
 async def _request(harness: Any, message: str, conv_id: str | None = None) -> Any:
-    return await prepare_turn(
-        core=harness.core,
-        token=harness.token(),
-        message=message,
-        history=None,
-        conv_id=conv_id or uuid.uuid4().hex,
-        env_id="dev",
-        uicontext=None,
-        channel="page",
-    )
+    return await harness.turn_request(message, conv_id=conv_id)
 
 
 async def test_every_audit_row_and_the_list_row_are_committed_before_done(

@@ -10,8 +10,7 @@ from nicegui.testing import User
 from app.events import decode_sse
 from app.store.audit import list_audit
 from tests.agent.harness import first, token_for, types_of
-from tests.agent.scripted import call, final_from_tool
-from tests.agent.test_handler import recording_tools
+from tests.agent.scripted import call, recording_tools
 from tests.support import served
 
 
@@ -35,11 +34,7 @@ async def post_stream(user: User, body: dict[str, Any], **who: str) -> Any:
 
 async def test_stream_confirm_flow_over_http(user: User, harness: Any) -> None:
     log: list[Any] = []
-    harness.use(
-        call("deploy_dashboard", dashboard_id="42", target_env="prod"),
-        final_from_tool,
-        tools=recording_tools(log),
-    )
+    harness.use_deploy(log)
     r = await post_stream(
         user, {"message": "deploy 42 to prod", "conv_id": "http-confirm", "env_id": "dev"}
     )
@@ -73,11 +68,7 @@ async def test_stream_deny_flow_over_http(user: User, harness: Any) -> None:
 
 
 async def test_early_dangerous_confirm_is_refused_over_http(user: User, harness: Any) -> None:
-    harness.use(
-        call("delete_dashboard", dashboard_id="7", env_id="prod"),
-        final_from_tool,
-        tools=recording_tools([]),
-    )
+    harness.use_proposal(call("delete_dashboard", dashboard_id="7", env_id="prod"))
     r = await post_stream(user, {"message": "delete 7", "conv_id": "http-early"})
     conf = first(decode_sse(r.text), "confirm_required")
     r = await post_resume(user, "http-early", conf["confirmation_id"], "confirm")
@@ -87,11 +78,7 @@ async def test_early_dangerous_confirm_is_refused_over_http(user: User, harness:
 async def test_analyst_deploy_is_denied_over_http_without_confirmation(
     user: User, harness: Any
 ) -> None:
-    harness.use(
-        call("deploy_dashboard", dashboard_id="42", target_env="prod"),
-        final_from_tool,
-        tools=recording_tools([]),
-    )
+    harness.use_deploy()
     r = await post_stream(
         user,
         {

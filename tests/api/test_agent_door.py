@@ -16,8 +16,7 @@ from app.events import decode_sse
 from app.parts import Parts
 from app.store.audit import list_audit
 from tests.agent.harness import first
-from tests.agent.scripted import call, final_from_tool
-from tests.agent.test_handler import recording_tools
+from tests.agent.scripted import call, final_from_tool, recording_tools
 from tests.api.test_agent_api import bearer, post_stream
 from tests.support import served
 
@@ -131,11 +130,7 @@ async def test_another_users_conversation_is_403(user: User, harness: Any) -> No
 
 
 async def test_every_audit_row_of_an_http_turn_says_http(user: User, harness: Any) -> None:
-    harness.use(
-        call("deploy_dashboard", dashboard_id="42", target_env="prod"),
-        final_from_tool,
-        tools=recording_tools([]),
-    )
+    harness.use_deploy()
     r = await post_stream(user, {"message": "deploy 42", "conv_id": "http-door"})
     conf = first(decode_sse(r.text), "confirm_required")
     r = await user.http_client.post(

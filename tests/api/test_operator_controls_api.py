@@ -11,11 +11,9 @@ from typing import Any
 from langchain_core.messages import ToolMessage
 from nicegui.testing import User
 
-from app.agent.core import prepare_turn
 from app.events import StoppedEvent, ToolStartEvent, decode_sse
 from tests.agent.harness import first, types_of
-from tests.agent.scripted import call, final_from_tool
-from tests.agent.test_handler import recording_tools
+from tests.agent.scripted import call, final_from_tool, recording_tools
 from tests.api.test_agent_api import bearer, post_stream
 
 
@@ -25,11 +23,8 @@ async def post_resume(user: User, conv_id: str, conf: dict[str, Any], **body: An
 
 
 async def _deploy_card(user: User, harness: Any, log: list[Any], conv_id: str) -> dict[str, Any]:
-    harness.use(
-        call("deploy_dashboard", dashboard_id="42", target_env="staging"),
-        final_from_tool,
-        final_from_tool,
-        tools=recording_tools(log),
+    harness.use_proposal(
+        call("deploy_dashboard", dashboard_id="42", target_env="staging"), log, final_from_tool
     )
     r = await post_stream(user, {"message": "deploy 42 to staging", "conv_id": conv_id})
     return first(decode_sse(r.text), "confirm_required")
@@ -55,10 +50,8 @@ async def test_a_risk_raising_edit_gets_a_new_confirmation_and_spends_the_old_id
     user: User, harness: Any
 ) -> None:
     log: list[Any] = []
-    harness.use(
-        call("superset_execute_sql", sql="UPDATE sales SET region = 'EU'", env_id="dev"),
-        final_from_tool,
-        tools=recording_tools(log),
+    harness.use_proposal(
+        call("superset_execute_sql", sql="UPDATE sales SET region = 'EU'", env_id="dev"), log
     )
     r = await post_stream(user, {"message": "fix regions", "conv_id": "edit-risk"})
     conf = first(decode_sse(r.text), "confirm_required")
@@ -150,16 +143,7 @@ async def test_a_page_turn_is_stopped_over_http_by_its_owner(user: User, harness
         return []
 
     harness.use(call("search_dashboards", query="x"), tools={"search_dashboards": slow_search})
-    req = await prepare_turn(
-        core=harness.core,
-        token=harness.token(),
-        message="find x",
-        history=None,
-        conv_id="stop-cross",
-        env_id="dev",
-        uicontext=None,
-        channel="page",
-    )
+    req = await harness.turn_request("find x", conv_id="stop-cross")
     page_events: list[Any] = []
 
     async def page() -> None:

@@ -61,22 +61,23 @@ def b64url(data: bytes) -> str:
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
 
 
-def local_claims(**overrides: Any) -> dict[str, Any]:
+def claims_of(base: dict[str, Any], **overrides: Any) -> dict[str, Any]:
+    """``base`` issued now for 10 minutes (``iat``, ``exp``) with ``overrides``; an
+    override of ``None`` drops that claim."""
     now = int(time.time())
-    claims: dict[str, Any] = {
-        "sub": "alice",
-        "role": "analyst",
-        "iss": ISSUER,
-        "aud": AUDIENCE,
-        "iat": now,
-        "exp": now + 600,
-    }
+    claims: dict[str, Any] = {**base, "iat": now, "exp": now + 600}
     for key, value in overrides.items():
         if value is None:
             claims.pop(key, None)
         else:
             claims[key] = value
     return claims
+
+
+def local_claims(**overrides: Any) -> dict[str, Any]:
+    """The claims of a token this app issues (an analyst, alice), with ``overrides``."""
+    base = {"sub": "alice", "role": "analyst", "iss": ISSUER, "aud": AUDIENCE}
+    return claims_of(base, **overrides)
 
 
 def hs_token(claims: dict[str, Any], *, alg: str = "HS256", secret: str = SECRET) -> str:

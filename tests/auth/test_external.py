@@ -17,28 +17,17 @@ from joserfc.jwk import RSAKey
 
 from app.auth import Principal
 from app.errors import AuthError
-from tests.auth.conftest import b64url, jwks_document, local_claims, rs_token
+from tests.auth.conftest import b64url, claims_of, jwks_document, local_claims, rs_token
 
 EXT_ISS = "https://idp.example/realms/ops"
 EXT_AUD = "ss-tools"
 
 
 def ext_claims(**overrides: Any) -> dict[str, Any]:
-    now = int(time.time())
-    claims: dict[str, Any] = {
-        "sub": "carol",
-        "iss": EXT_ISS,
-        "aud": EXT_AUD,
-        "iat": now,
-        "exp": now + 600,
-        "realm_access": {"roles": ["offline_access", "admin"]},
-    }
-    for key, value in overrides.items():
-        if value is None:
-            claims.pop(key, None)
-        else:
-            claims[key] = value
-    return claims
+    """The claims of a token the external IdP issues (carol, an admin in its realm)."""
+    realm = {"roles": ["offline_access", "admin"]}
+    base = {"sub": "carol", "iss": EXT_ISS, "aud": EXT_AUD, "realm_access": realm}
+    return claims_of(base, **overrides)
 
 
 @pytest.fixture

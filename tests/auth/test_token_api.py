@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from nicegui.testing import User
 
@@ -25,6 +27,13 @@ def accounts(app_parts: Parts) -> Parts:
     return app_parts
 
 
+async def _sign_in(user: User, username: str, password: str) -> Any:
+    """POST /api/auth/token with ``username`` and ``password``."""
+    return await user.http_client.post(
+        "/api/auth/token", json={"username": username, "password": password}
+    )
+
+
 def _audit(parts: Parts, kind: str):
     with parts.db.session() as session:
         return list_audit(session, kind=kind)
@@ -34,9 +43,7 @@ def _audit(parts: Parts, kind: str):
 async def test_good_credentials_get_a_bearer_token(
     accounts, user: User, username: str, role: str
 ) -> None:
-    response = await user.http_client.post(
-        "/api/auth/token", json={"username": username, "password": PASSWORD}
-    )
+    response = await _sign_in(user, username, PASSWORD)
     assert response.status_code == 200
     body = response.json()
     assert body["token_type"] == "bearer" and body["role"] == role
@@ -63,9 +70,7 @@ async def test_good_credentials_get_a_bearer_token(
 async def test_bad_credentials_get_401_and_a_deny_audit_row(
     accounts, user: User, username: str, password: str
 ) -> None:
-    response = await user.http_client.post(
-        "/api/auth/token", json={"username": username, "password": password}
-    )
+    response = await _sign_in(user, username, password)
     assert response.status_code == 401
     assert response.json() == {"error": "unauthorized", "reason": "invalid username or password"}
     [row] = _audit(accounts, "login")

@@ -13,21 +13,16 @@ Screenshots go to ``tests/screenshots/`` (gitignored)."""
 from __future__ import annotations
 
 import re
-import shutil
 import uuid
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from bench.ui_bench import CHROMIUM
-from bench.ui_bench import CHROMIUM_ARGS as ARGS
-from tests.support import require_or_skip
+from tests.browser.conftest import PASSWORD, SHOTS, product
+from tests.chromium import chromium, sign_in
 
 pytestmark = pytest.mark.browser
 
-SHOTS = Path(__file__).resolve().parents[1] / "screenshots"
-PASSWORD = "browser-pw-123"
 TURN_S = 60_000
 
 
@@ -49,14 +44,8 @@ def kept_dashboard(superset_sandbox):
 
 @pytest.fixture
 def server(tmp_path, superset_sandbox):
-    from tests.server_proc import Server, cli, server_env
-
-    env = server_env(tmp_path, SS_TOOLS_DANGEROUS_COUNTDOWN_S="3")
-    superset_sandbox.write_environments_file(Path(env["SS_TOOLS_ENVIRONMENTS_FILE"]))
-    cli(env, "users", "add", "ops", "--role", "admin", "--password", PASSWORD)
-    srv = Server(env).start()
-    yield srv
-    srv.stop()
+    with product(tmp_path, superset_sandbox, SS_TOOLS_DANGEROUS_COUNTDOWN_S="3") as srv:
+        yield srv
 
 
 def ask(page: Any, text: str) -> None:
@@ -85,94 +74,79 @@ def settled(page: Any, expect: Any) -> None:
 def test_results_are_presented_and_context_is_a_way_forward(
     server, superset_sandbox, kept_dashboard
 ) -> None:
-    require_or_skip(
-        Path(CHROMIUM).exists() or bool(shutil.which("chromium")),
-        "Debian chromium is not installed (/usr/bin/chromium)",
-    )
-    try:
-        from playwright.sync_api import expect, sync_playwright
-    except ImportError:
-        require_or_skip(False, "the playwright package is not installed")
-        return
     SHOTS.mkdir(parents=True, exist_ok=True)
     dev_url = superset_sandbox.env("dev").url.rstrip("/")
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        try:
-            page = browser.new_context(viewport={"width": 1280, "height": 1000}).new_page()
-            page.goto(server.url + "/agent?envId=dev")
-            page.get_by_label("Username").fill("ops")
-            page.get_by_label("Password").fill(PASSWORD)
-            page.get_by_role("button", name="Sign in").click()
-            settled(page, expect)
+    with chromium(viewport={"width": 1280, "height": 1000}) as (context, expect):
+        page = context.new_page()
+        page.goto(server.url + "/agent?envId=dev")
+        sign_in(page, "ops", PASSWORD)
+        settled(page, expect)
 
-            # 1. capabilities: a markdown list, rendered as <li> items
-            ask(page, "what can you do?")
-            items = page.locator(".chat-markdown li")
-            expect(items.nth(4)).to_be_visible(timeout=TURN_S)
-            settled(page, expect)
-            assert items.count() >= 5
-            page.screenshot(path=str(SHOTS / "11-capabilities-list.png"), full_page=True)
+        # 1. capabilities: a markdown list, rendered as <li> items
+        ask(page, "what can you do?")
+        items = page.locator(".chat-markdown li")
+        expect(items.nth(4)).to_be_visible(timeout=TURN_S)
+        settled(page, expect)
+        assert items.count() >= 5
+        page.screenshot(path=str(SHOTS / "11-capabilities-list.png"), full_page=True)
 
-            # 2. dashboards: titles are links into the sandbox's dev Superset, new tab
-            ask(page, "find dashboards about sales in dev")
-            link = page.locator(f'a[href^="{dev_url}/superset/dashboard/"]').first
-            expect(link).to_be_visible(timeout=TURN_S)
-            settled(page, expect)
-            assert link.get_attribute("target") == "_blank"
-            assert (
-                "Sales Overview"
-                in page.locator(f'a[href^="{dev_url}/superset/dashboard/"]').all_inner_texts()
-            )
+        # 2. dashboards: titles are links into the sandbox's dev Superset, new tab
+        ask(page, "find dashboards about sales in dev")
+        link = page.locator(f'a[href^="{dev_url}/superset/dashboard/"]').first
+        expect(link).to_be_visible(timeout=TURN_S)
+        settled(page, expect)
+        assert link.get_attribute("target") == "_blank"
+        assert (
+            "Sales Overview"
+            in page.locator(f'a[href^="{dev_url}/superset/dashboard/"]').all_inner_texts()
+        )
 
-            # a fresh conversation for the picture: a query and a health check
-            page.get_by_role("button", name="New conversation").click()
-            page.set_viewport_size({"width": 1280, "height": 1500})
+        # a fresh conversation for the picture: a query and a health check
+        page.get_by_role("button", name="New conversation").click()
+        page.set_viewport_size({"width": 1280, "height": 1500})
 
-            # 3. SQL rows: rows of a <table>, numbers grouped in the page's language
-            ask(page, "run select region, sum(amount) as total from sales group by region")
-            sql = page.locator(".tool-card", has_text="superset_execute_sql")
-            rows = sql.locator("[data-testid=result-table] table tbody tr")
-            expect(rows.first).to_be_visible(timeout=TURN_S)
-            settled(page, expect)
-            assert rows.count() >= 2
-            totals = sql.locator("table tbody td").all_inner_texts()
-            assert any(re.fullmatch(r"\d{1,3}(,\d{3})+(\.\d{1,2})?", t) for t in totals), totals
-            sql.screenshot(path=str(SHOTS / "12-sql-table.png"))
+        # 3. SQL rows: rows of a <table>, numbers grouped in the page's language
+        ask(page, "run select region, sum(amount) as total from sales group by region")
+        sql = page.locator(".tool-card", has_text="superset_execute_sql")
+        rows = sql.locator("[data-testid=result-table] table tbody tr")
+        expect(rows.first).to_be_visible(timeout=TURN_S)
+        settled(page, expect)
+        assert rows.count() >= 2
+        totals = sql.locator("table tbody td").all_inner_texts()
+        assert any(re.fullmatch(r"\d{1,3}(,\d{3})+(\.\d{1,2})?", t) for t in totals), totals
+        sql.screenshot(path=str(SHOTS / "12-sql-table.png"))
 
-            # 4. health of a dashboard named by its title: the chart, the failing chart
-            ask(page, "check the health of dashboard Ops Broken Demo in dev")
-            chart = page.locator("[data-testid=health-chart]").last
-            expect(chart).to_be_visible(timeout=TURN_S)
-            settled(page, expect)
-            expect(chart.locator("canvas")).to_have_count(1)
-            expect(page.get_by_text("Refund Total (broken)").last).to_be_visible()
-            page.screenshot(path=str(SHOTS / "13-conversation.png"))  # the README's picture
+        # 4. health of a dashboard named by its title: the chart, the failing chart
+        ask(page, "check the health of dashboard Ops Broken Demo in dev")
+        chart = page.locator("[data-testid=health-chart]").last
+        expect(chart).to_be_visible(timeout=TURN_S)
+        settled(page, expect)
+        expect(chart.locator("canvas")).to_have_count(1)
+        expect(page.get_by_text("Refund Total (broken)").last).to_be_visible()
+        page.screenshot(path=str(SHOTS / "13-conversation.png"))  # the README's picture
 
-            # 5. a dashboard page in Russian: the context is a way forward, not a dead end
-            page.get_by_role("button", name="New conversation").click()
-            deep = (
-                f"/agent?objectType=dashboard&objectId={kept_dashboard}"
-                "&objectName=Browser%20Keep&envId=prod&lang=ru"
-            )
-            page.goto(server.url + deep)
-            expect(page.get_by_text("Дашборд · Browser Keep", exact=False)).to_be_visible(
-                timeout=15_000
-            )
-            ask(page, "удали этот дашборд")
-            onwards = page.get_by_role("button", name="Продолжить без контекста страницы")
-            expect(onwards).to_be_visible(timeout=TURN_S)
-            settled(page, expect)
-            expect(page.get_by_text("недоступен в контексте этой страницы")).to_be_visible()
-            expect(page.get_by_text("tool not available", exact=False)).to_be_hidden()
-            page.screenshot(path=str(SHOTS / "14-context-way-forward.png"), full_page=True)
-            onwards.click()
-            expect(page.get_by_text("Опасное действие")).to_be_visible(timeout=TURN_S)
-            expect(page.get_by_text("Контекст не выбран")).to_be_visible()
-            expect(page.get_by_text(f"dashboard_id: {kept_dashboard}")).to_be_visible()
-            page.screenshot(path=str(SHOTS / "15-delete-confirmation.png"), full_page=True)
-            page.get_by_role("button", name="Отмена").click()  # opens the reason form
-            page.get_by_role("button", name="Отменить операцию").click()
-            settled(page, expect)
-        finally:
-            browser.close()
+        # 5. a dashboard page in Russian: the context is a way forward, not a dead end
+        page.get_by_role("button", name="New conversation").click()
+        deep = (
+            f"/agent?objectType=dashboard&objectId={kept_dashboard}"
+            "&objectName=Browser%20Keep&envId=prod&lang=ru"
+        )
+        page.goto(server.url + deep)
+        expect(page.get_by_text("Дашборд · Browser Keep", exact=False)).to_be_visible(
+            timeout=15_000
+        )
+        ask(page, "удали этот дашборд")
+        onwards = page.get_by_role("button", name="Продолжить без контекста страницы")
+        expect(onwards).to_be_visible(timeout=TURN_S)
+        settled(page, expect)
+        expect(page.get_by_text("недоступен в контексте этой страницы")).to_be_visible()
+        expect(page.get_by_text("tool not available", exact=False)).to_be_hidden()
+        page.screenshot(path=str(SHOTS / "14-context-way-forward.png"), full_page=True)
+        onwards.click()
+        expect(page.get_by_text("Опасное действие")).to_be_visible(timeout=TURN_S)
+        expect(page.get_by_text("Контекст не выбран")).to_be_visible()
+        expect(page.get_by_text(f"dashboard_id: {kept_dashboard}")).to_be_visible()
+        page.screenshot(path=str(SHOTS / "15-delete-confirmation.png"), full_page=True)
+        page.get_by_role("button", name="Отмена").click()  # opens the reason form
+        page.get_by_role("button", name="Отменить операцию").click()
+        settled(page, expect)

@@ -17,19 +17,15 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 from pathlib import Path
 
 import pytest
 
-from bench.ui_bench import CHROMIUM
-from bench.ui_bench import CHROMIUM_ARGS as ARGS
-from tests.support import require_or_skip
+from tests.browser.conftest import PASSWORD, SHOTS, product
+from tests.chromium import chromium, sign_in
 
 pytestmark = pytest.mark.browser
 
-SHOTS = Path(__file__).resolve().parents[1] / "screenshots"
-PASSWORD = "browser-pw-123"
 DEEP_LINK = (
     "/agent?objectType=dashboard&objectId=sales-overview&objectName=Sales%20Overview&envId=dev"
 )
@@ -54,94 +50,74 @@ def _add_staging(path: Path, dev) -> None:
 
 @pytest.fixture
 def server(tmp_path, superset_sandbox):
-    from tests.server_proc import Server, cli, server_env
-
-    env = server_env(tmp_path)
-    envs_file = Path(env["SS_TOOLS_ENVIRONMENTS_FILE"])
-    superset_sandbox.write_environments_file(envs_file)
-    _add_staging(envs_file, superset_sandbox.env("dev"))
-    cli(env, "users", "add", "ops", "--role", "admin", "--password", PASSWORD)
-    srv = Server(env).start()
-    yield srv
-    srv.stop()
+    dev = superset_sandbox.env("dev")
+    with product(
+        tmp_path, superset_sandbox, add_environments=lambda path: _add_staging(path, dev)
+    ) as srv:
+        yield srv
 
 
 def test_editing_a_deploys_target_from_staging_to_prod_asks_a_new_prod_confirmation(
     server,
 ) -> None:
-    require_or_skip(
-        Path(CHROMIUM).exists() or bool(shutil.which("chromium")),
-        "Debian chromium is not installed (/usr/bin/chromium)",
-    )
-    try:
-        from playwright.sync_api import expect, sync_playwright
-    except ImportError:
-        require_or_skip(False, "the playwright package is not installed")
-        return
     SHOTS.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        try:
-            page = browser.new_context(viewport={"width": 1280, "height": 1000}).new_page()
-            page.goto(server.url + DEEP_LINK)
-            expect(page.get_by_label("Username")).to_be_visible(timeout=15_000)
-            page.get_by_label("Username").fill("ops")
-            page.get_by_label("Password").fill(PASSWORD)
-            page.get_by_role("button", name="Sign in").click()
-            box = page.get_by_label("message")
-            expect(box).to_be_visible(timeout=15_000)
+    with chromium(viewport={"width": 1280, "height": 1000}) as (context, expect):
+        page = context.new_page()
+        page.goto(server.url + DEEP_LINK)
+        expect(page.get_by_label("Username")).to_be_visible(timeout=15_000)
+        sign_in(page, "ops", PASSWORD)
+        box = page.get_by_label("message")
+        expect(box).to_be_visible(timeout=15_000)
 
-            # the composer: Shift+Enter is a new line, Enter sends
-            box.click()
-            box.type("deploy this")
-            page.keyboard.press("Shift+Enter")
-            expect(box).to_have_value("deploy this\n")
-            box.fill("deploy this to staging")
-            page.keyboard.press("Enter")
+        # the composer: Shift+Enter is a new line, Enter sends
+        box.click()
+        box.type("deploy this")
+        page.keyboard.press("Shift+Enter")
+        expect(box).to_have_value("deploy this\n")
+        box.fill("deploy this to staging")
+        page.keyboard.press("Enter")
 
-            staging = page.locator(".q-card", has_text="Confirm a change in staging")
-            expect(staging).to_be_visible(timeout=60_000)
-            expect(staging).to_have_class(re.compile(r"border-amber-500"))
-            expect(staging.get_by_text("target_env: staging")).to_be_visible()
-            expect(staging).to_be_focused()  # the card takes the focus when it appears
-            staging.get_by_text("Confirm a change in staging").scroll_into_view_if_needed()
-            page.screenshot(path=str(SHOTS / "11-deploy-staging-card.png"))
+        staging = page.locator(".q-card", has_text="Confirm a change in staging")
+        expect(staging).to_be_visible(timeout=60_000)
+        expect(staging).to_have_class(re.compile(r"border-amber-500"))
+        expect(staging.get_by_text("target_env: staging")).to_be_visible()
+        expect(staging).to_be_focused()  # the card takes the focus when it appears
+        staging.get_by_text("Confirm a change in staging").scroll_into_view_if_needed()
+        page.screenshot(path=str(SHOTS / "11-deploy-staging-card.png"))
 
-            staging.get_by_role("button", name="Edit").click()
-            form = staging.locator(".q-field", has_text="Target Env")
-            expect(form).to_be_visible()
-            form.click()
-            page.get_by_role("option", name="Production (prod)").click()
-            expect(page.get_by_role("option")).to_have_count(0)  # the menu has closed
-            expect(form).to_contain_text("Production (prod)")
-            page.mouse.move(5, 500)  # no hint tooltip over the form
-            page.get_by_role("button", name="Apply and confirm").scroll_into_view_if_needed()
-            page.screenshot(path=str(SHOTS / "12-edit-form-target-prod.png"))
-            page.get_by_role("button", name="Apply and confirm").click()
+        staging.get_by_role("button", name="Edit").click()
+        form = staging.locator(".q-field", has_text="Target Env")
+        expect(form).to_be_visible()
+        form.click()
+        page.get_by_role("option", name="Production (prod)").click()
+        expect(page.get_by_role("option")).to_have_count(0)  # the menu has closed
+        expect(form).to_contain_text("Production (prod)")
+        page.mouse.move(5, 500)  # no hint tooltip over the form
+        page.get_by_role("button", name="Apply and confirm").scroll_into_view_if_needed()
+        page.screenshot(path=str(SHOTS / "12-edit-form-target-prod.png"))
+        page.get_by_role("button", name="Apply and confirm").click()
 
-            prod = page.locator(".q-card", has_text="Confirm a change in PRODUCTION")
-            expect(prod).to_be_visible(timeout=60_000)
-            expect(prod).to_have_class(re.compile(r"border-red-500"))
-            expect(prod.get_by_text("target_env: prod")).to_be_visible()
-            expect(page.get_by_text("Confirm a change in staging")).to_be_hidden()
-            prod.get_by_text("Confirm a change in PRODUCTION").scroll_into_view_if_needed()
-            page.screenshot(path=str(SHOTS / "13-new-prod-confirmation.png"))
+        prod = page.locator(".q-card", has_text="Confirm a change in PRODUCTION")
+        expect(prod).to_be_visible(timeout=60_000)
+        expect(prod).to_have_class(re.compile(r"border-red-500"))
+        expect(prod.get_by_text("target_env: prod")).to_be_visible()
+        expect(page.get_by_text("Confirm a change in staging")).to_be_hidden()
+        prod.get_by_text("Confirm a change in PRODUCTION").scroll_into_view_if_needed()
+        page.screenshot(path=str(SHOTS / "13-new-prod-confirmation.png"))
 
-            # cancel it with a reason: the agent acknowledges it in one sentence
-            prod.get_by_role("button", name="Cancel").click()
-            page.get_by_label("Reason (optional)").fill("only checking the prod card")
-            page.keyboard.press("Enter")
-            # … naming the call as edited (to prod), not as first proposed
-            answer = page.get_by_text(re.compile(r"Cancelled — .* to prod: only checking the prod"))
-            expect(answer.first).to_be_visible(timeout=30_000)
-            expect(prod).to_be_hidden()
-            expect(box).to_be_focused()  # back to the message box after the card
-            page.screenshot(path=str(SHOTS / "14-cancelled-with-reason.png"))
+        # cancel it with a reason: the agent acknowledges it in one sentence
+        prod.get_by_role("button", name="Cancel").click()
+        page.get_by_label("Reason (optional)").fill("only checking the prod card")
+        page.keyboard.press("Enter")
+        # … naming the call as edited (to prod), not as first proposed
+        answer = page.get_by_text(re.compile(r"Cancelled — .* to prod: only checking the prod"))
+        expect(answer.first).to_be_visible(timeout=30_000)
+        expect(prod).to_be_hidden()
+        expect(box).to_be_focused()  # back to the message box after the card
+        page.screenshot(path=str(SHOTS / "14-cancelled-with-reason.png"))
 
-            # the conversation is in the drawer
-            page.get_by_role("button", name="Conversations").click()
-            drawer = page.locator(".q-drawer")
-            expect(drawer.get_by_text("deploy this to staging")).to_be_visible(timeout=10_000)
-            page.screenshot(path=str(SHOTS / "15-conversation-drawer.png"))
-        finally:
-            browser.close()
+        # the conversation is in the drawer
+        page.get_by_role("button", name="Conversations").click()
+        drawer = page.locator(".q-drawer")
+        expect(drawer.get_by_text("deploy this to staging")).to_be_visible(timeout=10_000)
+        page.screenshot(path=str(SHOTS / "15-conversation-drawer.png"))

@@ -5,21 +5,16 @@
 from __future__ import annotations
 
 import re
-import shutil
 import uuid
-from pathlib import Path
 
 import pytest
 
-from bench.ui_bench import CHROMIUM
-from bench.ui_bench import CHROMIUM_ARGS as ARGS
-from tests.support import require_or_skip
+from tests.browser.conftest import PASSWORD, SHOTS, product
+from tests.chromium import chromium, sign_in
 
 pytestmark = pytest.mark.browser
 
-SHOTS = Path(__file__).resolve().parents[1] / "screenshots"
 COUNTDOWN_S = 3  # the server's dangerous gate for this run (SS_TOOLS_DANGEROUS_COUNTDOWN_S)
-PASSWORD = "browser-pw-123"
 
 
 @pytest.fixture
@@ -45,85 +40,64 @@ def throwaway_dashboard(superset_sandbox):
 
 @pytest.fixture
 def server(tmp_path, superset_sandbox):
-    from tests.server_proc import Server, cli, server_env
-
-    env = server_env(tmp_path, SS_TOOLS_DANGEROUS_COUNTDOWN_S=str(COUNTDOWN_S))
-    superset_sandbox.write_environments_file(Path(env["SS_TOOLS_ENVIRONMENTS_FILE"]))
-    cli(env, "users", "add", "ops", "--role", "admin", "--password", PASSWORD)
-    srv = Server(env).start()
-    yield srv
-    srv.stop()
+    countdown = {"SS_TOOLS_DANGEROUS_COUNTDOWN_S": str(COUNTDOWN_S)}
+    with product(tmp_path, superset_sandbox, **countdown) as srv:
+        yield srv
 
 
 def test_sign_in_prod_deep_link_dangerous_countdown_confirm_result(
     server, throwaway_dashboard, superset_sandbox
 ) -> None:
-    require_or_skip(
-        Path(CHROMIUM).exists() or bool(shutil.which("chromium")),
-        "Debian chromium is not installed (/usr/bin/chromium)",
-    )
-    try:
-        from playwright.sync_api import expect, sync_playwright
-    except ImportError:
-        require_or_skip(False, "the playwright package is not installed")
-        return
     SHOTS.mkdir(parents=True, exist_ok=True)
     dash = throwaway_dashboard
     deep_link = f"/agent?objectId={dash}&objectName=Browser%20Throwaway&envId=prod"
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        try:
-            context = browser.new_context(viewport={"width": 1280, "height": 900})
-            page = context.new_page()
-            page.goto(server.url + deep_link)
-            expect(page.get_by_label("Username")).to_be_visible(timeout=15_000)
-            page.screenshot(path=str(SHOTS / "01-login.png"))
-            page.get_by_label("Username").fill("ops")
-            page.get_by_label("Password").fill(PASSWORD)
-            page.get_by_role("button", name="Sign in").click()
+    with chromium(viewport={"width": 1280, "height": 900}) as (context, expect):
+        page = context.new_page()
+        page.goto(server.url + deep_link)
+        expect(page.get_by_label("Username")).to_be_visible(timeout=15_000)
+        page.screenshot(path=str(SHOTS / "01-login.png"))
+        sign_in(page, "ops", PASSWORD)
 
-            # back on the deep link, with the production warning
-            expect(page.get_by_text("PRODUCTION", exact=True)).to_be_visible(timeout=15_000)
-            assert page.url.endswith(deep_link)
-            page.screenshot(path=str(SHOTS / "02-prod-banner.png"))
+        # back on the deep link, with the production warning
+        expect(page.get_by_text("PRODUCTION", exact=True)).to_be_visible(timeout=15_000)
+        assert page.url.endswith(deep_link)
+        page.screenshot(path=str(SHOTS / "02-prod-banner.png"))
 
-            page.get_by_label("message").fill("delete this dashboard")
-            page.keyboard.press("Enter")
-            expect(page.get_by_text("Dangerous action")).to_be_visible(timeout=20_000)
-            countdown = page.get_by_text(re.compile(r"Confirm available in \d+ s"))
-            expect(countdown).to_be_visible()
-            assert countdown.get_attribute("aria-live") == "assertive"
-            confirm = page.get_by_role("button", name="Confirm")
-            expect(confirm).to_be_disabled()
-            page.screenshot(path=str(SHOTS / "03-countdown.png"))
+        page.get_by_label("message").fill("delete this dashboard")
+        page.keyboard.press("Enter")
+        expect(page.get_by_text("Dangerous action")).to_be_visible(timeout=20_000)
+        countdown = page.get_by_text(re.compile(r"Confirm available in \d+ s"))
+        expect(countdown).to_be_visible()
+        assert countdown.get_attribute("aria-live") == "assertive"
+        confirm = page.get_by_role("button", name="Confirm")
+        expect(confirm).to_be_disabled()
+        page.screenshot(path=str(SHOTS / "03-countdown.png"))
 
-            # a second tab of the same conversation shows the pending confirmation
-            second = context.new_page()
-            second.goto(server.url + "/agent")
-            expect(second.get_by_text("Dangerous action")).to_be_visible(timeout=15_000)
-            expect(second.get_by_text("delete this dashboard")).to_be_visible()
-            second.close()
+        # a second tab of the same conversation shows the pending confirmation
+        second = context.new_page()
+        second.goto(server.url + "/agent")
+        expect(second.get_by_text("Dangerous action")).to_be_visible(timeout=15_000)
+        expect(second.get_by_text("delete this dashboard")).to_be_visible()
+        second.close()
 
-            expect(page.get_by_text("You can confirm now")).to_be_visible(
-                timeout=(COUNTDOWN_S + 5) * 1000
-            )
-            expect(confirm).to_be_enabled()
-            page.screenshot(path=str(SHOTS / "04-countdown-done.png"))
-            confirm.click()
+        expect(page.get_by_text("You can confirm now")).to_be_visible(
+            timeout=(COUNTDOWN_S + 5) * 1000
+        )
+        expect(confirm).to_be_enabled()
+        page.screenshot(path=str(SHOTS / "04-countdown-done.png"))
+        confirm.click()
 
-            # the result: the dashboard is gone from prod, a backup was taken first
-            expect(page.get_by_text("Done", exact=True).first).to_be_visible(timeout=60_000)
-            expect(page.get_by_text("Ready", exact=True)).to_be_visible(timeout=30_000)
-            expect(page.get_by_text("Dangerous action")).to_be_hidden()
-            page.screenshot(path=str(SHOTS / "05-result.png"))
-            # one plain sentence: what was deleted, the backup, and how to bring it back
-            answer = rf"Deleted “Browser Throwaway” \(#{dash}\) from prod\. Backup \w+… was taken"
-            expect(page.get_by_text(re.compile(answer)).first).to_be_visible()
-            from app.sandbox.client import SupersetSession
+        # the result: the dashboard is gone from prod, a backup was taken first
+        expect(page.get_by_text("Done", exact=True).first).to_be_visible(timeout=60_000)
+        expect(page.get_by_text("Ready", exact=True)).to_be_visible(timeout=30_000)
+        expect(page.get_by_text("Dangerous action")).to_be_hidden()
+        page.screenshot(path=str(SHOTS / "05-result.png"))
+        # one plain sentence: what was deleted, the backup, and how to bring it back
+        answer = rf"Deleted “Browser Throwaway” \(#{dash}\) from prod\. Backup \w+… was taken"
+        expect(page.get_by_text(re.compile(answer)).first).to_be_visible()
+        from app.sandbox.client import SupersetSession
 
-            prod = superset_sandbox.env("prod")
-            with SupersetSession(prod.url, prod.username, prod.password) as ss:
-                gone = ss.raw("GET", f"/api/v1/dashboard/{dash}", expect=(200, 404))
-            assert gone.status_code == 404  # really deleted on prod
-        finally:
-            browser.close()
+        prod = superset_sandbox.env("prod")
+        with SupersetSession(prod.url, prod.username, prod.password) as ss:
+            gone = ss.raw("GET", f"/api/v1/dashboard/{dash}", expect=(200, 404))
+        assert gone.status_code == 404  # really deleted on prod

@@ -48,17 +48,14 @@ async def test_read_502_once_shows_one_retry_then_success(
     assert end["status"] == "completed" and "Sales Overview" in end["result"]
 
 
-async def test_write_502_is_not_retried(
-    harness: Any, proxy: FaultProxy, superset_sandbox: Sandbox, registry_slot: Any
-) -> None:
-    proxy.fail = lambda method, path: method == "POST" and path == "/api/v1/dataset/"
-    _use(harness, registry_slot, _env_through(superset_sandbox, proxy.port))
-    name = f"fault_{uuid.uuid4().hex[:8]}"
+async def _create_dataset_confirmed(harness: Any, table_name: str) -> list[dict[str, Any]]:
+    """The model asks to create dataset ``table_name`` (``select 1 as x`` on the Sales
+    database in dev) with the product's tools; its card is confirmed. The resume's events."""
     harness.use(
         call(
             "superset_create_dataset",
             database="Sales",
-            table_name=name,
+            table_name=table_name,
             sql="select 1 as x",
             env_id="dev",
         ),
@@ -66,7 +63,16 @@ async def test_write_502_is_not_retried(
         real=True,
     )
     conf = first(await harness.run("create the dataset"), "confirm_required")
-    events = await harness.resume(conf["confirmation_id"], "confirm")
+    return await harness.resume(conf["confirmation_id"], "confirm")
+
+
+async def test_write_502_is_not_retried(
+    harness: Any, proxy: FaultProxy, superset_sandbox: Sandbox, registry_slot: Any
+) -> None:
+    proxy.fail = lambda method, path: method == "POST" and path == "/api/v1/dataset/"
+    _use(harness, registry_slot, _env_through(superset_sandbox, proxy.port))
+    name = f"fault_{uuid.uuid4().hex[:8]}"
+    events = await _create_dataset_confirmed(harness, name)
     assert "tool_retry" not in types_of(events)
     end = first(events, "tool_end")
     assert end["status"] == "failed" and "502" in end["error"] and end["retryable"] is False
@@ -98,19 +104,7 @@ async def test_hanging_write_shows_tool_timeout_with_status_unknown(
     harness.configure(tool_timeout_s=1)  # the 30 s default, shortened
     proxy.hang = lambda method, path: method == "POST" and path == "/api/v1/dataset/"
     _use(harness, registry_slot, _env_through(superset_sandbox, proxy.port))
-    harness.use(
-        call(
-            "superset_create_dataset",
-            database="Sales",
-            table_name="hang_y",
-            sql="select 1 as x",
-            env_id="dev",
-        ),
-        final_from_tool,
-        real=True,
-    )
-    conf = first(await harness.run("create the dataset"), "confirm_required")
-    events = await harness.resume(conf["confirmation_id"], "confirm")
+    events = await _create_dataset_confirmed(harness, "hang_y")
     timeout = first(events, "tool_timeout")
     assert timeout["status_unknown"] is True and timeout["retryable"] is False
     assert "check superset" in timeout["message"].lower()

@@ -21,16 +21,9 @@ from app.parts import Parts
 from app.store import maintenance as maintenance_store
 from app.store import tasks as task_store
 from app.superset.migration import list_all, preflight_migration
-from app.superset.registry import EnvironmentRegistry, load_environments
+from app.superset.registry import EnvironmentRegistry
 
 pytestmark = pytest.mark.superset
-
-
-@pytest.fixture
-async def registry(superset_envs_file: Path) -> AsyncIterator[EnvironmentRegistry]:
-    reg = load_environments(superset_envs_file)
-    yield reg
-    await reg.aclose()
 
 
 @pytest.fixture

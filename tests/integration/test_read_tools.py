@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 import uuid
-from collections.abc import AsyncIterator, Callable
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -17,16 +16,9 @@ from app.errors import SupersetError
 from app.parts import Parts
 from app.sandbox import Sandbox
 from app.sandbox.demo import BROKEN_CHART
-from app.superset.registry import EnvironmentRegistry, load_environments
+from app.superset.registry import EnvironmentRegistry
 
 pytestmark = pytest.mark.superset
-
-
-@pytest.fixture
-async def registry(superset_envs_file: Path) -> AsyncIterator[EnvironmentRegistry]:
-    reg = load_environments(superset_envs_file)
-    yield reg
-    await reg.aclose()
 
 
 Deps = Callable[..., ToolDeps]

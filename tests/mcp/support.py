@@ -1,5 +1,6 @@
-"""Helpers of the MCP door's tests: a scripted person answering elicitations, and
-readers of results and of the fake gateway's decision log."""
+"""Helpers of the MCP door's tests: a scripted person answering elicitations, readers of
+results and of the fake gateway's decision log, and raw JSON-RPC requests with their
+headers (for the tests that speak HTTP without the SDK)."""
 
 from __future__ import annotations
 
@@ -35,3 +36,24 @@ def text_of(result: types.CallToolResult) -> str:
 
 def ops(rows: list[dict[str, Any]], op: str) -> list[dict[str, Any]]:
     return [r for r in rows if r["op"] == op]
+
+
+def initialize(
+    protocol: str = "2025-11-25", capabilities: dict[str, Any] | None = None, client: str = "raw"
+) -> dict[str, Any]:
+    """A JSON-RPC ``initialize`` request (id 1) for ``protocol`` with ``capabilities``."""
+    return {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": protocol,
+            "capabilities": capabilities or {},
+            "clientInfo": {"name": client, "version": "1"},
+        },
+    }
+
+
+def bearer(token: str) -> dict[str, str]:
+    """The headers of a raw MCP POST with ``token``: Authorization and Accept."""
+    return {"Authorization": f"Bearer {token}", "Accept": "application/json, text/event-stream"}

@@ -10,6 +10,7 @@ import pytest
 from mcp.shared.exceptions import MCPError
 
 from tests.mcp.conftest import ERAS, FakeMcpServer
+from tests.mcp.support import bearer, initialize
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -38,22 +39,11 @@ async def test_sdk_client_with_a_bad_token_cannot_connect(mcp_server: FakeMcpSer
 
 
 def test_a_session_is_bound_to_the_user_who_opened_it(mcp_server: FakeMcpServer) -> None:
-    init = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {},
-            "clientInfo": {"name": "raw", "version": "1"},
-        },
-    }
-    accept = {"Accept": "application/json, text/event-stream"}
-    ops = {"Authorization": f"Bearer {mcp_server.tokens['ops']}", **accept}
-    r = httpx.post(mcp_server.url, json=init, headers=ops)
+    ops = bearer(mcp_server.tokens["ops"])
+    r = httpx.post(mcp_server.url, json=initialize(), headers=ops)
     assert r.status_code == 200, r.text
     session = r.headers["mcp-session-id"]
-    ana = {"Authorization": f"Bearer {mcp_server.tokens['ana']}", **accept}
+    ana = bearer(mcp_server.tokens["ana"])
     listing = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
     other = httpx.post(
         mcp_server.url,
@@ -107,20 +97,8 @@ async def test_list_follows_the_context_and_refuses_a_bad_one(
 
 
 def test_initialize_with_an_invalid_session_context_is_refused(mcp_server: FakeMcpServer) -> None:
-    init = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {"experimental": {"context": {"envId": "bad id!"}}},
-            "clientInfo": {"name": "raw", "version": "1"},
-        },
-    }
-    headers = {
-        "Authorization": f"Bearer {mcp_server.tokens['ops']}",
-        "Accept": "application/json, text/event-stream",
-    }
+    init = initialize(capabilities={"experimental": {"context": {"envId": "bad id!"}}})
+    headers = bearer(mcp_server.tokens["ops"])
     r = httpx.post(mcp_server.url, json=init, headers=headers)
     assert '"error"' in r.text and "invalid_uicontext" in r.text, r.text
     assert '"result"' not in r.text

@@ -11,18 +11,10 @@ from app.mcp.http import DOOR_STATE, McpDoor
 from app.parts import Parts
 from app.store.audit import list_audit
 from tests.agent.harness import token_for
+from tests.mcp.support import bearer, initialize
 
 LIST = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "pytest", "version": "1"},
-    },
-}
+INITIALIZE = initialize("2025-06-18", client="pytest")
 
 
 async def test_mcp_without_a_token_is_401_and_audited(user: User, app_parts: Parts) -> None:
@@ -37,10 +29,7 @@ async def test_mcp_without_a_token_is_401_and_audited(user: User, app_parts: Par
 async def test_mcp_with_a_token_answers_initialize_over_the_installed_core(
     user: User, app_parts: Parts
 ) -> None:
-    headers = {
-        "Authorization": f"Bearer {token_for(app_parts, 'alice', 'admin')}",
-        "Accept": "application/json, text/event-stream",
-    }
+    headers = bearer(token_for(app_parts, "alice", "admin"))
     r = await user.http_client.post("/mcp", json=INITIALIZE, headers=headers)
     assert r.status_code == 200
     assert '"name":"ss-tools"' in r.text.replace(" ", "")

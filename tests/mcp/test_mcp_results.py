@@ -16,10 +16,10 @@ from app.events import (
     ToolEndEvent,
     ToolProgressEvent,
     ToolRetryEvent,
-    ToolTimeoutEvent,
 )
 from app.mcp.card import PendingCard, card_message
 from app.mcp.results import collect, to_result
+from tests.events import timed_out
 
 
 async def _stream(*events: Event) -> AsyncIterator[Event]:
@@ -63,14 +63,7 @@ async def test_failed_read_after_its_retry_says_so_and_is_an_error() -> None:
 
 
 async def test_a_write_timeout_says_its_status_is_unknown() -> None:
-    timeout = ToolTimeoutEvent(
-        call_id="c",
-        tool_name="t",
-        timeout_s=30,
-        retryable=False,
-        status_unknown=True,
-        message="Operation status unknown — check Superset",
-    )
+    timeout = timed_out("c", "t", message="Operation status unknown — check Superset")
     result = await _result(timeout)
     assert result.is_error and result.structured_content["status_unknown"] is True
     assert result.content[0].text == "Operation status unknown — check Superset"

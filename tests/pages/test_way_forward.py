@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.events import ToolStartEvent, ToolTimeoutEvent
+from tests.events import write_timed_out
 from tests.pages.test_agent_controller import setup
 from tests.ui.fakes import done, message
 
@@ -32,23 +32,6 @@ async def test_continue_without_context_waits_for_a_running_turn() -> None:
     assert core.sent == [] and model.ui_context is not None
 
 
-def timed_out(task_id: str | None) -> list:
-    return [
-        ToolStartEvent(
-            call_id="w", tool_name="deploy_dashboard", is_write_tool=True, task_id=task_id
-        ),
-        ToolTimeoutEvent(
-            call_id="w",
-            tool_name="deploy_dashboard",
-            timeout_s=600,
-            retryable=False,
-            status_unknown=True,
-            message="timed out",
-        ),
-        done(),
-    ]
-
-
 @pytest.mark.parametrize(
     ("params", "lang", "task_id", "asked", "keeps_context"),
     [
@@ -72,7 +55,7 @@ async def test_check_status_asks_for_the_task_by_id_from_anywhere(
     params, lang, task_id, asked, keeps_context
 ) -> None:
     core, model, *_ = setup(params=params, lang=lang)
-    core.replies = timed_out(task_id)
+    core.replies = write_timed_out(task_id)
     await model.send("deploy it")
     call = model.tool_call("w")
     assert call is not None and call.can_check_status

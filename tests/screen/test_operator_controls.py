@@ -38,6 +38,15 @@ def deploy_card(target: str = "staging", *, dangerous: bool = False) -> ConfirmR
     )
 
 
+def editing(card: ConfirmRequiredEvent | None = None) -> tuple[Any, Any, Any]:
+    """A screen model showing ``card`` (a deploy to staging by default) with its edit form
+    open: the model, its clock and the intents it sends."""
+    model, clock, intents = make()
+    model.show_confirmation(card or deploy_card())
+    model.begin_edit()
+    return model, clock, intents
+
+
 def field(model: Any, name: str) -> Any:
     return next(f for f in model.edit_fields if f.name == name)
 
@@ -88,9 +97,7 @@ def test_lists_and_json_read_back_and_unreadable_json_is_said() -> None:
 
 
 async def test_an_edit_is_confirmed_with_the_edited_arguments() -> None:
-    model, _, intents = make()
-    model.show_confirmation(deploy_card())
-    model.begin_edit()
+    model, _, intents = editing()
     field(model, "target_env").value = "prod"
     assert await model.submit_edit() is True
     assert intents.decided == [("confirm", None)]
@@ -99,9 +106,7 @@ async def test_an_edit_is_confirmed_with_the_edited_arguments() -> None:
 
 
 async def test_the_args_models_own_messages_stop_a_bad_edit() -> None:
-    model, _, intents = make()
-    model.show_confirmation(deploy_card())
-    model.begin_edit()
+    model, _, intents = editing()
     field(model, "dashboard_id").value = ""
     assert await model.submit_edit() is False
     assert field(model, "dashboard_id").error == "String should have at least 1 character"
@@ -109,9 +114,7 @@ async def test_the_args_models_own_messages_stop_a_bad_edit() -> None:
 
 
 async def test_an_edit_waits_for_a_dangerous_countdown_like_confirm() -> None:
-    model, clock, intents = make()
-    model.show_confirmation(deploy_card(dangerous=True))
-    model.begin_edit()
+    model, clock, intents = editing(deploy_card(dangerous=True))
     assert await model.submit_edit() is False and intents.decided == []
     clock.advance(10.1)
     model.tick()
@@ -119,9 +122,7 @@ async def test_an_edit_waits_for_a_dangerous_countdown_like_confirm() -> None:
 
 
 def test_escape_closes_the_form_and_a_new_card_closes_it_too() -> None:
-    model, _, _ = make()
-    model.show_confirmation(deploy_card())
-    model.begin_edit()
+    model, _, _ = editing()
     model.cancel_edit()
     assert model.card_form == ""
     model.begin_edit()

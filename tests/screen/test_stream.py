@@ -22,6 +22,7 @@ from app.events import (
 from app.screen.items import ChatMessage, ToolCall
 from app.screen.model import AgentChatModel
 from app.screen.stream import StreamProcessor
+from tests.events import timed_out
 from tests.ui.fakes import FakeClock, FakeConversation, confirm_event, done
 
 
@@ -59,14 +60,7 @@ WSTART = ToolStartEvent(call_id="1", tool_name="deploy_dashboard", is_write_tool
 
 
 def _timeout(retryable: bool, unknown: bool, message: str = "timed out") -> ToolTimeoutEvent:
-    return ToolTimeoutEvent(
-        call_id="1",
-        tool_name="x",
-        timeout_s=30,
-        retryable=retryable,
-        status_unknown=unknown,
-        message=message,
-    )
+    return timed_out("1", retryable=retryable, unknown=unknown, message=message)
 
 
 def _end(status: str, **kw) -> ToolEndEvent:

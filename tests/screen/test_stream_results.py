@@ -11,12 +11,12 @@ from app.events import (
     TokenEvent,
     ToolEndEvent,
     ToolStartEvent,
-    ToolTimeoutEvent,
 )
 from app.screen.items import ChatMessage
 from app.screen.model import AgentChatModel
 from app.screen.stream import StreamProcessor
 from app.views import TableView
+from tests.events import timed_out
 from tests.ui.fakes import FakeClock, FakeConversation, done
 
 TABLE = TableView(columns=[], rows=[], row_count=0)
@@ -50,16 +50,7 @@ def test_a_write_timeout_is_status_unknown_before_the_card_reads_its_status() ->
             call_id="1", tool_name="deploy_dashboard", is_write_tool=True, task_id="93ff0a1b"
         )
     )
-    p.apply(
-        ToolTimeoutEvent(
-            call_id="1",
-            tool_name="deploy_dashboard",
-            timeout_s=600,
-            retryable=False,
-            status_unknown=True,
-            message="timed out",
-        )
-    )
+    p.apply(timed_out("1", "deploy_dashboard", timeout_s=600))
     call = m.tool_call("1")
     assert call is not None and call.status_unknown and call.can_check_status
     assert call.task_id == "93ff0a1b"

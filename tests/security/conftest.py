@@ -1,9 +1,8 @@
 """Shared pieces of the security probes (issue 9): the graph harness, HTTP helpers, a real
-server subprocess with a few short security settings, and Chromium."""
+server subprocess with a few short security settings (Chromium: ``tests/chromium.py``)."""
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,10 +13,9 @@ from nicegui.testing import User
 from app.auth import hash_password
 from app.store import users
 from app.store.audit import list_audit
-from bench.ui_bench import CHROMIUM
 from tests.agent.harness import harness, token_for
 from tests.server_proc import Server, cli, server_env
-from tests.support import require_or_skip, served
+from tests.support import served
 from tests.ui.conftest import _private_data_dir, core, parts, sign_in
 
 __all__ = ["_private_data_dir", "core", "harness", "parts", "served", "sign_in"]
@@ -89,16 +87,3 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Live]:
     server.server.start()
     yield server
     server.server.stop()
-
-
-def require_chromium() -> Any:
-    """Playwright's sync API, or skip (fail in CI) when Chromium or playwright is missing."""
-    require_or_skip(
-        Path(CHROMIUM).exists() or bool(shutil.which("chromium")),
-        "Debian chromium is not installed (/usr/bin/chromium)",
-    )
-    try:
-        from playwright import sync_api
-    except ImportError:
-        require_or_skip(False, "the playwright package is not installed")
-    return sync_api

@@ -17,8 +17,7 @@ from nicegui.testing import User
 from app.events import decode_sse
 from app.store.models import Confirmation
 from tests.agent.harness import first, types_of
-from tests.agent.scripted import call, final_from_tool
-from tests.agent.test_handler import recording_tools
+from tests.agent.scripted import call, final_from_tool, recording_tools
 from tests.security.conftest import assert_error_shape, audit_rows, bearer
 
 STREAM, RESUME = "/api/agent/stream", "/api/agent/resume"
@@ -151,11 +150,7 @@ async def test_explain_analyze_delete_needs_a_dangerous_confirmation(
 ) -> None:
     log: list[Any] = []
     sql = "EXPLAIN /* plan */ ANALYZE DELETE FROM orders"
-    harness.use(
-        call("superset_execute_sql", sql=sql, env_id="prod"),
-        final_from_tool,
-        tools=recording_tools(log),
-    )
+    harness.use_proposal(call("superset_execute_sql", sql=sql, env_id="prod"), log)
     _, events = await _stream(
         user, {"message": f"run this sql on prod {sql}", "conv_id": "sql-1"}, role="analyst"
     )

@@ -14,8 +14,8 @@ from nicegui import app as nicegui_app
 from nicegui.testing import User
 
 from app.store import page_sessions
-from bench.ui_bench import CHROMIUM, CHROMIUM_ARGS
-from tests.security.conftest import PASSWORD, Live, require_chromium, served
+from tests.chromium import chromium, sign_in
+from tests.security.conftest import PASSWORD, Live, served
 
 
 def _as_attacker(cookie: str | None) -> httpx.AsyncClient:
@@ -73,41 +73,31 @@ def test_session_fixation_and_sign_out_in_chromium(tmp_path: Path) -> None:
     the victim's Chromium before an admin signs in gives the attacker nothing; sign-out
     makes the victim's own cookie worthless too. The page storage holds no token and is
     private to the server (0700 folder, 0600 files, in the data dir)."""
-    sync_api = require_chromium()
     live = Live(tmp_path)
     live.add("ops", "admin")
-    with live.server as srv, sync_api.sync_playwright() as pw:
+    with live.server as srv, chromium() as (context, expect):
         planted = httpx.get(srv.url + "/login", timeout=10).cookies["session"]
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            context = browser.new_context()
-            context.add_cookies([{"name": "session", "value": planted, "url": srv.url}])
-            page = context.new_page()
-            page.goto(srv.url + "/login?next=%2Faudit")
-            page.get_by_label("Username").fill("ops")
-            page.get_by_label("Password").fill(PASSWORD)
-            page.get_by_role("button", name="Sign in").click()
-            sync_api.expect(page.get_by_text("Audit log")).to_be_visible(timeout=15_000)
-            victim = next(c["value"] for c in context.cookies() if c["name"] == "session")
-            assert victim != planted
-            stolen = httpx.get(srv.url + "/api/audit.csv", cookies={"session": planted})
-            assert stolen.status_code == 403
-            own = httpx.get(srv.url + "/api/audit.csv", cookies={"session": victim})
-            assert own.status_code == 200
+        context.add_cookies([{"name": "session", "value": planted, "url": srv.url}])
+        page = context.new_page()
+        page.goto(srv.url + "/login?next=%2Faudit")
+        sign_in(page, "ops", PASSWORD)
+        expect(page.get_by_text("Audit log")).to_be_visible(timeout=15_000)
+        victim = next(c["value"] for c in context.cookies() if c["name"] == "session")
+        assert victim != planted
+        stolen = httpx.get(srv.url + "/api/audit.csv", cookies={"session": planted})
+        assert stolen.status_code == 403
+        own = httpx.get(srv.url + "/api/audit.csv", cookies={"session": victim})
+        assert own.status_code == 200
 
-            page.goto(srv.url + "/agent")  # the page stores its conversation id
-            sync_api.expect(page.get_by_label("message")).to_be_visible(timeout=15_000)
-            check_page_storage(live.data / "pages")
-            page.get_by_role("button", name="Sign out").click()
-            sync_api.expect(page.get_by_role("button", name="Sign in")).to_be_visible(
-                timeout=15_000
-            )
-            after = next(c["value"] for c in context.cookies() if c["name"] == "session")
-            assert after != victim
-            old = httpx.get(srv.url + "/api/audit.csv", cookies={"session": victim})
-            assert old.status_code == 403
-        finally:
-            browser.close()
+        page.goto(srv.url + "/agent")  # the page stores its conversation id
+        expect(page.get_by_label("message")).to_be_visible(timeout=15_000)
+        check_page_storage(live.data / "pages")
+        page.get_by_role("button", name="Sign out").click()
+        expect(page.get_by_role("button", name="Sign in")).to_be_visible(timeout=15_000)
+        after = next(c["value"] for c in context.cookies() if c["name"] == "session")
+        assert after != victim
+        old = httpx.get(srv.url + "/api/audit.csv", cookies={"session": victim})
+        assert old.status_code == 403
 
 
 def check_page_storage(storage: Path) -> None:
@@ -125,27 +115,16 @@ def check_page_storage(storage: Path) -> None:
 def test_disabled_user_loses_the_open_page_in_chromium(tmp_path: Path) -> None:
     """``main.py users disable`` while the page is open: within seconds the open page
     leaves for /login by itself (its session watch), and the old page can do nothing."""
-    sync_api = require_chromium()
     live = Live(tmp_path)
     live.add("carol", "analyst")
-    with live.server as srv, sync_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_context().new_page()
-            page.goto(srv.url + "/login")
-            page.get_by_label("Username").fill("carol")
-            page.get_by_label("Password").fill(PASSWORD)
-            page.get_by_role("button", name="Sign in").click()
-            box = page.get_by_label("message")
-            sync_api.expect(box).to_be_visible(timeout=15_000)
-            live.users("disable", "carol")  # SS_TOOLS_REVOCATION_CACHE_S=1 on this server
-            sync_api.expect(page.get_by_role("button", name="Sign in")).to_be_visible(
-                timeout=15_000
-            )
-            assert "/login" in page.url
-            page.goto(srv.url + "/agent")  # the old session gives nothing back
-            sync_api.expect(page.get_by_role("button", name="Sign in")).to_be_visible(
-                timeout=15_000
-            )
-        finally:
-            browser.close()
+    with live.server as srv, chromium() as (context, expect):
+        page = context.new_page()
+        page.goto(srv.url + "/login")
+        sign_in(page, "carol", PASSWORD)
+        box = page.get_by_label("message")
+        expect(box).to_be_visible(timeout=15_000)
+        live.users("disable", "carol")  # SS_TOOLS_REVOCATION_CACHE_S=1 on this server
+        expect(page.get_by_role("button", name="Sign in")).to_be_visible(timeout=15_000)
+        assert "/login" in page.url
+        page.goto(srv.url + "/agent")  # the old session gives nothing back
+        expect(page.get_by_role("button", name="Sign in")).to_be_visible(timeout=15_000)

@@ -9,8 +9,8 @@ from app.events import (
     Alternative,
     PermissionDeniedEvent,
     ToolStartEvent,
-    ToolTimeoutEvent,
 )
+from tests.events import timed_out
 from tests.ui.conftest import page_model
 from tests.ui.fakes import done, message
 
@@ -37,14 +37,7 @@ async def test_language_switch_is_remembered(user: User, core, sign_in) -> None:
 async def test_permission_card_and_tool_card_in_russian(user: User, core, sign_in) -> None:
     core.replies = [
         ToolStartEvent(call_id="c1", tool_name="deploy_dashboard", is_write_tool=True),
-        ToolTimeoutEvent(
-            call_id="c1",
-            tool_name="deploy_dashboard",
-            timeout_s=30,
-            retryable=False,
-            status_unknown=True,
-            message="x",
-        ),
+        timed_out("c1", "deploy_dashboard", message="x"),
         PermissionDeniedEvent(
             tool_name="deploy_dashboard",
             required_role="admin",

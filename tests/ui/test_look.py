@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from nicegui.testing import User
 
-from app.events import ErrorEvent, ToolEndEvent, ToolStartEvent, ToolTimeoutEvent
+from app.events import ErrorEvent, ToolEndEvent, ToolStartEvent
+from tests.events import timed_out
 from tests.ui.fakes import done, message
 
 DEEP = "/agent?objectType=dashboard&objectId=42&objectName=Sales&envId=prod"
@@ -57,14 +58,7 @@ START = ToolStartEvent(
         (ToolEndEvent(call_id="c1", tool_name="x", status="cancelled"), "cancel", "text-gray-600"),
         # a write that timed out: status unknown
         (
-            ToolTimeoutEvent(
-                call_id="c1",
-                tool_name="x",
-                timeout_s=1,
-                retryable=False,
-                status_unknown=True,
-                message="t",
-            ),
+            timed_out(timeout_s=1, message="t"),
             "help",
             "text-amber-800",
         ),

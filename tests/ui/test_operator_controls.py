@@ -18,7 +18,7 @@ from app.events import (
     ToolStartEvent,
 )
 from tests.ui.conftest import page_model
-from tests.ui.fakes import FakeConversation, FakeSummary, confirm_event, done, message
+from tests.ui.fakes import FakeConversation, FakeCore, FakeSummary, confirm_event, done, message
 
 
 def deploy_card(target: str, cid: str = "conf-1") -> ConfirmRequiredEvent:
@@ -117,17 +117,28 @@ async def test_send_becomes_stop_and_stop_ends_the_turn(user: User, core, sign_i
     assert page_model(user).state == "idle"
 
 
+def a_backup_going_on_after_a_stop(core: FakeCore, call_id: str) -> None:
+    """The core's next turn starts the write ``run_backup`` (``call_id``) and holds; a
+    stop answers that this write goes on."""
+    core.hold = asyncio.Event()
+    core.replies = [ToolStartEvent(call_id=call_id, tool_name="run_backup", is_write_tool=True)]
+    core.on_stop = [StoppedEvent(writes_in_flight=[call_id]), done()]
+
+
+async def send_and_stop(user: User, text: str) -> None:
+    """Send ``text`` and press Stop once the turn runs."""
+    user.find(marker="chat-input").type(text).trigger("keydown.enter")
+    await user.should_see(marker="stop-button", retries=30)
+    user.find(kind=ui.button, marker="stop-button").click()
+
+
 async def test_a_write_that_goes_on_after_stop_updates_its_card_when_it_ends(
     user: User, core, sign_in
 ) -> None:
-    core.hold = asyncio.Event()
-    core.replies = [ToolStartEvent(call_id="w1", tool_name="run_backup", is_write_tool=True)]
-    core.on_stop = [StoppedEvent(writes_in_flight=["w1"]), done()]
+    a_backup_going_on_after_a_stop(core, "w1")
     core.followed = [ToolEndEvent(call_id="w1", tool_name="run_backup", status="completed")]
     await sign_in("admin")
-    user.find(marker="chat-input").type("back up dev").trigger("keydown.enter")
-    await user.should_see(marker="stop-button", retries=30)
-    user.find(kind=ui.button, marker="stop-button").click()
+    await send_and_stop(user, "back up dev")
     await user.should_see(marker="tool-goes-on", retries=30)
     await user.should_see("A change already under way goes on")
     core.release_follow.set()
@@ -216,18 +227,14 @@ async def test_a_reload_restores_tool_cards_from_the_real_core(user: User, sign_
 async def test_a_write_that_ended_before_the_page_listened_is_read_from_the_conversation(
     user: User, core, sign_in
 ) -> None:
-    core.hold = asyncio.Event()
-    core.replies = [ToolStartEvent(call_id="w2", tool_name="run_backup", is_write_tool=True)]
-    core.on_stop = [StoppedEvent(writes_in_flight=["w2"]), done()]
+    a_backup_going_on_after_a_stop(core, "w2")
     core.release_follow.set()  # the run is over: nothing left to follow
     await sign_in("admin")
     core.conv = FakeConversation(
         tool_calls=[{"call_id": "w2", "tool_name": "run_backup", "status": "completed",
                      "result": '{"backup_id": "b1"}'}],
     )  # fmt: skip
-    user.find(marker="chat-input").type("back up dev").trigger("keydown.enter")
-    await user.should_see(marker="stop-button", retries=30)
-    user.find(kind=ui.button, marker="stop-button").click()
+    await send_and_stop(user, "back up dev")
     for _ in range(100):
         call = page_model(user).tool_call("w2")
         if call is not None and call.status == "completed":

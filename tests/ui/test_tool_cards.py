@@ -14,6 +14,7 @@ from app.events import (
     ToolStartEvent,
     ToolTimeoutEvent,
 )
+from tests.events import timed_out
 from tests.ui.fakes import done, message
 
 READ = ToolStartEvent(call_id="c1", tool_name="search_dashboards", tool_args={"query": "sales"})
@@ -23,14 +24,7 @@ WRITE = ToolStartEvent(
 
 
 def timeout(retryable: bool, unknown: bool) -> ToolTimeoutEvent:
-    return ToolTimeoutEvent(
-        call_id="c1",
-        tool_name="x",
-        timeout_s=30,
-        retryable=retryable,
-        status_unknown=unknown,
-        message="Timed out after 30 s",
-    )
+    return timed_out(retryable=retryable, unknown=unknown, message="Timed out after 30 s")
 
 
 def end(status: str, **kw) -> ToolEndEvent:

@@ -11,7 +11,8 @@ import pytest
 from nicegui import ui
 from nicegui.testing import User
 
-from app.events import ErrorEvent, ToolStartEvent, ToolTimeoutEvent
+from app.events import ErrorEvent
+from tests.events import write_timed_out
 from tests.ui.conftest import page_model
 from tests.ui.fakes import confirm_event, done, message, token
 
@@ -109,20 +110,7 @@ async def test_choices_are_buttons_that_send_their_request(user: User, core, sig
 async def test_check_status_on_a_dashboard_page_asks_for_the_task_without_the_context(
     user: User, core, sign_in, lang, asked
 ) -> None:
-    core.replies = [
-        ToolStartEvent(
-            call_id="w", tool_name="deploy_dashboard", is_write_tool=True, task_id="93ff0a1b"
-        ),
-        ToolTimeoutEvent(
-            call_id="w",
-            tool_name="deploy_dashboard",
-            timeout_s=600,
-            retryable=False,
-            status_unknown=True,
-            message="timed out",
-        ),
-        done(),
-    ]
+    core.replies = write_timed_out("93ff0a1b")
     await sign_in("admin", target=f"{DEEP}&lang={lang}")
     user.find(marker="chat-input").type("deploy").trigger("keydown.enter")
     await user.should_see(marker="check-status-button", retries=30)
