@@ -5,16 +5,17 @@ per-call policy again (``app.agent.edit``); a stopped turn ends through its own 
 (``app.agent.stopping``), so its checkpoint stays consistent.
 
 ``build_graph(*, model, checkpointer, settings, db, audit, confirmations, policy, envs,
-deps_factory, tools=None, ...)`` is a factory: the agent core builds one graph per event
-loop from its parts; tests hand the core their own tool implementations (``tools``: name →
-function, replacing the declared ones), preflight, deps factory and environment table.
+deps_factory, tools=None, decls=TOOLS, ...)`` is a factory: the agent core builds one graph
+per event loop from its parts (``decls``: its rules' tool declarations); tests hand the
+core their own tool implementations (``tools``: name → function, replacing the declared
+ones), preflight, deps factory and environment table.
 A door's direct tool call enters at the guard and ends after the tools (``direct.py``).
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Literal
 
 from langchain_core.language_models import BaseChatModel
@@ -33,7 +34,7 @@ from app.agent.prompts import build_system_prompt
 from app.agent.state import AgentContext, AgentState
 from app.agent.stopping import Stopped, cancel_calls, cancellable, is_stopped, stopped_reply
 from app.agent.tool_node import ToolNode
-from app.agent.tools import TOOLS, ToolFn
+from app.agent.tools import TOOLS, ToolDecl, ToolFn
 from app.agent.tools.base import ToolDeps
 from app.context import inject_uicontext
 from app.policy import EnvTable, Policy
@@ -137,9 +138,10 @@ def build_graph(
     tools: dict[str, ToolFn] | None = None,
     preflight: PreflightOverride | None = None,
     system_prompt: Any = None,
+    decls: Mapping[str, ToolDecl] = TOOLS,
 ) -> Any:
     guard = Guard(
-        TOOLS,
+        decls,
         policy=policy,
         envs=envs,
         deps_factory=deps_factory,
@@ -149,7 +151,7 @@ def build_graph(
         preflight=preflight,
     )
     run_tools = ToolNode(
-        TOOLS,
+        decls,
         policy=policy,
         deps_factory=deps_factory,
         settings=settings,

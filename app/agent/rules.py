@@ -2,7 +2,9 @@
 
 :class:`Rules` (one per app, built by the composition root, held by the agent core):
 
-* :meth:`Rules.policy`: the tool declarations' catalog (``app.agent.tools``) plus the
+* :attr:`Rules.tools`: the tool declarations in force (default: the product's,
+  ``app.agent.tools.TOOLS``; a test may hand in a catalog with a tool of its own);
+* :meth:`Rules.policy`: those declarations' catalog plus the
   overrides of ``Settings.policy_file`` (``policy.toml``), re-read when the file changes;
 * :meth:`Rules.envs`: the configured environments' tiers and the default environment
   (:class:`app.policy.EnvTable`, from the registry), for :func:`app.policy.resolve_env`.
@@ -11,10 +13,11 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
 
-from app.agent.tools import TOOL_CATALOG
+from app.agent.tools import TOOL_CATALOG, TOOLS, ToolDecl, catalog_of
 from app.errors import ConfigError
 from app.policy import EnvTable, Policy, load_policy
 from app.superset.registry import EnvironmentRegistry
@@ -50,14 +53,22 @@ class PolicyFile:
 class Rules:
     """The policy and the environment table in force for one app."""
 
-    def __init__(self, registry: EnvironmentRegistry, policy_file: Path | None = None) -> None:
+    def __init__(
+        self,
+        registry: EnvironmentRegistry,
+        policy_file: Path | None = None,
+        *,
+        tools: Mapping[str, ToolDecl] | None = None,
+    ) -> None:
         self.registry = registry
-        self._file = PolicyFile(Path(policy_file), default_policy()) if policy_file else None
+        self.tools: Mapping[str, ToolDecl] = TOOLS if tools is None else tools
+        self._base = default_policy() if tools is None else Policy(catalog=catalog_of(tools))
+        self._file = PolicyFile(Path(policy_file), self._base) if policy_file else None
 
     def policy(self) -> Policy:
         """The policy in force: the declarations' catalog, plus the policy file when one
         is set (a missing or bad file is a ``ConfigError``)."""
-        return default_policy() if self._file is None else self._file.current()
+        return self._base if self._file is None else self._file.current()
 
     def envs(self) -> EnvTable:
         """The configured environments (tiers as configured, None when unset) and the

@@ -120,6 +120,18 @@ class CardLine:
         return names
 
 
+@dataclass(frozen=True)
+class Phrase:
+    """One thing said in English and Russian: what a tool can do ("find dashboards"), or
+    a request that asks for it ("Find dashboards about sales")."""
+
+    en: str
+    ru: str
+
+    def said(self, lang: str) -> str:
+        return self.ru if lang == "ru" else self.en
+
+
 def _plain_line(name: str) -> CardLine:
     words = name.replace("_", " ").capitalize()
     return CardLine(en=f"{words} in {{env}}", ru=f"{name} в {{env}}")
@@ -133,6 +145,9 @@ class ToolSpec:
     arguments (e.g. the parsed SQL of ``superset_execute_sql``) and ``call_details`` says
     why, for the confirmation card (e.g. which function made it risky). ``timeout_s`` None means
     the settings' default tool timeout. ``card`` renders the confirmation card's line.
+    ``can`` (what the tool does, for a list of capabilities), ``example`` (a request
+    that asks for it) and ``triggers`` (more words that ask for it) are how a planner
+    without a model recognises the tool; ``example_prompt`` is the example in English.
     """
 
     name: str
@@ -146,6 +161,9 @@ class ToolSpec:
     confirm: Confirm = "auto"
     example_prompt: str = ""
     card: CardLine | None = None
+    can: Phrase | None = None
+    example: Phrase | None = None
+    triggers: tuple[str, ...] = ()
     call_risk: Callable[[Mapping[str, Any]], Risk] | None = None
     call_details: Callable[[Mapping[str, Any]], dict[str, Any] | None] | None = None
 
@@ -167,6 +185,7 @@ __all__ = [
     "ROLES",
     "TOOL_PERMISSIONS",
     "CardLine",
+    "Phrase",
     "ToolSpec",
     "affinity_for",
     "roles_for",

@@ -12,9 +12,9 @@ from langgraph.graph import END, START, MessagesState, StateGraph
 from pydantic import BaseModel, Field
 
 from app.agent.planner import OfflinePlanner
-from app.agent.planner.phrases import CAPABILITIES
 from app.agent.prompts import build_system_prompt
 from app.context import inject_uicontext
+from app.i18n import detect_lang
 from tests.agent.test_planner_eval import CATALOG, openai_tools
 
 DASHBOARD_PAGE = {"objectType": "dashboard", "objectId": "42", "envId": "prod"}
@@ -235,8 +235,18 @@ def test_env_synonyms_map_to_the_configured_env_of_that_tier():
     assert reply.tool_calls[0]["args"] == {"env_id": "prod-eu"}
 
 
-def test_every_catalog_tool_has_capability_texts():
-    assert set(CAPABILITIES) == set(CATALOG)
+@pytest.mark.parametrize("name", list(CATALOG))
+@pytest.mark.parametrize("lang", ["en", "ru"])
+def test_every_catalog_tool_says_what_it_can_do_and_its_example_asks_for_it(name, lang):
+    spec = CATALOG[name]
+    assert spec.can is not None and spec.example is not None, f"{name}: can= and example="
+    can, example = spec.can.said(lang), spec.example.said(lang)
+    assert detect_lang(can) == lang and detect_lang(example) == lang
+    reply = ask(planner(), example, page=DASHBOARD_PAGE)
+    asked = f"To {can} I need" if lang == "en" else f"Чтобы {can}, мне нужно"
+    # the tool is proposed, or the planner asks for the argument the example leaves out
+    called = [c["name"] for c in reply.tool_calls]
+    assert called == [name] or (not called and asked in reply.text), (example, reply)
 
 
 @pytest.mark.parametrize(

@@ -10,6 +10,7 @@ from nicegui import app as nicegui_app
 from nicegui.testing import User
 
 import app as app_package
+from app.agent.tools import TOOL_CATALOG
 from app.parts import PARTS_STATE, Parts
 from app.sandbox.processes import free_port
 from app.store.db import Database, make_engine
@@ -21,12 +22,15 @@ ANALYST_DASHBOARD = [
     "run_llm_documentation",
     "show_capabilities",
 ]
-READ_TOOLS = {
+# the contract's 11 read tools (a read tool declared later is listed with them)
+CONTRACT_READ_TOOLS = {
     "show_capabilities", "list_environments", "get_task_status", "search_dashboards",
     "get_health_summary", "run_llm_validation", "run_llm_documentation",
     "superset_explore_database", "superset_format_sql", "superset_audit_permissions",
-    "superset_execute_sql", "superset_create_dataset", "list_backups",
+    "list_backups",
 }  # fmt: skip
+EVERY_TOOL = set(TOOL_CATALOG)
+READ_TOOLS = {name for name, spec in TOOL_CATALOG.items() if spec.risk == "read"}
 
 
 async def test_health_reports_ok_version_and_database(user: User) -> None:
@@ -58,12 +62,14 @@ TOOL_CASES: list[Any] = [
     pytest.param(
         {"role": "analyst", "objectType": "dashboard"}, ANALYST_DASHBOARD, id="analyst_dashboard"
     ),
-    # acceptance: admin without context sees all 22
-    pytest.param({"role": "admin"}, 22, id="admin_all"),
+    # acceptance: admin without context sees all 22 (every catalog tool)
+    pytest.param({"role": "admin"}, EVERY_TOOL, id="admin_all"),
     # admin on a dashboard page: the 8 with dashboard affinity + show_capabilities
     pytest.param({"role": "admin", "objectType": "dashboard"}, 9, id="admin_dashboard"),
     # an unknown objectType is treated like no context
-    pytest.param({"role": "admin", "objectType": "spaceship"}, 22, id="unknown_object_type"),
+    pytest.param(
+        {"role": "admin", "objectType": "spaceship"}, EVERY_TOOL, id="unknown_object_type"
+    ),
     # no role at all: least privilege (read tools only)
     pytest.param({}, READ_TOOLS, id="no_role"),
     # an unknown role: least privilege too
@@ -84,18 +90,14 @@ async def test_tool_listing_follows_role_and_context(
     if isinstance(expected, int):
         assert len(names) == expected
     elif isinstance(expected, set):
-        assert set(names) == {n for n in expected if _read_risk(n)}
+        assert set(names) == expected
     else:
         assert sorted(names) == sorted(expected)
+    if expected is READ_TOOLS:
+        assert CONTRACT_READ_TOOLS <= set(names)
     excluded = {e["name"] for e in body["excluded"]}
-    assert excluded.isdisjoint(names) and len(excluded) + len(names) == 22
+    assert excluded.isdisjoint(names) and len(excluded) + len(names) == len(TOOL_CATALOG)
     assert all(e["reason"] and e["layer"] in {"rbac", "context"} for e in body["excluded"])
-
-
-def _read_risk(name: str) -> bool:
-    from app.agent.tools import TOOL_CATALOG
-
-    return TOOL_CATALOG[name].risk == "read"
 
 
 async def test_excluded_tools_say_why(user: User) -> None:

@@ -1,4 +1,5 @@
-"""The catalog: 22 ToolSpecs as in DESIGN.md, argument names as in DEVELOPERS.md.
+"""The catalog: the contract's 22 ToolSpecs as in DESIGN.md, argument names as in
+DEVELOPERS.md; and what every declared tool must have, however many there are.
 
 The catalog is assembled from the tools' declarations (app.agent.tools); policy itself
 owns none."""
@@ -102,8 +103,9 @@ ARGS_TABLE: dict[str, dict[str, Any]] = {
 
 
 def test_catalog_has_the_22_tools_of_the_design():
-    assert len(TOOL_CATALOG) == 22
-    assert set(TOOL_CATALOG) == set(DESIGN_TABLE) == set(ARGS_TABLE)
+    assert len(DESIGN_TABLE) == 22
+    assert set(DESIGN_TABLE) == set(ARGS_TABLE)
+    assert set(DESIGN_TABLE) <= set(TOOL_CATALOG)
 
 
 @pytest.mark.parametrize("name", list(DESIGN_TABLE))
@@ -114,12 +116,31 @@ def test_spec_matches_design_row(name: str):
     assert spec.read_only == (risk == "read")
     # long tasks wait for their task (DESIGN decision 10); the rest use the settings' default
     assert spec.timeout_s == (600.0 if name in LONG_TASKS else None)
+
+
+@pytest.mark.parametrize("name", list(TOOL_CATALOG))
+def test_every_declared_tool_is_described_for_a_model_and_a_person(name: str):
+    spec = TOOL_CATALOG[name]
     assert spec.confirm == "auto"
     # the LLM reads this: what it does, when to use it, what it returns
     assert len(spec.description) > 80 and "Returns" in spec.description
     assert spec.example_prompt
+    # the offline planner and the page read these: what it can do, a request for it
+    assert spec.can is not None and spec.can.en and spec.can.ru
+    assert spec.example is not None and spec.example.en == spec.example_prompt
+    assert spec.example.ru
     with pytest.raises(dataclasses.FrozenInstanceError):
         spec.risk = "read"  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("name", list(TOOL_CATALOG))
+def test_every_declared_tools_arguments_bind_as_a_strict_described_schema(name: str):
+    model = TOOL_CATALOG[name].args_model
+    for arg, info in model.model_fields.items():
+        assert info.description, f"{name}.{arg} needs a description for the LLM"
+    schema = model.model_json_schema()
+    assert json.dumps(schema)  # binds as an LLM tool schema
+    assert schema.get("additionalProperties") is False
 
 
 def test_affinity_and_permissions_match_the_contract():

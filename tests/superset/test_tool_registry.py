@@ -12,8 +12,9 @@ import pytest
 from app.agent.tools import ALL_TOOLS, FAMILIES, TOOL_CATALOG, TOOLS, join
 from app.agent.tools.base import NoArgs, ToolDeps
 from app.agent.tools.declare import Family
-from app.policy import CardLine
+from app.policy import CardLine, Phrase
 from app.vocab import Presentation
+from tests.policy.test_catalog import DESIGN_TABLE
 
 LONG_TASKS = {
     "deploy_dashboard",
@@ -24,11 +25,11 @@ LONG_TASKS = {
 }
 
 
-def test_the_product_has_22_tools_each_declared_once() -> None:
-    assert len(TOOLS) == 22
+def test_the_product_has_the_22_contract_tools_each_declared_once() -> None:
+    assert set(DESIGN_TABLE) <= set(TOOLS)
     assert set(TOOLS) == set(TOOL_CATALOG) == set(ALL_TOOLS)
     declared = [name for family in FAMILIES for name in family.tools]
-    assert len(declared) == len(set(declared)) == 22
+    assert len(declared) == len(set(declared)) == len(TOOLS)
 
 
 @pytest.mark.parametrize("name", sorted(TOOLS))
@@ -99,7 +100,13 @@ def _toy_family(name: str, tool_name: str = "toy") -> Family:
         return "ok"
 
     toy.__name__ = tool_name
-    family.tool(args=NoArgs, risk="read", example="toy", card=CardLine(en="Toy", ru="Игрушка"))(toy)
+    family.tool(
+        args=NoArgs,
+        risk="read",
+        can=Phrase("play", "играть"),
+        example=Phrase("toy", "игрушка"),
+        card=CardLine(en="Toy", ru="Игрушка"),
+    )(toy)
     return family
 
 
@@ -110,7 +117,13 @@ def test_a_name_declared_in_two_families_is_refused() -> None:
 
 def test_a_declaration_needs_an_async_documented_function_with_a_new_name() -> None:
     family = _toy_family("a")
-    declare = family.tool(args=NoArgs, risk="read", example="t", card=CardLine(en="T", ru="T"))
+    declare = family.tool(
+        args=NoArgs,
+        risk="read",
+        can=Phrase("t", "т"),
+        example=Phrase("t", "т"),
+        card=CardLine(en="T", ru="T"),
+    )
 
     async def undocumented(args: NoArgs, deps: ToolDeps) -> str:
         return "x"

@@ -78,7 +78,8 @@ class AgentCore(OperatorControls):
         """The app's parts (see the module docstring). ``checkpointer``: a pool (default:
         SQLite in the data dir, or PostgreSQL) or one saver used on every loop (e.g.
         ``InMemorySaver``). ``tools`` and ``graph_options`` (preflight, deps_factory,
-        system_prompt, policy, envs) go to ``build_graph``."""
+        system_prompt, policy, envs; the declarations are ``rules.tools``) go to
+        ``build_graph``."""
         self.model = model
         self.settings = settings
         self.db = db
@@ -104,6 +105,7 @@ class AgentCore(OperatorControls):
             "confirmations": self.confirmations,
             "policy": rules.policy,
             "envs": rules.envs,
+            "decls": rules.tools,
             "deps_factory": tool_deps_factory(
                 settings=settings, registry=registry, db=db, tasks=tasks
             ),

@@ -2,7 +2,8 @@
 missing argument, and the final answer of a turn.
 
 A final answer is one or two plain sentences about the turn's last tool result, in the
-person's language (:data:`REPORTS`, one function per tool); a refusal, cancellation or
+person's language (:data:`REPORTS`, one function per contract tool; any other tool's
+result is "Done: <what it can do>." — the page shows the result itself); a refusal, cancellation or
 failure is explained by :mod:`app.agent.planner.outcomes`. Lists and tables are rendered by
 the page from the tool result, so an answer never repeats rows, never shows internal
 paths, and formats numbers for the language. Any markdown list is preceded by a blank
@@ -18,8 +19,9 @@ from typing import Any
 from app.agent.planner import report_dash as dash
 from app.agent.planner import report_data as data
 from app.agent.planner import report_ops as ops
+from app.agent.planner.known import Known, app_known
 from app.agent.planner.outcomes import outcome_answer
-from app.agent.planner.phrases import ARG_NAMES, CAPABILITIES, EXAMPLES, pick, say, tr
+from app.agent.planner.phrases import ARG_NAMES, pick, say, tr
 from app.agent.planner.results import Result
 from app.agent.planner.steps import Intent
 from app.agent.planner.text import Lang
@@ -30,27 +32,31 @@ MAX_TEXT = 300
 Report = Callable[[dict[str, Any], Result, Lang], str]
 
 
-def _tool_list(tools: list[str], lang: Lang) -> list[str]:
-    return [f"- {pick(CAPABILITIES[t], lang)} (`{t}`)" for t in tools if t in CAPABILITIES]
+def _tool_list(tools: list[str], lang: Lang, known: Known) -> list[str]:
+    return [f"- {known.can(t, lang)} (`{t}`)" for t in tools]
 
 
-def capabilities_answer(bound: Iterable[str] | None, lang: Lang) -> str:
-    tools = [t for t in CAPABILITIES if bound is None or t in set(bound)]
+def capabilities_answer(bound: Iterable[str] | None, lang: Lang, known: Known) -> str:
+    """What the bound tools can do (catalog order), and up to three example requests."""
+    tools = [t for t in known.names if bound is None or t in set(bound)]
     if not tools:
         return say("capabilities_none", lang)
-    lines = [say("capabilities_head", lang), "", *_tool_list(tools, lang)]
-    examples = [pick(EXAMPLES[t], lang) for t in tools if t in EXAMPLES]
+    lines = [say("capabilities_head", lang), "", *_tool_list(tools, lang, known)]
+    examples = known.examples(tools, lang)
     if examples:
         lines += ["", say("examples", lang) + " " + "; ".join(f"«{e}»" for e in examples[:3])]
     return "\n".join(lines)
 
 
-def clarification(tool: str, missing: list[str], lang: Lang) -> str:
+def clarification(tool: str, missing: list[str], lang: Lang, known: Known) -> str:
     what = ", ".join(pick(ARG_NAMES.get(m, (m, m)), lang) for m in missing)
-    return say("missing", lang, action=pick(CAPABILITIES[tool], lang), what=what)
+    return say("missing", lang, action=known.can(tool, lang), what=what)
 
 
-def _capabilities(args: dict[str, Any], result: Result, lang: Lang) -> str:
+def _capabilities(
+    args: dict[str, Any], result: Result, lang: Lang, known: Known | None = None
+) -> str:
+    known = known or app_known()
     groups = result.get("groups")
     names = [
         str(t.get("name"))
@@ -58,13 +64,13 @@ def _capabilities(args: dict[str, Any], result: Result, lang: Lang) -> str:
         for t in (tools if isinstance(tools, list) else [])
         if isinstance(t, dict)
     ]
-    names = [n for n in CAPABILITIES if n in names] or list(CAPABILITIES)
+    names = [n for n in known.names if n in names] or known.names
     head = tr(
         lang,
         f"Here is what I can do for you here ({len(names)}):",
         f"Вот что я могу сделать для вас здесь ({len(names)}):",
     )
-    lines = [head, "", *_tool_list(names, lang)]
+    lines = [head, "", *_tool_list(names, lang, known)]
     excluded = result.total("excluded")
     if excluded:
         lines += [
@@ -104,32 +110,40 @@ REPORTS: dict[str, Report] = {
 }
 
 
-def _plain(tool: str, result: Result, lang: Lang) -> str:
+def _plain(action: str, result: Result, lang: Lang) -> str:
     """A result that is not JSON: its first sentences, escaped, else "Done: …"."""
     text = " ".join(result.message.split())
     if not text:
-        return say("done", lang, action=pick(CAPABILITIES.get(tool, (tool, tool)), lang))
+        return say("done", lang, action=action)
     cut = text if len(text) <= MAX_TEXT else text[:MAX_TEXT].rsplit(" ", 1)[0] + "…"
     return md_escape(cut)
 
 
-def report(tool: str, args: dict[str, Any], result: Result, lang: Lang) -> str:
-    """The sentence(s) about one successful result."""
+def report(
+    tool: str, args: dict[str, Any], result: Result, lang: Lang, known: Known | None = None
+) -> str:
+    """The sentence(s) about one successful result (``known``: the planner's tools)."""
+    known = known or app_known()
     fn = REPORTS.get(tool)
-    if fn is None or not isinstance(result.data, dict | list):
-        return _plain(tool, result, lang)
+    if not isinstance(result.data, dict | list):
+        return _plain(known.can(tool, lang), result, lang)
+    if fn is None:  # a tool with no report of its own: the page shows its result
+        return say("done", lang, action=known.can(tool, lang))
+    if fn is _capabilities:
+        return _capabilities(args, result, lang, known)
     return fn(args, result, lang)
 
 
-def final_answer(turn: Turn, intent: Intent | None, lang: Lang) -> str:
+def final_answer(turn: Turn, intent: Intent | None, lang: Lang, known: Known) -> str:
     """The answer about the turn's last tool result."""
     last = turn.last
     if last is None or last.result is None:
         return say("no_results", lang)
     result = last.result
     if result.code is None:
-        return report(last.tool, last.args, result, lang)
+        return report(last.tool, last.args, result, lang, known)
     tool, args = last.tool, last.args
     if intent and intent.lookup and last.tool == intent.lookup.tool != intent.tool:
         tool, args = intent.tool, intent.unresolved()  # the refusal is about the request
-    return outcome_answer(result.code, result.message, tool, args, lang)
+    action = known.can(tool, lang)
+    return outcome_answer(result.code, result.message, tool, args, lang, action)

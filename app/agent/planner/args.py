@@ -23,14 +23,14 @@ from app.agent.planner.request import Request
 
 ArgsFn = Callable[[Request], dict[str, Any]]
 
-_STOP = frozenset(
+STOP = frozenset(
     "in on of from for to the a an all with into at by и в на из для по с the all every "
     "list show name named called have has contain contains does do are is there exist exists"
     " here".split()
 )
-_DB = r"\bdatabases?\b|\bdb\b|баз[аеуы]\s+данных|\bбаз[аеуы]\b|\bбд\b"
-_SCHEMA = r"\bschemas?\b|\bсхем[аеуы]?\b"
-_TABLE = r"\btables?\b|\bтаблиц[аеуы]?\b"
+DB = r"\bdatabases?\b|\bdb\b|баз[аеуы]\s+данных|\bбаз[аеуы]\b|\bбд\b"
+SCHEMA = r"\bschemas?\b|\bсхем[аеуы]?\b"
+TABLE = r"\btables?\b|\bтаблиц[аеуы]?\b"
 _RU_ENDINGS = re.compile(
     r"(?:иями|ями|ами|ого|его|ому|ему|ыми|ими|ах|ях|ам|ям|ом|ем|ой|ей|ую|юю|ия|ие|ий|ые|ых|их"
     r"|ов|ев|а|я|у|ю|ы|и|е|о)$"
@@ -53,7 +53,7 @@ def _stem_ru(word: str) -> str:
     return stem if len(stem) >= 4 else word
 
 
-def _search(req: Request) -> dict[str, Any]:
+def search_args(req: Request) -> dict[str, Any]:
     if req.quoted:
         query = req.quoted[0]
     else:
@@ -79,30 +79,30 @@ def _one_dashboard(req: Request) -> dict[str, Any]:
 
 
 def _explore(req: Request) -> dict[str, Any]:
-    database = req.name_after(_DB, stop=_STOP)
+    database = req.name_after(DB, stop=STOP)
     if database is None:
         m = re.search(
             r"(?:tables|schemas|таблиц\w*|схем\w*)\s+(?:in|of|from|в|из)\s+([A-Za-z_][\w.-]*)",
             req.scan,
             re.IGNORECASE,
         )
-        if m and not req.envs.pattern.fullmatch(m.group(1)) and m.group(1).lower() not in _STOP:
+        if m and not req.envs.pattern.fullmatch(m.group(1)) and m.group(1).lower() not in STOP:
             database = m.group(1)
     if database and re.fullmatch(r"schema|схем\w*|table|таблиц\w*", database, re.IGNORECASE):
         database = None
     if database is None:  # "the examples database"
         m = re.search(r"\b([A-Za-z_][\w.-]*)\s+(?:database|db)\b", req.scan, re.IGNORECASE)
-        if m and m.group(1).lower() not in _STOP:
+        if m and m.group(1).lower() not in STOP:
             database = m.group(1)
     return {
         "env_id": req.env_id(),
         "database": database,
-        "schema": req.name_after(_SCHEMA, stop=_STOP),
-        "table": req.name_after(r"\btable\b|\bтаблиц[аеуы]\b", stop=_STOP),
+        "schema": req.name_after(SCHEMA, stop=STOP),
+        "table": req.name_after(r"\btable\b|\bтаблиц[аеуы]\b", stop=STOP),
     }
 
 
-def _sql_text(req: Request) -> str | None:
+def sql_text(req: Request) -> str | None:
     if req.sql:
         return req.sql
     m = re.search(r":\s*(.+)$", req.prefix, re.DOTALL)
@@ -110,14 +110,14 @@ def _sql_text(req: Request) -> str | None:
 
 
 def _format_sql(req: Request) -> dict[str, Any]:
-    return {"sql": _sql_text(req), "env_id": req.env_id()}
+    return {"sql": sql_text(req), "env_id": req.env_id()}
 
 
 def _execute_sql(req: Request) -> dict[str, Any]:
     args: dict[str, Any] = {
-        "sql": _sql_text(req),
-        "database": req.name_after(_DB, stop=_STOP),
-        "schema": req.name_after(_SCHEMA, stop=_STOP),
+        "sql": sql_text(req),
+        "database": req.name_after(DB, stop=STOP),
+        "schema": req.name_after(SCHEMA, stop=STOP),
         "env_id": req.env_id(),
     }
     limit = re.search(
@@ -129,15 +129,15 @@ def _execute_sql(req: Request) -> dict[str, Any]:
 
 
 def _create_dataset(req: Request) -> dict[str, Any]:
-    table = req.name_after(_TABLE, stop=_STOP)
-    schema = req.name_after(_SCHEMA, stop=_STOP)
+    table = req.name_after(TABLE, stop=STOP)
+    schema = req.name_after(SCHEMA, stop=STOP)
     if table and "." in table and schema is None:
         schema, table = table.rsplit(".", 1)
     if req.sql:
         named = req.name_after(r"\bnamed\b|\bcalled\b|\bas\b|с\s+именем|назови\w*|под\s+именем")
         table = named or (req.quoted[0] if req.quoted else table)
     return {
-        "database": req.name_after(_DB, stop=_STOP),
+        "database": req.name_after(DB, stop=STOP),
         "table_name": table,
         "schema": schema,
         "sql": req.sql,
@@ -146,7 +146,7 @@ def _create_dataset(req: Request) -> dict[str, Any]:
 
 
 def _audit(req: Request) -> dict[str, Any]:
-    role = req.name_after(r"\broles?\b|\bрол[иья]\w*", stop=_STOP)
+    role = req.name_after(r"\broles?\b|\bрол[иья]\w*", stop=STOP)
     return {"env_id": req.env_id(), "role": role or (req.quoted[0] if req.quoted else None)}
 
 
@@ -177,7 +177,7 @@ def _branch(req: Request) -> dict[str, Any]:
     name = req.name_after(
         r"\bbranch(?:\s+(?:named|called))?|ветк[уаи](?:\s+с\s+именем|\s+под\s+названием)?"
         r"|бранч|ветвь",
-        stop=_STOP | {"for", "для", "from", "от", "с"},
+        stop=STOP | {"for", "для", "from", "от", "с"},
     )
     return {
         "branch": name or (req.quoted[0] if req.quoted else None),
@@ -196,7 +196,7 @@ def _commit(req: Request) -> dict[str, Any]:
             re.IGNORECASE,
         )
         message = (m.group(1) or m.group(2)).strip() if m else None
-    branch = req.name_after(r"\bbranch\b|ветк[уеи]", stop=_STOP)
+    branch = req.name_after(r"\bbranch\b|ветк[уеи]", stop=STOP)
     return {
         "message": message,
         "dashboard_ids": refs or None,
@@ -209,7 +209,7 @@ EXTRACTORS: dict[str, ArgsFn] = {
     "show_capabilities": lambda req: {},
     "list_environments": lambda req: {},
     "get_task_status": task_status_args,
-    "search_dashboards": _search,
+    "search_dashboards": search_args,
     "get_health_summary": _one_dashboard,
     "run_llm_validation": _one_dashboard,
     "run_llm_documentation": _one_dashboard,

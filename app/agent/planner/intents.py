@@ -8,6 +8,9 @@ most generic; a tool may have more than one row.
 Choosing (:func:`choose_tool`):
 * the first row whose strong pattern matches wins, bound or not: that is what the
   person asked for, and if the tool is not allowed the server's guard says why;
+* otherwise, a tool whose declaration's phrases the request says (``heard``: its
+  ``can``, its example, its triggers; see :mod:`app.agent.planner.known`) wins, the
+  first bound one first: a newly declared tool needs no row here;
 * otherwise, among the rows whose weak pattern matches, the first bound tool wins,
   else the first one;
 * nothing matches, or the first strong row is a :data:`NO_TOOL` row (a request no tool
@@ -20,7 +23,7 @@ Patterns run on the lower-cased request with its SQL statement replaced by the w
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 _FLAGS = re.IGNORECASE
@@ -253,15 +256,20 @@ def matching(text: str) -> tuple[list[str], list[str]]:
     return strong, weak
 
 
-def choose_tool(text: str, bound: Collection[str] | None) -> str | None:
-    """The tool a request asks for (see the module docstring for the rule)."""
+def _first_bound(tools: Sequence[str], bound: Collection[str] | None) -> str:
+    if bound is not None:
+        for tool in tools:
+            if tool in bound:
+                return tool
+    return tools[0]
+
+
+def choose_tool(text: str, bound: Collection[str] | None, heard: Sequence[str] = ()) -> str | None:
+    """The tool a request asks for (see the module docstring for the rule); ``heard``:
+    the tools whose declared phrases the request says."""
     strong, weak = matching(text)
     if strong:
         return strong[0] or None
-    if not weak:
-        return None
-    if bound is not None:
-        for tool in weak:
-            if tool in bound:
-                return tool
-    return weak[0]
+    if heard:
+        return _first_bound(heard, bound)
+    return _first_bound(weak, bound) if weak else None

@@ -1,6 +1,9 @@
 """``OfflinePlanner``: a deterministic chat model with no network and no LLM.
 
-It plans with :func:`app.agent.planner.plan.plan_reply`. ``bind_tools`` returns a copy
+It plans with :func:`app.agent.planner.plan.plan_reply`. It knows the tools of the
+catalog it is built with (``OfflinePlanner(catalog=...)``; default: the product's
+``TOOL_CATALOG``): what each can do, its example and trigger phrases, its arguments
+(:mod:`app.agent.planner.known`). ``bind_tools`` returns a copy
 that remembers the bound tool names (OpenAI dicts, ``BaseTool``s, pydantic classes or
 functions); ``with_turn`` returns a copy that knows the turn's context as data (the graph's
 model node hands it over; see :class:`TurnAware`). Streaming emits the text word by word,
@@ -12,7 +15,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
@@ -21,9 +24,12 @@ from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, Syst
 from langchain_core.messages.tool import tool_call_chunk
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from langchain_core.utils.function_calling import convert_to_openai_tool
+from pydantic import PrivateAttr, SkipValidation
 
 from app.agent.planner.context import TurnContext
+from app.agent.planner.known import Known, app_known
 from app.agent.planner.plan import Reply, plan_reply
+from app.policy import ToolSpec
 
 _TOKENS = re.compile(r"\s*\S+\s*|\s+")
 
@@ -78,10 +84,17 @@ class TurnAware(Protocol):
 
 
 class OfflinePlanner(BaseChatModel):
-    """Deterministic planner for the 22 tools (English and Russian); no network."""
+    """Deterministic planner for the catalog's tools (English and Russian); no network."""
 
     bound_tool_names: tuple[str, ...] | None = None
     turn: TurnContext | None = None
+    catalog: SkipValidation[Mapping[str, ToolSpec] | None] = None
+    _known: Known = PrivateAttr(default_factory=app_known)
+
+    def model_post_init(self, context: Any, /) -> None:
+        super().model_post_init(context)
+        if self.catalog is not None:
+            self._known = Known(self.catalog)
 
     @property
     def _llm_type(self) -> str:
@@ -103,8 +116,8 @@ class OfflinePlanner(BaseChatModel):
     def _reply(self, messages: list[BaseMessage]) -> Reply:
         if self.turn is not None:  # the turn's context as data: prompt text is not read
             rest = [m for m in messages if not isinstance(m, SystemMessage)]
-            return plan_reply(rest, self.bound_tool_names, self.turn)
-        return plan_reply(messages, self.bound_tool_names)
+            return plan_reply(rest, self.bound_tool_names, self.turn, self._known)
+        return plan_reply(messages, self.bound_tool_names, known=self._known)
 
     def _generate(
         self,

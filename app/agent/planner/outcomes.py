@@ -18,7 +18,7 @@ import re
 from typing import Any
 
 from app.agent.planner.actions import not_doing, spelled_out
-from app.agent.planner.phrases import CAPABILITIES, pick, tr
+from app.agent.planner.phrases import pick, tr
 from app.agent.planner.text import Lang
 from app.markup import md_escape
 from app.offers import continue_line
@@ -132,10 +132,9 @@ def _denied(request: str, message: str, lang: Lang) -> str:
     )
 
 
-def _not_available(tool: str, request: str, message: str, lang: Lang) -> str:
+def _not_available(action: str, request: str, message: str, lang: Lang) -> str:
     m = re.search(r"\((\w+) page\)", message)
     page = pick(PAGES.get(m.group(1) if m else "", ("this page", "этой странице")), lang)
-    action = pick(CAPABILITIES.get(tool, (tool, tool)), lang)
     head = tr(
         lang,
         f"On {page} I can't {action}: the page's context leaves it out.",
@@ -157,15 +156,18 @@ def _maintenance(request: str, message: str, lang: Lang) -> str:
     )
 
 
-def outcome_answer(code: str, message: str, tool: str, args: dict[str, Any], lang: Lang) -> str:
-    """The answer to a ``code`` result of ``tool(args)`` (see the module docstring)."""
+def outcome_answer(
+    code: str, message: str, tool: str, args: dict[str, Any], lang: Lang, action: str
+) -> str:
+    """The answer to a ``code`` result of ``tool(args)`` (see the module docstring);
+    ``action`` is what the tool does ("find dashboards"), in ``lang``."""
     request = md_escape(spelled_out(tool, args, lang))
     if code == "CANCELLED":
         return _cancelled(tool, args, message, lang)
     if code == "PERMISSION_DENIED":
         return _denied(request, message, lang)
     if code == "NOT_AVAILABLE":
-        return _not_available(tool, spelled_out(tool, args, lang), message, lang)
+        return _not_available(action, spelled_out(tool, args, lang), message, lang)
     if code == "MAINTENANCE":
         return _maintenance(request, message, lang)
     if code == "UNKNOWN_TOOL":
@@ -177,6 +179,5 @@ def outcome_answer(code: str, message: str, tool: str, args: dict[str, Any], lan
             f"The check before “{request}” found problems: {detail}.",
             f"Проверка перед «{request}» нашла проблемы: {detail}.",
         )
-    action = pick(CAPABILITIES.get(tool, (tool, tool)), lang)
     head = tr(lang, f"I couldn't {action}: {detail}.", f"Не удалось {action}: {detail}.")
     return f"{head} {next_step(message or code, lang)}"

@@ -1,45 +1,11 @@
-"""Every sentence the offline planner says, in English and Russian, in one place."""
+"""Every sentence the offline planner says, in English and Russian, in one place.
+
+What each tool can do and an example request for it are not here: they are declared with
+the tool (``can``, ``example``; see :mod:`app.agent.planner.known`)."""
 
 from __future__ import annotations
 
 from app.agent.planner.text import Lang
-
-# tool -> (English, Russian) short description of what the person can ask for
-CAPABILITIES: dict[str, tuple[str, str]] = {
-    "show_capabilities": ("explain what I can do", "рассказать, что я умею"),
-    "list_environments": ("list the Superset environments", "показать окружения Superset"),
-    "get_task_status": ("show the status of a task", "показать статус задачи"),
-    "search_dashboards": ("find dashboards", "найти дашборды"),
-    "get_health_summary": ("check a dashboard's health", "проверить здоровье дашборда"),
-    "run_llm_validation": ("validate a dashboard", "провалидировать дашборд"),
-    "run_llm_documentation": ("document a dashboard", "задокументировать дашборд"),
-    "superset_explore_database": (
-        "show databases, schemas and tables",
-        "показать базы данных, схемы и таблицы",
-    ),
-    "superset_format_sql": ("format SQL", "отформатировать SQL"),
-    "superset_execute_sql": ("run SQL", "выполнить SQL-запрос"),
-    "superset_create_dataset": ("create a dataset", "создать датасет"),
-    "superset_audit_permissions": ("audit permissions", "проверить права доступа"),
-    "list_backups": ("list backups", "показать бэкапы"),
-    "deploy_dashboard": ("deploy a dashboard to another environment", "задеплоить дашборд"),
-    "execute_migration": ("migrate dashboards between environments", "мигрировать дашборды"),
-    "create_branch": ("create a git branch", "создать git-ветку"),
-    "commit_changes": ("commit changes to git", "закоммитить изменения"),
-    "run_backup": ("back up an environment", "сделать бэкап окружения"),
-    "restore_backup": ("restore a backup", "восстановить бэкап"),
-    "start_maintenance": ("start a maintenance window", "включить режим обслуживания"),
-    "end_maintenance": ("end a maintenance window", "завершить режим обслуживания"),
-    "delete_dashboard": ("delete a dashboard", "удалить дашборд"),
-}
-
-EXAMPLES: dict[str, tuple[str, str]] = {
-    "search_dashboards": ("find dashboards about sales", "найди дашборды продаж"),
-    "get_health_summary": ("check health of dashboard 12", "проверь здоровье дашборда 12"),
-    "superset_execute_sql": ("run select count(*) from sales", "выполни запрос select 1"),
-    "deploy_dashboard": ("deploy this dashboard to prod", "задеплой этот дашборд на прод"),
-    "list_environments": ("list environments", "покажи окружения"),
-}
 
 _TEXT: dict[str, tuple[str, str]] = {
     "capabilities_head": (

@@ -31,6 +31,7 @@ from app.agent.planner.actions import doing, spelled_out
 from app.agent.planner.answers import capabilities_answer, clarification, final_answer
 from app.agent.planner.context import TurnContext, turn_context
 from app.agent.planner.intents import matching
+from app.agent.planner.known import Known, app_known
 from app.agent.planner.labels import backup_label, dashboard_label, env_in
 from app.agent.planner.phrases import say
 from app.agent.planner.request import Request
@@ -57,12 +58,18 @@ def _call(turn: Turn, tool: str, args: dict[str, Any]) -> dict[str, Any]:
     return {"name": tool, "args": args, "id": ident, "type": "tool_call"}
 
 
-def _request(turn: Turn, ctx: TurnContext) -> Request:
+def _asks(req: Request, known: Known) -> bool:
+    """Does the request name something to do (a strong intent row, or a declared phrase)?"""
+    text = req.prefix.lower()
+    return bool(matching(text)[0] or known.heard(text))
+
+
+def _request(turn: Turn, ctx: TurnContext, known: Known) -> Request:
     """The person's request; an answer to the planner's question completes the earlier one."""
     req = Request.build(turn.text, ctx)
-    if turn.earlier and not matching(req.prefix.lower())[0]:
+    if turn.earlier and not _asks(req, known):
         combined = Request.build(f"{turn.earlier}\n{turn.text}", ctx)
-        if matching(combined.prefix.lower())[0]:
+        if _asks(combined, known):
             return combined
     return req
 
@@ -76,14 +83,18 @@ def _looking(lookup: Lookup, ctx: TurnContext, lang: Lang) -> str:
 
 
 def _first_step(
-    turn: Turn, intent: Intent | None, ctx: TurnContext, bound: Collection[str] | None
+    turn: Turn,
+    intent: Intent | None,
+    ctx: TurnContext,
+    bound: Collection[str] | None,
+    known: Known,
 ) -> Reply:
     lang = turn.lang
     if intent is None:
-        return Reply(capabilities_answer(bound, lang))
+        return Reply(capabilities_answer(bound, lang, known))
     is_bound = bound is None or intent.tool in bound
     if intent.missing and is_bound:
-        return Reply(clarification(intent.tool, intent.missing, lang))
+        return Reply(clarification(intent.tool, intent.missing, lang, known))
     if intent.lookup and is_bound:
         lookup = intent.lookup
         return Reply(_looking(lookup, ctx, lang), [_call(turn, lookup.tool, lookup.args)])
@@ -114,14 +125,14 @@ def _ask(intent: Intent, found: Resolution, result: Result, lang: Lang) -> str:
     return head + choices_block(choices)
 
 
-def _next_step(turn: Turn, intent: Intent | None) -> Reply:
+def _next_step(turn: Turn, intent: Intent | None, known: Known) -> Reply:
     lang, last = turn.lang, turn.last
     if last is None or last.result is None or last.result.code is not None:
-        return Reply(final_answer(turn, intent, lang))
+        return Reply(final_answer(turn, intent, lang, known))
     done = intent is None or turn.called(intent.tool) or len(turn.steps) >= MAX_STEPS
     lookup = None if done or intent is None else intent.lookup
     if intent is None or lookup is None or last.tool != lookup.tool:
-        return Reply(final_answer(turn, intent, lang))
+        return Reply(final_answer(turn, intent, lang, known))
     found = resolve(lookup, last.result)
     if found.match is None:
         return Reply(_ask(intent, found, last.result, lang))
@@ -139,14 +150,17 @@ def plan_reply(
     messages: list[BaseMessage],
     bound: Collection[str] | None,
     ctx: TurnContext | None = None,
+    known: Known | None = None,
 ) -> Reply:
     """The planner's reply to a conversation (see the module docstring). ``ctx`` is the
-    turn's context; without it, it is read from the conversation's system message."""
+    turn's context; without it, it is read from the conversation's system message.
+    ``known``: the tools' declarations the planner reads (default: the product's)."""
     ctx = ctx if ctx is not None else turn_context(messages)
+    known = known or app_known()
     turn = read_turn(messages)
-    intent = intent_for(_request(turn, ctx), bound) if turn.text else None
+    intent = intent_for(_request(turn, ctx, known), bound, known) if turn.text else None
     if turn.ended_with_tool:
-        return _next_step(turn, intent)
+        return _next_step(turn, intent, known)
     if messages and isinstance(messages[-1], HumanMessage):
-        return _first_step(turn, intent, ctx, bound)
-    return Reply(capabilities_answer(bound, turn.lang))
+        return _first_step(turn, intent, ctx, bound, known)
+    return Reply(capabilities_answer(bound, turn.lang, known))

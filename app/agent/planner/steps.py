@@ -21,8 +21,10 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from app.agent.planner.args import extract_args, missing_args
+from app.agent.planner.args import EXTRACTORS, extract_args, missing_args
+from app.agent.planner.fill import by_name
 from app.agent.planner.intents import choose_tool
+from app.agent.planner.known import Known
 from app.agent.planner.request import Request
 from app.agent.planner.results import Result
 
@@ -72,16 +74,26 @@ class Intent:
         return self.filled(self.lookup.ref) if self.lookup else dict(self.args)
 
 
-def _lookup(tool: str, args: dict[str, Any], req: Request) -> Lookup | None:
+def _dashboard_slot(tool: str, known: Known) -> tuple[str, bool, str] | None:
+    """The contract's table, else a declared tool's ``dashboard_id``/``dashboard_ids``."""
+    if tool in DASHBOARD_SLOTS:
+        return DASHBOARD_SLOTS[tool]
+    fields = known.fields(tool)
+    slot = next((n for n in ("dashboard_id", "dashboard_ids") if n in fields), None)
+    return None if slot is None else (slot, slot in known.required(tool), "env_id")
+
+
+def _lookup(tool: str, args: dict[str, Any], req: Request, known: Known) -> Lookup | None:
     if tool == "restore_backup":
         ref = str(args.get("backup_id") or "")
         if not ref or FULL_BACKUP_ID.fullmatch(ref):
             return None
         env = {"env_id": args["env_id"]} if args.get("env_id") else {}
         return Lookup("backup", ref, "list_backups", env, "backup_id")
-    if tool not in DASHBOARD_SLOTS:
+    slots = _dashboard_slot(tool, known)
+    if slots is None:
         return None
-    slot, required, env_key = DASHBOARD_SLOTS[tool]
+    slot, required, env_key = slots
     title = req.dashboard_title(required=required)
     if not title or args.get(slot):
         return None
@@ -91,14 +103,21 @@ def _lookup(tool: str, args: dict[str, Any], req: Request) -> Lookup | None:
     return Lookup("dashboard", title, "search_dashboards", search, slot)
 
 
-def intent_for(req: Request, bound: Collection[str] | None) -> Intent | None:
-    """What the request asks for (None when nothing matches)."""
-    tool = choose_tool(req.prefix.lower(), bound)
+def intent_for(req: Request, bound: Collection[str] | None, known: Known) -> Intent | None:
+    """What the request asks for (None when nothing matches). A tool with no extractor
+    of its own gets its arguments by name and is asked its required ones."""
+    text = req.prefix.lower()
+    tool = choose_tool(text, bound, known.heard(text))
     if tool is None:
         return None
-    args = extract_args(tool, req)
-    lookup = _lookup(tool, args, req)
-    missing = [m for m in missing_args(tool, args) if lookup is None or m != lookup.slot]
+    if tool in EXTRACTORS:
+        args = extract_args(tool, req)
+        needed = missing_args(tool, args)
+    else:
+        args = {k: v for k, v in by_name(req, known.fields(tool)).items() if v is not None}
+        needed = [n for n in known.required(tool) if not args.get(n)]
+    lookup = _lookup(tool, args, req, known)
+    missing = [m for m in needed if lookup is None or m != lookup.slot]
     return Intent(tool, args, lookup, missing)
 
 

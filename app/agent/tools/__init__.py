@@ -47,10 +47,22 @@ def join(families: tuple[Family, ...]) -> dict[str, ToolDecl]:
     return joined
 
 
+def catalog_of(decls: Mapping[str, ToolDecl]) -> dict[str, ToolSpec]:
+    """What policy knows of each declared tool (name → ToolSpec), in declaration order."""
+    return {name: decl.spec() for name, decl in decls.items()}
+
+
 TOOLS: Mapping[str, ToolDecl] = MappingProxyType(join(FAMILIES))
-TOOL_CATALOG: Mapping[str, ToolSpec] = MappingProxyType(
-    {name: decl.spec() for name, decl in TOOLS.items()}
-)
+TOOL_CATALOG: Mapping[str, ToolSpec] = MappingProxyType(catalog_of(TOOLS))
 ALL_TOOLS: Mapping[str, ToolFn] = MappingProxyType({n: d.fn for n, d in TOOLS.items()})
 
-__all__ = ["ALL_TOOLS", "FAMILIES", "TOOLS", "TOOL_CATALOG", "ToolDecl", "ToolDeps", "ToolFn"]
+__all__ = [
+    "ALL_TOOLS",
+    "FAMILIES",
+    "TOOLS",
+    "TOOL_CATALOG",
+    "ToolDecl",
+    "ToolDeps",
+    "ToolFn",
+    "catalog_of",
+]

@@ -28,7 +28,7 @@ from sqlmodel import Session
 from app.agent.tools.base import EnvArgs, ToolArgs, ToolDeps
 from app.agent.tools.declare import Family
 from app.errors import ToolError
-from app.policy import CardLine
+from app.policy import CardLine, Phrase
 from app.store import backups as backup_store
 from app.store.db import Database
 from app.store.models import Backup
@@ -142,7 +142,8 @@ async def take_backup(
 @family.tool(
     args=RunBackupArgs,
     risk="write",
-    example="Back up the dashboards in prod",
+    can=Phrase("back up an environment", "сделать бэкап окружения"),
+    example=Phrase("Back up the dashboards in prod", "Сделай бэкап дашбордов на проде"),
     card=CardLine(en="Back up {what} in {env}", ru="Сделать резервную копию: {what} в {env}",
                   values=_which),
     long_task=True,
@@ -164,7 +165,8 @@ async def run_backup(args: RunBackupArgs, deps: ToolDeps) -> dict[str, Any]:
 @family.tool(
     args=ListBackupsArgs,
     risk="read",
-    example="List the latest backups",
+    can=Phrase("list backups", "показать бэкапы"),
+    example=Phrase("List the latest backups", "Покажи последние бэкапы"),
     card=CardLine(en="List backups in {env}", ru="Показать резервные копии в {env}"),
     presentation="table",
     idempotent=True,
@@ -219,7 +221,8 @@ def _load_backup(db: Database, backup_id: str) -> tuple[dict[str, Any], bytes]:
 @family.tool(
     args=RestoreBackupArgs,
     risk="delete",
-    example="Restore yesterday's backup",
+    can=Phrase("restore a backup", "восстановить бэкап"),
+    example=Phrase("Restore yesterday's backup", "Восстанови вчерашний бэкап"),
     card=CardLine(
         en="Restore backup {backup_id} into {env}, overwriting dashboards",
         ru="Восстановить резервную копию {backup_id} в {env} с перезаписью дашбордов",

@@ -11,7 +11,7 @@ from app.agent.tools.backup import take_backup
 from app.agent.tools.base import DASHBOARD_ID, ToolArgs, ToolDeps, env_field
 from app.agent.tools.declare import Family
 from app.agent.tools.review import model_review
-from app.policy import CardLine
+from app.policy import CardLine, Phrase
 from app.superset.health import check_charts, load_bundle, stale_datasets, verdict
 from app.superset.migration import resolve_dashboards
 from app.superset.quality import documentation_markdown, rule_findings
@@ -41,7 +41,8 @@ def _for_dashboard(en: str, ru: str) -> CardLine:
 @family.tool(
     args=SearchDashboardsArgs,
     risk="read",
-    example="Find dashboards about sales",
+    can=Phrase("find dashboards", "найти дашборды"),
+    example=Phrase("Find dashboards about sales", "Найди дашборды продаж"),
     card=CardLine(
         en="Search dashboards for {query!r} in {env}", ru="Найти дашборды по {query!r} в {env}"
     ),
@@ -81,7 +82,8 @@ async def search_dashboards(args: SearchDashboardsArgs, deps: ToolDeps) -> dict[
 @family.tool(
     args=DashboardArgs,
     risk="read",
-    example="Check the health of this dashboard",
+    can=Phrase("check a dashboard's health", "проверить здоровье дашборда"),
+    example=Phrase("Check the health of this dashboard", "Проверь здоровье этого дашборда"),
     card=_for_dashboard("Check the health of", "Проверить здоровье дашборда"),
     presentation="health",
     idempotent=True,
@@ -109,7 +111,11 @@ async def get_health_summary(args: DashboardArgs, deps: ToolDeps) -> dict[str, A
 @family.tool(
     args=DashboardArgs,
     risk="read",
-    example="Validate this dashboard for common problems",
+    can=Phrase("validate a dashboard", "провалидировать дашборд"),
+    example=Phrase(
+        "Validate this dashboard for common problems",
+        "Провалидируй этот дашборд на типичные ошибки",
+    ),
     card=_for_dashboard("Validate", "Проверить качество дашборда"),
     presentation="table",
     idempotent=True,
@@ -140,7 +146,8 @@ async def run_llm_validation(args: DashboardArgs, deps: ToolDeps) -> dict[str, A
 @family.tool(
     args=DashboardArgs,
     risk="read",
-    example="Write documentation for this dashboard",
+    can=Phrase("document a dashboard", "задокументировать дашборд"),
+    example=Phrase("Write documentation for this dashboard", "Задокументируй этот дашборд"),
     card=_for_dashboard("Document", "Описать дашборд"),
     presentation="text",
     idempotent=True,
@@ -163,7 +170,8 @@ async def run_llm_documentation(args: DashboardArgs, deps: ToolDeps) -> dict[str
 @family.tool(
     args=DashboardArgs,
     risk="delete",
-    example="Delete this dashboard",
+    can=Phrase("delete a dashboard", "удалить дашборд"),
+    example=Phrase("Delete this dashboard", "Удали этот дашборд"),
     card=CardLine(
         en="Delete dashboard {dashboard_id} in {env}", ru="Удалить дашборд {dashboard_id} в {env}"
     ),

@@ -6,12 +6,24 @@ function unchanged::
 
     family = Family("dashboards")
 
-    @family.tool(args=SearchDashboardsArgs, risk="read", example="Find dashboards about
-                 sales", card=CardLine(en="…", ru="…"), presentation="linked_list")
+    @family.tool(
+        args=SearchDashboardsArgs,
+        risk="read",
+        can=Phrase("find dashboards", "найти дашборды"),
+        example=Phrase("Find dashboards about sales", "Найди дашборды продаж"),
+        card=CardLine(en="…", ru="…"),
+        presentation="linked_list",
+    )
     async def search_dashboards(args: SearchDashboardsArgs, deps: ToolDeps) -> dict: ...
 
-The function's docstring is the description the model reads. Roles and context affinity
-are not declared here: they are the contract's two tables in :mod:`app.policy.catalog`.
+The function's docstring is the description the model reads. ``can`` (what the tool does,
+as a capabilities list says it), ``example`` (a request that asks for it) and
+``triggers`` (more phrases that ask for it, English and Russian; ``*`` ends a word
+stem: ``"кто я"``, ``"мо* рол*"``) are what the offline planner knows of the tool: it
+lists ``can``, offers ``example`` and routes a request saying any of the three to the
+tool (after its own intent table), filling the arguments by their names (env_id,
+dashboard_id, sql, …) from the request and the page. Roles and context affinity are not
+declared here: they are the contract's two tables in :mod:`app.policy.catalog`.
 ``app.agent.tools`` joins the families into ``TOOLS`` and ``TOOL_CATALOG``.
 """
 
@@ -23,7 +35,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from app.agent.tools.base import ToolArgs, ToolDeps, ToolFn
-from app.policy.catalog import CardLine, ToolSpec, affinity_for, roles_for
+from app.policy.catalog import CardLine, Phrase, ToolSpec, affinity_for, roles_for
 from app.vocab import Presentation, Risk
 
 #: Long tasks (deploy, migration, backup, restore, delete) wait this long for their task.
@@ -59,8 +71,10 @@ class ToolDecl:
     args_model: type[ToolArgs]
     risk: Risk
     description: str
-    example_prompt: str
+    can: Phrase
+    example: Phrase
     card: CardLine
+    triggers: tuple[str, ...] = ()
     long_task: bool = False
     timeout_s: float | None = None
     preflight: Preflight | None = None
@@ -100,8 +114,11 @@ class ToolDecl:
             roles=roles_for(self.name),
             affinity=affinity_for(self.name),
             timeout_s=self.timeout_s,
-            example_prompt=self.example_prompt,
+            example_prompt=self.example.en,
             card=self.card,
+            can=self.can,
+            example=self.example,
+            triggers=self.triggers,
             call_risk=self.call_risk,
             call_details=self.call_details,
         )
@@ -122,8 +139,10 @@ class Family:
         *,
         args: type[A],
         risk: Risk,
-        example: str,
+        can: Phrase,
+        example: Phrase,
         card: CardLine,
+        triggers: tuple[str, ...] = (),
         long_task: bool = False,
         timeout_s: float | None = None,
         preflight: Preflight | None = None,
@@ -154,8 +173,10 @@ class Family:
                 args_model=args,
                 risk=risk,
                 description=inspect.cleandoc(fn.__doc__ or ""),
-                example_prompt=example,
+                can=can,
+                example=example,
                 card=card,
+                triggers=triggers,
                 long_task=long_task,
                 timeout_s=LONG_TASK_TIMEOUT_S if long_task and timeout_s is None else timeout_s,
                 preflight=preflight,

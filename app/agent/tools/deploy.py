@@ -16,7 +16,7 @@ from pydantic import Field
 
 from app.agent.tools.base import DASHBOARD_ID, ToolArgs, ToolDeps
 from app.agent.tools.declare import Family
-from app.policy import CardLine
+from app.policy import CardLine, Phrase
 from app.superset.migration import plan_migration, preflight_migration, run_migration
 from app.tasks.worker import TaskContext
 from app.vocab import Lang
@@ -83,7 +83,8 @@ async def _migrate(deps: ToolDeps, kind: str, ids: list[str], source_env: str | 
 @family.tool(
     args=DeployDashboardArgs,
     risk="write",
-    example="Deploy this dashboard to staging",
+    can=Phrase("deploy a dashboard to another environment", "задеплоить дашборд"),
+    example=Phrase("Deploy this dashboard to staging", "Задеплой этот дашборд на staging"),
     card=CardLine(
         en="Deploy dashboard {dashboard_id}{source} to {env}",
         ru="Развернуть дашборд {dashboard_id}{source} в {env}",
@@ -115,7 +116,10 @@ async def deploy_dashboard(args: DeployDashboardArgs, deps: ToolDeps) -> dict[st
 @family.tool(
     args=MigrationArgs,
     risk="write",
-    example="Migrate these dashboards from dev to staging",
+    can=Phrase("migrate dashboards between environments", "мигрировать дашборды"),
+    example=Phrase(
+        "Migrate these dashboards from dev to staging", "Мигрируй эти дашборды с dev на staging"
+    ),
     card=CardLine(
         en="Migrate {n} dashboard(s) ({ids}){source} to {env}",
         ru="Перенести дашборды ({n}: {ids}){source} в {env}",

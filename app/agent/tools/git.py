@@ -23,7 +23,7 @@ from app.agent.tools.base import ToolArgs, ToolDeps, env_field
 from app.agent.tools.declare import Family
 from app.errors import ToolError
 from app.gitrepo import GitRepo, user_identity
-from app.policy import CardLine
+from app.policy import CardLine, Phrase
 from app.superset.bundle import git_files, read_bundle, stale_paths
 from app.superset.migration import list_all, resolve_dashboards
 from app.vocab import Lang
@@ -77,7 +77,8 @@ async def _locked(repo: GitRepo, fn: Any, *args: Any, **kwargs: Any) -> Any:
 @family.tool(
     args=CreateBranchArgs,
     risk="write",
-    example="Create a git branch for this dashboard",
+    can=Phrase("create a git branch", "создать git-ветку"),
+    example=Phrase("Create a git branch for this dashboard", "Создай git-ветку для этого дашборда"),
     card=CardLine(
         en="Create git branch {branch}{about}",
         ru="Создать ветку git {branch}{about}",
@@ -116,7 +117,8 @@ async def create_branch(args: CreateBranchArgs, deps: ToolDeps) -> dict[str, Any
 @family.tool(
     args=CommitChangesArgs,
     risk="write",
-    example="Commit the current dashboard to git",
+    can=Phrase("commit changes to git", "закоммитить изменения"),
+    example=Phrase("Commit the current dashboard to git", "Закоммить текущий дашборд в git"),
     card=CardLine(
         en="Commit {what} from {env} to git: {message_line}",
         ru="Записать в git {what} из {env}: {message_line}",

@@ -16,7 +16,7 @@ from pydantic import Field
 from app.agent.tools.base import EnvArgs, ToolDeps
 from app.agent.tools.declare import Family
 from app.errors import ToolError
-from app.policy import CardLine
+from app.policy import CardLine, Phrase
 from app.store import maintenance as maintenance_store
 from app.store.models import Maintenance
 from app.vocab import Lang
@@ -53,7 +53,10 @@ def window_view(row: Maintenance) -> dict[str, Any]:
 @family.tool(
     args=StartMaintenanceArgs,
     risk="write",
-    example="Put staging into maintenance for an hour",
+    can=Phrase("start a maintenance window", "включить режим обслуживания"),
+    example=Phrase(
+        "Put staging into maintenance for an hour", "Включи режим обслуживания на staging на час"
+    ),
     card=CardLine(
         en="Start maintenance on {env}{span}{why}",
         ru="Начать обслуживание {env}{span}{why}",
@@ -93,7 +96,8 @@ async def start_maintenance(args: StartMaintenanceArgs, deps: ToolDeps) -> dict[
 @family.tool(
     args=EnvArgs,
     risk="write",
-    example="End maintenance on staging",
+    can=Phrase("end a maintenance window", "завершить режим обслуживания"),
+    example=Phrase("End maintenance on staging", "Заверши обслуживание на staging"),
     card=CardLine(en="End maintenance on {env}", ru="Завершить обслуживание {env}"),
     maintenance_exempt=True,
     presentation="facts",

@@ -11,7 +11,7 @@ from app.agent.tools.base import NoArgs, ToolArgs, ToolDeps
 from app.agent.tools.declare import Family
 from app.agent.tools.maintenance import window_view
 from app.errors import ToolError
-from app.policy import CardLine, EnvTable, build_tool_pipeline
+from app.policy import CardLine, EnvTable, Phrase, build_tool_pipeline
 from app.store.db import Database
 from app.store.maintenance import active_for
 from app.store.tasks import get_task, list_tasks
@@ -37,7 +37,8 @@ def _first_sentence(text: str, limit: int = 140) -> str:
 @family.tool(
     args=NoArgs,
     risk="read",
-    example="What can you do for me here?",
+    can=Phrase("explain what I can do", "рассказать, что я умею"),
+    example=Phrase("What can you do for me here?", "Что ты умеешь здесь?"),
     card=CardLine(en="Show what I can do here", ru="Показать, что я могу здесь сделать"),
     presentation="table",
     idempotent=True,
@@ -78,7 +79,8 @@ def _maintenance_rows(db: Database, env_ids: list[str]) -> dict[str, dict[str, A
 @family.tool(
     args=NoArgs,
     risk="read",
-    example="Which Superset environments exist?",
+    can=Phrase("list the Superset environments", "показать окружения Superset"),
+    example=Phrase("Which Superset environments exist?", "Какие окружения Superset есть?"),
     card=CardLine(en="List the Superset environments", ru="Показать окружения Superset"),
     presentation="table",
     idempotent=True,
@@ -131,7 +133,10 @@ def _load_tasks(
 @family.tool(
     args=TaskStatusArgs,
     risk="read",
-    example="What is the status of my last migration?",
+    can=Phrase("show the status of a task", "показать статус задачи"),
+    example=Phrase(
+        "What is the status of my last migration?", "Какой статус моей последней миграции?"
+    ),
     card=CardLine(en="Show the status of task {task_id}", ru="Показать статус задачи {task_id}"),
     presentation="tasks",
     idempotent=True,

@@ -15,7 +15,7 @@ from pydantic import Field
 from app.agent.tools.base import ToolArgs, ToolDeps, env_field
 from app.agent.tools.declare import Family
 from app.errors import SupersetError
-from app.policy import CardLine, classify_sql, sql_risk
+from app.policy import CardLine, Phrase, classify_sql, sql_risk
 from app.superset.client import SupersetClient
 from app.superset.permissions import audit_roles
 from app.vocab import Lang, Risk
@@ -111,7 +111,8 @@ async def _database(client: SupersetClient, database: str | None) -> dict[str, A
 @family.tool(
     args=ExploreDatabaseArgs,
     risk="read",
-    example="Show me the tables in the sales database",
+    can=Phrase("show databases, schemas and tables", "показать базы данных, схемы и таблицы"),
+    example=Phrase("Show me the tables in the sales database", "Покажи таблицы в базе sales"),
     card=CardLine(
         en="Browse database {database} {schema} {table} in {env}",
         ru="Просмотреть базу данных {database} {schema} {table} в {env}",
@@ -158,7 +159,8 @@ async def superset_explore_database(args: ExploreDatabaseArgs, deps: ToolDeps) -
 @family.tool(
     args=FormatSqlArgs,
     risk="read",
-    example="Format this SQL query",
+    can=Phrase("format SQL", "отформатировать SQL"),
+    example=Phrase("Format this SQL query", "Отформатируй этот SQL-запрос"),
     card=CardLine(
         en="Format SQL: {sql_line}", ru="Отформатировать SQL: {sql_line}", values=_sql_values
     ),
@@ -178,7 +180,10 @@ async def superset_format_sql(args: FormatSqlArgs, deps: ToolDeps) -> dict[str, 
     risk="write",
     call_risk=_rate_sql,
     call_details=_sql_details,
-    example="Run a query to count orders per day",
+    can=Phrase("run SQL", "выполнить SQL-запрос"),
+    example=Phrase(
+        "Run a query to count orders per day", "Выполни SQL-запрос, считающий заказы по дням"
+    ),
     card=CardLine(
         en="Run SQL on {env}: {sql_line}",
         ru="Выполнить SQL в {env}: {sql_line}",
@@ -222,7 +227,8 @@ async def superset_execute_sql(args: ExecuteSqlArgs, deps: ToolDeps) -> dict[str
 @family.tool(
     args=CreateDatasetArgs,
     risk="write",
-    example="Create a dataset from the orders table",
+    can=Phrase("create a dataset", "создать датасет"),
+    example=Phrase("Create a dataset from the orders table", "Создай датасет из таблицы orders"),
     card=CardLine(
         en="Create dataset {qualified}{table_name} in {env}",
         ru="Создать датасет {qualified}{table_name} в {env}",
@@ -252,7 +258,8 @@ async def superset_create_dataset(args: CreateDatasetArgs, deps: ToolDeps) -> di
 @family.tool(
     args=AuditPermissionsArgs,
     risk="read",
-    example="Who has access to which datasets?",
+    can=Phrase("audit permissions", "проверить права доступа"),
+    example=Phrase("Who has access to which datasets?", "У кого есть доступ к каким датасетам?"),
     card=CardLine(en="Audit permissions of {role} in {env}", ru="Проверить права {role} в {env}"),
     presentation="table",
     idempotent=True,
