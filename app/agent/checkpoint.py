@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import weakref
+from pathlib import Path
 from typing import Any
 
 import aiosqlite
@@ -43,14 +44,23 @@ async def _open_saver(settings: Settings) -> tuple[BaseCheckpointSaver, Any, Any
         await saver.setup()
         return saver, pool.close, lambda: None  # the pool's workers are tasks of its loop
 
-    path = settings.checkpoint_path
+    saver = await open_sqlite_saver(settings.checkpoint_path)
+    conn = saver.conn
+    return saver, conn.close, conn.stop  # stop(): ends aiosqlite's (non-daemon) thread
+
+
+async def open_sqlite_saver(path: Path) -> AsyncSqliteSaver:
+    """A SQLite checkpointer on ``path``: WAL with ``synchronous=NORMAL`` like the app's
+    own database (a commit survives a crash of the process; only a power loss can undo
+    the last ones, never corrupt the file), so a turn waits for no fsync."""
     path.parent.mkdir(parents=True, exist_ok=True)
     conn = await aiosqlite.connect(str(path), timeout=30)
     await conn.execute("PRAGMA journal_mode=WAL")
+    await conn.execute("PRAGMA synchronous=NORMAL")
     await conn.execute("PRAGMA busy_timeout=30000")
     saver = AsyncSqliteSaver(conn)
     await saver.setup()
-    return saver, conn.close, conn.stop  # stop(): ends aiosqlite's (non-daemon) thread
+    return saver
 
 
 class SaverPool:
