@@ -26,7 +26,7 @@ from langchain_core.messages import HumanMessage
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from app.agent.audit import AuditWriter
-from app.agent.checkpoint import SaverPool
+from app.agent.checkpoint import SaverPool, read_before_run
 from app.agent.confirm import Confirmations
 from app.agent.core.calls import CallRequest, run_call
 from app.agent.core.control import RunControl
@@ -208,7 +208,7 @@ class AgentCore(OperatorControls):
         )
         graph = await self.graph()
         config = run_config(req.conv_id)
-        state = await graph.aget_state(config)
+        state = await read_before_run(graph, config)  # handed to the run
         values = state.values or {}
         if values.get("owner") and values["owner"] != who.user_id:
             refused = await refuse_foreign(self.audit, **row)
