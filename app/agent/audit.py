@@ -70,6 +70,11 @@ def _resolve(fut: asyncio.Future[None], error: BaseException | None) -> None:
         fut.set_exception(error)
 
 
+def _resolve_all(futs: list[asyncio.Future[None]]) -> None:
+    for fut in futs:
+        _resolve(fut, None)
+
+
 def _settle(item: _Item, error: BaseException | None) -> None:
     _, loop, fut = item
     try:
@@ -200,5 +205,11 @@ class AuditWriter:
                     _settle(item, None)
             cot_logger.reflect("audit batch written row by row", rows=len(batch), failed=failed)
             return
-        for item in batch:
-            _settle(item, None)
+        by_loop: dict[asyncio.AbstractEventLoop, list[asyncio.Future[None]]] = {}
+        for _, loop, fut in batch:
+            by_loop.setdefault(loop, []).append(fut)
+        for loop, futs in by_loop.items():  # one wake-up of each waiting loop per batch
+            try:
+                loop.call_soon_threadsafe(_resolve_all, futs)
+            except RuntimeError:  # that loop is closed: nobody is waiting any more
+                log.debug("audit rows settled after their event loop closed")

@@ -184,7 +184,9 @@ def build_graph(
             reply = await cancellable(ctx, work)
         except Stopped:
             reply = stopped_reply(ctx)
-        return {"messages": [reply], "direct": False}  # the model answers: a chat turn
+        if state.get("direct"):  # the model answers: a chat turn again
+            return {"messages": [reply], "direct": False}
+        return {"messages": [reply]}  # (an unchanged channel is not written)
 
     async def guard_node(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
         update = await guard(state, runtime.context)
