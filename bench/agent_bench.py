@@ -1,7 +1,7 @@
 """Agent overhead benchmark (issue 3, issue 8 item 9): per-turn time of our core against a
 bare LangGraph agent, in this process, with the same offline model, the same no-op tool
-(search_dashboards) and the same checkpointer kind (an aiosqlite file), interleaved so
-drift hits all three alike:
+(search_dashboards) and the same checkpointer, opened the same way (an aiosqlite file with
+the core's pragmas: ``open_sqlite_saver``), interleaved so drift hits all three alike:
 
 * SSE: ``agent_handler`` (the HTTP door's path: auth, the one input check, pipeline,
   guard, audit rows, typed events, SSE encoding);
@@ -26,13 +26,13 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-import aiosqlite
 from langchain_core.messages import HumanMessage
 from langchain_core.tools import tool
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
 
+from app.agent.checkpoint import open_sqlite_saver
 from app.agent.graph import openai_tool_schema
 from app.agent.handler import agent_handler
 from app.agent.llm import OfflinePlanner
@@ -78,7 +78,7 @@ async def _bare_graph(model: OfflinePlanner, path: Path) -> tuple[Any, AsyncSqli
         """no-op"""
         return json.dumps(await _noop_search(None, None))
 
-    saver = AsyncSqliteSaver(await aiosqlite.connect(str(path)))
+    saver = await open_sqlite_saver(path)  # the same pragmas as the core's
     bound = model.bind_tools([openai_tool_schema(spec)])
 
     async def call_model(state: MessagesState) -> dict[str, Any]:

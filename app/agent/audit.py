@@ -5,6 +5,8 @@ database. ``record()`` stamps the row's time now and hands it to the writer's th
 which drains its queue and inserts everything waiting in one transaction and one
 statement (one commit for many rows under load; no ORM objects), so the shared event
 loop never blocks on the database and a turn's own work overlaps with its audit writes.
+``also(work)`` runs one of the app's own statements in the same transaction (a turn's
+row in the conversation list: one commit fewer per turn).
 ``flush()`` (called before every ``done`` event) waits until this loop's rows are
 committed: a finished turn always has all its rows, and a failed write is reported,
 never swallowed. If a batch cannot be committed,
@@ -23,11 +25,13 @@ import asyncio
 import logging
 import queue
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from datetime import UTC, datetime
 from typing import Any
+
+from sqlalchemy import Connection
 
 from app.reasoning import cot_logger
 from app.store.audit import audit_values, insert_audit
@@ -35,7 +39,10 @@ from app.store.db import Database
 
 log = logging.getLogger("ss_tools.audit")
 
-_Item = tuple[dict[str, Any], asyncio.AbstractEventLoop, "asyncio.Future[None]"]
+# What the writer thread commits: an audit row's fields, or a statement of the app's own
+# (``also``) that rides in the same transaction.
+Work = Callable[[Connection], object]
+_Item = tuple[dict[str, Any] | Work, asyncio.AbstractEventLoop, "asyncio.Future[None]"]
 
 _STOP = None  # the writer thread's last item (close)
 MAX_BATCH = 500
@@ -61,6 +68,11 @@ def _resolve(fut: asyncio.Future[None], error: BaseException | None) -> None:
         fut.set_result(None)
     else:
         fut.set_exception(error)
+
+
+def _resolve_all(futs: list[asyncio.Future[None]]) -> None:
+    for fut in futs:
+        _resolve(fut, None)
 
 
 def _settle(item: _Item, error: BaseException | None) -> None:
@@ -96,6 +108,16 @@ class AuditWriter:
         fut.add_done_callback(self._pending.discard)
         self._ensure_thread()
         self._queue.put((fields, loop, fut))
+
+    def also(self, work: Work) -> asyncio.Future[None]:
+        """Run ``work(conn)`` in the writer's next transaction, beside the audit rows
+        waiting (one commit for both; the conversation list's row of a turn). The future
+        ends once it is committed, or with its error; :meth:`flush` does not wait for it."""
+        loop = asyncio.get_running_loop()
+        fut: asyncio.Future[None] = loop.create_future()
+        self._ensure_thread()
+        self._queue.put((work, loop, fut))
+        return fut
 
     async def flush(self) -> None:
         """Wait for this loop's pending audit writes; a failed write raises here."""
@@ -146,11 +168,15 @@ class AuditWriter:
             if stop:
                 return
 
-    def _commit(self, rows: list[dict[str, Any]]) -> None:
-        """One transaction, one INSERT for the rows (values made by ``audit_values``)."""
-        values = [audit_values(**fields) for fields in rows]
+    def _commit(self, items: list[dict[str, Any] | Work]) -> None:
+        """One transaction: one INSERT for the rows (values made by ``audit_values``),
+        then the other work queued with them."""
+        values = [audit_values(**item) for item in items if isinstance(item, dict)]
         with self.db.transaction() as conn:
             insert_audit(conn, values)
+            for item in items:
+                if not isinstance(item, dict):
+                    item(conn)
 
     def _write_batch(self, batch: list[_Item]) -> None:
         """One transaction for the batch; if it fails, each row in its own transaction, so
@@ -179,5 +205,11 @@ class AuditWriter:
                     _settle(item, None)
             cot_logger.reflect("audit batch written row by row", rows=len(batch), failed=failed)
             return
-        for item in batch:
-            _settle(item, None)
+        by_loop: dict[asyncio.AbstractEventLoop, list[asyncio.Future[None]]] = {}
+        for _, loop, fut in batch:
+            by_loop.setdefault(loop, []).append(fut)
+        for loop, futs in by_loop.items():  # one wake-up of each waiting loop per batch
+            try:
+                loop.call_soon_threadsafe(_resolve_all, futs)
+            except RuntimeError:  # that loop is closed: nobody is waiting any more
+                log.debug("audit rows settled after their event loop closed")

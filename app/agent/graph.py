@@ -77,6 +77,17 @@ def default_system_prompt(ctx: AgentContext) -> str:
 Node = Callable[[AgentState, Runtime[AgentContext]], Awaitable[dict[str, Any]]]
 
 
+def on_loop(route: Callable[[AgentState], str]) -> Callable[[AgentState], Awaitable[str]]:
+    """A router LangGraph runs on the event loop: it sends a plain function to a worker
+    thread (one thread hop per edge taken, a wait whenever the CPU is busy)."""
+
+    @functools.wraps(route)
+    async def run(state: AgentState) -> str:
+        return route(state)
+
+    return run
+
+
 def audited_by_door(node: Node) -> Any:  # a node LangGraph calls with its runtime
     """Audit rows written inside ``node`` record the run's door (channel, client)."""
 
@@ -175,7 +186,9 @@ def build_graph(
             reply = await cancellable(ctx, work)
         except Stopped:
             reply = stopped_reply(ctx)
-        return {"messages": [reply], "direct": False}  # the model answers: a chat turn
+        if state.get("direct"):  # the model answers: a chat turn again
+            return {"messages": [reply], "direct": False}
+        return {"messages": [reply]}  # (an unchanged channel is not written)
 
     async def guard_node(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
         update = await guard(state, runtime.context)
@@ -245,10 +258,10 @@ def build_graph(
     g.add_node("confirm", confirm_node)
     g.add_node("recheck", audited_by_door(recheck_node))
     g.add_node("tools", audited_by_door(tools_node))
-    g.add_conditional_edges(START, entry, ["model", "guard"])  # guard: a direct call
-    g.add_conditional_edges("model", after_model, ["guard", END])
-    g.add_conditional_edges("guard", after_guard, ["confirm", "tools", "model", END])
-    g.add_conditional_edges("confirm", after_confirm, ["recheck", "tools"])
-    g.add_conditional_edges("recheck", after_recheck, ["confirm", "tools", "model", END])
-    g.add_conditional_edges("tools", after_tools, ["model", END])  # END: a direct call
+    g.add_conditional_edges(START, on_loop(entry), ["model", "guard"])  # guard: a direct call
+    g.add_conditional_edges("model", on_loop(after_model), ["guard", END])
+    g.add_conditional_edges("guard", on_loop(after_guard), ["confirm", "tools", "model", END])
+    g.add_conditional_edges("confirm", on_loop(after_confirm), ["recheck", "tools"])
+    g.add_conditional_edges("recheck", on_loop(after_recheck), ["confirm", "tools", "model", END])
+    g.add_conditional_edges("tools", on_loop(after_tools), ["model", END])  # END: a direct call
     return g.compile(checkpointer=checkpointer)

@@ -81,11 +81,14 @@ def record_audit(session: Session, *, flush: bool = True, **fields: Any) -> Audi
     return row
 
 
+_INSERT = insert(AUDIT_TABLE)  # built once: it runs for every batch
+
+
 def insert_audit(conn: Connection, rows: Sequence[dict[str, Any]]) -> None:
     """Insert many rows made by :func:`audit_values` in one statement on a plain
     connection (no ORM objects: the batch writer's path; the caller commits)."""
     if rows:
-        conn.execute(insert(AUDIT_TABLE), list(rows))
+        conn.execute(_INSERT, list(rows))
 
 
 class AuditFilters(TypedDict, total=False):

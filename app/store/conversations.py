@@ -7,8 +7,9 @@ conversation from the list and deletes nothing (its checkpoint and audit trail s
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import Connection, Table
+from sqlalchemy import Connection, Table, bindparam
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlmodel import Session, col, select
@@ -39,6 +40,41 @@ def get(session: Session, *, conv_id: str) -> Conversation | None:
     return session.get(Conversation, conv_id)
 
 
+def _turn_upsert(insert: Any) -> Any:
+    """The turn's upsert, built once per dialect with its values as bind parameters (a
+    statement built per call costs more than the write itself)."""
+    table = CONVERSATION_TABLE
+    new = insert(table)
+    moment: Any = bindparam("updated_at")
+    return (
+        new.values(
+            conv_id=bindparam("conv_id"),
+            owner=bindparam("owner"),
+            title=bindparam("title"),
+            pending_confirmation=False,
+            archived=False,
+            created_at=moment,
+            object_type=bindparam("object_type"),
+            env_id=bindparam("env_id"),
+            updated_at=moment,
+        )
+        .on_conflict_do_update(
+            index_elements=[table.c.conv_id],
+            set_={
+                "object_type": new.excluded.object_type,
+                "env_id": new.excluded.env_id,
+                "updated_at": new.excluded.updated_at,
+                "pending_confirmation": False,
+            },
+            where=table.c.owner == bindparam("owner"),
+        )
+        .returning(table.c.conv_id)
+    )
+
+
+_TURN_UPSERT = {"postgresql": _turn_upsert(pg_insert), "sqlite": _turn_upsert(sqlite_insert)}
+
+
 def note_turn(
     conn: Connection,
     *,
@@ -53,28 +89,15 @@ def note_turn(
     shortened) or refresh its context and ``updated_at``; no confirmation waits any more
     (a new message supersedes it). Another user's row is left alone (False). One upsert
     on a plain connection (no ORM unit of work: it runs on every turn; the caller commits)."""
-    moment = as_utc(now) if now else utcnow()
-    table = CONVERSATION_TABLE
-    upsert = pg_insert if conn.dialect.name == "postgresql" else sqlite_insert
-    fresh = {"object_type": object_type, "env_id": env_id, "updated_at": moment}
-    stmt = (
-        upsert(table)
-        .values(
-            conv_id=conv_id,
-            owner=owner,
-            title=short_title(message),
-            pending_confirmation=False,
-            archived=False,
-            created_at=moment,
-            **fresh,
-        )
-        .on_conflict_do_update(
-            index_elements=[table.c.conv_id],
-            set_={**fresh, "pending_confirmation": False},
-            where=table.c.owner == owner,
-        )
-    )
-    return conn.execute(stmt.returning(table.c.conv_id)).first() is not None
+    values = {
+        "conv_id": conv_id,
+        "owner": owner,
+        "title": short_title(message),
+        "object_type": object_type,
+        "env_id": env_id,
+        "updated_at": as_utc(now) if now else utcnow(),
+    }
+    return conn.execute(_TURN_UPSERT[conn.dialect.name], values).first() is not None
 
 
 def note_pending(

@@ -9,10 +9,12 @@ checkpoint (the drawer's badge). Archiving hides an entry and deletes nothing.
 from __future__ import annotations
 
 import asyncio
+import functools
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from app.agent.audit import AuditWriter
 from app.store import conversations
 from app.store.db import Database
 from app.store.models import Conversation
@@ -57,11 +59,6 @@ def _summary(row: Conversation) -> ConversationSummary:
     )
 
 
-def _note_turn(db: Database, **fields: Any) -> None:
-    with db.transaction() as conn:
-        conversations.note_turn(conn, **fields)
-
-
 def _note_pending(db: Database, **fields: Any) -> None:
     with db.session() as s:
         conversations.note_pending(s, **fields)
@@ -84,22 +81,25 @@ def _update(db: Database, **fields: Any) -> ConversationSummary | None:
         return None if row is None else _summary(row)
 
 
-async def note_turn(
-    db: Database,
+def note_turn(
+    audit: AuditWriter,
     conv_id: str,
     owner: str,
     message: str,
     object_type: str | None,
     env_id: str | None,
-) -> None:
-    await asyncio.to_thread(
-        _note_turn,
-        db,
-        conv_id=conv_id,
-        owner=owner,
-        message=message,
-        object_type=object_type,
-        env_id=env_id,
+) -> asyncio.Future[None]:
+    """Write the turn's row in the list in the audit writer's next transaction (with the
+    turn's first audit rows: one commit, no thread of its own); ends once committed."""
+    return audit.also(
+        functools.partial(
+            conversations.note_turn,
+            conv_id=conv_id,
+            owner=owner,
+            message=message,
+            object_type=object_type,
+            env_id=env_id,
+        )
     )
 
 

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from app.agent.audit import AuditWriter
+from app.agent.checkpoint import read_before_run
 from app.agent.core.prepare import refuse_foreign
 from app.agent.core.protocol import Core
 from app.agent.core.requests import CallRequest, TurnRequest
@@ -51,7 +52,7 @@ async def owned_state(core: Core, row: Mapping[str, Any]) -> tuple[Any, Any]:
     as audited): the caller's own or a new one; another user's raises the audited 403
     (``refuse_foreign``)."""
     graph = await core.graph()
-    state = await graph.aget_state(run_config(row["conv_id"]))
+    state = await read_before_run(graph, run_config(row["conv_id"]))  # handed to the run
     owner = (state.values or {}).get("owner")
     if owner and owner != row["user"]:
         raise await refuse_foreign(core.audit, **row)

@@ -98,15 +98,13 @@ class Runs:
         turn found the conversation new or the person's own in the checkpoint it read);
         ``run_turn`` waits for it before ``done``."""
         ui = req.uicontext
-        noted = asyncio.ensure_future(
-            history.note_turn(
-                self.db,
-                req.conv_id,
-                req.principal.user_id,
-                req.message,
-                ui.objectType if ui is not None else None,
-                req.env_id or (ui.envId if ui is not None else None),
-            )
+        noted = history.note_turn(
+            self.audit,
+            req.conv_id,
+            req.principal.user_id,
+            req.message,
+            ui.objectType if ui is not None else None,
+            req.env_id or (ui.envId if ui is not None else None),
         )
         noted.add_done_callback(_log_failure)
         control.noted = noted
