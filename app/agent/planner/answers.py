@@ -3,12 +3,12 @@ missing argument, and the final answer of a turn.
 
 A final answer is one or two plain sentences about the turn's last tool result, in the
 person's language (:data:`REPORTS`, one function per contract tool; any other tool's
-result is "Done: <what it can do>." — the page shows the result itself); a refusal, cancellation or
-failure is explained by :mod:`app.agent.planner.outcomes`. Lists and tables are rendered by
-the page from the tool result, so an answer never repeats rows, never shows internal
-paths, and formats numbers for the language. Any markdown list is preceded by a blank
-line (a list glued to a line of text renders as one paragraph). Nothing is said that the
-results do not hold.
+result is "Done: <what it can do>." — the page shows the result itself); a refusal,
+cancellation or failure is explained by :mod:`app.agent.planner.outcomes`. Lists and
+tables are rendered by the page from the tool result, so an answer never repeats rows,
+never shows internal paths, and formats numbers for the language. Any markdown list is
+preceded by a blank line (a list glued to a line of text renders as one paragraph).
+Nothing is said that the results do not hold.
 """
 
 from __future__ import annotations
