@@ -68,9 +68,22 @@ TOOL_PERMISSIONS: dict[str, list[str]] = {
 }
 
 
-def roles_for(name: str) -> frozenset[str]:
-    """Who may run ``name`` by default: TOOL_PERMISSIONS, else every built-in role."""
-    return frozenset(TOOL_PERMISSIONS.get(name, ROLES))
+# The contract's writes that every role may run (it lists no roles for them). Any other
+# tool that changes something and has no TOOL_PERMISSIONS row is admin-only until a
+# policy file opens it: a new write tool is closed by default, not open to viewers.
+OPEN_WRITES: frozenset[str] = frozenset({"superset_execute_sql", "superset_create_dataset"})
+ADMIN_ONLY: tuple[str, ...] = ("admin",)
+
+
+def roles_for(name: str, risk: Risk = "read") -> frozenset[str]:
+    """Who may run ``name`` by default: its TOOL_PERMISSIONS row; else every built-in role
+    for a read or one of the contract's OPEN_WRITES; else (a write or delete the tables do
+    not name) admins only."""
+    if name in TOOL_PERMISSIONS:
+        return frozenset(TOOL_PERMISSIONS[name])
+    if risk == "read" or name in OPEN_WRITES:
+        return ALL_ROLES
+    return frozenset(ADMIN_ONLY)
 
 
 def affinity_for(name: str) -> frozenset[str]:

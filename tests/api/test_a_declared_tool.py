@@ -81,7 +81,9 @@ def listed(role: str | None, object_type: str | None) -> set[str]:
 @pytest.mark.parametrize(
     ("role", "object_type", "expected"),
     [
-        ("analyst", None, {"my_session", "star_dashboard"}),  # no admin-only row: every role
+        ("analyst", None, {"my_session"}),  # a new write is closed by default: admins only
+        ("admin", None, {"my_session", "star_dashboard"}),
+        ("viewer", None, {"my_session"}),  # a new read is open to every role
         ("guest", None, {"my_session"}),  # an unknown role gets read tools only
         ("admin", "dashboard", set()),  # no context affinity: off a dashboard page's list
     ],
@@ -172,7 +174,9 @@ async def test_a_declared_tool_runs_through_the_guard_and_the_tool_list_shows_it
         assert first(events, "message")["text"].startswith(answer)
     rows = harness.audit_rows(tool="my_session")
     assert rows and {r["user"] for r in rows} == {"alice"}
-    r = await user.http_client.get("/api/agent/tools", params={"role": "analyst"})
+    r = await user.http_client.get("/api/agent/tools", params={"role": "admin"})
     assert {"my_session", "star_dashboard"} <= set(r.json()["tools"])
+    r = await user.http_client.get("/api/agent/tools", params={"role": "analyst"})
+    assert "my_session" in r.json()["tools"] and "star_dashboard" not in r.json()["tools"]
     r = await user.http_client.get("/api/agent/tools")  # no role: read tools only
     assert "my_session" in r.json()["tools"] and "star_dashboard" not in r.json()["tools"]

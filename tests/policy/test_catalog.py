@@ -18,7 +18,7 @@ from pydantic import ValidationError
 from pydantic_core import PydanticUndefined
 
 from app.agent.tools import TOOL_CATALOG
-from app.policy import CONTEXT_TOOL_AFFINITY, ROLES, TOOL_PERMISSIONS
+from app.policy import CONTEXT_TOOL_AFFINITY, ROLES, TOOL_PERMISSIONS, roles_for
 
 ALL = frozenset(ROLES)
 ADMIN = frozenset({"admin"})
@@ -161,6 +161,17 @@ def test_affinity_and_permissions_match_the_contract():
     # the contract's seven plus DESIGN.md's delete_dashboard and restore_backup
     assert set(TOOL_PERMISSIONS) == contract_seven | {"delete_dashboard", "restore_backup"}
     assert all(roles == ["admin"] for roles in TOOL_PERMISSIONS.values())
+
+
+def test_the_contracts_tools_keep_their_roles_and_a_new_write_is_closed_by_default():
+    admin_only = set(TOOL_PERMISSIONS)
+    for name, spec in TOOL_CATALOG.items():
+        expected = {"admin"} if name in admin_only else set(ROLES)
+        assert set(spec.roles) == expected, name  # the 22: the contract's table, else all
+    assert roles_for("a_new_read", "read") == frozenset(ROLES)
+    assert roles_for("a_new_write", "write") == frozenset({"admin"})
+    assert roles_for("a_new_delete", "delete") == frozenset({"admin"})
+    assert roles_for("superset_create_dataset", "write") == frozenset(ROLES)  # contract's
 
 
 @pytest.mark.parametrize("name", list(ARGS_TABLE))

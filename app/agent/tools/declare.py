@@ -111,7 +111,7 @@ class ToolDecl:
             description=" ".join(self.description.split()),
             args_model=self.args_model,
             risk=self.risk,
-            roles=roles_for(self.name),
+            roles=roles_for(self.name, self.risk),
             affinity=affinity_for(self.name),
             timeout_s=self.timeout_s,
             example_prompt=self.example.en,
