@@ -24,7 +24,7 @@ from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, Syst
 from langchain_core.messages.tool import tool_call_chunk
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from langchain_core.utils.function_calling import convert_to_openai_tool
-from pydantic import PrivateAttr, SkipValidation
+from pydantic import Field, PrivateAttr, SkipValidation
 
 from app.agent.planner.context import TurnContext
 from app.agent.planner.known import Known, app_known
@@ -87,8 +87,11 @@ class OfflinePlanner(BaseChatModel):
     """Deterministic planner for the catalog's tools (English and Russian); no network."""
 
     bound_tool_names: tuple[str, ...] | None = None
-    turn: TurnContext | None = None
-    catalog: SkipValidation[Mapping[str, ToolSpec] | None] = None
+    # Out of repr: LangChain serialises a model for its callbacks once per instance (its
+    # repr, as the planner is not LangChain-serialisable), and every model call makes two
+    # instances (with_turn, bind_tools): keep that repr small.
+    turn: TurnContext | None = Field(default=None, repr=False)
+    catalog: SkipValidation[Mapping[str, ToolSpec] | None] = Field(default=None, repr=False)
     _known: Known = PrivateAttr(default_factory=app_known)
 
     def model_post_init(self, context: Any, /) -> None:
