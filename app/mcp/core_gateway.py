@@ -67,7 +67,9 @@ class CoreGateway:
                 idempotent=t.idempotent,
                 open_world=t.open_world,
             )
-            for t in offered_tools(self.core.rules.policy(), principal, context)
+            for t in offered_tools(
+                self.core.rules.policy(), principal, context, self.core.rules.tools
+            )
         ]
 
     async def call_tool(self, req: ToolCallRequest) -> AsyncIterator[Event]:

@@ -14,12 +14,14 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from nicegui.testing import User
 from pydantic import Field
 
+from app.agent.core import offered_tools
 from app.agent.planner import OfflinePlanner
 from app.agent.prompts import build_system_prompt
 from app.agent.rules import Rules
 from app.agent.tools import FAMILIES, catalog_of, join
 from app.agent.tools.base import DASHBOARD_ID, ToolArgs, ToolDeps, env_field
 from app.agent.tools.declare import Family
+from app.auth import Principal
 from app.context import inject_uicontext
 from app.policy import CardLine, Phrase, Policy, build_tool_pipeline
 from tests.agent.harness import first
@@ -180,3 +182,23 @@ async def test_a_declared_tool_runs_through_the_guard_and_the_tool_list_shows_it
     assert "my_session" in r.json()["tools"] and "star_dashboard" not in r.json()["tools"]
     r = await user.http_client.get("/api/agent/tools")  # no role: read tools only
     assert "my_session" in r.json()["tools"] and "star_dashboard" not in r.json()["tools"]
+
+
+def test_the_mcp_tool_list_takes_a_declared_tools_hints_from_its_declaration():
+    admin = Principal(user_id="alice", role="admin")
+    offered = {t.name: t for t in offered_tools(POLICY, admin, None, DECLS)}
+    assert offered["my_session"].idempotent is True  # declared idempotent=True
+    assert offered["star_dashboard"].idempotent is False  # not declared: the default
+    assert offered["my_session"].risk == "read" and offered["star_dashboard"].risk == "write"
+    assert offered["my_session"].input_schema == SessionArgs.model_json_schema()
+
+
+@pytest.mark.parametrize(
+    ("text", "step"),
+    [
+        ("show my session in prod", "Show your session here…"),
+        ("покажи мою сессию на проде", "Показать вашу сессию здесь…"),
+    ],
+)
+def test_the_planners_step_line_says_what_a_declared_tool_can_do(text, step):
+    assert ask(planner(), text).content == step  # its declared can=, not its raw name

@@ -4,11 +4,12 @@ pipeline answer (RBAC, then the context's affinity; ``turns.plan_turn``, the sam
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from app.agent.core.turns import plan_turn
-from app.agent.tools import TOOLS
+from app.agent.tools import TOOLS, ToolDecl
 from app.auth import Principal
 from app.context import UIContext
 from app.policy import Policy
@@ -28,17 +29,21 @@ class OfferedTool:
 
 
 def offered_tools(
-    policy: Policy, principal: Principal, uicontext: UIContext | None
+    policy: Policy,
+    principal: Principal,
+    uicontext: UIContext | None,
+    tools: Mapping[str, ToolDecl] = TOOLS,
 ) -> list[OfferedTool]:
     """The caller's tools for this context under ``policy`` (the core's
-    ``rules.policy()``), in catalog order."""
+    ``rules.policy()``), in catalog order, with the hints of their declarations in
+    ``tools`` (the core's ``rules.tools``)."""
     object_type = uicontext.objectType if uicontext is not None else None
     env_id = uicontext.envId if uicontext is not None else None
     turn = plan_turn(policy, principal.role, object_type, env_id, None)
     catalog = policy.catalog
     offered = []
     for name in turn["allowed_tools"]:
-        spec, decl = catalog[name], TOOLS.get(name)
+        spec, decl = catalog[name], tools.get(name)
         offered.append(
             OfferedTool(
                 name=name,

@@ -84,10 +84,11 @@ def _texts(tool: str, args: dict[str, Any], *, raw: bool) -> Texts | None:
     return phrases(Slots(args, raw)) if phrases else None
 
 
-def doing(tool: str, args: dict[str, Any], lang: Lang) -> str:
-    """ "Checking the health of dashboard 7 in dev…" (the step the planner is on)."""
+def doing(tool: str, args: dict[str, Any], lang: Lang, can: str | None = None) -> str:
+    """ "Checking the health of dashboard 7 in dev…" (the step the planner is on); a tool
+    without phrases here says what its declaration ``can`` do ("Show your session…")."""
     texts = _texts(tool, args, raw=False)
-    text = (texts[1] if lang == "ru" else texts[0]) if texts else tool
+    text = (texts[1] if lang == "ru" else texts[0]) if texts else (can or tool)
     return text[:1].upper() + text[1:] + "…"
 
 

@@ -99,7 +99,8 @@ def _first_step(
         lookup = intent.lookup
         return Reply(_looking(lookup, ctx, lang), [_call(turn, lookup.tool, lookup.args)])
     args = intent.unresolved()
-    return Reply(doing(intent.tool, args, lang), [_call(turn, intent.tool, args)])
+    text = doing(intent.tool, args, lang, known.can(intent.tool, lang))
+    return Reply(text, [_call(turn, intent.tool, args)])
 
 
 def _ask(intent: Intent, found: Resolution, result: Result, lang: Lang) -> str:
@@ -142,7 +143,7 @@ def _next_step(turn: Turn, intent: Intent | None, known: Known) -> Reply:
     else:
         env = env_in(last.result.get("env") or lookup.args.get("env_id"), lang)
         head = say("found_dashboard", lang, label=dashboard_label(found.match, lang), env=env)
-    text = f"{head} {doing(intent.tool, args, lang)}"
+    text = f"{head} {doing(intent.tool, args, lang, known.can(intent.tool, lang))}"
     return Reply(text, [_call(turn, intent.tool, args)])
 
 
