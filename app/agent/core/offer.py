@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.agent.core.turns import plan_turn
-from app.agent.tools import TOOLS, ToolDecl
+from app.agent.tools import ToolDecl
 from app.auth import Principal
 from app.context import UIContext
 from app.policy import Policy
@@ -32,7 +32,7 @@ def offered_tools(
     policy: Policy,
     principal: Principal,
     uicontext: UIContext | None,
-    tools: Mapping[str, ToolDecl] = TOOLS,
+    tools: Mapping[str, ToolDecl],
 ) -> list[OfferedTool]:
     """The caller's tools for this context under ``policy`` (the core's
     ``rules.policy()``), in catalog order, with the hints of their declarations in
