@@ -1,15 +1,17 @@
 """The seam's audit writer: every decision of the agent lands in the audit log.
 
 An :class:`AuditWriter` (one per app, a part built by the composition root) writes to its
-database. ``record()`` stamps the row's time now and hands it to the writer's thread,
-which drains its queue and inserts everything waiting in one transaction and one
-statement (one commit for many rows under load; no ORM objects), so the shared event
-loop never blocks on the database and a turn's own work overlaps with its audit writes.
+database. ``record()`` stamps the row's time now and holds it in its event loop's batch; the
+batch goes to the writer's thread at the loop's next ``flush()`` or ``HOLD_SECONDS``
+after its first row, whichever comes first (a turn's rows travel together: one thread
+wake-up and one commit per turn, not one per row). The thread drains its queue and
+inserts everything waiting in one transaction and one statement (no ORM objects), so the
+shared event loop never blocks on the database.
 ``also(work)`` runs one of the app's own statements in the same transaction (a turn's
 row in the conversation list: one commit fewer per turn).
-``flush()`` (called before every ``done`` event) waits until this loop's rows are
-committed: a finished turn always has all its rows, and a failed write is reported,
-never swallowed. If a batch cannot be committed,
+``flush()`` (called before every ``done`` event) hands this loop's batch over and waits
+until this loop's rows are committed: a finished turn always has all its rows, and a
+failed write is reported, never swallowed. If a batch cannot be committed,
 its rows are written one by one (and the reasoning log says so), so one bad row never
 loses the others.
 
@@ -46,6 +48,9 @@ _Item = tuple[dict[str, Any] | Work, asyncio.AbstractEventLoop, "asyncio.Future[
 
 _STOP = None  # the writer thread's last item (close)
 MAX_BATCH = 500
+# How long a loop's first held row waits for the rest of its batch before it is handed to
+# the writer anyway (a turn that runs long: a slow model, a long tool).
+HOLD_SECONDS = 0.05
 # (channel, client) of the node running in this task; set only by ``audit_scope``.
 _DOOR: ContextVar[tuple[str | None, str | None]] = ContextVar("ss_tools_door", default=(None, None))
 
@@ -89,8 +94,11 @@ class AuditWriter:
 
     def __init__(self, db: Database) -> None:
         self.db = db
-        self._queue: queue.SimpleQueue[_Item | None] = queue.SimpleQueue()
+        self._queue: queue.SimpleQueue[list[_Item] | None] = queue.SimpleQueue()
         self._pending: set[asyncio.Future[None]] = set()
+        # each event loop's rows not yet handed to the thread, and the timer that will
+        self._held: dict[asyncio.AbstractEventLoop, list[_Item]] = {}
+        self._timers: dict[asyncio.AbstractEventLoop, asyncio.TimerHandle] = {}
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
 
@@ -106,22 +114,22 @@ class AuditWriter:
         fut: asyncio.Future[None] = loop.create_future()
         self._pending.add(fut)
         fut.add_done_callback(self._pending.discard)
-        self._ensure_thread()
-        self._queue.put((fields, loop, fut))
+        self._hold((fields, loop, fut))
 
     def also(self, work: Work) -> asyncio.Future[None]:
         """Run ``work(conn)`` in the writer's next transaction, beside the audit rows
         waiting (one commit for both; the conversation list's row of a turn). The future
-        ends once it is committed, or with its error; :meth:`flush` does not wait for it."""
+        ends once it is committed (it travels with the loop's next batch), or with its
+        error; :meth:`flush` hands it over but does not wait for it."""
         loop = asyncio.get_running_loop()
         fut: asyncio.Future[None] = loop.create_future()
-        self._ensure_thread()
-        self._queue.put((work, loop, fut))
+        self._hold((work, loop, fut))
         return fut
 
     async def flush(self) -> None:
         """Wait for this loop's pending audit writes; a failed write raises here."""
         loop = asyncio.get_running_loop()
+        self._release(loop)
         mine = [f for f in list(self._pending) if f.get_loop() is loop]
         if mine:
             results = await asyncio.gather(*mine, return_exceptions=True)
@@ -130,12 +138,39 @@ class AuditWriter:
                 raise errors[0]
 
     def close(self) -> None:
-        """End the writer thread once the rows queued so far are written."""
+        """End the writer thread once the rows recorded so far (held ones too) are written."""
+        for loop in list(self._held):
+            self._hand_over(loop)
         with self._lock:
             thread, self._thread = self._thread, None
         if thread is not None and thread.is_alive():
             self._queue.put(_STOP)
             thread.join(timeout=10)
+
+    # ---- a loop's batch ---------------------------------------------------------------
+    def _hold(self, item: _Item) -> None:
+        """Keep ``item`` in its loop's batch; the first one starts the batch's timer."""
+        loop = item[1]
+        held = self._held.get(loop)
+        if held is None:
+            held = self._held[loop] = []
+            self._timers[loop] = loop.call_later(HOLD_SECONDS, self._release, loop)
+        held.append(item)
+        if len(held) >= MAX_BATCH:
+            self._release(loop)
+
+    def _release(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Hand ``loop``'s batch to the writer thread now (on that loop)."""
+        timer = self._timers.pop(loop, None)
+        if timer is not None:
+            timer.cancel()
+        self._hand_over(loop)
+
+    def _hand_over(self, loop: asyncio.AbstractEventLoop) -> None:
+        held = self._held.pop(loop, None)
+        if held:
+            self._ensure_thread()
+            self._queue.put(held)
 
     # ---- the writer thread ------------------------------------------------------------
     def _ensure_thread(self) -> None:
@@ -153,17 +188,17 @@ class AuditWriter:
             first = self._queue.get()
             if first is _STOP:
                 return
-            batch = [first]
+            batch = list(first)
             stop = False
             while len(batch) < MAX_BATCH:
                 try:
-                    item = self._queue.get_nowait()
+                    group = self._queue.get_nowait()
                 except queue.Empty:
                     break
-                if item is _STOP:
+                if group is _STOP:
                     stop = True
                     break
-                batch.append(item)
+                batch.extend(group)
             self._write_batch(batch)
             if stop:
                 return

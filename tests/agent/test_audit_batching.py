@@ -1,0 +1,82 @@
+"""The audit writer holds an event loop's rows and hands them to its thread together:
+at the loop's next ``flush`` (before every ``done``), or ``HOLD_SECONDS`` after the first
+one, or at ``close``. A turn's rows cost one thread wake-up and one commit, and no row is
+left behind by any of the three ways out."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import Connection, text
+
+from app.agent import audit as audit_mod
+from app.agent.audit import AuditWriter
+from app.store.db import Database
+
+
+@pytest.fixture
+def writer(tmp_path: Path) -> Any:
+    db = Database.open(f"sqlite:///{tmp_path / 'app.db'}")
+    w = AuditWriter(db)
+    yield w
+    w.close()
+    db.engine.dispose()
+
+
+def _committed_users(w: AuditWriter) -> list[str]:
+    """Read from a connection of its own: only committed rows are seen."""
+    with w.db.engine.connect() as conn:
+        return [r[0] for r in conn.execute(text("SELECT user FROM audit_event ORDER BY user"))]
+
+
+def _list_row(conn: Connection) -> None:
+    conn.execute(text("CREATE TABLE IF NOT EXISTS probe (v TEXT)"))
+    conn.execute(text("INSERT INTO probe VALUES ('listed')"))
+
+
+async def test_a_turns_rows_and_its_list_row_are_one_commit(
+    writer: AuditWriter, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    commits: list[int] = []
+    real = writer._commit
+    monkeypatch.setattr(writer, "_commit", lambda items: (commits.append(len(items)), real(items)))
+    await writer.record(kind="tool_filtered", user="alice", decision="allow")
+    listed = writer.also(_list_row)
+    await writer.record(kind="executed", user="alice", decision="ok")
+    await writer.flush()
+    await listed
+    assert commits == [3]
+    assert _committed_users(writer) == ["alice", "alice"]
+
+
+async def test_a_held_row_is_committed_without_a_flush(writer: AuditWriter) -> None:
+    await writer.record(kind="tool_filtered", user="bob", decision="allow")
+    assert _committed_users(writer) == []  # held in this loop's batch, not yet written
+    for _ in range(200):  # HOLD_SECONDS (0.05 s) later it is handed over anyway
+        await asyncio.sleep(audit_mod.HOLD_SECONDS)
+        if _committed_users(writer):
+            break
+    assert _committed_users(writer) == ["bob"]
+
+
+async def test_close_writes_the_rows_still_held(writer: AuditWriter) -> None:
+    await writer.record(kind="tool_filtered", user="carol", decision="allow")
+    writer.close()
+    assert _committed_users(writer) == ["carol"]
+
+
+async def test_a_full_batch_is_handed_over_at_once(
+    writer: AuditWriter, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(audit_mod, "MAX_BATCH", 3)
+    monkeypatch.setattr(audit_mod, "HOLD_SECONDS", 60.0)  # only the size can hand it over
+    for name in ("a", "b", "c"):
+        await writer.record(kind="k", user=name, decision="allow")
+    for _ in range(200):
+        await asyncio.sleep(0.01)
+        if len(_committed_users(writer)) == 3:
+            break
+    assert _committed_users(writer) == ["a", "b", "c"]
