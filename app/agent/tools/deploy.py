@@ -81,7 +81,6 @@ async def _migrate(deps: ToolDeps, kind: str, ids: list[str], source_env: str | 
 
 
 @family.tool(
-    args=DeployDashboardArgs,
     risk="write",
     can=Phrase("deploy a dashboard to another environment", "задеплоить дашборд"),
     example=Phrase("Deploy this dashboard to staging", "Задеплой этот дашборд на staging"),
@@ -114,7 +113,6 @@ async def deploy_dashboard(args: DeployDashboardArgs, deps: ToolDeps) -> dict[st
 
 
 @family.tool(
-    args=MigrationArgs,
     risk="write",
     can=Phrase("migrate dashboards between environments", "мигрировать дашборды"),
     example=Phrase(

@@ -51,7 +51,6 @@ def window_view(row: Maintenance) -> dict[str, Any]:
 
 
 @family.tool(
-    args=StartMaintenanceArgs,
     risk="write",
     can=Phrase("start a maintenance window", "включить режим обслуживания"),
     example=Phrase(
@@ -63,7 +62,6 @@ def window_view(row: Maintenance) -> dict[str, Any]:
         values=_window,
     ),
     maintenance_exempt=True,
-    presentation="facts",
     open_world=False,
 )
 async def start_maintenance(args: StartMaintenanceArgs, deps: ToolDeps) -> dict[str, Any]:
@@ -94,13 +92,11 @@ async def start_maintenance(args: StartMaintenanceArgs, deps: ToolDeps) -> dict[
 
 
 @family.tool(
-    args=EnvArgs,
     risk="write",
     can=Phrase("end a maintenance window", "завершить режим обслуживания"),
     example=Phrase("End maintenance on staging", "Заверши обслуживание на staging"),
     card=CardLine(en="End maintenance on {env}", ru="Завершить обслуживание {env}"),
     maintenance_exempt=True,
-    presentation="facts",
     open_world=False,
 )
 async def end_maintenance(args: EnvArgs, deps: ToolDeps) -> dict[str, Any]:

@@ -109,7 +109,6 @@ async def _database(client: SupersetClient, database: str | None) -> dict[str, A
 
 
 @family.tool(
-    args=ExploreDatabaseArgs,
     risk="read",
     can=Phrase("show databases, schemas and tables", "показать базы данных, схемы и таблицы"),
     example=Phrase("Show me the tables in the sales database", "Покажи таблицы в базе sales"),
@@ -117,8 +116,6 @@ async def _database(client: SupersetClient, database: str | None) -> dict[str, A
         en="Browse database {database} {schema} {table} in {env}",
         ru="Просмотреть базу данных {database} {schema} {table} в {env}",
     ),
-    presentation="table",
-    idempotent=True,
 )
 async def superset_explore_database(args: ExploreDatabaseArgs, deps: ToolDeps) -> dict[str, Any]:
     """Browses a database connection: no arguments lists databases; `database` lists its
@@ -157,7 +154,6 @@ async def superset_explore_database(args: ExploreDatabaseArgs, deps: ToolDeps) -
 
 
 @family.tool(
-    args=FormatSqlArgs,
     risk="read",
     can=Phrase("format SQL", "отформатировать SQL"),
     example=Phrase("Format this SQL query", "Отформатируй этот SQL-запрос"),
@@ -165,7 +161,6 @@ async def superset_explore_database(args: ExploreDatabaseArgs, deps: ToolDeps) -
         en="Format SQL: {sql_line}", ru="Отформатировать SQL: {sql_line}", values=_sql_values
     ),
     presentation="text",
-    idempotent=True,
 )
 async def superset_format_sql(args: FormatSqlArgs, deps: ToolDeps) -> dict[str, Any]:
     """Pretty-prints SQL text with Superset's formatter without running it. Use when the
@@ -176,7 +171,6 @@ async def superset_format_sql(args: FormatSqlArgs, deps: ToolDeps) -> dict[str, 
 
 
 @family.tool(
-    args=ExecuteSqlArgs,
     risk="write",
     call_risk=_rate_sql,
     call_details=_sql_details,
@@ -225,7 +219,6 @@ async def superset_execute_sql(args: ExecuteSqlArgs, deps: ToolDeps) -> dict[str
 
 
 @family.tool(
-    args=CreateDatasetArgs,
     risk="write",
     can=Phrase("create a dataset", "создать датасет"),
     example=Phrase("Create a dataset from the orders table", "Создай датасет из таблицы orders"),
@@ -234,7 +227,6 @@ async def superset_execute_sql(args: ExecuteSqlArgs, deps: ToolDeps) -> dict[str
         ru="Создать датасет {qualified}{table_name} в {env}",
         values=_sql_values,
     ),
-    presentation="facts",
 )
 async def superset_create_dataset(args: CreateDatasetArgs, deps: ToolDeps) -> dict[str, Any]:
     """Creates a Superset dataset from a physical table (`table_name`, optional `schema`),
@@ -256,13 +248,10 @@ async def superset_create_dataset(args: CreateDatasetArgs, deps: ToolDeps) -> di
 
 
 @family.tool(
-    args=AuditPermissionsArgs,
     risk="read",
     can=Phrase("audit permissions", "проверить права доступа"),
     example=Phrase("Who has access to which datasets?", "У кого есть доступ к каким датасетам?"),
     card=CardLine(en="Audit permissions of {role} in {env}", ru="Проверить права {role} в {env}"),
-    presentation="table",
-    idempotent=True,
 )
 async def superset_audit_permissions(args: AuditPermissionsArgs, deps: ToolDeps) -> dict[str, Any]:
     """Audits roles and permissions in one environment: each role's permission count and
