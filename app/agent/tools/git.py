@@ -60,6 +60,11 @@ def _card_values(args: Mapping[str, Any], lang: Lang) -> dict[str, str]:
     }
 
 
+def _card(en: str, ru: str) -> CardLine:
+    """A git card line; ``{what}``, ``{about}`` and ``{message_line}`` are filled."""
+    return CardLine(en=en, ru=ru, values=_card_values)
+
+
 def repo_for(deps: ToolDeps) -> GitRepo:
     return GitRepo(Path(deps.settings.data_dir).resolve() / "git")
 
@@ -77,11 +82,7 @@ async def _locked(repo: GitRepo, fn: Any, *args: Any, **kwargs: Any) -> Any:
     risk="write",
     can=Phrase("create a git branch", "создать git-ветку"),
     example=Phrase("Create a git branch for this dashboard", "Создай git-ветку для этого дашборда"),
-    card=CardLine(
-        en="Create git branch {branch}{about}",
-        ru="Создать ветку git {branch}{about}",
-        values=_card_values,
-    ),
+    card=_card("Create git branch {branch}{about}", "Создать ветку git {branch}{about}"),
     open_world=False,
 )
 async def create_branch(args: CreateBranchArgs, deps: ToolDeps) -> dict[str, Any]:
@@ -115,10 +116,9 @@ async def create_branch(args: CreateBranchArgs, deps: ToolDeps) -> dict[str, Any
     risk="write",
     can=Phrase("commit changes to git", "закоммитить изменения"),
     example=Phrase("Commit the current dashboard to git", "Закоммить текущий дашборд в git"),
-    card=CardLine(
-        en="Commit {what} from {env} to git: {message_line}",
-        ru="Записать в git {what} из {env}: {message_line}",
-        values=_card_values,
+    card=_card(
+        "Commit {what} from {env} to git: {message_line}",
+        "Записать в git {what} из {env}: {message_line}",
     ),
     idempotent=True,
 )

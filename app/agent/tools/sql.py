@@ -88,6 +88,11 @@ def _sql_values(args: Mapping[str, Any], lang: Lang) -> dict[str, str]:
     return {"sql_line": _one_line(args.get("sql")), "qualified": f"{schema}." if schema else ""}
 
 
+def _sql_card(en: str, ru: str) -> CardLine:
+    """A card line that may say ``{sql_line}`` (the SQL on one line) and ``{qualified}``."""
+    return CardLine(en=en, ru=ru, values=_sql_values)
+
+
 def _rate_sql(args: Mapping[str, Any]) -> Risk:
     return sql_risk(args.get("sql"))
 
@@ -157,9 +162,7 @@ async def superset_explore_database(args: ExploreDatabaseArgs, deps: ToolDeps) -
     risk="read",
     can=Phrase("format SQL", "отформатировать SQL"),
     example=Phrase("Format this SQL query", "Отформатируй этот SQL-запрос"),
-    card=CardLine(
-        en="Format SQL: {sql_line}", ru="Отформатировать SQL: {sql_line}", values=_sql_values
-    ),
+    card=_sql_card("Format SQL: {sql_line}", "Отформатировать SQL: {sql_line}"),
     presentation="text",
 )
 async def superset_format_sql(args: FormatSqlArgs, deps: ToolDeps) -> dict[str, Any]:
@@ -178,11 +181,7 @@ async def superset_format_sql(args: FormatSqlArgs, deps: ToolDeps) -> dict[str, 
     example=Phrase(
         "Run a query to count orders per day", "Выполни SQL-запрос, считающий заказы по дням"
     ),
-    card=CardLine(
-        en="Run SQL on {env}: {sql_line}",
-        ru="Выполнить SQL в {env}: {sql_line}",
-        values=_sql_values,
-    ),
+    card=_sql_card("Run SQL on {env}: {sql_line}", "Выполнить SQL в {env}: {sql_line}"),
     presentation="table",
 )
 async def superset_execute_sql(args: ExecuteSqlArgs, deps: ToolDeps) -> dict[str, Any]:
@@ -222,10 +221,9 @@ async def superset_execute_sql(args: ExecuteSqlArgs, deps: ToolDeps) -> dict[str
     risk="write",
     can=Phrase("create a dataset", "создать датасет"),
     example=Phrase("Create a dataset from the orders table", "Создай датасет из таблицы orders"),
-    card=CardLine(
-        en="Create dataset {qualified}{table_name} in {env}",
-        ru="Создать датасет {qualified}{table_name} в {env}",
-        values=_sql_values,
+    card=_sql_card(
+        "Create dataset {qualified}{table_name} in {env}",
+        "Создать датасет {qualified}{table_name} в {env}",
     ),
 )
 async def superset_create_dataset(args: CreateDatasetArgs, deps: ToolDeps) -> dict[str, Any]:
