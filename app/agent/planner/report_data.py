@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from app.agent.planner.labels import env_in
+from app.agent.planner.labels import env_in, named
 from app.agent.planner.numbers import fmt_number, is_number, plural
 from app.agent.planner.phrases import tr
 from app.agent.planner.results import Result
@@ -147,7 +147,7 @@ def format_sql(args: dict[str, Any], result: Result, lang: Lang) -> str:
 def create_dataset(args: dict[str, Any], result: Result, lang: Lang) -> str:
     name = quote(result.get("table_name") or args.get("table_name") or "?", lang)
     ident = f" (#{md_escape(result.get('id'))})" if result.get("id") is not None else ""
-    db = md_escape(result.get("database") or args.get("database") or "?")
+    db = named(result, args, "database")
     env = env_in(result.get("env") or args.get("env_id"), lang)
     virtual = result.get("kind") == "virtual"
     return tr(
