@@ -1,9 +1,10 @@
 """Every visible string of the pages (login, audit, agent), in English and Russian.
 
-``t(key, lang, **fmt)`` looks a string up; ``pick_language`` chooses a page's language
-from ``?lang=``, else the user's stored choice, else the browser's Accept-Language;
-``detect_lang`` tells the language of a piece of text (a message); ``refusal_text`` says
-why a request was refused, in the page's language.
+``t(key, lang, **fmt)`` looks a string up (``said`` says any (English, Russian) pair);
+``pick_language`` chooses a page's language from ``?lang=``, else the user's stored
+choice, else the browser's Accept-Language; ``detect_lang`` tells the language of a
+piece of text (a message); ``refusal_text`` says why a request was refused, in the
+page's language.
 """
 
 from __future__ import annotations
@@ -204,11 +205,15 @@ STRINGS.update(CONTROL_STRINGS)  # the operator's controls (issue 11)
 STRINGS.update(RESULT_STRINGS)
 
 
+def said(pair: tuple[str, str], lang: str, **fmt: object) -> str:
+    """An (English, Russian) pair in ``lang`` (else English), filled with any ``fmt``."""
+    text = pair[1] if lang == "ru" else pair[0]
+    return text.format(**fmt) if fmt else text
+
+
 def t(key: str, lang: str = DEFAULT_LANGUAGE, **fmt: object) -> str:
     """The string ``key`` in ``lang`` (English for an unknown language)."""
-    en, ru = STRINGS[key]
-    text = ru if lang == "ru" else en
-    return text.format(**fmt) if fmt else text
+    return said(STRINGS[key], lang, **fmt)
 
 
 def refusal_text(error: str, reason: str, lang: str = DEFAULT_LANGUAGE) -> str:

@@ -39,14 +39,12 @@ class StarArgs(ToolArgs):
 
 
 @family.tool(
-    args=SessionArgs,
     risk="read",
     can=Phrase("show your session here", "показать вашу сессию здесь"),
     example=Phrase("Show my session", "Покажи мою сессию"),
     triggers=("my session", "сесси*"),
     card=CardLine(en="Show your session in {env}", ru="Показать вашу сессию в {env}"),
     presentation="facts",
-    idempotent=True,
 )
 async def my_session(args: SessionArgs, deps: ToolDeps) -> dict[str, Any]:
     """Shows the person's session here: their user id, their role and the environment
@@ -56,7 +54,6 @@ async def my_session(args: SessionArgs, deps: ToolDeps) -> dict[str, Any]:
 
 
 @family.tool(
-    args=StarArgs,
     risk="write",
     can=Phrase("star a dashboard", "добавить дашборд в избранное"),
     example=Phrase("Star this dashboard", "Добавь этот дашборд в избранное"),
@@ -187,8 +184,8 @@ async def test_a_declared_tool_runs_through_the_guard_and_the_tool_list_shows_it
 def test_the_mcp_tool_list_takes_a_declared_tools_hints_from_its_declaration():
     admin = Principal(user_id="alice", role="admin")
     offered = {t.name: t for t in offered_tools(POLICY, admin, None, DECLS)}
-    assert offered["my_session"].idempotent is True  # declared idempotent=True
-    assert offered["star_dashboard"].idempotent is False  # not declared: the default
+    assert offered["my_session"].idempotent is True  # a read: idempotent unless declared
+    assert offered["star_dashboard"].idempotent is False  # a write: not, unless declared
     assert offered["my_session"].risk == "read" and offered["star_dashboard"].risk == "write"
     assert offered["my_session"].input_schema == SessionArgs.model_json_schema()
 

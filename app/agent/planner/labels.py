@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
+from app.agent.planner.results import Result
 from app.agent.planner.text import Lang
 from app.markup import md_escape, quote, short_id
 
@@ -17,6 +19,12 @@ def dashboard_label(item: Any, lang: Lang, fallback_id: Any = None) -> str:
         return quote(title, lang) + (f" (#{md_escape(ident)})" if ident is not None else "")
     noun = "дашборд" if lang == "ru" else "dashboard"
     return f"{noun} {md_escape(ident)}" if ident is not None else noun
+
+
+def named(result: Result, args: Mapping[str, Any], key: str, arg: str | None = None) -> str:
+    """What the result says ``key`` is, else the call's ``arg`` (by default the same key),
+    escaped; "?" when neither says."""
+    return md_escape(result.get(key) or args.get(arg or key) or "?")
 
 
 def env_in(env: Any, lang: Lang) -> str:

@@ -6,6 +6,7 @@ the tool (``can``, ``example``; see :mod:`app.agent.planner.known`)."""
 from __future__ import annotations
 
 from app.agent.planner.text import Lang
+from app.i18n import said
 
 _TEXT: dict[str, tuple[str, str]] = {
     "capabilities_head": (
@@ -77,14 +78,13 @@ ARG_NAMES: dict[str, tuple[str, str]] = {
 
 
 def say(key: str, lang: Lang, **values: object) -> str:
-    en, ru = _TEXT[key]
-    return (ru if lang == "ru" else en).format(**values)
+    return said(_TEXT[key], lang, **values)
 
 
 def pick(pair: tuple[str, str], lang: Lang) -> str:
-    return pair[1] if lang == "ru" else pair[0]
+    return said(pair, lang)
 
 
 def tr(lang: Lang, en: str, ru: str) -> str:
     """The sentence in the language: ``tr(lang, "Deleted.", "Удалено.")``."""
-    return ru if lang == "ru" else en
+    return said((en, ru), lang)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.agent.planner.labels import dashboard_label, dashboard_subject, env_in
+from app.agent.planner.labels import dashboard_label, dashboard_subject, env_in, named
 from app.agent.planner.numbers import plural
 from app.agent.planner.phrases import tr
 from app.agent.planner.results import Result
@@ -166,8 +166,8 @@ def _verified(result: Result, lang: Lang) -> str:
 
 def deploy(args: dict[str, Any], result: Result, lang: Lang) -> str:
     dashboards, _ = _moved(result)
-    src = md_escape(result.get("source_env") or args.get("source_env") or "?")
-    tgt = md_escape(result.get("target_env") or args.get("target_env") or "?")
+    src = named(result, args, "source_env")
+    tgt = named(result, args, "target_env")
     first = dashboards[0] if dashboards else {}
     title = first.get("title")
     noun = tr(lang, "dashboard", "дашборд")
@@ -185,8 +185,8 @@ def deploy(args: dict[str, Any], result: Result, lang: Lang) -> str:
 
 def migration(args: dict[str, Any], result: Result, lang: Lang) -> str:
     dashboards, actions = _moved(result)
-    src = md_escape(result.get("source_env") or args.get("source_env") or "?")
-    tgt = md_escape(result.get("target_env") or args.get("target_env") or "?")
+    src = named(result, args, "source_env")
+    tgt = named(result, args, "target_env")
     n = plural(len(dashboards), DASHBOARDS_RU if lang == "ru" else DASHBOARDS, lang)
     made, over = actions.get("created", 0), actions.get("overwritten", 0)
     return tr(

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from app.agent.planner.labels import env_in
+from app.agent.planner.labels import env_in, named
 from app.agent.planner.numbers import fmt_number, is_number, plural
 from app.agent.planner.phrases import tr
 from app.agent.planner.results import Result
@@ -82,10 +82,31 @@ def _names(items: list[Any], key: str, total: int, lang: Lang) -> str:
     return ", ".join(names) + tail
 
 
+# The levels below the databases: what each lists (en, ru noun forms) and whose it is.
+_NOUNS: dict[str, tuple[tuple[str, str], tuple[str, str, str]]] = {
+    "schemas": (("schema", "schemas"), ("схема", "схемы", "схем")),
+    "tables": (("table", "tables"), ("таблица", "таблицы", "таблиц")),
+    "columns": (("column", "columns"), ("колонка", "колонки", "колонок")),
+}
+_WHOSE: dict[str, tuple[str, str]] = {
+    "schemas": ("Database {db} has", "В базе {db}"),
+    "tables": ("Schema {schema} of {db} has", "В схеме {schema} базы {db}"),
+    "columns": ("Table {table} has", "В таблице {table}"),
+}
+
+
+def _listed(level: str, result: Result, total: int, lang: Lang) -> str:
+    if level != "columns":
+        return _names(result.items(level), "name", total, lang)
+    cols = [c for c in result.items("columns") if isinstance(c, dict)]
+    return ", ".join(
+        f"{md_escape(c.get('name'))} ({md_escape(c.get('type'))})" for c in cols[:MAX_NAMES]
+    ) + ("…" if total > MAX_NAMES else "")
+
+
 def explore(args: dict[str, Any], result: Result, lang: Lang) -> str:
-    level = result.get("level")
+    level = str(result.get("level"))
     database = result.get("database") if isinstance(result.get("database"), dict) else {}
-    db = md_escape(database.get("name") or args.get("database") or "?")
     if level == "databases":
         total = result.total("databases")
         n = plural(total, ("база данных", "базы данных", "баз данных"), lang)
@@ -97,37 +118,22 @@ def explore(args: dict[str, Any], result: Result, lang: Lang) -> str:
             if total
             else tr(lang, f"No databases{env}.", f"Баз данных{env} нет.")
         )
-    if level == "schemas":
-        total = result.total("schemas")
-        names = _names(result.items("schemas"), "name", total, lang)
-        n = plural(total, ("схема", "схемы", "схем"), lang)
-        return tr(
-            lang,
-            f"Database {db} has {plural(total, ('schema', 'schemas'), lang)}: {names}.",
-            f"В базе {db} {n}: {names}.",
-        )
-    if level == "tables":
-        total, schema = result.total("tables"), md_escape(result.get("schema") or "")
-        names = _names(result.items("tables"), "name", total, lang)
-        n = plural(total, ("таблица", "таблицы", "таблиц"), lang)
-        return tr(
-            lang,
-            f"Schema {schema} of {db} has {plural(total, ('table', 'tables'), lang)}: {names}.",
-            f"В схеме {schema} базы {db} {n}: {names}.",
-        )
-    if level == "columns":
-        total, table = result.total("columns"), md_escape(result.get("table") or "")
-        cols = [c for c in result.items("columns") if isinstance(c, dict)]
-        shown = ", ".join(
-            f"{md_escape(c.get('name'))} ({md_escape(c.get('type'))})" for c in cols[:MAX_NAMES]
-        ) + ("…" if total > MAX_NAMES else "")
-        n = plural(total, ("колонка", "колонки", "колонок"), lang)
-        return tr(
-            lang,
-            f"Table {table} has {plural(total, ('column', 'columns'), lang)}: {shown}.",
-            f"В таблице {table} {n}: {shown}.",
-        )
-    return tr(lang, "Here is what the database holds.", "Вот что есть в базе.")
+    if level not in _NOUNS:
+        return tr(lang, "Here is what the database holds.", "Вот что есть в базе.")
+    (en_forms, ru_forms), (en_whose, ru_whose) = _NOUNS[level], _WHOSE[level]
+    whose = {
+        "db": md_escape(database.get("name") or args.get("database") or "?"),
+        "schema": md_escape(result.get("schema") or ""),
+        "table": md_escape(result.get("table") or ""),
+    }
+    total = result.total(level)
+    n = plural(total, ru_forms if lang == "ru" else en_forms, lang)
+    listed = _listed(level, result, total, lang)
+    return tr(
+        lang,
+        f"{en_whose.format(**whose)} {n}: {listed}.",
+        f"{ru_whose.format(**whose)} {n}: {listed}.",
+    )
 
 
 def format_sql(args: dict[str, Any], result: Result, lang: Lang) -> str:
@@ -141,7 +147,7 @@ def format_sql(args: dict[str, Any], result: Result, lang: Lang) -> str:
 def create_dataset(args: dict[str, Any], result: Result, lang: Lang) -> str:
     name = quote(result.get("table_name") or args.get("table_name") or "?", lang)
     ident = f" (#{md_escape(result.get('id'))})" if result.get("id") is not None else ""
-    db = md_escape(result.get("database") or args.get("database") or "?")
+    db = named(result, args, "database")
     env = env_in(result.get("env") or args.get("env_id"), lang)
     virtual = result.get("kind") == "virtual"
     return tr(

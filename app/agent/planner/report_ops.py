@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.agent.planner.labels import backup_label, dashboard_label, env_in, when
+from app.agent.planner.labels import backup_label, dashboard_label, env_in, named, when
 from app.agent.planner.numbers import plural
 from app.agent.planner.phrases import tr
 from app.agent.planner.results import Result
@@ -25,7 +25,7 @@ def _way_back(backup_id: Any, lang: Lang) -> str:
 
 def delete(args: dict[str, Any], result: Result, lang: Lang) -> str:
     label = dashboard_label(result.get("deleted"), lang, args.get("dashboard_id"))
-    env = md_escape(result.get("env_id") or args.get("env_id") or "?")
+    env = named(result, args, "env_id")
     backup = result.get("backup_id")
     text = tr(lang, f"Deleted {label} from {env}.", f"Удалил {label} с {env}.")
     if backup:
@@ -51,7 +51,7 @@ def list_backups(args: dict[str, Any], result: Result, lang: Lang) -> str:
 
 def run_backup(args: dict[str, Any], result: Result, lang: Lang) -> str:
     backup = result.get("backup_id") or "?"
-    env = md_escape(result.get("env_id") or args.get("env_id") or "?")
+    env = named(result, args, "env_id")
     count = int(result.get("dashboard_count") or 0)
     charts = int(result.get("chart_count") or 0)
     n = plural(count, DASHBOARDS_RU if lang == "ru" else ("dashboard", "dashboards"), lang)
@@ -67,7 +67,7 @@ def run_backup(args: dict[str, Any], result: Result, lang: Lang) -> str:
 
 def restore(args: dict[str, Any], result: Result, lang: Lang) -> str:
     b = md_escape(short_id(result.get("backup_id") or args.get("backup_id") or "?"))
-    target = md_escape(result.get("target_env") or args.get("env_id") or "?")
+    target = named(result, args, "target_env", "env_id")
     actions = [str(d.get("action")) for d in result.items("dashboards") if isinstance(d, dict)]
     made, over = actions.count("created"), actions.count("overwritten")
     text = tr(
@@ -148,7 +148,7 @@ def tasks(args: dict[str, Any], result: Result, lang: Lang) -> str:
 
 
 def start_maintenance(args: dict[str, Any], result: Result, lang: Lang) -> str:
-    env = md_escape(result.get("env_id") or args.get("env_id") or "?")
+    env = named(result, args, "env_id")
     ends = result.get("ends_at")
     until = (
         tr(lang, f"until {when(ends)} UTC", f"до {when(ends)} UTC")
@@ -165,7 +165,7 @@ def start_maintenance(args: dict[str, Any], result: Result, lang: Lang) -> str:
 
 
 def end_maintenance(args: dict[str, Any], result: Result, lang: Lang) -> str:
-    env = md_escape(result.get("env_id") or args.get("env_id") or "?")
+    env = named(result, args, "env_id")
     return tr(
         lang,
         f"Maintenance on {env} has ended; changes are allowed again.",
@@ -174,7 +174,7 @@ def end_maintenance(args: dict[str, Any], result: Result, lang: Lang) -> str:
 
 
 def create_branch(args: dict[str, Any], result: Result, lang: Lang) -> str:
-    branch = md_escape(result.get("branch") or args.get("branch") or "?")
+    branch = named(result, args, "branch")
     start = md_escape(result.get("from") or "?")
     scope = [md_escape(d) for d in result.items("dashboards")]
     env = env_in(result.get("env_id"), lang)
@@ -195,7 +195,7 @@ def commit(args: dict[str, Any], result: Result, lang: Lang) -> str:
             "Коммитить нечего: в репозитории уже лежат эти дашборды в том же виде.",
         )
     msg = quote(args.get("message") or result.get("message") or "", lang)
-    branch = md_escape(result.get("branch") or args.get("branch") or "?")
+    branch = named(result, args, "branch")
     sha = md_escape(str(result.get("sha") or "")[:7])
     files = result.total("files_changed")
     dashboards = result.total("dashboards")

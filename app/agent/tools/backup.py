@@ -26,7 +26,7 @@ from pydantic import Field
 from sqlmodel import Session
 
 from app.agent.tools.base import EnvArgs, ToolArgs, ToolDeps
-from app.agent.tools.declare import Family
+from app.agent.tools.declare import Family, which_dashboards
 from app.errors import ToolError
 from app.policy import CardLine, Phrase
 from app.store import backups as backup_store
@@ -62,10 +62,7 @@ class RestoreBackupArgs(ToolArgs):
 
 
 def _which(args: Mapping[str, Any], lang: Lang) -> dict[str, str]:
-    ids = ", ".join(str(i) for i in args.get("dashboard_ids") or [])
-    if lang == "ru":
-        return {"what": f"дашборды {ids}" if ids else "все дашборды"}
-    return {"what": f"dashboards {ids}" if ids else "all dashboards"}
+    return {"what": which_dashboards(args, lang)}
 
 
 def backup_dir(data_dir: Path, env_id: str) -> Path:
@@ -140,14 +137,12 @@ async def take_backup(
 
 
 @family.tool(
-    args=RunBackupArgs,
     risk="write",
     can=Phrase("back up an environment", "сделать бэкап окружения"),
     example=Phrase("Back up the dashboards in prod", "Сделай бэкап дашбордов на проде"),
     card=CardLine(en="Back up {what} in {env}", ru="Сделать резервную копию: {what} в {env}",
                   values=_which),
     long_task=True,
-    presentation="facts",
 )  # fmt: skip
 async def run_backup(args: RunBackupArgs, deps: ToolDeps) -> dict[str, Any]:
     """Exports dashboards of one environment into a stored backup (all dashboards when
@@ -163,13 +158,10 @@ async def run_backup(args: RunBackupArgs, deps: ToolDeps) -> dict[str, Any]:
 
 
 @family.tool(
-    args=ListBackupsArgs,
     risk="read",
     can=Phrase("list backups", "показать бэкапы"),
     example=Phrase("List the latest backups", "Покажи последние бэкапы"),
     card=CardLine(en="List backups in {env}", ru="Показать резервные копии в {env}"),
-    presentation="table",
-    idempotent=True,
     open_world=False,
 )
 async def list_backups(args: ListBackupsArgs, deps: ToolDeps) -> dict[str, Any]:
@@ -219,7 +211,6 @@ def _load_backup(db: Database, backup_id: str) -> tuple[dict[str, Any], bytes]:
 
 
 @family.tool(
-    args=RestoreBackupArgs,
     risk="delete",
     can=Phrase("restore a backup", "восстановить бэкап"),
     example=Phrase("Restore yesterday's backup", "Восстанови вчерашний бэкап"),

@@ -39,7 +39,6 @@ def _for_dashboard(en: str, ru: str) -> CardLine:
 
 
 @family.tool(
-    args=SearchDashboardsArgs,
     risk="read",
     can=Phrase("find dashboards", "найти дашборды"),
     example=Phrase("Find dashboards about sales", "Найди дашборды продаж"),
@@ -47,7 +46,6 @@ def _for_dashboard(en: str, ru: str) -> CardLine:
         en="Search dashboards for {query!r} in {env}", ru="Найти дашборды по {query!r} в {env}"
     ),
     presentation="linked_list",
-    idempotent=True,
 )
 async def search_dashboards(args: SearchDashboardsArgs, deps: ToolDeps) -> dict[str, Any]:
     """Searches dashboards by title in one environment. Use to find a dashboard's id before
@@ -80,13 +78,11 @@ async def search_dashboards(args: SearchDashboardsArgs, deps: ToolDeps) -> dict[
 
 
 @family.tool(
-    args=DashboardArgs,
     risk="read",
     can=Phrase("check a dashboard's health", "проверить здоровье дашборда"),
     example=Phrase("Check the health of this dashboard", "Проверь здоровье этого дашборда"),
     card=_for_dashboard("Check the health of", "Проверить здоровье дашборда"),
     presentation="health",
-    idempotent=True,
 )
 async def get_health_summary(args: DashboardArgs, deps: ToolDeps) -> dict[str, Any]:
     """Checks one dashboard's health: runs every chart's query and inspects its datasets,
@@ -109,7 +105,6 @@ async def get_health_summary(args: DashboardArgs, deps: ToolDeps) -> dict[str, A
 
 
 @family.tool(
-    args=DashboardArgs,
     risk="read",
     can=Phrase("validate a dashboard", "провалидировать дашборд"),
     example=Phrase(
@@ -117,8 +112,6 @@ async def get_health_summary(args: DashboardArgs, deps: ToolDeps) -> dict[str, A
         "Провалидируй этот дашборд на типичные ошибки",
     ),
     card=_for_dashboard("Validate", "Проверить качество дашборда"),
-    presentation="table",
-    idempotent=True,
 )
 async def run_llm_validation(args: DashboardArgs, deps: ToolDeps) -> dict[str, Any]:
     """Reviews one dashboard's definition for design and data problems (missing titles or
@@ -144,13 +137,11 @@ async def run_llm_validation(args: DashboardArgs, deps: ToolDeps) -> dict[str, A
 
 
 @family.tool(
-    args=DashboardArgs,
     risk="read",
     can=Phrase("document a dashboard", "задокументировать дашборд"),
     example=Phrase("Write documentation for this dashboard", "Задокументируй этот дашборд"),
     card=_for_dashboard("Document", "Описать дашборд"),
     presentation="text",
-    idempotent=True,
 )
 async def run_llm_documentation(args: DashboardArgs, deps: ToolDeps) -> dict[str, Any]:
     """Drafts documentation for one dashboard: purpose, charts (type, dataset), datasets
@@ -168,7 +159,6 @@ async def run_llm_documentation(args: DashboardArgs, deps: ToolDeps) -> dict[str
 
 
 @family.tool(
-    args=DashboardArgs,
     risk="delete",
     can=Phrase("delete a dashboard", "удалить дашборд"),
     example=Phrase("Delete this dashboard", "Удали этот дашборд"),
@@ -176,7 +166,6 @@ async def run_llm_documentation(args: DashboardArgs, deps: ToolDeps) -> dict[str
         en="Delete dashboard {dashboard_id} in {env}", ru="Удалить дашборд {dashboard_id} в {env}"
     ),
     long_task=True,
-    presentation="facts",
 )
 async def delete_dashboard(args: DashboardArgs, deps: ToolDeps) -> dict[str, Any]:
     """Deletes one dashboard from an environment (its charts stay). Dangerous and not

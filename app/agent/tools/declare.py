@@ -7,7 +7,6 @@ function unchanged::
     family = Family("dashboards")
 
     @family.tool(
-        args=SearchDashboardsArgs,
         risk="read",
         can=Phrase("find dashboards", "найти дашборды"),
         example=Phrase("Find dashboards about sales", "Найди дашборды продаж"),
@@ -16,7 +15,8 @@ function unchanged::
     )
     async def search_dashboards(args: SearchDashboardsArgs, deps: ToolDeps) -> dict: ...
 
-The function's docstring is the description the model reads. ``can`` (what the tool does,
+The function's docstring is the description the model reads, and the annotation of its
+first parameter is its args model. ``can`` (what the tool does,
 as a capabilities list says it), ``example`` (a request that asks for it) and
 ``triggers`` (more phrases that ask for it, English and Russian; ``*`` ends a word
 stem: ``"кто я"``, ``"мо* рол*"``) are what the offline planner knows of the tool: it
@@ -25,6 +25,11 @@ tool (after its own intent table), filling the arguments by their names (env_id,
 dashboard_id, sql, …) from the request and the page. Roles and context affinity are not
 declared here: they are the contract's two tables in :mod:`app.policy.catalog`.
 ``app.agent.tools`` joins the families into ``TOOLS`` and ``TOOL_CATALOG``.
+
+What a declaration leaves out follows from what it says: the card line is ``can``
+capitalised; a read is ``idempotent`` and shows its result as a ``table``, a write or
+delete is not idempotent and shows the ``facts`` of what it did; a long task waits
+``LONG_TASK_TIMEOUT_S``.
 """
 
 from __future__ import annotations
@@ -32,11 +37,11 @@ from __future__ import annotations
 import inspect
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, TypeVar, get_type_hints
 
 from app.agent.tools.base import ToolArgs, ToolDeps, ToolFn
 from app.policy.catalog import CardLine, Phrase, ToolSpec, affinity_for, roles_for
-from app.vocab import Presentation, Risk
+from app.vocab import Lang, Presentation, Risk
 
 #: Long tasks (deploy, migration, backup, restore, delete) wait this long for their task.
 LONG_TASK_TIMEOUT_S = 600.0
@@ -48,8 +53,7 @@ TargetHook = Callable[[Any, ToolDeps], Awaitable[str | None]]
 CallRisk = Callable[[Mapping[str, Any]], Risk]
 CallDetails = Callable[[Mapping[str, Any]], dict[str, Any] | None]
 
-A = TypeVar("A", bound=ToolArgs)
-R = TypeVar("R")
+F = TypeVar("F", bound=Callable[..., Awaitable[Any]])
 
 
 @dataclass(frozen=True)
@@ -137,11 +141,11 @@ class Family:
     def tool(
         self,
         *,
-        args: type[A],
         risk: Risk,
         can: Phrase,
         example: Phrase,
-        card: CardLine,
+        card: CardLine | None = None,
+        args: type[ToolArgs] | None = None,
         triggers: tuple[str, ...] = (),
         long_task: bool = False,
         timeout_s: float | None = None,
@@ -150,32 +154,30 @@ class Family:
         call_risk: CallRisk | None = None,
         call_details: CallDetails | None = None,
         maintenance_exempt: bool = False,
-        presentation: Presentation = "text",
-        idempotent: bool = False,
+        presentation: Presentation | None = None,
+        idempotent: bool | None = None,
         open_world: bool = True,
-    ) -> Callable[[Callable[[A, ToolDeps], Awaitable[R]]], Callable[[A, ToolDeps], Awaitable[R]]]:
-        """Declare the decorated function as a tool named after it."""
+    ) -> Callable[[F], F]:
+        """Declare the decorated function as a tool named after it (the defaults of what
+        is left out: see the module docstring; ``args`` defaults to the annotation of the
+        function's first parameter)."""
 
-        def register(
-            fn: Callable[[A, ToolDeps], Awaitable[R]],
-        ) -> Callable[[A, ToolDeps], Awaitable[R]]:
+        def register(fn: F) -> F:
             name = fn.__name__
             if name in self.tools:
                 raise ValueError(f"tool {name!r} is declared twice in family {self.name!r}")
-            if not inspect.iscoroutinefunction(fn):
-                raise TypeError(f"tool {name!r} must be an async function")
-            if not (fn.__doc__ or "").strip():
-                raise ValueError(f"tool {name!r} needs a docstring: it is what the model reads")
+            _check_function(fn)
+            reads = risk == "read"
             self.tools[name] = ToolDecl(
                 name=name,
                 family=self.name,
                 fn=fn,
-                args_model=args,
+                args_model=args or _args_model(fn),
                 risk=risk,
                 description=inspect.cleandoc(fn.__doc__ or ""),
                 can=can,
                 example=example,
-                card=card,
+                card=card or CardLine(en=_capitalised(can.en), ru=_capitalised(can.ru)),
                 triggers=triggers,
                 long_task=long_task,
                 timeout_s=LONG_TASK_TIMEOUT_S if long_task and timeout_s is None else timeout_s,
@@ -184,10 +186,38 @@ class Family:
                 call_risk=call_risk,
                 call_details=call_details,
                 maintenance_exempt=maintenance_exempt,
-                presentation=presentation,
-                idempotent=idempotent,
+                presentation=presentation or ("table" if reads else "facts"),
+                idempotent=reads if idempotent is None else idempotent,
                 open_world=open_world,
             )
             return fn
 
         return register
+
+
+def _check_function(fn: Callable[..., Any]) -> None:
+    if not inspect.iscoroutinefunction(fn):
+        raise TypeError(f"tool {fn.__name__!r} must be an async function")
+    if not (fn.__doc__ or "").strip():
+        raise ValueError(f"tool {fn.__name__!r} needs a docstring: it is what the model reads")
+
+
+def _capitalised(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _args_model(fn: Callable[..., Any]) -> type[ToolArgs]:
+    """The args model a tool function's first parameter is annotated with."""
+    first = next(iter(inspect.signature(fn).parameters), None)
+    model = get_type_hints(fn).get(first) if first else None
+    if not (isinstance(model, type) and issubclass(model, ToolArgs)):
+        raise TypeError(f"tool {fn.__name__!r}: annotate its first parameter with a ToolArgs")
+    return model
+
+
+def which_dashboards(args: Mapping[str, Any], lang: Lang) -> str:
+    """A card's "dashboards 1, 2" for ``dashboard_ids``, or "all dashboards" when empty."""
+    ids = ", ".join(str(i) for i in args.get("dashboard_ids") or [])
+    if lang == "ru":
+        return f"дашборды {ids}" if ids else "все дашборды"
+    return f"dashboards {ids}" if ids else "all dashboards"

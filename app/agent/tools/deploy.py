@@ -10,6 +10,7 @@ the selected environment.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 from typing import Any
 
 from pydantic import Field
@@ -80,20 +81,30 @@ async def _migrate(deps: ToolDeps, kind: str, ids: list[str], source_env: str | 
     return await deps.run_task(kind, job, env_id=target.id, total_steps=len(ids) + 3)
 
 
-@family.tool(
-    args=DeployDashboardArgs,
+#: Both tools run a migration: a long task, checked before it is confirmed, shown as what
+#: it created or overwrote; run again, it leaves the target as the first run did.
+migration_tool = partial(
+    family.tool,
     risk="write",
-    can=Phrase("deploy a dashboard to another environment", "задеплоить дашборд"),
-    example=Phrase("Deploy this dashboard to staging", "Задеплой этот дашборд на staging"),
-    card=CardLine(
-        en="Deploy dashboard {dashboard_id}{source} to {env}",
-        ru="Развернуть дашборд {dashboard_id}{source} в {env}",
-        values=_card_values,
-    ),
     long_task=True,
     preflight=_preflight,
     presentation="diff",
     idempotent=True,
+)
+
+
+def _card(en: str, ru: str) -> CardLine:
+    """A migration's card line; ``{source}`` (" from dev"), ``{n}`` and ``{ids}`` are filled."""
+    return CardLine(en=en, ru=ru, values=_card_values)
+
+
+@migration_tool(
+    can=Phrase("deploy a dashboard to another environment", "задеплоить дашборд"),
+    example=Phrase("Deploy this dashboard to staging", "Задеплой этот дашборд на staging"),
+    card=_card(
+        "Deploy dashboard {dashboard_id}{source} to {env}",
+        "Развернуть дашборд {dashboard_id}{source} в {env}",
+    ),
 )
 async def deploy_dashboard(args: DeployDashboardArgs, deps: ToolDeps) -> dict[str, Any]:
     """Copies one dashboard (with its charts and datasets) from a source environment to a
@@ -113,22 +124,15 @@ async def deploy_dashboard(args: DeployDashboardArgs, deps: ToolDeps) -> dict[st
     }
 
 
-@family.tool(
-    args=MigrationArgs,
-    risk="write",
+@migration_tool(
     can=Phrase("migrate dashboards between environments", "мигрировать дашборды"),
     example=Phrase(
         "Migrate these dashboards from dev to staging", "Мигрируй эти дашборды с dev на staging"
     ),
-    card=CardLine(
-        en="Migrate {n} dashboard(s) ({ids}){source} to {env}",
-        ru="Перенести дашборды ({n}: {ids}){source} в {env}",
-        values=_card_values,
+    card=_card(
+        "Migrate {n} dashboard(s) ({ids}){source} to {env}",
+        "Перенести дашборды ({n}: {ids}){source} в {env}",
     ),
-    long_task=True,
-    preflight=_preflight,
-    presentation="diff",
-    idempotent=True,
 )
 async def execute_migration(args: MigrationArgs, deps: ToolDeps) -> dict[str, Any]:
     """Migrates several dashboards between environments as a long-running task: exports

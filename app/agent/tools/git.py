@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import Field
 
 from app.agent.tools.base import ToolArgs, ToolDeps, env_field
-from app.agent.tools.declare import Family
+from app.agent.tools.declare import Family, which_dashboards
 from app.errors import ToolError
 from app.gitrepo import GitRepo, user_identity
 from app.policy import CardLine, Phrase
@@ -49,16 +49,20 @@ class CommitChangesArgs(ToolArgs):
 
 
 def _card_values(args: Mapping[str, Any], lang: Lang) -> dict[str, str]:
-    ids = ", ".join(str(i) for i in args.get("dashboard_ids") or [])
     message = " ".join(str(args.get("message") or "").split())
     dashboard = args.get("dashboard_id")
-    if lang == "ru":
-        what = f"дашборды {ids}" if ids else "все дашборды"
-        about = f" для дашборда {dashboard}" if dashboard else ""
-    else:
-        what = f"dashboards {ids}" if ids else "all dashboards"
-        about = f" for dashboard {dashboard}" if dashboard else ""
-    return {"what": what, "about": about, "message_line": message[:79] + "…" * (len(message) > 79)}
+    for_dashboard = "для дашборда" if lang == "ru" else "for dashboard"
+    about = f" {for_dashboard} {dashboard}" if dashboard else ""
+    return {
+        "what": which_dashboards(args, lang),
+        "about": about,
+        "message_line": message[:79] + "…" * (len(message) > 79),
+    }
+
+
+def _card(en: str, ru: str) -> CardLine:
+    """A git card line; ``{what}``, ``{about}`` and ``{message_line}`` are filled."""
+    return CardLine(en=en, ru=ru, values=_card_values)
 
 
 def repo_for(deps: ToolDeps) -> GitRepo:
@@ -75,16 +79,10 @@ async def _locked(repo: GitRepo, fn: Any, *args: Any, **kwargs: Any) -> Any:
 
 
 @family.tool(
-    args=CreateBranchArgs,
     risk="write",
     can=Phrase("create a git branch", "создать git-ветку"),
     example=Phrase("Create a git branch for this dashboard", "Создай git-ветку для этого дашборда"),
-    card=CardLine(
-        en="Create git branch {branch}{about}",
-        ru="Создать ветку git {branch}{about}",
-        values=_card_values,
-    ),
-    presentation="facts",
+    card=_card("Create git branch {branch}{about}", "Создать ветку git {branch}{about}"),
     open_world=False,
 )
 async def create_branch(args: CreateBranchArgs, deps: ToolDeps) -> dict[str, Any]:
@@ -115,16 +113,13 @@ async def create_branch(args: CreateBranchArgs, deps: ToolDeps) -> dict[str, Any
 
 
 @family.tool(
-    args=CommitChangesArgs,
     risk="write",
     can=Phrase("commit changes to git", "закоммитить изменения"),
     example=Phrase("Commit the current dashboard to git", "Закоммить текущий дашборд в git"),
-    card=CardLine(
-        en="Commit {what} from {env} to git: {message_line}",
-        ru="Записать в git {what} из {env}: {message_line}",
-        values=_card_values,
+    card=_card(
+        "Commit {what} from {env} to git: {message_line}",
+        "Записать в git {what} из {env}: {message_line}",
     ),
-    presentation="facts",
     idempotent=True,
 )
 async def commit_changes(args: CommitChangesArgs, deps: ToolDeps) -> dict[str, Any]:

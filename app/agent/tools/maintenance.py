@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping
+from functools import partial
 from typing import Any
 
 from pydantic import Field
@@ -22,6 +23,8 @@ from app.store.models import Maintenance
 from app.vocab import Lang
 
 family = Family("maintenance")
+#: Both tools write a window's row here (not Superset) and run during a window.
+window_tool = partial(family.tool, risk="write", maintenance_exempt=True, open_world=False)
 
 
 class StartMaintenanceArgs(EnvArgs):
@@ -50,9 +53,7 @@ def window_view(row: Maintenance) -> dict[str, Any]:
     }
 
 
-@family.tool(
-    args=StartMaintenanceArgs,
-    risk="write",
+@window_tool(
     can=Phrase("start a maintenance window", "включить режим обслуживания"),
     example=Phrase(
         "Put staging into maintenance for an hour", "Включи режим обслуживания на staging на час"
@@ -62,9 +63,6 @@ def window_view(row: Maintenance) -> dict[str, Any]:
         ru="Начать обслуживание {env}{span}{why}",
         values=_window,
     ),
-    maintenance_exempt=True,
-    presentation="facts",
-    open_world=False,
 )
 async def start_maintenance(args: StartMaintenanceArgs, deps: ToolDeps) -> dict[str, Any]:
     """Opens a maintenance window on an environment: write tools aimed at it are refused
@@ -93,15 +91,10 @@ async def start_maintenance(args: StartMaintenanceArgs, deps: ToolDeps) -> dict[
     }
 
 
-@family.tool(
-    args=EnvArgs,
-    risk="write",
+@window_tool(
     can=Phrase("end a maintenance window", "завершить режим обслуживания"),
     example=Phrase("End maintenance on staging", "Заверши обслуживание на staging"),
     card=CardLine(en="End maintenance on {env}", ru="Завершить обслуживание {env}"),
-    maintenance_exempt=True,
-    presentation="facts",
-    open_world=False,
 )
 async def end_maintenance(args: EnvArgs, deps: ToolDeps) -> dict[str, Any]:
     """Closes the maintenance window of an environment so changes are allowed again. Use

@@ -35,13 +35,10 @@ def _first_sentence(text: str, limit: int = 140) -> str:
 
 
 @family.tool(
-    args=NoArgs,
     risk="read",
     can=Phrase("explain what I can do", "рассказать, что я умею"),
     example=Phrase("What can you do for me here?", "Что ты умеешь здесь?"),
     card=CardLine(en="Show what I can do here", ru="Показать, что я могу здесь сделать"),
-    presentation="table",
-    idempotent=True,
     open_world=False,
 )
 async def show_capabilities(args: NoArgs, deps: ToolDeps) -> dict[str, Any]:
@@ -77,13 +74,9 @@ def _maintenance_rows(db: Database, env_ids: list[str]) -> dict[str, dict[str, A
 
 
 @family.tool(
-    args=NoArgs,
     risk="read",
     can=Phrase("list the Superset environments", "показать окружения Superset"),
     example=Phrase("Which Superset environments exist?", "Какие окружения Superset есть?"),
-    card=CardLine(en="List the Superset environments", ru="Показать окружения Superset"),
-    presentation="table",
-    idempotent=True,
 )
 async def list_environments(args: NoArgs, deps: ToolDeps) -> dict[str, Any]:
     """Lists the configured Superset environments (id, name, tier dev/staging/prod, URL),
@@ -131,7 +124,6 @@ def _load_tasks(
 
 
 @family.tool(
-    args=TaskStatusArgs,
     risk="read",
     can=Phrase("show the status of a task", "показать статус задачи"),
     example=Phrase(
@@ -139,7 +131,6 @@ def _load_tasks(
     ),
     card=CardLine(en="Show the status of task {task_id}", ru="Показать статус задачи {task_id}"),
     presentation="tasks",
-    idempotent=True,
     open_world=False,
 )
 async def get_task_status(args: TaskStatusArgs, deps: ToolDeps) -> dict[str, Any]:

@@ -88,6 +88,11 @@ def _sql_values(args: Mapping[str, Any], lang: Lang) -> dict[str, str]:
     return {"sql_line": _one_line(args.get("sql")), "qualified": f"{schema}." if schema else ""}
 
 
+def _sql_card(en: str, ru: str) -> CardLine:
+    """A card line that may say ``{sql_line}`` (the SQL on one line) and ``{qualified}``."""
+    return CardLine(en=en, ru=ru, values=_sql_values)
+
+
 def _rate_sql(args: Mapping[str, Any]) -> Risk:
     return sql_risk(args.get("sql"))
 
@@ -109,7 +114,6 @@ async def _database(client: SupersetClient, database: str | None) -> dict[str, A
 
 
 @family.tool(
-    args=ExploreDatabaseArgs,
     risk="read",
     can=Phrase("show databases, schemas and tables", "показать базы данных, схемы и таблицы"),
     example=Phrase("Show me the tables in the sales database", "Покажи таблицы в базе sales"),
@@ -117,8 +121,6 @@ async def _database(client: SupersetClient, database: str | None) -> dict[str, A
         en="Browse database {database} {schema} {table} in {env}",
         ru="Просмотреть базу данных {database} {schema} {table} в {env}",
     ),
-    presentation="table",
-    idempotent=True,
 )
 async def superset_explore_database(args: ExploreDatabaseArgs, deps: ToolDeps) -> dict[str, Any]:
     """Browses a database connection: no arguments lists databases; `database` lists its
@@ -157,15 +159,11 @@ async def superset_explore_database(args: ExploreDatabaseArgs, deps: ToolDeps) -
 
 
 @family.tool(
-    args=FormatSqlArgs,
     risk="read",
     can=Phrase("format SQL", "отформатировать SQL"),
     example=Phrase("Format this SQL query", "Отформатируй этот SQL-запрос"),
-    card=CardLine(
-        en="Format SQL: {sql_line}", ru="Отформатировать SQL: {sql_line}", values=_sql_values
-    ),
+    card=_sql_card("Format SQL: {sql_line}", "Отформатировать SQL: {sql_line}"),
     presentation="text",
-    idempotent=True,
 )
 async def superset_format_sql(args: FormatSqlArgs, deps: ToolDeps) -> dict[str, Any]:
     """Pretty-prints SQL text with Superset's formatter without running it. Use when the
@@ -176,7 +174,6 @@ async def superset_format_sql(args: FormatSqlArgs, deps: ToolDeps) -> dict[str, 
 
 
 @family.tool(
-    args=ExecuteSqlArgs,
     risk="write",
     call_risk=_rate_sql,
     call_details=_sql_details,
@@ -184,11 +181,7 @@ async def superset_format_sql(args: FormatSqlArgs, deps: ToolDeps) -> dict[str, 
     example=Phrase(
         "Run a query to count orders per day", "Выполни SQL-запрос, считающий заказы по дням"
     ),
-    card=CardLine(
-        en="Run SQL on {env}: {sql_line}",
-        ru="Выполнить SQL в {env}: {sql_line}",
-        values=_sql_values,
-    ),
+    card=_sql_card("Run SQL on {env}: {sql_line}", "Выполнить SQL в {env}: {sql_line}"),
     presentation="table",
 )
 async def superset_execute_sql(args: ExecuteSqlArgs, deps: ToolDeps) -> dict[str, Any]:
@@ -225,16 +218,13 @@ async def superset_execute_sql(args: ExecuteSqlArgs, deps: ToolDeps) -> dict[str
 
 
 @family.tool(
-    args=CreateDatasetArgs,
     risk="write",
     can=Phrase("create a dataset", "создать датасет"),
     example=Phrase("Create a dataset from the orders table", "Создай датасет из таблицы orders"),
-    card=CardLine(
-        en="Create dataset {qualified}{table_name} in {env}",
-        ru="Создать датасет {qualified}{table_name} в {env}",
-        values=_sql_values,
+    card=_sql_card(
+        "Create dataset {qualified}{table_name} in {env}",
+        "Создать датасет {qualified}{table_name} в {env}",
     ),
-    presentation="facts",
 )
 async def superset_create_dataset(args: CreateDatasetArgs, deps: ToolDeps) -> dict[str, Any]:
     """Creates a Superset dataset from a physical table (`table_name`, optional `schema`),
@@ -256,13 +246,10 @@ async def superset_create_dataset(args: CreateDatasetArgs, deps: ToolDeps) -> di
 
 
 @family.tool(
-    args=AuditPermissionsArgs,
     risk="read",
     can=Phrase("audit permissions", "проверить права доступа"),
     example=Phrase("Who has access to which datasets?", "У кого есть доступ к каким датасетам?"),
     card=CardLine(en="Audit permissions of {role} in {env}", ru="Проверить права {role} в {env}"),
-    presentation="table",
-    idempotent=True,
 )
 async def superset_audit_permissions(args: AuditPermissionsArgs, deps: ToolDeps) -> dict[str, Any]:
     """Audits roles and permissions in one environment: each role's permission count and
