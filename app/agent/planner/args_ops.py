@@ -54,6 +54,14 @@ def duration_minutes(text: str) -> int | None:
     return None
 
 
+# "for <purpose>" / "для <purpose>", where the words after "for" are not a duration
+_PURPOSE = re.compile(
+    r"\b(?:for|для)\s+(?!\d|an?\s+hour|one\s+hour|half\s+an|the\s+next\b|(?:a|one)\s+day\b)"
+    r"(?![^,.;]*\b(?:min(?:ute)?s?|hours?|days?|минут\w*|час\w*|дн\w*)\b)(.+)$",
+    re.IGNORECASE,
+)
+
+
 def start_maintenance_args(req: Request) -> dict[str, Any]:
     reason = req.quoted[0] if req.quoted else None
     m = re.search(
@@ -64,6 +72,9 @@ def start_maintenance_args(req: Request) -> dict[str, Any]:
     )
     if reason is None and m:
         reason = m.group(1).strip(" .")
+    purpose = _PURPOSE.search(req.prefix)
+    if reason is None and purpose:  # "… on dev for a release": what the window is for
+        reason = purpose.group(1).strip(" .")
     return {
         "env_id": req.env_id(),
         "reason": reason,
