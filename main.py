@@ -7,13 +7,15 @@
 Order: settings -> (start: the local secret, the first admin, the Superset sandbox) ->
 app factory -> ui.run. The settings are read here, once (``Settings()``); ``create_app``
 builds the parts from them (``app.parts``). The sandbox is dev tooling: this entry is the
-only one that starts it, and nothing on the request path imports it.
+only one that starts it, and nothing on the request path imports it. Importing this
+module runs nothing: a test entry takes :func:`serve` from here.
 """
 
 import atexit
 import functools
 import os
 import sys
+from typing import Any
 
 from nicegui import app, helpers, ui
 
@@ -24,37 +26,45 @@ from app.sandbox.service import local_superset
 from app.settings import Settings
 from app.web import create_app
 
-if __name__ == "__main__" and len(sys.argv) > 1 and sys.argv[1] in {"-h", "--help", "help"}:
-    print(__doc__.split("Order:")[0].strip())
-    sys.exit(0)
+TITLE = "ss-tools agent"
 
-if __name__ in {"__main__", "__mp_main__"} and not helpers.is_pytest():
-    os.umask(0o077)  # files the product writes (data dir, page storage) are its own: 0600
 
-settings = Settings()
-
-if __name__ == "__main__" and len(sys.argv) > 1 and sys.argv[1] == "users":
-    sys.exit(users_main(sys.argv[2:], settings=settings))
-
-if __name__ == "__main__" and len(sys.argv) > 1 and sys.argv[1] == "start":
-    settings = prepare_local_run(settings).settings
-    sandbox = local_superset(settings, functools.partial(print, flush=True))  # dev tooling
-    if sandbox is not None:  # stop what this run started: at shutdown, at exit as a fallback
-        app.on_shutdown(functools.partial(sandbox.stop, print))
-        atexit.register(sandbox.stop)
-
-parts = create_app(settings=settings)
-
-if __name__ in {"__main__", "__mp_main__"}:
-    if not helpers.is_pytest():  # tests read CoT records through caplog instead
-        configure_cot_logging()
-        app.on_shutdown(parts.core.aclose)  # the checkpointer of the server's event loop
+def serve(settings: Settings, *, title: str = TITLE, **options: Any) -> None:
+    """``ui.run`` as the product serves: the settings' host, port and page storage
+    secret, no reload, no browser window (``options``: more of ``ui.run``'s)."""
     ui.run(
         host=settings.host,
         port=settings.port,
-        title="ss-tools agent",
+        title=title,
         storage_secret=settings.nicegui_storage_secret(),
         reload=False,
         show=False,
-        favicon="🛠",
+        **options,
     )
+
+
+def main() -> None:
+    command = sys.argv[1] if __name__ == "__main__" and len(sys.argv) > 1 else ""
+    if command in {"-h", "--help", "help"}:
+        print(__doc__.split("Order:")[0].strip())
+        sys.exit(0)
+    if not helpers.is_pytest():
+        os.umask(0o077)  # files the product writes (data dir, page storage) are its own: 0600
+    settings = Settings()
+    if command == "users":
+        sys.exit(users_main(sys.argv[2:], settings=settings))
+    if command == "start":
+        settings = prepare_local_run(settings).settings
+        sandbox = local_superset(settings, functools.partial(print, flush=True))  # dev tooling
+        if sandbox is not None:  # stop what this run started: at shutdown, at exit as a fallback
+            app.on_shutdown(functools.partial(sandbox.stop, print))
+            atexit.register(sandbox.stop)
+    parts = create_app(settings=settings)
+    if not helpers.is_pytest():  # tests read CoT records through caplog instead
+        configure_cot_logging()
+        app.on_shutdown(parts.core.aclose)  # the checkpointer of the server's event loop
+    serve(settings, favicon="🛠")
+
+
+if __name__ in {"__main__", "__mp_main__"}:
+    main()

@@ -22,10 +22,15 @@ from app.screen.model import AgentChatModel
 from components.focus import focus_on
 
 
-def _open_as(box: ui.element, model: AgentChatModel, form: str, close: Callable[[], Any]) -> None:
-    """``box`` shows while the card's open form is ``form``; Esc closes it (``close``)."""
+def _form_box(
+    box: ui.element, model: AgentChatModel, form: str, close: Callable[[], Any]
+) -> ui.element:
+    """``box`` as the card's form ``form`` (marked ``<form>-form``, a rule above it): it
+    shows while the card's open form is ``form``; Esc closes it (``close``)."""
+    box.classes("w-full gap-2 border-t pt-2").mark(f"{form}-form")
     box.bind_visibility_from(model, "card_form", backward=lambda open_form: open_form == form)
     box.on("keydown.esc", close)
+    return box
 
 
 def _field(model: AgentChatModel, f: EditField) -> ui.element:
@@ -52,8 +57,7 @@ def _field(model: AgentChatModel, f: EditField) -> ui.element:
 
 def edit_form(model: AgentChatModel) -> ui.element:
     lang = model.lang
-    box = ui.column().classes("w-full gap-2 border-t pt-2").mark("edit-form")
-    _open_as(box, model, "edit", model.cancel_edit)
+    box = _form_box(ui.column(), model, "edit", model.cancel_edit)
     with box:
         ui.label(t("edit_title", lang)).classes("font-semibold")
         ui.label(t("edit_hint", lang)).classes("text-xs text-gray-600")
@@ -79,8 +83,7 @@ def edit_form(model: AgentChatModel) -> ui.element:
 
 def deny_form(model: AgentChatModel) -> ui.element:
     lang = model.lang
-    box = ui.row().classes("w-full items-end gap-2 no-wrap border-t pt-2").mark("deny-form")
-    _open_as(box, model, "deny", model.cancel_deny)
+    box = _form_box(ui.row().classes("items-end no-wrap"), model, "deny", model.cancel_deny)
     with box:
         reason = ui.input(t("deny_reason", lang)).bind_value(model, "deny_reason")
         reason.classes("flex-grow").props('dense outlined maxlength="2000"').mark("deny-reason")

@@ -7,14 +7,15 @@ from nicegui import ui
 from app.i18n import model_name, t
 from app.screen.model import AgentChatModel
 from components.bind import bind_classes_from
+from components.tones import soft
 
 TONES = {
     "idle": "text-gray-500",
     "streaming": "text-blue-700",
     "awaiting_confirmation": "text-amber-700",
     "error": "text-red-700",
-    "disconnected": "bg-amber-100 text-amber-900",
-    "disconnected_permanent": "bg-red-100 text-red-900",
+    "disconnected": soft("amber"),
+    "disconnected_permanent": soft("red"),
 }
 
 

@@ -26,6 +26,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from app.sandbox.common import Below
 from app.sandbox.processes import free_port
 
 DB_NAME = "sstools"
@@ -61,13 +62,8 @@ class PgCluster:
     run_as: str | None = None
     stopped: bool = field(default=False)
 
-    @property
-    def data(self) -> Path:
-        return self.base / "data"
-
-    @property
-    def log_file(self) -> Path:
-        return self.base / "postgres.log"
+    data = Below("base", "data")
+    log_file = Below("base", "postgres.log")
 
     @property
     def url(self) -> str:

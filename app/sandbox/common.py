@@ -1,4 +1,5 @@
-"""Shared pieces of the sandbox: its error type, cache layout and progress timing."""
+"""Shared pieces of the sandbox: its error type, cache layout, path attributes
+(:class:`Below`) and progress timing."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, overload
 
 from app.errors import SsToolsError
 from app.settings import Settings
@@ -30,6 +32,28 @@ def quiet(_message: str) -> None:
     """A progress sink that drops messages."""
 
 
+class Below:
+    """A read-only path attribute: ``parts`` below the path its owner keeps in the
+    attribute ``base`` (``log_file = Below("home", "superset.log")``). A layout of files
+    reads as a table of these."""
+
+    def __init__(self, base: str, *parts: str) -> None:
+        self.base = base
+        self.parts = parts
+
+    @overload
+    def __get__(self, owner: None, owner_type: type) -> Below: ...
+    @overload
+    def __get__(self, owner: object, owner_type: type | None = None) -> Path: ...
+    def __get__(self, owner: object, owner_type: type | None = None) -> Path | Below:
+        if owner is None:
+            return self
+        return Path(getattr(owner, self.base), *self.parts)
+
+    def __set__(self, owner: object, value: Any) -> None:
+        raise AttributeError(f"a path below {self.base!r} is read-only")
+
+
 @dataclass(frozen=True)
 class CachePaths:
     """Layout of the sandbox cache directory (``settings.sandbox_dir``)."""
@@ -46,50 +70,21 @@ class CachePaths:
         commands and benchmarks are entry points, and read the settings as one."""
         return cls.of(Settings())
 
-    @property
-    def venv(self) -> Path:
-        return self.root / "venv"
-
-    @property
-    def superset_bin(self) -> Path:
-        return self.venv / "bin" / "superset"
-
-    @property
-    def python_bin(self) -> Path:
-        return self.venv / "bin" / "python"
-
-    @property
-    def install_stamp(self) -> Path:
-        return self.root / "installed.stamp"
-
-    @property
-    def templates(self) -> Path:
-        return self.root / "templates"
-
-    @property
-    def base_db(self) -> Path:
-        """The bootstrapped (migrated, admin created, roles synced) metadata DB."""
-        return self.templates / "base" / "superset.db"
+    venv = Below("root", "venv")
+    superset_bin = Below("venv", "bin", "superset")
+    python_bin = Below("venv", "bin", "python")
+    install_stamp = Below("root", "installed.stamp")
+    templates = Below("root", "templates")
+    #: The bootstrapped (migrated, admin created, roles synced) metadata DB.
+    base_db = Below("templates", "base", "superset.db")
+    sales_db = Below("root", "data", "sales.db")
+    password_file = Below("root", "admin-password")
+    secret_key_file = Below("root", "secret-key")
+    default_run_dir = Below("root", "run")
 
     def seeded_db(self, env_id: str) -> Path:
         """The metadata DB of ``env_id`` after seeding, reused by warm starts."""
         return self.templates / f"seeded-v{SEED_VERSION}-{env_id}" / "superset.db"
-
-    @property
-    def sales_db(self) -> Path:
-        return self.root / "data" / "sales.db"
-
-    @property
-    def password_file(self) -> Path:
-        return self.root / "admin-password"
-
-    @property
-    def secret_key_file(self) -> Path:
-        return self.root / "secret-key"
-
-    @property
-    def default_run_dir(self) -> Path:
-        return self.root / "run"
 
 
 def read_or_create_secret(path: Path, nbytes: int = 32) -> str:
@@ -98,13 +93,20 @@ def read_or_create_secret(path: Path, nbytes: int = 32) -> str:
         value = path.read_text(encoding="utf-8").strip()
         if value:
             return value
-    path.parent.mkdir(parents=True, exist_ok=True)
     value = secrets.token_urlsafe(nbytes)
+    write_private(path, value + "\n")
+    return value
+
+
+def write_private(path: Path, text: str) -> Path:
+    """Write ``text`` to ``path`` readable by its owner only (mode 600, from the first
+    byte), making its folder when missing."""
+    path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(value + "\n")
+        fh.write(text)
     path.chmod(0o600)
-    return value
+    return path
 
 
 @contextmanager

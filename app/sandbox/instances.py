@@ -22,7 +22,16 @@ from types import TracebackType
 
 import httpx
 
-from app.sandbox.common import ADMIN_USERNAME, CachePaths, Progress, SandboxError, step, tail
+from app.sandbox.common import (
+    ADMIN_USERNAME,
+    Below,
+    CachePaths,
+    Progress,
+    SandboxError,
+    step,
+    tail,
+    write_private,
+)
 from app.sandbox.config import superset_env, write_superset_config
 from app.sandbox.data import ensure_sales_db
 from app.sandbox.install import admin_password, ensure_bootstrapped, secret_key
@@ -49,14 +58,9 @@ class SandboxEnv:
     port: int
     pid: int
 
-    @property
-    def log_file(self) -> Path:
-        return self.home / "superset.log"
-
-    @property
-    def data_file(self) -> Path:
-        """The instance's own copy of the demo data (its "Sales" DB connection)."""
-        return self.home / "sales.db"
+    log_file = Below("home", "superset.log")
+    #: The instance's own copy of the demo data (its "Sales" DB connection).
+    data_file = Below("home", "sales.db")
 
     def is_running(self) -> bool:
         return is_superset_process(self.pid)
@@ -138,13 +142,7 @@ class Sandbox:
                 f"tier = {json.dumps(env.tier)}",
                 "",
             ]
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write("\n".join(lines))
-        path.chmod(0o600)
-        return path
+        return write_private(Path(path), "\n".join(lines))
 
     def stop(self, progress: Progress | None = None) -> None:
         """Terminate every instance's process group and wait until it is gone."""

@@ -19,6 +19,7 @@ from sqlmodel import Session, col, select
 
 from app.redact import cut, redact
 from app.store.models import AUDIT_TABLE, AuditEvent, as_utc, utcnow
+from app.store.rows import where_equal
 
 DECISIONS = frozenset({"allow", "deny", "confirm", "cancel", "ok", "error", "refused"})
 
@@ -117,13 +118,7 @@ _EQUAL_FILTERS = {
 
 
 def _filtered(stmt: Any, filters: AuditFilters) -> Any:
-    unknown = filters.keys() - AuditFilters.__annotations__.keys()
-    if unknown:
-        raise TypeError(f"unknown audit filter(s): {sorted(unknown)}")
-    for name, column in _EQUAL_FILTERS.items():
-        value = filters.get(name)
-        if value is not None:
-            stmt = stmt.where(col(column) == value)
+    stmt = where_equal(stmt, _EQUAL_FILTERS, filters, others=("since", "until"))
     since, until = filters.get("since"), filters.get("until")
     if since is not None:
         stmt = stmt.where(col(AuditEvent.ts) >= as_utc(since))

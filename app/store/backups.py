@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from sqlmodel import Session, col, select
 
 from app.store.models import Backup
-from app.store.rows import saved
+from app.store.rows import new_row
 
 
 def add_backup(
@@ -26,7 +26,10 @@ def add_backup(
     task_id: str | None = None,
     backup_id: str | None = None,
 ) -> Backup:
-    row = Backup(
+    return new_row(
+        session,
+        Backup,
+        backup_id,
         env_id=env_id,
         dashboard_ids=[str(d) for d in dashboard_ids],
         path=str(path),
@@ -35,9 +38,6 @@ def add_backup(
         note=note,
         task_id=task_id,
     )
-    if backup_id:
-        row.id = backup_id
-    return saved(session, row)
 
 
 def list_backups(

@@ -8,8 +8,8 @@ from datetime import datetime, timedelta
 from sqlalchemy import Connection, inspect, update
 from sqlmodel import Session, col
 
-from app.store.models import Confirmation, as_utc, utcnow
-from app.store.rows import changed, saved
+from app.store.models import Confirmation, as_utc
+from app.store.rows import changed, moment_of, new_row
 
 # Columns added to ``confirmation`` after its first release (edit before approving).
 ADDED_COLUMNS = ("edited_args_hash",)
@@ -40,10 +40,12 @@ def create(
 ) -> Confirmation:
     """A new pending confirmation; it expires at ``expires_at`` or after ``ttl_s``
     (the caller passes ``Settings.confirmation_ttl_s``)."""
-    moment = as_utc(now) if now else utcnow()
+    moment = moment_of(now)
     if expires_at is None:
         expires_at = moment + timedelta(seconds=ttl_s)
-    row = Confirmation(
+    return new_row(
+        session,
+        Confirmation,
         conv_id=conv_id,
         user_id=user_id,
         tool_name=tool_name,
@@ -55,7 +57,6 @@ def create(
         sent_at=moment,
         expires_at=as_utc(expires_at),
     )
-    return saved(session, row)
 
 
 def get(session: Session, *, confirmation_id: str) -> Confirmation | None:
@@ -73,7 +74,7 @@ def mark_used(
     """Record the decision once. True only for the caller whose UPDATE changed the row;
     a replay or a concurrent second confirm gets False. ``edited_args_hash``: the hash of
     the arguments a person edited before confirming (the run is bound to them)."""
-    moment = as_utc(now) if now else utcnow()
+    moment = moment_of(now)
     stmt = (
         update(Confirmation)
         .where(col(Confirmation.id) == confirmation_id, col(Confirmation.used_at).is_(None))

@@ -14,8 +14,8 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlmodel import Session, col, select
 
-from app.store.models import Conversation, as_utc, utcnow
-from app.store.rows import saved
+from app.store.models import Conversation
+from app.store.rows import moment_of, saved
 
 CONVERSATION_TABLE: Table = Conversation.__table__  # type: ignore[attr-defined]  # SQLModel's
 
@@ -95,7 +95,7 @@ def note_turn(
         "title": short_title(message),
         "object_type": object_type,
         "env_id": env_id,
-        "updated_at": as_utc(now) if now else utcnow(),
+        "updated_at": moment_of(now),
     }
     return conn.execute(_TURN_UPSERT[conn.dialect.name], values).first() is not None
 
@@ -108,7 +108,7 @@ def note_pending(
     if row is None or row.owner != owner:
         return None
     row.pending_confirmation = pending
-    row.updated_at = as_utc(now) if now else utcnow()
+    row.updated_at = moment_of(now)
     return saved(session, row)
 
 

@@ -11,8 +11,8 @@ from sqlalchemy import or_
 from sqlmodel import Session, col, select
 
 from app.errors import ToolError
-from app.store.models import Maintenance, as_utc, utcnow
-from app.store.rows import saved
+from app.store.models import Maintenance, as_utc
+from app.store.rows import moment_of, new_row, saved
 
 
 class MaintenanceActiveError(ToolError):
@@ -27,7 +27,7 @@ def _active_clause(now: datetime):  # type: ignore[no-untyped-def]
 
 def active_for(session: Session, *, env_id: str, now: datetime | None = None) -> Maintenance | None:
     """The active window of ``env_id``, or None."""
-    moment = as_utc(now) if now else utcnow()
+    moment = moment_of(now)
     stmt = (
         select(Maintenance)
         .where(col(Maintenance.env_id) == env_id, _active_clause(moment))
@@ -37,7 +37,7 @@ def active_for(session: Session, *, env_id: str, now: datetime | None = None) ->
 
 
 def list_active(session: Session, *, now: datetime | None = None) -> list[Maintenance]:
-    moment = as_utc(now) if now else utcnow()
+    moment = moment_of(now)
     stmt = select(Maintenance).where(_active_clause(moment)).order_by(col(Maintenance.env_id))
     return [*session.exec(stmt)]
 
@@ -55,7 +55,7 @@ def start(
     """Open a window (``duration_minutes`` or ``ends_at``; neither = until ended).
 
     Raises :class:`MaintenanceActiveError` if the environment already has one."""
-    moment = as_utc(now) if now else utcnow()
+    moment = moment_of(now)
     current = active_for(session, env_id=env_id, now=moment)
     if current is not None:
         raise MaintenanceActiveError(
@@ -67,21 +67,22 @@ def start(
         if duration_minutes <= 0:
             raise ValueError("duration_minutes must be positive")
         ends_at = moment + timedelta(minutes=duration_minutes)
-    row = Maintenance(
+    return new_row(
+        session,
+        Maintenance,
         env_id=env_id,
         started_by=started_by,
         reason=reason,
         started_at=moment,
         ends_at=as_utc(ends_at) if ends_at else None,
     )
-    return saved(session, row)
 
 
 def end(
     session: Session, *, env_id: str, ended_by: str, now: datetime | None = None
 ) -> Maintenance | None:
     """Close the active window of ``env_id``; None when there was none."""
-    moment = as_utc(now) if now else utcnow()
+    moment = moment_of(now)
     row = active_for(session, env_id=env_id, now=moment)
     if row is None:
         return None

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from sqlalchemy import update
 from sqlmodel import Session, col, select
 
 from app.errors import SsToolsError
 from app.store.models import Task, as_utc, utcnow
-from app.store.rows import changed, saved
+from app.store.rows import changed, new_row, saved, where_equal
 
 UNFINISHED = ("queued", "running")
 FINISHED = ("succeeded", "failed", "interrupted")
@@ -42,7 +42,10 @@ def create_task(
     task_id: str | None = None,
     owner: str | None = None,
 ) -> Task:
-    task = Task(
+    return new_row(
+        session,
+        Task,
+        task_id,
         kind=kind,
         user=user,
         conv_id=conv_id,
@@ -51,9 +54,6 @@ def create_task(
         message=message,
         owner=owner,
     )
-    if task_id:
-        task.id = task_id
-    return saved(session, task)
 
 
 def get_task(session: Session, *, task_id: str) -> Task | None:
@@ -112,25 +112,21 @@ def fail(session: Session, *, task_id: str, error: str, message: str | None = No
     return _move(session, task, "failed", error=error, message=message)
 
 
-def list_tasks(
-    session: Session,
-    *,
-    user: str | None = None,
-    conv_id: str | None = None,
-    status: str | None = None,
-    kind: str | None = None,
-    limit: int = 20,
-) -> list[Task]:
+class TaskFilters(TypedDict, total=False):
+    """The filters :func:`list_tasks` takes (each optional; None means "any")."""
+
+    user: str | None
+    conv_id: str | None
+    status: str | None
+    kind: str | None
+
+
+_FILTER_COLUMNS = {name: getattr(Task, name) for name in TaskFilters.__annotations__}
+
+
+def list_tasks(session: Session, *, limit: int = 20, **filters: Unpack[TaskFilters]) -> list[Task]:
     """Tasks matching every given filter, newest first."""
-    stmt = select(Task)
-    for column, value in (
-        (Task.user, user),
-        (Task.conv_id, conv_id),
-        (Task.status, status),
-        (Task.kind, kind),
-    ):
-        if value is not None:
-            stmt = stmt.where(col(column) == value)
+    stmt = where_equal(select(Task), _FILTER_COLUMNS, filters)
     stmt = stmt.order_by(col(Task.created_at).desc(), col(Task.id)).limit(max(0, limit))
     return [*session.exec(stmt)]
 

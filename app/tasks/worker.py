@@ -30,7 +30,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import partial
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from app.errors import SsToolsError, ToolError
 from app.store import tasks as task_store
@@ -82,6 +82,17 @@ class TaskContext:
 Job = Callable[[TaskContext], Awaitable[Any]]
 
 
+class TaskScope(TypedDict, total=False):
+    """What a task row is about, as :meth:`TaskRunner.run` passes it on to the row:
+    its id (a new one when None or not given), the user and conversation it runs for,
+    the environment it acts on."""
+
+    task_id: str | None
+    user: str | None
+    conv_id: str | None
+    env_id: str | None
+
+
 def _jsonable(value: Any) -> Any:
     """The result as stored: JSON-able (dates and other objects become strings)."""
     return json.loads(json.dumps(value, default=str))
@@ -120,24 +131,13 @@ class TaskRunner:
         kind: str,
         coro_factory: Job,
         *,
-        task_id: str | None = None,
-        user: str | None = None,
-        conv_id: str | None = None,
-        env_id: str | None = None,
         total_steps: int = 0,
         progress: Progress | None = None,
+        **scope: Unpack[TaskScope],
     ) -> Any:
-        """Run ``coro_factory(ctx)`` as task ``task_id`` (a new id when None); return its
-        result or raise its error, with the row updated either way."""
-        task = await self._db(
-            _create_or_adopt,
-            kind=kind,
-            user=user,
-            conv_id=conv_id,
-            env_id=env_id,
-            total=total_steps,
-            task_id=task_id,
-        )
+        """Run ``coro_factory(ctx)`` as task ``scope["task_id"]`` (a new id when None); return
+        its result or raise its error, with the row updated either way."""
+        task = await self._db(_create_or_adopt, kind=kind, total=total_steps, **scope)
         ctx = TaskContext(task.id, total_steps, self, progress)
         job = asyncio.create_task(self._drive(ctx, coro_factory), name=f"task-{kind}-{task.id}")
         self._jobs[task.id] = job
@@ -201,7 +201,7 @@ class TaskRunner:
             await asyncio.gather(*jobs, return_exceptions=True)
 
 
-def _create_or_adopt(session: Any, *, task_id: str | None, **fields: Any) -> Task:
+def _create_or_adopt(session: Any, *, task_id: str | None = None, **fields: Any) -> Task:
     """A new queued row, or the seam's pre-created queued row with this id."""
     if task_id:
         existing = task_store.get_task(session, task_id=task_id)

@@ -13,13 +13,14 @@ from app.screen.model import AgentChatModel
 from app.screen.views import DiffView, preflight_view
 from components.results.format import word
 from components.results.live import live_area
+from components.tones import soft
 
-ACTION_TONES = {
-    "create": "bg-green-100 text-green-900",
-    "overwrite": "bg-amber-100 text-amber-900",
-    "skip": "bg-gray-100 text-gray-900",
-    "keep": "bg-gray-100 text-gray-900",
-    "map": "bg-blue-100 text-blue-900",
+ACTION_COLOURS = {
+    "create": "green",
+    "overwrite": "amber",
+    "skip": "gray",
+    "keep": "gray",
+    "map": "blue",
 }
 
 
@@ -62,7 +63,7 @@ def _row(name: str, kind: str, action: str, target: Any, lang: str) -> None:
         with ui.element("td"):
             ui.label(kind).classes("text-gray-700")
         with ui.element("td"):
-            tone = ACTION_TONES.get(action, "bg-gray-100 text-gray-900")
+            tone = soft(ACTION_COLOURS.get(action, "gray"))
             ui.label(action_text(action, lang)).classes(f"rounded px-1.5 inline-block {tone}")
         with ui.element("td"):
             ui.label(str(target or "—")).classes("text-gray-700")

@@ -11,6 +11,7 @@ from nicegui import ui
 from app.i18n import t
 from app.screen.views import HEALTH_STATUSES, HealthView
 from components.results.linked_list import title_link
+from components.tones import soft
 
 MAIN = ("ok", "failing", "slow", "stale")
 COLOURS = {
@@ -21,16 +22,8 @@ COLOURS = {
     "empty": "#1d4ed8",
     "unchecked": "#6b7280",
 }
-VERDICT_TONES = {
-    "ok": "bg-green-100 text-green-900",
-    "warning": "bg-amber-100 text-amber-900",
-    "broken": "bg-red-100 text-red-900",
-}
-STATUS_TONES = {
-    "failing": "bg-red-100 text-red-900",
-    "slow": "bg-amber-100 text-amber-900",
-    "stale": "bg-gray-200 text-gray-900",
-}
+VERDICT_TONES = {"ok": soft("green"), "warning": soft("amber"), "broken": soft("red")}
+STATUS_TONES = {"failing": soft("red"), "slow": soft("amber"), "stale": "bg-gray-200 text-gray-900"}
 
 
 def shown_statuses(view: HealthView) -> list[str]:
@@ -79,7 +72,7 @@ def health_view(view: HealthView, lang: str) -> ui.element:
             with ui.element("ul").classes("w-full").mark("health-problems"):
                 for problem in view.problems:
                     with ui.element("li"), ui.row().classes("items-baseline gap-2 wrap"):
-                        tone = STATUS_TONES.get(problem.status, "bg-gray-100 text-gray-900")
+                        tone = STATUS_TONES.get(problem.status, soft("gray"))
                         ui.label(t(f"health_{problem.status}", lang)).classes(
                             f"rounded px-1.5 text-xs {tone}"
                         )

@@ -7,13 +7,9 @@ from nicegui import ui
 from app.i18n import t
 from app.screen.views import TasksView
 from components.results.format import format_cell, word
+from components.tones import soft
 
-TONES = {
-    "running": "bg-blue-100 text-blue-900",
-    "pending": "bg-gray-100 text-gray-900",
-    "done": "bg-green-100 text-green-900",
-    "failed": "bg-red-100 text-red-900",
-}
+STATE_COLOURS = {"running": "blue", "pending": "gray", "done": "green", "failed": "red"}
 
 
 def state_text(status: str, lang: str) -> str:
@@ -26,7 +22,7 @@ def tasks_view(view: TasksView, lang: str) -> ui.element:
             ui.label(t("no_tasks", lang)).classes("text-sm text-gray-700")
         for task in view.tasks:
             with ui.row().classes("w-full items-center gap-2 wrap text-sm"):
-                tone = TONES.get(task.status, "bg-gray-100 text-gray-900")
+                tone = soft(STATE_COLOURS.get(task.status, "gray"))
                 ui.label(state_text(task.status, lang)).classes(f"rounded px-1.5 {tone}")
                 ui.label(task.kind).classes("font-medium")
                 ui.label(task.task_id[:8]).classes("font-mono text-gray-700").tooltip(task.task_id)

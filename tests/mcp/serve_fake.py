@@ -1,8 +1,9 @@
 """Test-only entry: the product with its MCP door on :class:`FakeGateway`.
 
 Run as ``python -m tests.mcp.serve_fake`` (``tests.server_proc.Server(argv=...)``); the
-same settings → database → app factory → ``ui.run`` order as ``main.py``, with the
-gateway handed to the app factory the way the composition root will hand in the core.
+same settings → database → app factory → ``ui.run`` order as ``main.py`` (its
+:func:`main.serve`), with the gateway handed to the app factory the way the composition
+root will hand in the core.
 ``SS_TOOLS_TEST_MCP_LOG`` names the fake's decision log, ``SS_TOOLS_TEST_MCP_COUNTDOWN_S``
 its dangerous countdown.
 """
@@ -10,10 +11,9 @@ its dangerous countdown.
 import os
 from pathlib import Path
 
-from nicegui import ui
-
 from app.settings import Settings
 from app.web import create_app
+from main import serve
 from tests.mcp.fake_gateway import FakeGateway
 
 gateway = FakeGateway(
@@ -24,11 +24,4 @@ _s = Settings()
 create_app(settings=_s, mcp_gateway=gateway)
 
 if __name__ in {"__main__", "__mp_main__"}:
-    ui.run(
-        host=_s.host,
-        port=_s.port,
-        title="ss-tools agent (fake MCP gateway)",
-        storage_secret=_s.nicegui_storage_secret(),
-        reload=False,
-        show=False,
-    )
+    serve(_s, title="ss-tools agent (fake MCP gateway)")
