@@ -18,8 +18,8 @@ from sqlalchemy import Connection, func, insert
 from sqlmodel import Session, col, select
 
 from app.redact import cut, redact
-from app.store.models import AUDIT_TABLE, AuditEvent, as_utc, utcnow
-from app.store.rows import where_equal
+from app.store.models import AUDIT_TABLE, AuditEvent, as_utc
+from app.store.rows import moment_of, where_equal
 
 DECISIONS = frozenset({"allow", "deny", "confirm", "cancel", "ok", "error", "refused"})
 
@@ -55,7 +55,7 @@ def audit_values(
         stored_args = {"value": stored_args}
     return {
         "id": uuid.uuid4(),
-        "ts": as_utc(ts) if ts is not None else utcnow(),
+        "ts": moment_of(ts),
         "kind": cut(kind),
         "user": _field(user),
         "role": _field(role),
