@@ -188,21 +188,23 @@ class Harness:
             self.conv_id = options.conv_id or uuid.uuid4().hex
         return self.token(options.user, options.role)
 
+    def _door(self, options: Caller) -> dict[str, Any]:
+        """The ``prepare_*`` keywords of the caller: core, token, channel and client."""
+        token = self._token(options)
+        return dict(core=self.core, token=token, channel=options.channel, client=options.client)
+
     # ---- the page's path: typed events ------------------------------------------------
     async def turn_request(self, message: str, **options: Any) -> TurnRequest:
         """``prepare_turn`` for ``message`` on this core (``options``: ``Turn``'s fields)."""
         o = Turn(**options)
-        token = self._token(o)
+        door = self._door(o)
         return await prepare_turn(
-            core=self.core,
-            token=token,
             message=message,
             history=o.history,
             conv_id=self.conv_id,
             env_id=o.env_id,
             uicontext=o.uicontext,
-            channel=o.channel,
-            client=o.client,
+            **door,
         )
 
     async def turn(self, message: str, **options: Any) -> list[BaseEvent]:
@@ -216,17 +218,13 @@ class Harness:
     ) -> ResumeRequest:
         """``prepare_resume`` of ``confirmation_id`` (``options``: ``Answer``'s fields)."""
         o = Answer(**options)
-        token = self._token(o)
         return await prepare_resume(
-            core=self.core,
-            token=token,
             conv_id=o.conv_id or self.conv_id,
             confirmation_id=confirmation_id,
             decision=decision,
             reason=o.reason,
             args=o.args,
-            channel=o.channel,
-            client=o.client,
+            **self._door(o),
         )
 
     async def answer(
