@@ -43,10 +43,13 @@ def show(user: User, sign_in, core) -> Callable[[str, dict[str, Any], str], Awai
     return show
 
 
-def one(user: User, marker: str) -> Any:
+def one(user: User, marker: str, kind: type[ui.element] = ui.element) -> Any:
+    """The one element marked ``marker`` on the page, a ``kind``."""
     elements = user.find(marker=marker).elements
     assert len(elements) == 1, f"{len(elements)} elements marked {marker}"
-    return next(iter(elements))
+    element = next(iter(elements))
+    assert isinstance(element, kind), f"{marker} is a {type(element).__name__}"
+    return element
 
 
 @pytest.mark.parametrize(
@@ -57,8 +60,7 @@ async def test_sql_rows_are_a_sortable_table_with_numbers_in_the_page_language(
     user: User, show, lang, east, count
 ) -> None:
     await show("superset_execute_sql", SQL_RESULT, lang)
-    table = one(user, "result-table")
-    assert isinstance(table, ui.table)
+    table = one(user, "result-table", ui.table)
     assert [c["label"] for c in table.columns] == ["region", "total"]
     assert all(c["sortable"] for c in table.columns)
     assert [r["c1__shown"] for r in table.rows] == [
@@ -129,8 +131,7 @@ async def test_health_is_a_chart_by_status_with_the_failing_listed(
     user: User, show, lang, labels, verdict
 ) -> None:
     await show("get_health_summary", HEALTH, lang)
-    chart = one(user, "health-chart")
-    assert isinstance(chart, ui.echart)
+    chart = one(user, "health-chart", ui.echart)
     assert chart.options["xAxis"]["data"] == labels
     assert [d["value"] for d in chart.options["series"][0]["data"]] == [1, 1, 0, 0]
     await user.should_see(verdict)
@@ -161,7 +162,7 @@ async def test_a_delete_shows_its_facts_and_never_the_backup_path(
 async def test_backups_are_a_table(user: User, show, lang, header) -> None:
     backups = {"count": 1, "backups": [{"backup_id": "b1", "env_id": "dev", "path": "/srv/b1"}]}
     await show("list_backups", backups, lang)
-    table = one(user, "result-table")
+    table = one(user, "result-table", ui.table)
     assert table.columns[0]["label"] == header
     assert all("/srv" not in str(v) for row in table.rows for v in row.values())
 
@@ -270,7 +271,7 @@ async def test_environments_and_permissions_are_tables_in_the_page_language(
     user: User, show, lang, tool, result, headers, first_row
 ) -> None:
     await show(tool, result, lang)
-    table = one(user, "result-table")
+    table = one(user, "result-table", ui.table)
     assert [c["label"] for c in table.columns] == headers
     shown = [table.rows[0][f"c{i}__shown"] for i in range(len(headers))]
     assert shown == first_row
