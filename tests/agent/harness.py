@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from types import SimpleNamespace
 from typing import Any
 
@@ -37,6 +37,7 @@ from app.context import inject_uicontext
 from app.events import BaseEvent, decode_sse
 from app.parts import PARTS_STATE, Parts, with_core
 from app.superset.registry import EnvironmentRegistry
+from app.vocab import Channel
 from tests.agent.scripted import call, final_from_tool, recording_tools, scripted
 from tests.support import audit_rows, token_for
 
@@ -71,6 +72,35 @@ def fake_deps(parts: Parts) -> Callable[..., Any]:
         )
 
     return make
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who sends a request to the harness's core, through which door, in which
+    conversation (default: a turn starts a new one; an answer goes to the harness's)."""
+
+    user: str = "alice"
+    role: str = "admin"
+    conv_id: str | None = None
+    channel: Channel = "page"
+    client: str | None = None
+
+
+@dataclass(frozen=True)
+class Turn(Caller):
+    """A turn's keywords (``turn``, ``turn_request``, ``run``)."""
+
+    env_id: str | None = "dev"
+    uicontext: Any = None
+    history: list[dict[str, Any]] | None = None
+
+
+@dataclass(frozen=True)
+class Answer(Caller):
+    """An answer's keywords (``answer``, ``resume_request``, ``resume``)."""
+
+    reason: str | None = None
+    args: dict[str, Any] | None = None
 
 
 class Harness:
@@ -151,121 +181,94 @@ class Harness:
         deploy = call("deploy_dashboard", dashboard_id="42", target_env="prod")
         return self.use_proposal(deploy, log, *then, **options)
 
+    def _token(self, options: Caller) -> str:
+        """The caller's token; a turn also picks the harness's conversation."""
+        assert self.core is not None, "use() builds the core first"
+        if isinstance(options, Turn):
+            self.conv_id = options.conv_id or uuid.uuid4().hex
+        return self.token(options.user, options.role)
+
+    def _door(self, options: Caller) -> dict[str, Any]:
+        """The ``prepare_*`` keywords of the caller: core, token, channel and client."""
+        token = self._token(options)
+        return dict(core=self.core, token=token, channel=options.channel, client=options.client)
+
     # ---- the page's path: typed events ------------------------------------------------
-    async def turn_request(
-        self,
-        message: str,
-        *,
-        user: str = "alice",
-        role: str = "admin",
-        env_id: str | None = "dev",
-        uicontext: Any = None,
-        history: list[dict[str, Any]] | None = None,
-        conv_id: str | None = None,
-        channel: str = "page",
-        client: str | None = None,
-    ) -> TurnRequest:
-        """``prepare_turn`` for ``message`` on this core, with a token for ``user``; the
-        conversation (``conv_id``, a new one by default) becomes the harness's."""
-        assert self.core is not None
-        self.conv_id = conv_id or uuid.uuid4().hex
+    async def turn_request(self, message: str, **options: Any) -> TurnRequest:
+        """``prepare_turn`` for ``message`` on this core (``options``: ``Turn``'s fields)."""
+        o = Turn(**options)
+        door = self._door(o)
         return await prepare_turn(
-            core=self.core,
-            token=self.token(user, role),
             message=message,
-            history=history,
+            history=o.history,
             conv_id=self.conv_id,
-            env_id=env_id,
-            uicontext=uicontext,
-            channel=channel,  # type: ignore[arg-type]
-            client=client,
+            env_id=o.env_id,
+            uicontext=o.uicontext,
+            **door,
         )
 
-    async def turn(self, message: str, **request: Any) -> list[BaseEvent]:
-        """A turn on the page's path (``request``: ``turn_request``'s keywords): the
-        typed events the core yields."""
-        assert self.core is not None
-        return [ev async for ev in self.core.run_turn(await self.turn_request(message, **request))]
+    async def turn(self, message: str, **options: Any) -> list[BaseEvent]:
+        """A turn on the page's path (``options``: ``Turn``'s fields): the typed events
+        the core yields."""
+        req = await self.turn_request(message, **options)
+        return [ev async for ev in self.core.run_turn(req)]  # type: ignore[union-attr]
 
     async def resume_request(
-        self,
-        confirmation_id: str,
-        decision: str = "confirm",
-        *,
-        user: str = "alice",
-        role: str = "admin",
-        reason: str | None = None,
-        args: dict[str, Any] | None = None,
-        conv_id: str | None = None,
-        channel: str = "page",
-        client: str | None = None,
+        self, confirmation_id: str, decision: str = "confirm", **options: Any
     ) -> ResumeRequest:
-        """``prepare_resume`` of ``confirmation_id`` in the harness's conversation (or
-        ``conv_id``), with a token for ``user``."""
-        assert self.core is not None
+        """``prepare_resume`` of ``confirmation_id`` (``options``: ``Answer``'s fields)."""
+        o = Answer(**options)
         return await prepare_resume(
-            core=self.core,
-            token=self.token(user, role),
-            conv_id=conv_id or self.conv_id,
+            conv_id=o.conv_id or self.conv_id,
             confirmation_id=confirmation_id,
             decision=decision,
-            reason=reason,
-            args=args,
-            channel=channel,  # type: ignore[arg-type]
-            client=client,
+            reason=o.reason,
+            args=o.args,
+            **self._door(o),
         )
 
     async def answer(
-        self, confirmation_id: str, decision: str = "confirm", **request: Any
+        self, confirmation_id: str, decision: str = "confirm", **options: Any
     ) -> list[BaseEvent]:
-        """An answer to a card on the page's path (``request``: ``resume_request``'s
-        keywords): the typed events the core yields."""
-        assert self.core is not None
-        req = await self.resume_request(confirmation_id, decision, **request)
-        return [ev async for ev in self.core.resume(req)]
+        """An answer to a card on the page's path (``options``: ``Answer``'s fields): the
+        typed events the core yields."""
+        req = await self.resume_request(confirmation_id, decision, **options)
+        return [ev async for ev in self.core.resume(req)]  # type: ignore[union-attr]
 
-    # ---- the contract's SSE functions -------------------------------------------------
-    async def run(
-        self,
-        message: str,
-        *,
-        user: str = "alice",
-        role: str = "admin",
-        env_id: str | None = "dev",
-        uicontext: Any = None,
-        conv_id: str | None = None,
-        history: list[dict[str, Any]] | None = None,
-    ) -> list[dict[str, Any]]:
-        self.conv_id = conv_id or uuid.uuid4().hex
-        assert self.core is not None
-        token = self.token(user, role)
-        return await _collect(
-            agent_handler(
-                message, history, self.conv_id, user, token, env_id, uicontext, core=self.core
-            )
+    # ---- the contract's SSE functions (no client, no edited args) ---------------------
+    async def run(self, message: str, **options: Any) -> list[dict[str, Any]]:
+        o = Turn(**options)
+        token = self._token(o)
+        assert o.client is None, "the SSE functions name no client"
+        frames = agent_handler(
+            message,
+            o.history,
+            self.conv_id,
+            o.user,
+            token,
+            o.env_id,
+            o.uicontext,
+            core=self.core,  # type: ignore[arg-type]
+            channel=o.channel,
         )
+        return await _collect(frames)
 
     async def resume(
-        self,
-        confirmation_id: str,
-        decision: str = "confirm",
-        *,
-        user: str = "alice",
-        role: str = "admin",
-        reason: str | None = None,
-        conv_id: str | None = None,
+        self, confirmation_id: str, decision: str = "confirm", **options: Any
     ) -> list[dict[str, Any]]:
-        assert self.core is not None
-        return await _collect(
-            resume_handler(
-                conv_id or self.conv_id,
-                self.token(user, role),
-                confirmation_id,
-                decision,
-                reason,
-                core=self.core,
-            )
+        o = Answer(**options)
+        token = self._token(o)
+        assert o.client is None and o.args is None, "the SSE functions take no client or args"
+        frames = resume_handler(
+            o.conv_id or self.conv_id,
+            token,
+            confirmation_id,
+            decision,
+            o.reason,
+            core=self.core,  # type: ignore[arg-type]
+            channel=o.channel,
         )
+        return await _collect(frames)
 
 
 def _install_on_app(parts: Parts) -> None:

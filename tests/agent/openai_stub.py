@@ -26,14 +26,20 @@ from typing import Any
 MODEL = "stub-model"
 
 
-def _chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+def _envelope(kind: str, choice: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    """A chat completion (``kind``: ``chat.completion`` or its ``.chunk``) of one choice."""
     return {
         "id": "chatcmpl-stub",
-        "object": "chat.completion.chunk",
+        "object": kind,
         "created": int(time.time()),
         "model": MODEL,
-        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        "choices": [{"index": 0, **choice}],
+        **extra,
     }
+
+
+def _chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+    return _envelope("chat.completion.chunk", {"delta": delta, "finish_reason": finish})
 
 
 def fragments(text: str, parts: int = 3) -> list[str]:
@@ -77,14 +83,11 @@ def completion(reply: dict[str, Any]) -> dict[str, Any]:
             }
         ]
         finish = "tool_calls"
-    return {
-        "id": "chatcmpl-stub",
-        "object": "chat.completion",
-        "created": int(time.time()),
-        "model": MODEL,
-        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-        "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
-    }
+    return _envelope(
+        "chat.completion",
+        {"message": message, "finish_reason": finish},
+        usage={"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+    )
 
 
 class OpenAIStub:

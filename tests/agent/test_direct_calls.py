@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from app.agent.core import RequestRefused, prepare_call, prepare_resume
+from app.agent.core import CallRequest, RequestRefused, prepare_call, prepare_resume
 from app.auth import Principal
 from app.events import (
     BaseEvent,
@@ -41,27 +41,40 @@ async def direct(
     **args: Any,
 ) -> list[BaseEvent]:
     harness.conv_id = conv_id or f"mcp-{uuid.uuid4().hex}"
-    ensure_user(
-        harness.parts, who.user_id, who.role
-    )  # a principal is honoured only for an active account
-    req = await prepare_call(
-        core=harness.core,
+    # a principal is honoured only for an active account
+    ensure_user(harness.parts, who.user_id, who.role)
+    req = await mcp_call(harness.core, who, tool, args, harness.conv_id, client)
+    return [ev async for ev in harness.core.run_call(req)]
+
+
+async def mcp_call(
+    core: Any, who: Principal, tool: str, arguments: Any, conv_id: str | None, client: str | None
+) -> CallRequest:
+    """``prepare_call`` of ``tool`` through the MCP door (no page context)."""
+    return await prepare_call(
+        core=core,
         principal=who,
         tool_name=tool,
-        arguments=args,
-        conv_id=harness.conv_id,
+        arguments=arguments,
+        conv_id=conv_id,
         uicontext=None,
         channel="mcp",
         client=client,
     )
-    return [ev async for ev in harness.core.run_call(req)]
+
+
+@pytest.fixture
+def log(harness: Any) -> list[Any]:
+    """The harness's core with tools that record their runs in this list, and a model that
+    never proposes anything (its ``harness.recorder`` sees what it was asked)."""
+    runs: list[Any] = []
+    harness.use(tools=recording_tools(runs))
+    return runs
 
 
 async def test_a_direct_read_call_runs_without_the_model_and_ends_after_the_tool(
-    harness: Any,
+    harness: Any, log: list[Any]
 ) -> None:
-    log: list[Any] = []
-    recorder = harness.use(tools=recording_tools(log))
     events = await direct(harness, "search_dashboards", query="sales", env_id="dev")
     assert types_of(events) == ["tool_start", "tool_end", "done"]
     end = events[1]
@@ -69,17 +82,15 @@ async def test_a_direct_read_call_runs_without_the_model_and_ends_after_the_tool
     assert end.data == {"tool": "search_dashboards", "ok": True, "args": log[0][1]}
     assert end.data_truncated is False
     assert isinstance(events[-1], DoneEvent) and events[-1].state == "idle"
-    assert recorder.seen == []  # the model was never asked
+    assert harness.recorder.seen == []  # the model was never asked
     rows = harness.audit_rows(conv_id=harness.conv_id)
     assert {r["kind"] for r in rows} == {"tool_filtered", "executed"}
     assert {(r["channel"], r["client"]) for r in rows} == {("mcp", "claude-code")}
 
 
 async def test_a_guarded_direct_call_waits_and_its_confirmation_ends_after_the_tool(
-    harness: Any,
+    harness: Any, log: list[Any]
 ) -> None:
-    log: list[Any] = []
-    recorder = harness.use(tools=recording_tools(log))
     events = await direct(harness, "deploy_dashboard", dashboard_id="42", target_env="prod")
     conf = events[0]
     assert isinstance(conf, ConfirmRequiredEvent) and conf.metadata.env_context == "prod"
@@ -96,17 +107,15 @@ async def test_a_guarded_direct_call_waits_and_its_confirmation_ends_after_the_t
     )
     after = [ev async for ev in harness.core.resume(req)]
     assert types_of(after) == ["tool_start", "tool_end", "done"]
-    assert log == [("deploy_dashboard", log[0][1])] and recorder.seen == []
+    assert log == [("deploy_dashboard", log[0][1])] and harness.recorder.seen == []
     kinds = [r["kind"] for r in harness.audit_rows(conv_id=harness.conv_id)]
     assert {"confirm_requested", "confirmed", "executed"} <= set(kinds)
     assert {r["channel"] for r in harness.audit_rows(conv_id=harness.conv_id)} == {"mcp"}
 
 
 async def test_a_direct_call_confirmed_through_the_http_resume_runs_once_and_ends(
-    harness: Any,
+    harness: Any, log: list[Any]
 ) -> None:
-    log: list[Any] = []
-    recorder = harness.use(tools=recording_tools(log))
     events = await direct(harness, "run_backup", env_id="prod")
     conf = events[0]
     assert isinstance(conf, ConfirmRequiredEvent)
@@ -114,14 +123,14 @@ async def test_a_direct_call_confirmed_through_the_http_resume_runs_once_and_end
     assert types_of(frames) == ["tool_start", "tool_end", "done"]
     again = await harness.resume(conf.confirmation_id, "confirm")
     assert first(again, "error")["code"] == "confirmation_replayed"
-    assert len(log) == 1 and recorder.seen == []
+    assert len(log) == 1 and harness.recorder.seen == []
     executed = harness.audit_rows(conv_id=harness.conv_id, kind="executed")
     assert len(executed) == 1 and executed[0]["channel"] == "page"
 
 
-async def test_a_declined_direct_call_is_cancelled_and_audited(harness: Any) -> None:
-    log: list[Any] = []
-    harness.use(tools=recording_tools(log))
+async def test_a_declined_direct_call_is_cancelled_and_audited(
+    harness: Any, log: list[Any]
+) -> None:
     conf = (await direct(harness, "run_backup", env_id="prod"))[0]
     assert isinstance(conf, ConfirmRequiredEvent)
     after = await harness.answer(conf.confirmation_id, "deny", reason="not now", channel="mcp")
@@ -143,22 +152,20 @@ async def test_a_person_message_after_a_direct_call_is_answered_by_the_model(
 
 
 async def test_an_analysts_direct_call_of_an_admin_tool_is_denied_with_alternatives(
-    harness: Any,
+    harness: Any, log: list[Any]
 ) -> None:
-    log: list[Any] = []
-    recorder = harness.use(tools=recording_tools(log))
     events = await direct(harness, "delete_dashboard", who=ANA, dashboard_id="7", env_id="prod")
     denied = events[0]
     assert isinstance(denied, PermissionDeniedEvent) and denied.required_role == "admin"
     assert denied.alternatives
-    assert types_of(events)[-1] == "done" and log == [] and recorder.seen == []
+    assert types_of(events)[-1] == "done" and log == [] and harness.recorder.seen == []
     rows = harness.audit_rows(conv_id=harness.conv_id, kind="permission_denied")
     assert rows and rows[0]["client"] == "claude-code"
 
 
-async def test_a_dangerous_direct_call_accepted_too_early_stays_pending(harness: Any) -> None:
-    log: list[Any] = []
-    harness.use(tools=recording_tools(log))
+async def test_a_dangerous_direct_call_accepted_too_early_stays_pending(
+    harness: Any, log: list[Any]
+) -> None:
     conf = (await direct(harness, "delete_dashboard", dashboard_id="7", env_id="prod"))[0]
     assert isinstance(conf, ConfirmRequiredEvent) and conf.metadata.dangerous
     with pytest.raises(RequestRefused) as early:
@@ -173,9 +180,9 @@ async def test_a_dangerous_direct_call_accepted_too_early_stays_pending(harness:
     assert types_of(late) == ["tool_start", "tool_end", "done"] and len(log) == 1
 
 
-async def test_a_direct_call_in_another_users_conversation_is_refused(harness: Any) -> None:
-    log: list[Any] = []
-    harness.use(tools=recording_tools(log))
+async def test_a_direct_call_in_another_users_conversation_is_refused(
+    harness: Any, log: list[Any]
+) -> None:
     await direct(harness, "show_capabilities")
     events = await direct(harness, "show_capabilities", who=ANA, conv_id=harness.conv_id)
     err = events[0]
@@ -203,16 +210,7 @@ async def test_prepare_call_refuses_a_malformed_call_with_an_audit_row(
 ) -> None:
     ensure_user(parts, ANA.user_id, ANA.role)
     with pytest.raises(RequestRefused) as refused:
-        await prepare_call(
-            core=parts.core,
-            principal=ANA,
-            tool_name=tool,
-            arguments=arguments,
-            conv_id=conv_id,
-            uicontext=None,
-            channel="mcp",
-            client="cursor",
-        )
+        await mcp_call(parts.core, ANA, tool, arguments, conv_id, "cursor")
     assert (refused.value.status, refused.value.error) == (status, error)
     rows = audit_rows(parts, user="ana", kind="request_invalid", limit=1)
     assert rows[0]["reason"] == refused.value.reason and rows[0]["client"] == "cursor"

@@ -36,22 +36,29 @@ def _ends(events: list[Any]) -> list[ToolEndEvent]:
     return [e for e in events if isinstance(e, ToolEndEvent)]
 
 
-async def _deploy(harness: Any, log: list[Any], target: str = "staging", **kw: Any) -> Any:
+async def _deploy(
+    harness: Any, target: str = "staging", **kw: Any
+) -> tuple[ConfirmRequiredEvent, list[Any]]:
+    """The card of a proposed deploy of dashboard 42 to ``target``, and the list the tools
+    record their runs in (``kw``: ``harness.use()``'s)."""
+    log: list[Any] = []
     deploy = call("deploy_dashboard", dashboard_id="42", target_env=target)
     harness.use_proposal(deploy, log, final_from_tool, **kw)
-    return _conf(await harness.turn(f"deploy 42 to {target}"))
+    return _conf(await harness.turn(f"deploy 42 to {target}")), log
+
+
+# the edit most tests make: another dashboard, the same risk and environment
+EDITED = {"dashboard_id": "43", "target_env": "staging"}
 
 
 async def test_an_edit_that_keeps_risk_and_env_runs_under_the_same_confirmation(
     harness: Any,
 ) -> None:
-    log: list[Any] = []
-    conf = await _deploy(harness, log)
-    edited = {"dashboard_id": "43", "target_env": "staging"}
-    events = await harness.answer(conf.confirmation_id, "confirm", args=edited)
+    conf, log = await _deploy(harness)
+    events = await harness.answer(conf.confirmation_id, "confirm", args=EDITED)
     assert not any(isinstance(e, ConfirmRequiredEvent) for e in events)
     assert [e.status for e in _ends(events)] == ["completed"]
-    assert log == [("deploy_dashboard", {**edited, "source_env": None})]
+    assert log == [("deploy_dashboard", {**EDITED, "source_env": None})]
 
 
 async def test_an_edit_that_raises_the_risk_asks_a_new_dangerous_confirmation(
@@ -78,8 +85,7 @@ async def test_an_edit_that_raises_the_risk_asks_a_new_dangerous_confirmation(
 
 
 async def test_an_edit_to_another_environment_asks_a_new_prod_confirmation(harness: Any) -> None:
-    log: list[Any] = []
-    conf = await _deploy(harness, log)
+    conf, log = await _deploy(harness)
     assert conf.metadata.card_state == "write_staging"
     events = await harness.answer(
         conf.confirmation_id, "confirm", args={"dashboard_id": "42", "target_env": "prod"}
@@ -98,13 +104,12 @@ async def test_an_edit_to_another_environment_asks_a_new_prod_confirmation(harne
 
 
 async def test_an_edit_the_callers_role_may_not_run_is_permission_denied(harness: Any) -> None:
-    log: list[Any] = []
-    conf = await _deploy(harness, log)  # asked while alice was an admin
+    conf, log = await _deploy(harness)  # asked while alice was an admin
     events = await harness.answer(
         conf.confirmation_id,
         "confirm",
         role="analyst",  # her token now says analyst
-        args={"dashboard_id": "43", "target_env": "staging"},
+        args=EDITED,
     )
     denied = next(e for e in events if isinstance(e, PermissionDeniedEvent))
     assert denied.tool_name == "deploy_dashboard" and denied.required_role == "admin"
@@ -115,21 +120,19 @@ async def test_an_edit_the_callers_role_may_not_run_is_permission_denied(harness
 async def test_the_audit_row_of_an_edited_confirmation_holds_both_argument_sets(
     harness: Any,
 ) -> None:
-    conf = await _deploy(harness, [])
-    edited = {"dashboard_id": "43", "target_env": "staging"}
-    await harness.answer(conf.confirmation_id, "confirm", args=edited)
+    conf, _ = await _deploy(harness)
+    await harness.answer(conf.confirmation_id, "confirm", args=EDITED)
     [row] = harness.audit_rows(kind="confirmed", conv_id=harness.conv_id)
     assert row["args"] == {
         "shown": {"dashboard_id": "42", "source_env": None, "target_env": "staging"},
-        "edited": edited,
+        "edited": EDITED,
     }
     executed = harness.audit_rows(kind="executed", conv_id=harness.conv_id)
     assert executed[0]["args"]["dashboard_id"] == "43"
 
 
 async def test_an_edit_into_a_maintenance_window_is_refused(harness: Any) -> None:
-    log: list[Any] = []
-    conf = await _deploy(harness, log)
+    conf, log = await _deploy(harness)
     with harness.parts.db.session() as s:
         maintenance.start(s, env_id="prod", started_by="ops", reason="upgrade")
     try:
@@ -150,8 +153,7 @@ async def test_the_preflight_runs_again_on_the_edited_arguments(harness: Any) ->
         seen.append(args.model_dump())
         return {"errors": ["no such dashboard"]} if args.dashboard_id == "404" else {}
 
-    log: list[Any] = []
-    conf = await _deploy(harness, log, preflight=preflight)
+    conf, log = await _deploy(harness, preflight=preflight)
     events = await harness.answer(
         conf.confirmation_id, "confirm", args={"dashboard_id": "404", "target_env": "staging"}
     )
@@ -163,8 +165,7 @@ async def test_the_preflight_runs_again_on_the_edited_arguments(harness: Any) ->
 async def test_an_edit_the_args_model_rejects_does_not_spend_the_confirmation(
     harness: Any,
 ) -> None:
-    log: list[Any] = []
-    conf = await _deploy(harness, log)
+    conf, _ = await _deploy(harness)
     with pytest.raises(RequestRefused) as caught:
         await harness.answer(
             conf.confirmation_id, "confirm", args={"dashboard_id": "", "target_env": "staging"}
@@ -178,10 +179,8 @@ async def test_an_edit_the_args_model_rejects_does_not_spend_the_confirmation(
 async def test_a_run_with_arguments_other_than_the_confirmed_edit_runs_nothing(
     harness: Any,
 ) -> None:
-    log: list[Any] = []
-    conf = await _deploy(harness, log)
-    edited = {"dashboard_id": "43", "target_env": "staging"}
-    req = await harness.resume_request(conf.confirmation_id, args=edited)
+    conf, log = await _deploy(harness)
+    req = await harness.resume_request(conf.confirmation_id, args=EDITED)
     with harness.parts.db.session() as s:
         assert s.get(Confirmation, conf.confirmation_id).edited_args_hash
     forged = dataclasses.replace(req, args={"dashboard_id": "666", "target_env": "staging"})
@@ -191,14 +190,12 @@ async def test_a_run_with_arguments_other_than_the_confirmed_edit_runs_nothing(
 
 
 async def test_the_conversation_and_the_model_read_the_arguments_as_edited(harness: Any) -> None:
-    log: list[Any] = []
-    conf = await _deploy(harness, log)
-    edited = {"dashboard_id": "43", "target_env": "staging"}
-    await harness.answer(conf.confirmation_id, "confirm", args=edited)
+    conf, _ = await _deploy(harness)
+    await harness.answer(conf.confirmation_id, "confirm", args=EDITED)
     view = await harness.core.conversation(ALICE, harness.conv_id)
-    assert view.tool_calls[0]["tool_args"] == edited and view.tool_calls[0]["status"] == "completed"
+    assert view.tool_calls[0]["tool_args"] == EDITED and view.tool_calls[0]["status"] == "completed"
     proposed = next(m for m in harness.recorder.seen[-1] if getattr(m, "tool_calls", None))
-    assert proposed.tool_calls[0]["args"] == edited
+    assert proposed.tool_calls[0]["args"] == EDITED
 
 
 async def test_the_planner_names_the_edited_call_when_its_new_card_is_cancelled(

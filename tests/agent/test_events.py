@@ -44,132 +44,90 @@ META = ConfirmMetadataV2(
     description="Delete dashboard 7",
 )
 
-EVENTS: list[Any] = [
+_STREAM: list[BaseModel] = [
     # streamed model text, with characters that need escaping in JSON
-    pytest.param(
-        TokenEvent(conv_id="c", seq=1, text='He said "hi"\nnew line — ünïcode'), id="token"
-    ),
+    TokenEvent(text='He said "hi"\nnew line — ünïcode'),
     # a tool call starts (write tool with a task)
-    pytest.param(
-        ToolStartEvent(
-            conv_id="c",
-            seq=2,
-            call_id="k1",
-            tool_name="run_backup",
-            tool_args={"env_id": "dev", "dashboard_ids": ["1", "2"]},
-            is_write_tool=True,
-            timeout_s=600.0,
-            task_id="t1",
-        ),
-        id="tool_start",
+    ToolStartEvent(
+        call_id="k1",
+        tool_name="run_backup",
+        tool_args={"env_id": "dev", "dashboard_ids": ["1", "2"]},
+        is_write_tool=True,
+        timeout_s=600.0,
+        task_id="t1",
     ),
     # progress of a long task
-    pytest.param(
-        ToolProgressEvent(
-            conv_id="c",
-            seq=3,
-            call_id="k1",
-            tool_name="run_backup",
-            task_id="t1",
-            step=2,
-            total=5,
-            message="exporting",
-        ),
-        id="tool_progress",
+    ToolProgressEvent(
+        call_id="k1",
+        tool_name="run_backup",
+        task_id="t1",
+        step=2,
+        total=5,
+        message="exporting",
     ),
     # a failed tool end with the retry flags
-    pytest.param(
-        ToolEndEvent(
-            conv_id="c",
-            seq=4,
-            call_id="k1",
-            tool_name="search_dashboards",
-            status="failed",
-            error="Superset answered HTTP 502",
-            retryable=True,
-            retry_exhausted=True,
-            duration_ms=12.5,
-        ),
-        id="tool_end",
+    ToolEndEvent(
+        call_id="k1",
+        tool_name="search_dashboards",
+        status="failed",
+        error="Superset answered HTTP 502",
+        retryable=True,
+        retry_exhausted=True,
+        duration_ms=12.5,
     ),
     # the one retry of a read tool
-    pytest.param(
-        ToolRetryEvent(
-            conv_id="c",
-            seq=5,
-            call_id="k2",
-            tool_name="search_dashboards",
-            attempt=1,
-            error="HTTP 502",
-        ),
-        id="tool_retry",
+    ToolRetryEvent(
+        call_id="k2",
+        tool_name="search_dashboards",
+        attempt=1,
+        error="HTTP 502",
     ),
     # a write tool timed out: status unknown
-    pytest.param(
-        ToolTimeoutEvent(
-            conv_id="c",
-            seq=6,
-            call_id="k3",
-            tool_name="deploy_dashboard",
-            timeout_s=30.0,
-            retryable=False,
-            status_unknown=True,
-            message="Operation status unknown — check Superset",
-        ),
-        id="tool_timeout",
+    ToolTimeoutEvent(
+        call_id="k3",
+        tool_name="deploy_dashboard",
+        timeout_s=30.0,
+        retryable=False,
+        status_unknown=True,
+        message="Operation status unknown — check Superset",
     ),
     # a confirmation card with the full V2 metadata
-    pytest.param(
-        ConfirmRequiredEvent(
-            conv_id="c",
-            seq=7,
-            confirmation_id="abc",
-            call_id="k4",
-            metadata=META,
-            countdown_s=10,
-            expires_at="2026-11-30T05:00:00+00:00",
-        ),
-        id="confirm_required",
+    ConfirmRequiredEvent(
+        confirmation_id="abc",
+        call_id="k4",
+        metadata=META,
+        countdown_s=10,
+        expires_at="2026-11-30T05:00:00+00:00",
     ),
     # a refused call with alternatives
-    pytest.param(
-        PermissionDeniedEvent(
-            conv_id="c",
-            seq=8,
-            tool_name="deploy_dashboard",
-            required_role="admin",
-            alternatives=[Alternative(action="get_health_summary", prompt="Check its health")],
-            message="requires admin",
-        ),
-        id="permission_denied",
+    PermissionDeniedEvent(
+        tool_name="deploy_dashboard",
+        required_role="admin",
+        alternatives=[Alternative(action="get_health_summary", prompt="Check its health")],
+        message="requires admin",
     ),
     # the final assistant text
-    pytest.param(MessageEvent(conv_id="c", seq=9, text="Done.", model="offline"), id="message"),
+    MessageEvent(text="Done.", model="offline"),
     # an error with a status code
-    pytest.param(
-        ErrorEvent(conv_id="c", seq=10, code="invalid_uicontext", message="bad", status_code=422),
-        id="error",
-    ),
+    ErrorEvent(code="invalid_uicontext", message="bad", status_code=422),
     # the end of a turn that waits for a person
-    pytest.param(DoneEvent(conv_id="c", seq=11, state="awaiting_confirmation"), id="done"),
+    DoneEvent(state="awaiting_confirmation"),
     # the turn was accepted: which model answers, how many tools it may use
-    pytest.param(
-        TurnStartEvent(
-            conv_id="c",
-            seq=12,
-            model="offline planner",
-            tools_offered=9,
-            object_type="dashboard",
-            env_id="prod",
-            lang="ru",
-        ),
-        id="turn_start",
+    TurnStartEvent(
+        model="offline planner",
+        tools_offered=9,
+        object_type="dashboard",
+        env_id="prod",
+        lang="ru",
     ),
     # a person stopped the turn; a write in flight goes on
-    pytest.param(
-        StoppedEvent(conv_id="c", seq=13, writes_in_flight=["call_7"], message="Stopped."),
-        id="stopped",
-    ),
+    StoppedEvent(writes_in_flight=["call_7"], message="Stopped."),
+]
+
+# each event as a stream of conversation "c" carries it, numbered from 1 in this order
+EVENTS = [
+    pytest.param(e.model_copy(update={"conv_id": "c", "seq": seq}), id=e.type)
+    for seq, e in enumerate(_STREAM, 1)
 ]
 
 

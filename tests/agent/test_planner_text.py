@@ -20,6 +20,7 @@ from app.agent.planner.sqltext import split_sql
 from app.agent.planner.text import EnvResolver
 from app.policy import sql_risk
 from tests.agent.test_planner import planner, system
+from tests.samples import SQL_RESULT
 
 ENVS = EnvResolver({"dev": "dev", "staging": "staging", "prod": "prod"})
 
@@ -134,16 +135,6 @@ def test_a_summarised_top_level_list_keeps_its_total():
 )
 def test_numbers_are_formatted_for_the_language_without_float_noise(value, lang, expected):
     assert fmt_number(value, lang) == expected
-
-
-SQL_RESULT = {
-    "env": "dev",
-    "database": "examples",
-    "columns": ["region", "total"],
-    "rows": [{"region": "East", "total": 59849.78999999998}, {"region": "North", "total": 12.5}],
-    "row_count": 2,
-    "truncated": False,
-}
 
 
 @pytest.mark.parametrize(

@@ -113,6 +113,19 @@ async def proxy(superset_sandbox: Sandbox) -> AsyncIterator[FaultProxy]:
     await p.stop()
 
 
+@pytest.fixture
+async def proxied(proxy: FaultProxy, superset_sandbox: Sandbox) -> AsyncIterator[Any]:
+    """Environments whose dev goes through ``proxy`` (closed after the test)."""
+    registry = EnvironmentRegistry([_env_through(superset_sandbox, proxy.port)])
+    yield registry
+    await registry.aclose()
+
+
+def _on(method: str, path: str) -> Rule:
+    """A proxy rule for one request: ``method`` on ``path``."""
+    return lambda m, p: (m, p) == (method, path)
+
+
 def _deps(parts: Parts, registry: EnvironmentRegistry) -> ToolDeps:
     """A call's dependencies on the test's parts, on dev of ``registry``."""
     return ToolDeps(
@@ -133,15 +146,11 @@ async def _call_with_retry(name: str, deps: ToolDeps, retries: list[Any], **args
 
 
 async def test_read_tool_retries_once_after_a_502_and_succeeds(
-    proxy: FaultProxy, superset_sandbox: Sandbox, parts: Parts
+    proxy: FaultProxy, proxied: EnvironmentRegistry, parts: Parts
 ) -> None:
-    proxy.fail = lambda method, path: method == "GET" and path == "/api/v1/dashboard/"
-    registry = EnvironmentRegistry([_env_through(superset_sandbox, proxy.port)])
+    proxy.fail = _on("GET", "/api/v1/dashboard/")
     retries: list[Any] = []
-    out = await _call_with_retry(
-        "search_dashboards", _deps(parts, registry), retries, query="Sales"
-    )
-    await registry.aclose()
+    out = await _call_with_retry("search_dashboards", _deps(parts, proxied), retries, query="Sales")
     assert [d["title"] for d in out["dashboards"]] == ["Sales Overview"]
     assert len(retries) == 1 and isinstance(retries[0][1], SupersetUnavailableError)
     assert retries[0][1].status_code == 502
@@ -149,22 +158,20 @@ async def test_read_tool_retries_once_after_a_502_and_succeeds(
 
 
 async def test_write_tool_is_not_retried_after_a_502(
-    proxy: FaultProxy, superset_sandbox: Sandbox, parts: Parts
+    proxy: FaultProxy, proxied: EnvironmentRegistry, superset_sandbox: Sandbox, parts: Parts
 ) -> None:
-    proxy.fail = lambda method, path: method == "POST" and path == "/api/v1/dataset/"
-    registry = EnvironmentRegistry([_env_through(superset_sandbox, proxy.port)])
+    proxy.fail = _on("POST", "/api/v1/dataset/")
     retries: list[Any] = []
     name = f"never_{uuid.uuid4().hex[:8]}"
     with pytest.raises(SupersetUnavailableError) as info:
         await _call_with_retry(
-            "superset_create_dataset", _deps(parts, registry), retries,
+            "superset_create_dataset", _deps(parts, proxied), retries,
             database="Sales", table_name=name, sql="select 1 as x",
         )  # fmt: skip
     assert retries == [] and not info.value.retry_exhausted
     assert proxy.seen.count("POST /api/v1/dataset/") == 1  # sent once, never again
     direct = EnvironmentRegistry([_env_through(superset_sandbox, superset_sandbox.env("dev").port)])
     assert await direct.client("dev").find_datasets(name) == []  # it never reached Superset
-    await registry.aclose()
     await direct.aclose()
 
 
@@ -187,21 +194,19 @@ async def test_superset_not_running_is_a_clear_error_quickly(parts: Parts) -> No
 
 
 async def test_hanging_write_times_out_with_status_unknown(
-    proxy: FaultProxy, superset_sandbox: Sandbox, make_parts: Any
+    proxy: FaultProxy, proxied: EnvironmentRegistry, make_parts: Any
 ) -> None:
     parts = make_parts(tool_timeout_s=1)  # the 30 s default, shortened
-    proxy.hang = lambda method, path: method == "POST" and path == "/api/v1/dataset/"
-    registry = EnvironmentRegistry([_env_through(superset_sandbox, proxy.port)])
+    proxy.hang = _on("POST", "/api/v1/dataset/")
     spec = TOOL_CATALOG["superset_create_dataset"]
     args = spec.args_model(database="Sales", table_name="hang_x", sql="select 1")
     started = time.monotonic()
     with pytest.raises(ToolTimeoutError) as info:
         await execute_with_timeout(
-            lambda: ALL_TOOLS[spec.name](args, _deps(parts, registry)),
+            lambda: ALL_TOOLS[spec.name](args, _deps(parts, proxied)),
             is_write=True,
             timeout_s=parts.settings.tool_timeout_s,
         )
-    await registry.aclose()
     assert time.monotonic() - started < 5.0
     assert info.value.details.get("status_unknown") is True
     assert info.value.details.get("retryable") is False

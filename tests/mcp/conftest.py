@@ -23,7 +23,7 @@ from tests.server_proc import Server, cli, server_env
 
 COUNTDOWN_S = 2.0
 
-__all__ = ["COUNTDOWN_S", "ERAS", "FakeMcpServer", "mcp_server", "real_mcp"]
+__all__ = ["COUNTDOWN_S", "ERAS", "FakeMcpServer", "mcp_server", "mode", "real_mcp"]
 
 
 @dataclass
@@ -54,3 +54,9 @@ def mcp_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FakeMcpServ
     with Server(env, argv=("-m", "tests.mcp.serve_fake")) as server:
         tokens = {u: server.token(u, PASSWORD) for u in ("ana", "ops")}
         yield FakeMcpServer(server, tokens, log_path)
+
+
+@pytest.fixture(params=ERAS)
+def mode(request: pytest.FixtureRequest) -> str:
+    """The protocol era a client speaks: a test that takes it runs once in each."""
+    return str(request.param)

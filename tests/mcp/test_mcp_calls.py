@@ -7,13 +7,12 @@ from typing import Any
 
 import pytest
 
-from tests.mcp.conftest import ERAS, FakeMcpServer
+from tests.mcp.conftest import FakeMcpServer
 from tests.mcp.support import Person, ops, text_of
 
 pytestmark = pytest.mark.timeout(120)
 
 
-@pytest.mark.parametrize("mode", ERAS)
 async def test_read_call_answers_structured_content_and_text(
     mcp_server: FakeMcpServer, mode: str
 ) -> None:

@@ -10,13 +10,12 @@ import time
 import mcp_types as types
 import pytest
 
-from tests.mcp.conftest import COUNTDOWN_S, ERAS, FakeMcpServer
+from tests.mcp.conftest import COUNTDOWN_S, FakeMcpServer
 from tests.mcp.support import Person, ops, text_of
 
 pytestmark = pytest.mark.timeout(120)
 
 
-@pytest.mark.parametrize("mode", ERAS)
 async def test_accepted_guarded_write_on_prod_runs_once(
     mcp_server: FakeMcpServer, mode: str
 ) -> None:
@@ -48,7 +47,6 @@ async def test_accepted_guarded_write_on_prod_runs_once(
     assert len(ops(rows, "executed")) == 1
 
 
-@pytest.mark.parametrize("mode", ERAS)
 @pytest.mark.parametrize(
     ("action", "reason"), [("decline", "declined by the user"), ("cancel", "dismissed by the user")]
 )
@@ -67,7 +65,6 @@ async def test_declined_or_cancelled_write_is_cancelled_and_recorded(
     assert ops(rows, "executed") == []
 
 
-@pytest.mark.parametrize("mode", ERAS)
 async def test_dangerous_call_accepted_too_early_is_refused_and_asked_again(
     mcp_server: FakeMcpServer, mode: str
 ) -> None:
@@ -101,7 +98,6 @@ async def test_a_client_that_keeps_accepting_too_early_leaves_it_pending(
     assert ops(mcp_server.log(mark), "executed") == []
 
 
-@pytest.mark.parametrize("mode", ERAS)
 async def test_client_without_elicitation_gets_the_id_and_a_link_and_nothing_runs(
     mcp_server: FakeMcpServer, mode: str
 ) -> None:

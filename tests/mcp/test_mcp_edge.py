@@ -9,7 +9,7 @@ import mcp_types as types
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from tests.mcp.conftest import ERAS, FakeMcpServer
+from tests.mcp.conftest import FakeMcpServer
 from tests.mcp.support import bearer, initialize
 
 pytestmark = pytest.mark.timeout(120)
@@ -56,7 +56,6 @@ def test_a_session_is_bound_to_the_user_who_opened_it(mcp_server: FakeMcpServer)
 # ---- tools/list ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("mode", ERAS)
 async def test_analyst_and_admin_see_their_tools_with_annotations(
     mcp_server: FakeMcpServer, mode: str
 ) -> None:
@@ -82,7 +81,6 @@ async def test_analyst_and_admin_see_their_tools_with_annotations(
     assert admin["deploy_dashboard"].description == "deploy_dashboard (fake)"
 
 
-@pytest.mark.parametrize("mode", ERAS)
 async def test_list_follows_the_context_and_refuses_a_bad_one(
     mcp_server: FakeMcpServer, mode: str
 ) -> None:

@@ -9,7 +9,6 @@ import uuid
 
 import pytest
 
-from tests.mcp.clients import ERAS
 from tests.mcp.real_server import REAL_COUNTDOWN_S, RealMcpServer
 from tests.mcp.support import Person, text_of
 
@@ -22,7 +21,6 @@ def kinds(rows: list[dict[str, object]]) -> list[object]:
     return [r["kind"] for r in rows]
 
 
-@pytest.mark.parametrize("mode", ERAS)
 async def test_an_accepted_guarded_write_on_prod_runs_once(
     real_mcp: RealMcpServer, mode: str
 ) -> None:

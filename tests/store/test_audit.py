@@ -117,6 +117,7 @@ def test_init_db_twice_keeps_rows_and_triggers(engine: Engine) -> None:
 
 def _seed(s: Session) -> None:
     base = datetime(2026, 1, 1, tzinfo=UTC)
+    columns = ("kind", "user", "tool", "env", "decision", "conv_id")
     rows = [
         ("executed", "alice", "search_dashboards", "dev", "ok", "c1"),
         ("permission_denied", "bob", "delete_dashboard", "prod", "deny", "c2"),
@@ -124,20 +125,10 @@ def _seed(s: Session) -> None:
         ("failed", "carol", "superset_execute_sql", "staging", "error", "c3"),
         ("executed", "bob", "search_dashboards", "prod", "ok", "c2"),
     ]
-    for i, (kind, user, tool, env, decision, conv) in enumerate(rows):
+    for i, row in enumerate(rows):
         # rows are built directly so each gets a deterministic timestamp
-        s.add(
-            AuditEvent(
-                kind=kind,
-                user=user,
-                tool=tool,
-                env=env,
-                decision=decision,
-                conv_id=conv,
-                role="admin",
-                ts=base + timedelta(minutes=i),
-            )
-        )
+        ts = base + timedelta(minutes=i)
+        s.add(AuditEvent(**dict(zip(columns, row, strict=True)), role="admin", ts=ts))
     s.commit()
 
 

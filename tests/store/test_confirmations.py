@@ -10,35 +10,27 @@ from sqlmodel import Session
 
 from app.store import confirmations
 
+# a dangerous delete on prod, waiting for alice's answer
+PENDING = dict(
+    conv_id="c1",
+    user_id="alice",
+    tool_name="delete_dashboard",
+    call_id="call-1",
+    args_hash="h" * 64,
+    env_id="prod",
+    risk_level="dangerous",
+)
+
 
 def _new(s: Session) -> str:
-    row = confirmations.create(
-        s,
-        conv_id="c1",
-        user_id="alice",
-        tool_name="delete_dashboard",
-        call_id="call-1",
-        args_hash="h" * 64,
-        env_id="prod",
-        risk_level="dangerous",
-    )
+    row = confirmations.create(s, **PENDING)
     s.commit()
     return row.id
 
 
 def test_confirmation_is_created_with_an_unguessable_id_and_ttl(session: Session) -> None:
     now = datetime(2026, 1, 1, tzinfo=UTC)
-    row = confirmations.create(
-        session,
-        conv_id="c1",
-        user_id="alice",
-        tool_name="run_backup",
-        call_id="k",
-        args_hash="x",
-        risk_level="guarded",
-        ttl_s=60,
-        now=now,
-    )
+    row = confirmations.create(session, **{**PENDING, "ttl_s": 60, "now": now})
     assert len(row.id) >= 32
     assert row.expires_at == now + timedelta(seconds=60)
     assert (row.used_at, row.decision) == (None, None)

@@ -14,15 +14,7 @@ from app.agent.tools.base import NoArgs, ToolDeps
 from app.agent.tools.declare import Family
 from app.policy import CardLine, Phrase
 from app.vocab import Presentation
-from tests.policy.test_catalog import DESIGN_TABLE
-
-LONG_TASKS = {
-    "deploy_dashboard",
-    "execute_migration",
-    "run_backup",
-    "restore_backup",
-    "delete_dashboard",
-}
+from tests.policy.test_catalog import DESIGN_TABLE, LONG_TASKS
 
 
 def test_the_product_has_the_22_contract_tools_each_declared_once() -> None:

@@ -2,47 +2,30 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from nicegui import ui
 from nicegui.testing import User
 
 from app.parts import Parts
 from app.store.audit import record_audit
 
+# (kind, user, role, tool, env, decision, what else the row says)
+AUDIT_ROWS: list[tuple[str, str, str, str, str, str, dict[str, Any]]] = [
+    ("executed", "alice", "admin", "deploy_dashboard", "prod", "allow",
+     {"args": {"dashboard_id": "42"}, "channel": "mcp", "client": "claude-code",
+      "conv_id": "c-mcp-1"}),
+    ("denied", "bob", "analyst", "deploy_dashboard", "prod", "deny",
+     {"reason": "admin role required"}),
+    ("executed", "bob", "analyst", "search_dashboards", "dev", "allow", {}),
+]  # fmt: skip
+COLUMNS = ("kind", "user", "role", "tool", "env", "decision")
+
 
 def seed_audit(parts: Parts) -> None:
     with parts.db.session() as session:
-        record_audit(
-            session,
-            kind="executed",
-            user="alice",
-            role="admin",
-            tool="deploy_dashboard",
-            env="prod",
-            decision="allow",
-            args={"dashboard_id": "42"},
-            channel="mcp",
-            client="claude-code",
-            conv_id="c-mcp-1",
-        )
-        record_audit(
-            session,
-            kind="denied",
-            user="bob",
-            role="analyst",
-            tool="deploy_dashboard",
-            env="prod",
-            decision="deny",
-            reason="admin role required",
-        )
-        record_audit(
-            session,
-            kind="executed",
-            user="bob",
-            role="analyst",
-            tool="search_dashboards",
-            env="dev",
-            decision="allow",
-        )
+        for *values, more in AUDIT_ROWS:
+            record_audit(session, **dict(zip(COLUMNS, values, strict=True)), **more)
 
 
 async def test_analyst_gets_a_clear_403_on_audit(user: User, core, sign_in) -> None:

@@ -3,6 +3,7 @@ Russian (NiceGUI user simulation, fake core yielding the real views of real resu
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
@@ -12,6 +13,7 @@ from nicegui.testing import User
 from app.agent.tools import TOOLS
 from app.events import ToolEndEvent, ToolStartEvent
 from app.views import build_view
+from tests.samples import SQL_RESULT
 from tests.ui.fakes import confirm_event, done, message
 
 BASE = "http://superset.test:8088"
@@ -27,26 +29,27 @@ def ran(tool: str, result: dict[str, Any], call_id: str = "c1") -> list[Any]:
     ]
 
 
-async def ask(user: User, sign_in, core, events: list[Any], lang: str) -> None:
-    core.replies = [*events, message("ok"), done()]
-    await sign_in("admin", target=f"/agent?lang={lang}")
-    user.find(marker="chat-input").type("go").trigger("keydown.enter")
-    await user.should_see(marker="tool-result", retries=30)
+@pytest.fixture
+def show(user: User, sign_in, core) -> Callable[[str, dict[str, Any], str], Awaitable[None]]:
+    """``show(tool, result, lang)``: an admin asks on the page in ``lang``, the fake core
+    answers with ``tool``'s completed call of ``result``; done once the result is shown."""
+
+    async def show(tool: str, result: dict[str, Any], lang: str) -> None:
+        core.replies = [*ran(tool, result), message("ok"), done()]
+        await sign_in("admin", target=f"/agent?lang={lang}")
+        user.find(marker="chat-input").type("go").trigger("keydown.enter")
+        await user.should_see(marker="tool-result", retries=30)
+
+    return show
 
 
-def one(user: User, marker: str) -> Any:
+def one(user: User, marker: str, kind: type[ui.element] = ui.element) -> Any:
+    """The one element marked ``marker`` on the page, a ``kind``."""
     elements = user.find(marker=marker).elements
     assert len(elements) == 1, f"{len(elements)} elements marked {marker}"
-    return next(iter(elements))
-
-
-SQL = {
-    "env": "dev",
-    "columns": ["region", "total"],
-    "rows": [{"region": "East", "total": 59849.78999999998}, {"region": "North", "total": 1200}],
-    "row_count": 2,
-    "truncated": False,
-}
+    element = next(iter(elements))
+    assert isinstance(element, kind), f"{marker} is a {type(element).__name__}"
+    return element
 
 
 @pytest.mark.parametrize(
@@ -54,11 +57,10 @@ SQL = {
     [("en", "59,849.79", "2 rows"), ("ru", f"59{NBSP}849,79", "Строк: 2")],
 )
 async def test_sql_rows_are_a_sortable_table_with_numbers_in_the_page_language(
-    user: User, core, sign_in, lang, east, count
+    user: User, show, lang, east, count
 ) -> None:
-    await ask(user, sign_in, core, ran("superset_execute_sql", SQL), lang)
-    table = one(user, "result-table")
-    assert isinstance(table, ui.table)
+    await show("superset_execute_sql", SQL_RESULT, lang)
+    table = one(user, "result-table", ui.table)
     assert [c["label"] for c in table.columns] == ["region", "total"]
     assert all(c["sortable"] for c in table.columns)
     assert [r["c1__shown"] for r in table.rows] == [
@@ -72,8 +74,8 @@ async def test_sql_rows_are_a_sortable_table_with_numbers_in_the_page_language(
     assert csv.splitlines() == ["region,total", "East,59849.78999999998", "North,1200"]
 
 
-async def test_a_truncated_result_says_so(user: User, core, sign_in) -> None:
-    await ask(user, sign_in, core, ran("superset_execute_sql", {**SQL, "truncated": True}), "en")
+async def test_a_truncated_result_says_so(user: User, show) -> None:
+    await show("superset_execute_sql", {**SQL_RESULT, "truncated": True}, "en")
     await user.should_see("2 rows (truncated: the query returned more)")
 
 
@@ -96,9 +98,9 @@ DASHBOARDS = {
     ("lang", "owners"), [("en", "Owners: Ann Lee"), ("ru", "Владельцы: Ann Lee")]
 )
 async def test_dashboards_are_titles_linking_to_their_superset_in_a_new_tab(
-    user: User, core, sign_in, lang, owners
+    user: User, show, lang, owners
 ) -> None:
-    await ask(user, sign_in, core, ran("search_dashboards", DASHBOARDS), lang)
+    await show("search_dashboards", DASHBOARDS, lang)
     links = {link.text: link.props for link in user.find(marker="superset-link").elements}
     assert links["Sales demo"]["href"] == f"{BASE}/superset/dashboard/7/"
     assert links["Sales demo"]["target"] == "_blank"
@@ -126,11 +128,10 @@ HEALTH = {
     ],
 )
 async def test_health_is_a_chart_by_status_with_the_failing_listed(
-    user: User, core, sign_in, lang, labels, verdict
+    user: User, show, lang, labels, verdict
 ) -> None:
-    await ask(user, sign_in, core, ran("get_health_summary", HEALTH), lang)
-    chart = one(user, "health-chart")
-    assert isinstance(chart, ui.echart)
+    await show("get_health_summary", HEALTH, lang)
+    chart = one(user, "health-chart", ui.echart)
     assert chart.options["xAxis"]["data"] == labels
     assert [d["value"] for d in chart.options["series"][0]["data"]] == [1, 1, 0, 0]
     await user.should_see(verdict)
@@ -141,7 +142,7 @@ async def test_health_is_a_chart_by_status_with_the_failing_listed(
 
 @pytest.mark.parametrize(("lang", "label"), [("en", "Backup"), ("ru", "Резервная копия")])
 async def test_a_delete_shows_its_facts_and_never_the_backup_path(
-    user: User, core, sign_in, lang, label
+    user: User, show, lang, label
 ) -> None:
     result = {
         "task_id": "t1",
@@ -151,25 +152,25 @@ async def test_a_delete_shows_its_facts_and_never_the_backup_path(
         "backup_path": "/srv/data/backups/prod/x.zip",
         "message": "Deleted … backup abf0123 at /srv/data/backups/prod/x.zip",
     }
-    await ask(user, sign_in, core, ran("delete_dashboard", result), lang)
+    await show("delete_dashboard", result, lang)
     await user.should_see(label)
     await user.should_see("abf0123")
     await user.should_not_see("/srv/data")
 
 
 @pytest.mark.parametrize(("lang", "header"), [("en", "Backup"), ("ru", "Резервная копия")])
-async def test_backups_are_a_table(user: User, core, sign_in, lang, header) -> None:
+async def test_backups_are_a_table(user: User, show, lang, header) -> None:
     backups = {"count": 1, "backups": [{"backup_id": "b1", "env_id": "dev", "path": "/srv/b1"}]}
-    await ask(user, sign_in, core, ran("list_backups", backups), lang)
-    table = one(user, "result-table")
+    await show("list_backups", backups, lang)
+    table = one(user, "result-table", ui.table)
     assert table.columns[0]["label"] == header
     assert all("/srv" not in str(v) for row in table.rows for v in row.values())
 
 
 @pytest.mark.parametrize(("lang", "state"), [("en", "running"), ("ru", "выполняется")])
-async def test_tasks_show_their_state_and_progress(user: User, core, sign_in, lang, state) -> None:
+async def test_tasks_show_their_state_and_progress(user: User, show, lang, state) -> None:
     task = {"task_id": "93ff0a1b", "kind": "migration", "status": "running", "step": 1, "total": 4}
-    await ask(user, sign_in, core, ran("get_task_status", {"task": task}), lang)
+    await show("get_task_status", {"task": task}, lang)
     with user.scope(marker="result-tasks"):
         await user.should_see(state)
         await user.should_see("1/4")
@@ -185,8 +186,8 @@ DEPLOYED = {
 
 
 @pytest.mark.parametrize(("lang", "action"), [("en", "overwrite"), ("ru", "перезаписать")])
-async def test_a_deploy_shows_what_changed_as_a_diff(user: User, core, sign_in, lang, action):
-    await ask(user, sign_in, core, ran("deploy_dashboard", DEPLOYED), lang)
+async def test_a_deploy_shows_what_changed_as_a_diff(user: User, show, lang, action):
+    await show("deploy_dashboard", DEPLOYED, lang)
     with user.scope(marker="diff-table"):
         await user.should_see("Sales")
         await user.should_see(action)
@@ -225,8 +226,8 @@ async def test_the_confirmation_card_shows_the_preflight_as_a_diff_table(
     await user.should_not_see(marker="confirm-details")  # no JSON dump of the same
 
 
-async def test_formatted_sql_is_a_code_block(user: User, core, sign_in) -> None:
-    await ask(user, sign_in, core, ran("superset_format_sql", {"sql": "SELECT\n  1"}), "en")
+async def test_formatted_sql_is_a_code_block(user: User, show) -> None:
+    await show("superset_format_sql", {"sql": "SELECT\n  1"}, "en")
     code = one(user, "tool-result")
     assert any(isinstance(e, ui.code) for e in code.descendants())
 
@@ -267,10 +268,10 @@ ROLES = {
     ],
 )  # fmt: skip
 async def test_environments_and_permissions_are_tables_in_the_page_language(
-    user: User, core, sign_in, lang, tool, result, headers, first_row
+    user: User, show, lang, tool, result, headers, first_row
 ) -> None:
-    await ask(user, sign_in, core, ran(tool, result), lang)
-    table = one(user, "result-table")
+    await show(tool, result, lang)
+    table = one(user, "result-table", ui.table)
     assert [c["label"] for c in table.columns] == headers
     shown = [table.rows[0][f"c{i}__shown"] for i in range(len(headers))]
     assert shown == first_row
@@ -279,9 +280,9 @@ async def test_environments_and_permissions_are_tables_in_the_page_language(
 
 
 @pytest.mark.parametrize("lang", ["en", "ru"])
-async def test_documentation_is_rendered_markdown(user: User, core, sign_in, lang) -> None:
+async def test_documentation_is_rendered_markdown(user: User, show, lang) -> None:
     doc = {"markdown": "# Sales\nCharts:\n- Revenue\n- Units\n\n<script>x</script>"}
-    await ask(user, sign_in, core, ran("run_llm_documentation", doc), lang)
+    await show("run_llm_documentation", doc, lang)
     box = one(user, "tool-result")
     html = "".join(e.props.get("innerHTML", "") for e in box.descendants())
     assert html.count("<li>") == 2 and "<script>" not in html
