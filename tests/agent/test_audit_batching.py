@@ -6,24 +6,12 @@ left behind by any of the three ways out."""
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
-from typing import Any
 
 import pytest
 from sqlalchemy import Connection, text
 
 from app.agent import audit as audit_mod
 from app.agent.audit import AuditWriter
-from app.store.db import Database
-
-
-@pytest.fixture
-def writer(tmp_path: Path) -> Any:
-    db = Database.open(f"sqlite:///{tmp_path / 'app.db'}")
-    w = AuditWriter(db)
-    yield w
-    w.close()
-    db.engine.dispose()
 
 
 def _committed_users(w: AuditWriter) -> list[str]:

@@ -5,24 +5,11 @@ failing one never loses an audit row."""
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
-from typing import Any
 
-import pytest
 from sqlalchemy import Connection, text
 
 from app.agent.audit import AuditWriter
 from app.store.audit import list_audit
-from app.store.db import Database
-
-
-@pytest.fixture
-def writer(tmp_path: Path) -> Any:
-    db = Database.open(f"sqlite:///{tmp_path / 'app.db'}")
-    w = AuditWriter(db)
-    yield w
-    w.close()
-    db.engine.dispose()
 
 
 def _users(w: AuditWriter) -> set[str | None]:

@@ -9,10 +9,11 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine, delete, text, update
 from sqlalchemy.exc import DBAPIError
-from sqlmodel import Session
+from sqlmodel import Session, SQLModel
 
 from app.errors import AuditImmutableError
 from app.store.audit import count_audit, list_audit, record_audit
+from app.store.db import init_db, make_engine
 from app.store.models import AuditEvent
 
 
@@ -84,9 +85,6 @@ def test_audit_rows_cannot_be_changed_or_removed(
 
 @pytest.mark.postgres
 def test_audit_table_cannot_be_truncated_on_postgres(pg_url: str) -> None:
-    from sqlmodel import SQLModel
-
-    from app.store.db import init_db, make_engine
 
     eng = make_engine(pg_url)
     SQLModel.metadata.drop_all(eng)
@@ -103,7 +101,6 @@ def test_audit_table_cannot_be_truncated_on_postgres(pg_url: str) -> None:
 
 
 def test_init_db_twice_keeps_rows_and_triggers(engine: Engine) -> None:
-    from app.store.db import init_db
 
     with Session(engine) as s:
         record_audit(s, kind="login", user="bob")
