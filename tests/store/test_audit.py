@@ -85,7 +85,6 @@ def test_audit_rows_cannot_be_changed_or_removed(
 
 @pytest.mark.postgres
 def test_audit_table_cannot_be_truncated_on_postgres(pg_url: str) -> None:
-
     eng = make_engine(pg_url)
     SQLModel.metadata.drop_all(eng)
     init_db(eng)
