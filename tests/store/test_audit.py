@@ -100,7 +100,6 @@ def test_audit_table_cannot_be_truncated_on_postgres(pg_url: str) -> None:
 
 
 def test_init_db_twice_keeps_rows_and_triggers(engine: Engine) -> None:
-
     with Session(engine) as s:
         record_audit(s, kind="login", user="bob")
         s.commit()
