@@ -13,7 +13,8 @@ A refusal of ``prepare_*`` (already audited by the core) becomes :class:`Gateway
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from typing import TypeVar
+from dataclasses import fields
+from typing import Any, TypeVar
 
 from app.agent.core import (
     AgentCore,
@@ -35,6 +36,12 @@ R = TypeVar("R")
 def _refused(exc: RequestRefused) -> GatewayRefused:
     code = getattr(exc, "code", None)  # a refused confirmation's reason, e.g. too_early
     return GatewayRefused(exc.reason, status=exc.status, error=exc.error, reason=code or exc.error)
+
+
+def _fields(req: ToolCallRequest | ToolResumeRequest) -> dict[str, Any]:
+    """A door request's fields, by name: the keywords of its ``prepare_*`` (shallow: the
+    principal and the context stay the objects the door verified)."""
+    return {f.name: getattr(req, f.name) for f in fields(req)}
 
 
 async def _run(
@@ -73,29 +80,11 @@ class CoreGateway:
         ]
 
     async def call_tool(self, req: ToolCallRequest) -> AsyncIterator[Event]:
-        prepared = prepare_call(
-            core=self.core,
-            principal=req.principal,
-            tool_name=req.tool_name,
-            arguments=req.arguments,
-            conv_id=req.conv_id,
-            uicontext=req.uicontext,
-            channel=req.channel,
-            client=req.client,
-        )
+        prepared = prepare_call(core=self.core, **_fields(req))
         async for event in _run(prepared, self.core.run_call):
             yield event
 
     async def resume(self, req: ToolResumeRequest) -> AsyncIterator[Event]:
-        prepared = prepare_resume(
-            core=self.core,
-            principal=req.principal,
-            conv_id=req.conv_id,
-            confirmation_id=req.confirmation_id,
-            decision=req.decision,
-            reason=req.reason,
-            channel=req.channel,
-            client=req.client,
-        )
+        prepared = prepare_resume(core=self.core, **_fields(req))
         async for event in _run(prepared, self.core.resume):
             yield event

@@ -23,6 +23,7 @@ from app.agent.core import edits, history
 from app.agent.core.history import ConversationSummary
 from app.agent.core.prepare import refuse_foreign, valid_conv_id
 from app.agent.core.refusals import RequestRefused
+from app.agent.core.requests import DoorRequest
 from app.agent.core.runs import Runs
 from app.agent.core.turns import run_config
 from app.agent.rules import Rules
@@ -91,7 +92,7 @@ class OperatorControls(Runs):
         await self._own((state.values or {}).get("owner"), principal, row)
         if not state.interrupts:
             return StopReport(conv_id)
-        req = _Stop(principal, conv_id, channel)
+        req = DoorRequest(principal=principal, conv_id=conv_id, channel=channel)
         control = await self.turns().begin(conv_id, principal.user_id)
         try:
             state = await graph.aget_state(run_config(conv_id))  # a run may have ended it
@@ -164,13 +165,3 @@ class OperatorControls(Runs):
     def validate_args(self, tool_name: str, args: Mapping[str, Any]) -> dict[str, str]:
         """The args model's own messages for ``args``, per field ({} when valid)."""
         return edits.args_messages(self.rules.policy(), tool_name, args)
-
-
-@dataclass(frozen=True)
-class _Stop:
-    """A stop request, as far as a withdrawal's run context reads it."""
-
-    principal: Principal
-    conv_id: str
-    channel: Channel
-    client: str | None = None
