@@ -26,19 +26,20 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from app.auth import Principal
 from app.errors import AuthError, ConfirmationError, ForbiddenError, SsToolsError, UIContextError
 from app.i18n import refusal_text
-from app.pages.agent_controls import ControllerControls, OperatorCoreLike
+from app.pages.agent_controls import ControllerControls
 from app.pages.agent_ways import WaysForward
 from app.screen.model import AgentChatModel, Decision
-from app.screen.stream import ConversationLike, StreamProcessor
+from app.screen.stream import StreamProcessor
 from app.screen.uicontext import EnvOption
 from app.vocab import Channel
 
 if TYPE_CHECKING:
+    from app.agent.core import AgentCore, ResumeRequest, TurnRequest
     from app.events import Event
 
 log = logging.getLogger("ss_tools.pages")
@@ -46,67 +47,15 @@ CHANNEL: Channel = "page"
 DROPPED = (ConnectionError, OSError)  # a stream (or the conversation read) that broke off
 
 
-# ---- the part of the core the page uses (app.agent.core.AgentCore) --------------------
-class EnvViewLike(Protocol):
-    @property
-    def id(self) -> str: ...
-    @property
-    def name(self) -> str: ...
-    @property
-    def tier(self) -> str | None: ...
-
-
-class EnvTableLike(Protocol):
-    def tier_of(self, env_id: str | None) -> str | None: ...
-
-
-class AgentCoreLike(OperatorCoreLike, Protocol):
-    """``run_turn`` / ``resume`` take the request ``prepare_*`` returned (opaque here)."""
-
-    def run_turn(self, req: Any) -> AsyncIterator[Event]: ...
-    def resume(self, req: Any) -> AsyncIterator[Event]: ...
-    async def conversation(self, principal: Principal, conv_id: str) -> ConversationLike: ...
-    def environments(self) -> Sequence[EnvViewLike]: ...
-    def env_table(self) -> EnvTableLike: ...
-
-
-class PrepareTurn(Protocol):
-    def __call__(
-        self,
-        *,
-        token: str | None = None,
-        principal: Principal | None = None,
-        message: str,
-        history: Sequence[Mapping[str, Any]] | None,
-        conv_id: str | None,
-        env_id: str | None,
-        uicontext: str | Mapping[str, Any] | None,
-        channel: Channel,
-    ) -> Awaitable[Any]: ...
-
-
-class PrepareResume(Protocol):
-    def __call__(
-        self,
-        *,
-        token: str | None = None,
-        principal: Principal | None = None,
-        conv_id: str,
-        confirmation_id: str,
-        decision: str,
-        reason: str | None = None,
-        args: Mapping[str, Any] | None = None,
-        channel: Channel,
-    ) -> Awaitable[Any]: ...
-
-
 @dataclass(frozen=True)
 class CoreDoor:
-    """What a page needs from ``app.agent.core``: the core and its two ``prepare_*``."""
+    """What a page needs from ``app.agent.core``: the core and its two ``prepare_*`` with
+    the core bound (``functools.partial(prepare_turn, core=core)``). Tests hand in a fake
+    core with the same methods (``tests/ui/fakes.py``)."""
 
-    core: AgentCoreLike
-    prepare_turn: PrepareTurn
-    prepare_resume: PrepareResume
+    core: AgentCore
+    prepare_turn: Callable[..., Awaitable[TurnRequest]]
+    prepare_resume: Callable[..., Awaitable[ResumeRequest]]
 
 
 # ---- the controller ----------------------------------------------------------------------
