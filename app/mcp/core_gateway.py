@@ -38,10 +38,11 @@ def _refused(exc: RequestRefused) -> GatewayRefused:
     return GatewayRefused(exc.reason, status=exc.status, error=exc.error, reason=code or exc.error)
 
 
-def _fields(req: ToolCallRequest | ToolResumeRequest) -> dict[str, Any]:
-    """A door request's fields, by name: the keywords of its ``prepare_*`` (shallow: the
-    principal and the context stay the objects the door verified)."""
-    return {f.name: getattr(req, f.name) for f in fields(req)}
+def _fields(value: Any) -> dict[str, Any]:
+    """A dataclass's fields by name (shallow: a request's principal and context stay the
+    objects the door verified). A door request's fields are its ``prepare_*``'s keywords;
+    an offered tool's are the door's ``ToolInfo``'s."""
+    return {f.name: getattr(value, f.name) for f in fields(value)}
 
 
 async def _run(
@@ -65,19 +66,8 @@ class CoreGateway:
     async def list_tools(
         self, principal: Principal, context: UIContext | None
     ) -> Sequence[ToolInfo]:
-        return [
-            ToolInfo(
-                name=t.name,
-                description=t.description,
-                input_schema=t.input_schema,
-                risk=t.risk,
-                idempotent=t.idempotent,
-                open_world=t.open_world,
-            )
-            for t in offered_tools(
-                self.core.rules.policy(), principal, context, self.core.rules.tools
-            )
-        ]
+        offered = offered_tools(self.core.rules.policy(), principal, context, self.core.rules.tools)
+        return [ToolInfo(**_fields(t)) for t in offered]  # the same fields, by name
 
     async def call_tool(self, req: ToolCallRequest) -> AsyncIterator[Event]:
         prepared = prepare_call(core=self.core, **_fields(req))

@@ -26,7 +26,7 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from app.auth import Principal
 from app.errors import AuthError, ConfirmationError, ForbiddenError, SsToolsError, UIContextError
@@ -45,6 +45,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("ss_tools.pages")
 CHANNEL: Channel = "page"
 DROPPED = (ConnectionError, OSError)  # a stream (or the conversation read) that broke off
+R = TypeVar("R")
 
 
 @dataclass(frozen=True)
@@ -124,21 +125,16 @@ class AgentPageController(ControllerControls, WaysForward):
         history = self.model.begin_turn(text)
         if history is None:
             return
-        try:
-            req = await self.door.prepare_turn(
-                token=self.token,
-                principal=self.principal,
-                message=text.strip(),
-                history=history,
-                conv_id=self.model.conv_id,
-                env_id=self.model.active_env_id,
-                uicontext=self.model.ui_context,
-                channel=CHANNEL,
-            )
-        except SsToolsError as exc:
-            self._refused(exc)
-            return
-        await self._stream(self.door.core.run_turn(req))
+        req = await self._checked(
+            self.door.prepare_turn,
+            message=text.strip(),
+            history=history,
+            conv_id=self.model.conv_id,
+            env_id=self.model.active_env_id,
+            uicontext=self.model.ui_context,
+        )
+        if req is not None:
+            await self._stream(self.door.core.run_turn(req))
 
     async def decide(
         self, decision: Decision, reason: str | None, args: Mapping[str, Any] | None = None
@@ -146,22 +142,29 @@ class AgentPageController(ControllerControls, WaysForward):
         confirmation_id = self.model.begin_decision(decision)
         if confirmation_id is None:
             return
-        try:
-            req = await self.door.prepare_resume(
-                token=self.token,
-                principal=self.principal,
-                conv_id=self.model.conv_id,
-                confirmation_id=confirmation_id,
-                decision=decision,
-                reason=reason,
-                args=args,
-                channel=CHANNEL,
-            )
-        except SsToolsError as exc:
-            self._refused(exc)
+        req = await self._checked(
+            self.door.prepare_resume,
+            conv_id=self.model.conv_id,
+            confirmation_id=confirmation_id,
+            decision=decision,
+            reason=reason,
+            args=args,
+        )
+        if req is None:
             return
         answers = await self._stream(self.door.core.resume(req))
         self.model.end_decision(decision, answered=answers > 0)
+
+    async def _checked(self, prepare: Callable[..., Awaitable[R]], **fields: Any) -> R | None:
+        """``prepare`` (the door's ``prepare_*``) of ``fields`` asked by this page's person;
+        a refusal is shown in the chat (None)."""
+        try:
+            return await prepare(
+                token=self.token, principal=self.principal, **fields, channel=CHANNEL
+            )
+        except SsToolsError as exc:
+            self._refused(exc)
+            return None
 
     async def _stream(self, events: AsyncIterator[Event]) -> int:
         """Feed a stream to the processor; returns how many answers it showed."""

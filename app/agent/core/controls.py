@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from app.agent.core import edits, history
@@ -47,12 +47,7 @@ class StopReport:
     writes_in_flight: list[dict[str, str]] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
-        return {
-            "conv_id": self.conv_id,
-            "stopped": self.stopped,
-            "withdrawn": self.withdrawn,
-            "writes_in_flight": self.writes_in_flight,
-        }
+        return asdict(self)
 
 
 class OperatorControls(Runs):
