@@ -9,29 +9,21 @@ from pydantic import BaseModel, ValidationError
 
 from app.events import (
     EVENT_TYPES,
-    Alternative,
-    ConfirmMetadataV2,
-    ConfirmRequiredEvent,
-    DoneEvent,
-    ErrorEvent,
     Event,
-    MessageEvent,
-    PermissionDeniedEvent,
-    StoppedEvent,
-    TokenEvent,
-    ToolEndEvent,
-    ToolProgressEvent,
-    ToolRetryEvent,
-    ToolStartEvent,
-    ToolTimeoutEvent,
-    TurnStartEvent,
     decode_sse,
     encode_sse,
     parse_event,
     permission_denied_event,
 )
 
-META = ConfirmMetadataV2(
+
+def event(kind: str, **fields: Any) -> Event:
+    """An event of conversation ``c`` as the wire carries it, read by the app's own table
+    of event models (``parse_event``)."""
+    return parse_event({"type": kind, "conv_id": "c", **fields})
+
+
+META = dict(
     tool_name="delete_dashboard",
     tool_args={"dashboard_id": "7", "env_id": "prod-eu"},
     risk="delete",
@@ -46,13 +38,11 @@ META = ConfirmMetadataV2(
 
 EVENTS: list[Any] = [
     # streamed model text, with characters that need escaping in JSON
-    pytest.param(
-        TokenEvent(conv_id="c", seq=1, text='He said "hi"\nnew line — ünïcode'), id="token"
-    ),
+    pytest.param(event("token", seq=1, text='He said "hi"\nnew line — ünïcode'), id="token"),
     # a tool call starts (write tool with a task)
     pytest.param(
-        ToolStartEvent(
-            conv_id="c",
+        event(
+            "tool_start",
             seq=2,
             call_id="k1",
             tool_name="run_backup",
@@ -65,8 +55,8 @@ EVENTS: list[Any] = [
     ),
     # progress of a long task
     pytest.param(
-        ToolProgressEvent(
-            conv_id="c",
+        event(
+            "tool_progress",
             seq=3,
             call_id="k1",
             tool_name="run_backup",
@@ -79,8 +69,8 @@ EVENTS: list[Any] = [
     ),
     # a failed tool end with the retry flags
     pytest.param(
-        ToolEndEvent(
-            conv_id="c",
+        event(
+            "tool_end",
             seq=4,
             call_id="k1",
             tool_name="search_dashboards",
@@ -94,8 +84,8 @@ EVENTS: list[Any] = [
     ),
     # the one retry of a read tool
     pytest.param(
-        ToolRetryEvent(
-            conv_id="c",
+        event(
+            "tool_retry",
             seq=5,
             call_id="k2",
             tool_name="search_dashboards",
@@ -106,8 +96,8 @@ EVENTS: list[Any] = [
     ),
     # a write tool timed out: status unknown
     pytest.param(
-        ToolTimeoutEvent(
-            conv_id="c",
+        event(
+            "tool_timeout",
             seq=6,
             call_id="k3",
             tool_name="deploy_dashboard",
@@ -120,8 +110,8 @@ EVENTS: list[Any] = [
     ),
     # a confirmation card with the full V2 metadata
     pytest.param(
-        ConfirmRequiredEvent(
-            conv_id="c",
+        event(
+            "confirm_required",
             seq=7,
             confirmation_id="abc",
             call_id="k4",
@@ -133,29 +123,29 @@ EVENTS: list[Any] = [
     ),
     # a refused call with alternatives
     pytest.param(
-        PermissionDeniedEvent(
-            conv_id="c",
+        event(
+            "permission_denied",
             seq=8,
             tool_name="deploy_dashboard",
             required_role="admin",
-            alternatives=[Alternative(action="get_health_summary", prompt="Check its health")],
+            alternatives=[{"action": "get_health_summary", "prompt": "Check its health"}],
             message="requires admin",
         ),
         id="permission_denied",
     ),
     # the final assistant text
-    pytest.param(MessageEvent(conv_id="c", seq=9, text="Done.", model="offline"), id="message"),
+    pytest.param(event("message", seq=9, text="Done.", model="offline"), id="message"),
     # an error with a status code
     pytest.param(
-        ErrorEvent(conv_id="c", seq=10, code="invalid_uicontext", message="bad", status_code=422),
+        event("error", seq=10, code="invalid_uicontext", message="bad", status_code=422),
         id="error",
     ),
     # the end of a turn that waits for a person
-    pytest.param(DoneEvent(conv_id="c", seq=11, state="awaiting_confirmation"), id="done"),
+    pytest.param(event("done", seq=11, state="awaiting_confirmation"), id="done"),
     # the turn was accepted: which model answers, how many tools it may use
     pytest.param(
-        TurnStartEvent(
-            conv_id="c",
+        event(
+            "turn_start",
             seq=12,
             model="offline planner",
             tools_offered=9,
@@ -167,7 +157,7 @@ EVENTS: list[Any] = [
     ),
     # a person stopped the turn; a write in flight goes on
     pytest.param(
-        StoppedEvent(conv_id="c", seq=13, writes_in_flight=["call_7"], message="Stopped."),
+        event("stopped", seq=13, writes_in_flight=["call_7"], message="Stopped."),
         id="stopped",
     ),
 ]
