@@ -51,32 +51,34 @@ class TokenEvent(BaseEvent):
     text: str
 
 
-class ToolStartEvent(BaseEvent):
-    type: Literal["tool_start"] = "tool_start"
+class ToolCallEvent(BaseEvent):
+    """Fields of every event about one tool call (each event type names its ``type``)."""
+
+    type: str
     call_id: str
     tool_name: str
+
+
+class ToolStartEvent(ToolCallEvent):
+    type: Literal["tool_start"] = "tool_start"
     tool_args: dict[str, Any] = Field(default_factory=dict)
     is_write_tool: bool = False
     timeout_s: float = 30.0
     task_id: str | None = None
 
 
-class ToolProgressEvent(BaseEvent):
+class ToolProgressEvent(ToolCallEvent):
     """Progress of a long task (migration, backup, restore)."""
 
     type: Literal["tool_progress"] = "tool_progress"
-    call_id: str
-    tool_name: str
     task_id: str
     step: int
     total: int
     message: str = ""
 
 
-class ToolEndEvent(BaseEvent):
+class ToolEndEvent(ToolCallEvent):
     type: Literal["tool_end"] = "tool_end"
-    call_id: str
-    tool_name: str
     status: ToolStatus
     result: str = ""
     error: str | None = None
@@ -91,19 +93,15 @@ class ToolEndEvent(BaseEvent):
     view: ToolView | None = None  # how the page presents the result (app.views)
 
 
-class ToolRetryEvent(BaseEvent):
+class ToolRetryEvent(ToolCallEvent):
     type: Literal["tool_retry"] = "tool_retry"
-    call_id: str
-    tool_name: str
     attempt: int
     max_retries: int = 1
     error: str = ""
 
 
-class ToolTimeoutEvent(BaseEvent):
+class ToolTimeoutEvent(ToolCallEvent):
     type: Literal["tool_timeout"] = "tool_timeout"
-    call_id: str
-    tool_name: str
     timeout_s: float
     retryable: bool
     status_unknown: bool

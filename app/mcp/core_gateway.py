@@ -13,7 +13,8 @@ A refusal of ``prepare_*`` (already audited by the core) becomes :class:`Gateway
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from typing import TypeVar
+from dataclasses import fields
+from typing import Any, TypeVar
 
 from app.agent.core import (
     AgentCore,
@@ -37,6 +38,13 @@ def _refused(exc: RequestRefused) -> GatewayRefused:
     return GatewayRefused(exc.reason, status=exc.status, error=exc.error, reason=code or exc.error)
 
 
+def _fields(value: Any) -> dict[str, Any]:
+    """A dataclass's fields by name (shallow: a request's principal and context stay the
+    objects the door verified). A door request's fields are its ``prepare_*``'s keywords;
+    an offered tool's are the door's ``ToolInfo``'s."""
+    return {f.name: getattr(value, f.name) for f in fields(value)}
+
+
 async def _run(
     prepared: Awaitable[R], run: Callable[[R], AsyncIterator[Event]]
 ) -> AsyncIterator[Event]:
@@ -58,44 +66,15 @@ class CoreGateway:
     async def list_tools(
         self, principal: Principal, context: UIContext | None
     ) -> Sequence[ToolInfo]:
-        return [
-            ToolInfo(
-                name=t.name,
-                description=t.description,
-                input_schema=t.input_schema,
-                risk=t.risk,
-                idempotent=t.idempotent,
-                open_world=t.open_world,
-            )
-            for t in offered_tools(
-                self.core.rules.policy(), principal, context, self.core.rules.tools
-            )
-        ]
+        offered = offered_tools(self.core.rules.policy(), principal, context, self.core.rules.tools)
+        return [ToolInfo(**_fields(t)) for t in offered]  # the same fields, by name
 
     async def call_tool(self, req: ToolCallRequest) -> AsyncIterator[Event]:
-        prepared = prepare_call(
-            core=self.core,
-            principal=req.principal,
-            tool_name=req.tool_name,
-            arguments=req.arguments,
-            conv_id=req.conv_id,
-            uicontext=req.uicontext,
-            channel=req.channel,
-            client=req.client,
-        )
+        prepared = prepare_call(core=self.core, **_fields(req))
         async for event in _run(prepared, self.core.run_call):
             yield event
 
     async def resume(self, req: ToolResumeRequest) -> AsyncIterator[Event]:
-        prepared = prepare_resume(
-            core=self.core,
-            principal=req.principal,
-            conv_id=req.conv_id,
-            confirmation_id=req.confirmation_id,
-            decision=req.decision,
-            reason=req.reason,
-            channel=req.channel,
-            client=req.client,
-        )
+        prepared = prepare_resume(core=self.core, **_fields(req))
         async for event in _run(prepared, self.core.resume):
             yield event

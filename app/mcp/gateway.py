@@ -18,6 +18,7 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
+from app.agent.core.requests import DoorRequest
 from app.errors import SsToolsError
 from app.vocab import Channel, Risk
 
@@ -48,30 +49,26 @@ class ToolInfo:
     title: str | None = None
 
 
-@dataclass(frozen=True)
-class ToolCallRequest:
-    """One direct tool call through the MCP door (no model in the loop)."""
+@dataclass(frozen=True, kw_only=True)
+class ToolCallRequest(DoorRequest):
+    """One direct tool call through the MCP door (no model in the loop); ``client``: the
+    MCP client's name (initialize clientInfo). Its fields are ``prepare_call``'s."""
 
-    principal: Principal
-    conv_id: str
     tool_name: str
     arguments: dict[str, Any]
     uicontext: UIContext | None = None
     channel: Channel = "mcp"
-    client: str | None = None  # the MCP client's name (initialize clientInfo)
 
 
-@dataclass(frozen=True)
-class ToolResumeRequest:
-    """A person's decision on a pending confirmation, taken through the MCP door."""
+@dataclass(frozen=True, kw_only=True)
+class ToolResumeRequest(DoorRequest):
+    """A person's decision on a pending confirmation, taken through the MCP door. Its
+    fields are ``prepare_resume``'s."""
 
-    principal: Principal
-    conv_id: str
     confirmation_id: str
     decision: Literal["confirm", "deny"]
     reason: str | None = None
     channel: Channel = "mcp"
-    client: str | None = None
 
 
 class GatewayRefused(SsToolsError):

@@ -26,87 +26,37 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from app.auth import Principal
 from app.errors import AuthError, ConfirmationError, ForbiddenError, SsToolsError, UIContextError
 from app.i18n import refusal_text
-from app.pages.agent_controls import ControllerControls, OperatorCoreLike
+from app.pages.agent_controls import ControllerControls
 from app.pages.agent_ways import WaysForward
 from app.screen.model import AgentChatModel, Decision
-from app.screen.stream import ConversationLike, StreamProcessor
+from app.screen.stream import StreamProcessor
 from app.screen.uicontext import EnvOption
 from app.vocab import Channel
 
 if TYPE_CHECKING:
+    from app.agent.core import AgentCore, ResumeRequest, TurnRequest
     from app.events import Event
 
 log = logging.getLogger("ss_tools.pages")
 CHANNEL: Channel = "page"
 DROPPED = (ConnectionError, OSError)  # a stream (or the conversation read) that broke off
-
-
-# ---- the part of the core the page uses (app.agent.core.AgentCore) --------------------
-class EnvViewLike(Protocol):
-    @property
-    def id(self) -> str: ...
-    @property
-    def name(self) -> str: ...
-    @property
-    def tier(self) -> str | None: ...
-
-
-class EnvTableLike(Protocol):
-    def tier_of(self, env_id: str | None) -> str | None: ...
-
-
-class AgentCoreLike(OperatorCoreLike, Protocol):
-    """``run_turn`` / ``resume`` take the request ``prepare_*`` returned (opaque here)."""
-
-    def run_turn(self, req: Any) -> AsyncIterator[Event]: ...
-    def resume(self, req: Any) -> AsyncIterator[Event]: ...
-    async def conversation(self, principal: Principal, conv_id: str) -> ConversationLike: ...
-    def environments(self) -> Sequence[EnvViewLike]: ...
-    def env_table(self) -> EnvTableLike: ...
-
-
-class PrepareTurn(Protocol):
-    def __call__(
-        self,
-        *,
-        token: str | None = None,
-        principal: Principal | None = None,
-        message: str,
-        history: Sequence[Mapping[str, Any]] | None,
-        conv_id: str | None,
-        env_id: str | None,
-        uicontext: str | Mapping[str, Any] | None,
-        channel: Channel,
-    ) -> Awaitable[Any]: ...
-
-
-class PrepareResume(Protocol):
-    def __call__(
-        self,
-        *,
-        token: str | None = None,
-        principal: Principal | None = None,
-        conv_id: str,
-        confirmation_id: str,
-        decision: str,
-        reason: str | None = None,
-        args: Mapping[str, Any] | None = None,
-        channel: Channel,
-    ) -> Awaitable[Any]: ...
+R = TypeVar("R")
 
 
 @dataclass(frozen=True)
 class CoreDoor:
-    """What a page needs from ``app.agent.core``: the core and its two ``prepare_*``."""
+    """What a page needs from ``app.agent.core``: the core and its two ``prepare_*`` with
+    the core bound (``functools.partial(prepare_turn, core=core)``). Tests hand in a fake
+    core with the same methods (``tests/ui/fakes.py``)."""
 
-    core: AgentCoreLike
-    prepare_turn: PrepareTurn
-    prepare_resume: PrepareResume
+    core: AgentCore
+    prepare_turn: Callable[..., Awaitable[TurnRequest]]
+    prepare_resume: Callable[..., Awaitable[ResumeRequest]]
 
 
 # ---- the controller ----------------------------------------------------------------------
@@ -175,21 +125,16 @@ class AgentPageController(ControllerControls, WaysForward):
         history = self.model.begin_turn(text)
         if history is None:
             return
-        try:
-            req = await self.door.prepare_turn(
-                token=self.token,
-                principal=self.principal,
-                message=text.strip(),
-                history=history,
-                conv_id=self.model.conv_id,
-                env_id=self.model.active_env_id,
-                uicontext=self.model.ui_context,
-                channel=CHANNEL,
-            )
-        except SsToolsError as exc:
-            self._refused(exc)
-            return
-        await self._stream(self.door.core.run_turn(req))
+        req = await self._checked(
+            self.door.prepare_turn,
+            message=text.strip(),
+            history=history,
+            conv_id=self.model.conv_id,
+            env_id=self.model.active_env_id,
+            uicontext=self.model.ui_context,
+        )
+        if req is not None:
+            await self._stream(self.door.core.run_turn(req))
 
     async def decide(
         self, decision: Decision, reason: str | None, args: Mapping[str, Any] | None = None
@@ -197,22 +142,29 @@ class AgentPageController(ControllerControls, WaysForward):
         confirmation_id = self.model.begin_decision(decision)
         if confirmation_id is None:
             return
-        try:
-            req = await self.door.prepare_resume(
-                token=self.token,
-                principal=self.principal,
-                conv_id=self.model.conv_id,
-                confirmation_id=confirmation_id,
-                decision=decision,
-                reason=reason,
-                args=args,
-                channel=CHANNEL,
-            )
-        except SsToolsError as exc:
-            self._refused(exc)
+        req = await self._checked(
+            self.door.prepare_resume,
+            conv_id=self.model.conv_id,
+            confirmation_id=confirmation_id,
+            decision=decision,
+            reason=reason,
+            args=args,
+        )
+        if req is None:
             return
         answers = await self._stream(self.door.core.resume(req))
         self.model.end_decision(decision, answered=answers > 0)
+
+    async def _checked(self, prepare: Callable[..., Awaitable[R]], **fields: Any) -> R | None:
+        """``prepare`` (the door's ``prepare_*``) of ``fields`` asked by this page's person;
+        a refusal is shown in the chat (None)."""
+        try:
+            return await prepare(
+                token=self.token, principal=self.principal, **fields, channel=CHANNEL
+            )
+        except SsToolsError as exc:
+            self._refused(exc)
+            return None
 
     async def _stream(self, events: AsyncIterator[Event]) -> int:
         """Feed a stream to the processor; returns how many answers it showed."""

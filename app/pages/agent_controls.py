@@ -14,58 +14,22 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Mapping, Sequence
-from datetime import datetime
-from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from app.auth import Principal
 from app.errors import SsToolsError
-from app.events import Event, ToolEndEvent
+from app.events import ToolEndEvent
 from app.screen.history import ConversationEntry
 from app.vocab import Channel
 
 if TYPE_CHECKING:
+    from app.agent.core import AgentCore
     from app.screen.model import AgentChatModel
-    from app.screen.stream import ConversationLike, StreamProcessor
+    from app.screen.stream import StreamProcessor
 
 log = logging.getLogger("ss_tools.pages")
 CHANNEL: Channel = "page"
-
-
-class SummaryLike(Protocol):
-    @property
-    def conv_id(self) -> str: ...
-    @property
-    def title(self) -> str: ...
-    @property
-    def updated_at(self) -> datetime: ...
-    @property
-    def env_id(self) -> str | None: ...
-    @property
-    def object_type(self) -> str | None: ...
-    @property
-    def pending_confirmation(self) -> bool: ...
-
-
-class OperatorCoreLike(Protocol):
-    """The part of ``app.agent.core.AgentCore`` the controls use."""
-
-    async def cancel(self, principal: Principal, conv_id: str, *, channel: Channel) -> Any: ...
-    def follow(self, principal: Principal, conv_id: str) -> AsyncIterator[Event]: ...
-    async def conversations(
-        self, principal: Principal, *, archived: bool = False
-    ) -> Sequence[SummaryLike]: ...
-    async def update_conversation(
-        self,
-        principal: Principal,
-        conv_id: str,
-        *,
-        title: str | None = None,
-        archived: bool | None = None,
-    ) -> Any: ...
-    async def conversation(self, principal: Principal, conv_id: str) -> ConversationLike: ...
-    def args_schema(self, tool_name: str) -> dict[str, Any]: ...
-    def validate_args(self, tool_name: str, args: Mapping[str, Any]) -> dict[str, str]: ...
 
 
 class ControllerControls:
@@ -75,14 +39,14 @@ class ControllerControls:
     model: AgentChatModel
     principal: Principal
     processor: StreamProcessor
-    door: Any  # CoreDoor, whose core is an OperatorCoreLike
+    door: Any  # CoreDoor (app.pages.agent_controller), whose core is the agent core
     _tasks: set[asyncio.Task[Any]]  # background work of this page (following writes …)
 
     def _refused(self, exc: SsToolsError) -> None: ...
 
     @property
-    def _core(self) -> OperatorCoreLike:
-        core: OperatorCoreLike = self.door.core
+    def _core(self) -> AgentCore:
+        core: AgentCore = self.door.core
         return core
 
     # ---- stop ---------------------------------------------------------------------------

@@ -188,20 +188,12 @@ class FakeCore:
         return [s for s in self.summaries if not s.archived]
 
     async def update_conversation(
-        self,
-        principal: Principal,
-        conv_id: str,
-        *,
-        title: str | None = None,
-        archived: bool | None = None,
+        self, principal: Principal, conv_id: str, **changes: Any
     ) -> FakeSummary:
-        self.updates.append({"conv_id": conv_id, "title": title, "archived": archived})
+        """``changes``: the core's ``title`` / ``archived`` (None: unchanged)."""
+        self.updates.append({"conv_id": conv_id, "title": None, "archived": None, **changes})
         i, row = next((i, s) for i, s in enumerate(self.summaries) if s.conv_id == conv_id)
-        changed = replace(
-            row,
-            title=row.title if title is None else title,
-            archived=row.archived if archived is None else archived,
-        )
+        changed = replace(row, **{k: v for k, v in changes.items() if v is not None})
         self.summaries[i] = changed
         return changed
 

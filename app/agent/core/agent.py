@@ -32,14 +32,11 @@ from app.agent.core.calls import CallRequest, run_call
 from app.agent.core.control import RunControl
 from app.agent.core.controls import OperatorControls
 from app.agent.core.conversations import ConversationView, read_conversation
-from app.agent.core.opening import audit_offer, owned_state, plan_request
+from app.agent.core.opening import audit_offer, plan_request, run_opened
 from app.agent.core.protocol import EnvView
-from app.agent.core.refusals import RequestRefused
 from app.agent.core.requests import ResumeRequest, TurnRequest, request_row
 from app.agent.core.resuming import run_resume
-from app.agent.core.runner import fail, run_graph
-from app.agent.core.supersede import supersede
-from app.agent.core.turns import build_context, history_messages, run_config
+from app.agent.core.turns import build_context, history_messages
 from app.agent.graph import build_graph, tool_deps_factory
 from app.agent.llm import model_label
 from app.agent.rules import Rules
@@ -178,7 +175,6 @@ class AgentCore(OperatorControls):
     async def _turn(self, req: TurnRequest, control: RunControl) -> AsyncGenerator[Event, None]:
         """A person's message: ``turn_start``, then the run's events, then ``done``."""
         seq = Sequencer(req.conv_id)
-        who = req.principal
         row = request_row(req)
         turn = plan_request(self.rules.policy(), req, req.env_id)
         yield seq(
@@ -191,32 +187,17 @@ class AgentCore(OperatorControls):
             )
         )
         await audit_offer(self.audit, turn, row)
-        try:
-            graph, state = await owned_state(self, row)
-        except RequestRefused as refused:
-            async for ev in fail(seq, refused.event(), self.audit):
-                yield ev
-            return
-        values = state.values or {}
-        self._note_turn(req, control)  # new or the person's own: its row in the list
-        if state.interrupts:  # a new message supersedes a pending confirmation
-            async for ev in supersede(
-                self,
-                graph,
-                state,
-                who,
-                req.conv_id,
-                seq,
-                lambda old: self.context_for(req, old, req.lang, control),
-            ):
-                yield ev
-        messages: list[Any] = []
-        if not values.get("messages") and req.history:
-            messages += history_messages(req.history)
-        messages.append(HumanMessage(content=req.message))
-        inp = {"messages": messages, "owner": who.user_id, "turn": turn, "pending": []}
-        ctx = self.context_for(req, turn, req.lang, control)
-        async for ev in run_graph(self, graph, inp, run_config(req.conv_id), ctx, seq):
+
+        def messages(values: Mapping[str, Any]) -> list[Any]:
+            """The message; a new conversation is seeded with the page's history."""
+            new = not values.get("messages")
+            seeded = history_messages(req.history) if new and req.history else []
+            return [*seeded, HumanMessage(content=req.message)]
+
+        def owned() -> None:  # new or the person's own: its row in the list
+            self._note_turn(req, control)
+
+        async for ev in run_opened(self, req, turn, messages, seq, control, owned=owned):
             yield ev
 
     # ---- a door's direct tool call (no model; ends after the tools) ----------------------

@@ -26,14 +26,10 @@ from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import AIMessage
 
-from app.agent.core.opening import audit_offer, owned_state, plan_request
+from app.agent.core.opening import audit_offer, plan_request, run_opened
 from app.agent.core.prepare import checked_caller, checked_uicontext, refuse
 from app.agent.core.protocol import Core
-from app.agent.core.refusals import RequestRefused
 from app.agent.core.requests import CallRequest, request_row
-from app.agent.core.runner import fail, run_graph
-from app.agent.core.supersede import supersede
-from app.agent.core.turns import run_config
 from app.agent.stream import Sequencer
 from app.auth import Principal
 from app.context import UIContext
@@ -128,30 +124,11 @@ async def run_call(
     A pending confirmation of the same conversation is superseded first, as by a turn.
     ``control``: the conversation's run control (a stop reaches the call too)."""
     seq = Sequencer(req.conv_id)
-    who = req.principal
-    row = request_row(req)
     turn = plan_request(core.rules.policy(), req)
-    await audit_offer(core.audit, turn, row, direct_tool=req.tool_name)
-    try:
-        graph, state = await owned_state(core, row)
-    except RequestRefused as refused:
-        async for ev in fail(seq, refused.event(), core.audit):
-            yield ev
-        return
+    await audit_offer(core.audit, turn, request_row(req), direct_tool=req.tool_name)
 
-    def context_for(turn_info: Mapping[str, Any]) -> Any:
-        return core.context_for(req, turn_info, req.lang, control)
+    def messages(_values: Mapping[str, Any]) -> list[Any]:
+        return [proposed_call(req)]
 
-    if state.interrupts:
-        async for ev in supersede(core, graph, state, who, req.conv_id, seq, context_for):
-            yield ev
-    inp = {
-        "messages": [proposed_call(req)],
-        "owner": who.user_id,
-        "turn": turn,
-        "pending": [],
-        "direct": True,
-    }
-    ctx = context_for(turn)
-    async for ev in run_graph(core, graph, inp, run_config(req.conv_id), ctx, seq):
+    async for ev in run_opened(core, req, turn, messages, seq, control, direct=True):
         yield ev

@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from app.agent.core import edits, history
 from app.agent.core.history import ConversationSummary
 from app.agent.core.prepare import refuse_foreign, valid_conv_id
 from app.agent.core.refusals import RequestRefused
+from app.agent.core.requests import DoorRequest
 from app.agent.core.runs import Runs
 from app.agent.core.turns import run_config
 from app.agent.rules import Rules
@@ -46,12 +47,7 @@ class StopReport:
     writes_in_flight: list[dict[str, str]] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
-        return {
-            "conv_id": self.conv_id,
-            "stopped": self.stopped,
-            "withdrawn": self.withdrawn,
-            "writes_in_flight": self.writes_in_flight,
-        }
+        return asdict(self)
 
 
 class OperatorControls(Runs):
@@ -91,7 +87,7 @@ class OperatorControls(Runs):
         await self._own((state.values or {}).get("owner"), principal, row)
         if not state.interrupts:
             return StopReport(conv_id)
-        req = _Stop(principal, conv_id, channel)
+        req = DoorRequest(principal=principal, conv_id=conv_id, channel=channel)
         control = await self.turns().begin(conv_id, principal.user_id)
         try:
             state = await graph.aget_state(run_config(conv_id))  # a run may have ended it
@@ -164,13 +160,3 @@ class OperatorControls(Runs):
     def validate_args(self, tool_name: str, args: Mapping[str, Any]) -> dict[str, str]:
         """The args model's own messages for ``args``, per field ({} when valid)."""
         return edits.args_messages(self.rules.policy(), tool_name, args)
-
-
-@dataclass(frozen=True)
-class _Stop:
-    """A stop request, as far as a withdrawal's run context reads it."""
-
-    principal: Principal
-    conv_id: str
-    channel: Channel
-    client: str | None = None

@@ -9,6 +9,7 @@ checkpoint (the drawer's badge). Archiving hides an entry and deletes nothing.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
 from dataclasses import dataclass
 from datetime import datetime
@@ -47,16 +48,9 @@ class ConversationSummary:
 
 
 def _summary(row: Conversation) -> ConversationSummary:
-    return ConversationSummary(
-        conv_id=row.conv_id,
-        title=row.title,
-        updated_at=row.updated_at,
-        env_id=row.env_id,
-        object_type=row.object_type,
-        pending_confirmation=row.pending_confirmation,
-        archived=row.archived,
-        owner=row.owner,
-    )
+    """The list's entry of a conversation row: the row's fields of the same names."""
+    names = [f.name for f in dataclasses.fields(ConversationSummary)]
+    return ConversationSummary(**{name: getattr(row, name) for name in names})
 
 
 def _note_pending(db: Database, **fields: Any) -> None:

@@ -1,20 +1,31 @@
 """How a turn and a door's direct call open, once the request is checked: the tool set
 they offer (``plan_request``), audited (``tool_filtered``), and the conversation's state,
-which must be the caller's own (or new)."""
+which must be the caller's own (or new); then their run (``run_opened``)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import AsyncIterator, Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from app.agent.audit import AuditWriter
 from app.agent.checkpoint import read_before_run
 from app.agent.core.prepare import refuse_foreign
 from app.agent.core.protocol import Core
-from app.agent.core.requests import CallRequest, TurnRequest
+from app.agent.core.refusals import RequestRefused
+from app.agent.core.requests import CallRequest, TurnRequest, request_row
+from app.agent.core.runner import fail, run_graph
+from app.agent.core.supersede import supersede
 from app.agent.core.turns import plan_turn, run_config
 from app.agent.state import TurnInfo
+from app.agent.stream import Sequencer
+from app.events import Event
 from app.policy import Policy
+
+if TYPE_CHECKING:
+    from app.agent.core.control import RunControl
+
+#: The run's new messages, from the conversation's checkpointed values (before the run).
+Messages = Callable[[Mapping[str, Any]], list[Any]]
 
 
 def plan_request(
@@ -57,3 +68,45 @@ async def owned_state(core: Core, row: Mapping[str, Any]) -> tuple[Any, Any]:
     if owner and owner != row["user"]:
         raise await refuse_foreign(core.audit, **row)
     return graph, state
+
+
+async def run_opened(
+    core: Core,
+    req: TurnRequest | CallRequest,
+    turn: TurnInfo,
+    messages: Messages,
+    seq: Sequencer,
+    control: RunControl | None,
+    *,
+    owned: Callable[[], object] = lambda: None,
+    direct: bool = False,
+) -> AsyncIterator[Event]:
+    """Run ``req`` (``turn``: its plan) on its conversation once it is the caller's own or
+    new (``owned()`` is told then; another user's: the audited 403 as ``error`` +
+    ``done``): a pending confirmation is superseded first, then the graph runs from
+    ``messages``; ``direct``: a door's direct call (the run ends after the tools)."""
+    try:
+        graph, state = await owned_state(core, request_row(req))
+    except RequestRefused as refused:
+        async for ev in fail(seq, refused.event(), core.audit):
+            yield ev
+        return
+    values = state.values or {}
+    owned()
+
+    def context_for(turn_info: Mapping[str, Any]) -> Any:
+        return core.context_for(req, turn_info, req.lang, control)
+
+    if state.interrupts:  # a new message (or call) supersedes a pending confirmation
+        async for ev in supersede(core, graph, state, req.principal, req.conv_id, seq, context_for):
+            yield ev
+    inp: dict[str, Any] = {
+        "messages": messages(values),
+        "owner": req.principal.user_id,
+        "turn": turn,
+        "pending": [],
+    }
+    if direct:
+        inp["direct"] = True
+    async for ev in run_graph(core, graph, inp, run_config(req.conv_id), context_for(turn), seq):
+        yield ev

@@ -18,50 +18,49 @@ class HistoryItem:
     text: str
 
 
-@dataclass(frozen=True)
-class TurnRequest:
-    """A turn whose every field is checked (built only by ``prepare_turn``)."""
+@dataclass(frozen=True, kw_only=True)
+class DoorRequest:
+    """Who asks (a verified principal), in which conversation, through which door (and
+    which MCP client): what every request to the core carries, and its audit row's."""
 
     principal: Principal
     conv_id: str
+    channel: Channel
+    client: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class TurnRequest(DoorRequest):
+    """A turn whose every field is checked (built only by ``prepare_turn``)."""
+
     message: str
     history: tuple[HistoryItem, ...]
     env_id: str | None
     uicontext: UIContext | None
-    channel: Channel
     lang: Lang
-    client: str | None = None
 
 
-@dataclass(frozen=True)
-class ResumeRequest:
+@dataclass(frozen=True, kw_only=True)
+class ResumeRequest(DoorRequest):
     """A person's answer to a pending confirmation, already consumed (single use)."""
 
-    principal: Principal
-    conv_id: str
     confirmation_id: str
     decision: Literal["confirm", "deny"]
     reason: str | None
-    channel: Channel
     args: dict[str, Any] | None = None  # issue 11 (edit before approving); None = as shown
     confirmation: dict[str, Any] = field(default_factory=dict)
-    client: str | None = None
 
 
-@dataclass(frozen=True)
-class CallRequest:
+@dataclass(frozen=True, kw_only=True)
+class CallRequest(DoorRequest):
     """A direct tool call whose every field is checked (built only by ``prepare_call``)."""
 
-    principal: Principal
-    conv_id: str
     tool_name: str
     arguments: dict[str, Any]
     uicontext: UIContext | None
-    channel: Channel
-    client: str | None = None
     lang: str = "en"
 
 
-def request_row(req: TurnRequest | ResumeRequest | CallRequest) -> dict[str, Any]:
+def request_row(req: DoorRequest) -> dict[str, Any]:
     """The audit row's fields of a request: user, role, conv_id, channel and client."""
     return req.principal.audit_row(conv_id=req.conv_id, channel=req.channel, client=req.client)
