@@ -1,4 +1,5 @@
-"""Every visible string of the pages (login, audit, agent), in English and Russian.
+"""Every visible string of ss-tools, in English and Russian, read from one catalog
+(``app/strings.toml``: the pages, the conversation's results and the offline planner).
 
 ``t(key, lang, **fmt)`` looks a string up (``said`` says any (English, Russian) pair);
 ``pick_language`` chooses a page's language from ``?lang=``, else the user's stored
@@ -10,199 +11,41 @@ page's language.
 from __future__ import annotations
 
 import re
+import tomllib
+from pathlib import Path
 
-from app.i18n_controls import CONTROL_STRINGS
-from app.i18n_results import RESULT_STRINGS
 from app.vocab import LANGS, Lang
 
 LANGUAGES: tuple[Lang, ...] = LANGS
 DEFAULT_LANGUAGE: Lang = "en"
 _CYRILLIC = re.compile("[\u0400-\u04ff]")
 
-STRINGS: dict[str, tuple[str, str]] = {
-    # key: (English, Russian)
-    "product_name": ("ss-tools agent", "ss-tools агент"),
-    "no_context": ("No context selected", "Контекст не выбран"),
-    "object_dashboard": ("Dashboard", "Дашборд"),
-    "object_dataset": ("Dataset", "Датасет"),
-    "object_migration": ("Migration", "Миграция"),
-    "environment": ("Environment", "Окружение"),
-    "no_environments": ("No environments configured", "Окружения не настроены"),
-    "language": ("Language", "Язык"),
-    "sign_out": ("Sign out", "Выйти"),
-    "role_admin": ("admin", "администратор"),
-    "role_analyst": ("analyst", "аналитик"),
-    "production": ("PRODUCTION", "PRODUCTION"),
-    "production_hint": (
-        "Actions here change the production environment",
-        "Действия здесь меняют продуктивное окружение",
-    ),
-    "chat_placeholder": ("Ask the agent…", "Спросите агента…"),
-    "send": ("Send", "Отправить"),
-    "new_conversation": ("New conversation", "Новый диалог"),
-    "you": ("You", "Вы"),
-    "agent": ("Agent", "Агент"),
-    "empty_chat": (
-        "Ask about dashboards, datasets, deployments or backups.",
-        "Спросите о дашбордах, датасетах, развёртываниях или резервных копиях.",
-    ),
-    # process steps
-    "step_context": ("Context", "Контекст"),
-    "step_thinking": ("Thinking", "Анализ"),
-    "step_tools": ("Running tools", "Выполнение инструментов"),
-    "step_confirm": ("Waiting for confirmation", "Ожидание подтверждения"),
-    "step_answer": ("Answer", "Ответ"),
-    # connection states
-    "state_idle": ("Ready", "Готов"),
-    "state_streaming": ("The agent is working…", "Агент работает…"),
-    "state_awaiting_confirmation": (
-        "Waiting for your confirmation",
-        "Ожидает вашего подтверждения",
-    ),
-    "state_error": ("Something went wrong", "Что-то пошло не так"),
-    "state_disconnected": ("Connection lost — reconnecting…", "Связь потеряна — переподключение…"),
-    "state_disconnected_permanent": (
-        "Connection lost. Reload the page to continue.",
-        "Связь потеряна. Перезагрузите страницу, чтобы продолжить.",
-    ),
-    "reload": ("Reload", "Перезагрузить"),
-    "answered_by": ("Answered by {model}", "Ответил: {model}"),
-    "offline_planner": (
-        "offline planner (deterministic, no LLM)",
-        "офлайн-планировщик (детерминированный, без LLM)",
-    ),
-    # confirmation card
-    "confirm": ("Confirm", "Подтвердить"),
-    "cancel": ("Cancel", "Отмена"),
-    "confirm_title_read": ("Confirm a read action", "Подтвердите чтение"),
-    "confirm_title_write_dev": ("Confirm a change in dev", "Подтвердите изменение в dev"),
-    "confirm_title_write_staging": (
-        "Confirm a change in staging",
-        "Подтвердите изменение в staging",
-    ),
-    "confirm_title_write_prod": (
-        "Confirm a change in PRODUCTION",
-        "Подтвердите изменение в PRODUCTION",
-    ),
-    "confirm_title_dangerous": ("Dangerous action", "Опасное действие"),
-    "confirm_title_loading_confirm": ("Running…", "Выполняется…"),
-    "confirm_title_loading_deny": ("Cancelling…", "Отмена…"),
-    "tool": ("Tool", "Инструмент"),
-    "arguments": ("Arguments", "Аргументы"),
-    "details": ("Details", "Подробности"),
-    "countdown": (
-        "Confirm available in {n} s",
-        "Подтверждение станет доступно через {n} с",
-    ),
-    "countdown_done": ("You can confirm now", "Теперь можно подтвердить"),
-    "operation_cancelled": ("Operation cancelled", "Операция отменена"),
-    "env_unknown": ("no env", "без окружения"),
-    # permission denied card
-    "permission_denied": ("Permission denied", "Доступ запрещён"),
-    "requires_role": ("'{tool}' requires the {role} role.", "Для «{tool}» нужна роль {role}."),
-    "alternatives": ("You can try instead:", "Вместо этого можно:"),
-    "close": ("Close", "Закрыть"),
-    # tool cards
-    "tool_executing": ("Running", "Выполняется"),
-    "tool_retrying": ("Retrying (attempt {attempt})", "Повтор (попытка {attempt})"),
-    "tool_completed": ("Done", "Готово"),
-    "tool_failed": ("Failed", "Ошибка"),
-    "tool_timeout": ("Timed out", "Превышено время ожидания"),
-    "tool_cancelled": ("Cancelled", "Отменено"),
-    "retry": ("Retry", "Повторить"),
-    "check_status": ("Check status", "Проверить статус"),
-    "status_unknown": (
-        "Operation status unknown — check Superset",
-        "Статус операции неизвестен — проверьте Superset",
-    ),
-    "check_status_prompt": (
-        "Check the status of the last {tool} operation (get_task_status)",
-        "Проверь статус последней операции {tool} (get_task_status)",
-    ),
-    # login
-    "sign_in_title": ("Sign in to ss-tools agent", "Вход в ss-tools агент"),
-    "username": ("Username", "Имя пользователя"),
-    "password": ("Password", "Пароль"),
-    "sign_in": ("Sign in", "Войти"),
-    "bad_credentials": ("Wrong username or password", "Неверное имя пользователя или пароль"),
-    "fill_both": ("Enter a username and a password", "Введите имя пользователя и пароль"),
-    "login_unavailable": (
-        "Sign-in is unavailable right now; try again later",
-        "Вход сейчас недоступен; попробуйте позже",
-    ),
-    # audit
-    "audit_title": ("Audit log", "Журнал аудита"),
-    "admins_only": ("Admins only", "Только для администраторов"),
-    "admins_only_hint": (
-        "The audit log is visible to administrators only.",
-        "Журнал аудита доступен только администраторам.",
-    ),
-    "back_to_agent": ("Back to the agent", "Назад к агенту"),
-    "filter_user": ("User", "Пользователь"),
-    "filter_tool": ("Tool", "Инструмент"),
-    "filter_decision": ("Decision", "Решение"),
-    "filter_env": ("Env", "Окружение"),
-    "filter_since": ("Since (YYYY-MM-DD)", "С (ГГГГ-ММ-ДД)"),
-    "filter_until": ("Until (YYYY-MM-DD)", "По (ГГГГ-ММ-ДД)"),
-    "apply_filters": ("Apply", "Применить"),
-    "export_csv": ("Export CSV", "Экспорт CSV"),
-    "rows_found": ("{n} rows", "Строк: {n}"),
-    "bad_date": ("Dates look like 2026-01-31", "Дата в формате 2026-01-31"),
-    # refusals of a turn or a decision (RequestRefused.error / an error event's code)
-    "refused": ("The request was refused: {reason}", "Запрос отклонён: {reason}"),
-    "refused_unauthorized": (
-        "Your session has expired. Sign in again.",
-        "Сеанс истёк. Войдите снова.",
-    ),
-    "refused_forbidden": (
-        "This conversation belongs to another user.",
-        "Этот диалог принадлежит другому пользователю.",
-    ),
-    "refused_invalid_uicontext": (
-        "The page context was not accepted: {reason}",
-        "Контекст страницы не принят: {reason}",
-    ),
-    "refused_invalid_env_id": (
-        "That environment id is not valid.",
-        "Недопустимый идентификатор окружения.",
-    ),
-    "refused_history_too_long": (
-        "This conversation is too long to continue. Start a new conversation.",
-        "Диалог слишком длинный, чтобы продолжить. Начните новый диалог.",
-    ),
-    "refused_confirmation_unknown": (
-        "This confirmation no longer exists.",
-        "Это подтверждение больше не существует.",
-    ),
-    "refused_confirmation_foreign_user": (
-        "This confirmation belongs to another user.",
-        "Это подтверждение принадлежит другому пользователю.",
-    ),
-    "refused_confirmation_not_pending": (
-        "This confirmation was already answered.",
-        "На это подтверждение уже ответили.",
-    ),
-    "refused_confirmation_replayed": (
-        "This confirmation was already answered.",
-        "На это подтверждение уже ответили.",
-    ),
-    "refused_confirmation_expired": (
-        "This confirmation has expired. Ask again.",
-        "Срок подтверждения истёк. Повторите запрос.",
-    ),
-    "refused_confirmation_too_early": (
-        "Wait for the countdown to end before confirming.",
-        "Дождитесь конца отсчёта, прежде чем подтверждать.",
-    ),
-    "refused_confirmation_mismatch": (
-        "This confirmation does not match the pending action.",
-        "Подтверждение не совпадает с ожидающим действием.",
-    ),
-}
+
+def _load(path: Path) -> dict[str, dict[str, tuple[str, str]]]:
+    """The catalog's sections, each ``{key: (English, Russian)}``; a row that is not two
+    strings is refused with its key (a broken catalog fails at start, never mid-page)."""
+    with path.open("rb") as f:
+        raw = tomllib.load(f)
+    sections: dict[str, dict[str, tuple[str, str]]] = {}
+    for section, rows in raw.items():
+        table: dict[str, tuple[str, str]] = {}
+        for key, pair in rows.items():
+            if not (
+                isinstance(pair, list) and len(pair) == 2 and all(isinstance(x, str) for x in pair)
+            ):
+                raise ValueError(f"{path.name}: [{section}] {key} must be [English, Russian]")
+            table[key] = (pair[0], pair[1])
+        sections[section] = table
+    return sections
 
 
-STRINGS.update(CONTROL_STRINGS)  # the operator's controls (issue 11)
-STRINGS.update(RESULT_STRINGS)
+_CATALOG = _load(Path(__file__).with_name("strings.toml"))
+STRINGS: dict[str, tuple[str, str]] = _CATALOG["pages"]
+
+
+def catalog(section: str) -> dict[str, tuple[str, str]]:
+    """A section of the catalog (``pages``, ``planner``, …): ``{key: (English, Russian)}``."""
+    return _CATALOG[section]
 
 
 def said(pair: tuple[str, str], lang: str, **fmt: object) -> str:

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import string
+from pathlib import Path
+
 import pytest
 
+from app import i18n
 from app.agent.llm import OFFLINE_LABEL
 from app.i18n import (
-    STRINGS,
+    catalog,
     detect_lang,
     language_from_accept,
     model_name,
@@ -15,10 +19,27 @@ from app.i18n import (
     t,
 )
 
+SECTIONS = ("pages", "planner", "planner_arg_names", "planner_task_states")
 
-def test_every_string_has_english_and_russian() -> None:
-    for key, (en, ru) in STRINGS.items():
+
+def _fields(text: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(text) if name}
+
+
+@pytest.mark.parametrize("section", SECTIONS)
+def test_every_string_has_english_and_russian_with_the_same_placeholders(section) -> None:
+    rows = catalog(section)
+    assert rows
+    for key, (en, ru) in rows.items():
         assert en.strip() and ru.strip(), key
+        assert _fields(en) == _fields(ru), key  # t(key, lang, **fmt) fills both alike
+
+
+def test_a_catalog_row_that_is_not_a_pair_is_refused_with_its_key(tmp_path: Path) -> None:
+    bad = tmp_path / "strings.toml"
+    bad.write_text('[pages]\nok = ["Yes", "Да"]\nhalf = ["Only English"]\n', encoding="utf-8")
+    with pytest.raises(ValueError, match=r"\[pages\] half must be \[English, Russian\]"):
+        i18n._load(bad)
 
 
 @pytest.mark.parametrize(

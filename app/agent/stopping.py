@@ -28,11 +28,11 @@ from app.agent.pending import call_row
 from app.agent.state import AgentContext, PendingCall
 from app.agent.stream import emit
 from app.events import ToolEndEvent
+from app.i18n import t
 
 T = TypeVar("T")
 
 STOPPED_REASON = "the turn was stopped"
-STOPPED_TEXT = {"en": "Stopped.", "ru": "Остановлено."}
 
 
 class RunControlLike(Protocol):
@@ -83,7 +83,7 @@ async def shielded(ctx: AgentContext, work: Awaitable[T], *, call_id: str, tool_
 
 def stopped_reply(ctx: AgentContext) -> AIMessage:
     """The model's last word in a stopped turn (no model is called)."""
-    return AIMessage(content=STOPPED_TEXT.get(ctx.lang, STOPPED_TEXT["en"]))
+    return AIMessage(content=t("stopped", ctx.lang))
 
 
 def cancelled_call(p: PendingCall, reason: str | None) -> ToolMessage:

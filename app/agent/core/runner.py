@@ -20,7 +20,6 @@ from app.agent.audit import AuditWriter
 from app.agent.core.control import ITEM, STOP, RunControl
 from app.agent.core.protocol import Core
 from app.agent.state import AgentContext
-from app.agent.stopping import STOPPED_TEXT
 from app.agent.stream import Sequencer, confirm_required_event
 from app.errors import SsToolsError
 from app.events import (
@@ -31,19 +30,16 @@ from app.events import (
     StoppedEvent,
     TokenEvent,
 )
+from app.i18n import t
 from app.reasoning import cot_logger
 from app.vocab import DoneState
 
 STREAM_MODES = ["messages", "updates", "custom"]
-WRITES_GO_ON = {
-    "en": "Stopped. A change already under way goes on; its outcome will appear here.",
-    "ru": "Остановлено. Уже начатое изменение продолжается; его результат появится здесь.",
-}
 
 
 def stopped_event(writes_in_flight: list[str], lang: str) -> StoppedEvent:
-    texts = WRITES_GO_ON if writes_in_flight else STOPPED_TEXT
-    return StoppedEvent(writes_in_flight=writes_in_flight, message=texts.get(lang, texts["en"]))
+    key = "stopped_writes_go_on" if writes_in_flight else "stopped"
+    return StoppedEvent(writes_in_flight=writes_in_flight, message=t(key, lang))
 
 
 async def _output(source: Any, control: RunControl | None) -> AsyncIterator[tuple[str, Any]]:

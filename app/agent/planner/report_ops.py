@@ -12,6 +12,7 @@ from app.agent.planner.numbers import plural
 from app.agent.planner.phrases import tr
 from app.agent.planner.results import Result
 from app.agent.planner.text import Lang
+from app.i18n import catalog
 from app.markup import id_prefix, md_escape, quote, short_id
 
 BACKUPS_RU = ("бэкап", "бэкапа", "бэкапов")
@@ -118,13 +119,7 @@ def _task(task: dict[str, Any], lang: Lang) -> str:
     return text + "."
 
 
-_COUNTED: dict[str, tuple[str, str]] = {
-    "queued": ("queued", "в очереди"),
-    "running": ("running", "выполняются"),
-    "succeeded": ("finished", "завершены"),
-    "failed": ("failed", "с ошибкой"),
-    "interrupted": ("interrupted", "прерваны"),
-}
+_COUNTED = catalog("planner_task_states")
 
 
 def tasks(args: dict[str, Any], result: Result, lang: Lang) -> str:
