@@ -87,12 +87,15 @@ class OfflinePlanner(BaseChatModel):
     """Deterministic planner for the catalog's tools (English and Russian); no network."""
 
     bound_tool_names: tuple[str, ...] | None = None
-    # Out of repr: LangChain serialises a model for its callbacks once per instance (its
-    # repr, as the planner is not LangChain-serialisable), and every model call makes two
-    # instances (with_turn, bind_tools): keep that repr small.
+    # LangChain serialises a model for its callbacks once per instance (with its repr, as
+    # the planner is not LangChain-serialisable), and every model call makes two instances
+    # (with_turn, bind_tools): the repr is its name and its bound tools, nothing else.
     turn: TurnContext | None = Field(default=None, repr=False)
     catalog: SkipValidation[Mapping[str, ToolSpec] | None] = Field(default=None, repr=False)
     _known: Known = PrivateAttr(default_factory=app_known)
+
+    def __repr__(self) -> str:
+        return f"OfflinePlanner(bound_tool_names={self.bound_tool_names!r})"
 
     def model_post_init(self, context: Any, /) -> None:
         super().model_post_init(context)
