@@ -6,7 +6,7 @@
   Confirm (disabled during a dangerous countdown);
 * :func:`deny_form` — Cancel with an optional reason (Enter cancels the operation).
 
-Esc closes either form.
+Esc closes either form (an open choice's menu first).
 """
 
 from __future__ import annotations
@@ -21,15 +21,22 @@ from app.screen.argsform import EditField
 from app.screen.model import AgentChatModel
 from components.focus import focus_on
 
+# Esc closes the form, except the Esc that closes an open choice's menu (Quasar's select
+# keeps the focus on its combobox, still aria-expanded while that key bubbles up).
+_ESC_UNLESS_A_MENU_CLOSES = (
+    "(e) => { if (e.target?.getAttribute?.('aria-expanded') !== 'true') emit() }"
+)
+
 
 def _form_box(
     box: ui.element, model: AgentChatModel, form: str, close: Callable[[], Any]
 ) -> ui.element:
     """``box`` as the card's form ``form`` (marked ``<form>-form``, a rule above it): it
-    shows while the card's open form is ``form``; Esc closes it (``close``)."""
+    shows while the card's open form is ``form``; Esc closes it (``close``), unless that
+    Esc closes an open choice's menu."""
     box.classes("w-full gap-2 border-t pt-2").mark(f"{form}-form")
     box.bind_visibility_from(model, "card_form", backward=lambda open_form: open_form == form)
-    box.on("keydown.esc", close)
+    box.on("keydown.esc", close, js_handler=_ESC_UNLESS_A_MENU_CLOSES)
     return box
 
 

@@ -88,6 +88,16 @@ def test_editing_a_deploys_target_from_staging_to_prod_asks_a_new_prod_confirmat
         staging.get_by_role("button", name="Edit").click()
         form = staging.locator(".q-field", has_text="Target Env")
         expect(form).to_be_visible()
+        # Esc on the environment choice: the first closes its menu, the next the form
+        form.click()
+        expect(page.get_by_role("option").first).to_be_visible()
+        page.keyboard.press("Escape")
+        expect(page.get_by_role("option")).to_have_count(0)
+        expect(form).to_be_visible()
+        page.keyboard.press("Escape")
+        expect(form).to_be_hidden()
+        staging.get_by_role("button", name="Edit").click()
+        expect(form).to_be_visible()
         form.click()
         page.get_by_role("option", name="Production (prod)").click()
         expect(page.get_by_role("option")).to_have_count(0)  # the menu has closed
