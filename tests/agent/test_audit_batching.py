@@ -68,3 +68,13 @@ async def test_a_full_batch_is_handed_over_at_once(
         if len(_committed_users(writer)) == 3:
             break
     assert _committed_users(writer) == ["a", "b", "c"]
+
+
+async def test_closing_the_core_commits_the_rows_its_loop_still_holds(harness) -> None:
+    """App shutdown closes the core: a row recorded since the last ``done`` (a background
+    task's, a run cut short) is written before the loop goes away."""
+    harness.use()
+    await harness.core.audit.record(kind="tool_filtered", user="dora", decision="allow")
+    assert harness.audit_rows(user="dora") == []  # still held in the loop's batch
+    await harness.core.aclose()
+    assert [r["kind"] for r in harness.audit_rows(user="dora")] == ["tool_filtered"]

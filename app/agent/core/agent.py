@@ -126,8 +126,10 @@ class AgentCore(OperatorControls):
         return entry[1]
 
     async def aclose(self) -> None:
-        """Close the running loop's checkpointer (app shutdown, test teardown)."""
+        """Close the running loop's checkpointer (app shutdown, test teardown), once the
+        runs have ended and this loop's audit rows still held are committed."""
         await self.turns().drain()
+        await self.audit.flush()
         self._graphs.pop(id(asyncio.get_running_loop()), None)
         if isinstance(self._saver, SaverPool):
             await self._saver.aclose()
