@@ -96,7 +96,8 @@ class AuditWriter:
         self.db = db
         self._queue: queue.SimpleQueue[list[_Item] | None] = queue.SimpleQueue()
         self._pending: set[asyncio.Future[None]] = set()
-        # each event loop's rows not yet handed to the thread, and the timer that will
+        # each event loop's rows not yet handed to the thread, and the timer that hands
+        # them over if no flush comes first
         self._held: dict[asyncio.AbstractEventLoop, list[_Item]] = {}
         self._timers: dict[asyncio.AbstractEventLoop, asyncio.TimerHandle] = {}
         self._thread: threading.Thread | None = None

@@ -96,6 +96,7 @@ def test_editing_a_deploys_target_from_staging_to_prod_asks_a_new_prod_confirmat
         expect(form).to_be_visible()
         page.keyboard.press("Escape")
         expect(form).to_be_hidden()
+        page.screenshot(path=str(SHOTS / "11b-edit-form-closed-by-esc.png"))
         staging.get_by_role("button", name="Edit").click()
         expect(form).to_be_visible()
         form.click()

@@ -70,11 +70,9 @@ def start_maintenance_args(req: Request) -> dict[str, Any]:
         req.prefix,
         re.IGNORECASE,
     )
-    if reason is None and m:
-        reason = m.group(1).strip(" .")
-    purpose = _PURPOSE.search(req.prefix)
-    if reason is None and purpose:  # "… on dev for a release": what the window is for
-        reason = purpose.group(1).strip(" .")
+    if reason is None:  # "because …", else "… on dev for a release": what it is for
+        found = m or _PURPOSE.search(req.prefix)
+        reason = found.group(1).strip(" .") if found else None
     return {
         "env_id": req.env_id(),
         "reason": reason,
