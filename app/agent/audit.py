@@ -5,8 +5,10 @@ database. ``record()`` stamps the row's time now and holds it in its event loop'
 batch goes to the writer's thread at the loop's next ``flush()`` or ``HOLD_SECONDS``
 after its first row, whichever comes first (a turn's rows travel together: one thread
 wake-up and one commit per turn, not one per row). The thread drains its queue and
-inserts everything waiting in one transaction and one statement (no ORM objects), so the
-shared event loop never blocks on the database.
+inserts everything waiting in one transaction and one statement (no ORM objects, on a
+connection of its own kept open between batches), so the shared event loop never blocks
+on the database. A graph node's rows are handed over when the node ends (``send``), so
+their commit overlaps the rest of the turn.
 ``also(work)`` runs one of the app's own statements in the same transaction (a turn's
 row in the conversation list: one commit fewer per turn).
 ``flush()`` (called before every ``done`` event) hands this loop's batch over and waits
@@ -101,6 +103,7 @@ class AuditWriter:
         self._held: dict[asyncio.AbstractEventLoop, list[_Item]] = {}
         self._timers: dict[asyncio.AbstractEventLoop, asyncio.TimerHandle] = {}
         self._thread: threading.Thread | None = None
+        self._conn: Connection | None = None  # the writer thread's own, opened on first use
         self._lock = threading.Lock()
 
     async def record(self, **fields: Any) -> None:
@@ -126,6 +129,11 @@ class AuditWriter:
         fut: asyncio.Future[None] = loop.create_future()
         self._hold((work, loop, fut))
         return fut
+
+    def send(self) -> None:
+        """Hand this loop's held rows to the writer now, without waiting for their commit
+        (a graph node's rows when it ends; :meth:`flush` still waits for them)."""
+        self._release(asyncio.get_running_loop())
 
     async def flush(self) -> None:
         """Wait for this loop's pending audit writes; a failed write raises here."""
@@ -188,6 +196,7 @@ class AuditWriter:
         while True:
             first = self._queue.get()
             if first is _STOP:
+                self._close_connection()
                 return
             batch = list(first)
             stop = False
@@ -202,17 +211,34 @@ class AuditWriter:
                 batch.extend(group)
             self._write_batch(batch)
             if stop:
+                self._close_connection()
                 return
 
     def _commit(self, items: list[dict[str, Any] | Work]) -> None:
-        """One transaction: one INSERT for the rows (values made by ``audit_values``),
-        then the other work queued with them."""
+        """One transaction on the thread's own connection: one INSERT for the rows
+        (values made by ``audit_values``), then the other work queued with them. A
+        connection that failed is closed, and the next transaction opens a new one."""
         values = [audit_values(**item) for item in items if isinstance(item, dict)]
-        with self.db.transaction() as conn:
-            insert_audit(conn, values)
-            for item in items:
-                if not isinstance(item, dict):
-                    item(conn)
+        if self._conn is None:  # kept open between batches: no pool checkout and ping
+            self._conn = self.db.engine.connect()
+        conn = self._conn
+        try:
+            with conn.begin():
+                insert_audit(conn, values)
+                for item in items:
+                    if not isinstance(item, dict):
+                        item(conn)
+        except Exception:
+            self._close_connection()
+            raise
+
+    def _close_connection(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            try:
+                conn.close()
+            except Exception as exc:  # a broken connection may fail to close; it is dropped
+                log.debug("audit connection close failed: %s", type(exc).__name__)
 
     def _write_batch(self, batch: list[_Item]) -> None:
         """One transaction for the batch; if it fails, each row in its own transaction, so

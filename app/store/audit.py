@@ -10,11 +10,12 @@ U+FFFD, which PostgreSQL could not store: one bad value must never fail a batch 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypedDict, Unpack
 
-from sqlalchemy import Connection, func, insert
+from sqlalchemy import Connection, Dialect, func
 from sqlmodel import Session, col, select
 
 from app.redact import cut, redact
@@ -82,14 +83,47 @@ def record_audit(session: Session, *, flush: bool = True, **fields: Any) -> Audi
     return row
 
 
-_INSERT = insert(AUDIT_TABLE)  # built once: it runs for every batch
+@dataclass(frozen=True)
+class _Insert:
+    """The audit INSERT for one dialect as driver SQL, with each column's own bind
+    processor (the exact stored formats of the column types: a UUID's hex, SQLite's
+    datetime text, JSON), so a batch skips SQLAlchemy's statement machinery."""
+
+    sql: str
+    columns: tuple[tuple[str, Callable[[Any], Any] | None], ...]  # (name, bind processor)
+
+    def params(self, row: dict[str, Any]) -> tuple[Any, ...]:
+        return tuple(row[c] if process is None else process(row[c]) for c, process in self.columns)
+
+
+_INSERTS: dict[tuple[type, str], _Insert] = {}  # per dialect kind (a cache)
+
+
+def _insert_for(dialect: Dialect) -> _Insert:
+    key = (type(dialect), dialect.paramstyle)
+    if key not in _INSERTS:
+        _INSERTS[key] = _build_insert(dialect)
+    return _INSERTS[key]
+
+
+def _build_insert(dialect: Dialect) -> _Insert:
+    names = [c.name for c in AUDIT_TABLE.columns]
+    quote = dialect.identifier_preparer.quote
+    mark = "?" if dialect.paramstyle == "qmark" else "%s"
+    return _Insert(
+        sql=f"INSERT INTO {quote(AUDIT_TABLE.name)} ({', '.join(map(quote, names))}) "
+        f"VALUES ({', '.join([mark] * len(names))})",
+        columns=tuple((c.name, c.type.bind_processor(dialect)) for c in AUDIT_TABLE.columns),
+    )
 
 
 def insert_audit(conn: Connection, rows: Sequence[dict[str, Any]]) -> None:
     """Insert many rows made by :func:`audit_values` in one statement on a plain
-    connection (no ORM objects: the batch writer's path; the caller commits)."""
+    connection (no ORM objects, no statement compiling: the batch writer's path, run
+    for every turn; the caller commits)."""
     if rows:
-        conn.execute(_INSERT, list(rows))
+        stmt = _insert_for(conn.dialect)
+        conn.exec_driver_sql(stmt.sql, [stmt.params(row) for row in rows])
 
 
 class AuditFilters(TypedDict, total=False):
