@@ -6,6 +6,7 @@ conversation from the list and deletes nothing (its checkpoint and audit trail s
 
 from __future__ import annotations
 
+from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import Any
 
@@ -21,6 +22,19 @@ CONVERSATION_TABLE: Table = Conversation.__table__  # type: ignore[attr-defined]
 
 TITLE_MAX = 80
 LIST_LIMIT = 200
+
+
+@dataclass(frozen=True)
+class ConversationChange:
+    """A person's change to their conversation: a new ``title`` and/or ``archived``
+    (None leaves that field as it is)."""
+
+    title: str | None = None
+    archived: bool | None = None
+
+    def given(self) -> dict[str, Any]:
+        """The fields this change sets (the audit row's args)."""
+        return {name: value for name, value in asdict(self).items() if value is not None}
 
 
 def short_title(text: str, limit: int = TITLE_MAX) -> str:
@@ -126,20 +140,15 @@ def list_for(
 
 
 def update(
-    session: Session,
-    *,
-    conv_id: str,
-    owner: str,
-    title: str | None = None,
-    archived: bool | None = None,
+    session: Session, *, conv_id: str, owner: str, change: ConversationChange
 ) -> Conversation | None:
     """Rename and/or (un)archive ``owner``'s conversation (None: not theirs, or none).
     ``updated_at`` is kept: renaming is not activity."""
     row = session.get(Conversation, conv_id)
     if row is None or row.owner != owner:
         return None
-    if title is not None:
-        row.title = short_title(title)
-    if archived is not None:
-        row.archived = archived
+    if change.title is not None:
+        row.title = short_title(change.title)
+    if change.archived is not None:
+        row.archived = change.archived
     return saved(session, row)

@@ -7,26 +7,15 @@ import json
 
 import pytest
 
+from app import views
 from app.agent.tools import TOOLS
 from app.events import ToolEndEvent, encode_sse, parse_event
-from app.views import (
-    DiffView,
-    FactsView,
-    HealthView,
-    LinkedListView,
-    TableView,
-    TasksView,
-    TextView,
-    build_view,
-    parse_view,
-    preflight_view,
-)
 
 BASE = "http://superset.dev:8088"
 
 
 def view_of(tool: str, result: object):
-    return build_view(TOOLS[tool].presentation, tool, result, superset_url=BASE)
+    return views.build_view(TOOLS[tool].presentation, tool, result, superset_url=BASE)
 
 
 def test_sql_rows_become_a_table_with_raw_numbers_row_count_and_truncation() -> None:
@@ -40,7 +29,7 @@ def test_sql_rows_become_a_table_with_raw_numbers_row_count_and_truncation() -> 
             "truncated": True,
         },
     )
-    assert isinstance(view, TableView)
+    assert isinstance(view, views.TableView)
     assert [c.label for c in view.columns] == ["region", "total"]
     assert [c.numeric for c in view.columns] == [False, True]
     assert view.rows == [["East", 59849.78999999998], ["North", None]]
@@ -65,7 +54,7 @@ def test_dashboards_link_into_their_superset_built_from_the_id_not_superset_data
             ],
         },
     )
-    assert isinstance(view, LinkedListView)
+    assert isinstance(view, views.LinkedListView)
     item = view.items[0]
     assert item.url == f"{BASE}/superset/dashboard/7/"
     assert item.title == "Sales <b>demo</b>"  # data: the page renders it as text
@@ -77,8 +66,8 @@ def test_dashboards_link_into_their_superset_built_from_the_id_not_superset_data
 
 
 def test_without_a_superset_url_there_are_no_links() -> None:
-    view = build_view("linked_list", "search_dashboards", {"dashboards": [{"id": 3}]})
-    assert isinstance(view, LinkedListView) and view.items[0].url is None
+    view = views.build_view("linked_list", "search_dashboards", {"dashboards": [{"id": 3}]})
+    assert isinstance(view, views.LinkedListView) and view.items[0].url is None
 
 
 def test_health_counts_charts_by_status_and_lists_the_failing_first() -> None:
@@ -97,7 +86,7 @@ def test_health_counts_charts_by_status_and_lists_the_failing_first() -> None:
             "stale_datasets": [{"id": 5, "name": "old", "changed_on": "2020-01-01"}],
         },
     )
-    assert isinstance(view, HealthView)
+    assert isinstance(view, views.HealthView)
     assert view.counts == {
         "ok": 1,
         "failing": 1,
@@ -125,7 +114,7 @@ def test_a_delete_shows_facts_without_the_backup_path() -> None:
         "message": "Deleted 'Browser Throwaway' from prod; backup abf0123 at /srv/data/x.zip",
     }
     view = view_of("delete_dashboard", result)
-    assert isinstance(view, FactsView)
+    assert isinstance(view, views.FactsView)
     assert {f.key: f.value for f in view.facts} == {
         "deleted": "Browser Throwaway",
         "dashboard_id": 4,
@@ -146,7 +135,7 @@ def test_backups_are_a_table_without_paths() -> None:
         "note": "saved to /srv/data/b1.zip",
     }
     view = view_of("list_backups", {"count": 1, "backups": [backup]})
-    assert isinstance(view, TableView)
+    assert isinstance(view, views.TableView)
     assert "path" not in [c.key for c in view.columns]
     assert "/srv" not in view.model_dump_json()
     assert view.rows[0][:3] == ["b1", "dev", "7, sales"]
@@ -155,7 +144,7 @@ def test_backups_are_a_table_without_paths() -> None:
 def test_task_status_is_a_tasks_view() -> None:
     task = {"task_id": "93ff", "kind": "delete", "status": "running", "step": 2, "total": 3}
     view = view_of("get_task_status", {"task": task})
-    assert isinstance(view, TasksView)
+    assert isinstance(view, views.TasksView)
     assert view.tasks[0].model_dump(include={"task_id", "status", "step", "total"}) == {
         "task_id": "93ff",
         "status": "running",
@@ -178,8 +167,8 @@ PREFLIGHT = {
 
 
 def test_a_preflight_becomes_a_diff_of_every_object_with_its_action_and_target() -> None:
-    view = preflight_view(PREFLIGHT)
-    assert isinstance(view, DiffView)
+    view = views.preflight_view(PREFLIGHT)
+    assert isinstance(view, views.DiffView)
     assert [(r.object_type, r.name, r.action, r.target) for r in view.rows] == [
         ("dashboard", "Sales", "overwrite", "prod"),
         ("chart", "Revenue", "create", "prod"),
@@ -189,8 +178,8 @@ def test_a_preflight_becomes_a_diff_of_every_object_with_its_action_and_target()
 
 
 def test_details_that_are_not_a_preflight_have_no_diff() -> None:
-    assert preflight_view({"sql_risk": "write: UPDATE"}) is None
-    assert preflight_view(None) is None
+    assert views.preflight_view({"sql_risk": "write: UPDATE"}) is None
+    assert views.preflight_view(None) is None
 
 
 def test_a_finished_deploy_is_a_diff_linking_the_target_dashboard() -> None:
@@ -204,7 +193,7 @@ def test_a_finished_deploy_is_a_diff_linking_the_target_dashboard() -> None:
         "datasets": {"create": 1},
     }
     view = view_of("deploy_dashboard", result)
-    assert isinstance(view, DiffView)
+    assert isinstance(view, views.DiffView)
     assert view.rows[0].action == "overwrite"
     assert view.rows[0].url == f"{BASE}/superset/dashboard/12/"
     assert view.counts == {"chart": {"overwrite": 3}, "dataset": {"create": 1}}
@@ -213,8 +202,8 @@ def test_a_finished_deploy_is_a_diff_linking_the_target_dashboard() -> None:
 def test_formatted_sql_is_code_and_documentation_is_markdown() -> None:
     sql = view_of("superset_format_sql", {"sql": "SELECT\n  1"})
     doc = view_of("run_llm_documentation", {"markdown": "# Sales\n\n- a"})
-    assert isinstance(sql, TextView) and (sql.format, sql.language) == ("code", "sql")
-    assert isinstance(doc, TextView) and doc.format == "markdown"
+    assert isinstance(sql, views.TextView) and (sql.format, sql.language) == ("code", "sql")
+    assert isinstance(doc, views.TextView) and doc.format == "markdown"
 
 
 @pytest.mark.parametrize("tool", sorted(TOOLS))
@@ -241,7 +230,7 @@ def test_the_view_travels_on_tool_end_and_round_trips_through_sse() -> None:
     assert data["result"] == "n: 3" and data["view"]["kind"] == "table"
     back = parse_event(data)
     assert isinstance(back, ToolEndEvent) and back.view == view
-    assert parse_view(data["view"]) == view
+    assert views.parse_view(data["view"]) == view
 
 
 def test_an_old_tool_end_frame_without_a_view_still_parses() -> None:

@@ -19,20 +19,9 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from app import events
 from app.auth import Principal
 from app.context import UIContext
-from app.events import (
-    Alternative,
-    ConfirmMetadataV2,
-    ConfirmRequiredEvent,
-    DoneEvent,
-    ErrorEvent,
-    Event,
-    PermissionDeniedEvent,
-    ToolEndEvent,
-    ToolProgressEvent,
-    ToolStartEvent,
-)
 from app.mcp import GatewayRefused, ToolCallRequest, ToolInfo, ToolResumeRequest
 from app.vocab import RISK_LEVEL, Risk
 
@@ -106,7 +95,7 @@ class FakeGateway:
         self._log(op="list", user=principal.user_id, object_type=object_type, n=len(out))
         return out
 
-    async def call_tool(self, req: ToolCallRequest) -> AsyncIterator[Event]:
+    async def call_tool(self, req: ToolCallRequest) -> AsyncIterator[events.Event]:
         conv, name, args = req.conv_id, req.tool_name, req.arguments
         ctx = req.uicontext.model_dump(exclude_none=True) if req.uicontext else None
         self._log(
@@ -120,21 +109,23 @@ class FakeGateway:
             context=ctx,
         )
         if name not in TOOLS:
-            yield ErrorEvent(conv_id=conv, code="unknown_tool", message=f"no tool {name!r}")
-            yield DoneEvent(conv_id=conv, state="error")
+            yield events.ErrorEvent(conv_id=conv, code="unknown_tool", message=f"no tool {name!r}")
+            yield events.DoneEvent(conv_id=conv, state="error")
             return
         _, risk, admin_only, _, _ = TOOLS[name]
         if admin_only and req.principal.role != "admin":
             self._log(op="permission_denied", tool=name, channel=req.channel, client=req.client)
-            alt = Alternative(action="search_dashboards", prompt="Find the dashboard instead")
-            yield PermissionDeniedEvent(
+            alt = events.Alternative(
+                action="search_dashboards", prompt="Find the dashboard instead"
+            )
+            yield events.PermissionDeniedEvent(
                 conv_id=conv,
                 tool_name=name,
                 required_role="admin",
                 alternatives=[alt],
                 message=f"'{name}' requires the admin role.",
             )
-            yield DoneEvent(conv_id=conv)
+            yield events.DoneEvent(conv_id=conv)
             return
         env = args.get("target_env") or args.get("env_id") or (ctx or {}).get("envId") or "dev"
         if risk == "read":
@@ -156,11 +147,11 @@ class FakeGateway:
         ids = args.get("dashboard_ids", [])
         details = {"dashboards": [{"id": i, "action": "overwrite"} for i in ids]}
         tier = _tier(env)
-        yield ConfirmRequiredEvent(
+        yield events.ConfirmRequiredEvent(
             conv_id=conv,
             confirmation_id=cid,
             call_id="call-1",
-            metadata=ConfirmMetadataV2(
+            metadata=events.ConfirmMetadataV2(
                 tool_name=name,
                 tool_args=args,
                 risk=risk,
@@ -175,13 +166,13 @@ class FakeGateway:
             countdown_s=int(self.countdown_s) if dangerous else 0,
             expires_at=(datetime.now(UTC) + timedelta(minutes=10)).isoformat(),
         )
-        yield DoneEvent(conv_id=conv, state="awaiting_confirmation")
+        yield events.DoneEvent(conv_id=conv, state="awaiting_confirmation")
 
     async def _run(
         self, conv: str, name: str, args: dict[str, Any], env: str
-    ) -> AsyncIterator[Event]:
-        yield ToolStartEvent(conv_id=conv, call_id="call-1", tool_name=name, tool_args=args)
-        yield ToolProgressEvent(
+    ) -> AsyncIterator[events.Event]:
+        yield events.ToolStartEvent(conv_id=conv, call_id="call-1", tool_name=name, tool_args=args)
+        yield events.ToolProgressEvent(
             conv_id=conv,
             call_id="call-1",
             tool_name=name,
@@ -191,7 +182,7 @@ class FakeGateway:
             message="working",
         )
         result = {"tool": name, "env": env, "args": args, "items": [{"id": 1, "title": "Sales"}]}
-        yield ToolEndEvent(
+        yield events.ToolEndEvent(
             conv_id=conv,
             call_id="call-1",
             tool_name=name,
@@ -199,9 +190,9 @@ class FakeGateway:
             result=json.dumps(result),
         )
         self._log(op="executed", tool=name, env=env)
-        yield DoneEvent(conv_id=conv)
+        yield events.DoneEvent(conv_id=conv)
 
-    async def resume(self, req: ToolResumeRequest) -> AsyncIterator[Event]:
+    async def resume(self, req: ToolResumeRequest) -> AsyncIterator[events.Event]:
         base = {"channel": req.channel, "client": req.client, "user": req.principal.user_id}
         p = self.pending.get(req.confirmation_id)
         if p is None:
@@ -229,10 +220,10 @@ class FakeGateway:
         if req.decision == "deny":
             self._log(op="cancelled", tool=name, reason=req.reason, **base)
             text = "cancelled by the user" + (f": {req.reason}" if req.reason else "")
-            yield ToolEndEvent(
+            yield events.ToolEndEvent(
                 conv_id=conv, call_id="call-1", tool_name=name, status="cancelled", result=text
             )
-            yield DoneEvent(conv_id=conv)
+            yield events.DoneEvent(conv_id=conv)
             return
         self._log(op="confirmed", tool=name, reason=req.reason, **base)
         async for ev in self._run(conv, name, p["args"], p["env"]):

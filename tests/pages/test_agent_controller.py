@@ -10,18 +10,7 @@ from app.errors import ConfigError, ConfirmationError
 from app.events import ToolEndEvent, ToolStartEvent
 from app.pages.agent_controller import AgentPageController
 from app.screen.model import AgentChatModel
-from tests.ui.fakes import (
-    ENVS,
-    FakeClock,
-    FakeConversation,
-    FakeCore,
-    FakeEnv,
-    Refused,
-    confirm_event,
-    done,
-    message,
-    token,
-)
+from tests.ui import fakes
 
 ANN = Principal(user_id="ann", role="admin")
 
@@ -34,9 +23,9 @@ class Sleeps:
         self.delays.append(delay)
 
 
-def setup(core: FakeCore | None = None, *, lang: str = "en", params=None, warnings=None):
-    core = core or FakeCore(environments=ENVS)
-    clock, sleeps = FakeClock(), Sleeps()
+def setup(core: fakes.FakeCore | None = None, *, lang: str = "en", params=None, warnings=None):
+    core = core or fakes.FakeCore(environments=fakes.ENVS)
+    clock, sleeps = fakes.FakeClock(), Sleeps()
     model = AgentChatModel(role="admin", lang=lang, clock=clock)
     controller = AgentPageController(
         model,
@@ -53,7 +42,7 @@ def setup(core: FakeCore | None = None, *, lang: str = "en", params=None, warnin
 
 async def test_a_turn_is_prepared_with_context_env_history_and_the_page_channel() -> None:
     core, model, *_ = setup(params={"objectType": "dashboard", "objectId": "42"})
-    core.replies = [token("Hi"), done()]
+    core.replies = [fakes.token("Hi"), fakes.done()]
     await model.send("first")
     await model.send("second")
     first, second = core.sent
@@ -70,8 +59,8 @@ async def test_a_turn_is_prepared_with_context_env_history_and_the_page_channel(
 
 async def test_confirm_after_the_countdown_resumes_and_clears_the_card() -> None:
     core, model, _, clock, _ = setup()
-    core.replies = [confirm_event("dangerous", dangerous=True, countdown_s=10), done()]
-    core.on_confirm = [message("Deleted."), done()]
+    core.replies = [fakes.confirm_event("dangerous", dangerous=True, countdown_s=10), fakes.done()]
+    core.on_confirm = [fakes.message("Deleted."), fakes.done()]
     await model.send("delete dashboard 42")
     assert model.state == "awaiting_confirmation"
     assert await model.confirm() is False and core.decisions == []
@@ -94,8 +83,11 @@ async def test_confirm_after_the_countdown_resumes_and_clears_the_card() -> None
 )
 async def test_deny_without_an_answer_says_operation_cancelled(lang, text) -> None:
     core, model, *_ = setup(lang=lang)
-    core.replies = [confirm_event("write_prod", env="prod"), done("awaiting_confirmation")]
-    core.on_deny = [done()]
+    core.replies = [
+        fakes.confirm_event("write_prod", env="prod"),
+        fakes.done("awaiting_confirmation"),
+    ]
+    core.on_deny = [fakes.done()]
     await model.send("deploy")
     assert await model.deny("not now") is True
     assert core.decisions[0]["reason"] == "not now"
@@ -107,10 +99,14 @@ async def test_deny_without_an_answer_says_operation_cancelled(lang, text) -> No
     ("refusal", "lang", "text"),
     [
         # the core's RequestRefused, said in the page's language
-        (Refused(422, "history_too_long", "20 items max"), "ru", "Диалог слишком длинный"),
-        (Refused(401, "unauthorized", "expired"), "en", "Your session has expired"),
+        (fakes.Refused(422, "history_too_long", "20 items max"), "ru", "Диалог слишком длинный"),
+        (fakes.Refused(401, "unauthorized", "expired"), "en", "Your session has expired"),
         # a code the page has no sentence for: the reason is shown
-        (Refused(429, "rate_limited", "slow down"), "en", "The request was refused: slow down"),
+        (
+            fakes.Refused(429, "rate_limited", "slow down"),
+            "en",
+            "The request was refused: slow down",
+        ),
     ],
 )
 async def test_a_refused_turn_is_an_error_message_never_a_traceback(refusal, lang, text) -> None:
@@ -124,7 +120,7 @@ async def test_a_refused_turn_is_an_error_message_never_a_traceback(refusal, lan
 
 async def test_a_refused_confirmation_is_explained_in_the_pages_language() -> None:
     core, model, *_ = setup(lang="ru")
-    core.replies = [confirm_event("write_dev"), done("awaiting_confirmation")]
+    core.replies = [fakes.confirm_event("write_dev"), fakes.done("awaiting_confirmation")]
     await model.send("deploy")
     core.refuse = ConfirmationError("confirmation expired", reason="expired")
     await model.confirm()
@@ -133,10 +129,10 @@ async def test_a_refused_confirmation_is_explained_in_the_pages_language() -> No
 
 
 async def test_a_dropped_stream_reconnects_by_reloading_the_conversation() -> None:
-    core = FakeCore(
-        environments=ENVS,
+    core = fakes.FakeCore(
+        environments=fakes.ENVS,
         fail_stream=ConnectionError("socket closed"),
-        conversation=FakeConversation(messages=[{"role": "user", "text": "old"}]),
+        conversation=fakes.FakeConversation(messages=[{"role": "user", "text": "old"}]),
     )
     core, model, _, _, sleeps = setup(core)
     await model.send("hello")
@@ -146,7 +142,7 @@ async def test_a_dropped_stream_reconnects_by_reloading_the_conversation() -> No
 
 
 async def test_a_connection_that_never_comes_back_is_permanent_after_the_backoff() -> None:
-    core = FakeCore(environments=ENVS, fail_stream=ConnectionError("x"))
+    core = fakes.FakeCore(environments=fakes.ENVS, fail_stream=ConnectionError("x"))
 
     async def down(principal, conv_id):
         raise ConnectionError("still down")
@@ -159,12 +155,12 @@ async def test_a_connection_that_never_comes_back_is_permanent_after_the_backoff
 
 
 async def test_restore_brings_back_history_tool_cards_and_the_pending_card() -> None:
-    core = FakeCore(
-        environments=ENVS,
-        conversation=FakeConversation(
+    core = fakes.FakeCore(
+        environments=fakes.ENVS,
+        conversation=fakes.FakeConversation(
             messages=[{"role": "user", "text": "delete it"}, {"role": "assistant", "text": "ok?"}],
             tool_calls=[{"call_id": "a", "tool_name": "search_dashboards", "tool_args": {}}],
-            pending=confirm_event("dangerous", dangerous=True, countdown_s=10),
+            pending=fakes.confirm_event("dangerous", dangerous=True, countdown_s=10),
         ),
     )
     _, model, controller, *_ = setup(core)
@@ -182,7 +178,7 @@ async def test_a_retried_read_sends_the_last_message_again() -> None:
     core.replies = [
         ToolStartEvent(call_id="a", tool_name="search_dashboards"),
         ToolEndEvent(call_id="a", tool_name="search_dashboards", status="failed", retryable=True),
-        done(),
+        fakes.done(),
     ]
     await model.send("find sales")
     await model.retry(model.tool_call("a"))
@@ -190,7 +186,7 @@ async def test_a_retried_read_sends_the_last_message_again() -> None:
 
 
 # ---- one tier answer for the banner and the card ------------------------------------------
-TEST_MAIN = FakeEnv("test-main", "Main test", "prod")  # tier = "prod" in environments.toml
+TEST_MAIN = fakes.FakeEnv("test-main", "Main test", "prod")  # tier = "prod" in environments.toml
 
 
 @pytest.mark.parametrize(
@@ -203,26 +199,26 @@ TEST_MAIN = FakeEnv("test-main", "Main test", "prod")  # tier = "prod" in enviro
     ],
 )
 def test_the_banner_follows_the_resolvers_tier(env_id, is_prod) -> None:
-    core = FakeCore(environments=[*ENVS, TEST_MAIN])
+    core = fakes.FakeCore(environments=[*fakes.ENVS, TEST_MAIN])
     _, model, *_ = setup(core, params={"objectType": "dashboard", "envId": env_id})
     assert model.is_prod_context is is_prod
 
 
 def test_a_configured_tier_outside_the_list_comes_from_the_env_table() -> None:
-    core = FakeCore(environments=ENVS, configured_tiers={"test-main": "prod"})
+    core = fakes.FakeCore(environments=fakes.ENVS, configured_tiers={"test-main": "prod"})
     _, model, *_ = setup(core, params={"envId": "test-main"})
     assert model.is_prod_context  # not "staging", as its name alone would say
     assert model.told_tier("test-main") == "prod"
 
 
 def test_without_an_env_in_the_link_the_first_non_prod_env_is_selected() -> None:
-    core = FakeCore(environments=[ENVS[2], TEST_MAIN, ENVS[1], ENVS[0]])
+    core = fakes.FakeCore(environments=[fakes.ENVS[2], TEST_MAIN, fakes.ENVS[1], fakes.ENVS[0]])
     _, model, *_ = setup(core)
     assert model.active_env_id == "staging" and not model.is_prod_context
 
 
 def test_broken_environments_warn_and_leave_the_page_usable() -> None:
-    class Broken(FakeCore):
+    class Broken(fakes.FakeCore):
         def environments(self):
             raise ConfigError("environments.toml line 3: bad tier")
 

@@ -7,18 +7,7 @@ import logging
 import pytest
 from pydantic import BaseModel
 
-from app.events import (
-    ErrorEvent,
-    MessageEvent,
-    PermissionDeniedEvent,
-    TokenEvent,
-    ToolEndEvent,
-    ToolProgressEvent,
-    ToolRetryEvent,
-    ToolStartEvent,
-    ToolTimeoutEvent,
-    TurnStartEvent,
-)
+from app import events as ev
 from app.screen.items import ChatMessage, ToolCall
 from app.screen.model import AgentChatModel
 from app.screen.stream import StreamProcessor
@@ -34,44 +23,44 @@ def setup(lang: str = "en") -> tuple[AgentChatModel, StreamProcessor]:
 def test_tokens_stream_into_one_bubble_and_message_finalises_it() -> None:
     m, p = setup()
     for tok in ("Hel", "lo"):
-        p.apply(TokenEvent(text=tok))
+        p.apply(ev.TokenEvent(text=tok))
     assert [i.text for i in m.items] == ["Hello"]
-    p.apply(MessageEvent(text="Hello, world"))
+    p.apply(ev.MessageEvent(text="Hello, world"))
     assert [i.text for i in m.items] == ["Hello, world"]
 
 
 def test_turn_start_names_the_answering_model_before_any_text() -> None:
     m, p = setup()
-    p.apply(TurnStartEvent(model="offline planner", tools_offered=9))
+    p.apply(ev.TurnStartEvent(model="offline planner", tools_offered=9))
     assert m.answered_by == "offline planner"
     assert list(m.items) == []  # no bubble until text arrives
 
 
 def test_tool_start_splits_text_before_and_after_the_card() -> None:
     m, p = setup()
-    p.apply(TokenEvent(text="Looking"))
-    p.apply(ToolStartEvent(call_id="1", tool_name="search_dashboards"))
-    p.apply(TokenEvent(text="Found"))
+    p.apply(ev.TokenEvent(text="Looking"))
+    p.apply(ev.ToolStartEvent(call_id="1", tool_name="search_dashboards"))
+    p.apply(ev.TokenEvent(text="Found"))
     assert [type(i) for i in m.items] == [ChatMessage, ToolCall, ChatMessage]
 
 
-START = ToolStartEvent(call_id="1", tool_name="search_dashboards")
-WSTART = ToolStartEvent(call_id="1", tool_name="deploy_dashboard", is_write_tool=True)
+START = ev.ToolStartEvent(call_id="1", tool_name="search_dashboards")
+WSTART = ev.ToolStartEvent(call_id="1", tool_name="deploy_dashboard", is_write_tool=True)
 
 
-def _timeout(retryable: bool, unknown: bool, message: str = "timed out") -> ToolTimeoutEvent:
+def _timeout(retryable: bool, unknown: bool, message: str = "timed out") -> ev.ToolTimeoutEvent:
     return timed_out("1", retryable=retryable, unknown=unknown, message=message)
 
 
-def _end(status: str, **kw) -> ToolEndEvent:
-    return ToolEndEvent(call_id="1", tool_name="x", status=status, **kw)
+def _end(status: str, **kw) -> ev.ToolEndEvent:
+    return ev.ToolEndEvent(call_id="1", tool_name="x", status=status, **kw)
 
 
 @pytest.mark.parametrize(
     ("start", "event", "status", "can_retry", "can_check"),
     [
         # a read tool retrying: attempt shown, no buttons yet
-        (START, ToolRetryEvent(call_id="1", tool_name="x", attempt=1), "retrying", False, False),
+        (START, ev.ToolRetryEvent(call_id="1", tool_name="x", attempt=1), "retrying", False, False),
         # a read tool that failed: retry offered
         (START, _end("failed", error="x"), "failed", True, False),
         # a read timeout: retry offered
@@ -109,7 +98,7 @@ def test_progress_feeds_the_progress_bar() -> None:
     m, p = setup()
     p.apply(START)
     p.apply(
-        ToolProgressEvent(
+        ev.ToolProgressEvent(
             call_id="1", tool_name="x", task_id="t1", step=3, total=4, message="copying"
         )
     )
@@ -150,7 +139,7 @@ def test_confirm_required_without_permission_becomes_permission_denied() -> None
 def test_permission_denied_event_has_its_own_path() -> None:
     m, p = setup()
     p.apply(
-        PermissionDeniedEvent(
+        ev.PermissionDeniedEvent(
             tool_name="deploy_dashboard",
             required_role="admin",
             alternatives=[{"action": "health", "prompt": "check health"}],
@@ -162,14 +151,14 @@ def test_permission_denied_event_has_its_own_path() -> None:
 
 def test_error_event_shows_error_and_sets_state() -> None:
     m, p = setup()
-    p.apply(ErrorEvent(code="no_env", message="No environment"))
+    p.apply(ev.ErrorEvent(code="no_env", message="No environment"))
     assert m.state == "error"
     assert m.items[-1].kind == "error" and m.items[-1].text == "No environment"
 
 
 def test_a_refusal_error_event_is_said_in_the_pages_language() -> None:
     m, p = setup(lang="ru")
-    p.apply(ErrorEvent(code="unauthorized", message="token expired", status_code=401))
+    p.apply(ev.ErrorEvent(code="unauthorized", message="token expired", status_code=401))
     assert m.items[-1].text == "Сеанс истёк. Войдите снова."
 
 
@@ -187,14 +176,14 @@ def test_unknown_event_is_ignored_with_a_log_line(caplog) -> None:
 
 def test_final_message_names_the_model_that_answered() -> None:
     m, p = setup()
-    p.apply(MessageEvent(text="hi", model="offline planner"))
+    p.apply(ev.MessageEvent(text="hi", model="offline planner"))
     assert m.answered_by == "offline planner"
 
 
 def test_a_finished_card_shows_full_progress_even_after_a_late_report() -> None:
     m, p = setup()
     p.apply(START)
-    progress = ToolProgressEvent(
+    progress = ev.ToolProgressEvent(
         call_id="1", tool_name="x", task_id="t1", step=1, total=3, message="backing up"
     )
     p.apply(progress)
@@ -208,9 +197,9 @@ async def test_run_counts_the_answers_and_done_settles_the_state() -> None:
     m, p = setup()
 
     async def events():
-        for ev in (TokenEvent(text="a"), ToolStartEvent(call_id="1", tool_name="x")):
-            yield ev
-        yield TokenEvent(text="b")
+        for event in (ev.TokenEvent(text="a"), ev.ToolStartEvent(call_id="1", tool_name="x")):
+            yield event
+        yield ev.TokenEvent(text="b")
         yield done()
 
     m.begin_turn("go")

@@ -64,3 +64,20 @@ def test_another_users_turn_leaves_the_row_alone(engine: Engine) -> None:
         row = conversations.get(s, conv_id="c1")
         assert row is not None
         assert (row.owner, row.title, row.env_id, row.updated_at) == ("alice", "mine", "dev", EARLY)
+
+
+def test_a_change_sets_only_its_given_fields_of_the_owners_row(engine: Engine) -> None:
+    _turn(engine, "alice", "first request", env="dev", at=EARLY)
+    rename = conversations.ConversationChange(title="  Sales\nhunt ")
+    archive = conversations.ConversationChange(archived=True)
+    assert (rename.given(), archive.given()) == ({"title": "  Sales\nhunt "}, {"archived": True})
+    with Session(engine) as s:
+        assert conversations.update(s, conv_id="c1", owner="mallory", change=archive) is None
+        conversations.update(s, conv_id="c1", owner="alice", change=rename)
+        s.commit()
+        row = conversations.get(s, conv_id="c1")
+        assert row is not None
+        assert (row.title, row.archived, row.updated_at) == ("Sales hunt", False, EARLY)
+        conversations.update(s, conv_id="c1", owner="alice", change=archive)
+        s.commit()
+        assert (row.title, row.archived) == ("Sales hunt", True)

@@ -30,7 +30,7 @@ from app.agent.rules import Rules
 from app.agent.stream import Sequencer
 from app.auth import Principal
 from app.events import Event, ToolEndEvent, ToolProgressEvent, ToolTimeoutEvent
-from app.store.conversations import short_title
+from app.store.conversations import ConversationChange, short_title
 from app.vocab import Channel
 
 FOLLOWED = (ToolEndEvent, ToolProgressEvent, ToolTimeoutEvent)
@@ -138,17 +138,12 @@ class OperatorControls(Runs):
             await history.get_conversation(self.db, conv_id) if valid_conv_id(conv_id) else None
         )
         await self._own(current.owner if current else None, principal, row)
-        updated = await history.update_conversation(
-            self.db, conv_id, principal.user_id, title=title, archived=archived
-        )
+        change = ConversationChange(title=title, archived=archived)
+        updated = await history.update_conversation(self.db, conv_id, principal.user_id, change)
         if updated is None:  # gone meanwhile
             raise RequestRefused(404, "not_found", "no such conversation")
-        changes = {"title": title, "archived": archived}
         await self.audit.record(
-            kind="conversation_changed",
-            decision="ok",
-            args={k: v for k, v in changes.items() if v is not None},
-            **row,
+            kind="conversation_changed", decision="ok", args=change.given(), **row
         )
         return updated
 

@@ -17,6 +17,7 @@ from typing import Any
 
 from app.agent.audit import AuditWriter
 from app.store import conversations
+from app.store.conversations import ConversationChange
 from app.store.db import Database
 from app.store.models import Conversation
 
@@ -112,13 +113,6 @@ async def get_conversation(db: Database, conv_id: str) -> ConversationSummary | 
 
 
 async def update_conversation(
-    db: Database,
-    conv_id: str,
-    owner: str,
-    *,
-    title: str | None = None,
-    archived: bool | None = None,
+    db: Database, conv_id: str, owner: str, change: ConversationChange
 ) -> ConversationSummary | None:
-    return await asyncio.to_thread(
-        _update, db, conv_id=conv_id, owner=owner, title=title, archived=archived
-    )
+    return await asyncio.to_thread(_update, db, conv_id=conv_id, owner=owner, change=change)
