@@ -1,4 +1,4 @@
-"""What one tool call *is*, said three ways in English and Russian:
+"""What one tool call *is*, phrased three ways in English and Russian:
 
 * :func:`doing` — the step the planner is on ("Checking the health of dashboard 7 in
   dev…" / «Проверяю здоровье дашборда 7 на dev…»);
@@ -10,6 +10,8 @@
 
 Values a person typed or Superset returned are escaped in the sentences (``doing`` and
 ``not_doing``); the spelled-out request is plain text (it is shown in a code span).
+The texts are data, a table a tool in ``calls.toml``; a tool's phrase function here fills
+their slots.
 """
 
 from __future__ import annotations
@@ -18,10 +20,10 @@ from typing import Any
 
 from app.agent.planner import actions_dash as dash
 from app.agent.planner import actions_data as data
-from app.agent.planner.slots import CALLS, Phrases, Slots, Texts, said
+from app.agent.planner.slots import CALLS, Phrases, Slots, Texts, phrased
 from app.agent.planner.text import Lang
 
-PHRASES: dict[str, Phrases] = {  # tools said with more than their dashboard and environment
+PHRASES: dict[str, Phrases] = {  # tools phrased with more than their dashboard and environment
     "get_task_status": data.tasks,
     "search_dashboards": dash.search,
     "superset_explore_database": data.explore,
@@ -45,7 +47,7 @@ def _texts(tool: str, args: dict[str, Any], *, raw: bool) -> Texts | None:
     """The call's texts: by its phrase function, else its ``calls.toml`` table alone."""
     if tool in PHRASES:
         return PHRASES[tool](Slots(args, raw))
-    return said(tool, Slots(args, raw)) if tool in CALLS else None
+    return phrased(tool, Slots(args, raw)) if tool in CALLS else None
 
 
 def doing(tool: str, args: dict[str, Any], lang: Lang, can: str | None = None) -> str:

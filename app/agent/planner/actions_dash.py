@@ -3,34 +3,34 @@ their texts are in ``calls.toml``."""
 
 from __future__ import annotations
 
-from app.agent.planner.slots import Phrases, Slots, Texts, said
+from app.agent.planner.slots import Phrases, Slots, Texts, phrased
 from app.markup import short_id
 
 
 def search(s: Slots) -> Texts:
     query = s.v("query")
-    return said("search_dashboards_for" if query else "search_dashboards", s, query=query)
+    return phrased("search_dashboards_for" if query else "search_dashboards", s, query=query)
 
 
 def list_backups(s: Slots) -> Texts:
-    return said("list_backups", s, of=s.of_dash("dashboard_id", "of", ""))
+    return phrased("list_backups", s, of=s.of_dash("dashboard_id", "of", ""))
 
 
 def run_backup(s: Slots) -> Texts:
     if not (s.args.get("dashboard_ids") or s.v("env_id")):
-        return said("run_backup_everything", s)
-    return said("run_backup", s, of=s.of_dash("dashboard_ids", "", ""))
+        return phrased("run_backup_everything", s)
+    return phrased("run_backup", s, of=s.of_dash("dashboard_ids", "", ""))
 
 
 def restore(s: Slots) -> Texts:
     backup = s.v("backup_id")
     if not s.raw:  # in sentences a long id reads better shortened
         backup = short_id(backup)
-    return said("restore_backup", s, backup=backup, env=s.both("env_id", "into", "на"))
+    return phrased("restore_backup", s, backup=backup, env=s.both("env_id", "into", "на"))
 
 
 def branch(s: Slots) -> Texts:
-    return said(
+    return phrased(
         "create_branch", s, branch=s.v("branch"), of=s.of_dash("dashboard_id", "for", "для")
     )
 
@@ -39,7 +39,7 @@ def commit(s: Slots) -> Texts:
     msg = s.v("message")
     message = f"«{msg}»" if '"' in msg else f'"{msg}"'
     of, to_branch = s.of_dash("dashboard_ids", "of", ""), s.both("branch", "to branch", "в ветку")
-    return said("commit_changes", s, message=message, of=of, branch=to_branch)
+    return phrased("commit_changes", s, message=message, of=of, branch=to_branch)
 
 
 def move(key: str) -> Phrases:
@@ -48,7 +48,7 @@ def move(key: str) -> Phrases:
     def phrases(s: Slots) -> Texts:
         mapping = s.args.get("database_mapping") or {}
         m = ", ".join(f"{k} -> {v}" for k, v in mapping.items())
-        return said(
+        return phrased(
             key,
             s,
             source=s.both("source_env", "from", "с"),

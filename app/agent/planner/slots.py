@@ -1,7 +1,7 @@
 """The arguments of one tool call as pieces of a phrase (see :mod:`app.agent.planner.actions`).
 
 ``Texts`` is what a tool's phrase function returns: (English gerund, Russian "doing",
-Russian noun in the accusative, English request, Russian request), filled by :func:`said`
+Russian noun in the accusative, English request, Russian request), filled by :func:`phrased`
 from the tool's table in ``calls.toml`` (beside this module).
 """
 
@@ -78,7 +78,7 @@ with Path(__file__).with_name("calls.toml").open("rb") as _file:
     CALLS: dict[str, dict[str, Any]] = tomllib.load(_file)
 
 
-def said(key: str, s: Slots, **values: Value) -> Texts:
+def phrased(key: str, s: Slots, **values: Value) -> Texts:
     """The five texts of ``calls.toml``'s table ``key``, filled with the call's dashboard
     (``d``, ``acc``, ``gen``), its environment (``env``: " in prod") and ``values``."""
     en = {"d": s.dash()}
