@@ -230,6 +230,13 @@ def test_every_call_is_said_in_both_languages_with_every_slot_filled(tool, args)
     assert spelled_out(tool, args, "ru") != spelled_out(tool, args, "en")
 
 
+def test_every_table_of_calls_toml_has_the_five_forms_of_a_call():
+    for key, row in CALLS.items():
+        assert set(row) == {"doing", "ru_noun", "request"}, key
+        forms = [*row["doing"], row["ru_noun"], *row["request"]]
+        assert len(forms) == 5 and all(isinstance(f, str) and f.strip() for f in forms), key
+
+
 def test_the_eval_has_multi_step_cases_in_both_languages():
     _, cases = load_eval()
     multi = [c for c in cases if len(steps_of(c)) > 1]
