@@ -19,7 +19,13 @@ from app.i18n import (
     t,
 )
 
-SECTIONS = ("pages", "planner", "planner_arg_names", "planner_task_states")
+SECTIONS = (
+    "pages",
+    "planner",
+    "planner_arg_names",
+    "planner_task_states",
+    "planner_task_status",
+)
 
 
 def _fields(text: str) -> set[str]:

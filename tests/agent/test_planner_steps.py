@@ -10,8 +10,10 @@ from typing import Any
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-from app.agent.planner.actions import spelled_out
+from app.agent.planner.actions import PHRASES, doing, not_doing, spelled_out
+from app.agent.planner.slots import CALLS
 from app.agent.planner.steps import FULL_BACKUP_ID
+from app.agent.tools import TOOL_CATALOG
 from app.offers import parse_offers
 from tests.agent.test_planner import DASHBOARD_PAGE, planner, system
 from tests.agent.test_planner_eval import case_messages, load_eval, proposed_calls, steps_of
@@ -193,6 +195,46 @@ def test_every_spelled_out_request_plans_the_same_call_without_the_page(lang):
         if got != [(tool, args)]:
             wrong.append(f"{request!r}: {got}")
     assert wrong == []
+
+
+FULL_CALL = {
+    "query": "sales",
+    "task_id": "t1",
+    "env_id": "prod",
+    "dashboard_id": 7,
+    "dashboard_ids": [7, 8],
+    "backup_id": "abf0" + "1" * 28,
+    "branch": "fix",
+    "message": "fix it",
+    "database": "examples",
+    "schema": "public",
+    "table": "sales",
+    "table_name": "sales",
+    "sql": "select 1",
+    "row_limit": 5,
+    "role": "Gamma",
+    "duration_minutes": 30,
+    "reason": "upgrade",
+    "source_env": "dev",
+    "target_env": "prod",
+    "database_mapping": {"a": "b"},
+}
+
+
+@pytest.mark.parametrize("tool", sorted(t for t in TOOL_CATALOG if t in PHRASES or t in CALLS))
+@pytest.mark.parametrize("args", [{}, FULL_CALL], ids=["bare", "full"])
+def test_every_call_is_said_in_both_languages_with_every_slot_filled(tool, args):
+    for lang in ("en", "ru"):
+        said = [doing(tool, args, lang), not_doing(tool, args, lang), spelled_out(tool, args, lang)]
+        assert all(text and "{" not in text for text in said), said
+    assert spelled_out(tool, args, "ru") != spelled_out(tool, args, "en")
+
+
+def test_every_table_of_calls_toml_has_the_five_forms_of_a_call():
+    for key, row in CALLS.items():
+        assert set(row) == {"doing", "ru_noun", "request"}, key
+        forms = [*row["doing"], row["ru_noun"], *row["request"]]
+        assert len(forms) == 5 and all(isinstance(f, str) and f.strip() for f in forms), key
 
 
 def test_the_eval_has_multi_step_cases_in_both_languages():

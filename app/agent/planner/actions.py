@@ -1,4 +1,4 @@
-"""What one tool call *is*, said three ways in English and Russian:
+"""What one tool call *is*, phrased three ways in English and Russian:
 
 * :func:`doing` — the step the planner is on ("Checking the health of dashboard 7 in
   dev…" / «Проверяю здоровье дашборда 7 на dev…»);
@@ -10,6 +10,8 @@
 
 Values a person typed or Superset returned are escaped in the sentences (``doing`` and
 ``not_doing``); the spelled-out request is plain text (it is shown in a code span).
+The texts are data, a table a tool in ``calls.toml``; a tool's phrase function here fills
+their slots.
 """
 
 from __future__ import annotations
@@ -18,50 +20,12 @@ from typing import Any
 
 from app.agent.planner import actions_dash as dash
 from app.agent.planner import actions_data as data
-from app.agent.planner.slots import Phrases, Slots, Texts
+from app.agent.planner.slots import CALLS, Phrases, Slots, Texts, phrased
 from app.agent.planner.text import Lang
 
-PHRASES: dict[str, Phrases] = {
-    "show_capabilities": lambda s: (
-        "explaining what I can do",
-        "рассказываю, что умею",
-        "рассказ о возможностях",
-        "what can you do?",
-        "что ты умеешь?",
-    ),
-    "list_environments": lambda s: (
-        "listing the environments",
-        "показываю окружения",
-        "список окружений",
-        "list environments",
-        "покажи окружения",
-    ),
+PHRASES: dict[str, Phrases] = {  # tools phrased with more than their dashboard and environment
     "get_task_status": data.tasks,
     "search_dashboards": dash.search,
-    "get_health_summary": dash.dashboard(
-        "checking the health of {d}",
-        "проверяю здоровье {gen}",
-        "проверку здоровья {gen}",
-        "check the health of {d}",
-        "проверь здоровье {gen}",
-    ),
-    "run_llm_validation": dash.dashboard(
-        "validating {d}",
-        "проверяю качество {gen}",
-        "проверку качества {gen}",
-        "validate {d}",
-        "провалидируй {acc}",
-    ),
-    "run_llm_documentation": dash.dashboard(
-        "documenting {d}",
-        "документирую {acc}",
-        "документирование {gen}",
-        "document {d}",
-        "задокументируй {acc}",
-    ),
-    "delete_dashboard": dash.dashboard(
-        "deleting {d}", "удаляю {acc}", "удаление {gen}", "delete {d}", "удали {acc}"
-    ),
     "superset_explore_database": data.explore,
     "superset_format_sql": data.format_sql,
     "superset_execute_sql": data.execute,
@@ -70,8 +34,8 @@ PHRASES: dict[str, Phrases] = {
     "list_backups": dash.list_backups,
     "run_backup": dash.run_backup,
     "restore_backup": dash.restore,
-    "deploy_dashboard": dash.move("deploy", "деплою", "деплой", "задеплой"),
-    "execute_migration": dash.move("migrate", "мигрирую", "миграцию", "мигрируй"),
+    "deploy_dashboard": dash.move("deploy_dashboard"),
+    "execute_migration": dash.move("execute_migration"),
     "create_branch": dash.branch,
     "commit_changes": dash.commit,
     "start_maintenance": data.start_maint,
@@ -80,8 +44,10 @@ PHRASES: dict[str, Phrases] = {
 
 
 def _texts(tool: str, args: dict[str, Any], *, raw: bool) -> Texts | None:
-    phrases = PHRASES.get(tool)
-    return phrases(Slots(args, raw)) if phrases else None
+    """The call's texts: by its phrase function, else its ``calls.toml`` table alone."""
+    if tool in PHRASES:
+        return PHRASES[tool](Slots(args, raw))
+    return phrased(tool, Slots(args, raw)) if tool in CALLS else None
 
 
 def doing(tool: str, args: dict[str, Any], lang: Lang, can: str | None = None) -> str:

@@ -165,8 +165,9 @@ class OfflinePlanner(BaseChatModel):
         run_manager: AsyncCallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> AsyncIterator[ChatGenerationChunk]:
-        for message in _chunks(self._reply(messages)):
-            chunk = ChatGenerationChunk(message=message)
+        """``_stream``'s chunks, each reported to the async callbacks (the reply is ready
+        at once: no thread, which LangChain's default ``_astream`` would start)."""
+        for chunk in self._stream(messages, stop, **kwargs):
             if run_manager is not None:
-                await run_manager.on_llm_new_token(message.text, chunk=chunk)
+                await run_manager.on_llm_new_token(chunk.text, chunk=chunk)
             yield chunk
