@@ -53,18 +53,14 @@ class PendingCard:
 
     @classmethod
     def from_event(cls, ev: ConfirmRequiredEvent) -> PendingCard:
+        """The event's and its metadata's fields of the same names, the arguments, the
+        tier and the card as text."""
         md = ev.metadata
         return cls(
-            confirmation_id=ev.confirmation_id,
-            conv_id=ev.conv_id,
-            tool_name=md.tool_name,
+            **ev.model_dump(include={"confirmation_id", "conv_id", "countdown_s", "expires_at"}),
+            **md.model_dump(include={"tool_name", "env_id", "risk_level", "dangerous"}),
             arguments=dict(md.tool_args),
-            env_id=md.env_id,
             tier=md.env_context,
-            risk_level=md.risk_level,
-            dangerous=md.dangerous,
-            countdown_s=ev.countdown_s,
-            expires_at=ev.expires_at,
             message=card_message(ev),
         )
 

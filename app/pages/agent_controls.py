@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -25,6 +26,7 @@ from app.vocab import Channel
 
 if TYPE_CHECKING:
     from app.agent.core import AgentCore
+    from app.agent.core.history import ConversationSummary
     from app.screen.model import AgentChatModel
     from app.screen.stream import StreamProcessor
 
@@ -111,19 +113,7 @@ class ControllerControls:
         except SsToolsError as exc:
             self._refused(exc)
             return
-        self.model.set_conversations(
-            [
-                ConversationEntry(
-                    conv_id=r.conv_id,
-                    title=r.title,
-                    updated_at=r.updated_at,
-                    env_id=r.env_id,
-                    object_type=r.object_type,
-                    pending=r.pending_confirmation,
-                )
-                for r in rows
-            ]
-        )
+        self.model.set_conversations([_entry(r) for r in rows])
 
     async def show_conversation(self, conv_id: str) -> None:
         """Show ``conv_id``: its messages, tool cards with results, a pending card, and the
@@ -160,3 +150,11 @@ class ControllerControls:
 
     def validate_args(self, tool_name: str, args: Mapping[str, Any]) -> dict[str, str]:
         return self._core.validate_args(tool_name, args)
+
+
+def _entry(summary: ConversationSummary) -> ConversationEntry:
+    """The drawer's entry of a conversation: the summary's fields of the same names, and
+    its pending confirmation as the entry's badge."""
+    names = [f.name for f in dataclasses.fields(ConversationEntry) if f.name != "pending"]
+    same = {name: getattr(summary, name) for name in names}
+    return ConversationEntry(**same, pending=summary.pending_confirmation)

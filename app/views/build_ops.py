@@ -6,30 +6,18 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from app.views import models as vm
 from app.views.cells import cell, dict_table
 from app.views.links import Links, hidden_key, without_paths
-from app.views.models import (
-    DiffRow,
-    DiffView,
-    Fact,
-    FactsView,
-    LinkedItem,
-    LinkedListView,
-    TableView,
-    TaskRow,
-    TasksView,
-    TextView,
-    ToolView,
-)
 
-Builder = Callable[[Mapping[str, Any], Links], ToolView | None]
+Builder = Callable[[Mapping[str, Any], Links], vm.ToolView | None]
 DIFF_KINDS = (("dashboards", "dashboard"), ("charts", "chart"), ("datasets", "dataset"),
               ("databases", "database"))  # fmt: skip
 _PAST = {"created": "create", "overwritten": "overwrite", "skipped": "skip"}
 _QUIET_KEYS = {"message", "summary", "note", "uuid"}
 
 
-def facts(result: Mapping[str, Any], links: Links, keys: tuple[str, ...] = ()) -> FactsView:
+def facts(result: Mapping[str, Any], links: Links, keys: tuple[str, ...] = ()) -> vm.FactsView:
     """Top-level scalars as facts (``keys`` first and only, when given); never a path."""
     wanted = keys or tuple(k for k in result if k not in _QUIET_KEYS)
     out = []
@@ -38,23 +26,23 @@ def facts(result: Mapping[str, Any], links: Links, keys: tuple[str, ...] = ()) -
         if hidden_key(key) or value is None or value == "" or isinstance(value, Mapping | list):
             continue
         url = value if key == "url" and str(value).startswith(("http://", "https://")) else None
-        out.append(Fact(key=key, value=cell(value), url=url))
-    return FactsView(facts=out)
+        out.append(vm.Fact(key=key, value=cell(value), url=url))
+    return vm.FactsView(facts=out)
 
 
 # ---- backups ---------------------------------------------------------------------------
-def list_backups(result: Mapping[str, Any], links: Links) -> TableView:
+def list_backups(result: Mapping[str, Any], links: Links) -> vm.TableView:
     keys = ("backup_id", "env_id", "dashboards", "created_at", "created_by", "size_bytes", "note")
     return dict_table(result.get("backups") or [], keys, csv_name="backups")
 
 
-def run_backup(result: Mapping[str, Any], links: Links) -> FactsView:
+def run_backup(result: Mapping[str, Any], links: Links) -> vm.FactsView:
     keys = ("backup_id", "env_id", "dashboard_count", "chart_count", "size_bytes", "created_at",
             "task_id")  # fmt: skip
     return facts(result, links, keys)
 
 
-def delete_dashboard(result: Mapping[str, Any], links: Links) -> FactsView:
+def delete_dashboard(result: Mapping[str, Any], links: Links) -> vm.FactsView:
     deleted = result.get("deleted") or {}
     flat = {
         "deleted": deleted.get("title"),
@@ -66,7 +54,7 @@ def delete_dashboard(result: Mapping[str, Any], links: Links) -> FactsView:
     return facts(flat, links, tuple(flat))
 
 
-def create_dataset(result: Mapping[str, Any], links: Links) -> FactsView:
+def create_dataset(result: Mapping[str, Any], links: Links) -> vm.FactsView:
     flat = {
         "dataset": result.get("table_name"),
         "id": result.get("id"),
@@ -77,20 +65,20 @@ def create_dataset(result: Mapping[str, Any], links: Links) -> FactsView:
     }
     view = facts(flat, links, tuple(flat))
     url = links.dataset(result.get("id"))
-    return FactsView(
+    return vm.FactsView(
         facts=[f.model_copy(update={"url": url}) if f.key == "dataset" else f for f in view.facts]
     )
 
 
-def maintenance(result: Mapping[str, Any], links: Links) -> FactsView:
+def maintenance(result: Mapping[str, Any], links: Links) -> vm.FactsView:
     keys = ("env_id", "active", "reason", "started_by", "started_at", "ends_at", "ended_at",
             "ended_by")  # fmt: skip
     return facts(result, links, keys)
 
 
 # ---- tasks -------------------------------------------------------------------------------
-def _task(row: Mapping[str, Any]) -> TaskRow:
-    return TaskRow(
+def _task(row: Mapping[str, Any]) -> vm.TaskRow:
+    return vm.TaskRow(
         task_id=str(row.get("task_id") or ""),
         kind=str(row.get("kind") or ""),
         status=str(row.get("status") or ""),
@@ -103,13 +91,13 @@ def _task(row: Mapping[str, Any]) -> TaskRow:
     )
 
 
-def tasks(result: Mapping[str, Any], links: Links) -> TasksView:
+def tasks(result: Mapping[str, Any], links: Links) -> vm.TasksView:
     rows = [result["task"]] if isinstance(result.get("task"), Mapping) else result.get("tasks")
-    return TasksView(tasks=[_task(r) for r in rows or [] if isinstance(r, Mapping)])
+    return vm.TasksView(tasks=[_task(r) for r in rows or [] if isinstance(r, Mapping)])
 
 
 # ---- migrations, deploys and restores ----------------------------------------------------
-def preflight_view(details: Mapping[str, Any] | None) -> DiffView | None:
+def preflight_view(details: Mapping[str, Any] | None) -> vm.DiffView | None:
     """A migration's or deploy's preflight (the confirmation's ``details``) as a diff:
     every object of the bundle with what the run would do to it on the target."""
     if not isinstance(details, Mapping) or not any(
@@ -128,9 +116,9 @@ def preflight_view(details: Mapping[str, Any] | None) -> DiffView | None:
             if kind == "database" and isinstance(mapping, Mapping) and mapping.get(name):
                 name = f"{name} → {mapping[name]}"
             rows.append(
-                DiffRow(object_type=kind, name=name, action=str(r.get("action")), target=target)
+                vm.DiffRow(object_type=kind, name=name, action=str(r.get("action")), target=target)
             )
-    return DiffView(
+    return vm.DiffView(
         source_env=details.get("source_env"),
         target_env=target,
         rows=rows,
@@ -138,11 +126,11 @@ def preflight_view(details: Mapping[str, Any] | None) -> DiffView | None:
     )
 
 
-def migration(result: Mapping[str, Any], links: Links) -> DiffView:
+def migration(result: Mapping[str, Any], links: Links) -> vm.DiffView:
     """What a finished migration, deploy or restore did on its target."""
     target = result.get("target_env")
     rows = [
-        DiffRow(
+        vm.DiffRow(
             object_type="dashboard",
             name=str(d.get("title") or d.get("slug") or d.get("target_id") or ""),
             action=_PAST.get(str(d.get("action")), str(d.get("action"))),
@@ -157,39 +145,39 @@ def migration(result: Mapping[str, Any], links: Links) -> DiffView:
         for key, kind in DIFF_KINDS[1:]
         if isinstance(result.get(key), Mapping)
     }
-    return DiffView(
+    return vm.DiffView(
         source_env=result.get("source_env"), target_env=target, rows=rows, counts=counts
     )
 
 
 # ---- fallbacks by presentation kind -------------------------------------------------------
-def first_table(result: Mapping[str, Any], links: Links) -> TableView | None:
+def first_table(result: Mapping[str, Any], links: Links) -> vm.TableView | None:
     for value in result.values():
         if isinstance(value, list) and value and all(isinstance(r, Mapping) for r in value):
             return dict_table(value, list(value[0]))
     return None
 
 
-def linked_list(result: Mapping[str, Any], links: Links) -> LinkedListView | None:
+def linked_list(result: Mapping[str, Any], links: Links) -> vm.LinkedListView | None:
     table = first_table(result, links)
     if table is None:
         return None
     items = [
-        LinkedItem(title=str(row[0]), id=row[0] if isinstance(row[0], int | str) else None)
+        vm.LinkedItem(title=str(row[0]), id=row[0] if isinstance(row[0], int | str) else None)
         for row in table.rows
         if row
     ]
-    return LinkedListView(object_type="object", items=items, total=len(items))
+    return vm.LinkedListView(object_type="object", items=items, total=len(items))
 
 
-def text(result: Mapping[str, Any], links: Links) -> TextView | None:
+def text(result: Mapping[str, Any], links: Links) -> vm.TextView | None:
     for key in ("markdown", "text", "sql", "message"):
         if isinstance(result.get(key), str):
-            return TextView(text=without_paths(result[key]))
+            return vm.TextView(text=without_paths(result[key]))
     return None
 
 
-def diff(result: Mapping[str, Any], links: Links) -> DiffView | None:
+def diff(result: Mapping[str, Any], links: Links) -> vm.DiffView | None:
     return migration(result, links) if "dashboards" in result else preflight_view(result)
 
 

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any, TypeVar, get_type_hints
 
 from app.agent.tools.base import ToolArgs, ToolDeps, ToolFn
@@ -108,24 +108,25 @@ class ToolDecl:
         }
 
     def spec(self) -> ToolSpec:
-        """What policy knows of this tool (roles and affinity from the contract's tables)."""
+        """What policy knows of this tool: the declaration's fields that a ``ToolSpec``
+        has too (:data:`SPEC_FIELDS`), the description on one line, the example in English,
+        and roles and affinity from the contract's tables."""
         return ToolSpec(
-            name=self.name,
-            family=self.family,
+            **{name: getattr(self, name) for name in SPEC_FIELDS},
             description=" ".join(self.description.split()),
-            args_model=self.args_model,
-            risk=self.risk,
             roles=roles_for(self.name, self.risk),
             affinity=affinity_for(self.name),
-            timeout_s=self.timeout_s,
             example_prompt=self.example.en,
-            card=self.card,
-            can=self.can,
-            example=self.example,
-            triggers=self.triggers,
-            call_risk=self.call_risk,
-            call_details=self.call_details,
         )
+
+
+#: The fields a tool's ``ToolSpec`` takes from its declaration as they are (the ones of
+#: the same name; the description is put on one line).
+SPEC_FIELDS = tuple(
+    f.name
+    for f in fields(ToolSpec)
+    if f.name in ToolDecl.__dataclass_fields__ and f.name != "description"
+)
 
 
 class Family:
