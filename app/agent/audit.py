@@ -7,8 +7,7 @@ after its first row, whichever comes first (a turn's rows travel together: one t
 wake-up and one commit per turn, not one per row). The thread drains its queue and
 inserts everything waiting in one transaction and one statement (no ORM objects, on a
 connection of its own kept open between batches), so the shared event loop never blocks
-on the database. A graph node's rows are handed over when the node ends (``send``), so
-their commit overlaps the rest of the turn.
+on the database.
 ``also(work)`` runs one of the app's own statements in the same transaction (a turn's
 row in the conversation list: one commit fewer per turn).
 ``flush()`` (called before every ``done`` event) hands this loop's batch over and waits
@@ -129,11 +128,6 @@ class AuditWriter:
         fut: asyncio.Future[None] = loop.create_future()
         self._hold((work, loop, fut))
         return fut
-
-    def send(self) -> None:
-        """Hand this loop's held rows to the writer now, without waiting for their commit
-        (a graph node's rows when it ends; :meth:`flush` still waits for them)."""
-        self._release(asyncio.get_running_loop())
 
     async def flush(self) -> None:
         """Wait for this loop's pending audit writes; a failed write raises here."""

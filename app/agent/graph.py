@@ -88,18 +88,13 @@ def on_loop(route: Callable[[AgentState], str]) -> Callable[[AgentState], Awaita
     return run
 
 
-def audited_by_door(node: Node, audit: AuditWriter) -> Any:  # LangGraph passes the runtime
-    """Audit rows written inside ``node`` record the run's door (channel, client), and go to
-    the writer when the node ends: their commit overlaps the turn's next step (the model's
-    answer) instead of waiting for the flush before ``done``."""
+def audited_by_door(node: Node) -> Any:  # a node LangGraph calls with its runtime
+    """Audit rows written inside ``node`` record the run's door (channel, client)."""
 
     @functools.wraps(node)
     async def run(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
-        try:
-            with audit_scope(runtime.context.channel, runtime.context.client):
-                return await node(state, runtime)
-        finally:
-            audit.send()
+        with audit_scope(runtime.context.channel, runtime.context.client):
+            return await node(state, runtime)
 
     return run
 
@@ -259,10 +254,10 @@ def build_graph(
 
     g = StateGraph(AgentState, context_schema=AgentContext)
     g.add_node("model", model_node)
-    g.add_node("guard", audited_by_door(guard_node, audit))
+    g.add_node("guard", audited_by_door(guard_node))
     g.add_node("confirm", confirm_node)
-    g.add_node("recheck", audited_by_door(recheck_node, audit))
-    g.add_node("tools", audited_by_door(tools_node, audit))
+    g.add_node("recheck", audited_by_door(recheck_node))
+    g.add_node("tools", audited_by_door(tools_node))
     g.add_conditional_edges(START, on_loop(entry), ["model", "guard"])  # guard: a direct call
     g.add_conditional_edges("model", on_loop(after_model), ["guard", END])
     g.add_conditional_edges("guard", on_loop(after_guard), ["confirm", "tools", "model", END])

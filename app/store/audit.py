@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypedDict, Unpack
 
-from sqlalchemy import Connection, Dialect, func
+from sqlalchemy import Connection, Dialect, func, insert
 from sqlmodel import Session, col, select
 
 from app.redact import cut, redact
@@ -85,7 +85,7 @@ def record_audit(session: Session, *, flush: bool = True, **fields: Any) -> Audi
 
 @dataclass(frozen=True)
 class _Insert:
-    """The audit INSERT for one dialect as driver SQL, with each column's own bind
+    """The audit INSERT for SQLite as driver SQL (qmark), with each column's own bind
     processor (the exact stored formats of the column types: a UUID's hex, SQLite's
     datetime text, JSON), so a batch skips SQLAlchemy's statement machinery."""
 
@@ -96,11 +96,11 @@ class _Insert:
         return tuple(row[c] if process is None else process(row[c]) for c, process in self.columns)
 
 
-_INSERTS: dict[tuple[type, str], _Insert] = {}  # per dialect kind (a cache)
+_INSERTS: dict[type, _Insert] = {}  # per SQLite dialect class (a cache)
 
 
 def _insert_for(dialect: Dialect) -> _Insert:
-    key = (type(dialect), dialect.paramstyle)
+    key = type(dialect)
     if key not in _INSERTS:
         _INSERTS[key] = _build_insert(dialect)
     return _INSERTS[key]
@@ -109,21 +109,29 @@ def _insert_for(dialect: Dialect) -> _Insert:
 def _build_insert(dialect: Dialect) -> _Insert:
     names = [c.name for c in AUDIT_TABLE.columns]
     quote = dialect.identifier_preparer.quote
-    mark = "?" if dialect.paramstyle == "qmark" else "%s"
     return _Insert(
         sql=f"INSERT INTO {quote(AUDIT_TABLE.name)} ({', '.join(map(quote, names))}) "
-        f"VALUES ({', '.join([mark] * len(names))})",
+        f"VALUES ({', '.join('?' * len(names))})",
         columns=tuple((c.name, c.type.bind_processor(dialect)) for c in AUDIT_TABLE.columns),
     )
 
 
+_INSERT = insert(AUDIT_TABLE)  # built once: it runs for every batch
+
+
 def insert_audit(conn: Connection, rows: Sequence[dict[str, Any]]) -> None:
     """Insert many rows made by :func:`audit_values` in one statement on a plain
-    connection (no ORM objects, no statement compiling: the batch writer's path, run
-    for every turn; the caller commits)."""
-    if rows:
-        stmt = _insert_for(conn.dialect)
-        conn.exec_driver_sql(stmt.sql, [stmt.params(row) for row in rows])
+    connection (no ORM objects: the batch writer's path, run for every turn; the caller
+    commits). On SQLite as driver SQL with the columns' bind processors (no statement
+    compiling); elsewhere through Core, whose driver adapters (psycopg's JSONB) need the
+    statement's bind casts."""
+    if not rows:
+        return
+    if conn.dialect.name != "sqlite":
+        conn.execute(_INSERT, list(rows))
+        return
+    stmt = _insert_for(conn.dialect)
+    conn.exec_driver_sql(stmt.sql, [stmt.params(row) for row in rows])
 
 
 class AuditFilters(TypedDict, total=False):

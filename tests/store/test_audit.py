@@ -12,7 +12,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlmodel import Session, SQLModel
 
 from app.errors import AuditImmutableError
-from app.store.audit import count_audit, list_audit, record_audit
+from app.store.audit import audit_values, count_audit, insert_audit, list_audit, record_audit
 from app.store.db import init_db, make_engine
 from app.store.models import AuditEvent
 
@@ -236,3 +236,44 @@ def test_record_audit_rejects_malformed_rows(
 ) -> None:
     with pytest.raises(ValueError, match=message):
         record_audit(session, **kwargs)
+
+
+def test_a_batch_insert_stores_what_the_orm_stores(engine: Engine) -> None:
+    """The writer's batch path (driver SQL on SQLite, Core elsewhere) and the ORM path
+    store every column alike: the id, the UTC moment, JSON args (and none), the text."""
+    moment = datetime(2026, 12, 1, 22, 30, 5, 123456, tzinfo=UTC)
+    fields: dict[str, Any] = {
+        "kind": "tool_call",
+        "user": "ann",
+        "role": "admin",
+        "conv_id": "c1",
+        "tool": "search_dashboards",
+        "env": "dev",
+        "decision": "allow",
+        "reason": "read",
+        "duration_ms": 1.5,
+        "ts": moment,
+        "channel": "page",
+        "client": None,
+    }
+    with engine.begin() as conn:
+        insert_audit(conn, [audit_values(**fields, args={"q": "sales", "n": [1, 2]})])
+        insert_audit(conn, [audit_values(**{**fields, "conv_id": "c2"}, args=None)])
+    with Session(engine) as s:
+        record_audit(s, **{**fields, "conv_id": "c3"}, args={"q": "sales", "n": [1, 2]})
+        s.commit()
+        rows = {r.conv_id: r for r in list_audit(s)}
+    batch, none, orm = rows["c1"], rows["c2"], rows["c3"]
+    assert batch.ts == orm.ts == moment
+    assert batch.args == orm.args == {"q": "sales", "n": [1, 2]}
+    assert none.args is None
+    assert isinstance(batch.id, type(orm.id)) and batch.id != orm.id
+    assert (batch.kind, batch.user, batch.tool, batch.decision, batch.duration_ms) == (
+        orm.kind,
+        orm.user,
+        orm.tool,
+        orm.decision,
+        orm.duration_ms,
+    )
+    with Session(engine) as s:
+        assert count_audit(s, conv_id="c1", decision="allow", since=moment) == 1
