@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any, TypeVar
 
 from app.agent.audit import AuditWriter
-from app.agent.core import AgentCore, RequestRefused, prepare_resume, prepare_turn
+from app.agent.core import AgentCore, Caller, RequestRefused, prepare_resume, prepare_turn
 from app.agent.core.runner import fail
 from app.agent.stream import Sequencer
 from app.events import Event, encode_sse
@@ -71,14 +71,12 @@ async def agent_handler(
 ) -> AsyncIterator[str]:
     prepared = prepare_turn(
         core=core,
-        token=user_jwt,
-        user_id=user_id,
+        caller=Caller(token=user_jwt, user_id=user_id, channel=channel),
         message=message,
         history=history,
         conv_id=conv_id,
         env_id=env_id,
         uicontext=uicontext_str,
-        channel=channel,
     )
     async for frame in _frames(conv_id, core, prepared, core.run_turn):
         yield frame
@@ -96,12 +94,11 @@ async def resume_handler(
 ) -> AsyncIterator[str]:
     prepared = prepare_resume(
         core=core,
-        token=user_jwt,
+        caller=Caller(token=user_jwt, channel=channel),
         conv_id=conv_id,
         confirmation_id=confirmation_id,
         decision=decision,
         reason=reason,
-        channel=channel,
     )
     async for frame in _frames(conv_id, core, prepared, core.resume):
         yield frame

@@ -25,12 +25,20 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from app.agent.core import AgentCore, RequestRefused, authenticate, prepare_resume, prepare_turn
+from app.agent.core import (
+    AgentCore,
+    Caller,
+    RequestRefused,
+    authenticate,
+    prepare_resume,
+    prepare_turn,
+)
 from app.agent.handler import encode_stream
 from app.api.deps import core_of
 from app.api.errors import error_response
 from app.auth import bearer_token
 from app.events import Event
+from app.store.conversations import ConversationChange
 from app.vocab import Channel
 
 router = APIRouter(prefix="/api/agent", tags=["agent"])
@@ -101,9 +109,11 @@ async def _body(request: Request, model: type[BaseModel]) -> Any:
         raise _invalid_body(exc) from None
 
 
-def _token(request: Request) -> str | None:
-    """The Bearer token; a header of another kind is passed on to be refused as malformed."""
-    return bearer_token(request) or request.headers.get("authorization")
+def _caller(request: Request) -> Caller:
+    """Who asks through this door: the Bearer token (a header of another kind is passed on
+    to be refused as malformed)."""
+    token = bearer_token(request) or request.headers.get("authorization")
+    return Caller(token=token, channel=CHANNEL)
 
 
 def _sse(frames: Any) -> StreamingResponse:
@@ -120,9 +130,10 @@ async def _stream_door(
     then the core's events as SSE (``run``), or the refusal as JSON before any stream."""
     core = core_of(request)
     try:
-        principal = await authenticate(_token(request), core=core, channel=CHANNEL)
+        principal = await authenticate(_caller(request), core=core)
         body = await _body(request, model)
-        req = await prepare(core=core, principal=principal, channel=CHANNEL, **dict(body))
+        caller = Caller(principal=principal, channel=CHANNEL)
+        req = await prepare(core=core, caller=caller, **dict(body))
     except RequestRefused as refused:
         return refusal(refused)
     return _sse(encode_stream(run(core, req)))
@@ -146,7 +157,7 @@ async def resume(request: Request) -> Any:
 async def conversation(conv_id: str, request: Request) -> Any:
     core = core_of(request)
     try:
-        principal = await authenticate(_token(request), core=core, channel=CHANNEL)
+        principal = await authenticate(_caller(request), core=core)
         view = await core.conversation(principal, conv_id)
     except RequestRefused as refused:
         return refusal(refused)
@@ -159,7 +170,7 @@ async def cancel(request: Request) -> Any:
     pending confirmation: ``{"conv_id","stopped","withdrawn","writes_in_flight"}``."""
     core = core_of(request)
     try:
-        principal = await authenticate(_token(request), core=core, channel=CHANNEL)
+        principal = await authenticate(_caller(request), core=core)
         body: CancelBody = await _body(request, CancelBody)
         report = await core.cancel(principal, body.conv_id, channel=CHANNEL)
     except RequestRefused as refused:
@@ -173,7 +184,7 @@ async def conversations(request: Request, archived: str = "0") -> Any:
     "pending_confirmation","archived"}]}``: the caller's own, newest first."""
     core = core_of(request)
     try:
-        principal = await authenticate(_token(request), core=core, channel=CHANNEL)
+        principal = await authenticate(_caller(request), core=core)
     except RequestRefused as refused:
         return refusal(refused)
     rows = await core.conversations(principal, archived=archived in ("1", "true", "yes"))
@@ -186,11 +197,10 @@ async def update_conversation(conv_id: str, request: Request) -> Any:
     hides it from the list; its checkpoint and audit trail stay."""
     core = core_of(request)
     try:
-        principal = await authenticate(_token(request), core=core, channel=CHANNEL)
+        principal = await authenticate(_caller(request), core=core)
         body: ConversationPatch = await _body(request, ConversationPatch)
-        row = await core.update_conversation(
-            principal, conv_id, title=body.title, archived=body.archived
-        )
+        change = ConversationChange(title=body.title, archived=body.archived)
+        row = await core.update_conversation(principal, conv_id, change)
     except RequestRefused as refused:
         return refusal(refused)
     return row.as_dict()

@@ -18,11 +18,13 @@ from typing import Any, TypeVar
 
 from app.agent.core import (
     AgentCore,
+    Caller,
     RequestRefused,
     offered_tools,
     prepare_call,
     prepare_resume,
 )
+from app.agent.core.requests import DoorRequest
 from app.auth import Principal
 from app.context import UIContext
 from app.events import Event
@@ -40,9 +42,16 @@ def _refused(exc: RequestRefused) -> GatewayRefused:
 
 def _fields(value: Any) -> dict[str, Any]:
     """A dataclass's fields by name (shallow: a request's principal and context stay the
-    objects the door verified). A door request's fields are its ``prepare_*``'s keywords;
-    an offered tool's are the door's ``ToolInfo``'s."""
+    objects the door verified). An offered tool's are the door's ``ToolInfo``'s."""
     return {f.name: getattr(value, f.name) for f in fields(value)}
+
+
+def _keywords(req: DoorRequest) -> dict[str, Any]:
+    """A door request as its ``prepare_*``'s keywords: who asks (the verified principal,
+    the channel, the MCP client) as one :class:`Caller`, every other field by name."""
+    caller = Caller(principal=req.principal, channel=req.channel, client=req.client)
+    rest = {k: v for k, v in _fields(req).items() if k not in ("principal", "channel", "client")}
+    return {"caller": caller, **rest}
 
 
 async def _run(
@@ -70,11 +79,11 @@ class CoreGateway:
         return [ToolInfo(**_fields(t)) for t in offered]  # the same fields, by name
 
     async def call_tool(self, req: ToolCallRequest) -> AsyncIterator[Event]:
-        prepared = prepare_call(core=self.core, **_fields(req))
+        prepared = prepare_call(core=self.core, **_keywords(req))
         async for event in _run(prepared, self.core.run_call):
             yield event
 
     async def resume(self, req: ToolResumeRequest) -> AsyncIterator[Event]:
-        prepared = prepare_resume(core=self.core, **_fields(req))
+        prepared = prepare_resume(core=self.core, **_keywords(req))
         async for event in _run(prepared, self.core.resume):
             yield event

@@ -28,6 +28,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequenc
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from app.agent.core import Caller
 from app.auth import Principal
 from app.errors import AuthError, ConfirmationError, ForbiddenError, SsToolsError, UIContextError
 from app.i18n import refusal_text
@@ -158,10 +159,9 @@ class AgentPageController(ControllerControls, WaysForward):
     async def _checked(self, prepare: Callable[..., Awaitable[R]], **fields: Any) -> R | None:
         """``prepare`` (the door's ``prepare_*``) of ``fields`` asked by this page's person;
         a refusal is shown in the chat (None)."""
+        caller = Caller(token=self.token, principal=self.principal, channel=CHANNEL)
         try:
-            return await prepare(
-                token=self.token, principal=self.principal, **fields, channel=CHANNEL
-            )
+            return await prepare(caller=caller, **fields)
         except SsToolsError as exc:
             self._refused(exc)
             return None

@@ -22,6 +22,7 @@ from app.auth import Principal
 from app.errors import SsToolsError
 from app.events import ToolEndEvent
 from app.screen.history import ConversationEntry
+from app.store.conversations import ConversationChange
 from app.vocab import Channel
 
 if TYPE_CHECKING:
@@ -136,9 +137,8 @@ class ControllerControls:
         self, conv_id: str, *, title: str | None = None, archived: bool | None = None
     ) -> None:
         try:
-            await self._core.update_conversation(
-                self.principal, conv_id, title=title, archived=archived
-            )
+            change = ConversationChange(title=title, archived=archived)
+            await self._core.update_conversation(self.principal, conv_id, change)
         except SsToolsError as exc:
             self._refused(exc)
             return

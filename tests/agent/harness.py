@@ -31,6 +31,7 @@ from app.agent.core import (
     prepare_resume,
     prepare_turn,
 )
+from app.agent.core import Caller as DoorCaller
 from app.agent.handler import agent_handler, resume_handler
 from app.agent.rules import Rules
 from app.context import inject_uicontext
@@ -189,9 +190,11 @@ class Harness:
         return self.token(options.user, options.role)
 
     def _door(self, options: Caller) -> dict[str, Any]:
-        """The ``prepare_*`` keywords of the caller: core, token, channel and client."""
+        """The ``prepare_*`` keywords of the caller: the core and the door's caller (its
+        token, channel and client)."""
         token = self._token(options)
-        return dict(core=self.core, token=token, channel=options.channel, client=options.client)
+        caller = DoorCaller(token=token, channel=options.channel, client=options.client)
+        return dict(core=self.core, caller=caller)
 
     # ---- the page's path: typed events ------------------------------------------------
     async def turn_request(self, message: str, **options: Any) -> TurnRequest:

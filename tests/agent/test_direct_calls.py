@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from app.agent.core import CallRequest, RequestRefused, prepare_call, prepare_resume
+from app.agent.core import Caller, CallRequest, RequestRefused, prepare_call, prepare_resume
 from app.auth import Principal
 from app.events import (
     BaseEvent,
@@ -53,13 +53,11 @@ async def mcp_call(
     """``prepare_call`` of ``tool`` through the MCP door (no page context)."""
     return await prepare_call(
         core=core,
-        principal=who,
+        caller=Caller(principal=who, channel="mcp", client=client),
         tool_name=tool,
         arguments=arguments,
         conv_id=conv_id,
         uicontext=None,
-        channel="mcp",
-        client=client,
     )
 
 
@@ -98,12 +96,10 @@ async def test_a_guarded_direct_call_waits_and_its_confirmation_ends_after_the_t
     assert log == []
     req = await prepare_resume(
         core=harness.core,
-        principal=ALICE,
+        caller=Caller(principal=ALICE, channel="mcp", client="claude-code"),
         conv_id=harness.conv_id,
         confirmation_id=conf.confirmation_id,
         decision="confirm",
-        channel="mcp",
-        client="claude-code",
     )
     after = [ev async for ev in harness.core.resume(req)]
     assert types_of(after) == ["tool_start", "tool_end", "done"]
@@ -220,11 +216,10 @@ async def test_prepare_call_without_a_token_is_401(parts: Parts) -> None:
     with pytest.raises(RequestRefused) as refused:
         await prepare_call(
             core=parts.core,
-            token=None,
+            caller=Caller(token=None, channel="mcp"),
             tool_name="show_capabilities",
             arguments={},
             conv_id=None,
             uicontext=None,
-            channel="mcp",
         )
     assert refused.value.status == 401

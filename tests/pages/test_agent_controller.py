@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from app.agent.core import Caller
 from app.auth import Principal
 from app.errors import ConfigError, ConfirmationError
 from app.events import ToolEndEvent, ToolStartEvent
@@ -46,8 +47,8 @@ async def test_a_turn_is_prepared_with_context_env_history_and_the_page_channel(
     await model.send("first")
     await model.send("second")
     first, second = core.sent
-    assert first["principal"] == ANN and first["token"] == "jwt-ann"
-    assert first["channel"] == "page" and first["conv_id"] == model.conv_id
+    assert first["caller"] == Caller(token="jwt-ann", principal=ANN, channel="page")
+    assert first["conv_id"] == model.conv_id
     assert first["env_id"] == "dev"  # no env in the link: the first non-prod one
     assert second["uicontext"]["objectId"] == "42"  # a dict, not JSON text
     assert second["history"] == [
@@ -69,7 +70,7 @@ async def test_confirm_after_the_countdown_resumes_and_clears_the_card() -> None
     assert await model.confirm() is True
     decision = core.decisions[0]
     assert (decision["decision"], decision["confirmation_id"]) == ("confirm", "conf-1")
-    assert decision["channel"] == "page" and decision["principal"] == ANN
+    assert decision["caller"] == Caller(token="jwt-ann", principal=ANN, channel="page")
     assert model.card_state == "" and model.state == "idle"
     assert model.items[-1].text == "Deleted."
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -29,6 +29,7 @@ from app.events import (
 )
 from app.pages.agent_controller import CoreDoor
 from app.policy.envs import EnvTable
+from app.store.conversations import ConversationChange
 
 Script = list[Event] | Callable[[str], list[Event]]
 
@@ -188,12 +189,12 @@ class FakeCore:
         return [s for s in self.summaries if not s.archived]
 
     async def update_conversation(
-        self, principal: Principal, conv_id: str, **changes: Any
+        self, principal: Principal, conv_id: str, change: ConversationChange
     ) -> FakeSummary:
-        """``changes``: the core's ``title`` / ``archived`` (None: unchanged)."""
-        self.updates.append({"conv_id": conv_id, "title": None, "archived": None, **changes})
+        """``change``: the core's ``title`` / ``archived`` (None: unchanged)."""
+        self.updates.append({"conv_id": conv_id, **asdict(change)})
         i, row = next((i, s) for i, s in enumerate(self.summaries) if s.conv_id == conv_id)
-        changed = replace(row, **{k: v for k, v in changes.items() if v is not None})
+        changed = replace(row, **change.given())
         self.summaries[i] = changed
         return changed
 

@@ -11,7 +11,7 @@ import pytest
 from nicegui import ui
 from nicegui.testing import User
 
-from app.agent.core import AgentCore, prepare_call
+from app.agent.core import AgentCore, Caller, prepare_call
 from app.auth import Principal
 from app.parts import Parts
 from tests.support import ensure_user
@@ -40,13 +40,11 @@ async def pending_direct_call(core: AgentCore, principal: Principal) -> str:
     conv_id = "mcp-link-test"
     req = await prepare_call(
         core=core,
-        principal=principal,
+        caller=Caller(principal=principal, channel="mcp", client="no-forms"),
         tool_name="start_maintenance",
         arguments={"env_id": "prod", "reason": "release"},
         conv_id=conv_id,
         uicontext=None,
-        channel="mcp",
-        client="no-forms",
     )
     events = [ev async for ev in core.run_call(req)]
     assert events[-1].state == "awaiting_confirmation"  # type: ignore[attr-defined]

@@ -4,8 +4,9 @@ Every door (the page, the HTTP stream API, MCP) checks its input once with
 ``prepare_turn`` / ``prepare_resume`` and hands the checked request to the core, which
 yields typed events (``app.events.Event``) with ``conv_id`` and ``seq`` set:
 
-    req = await prepare_turn(core=core, token=..., message=..., history=..., conv_id=...,
-                             env_id=..., uicontext=..., channel="page")
+    caller = Caller(token=..., channel="page")
+    req = await prepare_turn(core=core, caller=caller, message=..., history=...,
+                             conv_id=..., env_id=..., uicontext=...)
     async for event in core.run_turn(req):
         match event:
             case TokenEvent(): ...
@@ -14,7 +15,7 @@ The core is one of the app's parts (``app.parts``): the composition root builds 
 the doors receive it (``request.app.state.parts.core``, the page function, the MCP
 mount); nothing looks it up by a global name.
 
-Modules: ``prepare`` / ``resuming`` (the checks), ``requests`` (TurnRequest /
+Modules: ``prepare`` / ``resuming`` (the checks), ``requests`` (Caller, TurnRequest /
 ResumeRequest), ``refusals`` (RequestRefused and the confirmation status table), ``agent``
 (AgentCore), ``protocol`` (the core as its modules see it; EnvView), ``turns`` (tool set
 and run context of a turn), ``calls`` (a door's direct tool call: ``prepare_call`` /
@@ -37,13 +38,14 @@ from app.agent.core.refusals import (
     RequestRefused,
     confirmation_status,
 )
-from app.agent.core.requests import HistoryItem, ResumeRequest, TurnRequest
+from app.agent.core.requests import Caller, HistoryItem, ResumeRequest, TurnRequest
 from app.agent.core.resuming import prepare_resume
 
 __all__ = [
     "CONFIRMATION_STATUS",
     "AgentCore",
     "CallRequest",
+    "Caller",
     "ConfirmationRefused",
     "ConversationView",
     "EnvView",

@@ -2,9 +2,9 @@
 
 The MCP door (``tools/call``) hands the core a call instead of a message:
 
-    req = await prepare_call(principal=..., tool_name="run_backup",
-                             arguments={"env_id": "prod"}, conv_id=None, uicontext=ctx,
-                             channel="mcp", client="claude-code")
+    caller = Caller(principal=..., channel="mcp", client="claude-code")
+    req = await prepare_call(core=core, caller=caller, tool_name="run_backup",
+                             arguments={"env_id": "prod"}, conv_id=None, uicontext=ctx)
     async for event in core.run_call(req):   # tool_start/tool_end, or confirm_required, ...
         ...
 
@@ -29,12 +29,10 @@ from langchain_core.messages import AIMessage
 from app.agent.core.opening import audit_offer, plan_request, run_opened
 from app.agent.core.prepare import checked_caller, checked_uicontext, refuse
 from app.agent.core.protocol import Core
-from app.agent.core.requests import CallRequest, request_row
+from app.agent.core.requests import Caller, CallRequest, request_row
 from app.agent.stream import Sequencer
-from app.auth import Principal
 from app.context import UIContext
 from app.events import Event
-from app.vocab import Channel
 
 if TYPE_CHECKING:
     from app.agent.core.control import RunControl
@@ -62,23 +60,18 @@ def _arguments_problem(arguments: Any) -> tuple[int, str, str] | None:
 async def prepare_call(
     *,
     core: Core,
-    token: str | None = None,
-    principal: Principal | None = None,
+    caller: Caller,
     tool_name: str,
     arguments: Mapping[str, Any] | None,
     conv_id: str | None,
     uicontext: UIContext | str | bytes | Mapping[str, Any] | None,
-    channel: Channel,
-    client: str | None = None,
 ) -> CallRequest:
     """Check a direct call's input once: auth 401; ``conv_id`` (a fresh id when None),
     the tool's name and the arguments (a JSON object of at most 64 KiB) 422/413; the
     context like a turn's (an already validated ``UIContext`` is kept). Whether the caller
     may run the tool, and with these arguments, is the guard's to say."""
     conv_id = f"call-{uuid.uuid4().hex}" if conv_id is None else conv_id
-    principal, row = await checked_caller(
-        token, core=core, principal=principal, conv_id=conv_id, channel=channel, client=client
-    )
+    principal, row = await checked_caller(caller, core=core, conv_id=conv_id)
     args = {} if arguments is None else arguments
     if not isinstance(tool_name, str) or not TOOL_NAME.fullmatch(tool_name):
         problem: tuple[int, str, str] | None = (
@@ -100,8 +93,8 @@ async def prepare_call(
         tool_name=tool_name,
         arguments=dict(args),
         uicontext=ctx,
-        channel=channel,
-        client=client,
+        channel=caller.channel,
+        client=caller.client,
     )
 
 

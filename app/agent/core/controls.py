@@ -123,22 +123,16 @@ class OperatorControls(Runs):
         return await history.list_conversations(self.db, principal.user_id, archived=archived)
 
     async def update_conversation(
-        self,
-        principal: Principal,
-        conv_id: str,
-        *,
-        title: str | None = None,
-        archived: bool | None = None,
+        self, principal: Principal, conv_id: str, change: ConversationChange
     ) -> ConversationSummary:
         """Rename and/or (un)archive the caller's conversation; 404 / 403 otherwise."""
         row = principal.audit_row(conv_id=conv_id)
-        if title is not None and not short_title(title):
+        if change.title is not None and not short_title(change.title):
             raise RequestRefused(422, "invalid_title", "the title must have visible text")
         current = (
             await history.get_conversation(self.db, conv_id) if valid_conv_id(conv_id) else None
         )
         await self._own(current.owner if current else None, principal, row)
-        change = ConversationChange(title=title, archived=archived)
         updated = await history.update_conversation(self.db, conv_id, principal.user_id, change)
         if updated is None:  # gone meanwhile
             raise RequestRefused(404, "not_found", "no such conversation")

@@ -3,8 +3,9 @@
 request to the core; nothing downstream checks the same input again.
 
 ``prepare_turn``, in order:
-  auth          the token (or a principal the door already verified); ``user_id``, when
-                given, must be the token's subject                               401
+  auth          the door's ``Caller``: its token (or a principal the door already
+                verified); its ``user_id``, when given, must be the token's
+                subject                                                            401
   conv_id       ``CONV_ID_PATTERN`` (a fresh id when None)                         422
   message       text, not empty, at most ``message_max_chars``                     422
   env_id        ``ENV_ID_PATTERN`` (no newline can reach a prompt or a row)         422
@@ -33,13 +34,13 @@ from typing import Any
 from app.agent.audit import AuditWriter
 from app.agent.core.protocol import Core
 from app.agent.core.refusals import FOREIGN, RequestRefused
-from app.agent.core.requests import HistoryItem, TurnRequest
+from app.agent.core.requests import Caller, HistoryItem, TurnRequest
 from app.auth import Principal
 from app.context import UIContext, UIContextJSONError, validate_uicontext
 from app.errors import AuthError, UIContextError
 from app.i18n import detect_lang
 from app.reasoning import cot_logger
-from app.vocab import CONV_ID_PATTERN, ENV_ID_PATTERN, Channel
+from app.vocab import CONV_ID_PATTERN, ENV_ID_PATTERN
 
 _CONV_ID = re.compile(CONV_ID_PATTERN)
 _ENV_ID = re.compile(ENV_ID_PATTERN)
@@ -77,29 +78,21 @@ async def refuse_foreign(audit: AuditWriter, **row: Any) -> RequestRefused:
     return RequestRefused(403, "forbidden", FOREIGN)
 
 
-async def authenticate(
-    token: str | None,
-    *,
-    core: Core,
-    principal: Principal | None = None,
-    user_id: str | None = None,
-    conv_id: str | None = None,
-    channel: Channel,
-    client: str | None = None,
-) -> Principal:
-    """The verified caller: ``token``'s principal, or an already signed-in ``principal``
+async def authenticate(caller: Caller, *, core: Core, conv_id: str | None = None) -> Principal:
+    """The verified ``caller``: its token's principal, or its already signed-in principal
     (the page's session) — either way checked again to be active (not disabled, deleted
-    or re-roled since); 401 ``unauthorized`` (audited) otherwise."""
+    or re-roled since); 401 ``unauthorized`` (audited, with ``conv_id``) otherwise."""
+    principal, user_id = caller.principal, caller.user_id
     claimed = principal.user_id if principal is not None else None
     auth = core.auth
     try:
         if principal is None:
-            principal = auth.cached_token(token)  # verified before: no check, no thread
+            principal = auth.cached_token(caller.token)  # verified before: no check, no thread
         if principal is None:
             if auth.external:  # may fetch the key set: off the event loop
-                principal = await asyncio.to_thread(auth.decode, token)
+                principal = await asyncio.to_thread(auth.decode, caller.token)
             else:  # a local HS256 check is pure CPU (tens of microseconds)
-                principal = auth.decode(token)
+                principal = auth.decode(caller.token)
         if user_id and user_id != principal.user_id:
             raise AuthError("user_id does not match the token's subject")
         principal = await auth.ensure_active_async(principal)
@@ -113,35 +106,20 @@ async def authenticate(
             kind="auth_failed",
             user=who,
             conv_id=conv_id if valid_conv_id(conv_id) else None,
-            channel=channel,
-            client=client,
+            channel=caller.channel,
+            client=caller.client,
         ) from None
     return principal
 
 
 async def checked_caller(
-    token: str | None,
-    *,
-    core: Core,
-    principal: Principal | None,
-    conv_id: str,
-    channel: Channel,
-    client: str | None,
-    user_id: str | None = None,
+    caller: Caller, *, core: Core, conv_id: str
 ) -> tuple[Principal, dict[str, Any]]:
     """The verified caller (:func:`authenticate`) and the audit row's fields of its request
     (user, role, channel, client, conv_id) once ``conv_id`` is checked: 422
     ``invalid_conv_id`` (audited without it) otherwise. Every ``prepare_*`` starts here."""
-    principal = await authenticate(
-        token,
-        core=core,
-        principal=principal,
-        user_id=user_id,
-        conv_id=conv_id,
-        channel=channel,
-        client=client,
-    )
-    row = principal.audit_row(channel=channel, client=client)
+    principal = await authenticate(caller, core=core, conv_id=conv_id)
+    row = principal.audit_row(channel=caller.channel, client=caller.client)
     if not valid_conv_id(conv_id):
         raise await refuse(
             core.audit,
@@ -188,28 +166,16 @@ def _history(
 async def prepare_turn(
     *,
     core: Core,
-    token: str | None = None,
-    principal: Principal | None = None,
+    caller: Caller,
     message: str,
     history: Sequence[Mapping[str, Any]] | None,
     conv_id: str | None,
     env_id: str | None,
     uicontext: str | bytes | Mapping[str, Any] | None,
-    channel: Channel,
-    user_id: str | None = None,
-    client: str | None = None,
 ) -> TurnRequest:
     """Check a turn's input once (see the module docstring); raise ``RequestRefused``."""
     conv_id = uuid.uuid4().hex if conv_id is None else conv_id
-    principal, row = await checked_caller(
-        token,
-        core=core,
-        principal=principal,
-        user_id=user_id,
-        conv_id=conv_id,
-        channel=channel,
-        client=client,
-    )
+    principal, row = await checked_caller(caller, core=core, conv_id=conv_id)
     settings = core.settings
     problem = None
     if not is_text(message) or not message.strip():
@@ -233,9 +199,9 @@ async def prepare_turn(
         history=kept,
         env_id=env_id or None,
         uicontext=ctx,
-        channel=channel,
+        channel=caller.channel,
         lang=detect_lang(message),
-        client=client,
+        client=caller.client,
     )
 
 

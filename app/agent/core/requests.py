@@ -1,6 +1,6 @@
 """The checked requests the agent core takes: built only by ``prepare_turn``,
 ``prepare_resume`` and ``prepare_call`` (``app.agent.core.prepare`` / ``resuming`` /
-``calls``), so every field is already checked."""
+``calls``), so every field is already checked; and the :class:`Caller` a door hands them."""
 
 from __future__ import annotations
 
@@ -16,6 +16,20 @@ from app.vocab import Channel, Lang
 class HistoryItem:
     role: Literal["user", "assistant"]
     text: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class Caller:
+    """Who asks, through which door, before it is checked: a ``token`` to verify, or a
+    ``principal`` the door already verified (checked again to be active); ``user_id``, when
+    a door names one, must be the token's subject; the door (``channel``) and which MCP
+    ``client``. Built by each door and handed to ``prepare_*`` (``authenticate``)."""
+
+    token: str | None = None
+    principal: Principal | None = None
+    user_id: str | None = None
+    channel: Channel
+    client: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -19,16 +19,14 @@ from app.agent.core.edits import edit_fits_tool, edit_shape, shown_and_edited
 from app.agent.core.prepare import checked_caller, is_text, refuse
 from app.agent.core.protocol import Core
 from app.agent.core.refusals import ConfirmationRefused
-from app.agent.core.requests import ResumeRequest, request_row
+from app.agent.core.requests import Caller, ResumeRequest, request_row
 from app.agent.core.runner import run_graph
 from app.agent.core.turns import last_human_text, run_config
 from app.agent.state import AgentContext
 from app.agent.stream import Sequencer
-from app.auth import Principal
 from app.errors import ConfirmationError
 from app.events import Event
 from app.i18n import detect_lang
-from app.vocab import Channel
 
 MAX_REASON_CHARS = 2000
 MAX_CONFIRMATION_ID_CHARS = 128
@@ -37,21 +35,16 @@ MAX_CONFIRMATION_ID_CHARS = 128
 async def prepare_resume(
     *,
     core: Core,
-    token: str | None = None,
-    principal: Principal | None = None,
+    caller: Caller,
     conv_id: str,
     confirmation_id: str,
     decision: str,
     reason: str | None = None,
     args: Mapping[str, Any] | None = None,
-    channel: Channel,
-    client: str | None = None,
 ) -> ResumeRequest:
     """Check a resume's input, then validate and consume the confirmation (single use).
     ``core``: the agent core whose conversation it is."""
-    principal, row = await checked_caller(
-        token, core=core, principal=principal, conv_id=conv_id, channel=channel, client=client
-    )
+    principal, row = await checked_caller(caller, core=core, conv_id=conv_id)
     problem = None
     if not is_text(confirmation_id) or not 0 < len(confirmation_id) <= MAX_CONFIRMATION_ID_CHARS:
         problem = ("invalid_confirmation_id", "confirmation_id must be 1-128 characters")
@@ -70,7 +63,7 @@ async def prepare_resume(
         raise await refuse(core.audit, 422, *problem, kind="request_invalid", **row)
     graph = await core.graph()
     try:
-        with audit_scope(channel, client):
+        with audit_scope(caller.channel, caller.client):
             confirmation = await core.confirmations.check(
                 graph,
                 conv_id=conv_id,
@@ -88,10 +81,10 @@ async def prepare_resume(
         confirmation_id=confirmation_id,
         decision=decision,  # type: ignore[arg-type]  # checked above
         reason=reason,
-        channel=channel,
+        channel=caller.channel,
         args=None if args is None else dict(args),
         confirmation=confirmation,
-        client=client,
+        client=caller.client,
     )
 
 
