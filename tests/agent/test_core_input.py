@@ -160,3 +160,11 @@ async def test_edited_arguments_of_the_wrong_shape_are_refused_before_any_lookup
             args=args,
         )
     assert (caught.value.status, caught.value.error) == (422, error)
+
+
+def test_a_callers_token_never_shows_in_its_repr() -> None:
+    """A door's Caller travels through every prepare step; a log line or a traceback that
+    prints it must not carry the secret."""
+    caller = Caller(token="eyJhbGciOiJIUzI1NiJ9.secret-part.sig", user_id="ann", channel="http")
+    assert "secret-part" not in repr(caller)
+    assert "ann" in repr(caller)

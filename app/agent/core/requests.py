@@ -25,7 +25,7 @@ class Caller:
     a door names one, must be the token's subject; the door (``channel``) and which MCP
     ``client``. Built by each door and handed to ``prepare_*`` (``authenticate``)."""
 
-    token: str | None = None
+    token: str | None = field(default=None, repr=False)  # a secret: never in a repr or log
     principal: Principal | None = None
     user_id: str | None = None
     channel: Channel
