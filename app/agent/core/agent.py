@@ -127,8 +127,9 @@ class AgentCore(OperatorControls):
 
     async def aclose(self) -> None:
         """Close the running loop's checkpointer (app shutdown, test teardown), once the
-        runs have ended and this loop's audit rows still held are committed."""
-        await self.turns().drain()
+        runs have ended (a graph still running is given a grace period, then cancelled)
+        and this loop's audit rows still held are committed."""
+        await self.turns().shut_down()
         await self.audit.flush()
         self._graphs.pop(id(asyncio.get_running_loop()), None)
         if isinstance(self._saver, SaverPool):

@@ -27,6 +27,8 @@ from typing import Any
 log = logging.getLogger("ss_tools.agent")
 
 ITEM, STOP, END, ERROR = "item", "stop", "end", "error"
+# How long a core's shutdown waits for a graph still running before cancelling it.
+SHUTDOWN_GRACE_S = 5.0
 
 
 @dataclass(frozen=True)
@@ -179,3 +181,17 @@ class TurnRegistry:
         """Wait for every run being closed (core shutdown, tests)."""
         while self._closing:
             await asyncio.gather(*list(self._closing), return_exceptions=True)
+
+    async def shut_down(self, grace_s: float | None = None) -> None:
+        """Core shutdown: the runs being closed end; a graph still running (its page or
+        stream still reading) gets ``grace_s`` to end and is then cancelled, so no run
+        writes a checkpoint after the checkpointer has closed."""
+        await self.drain()
+        running = {task for control in self._active.values() for task in control.producers}
+        if running:
+            grace = SHUTDOWN_GRACE_S if grace_s is None else grace_s
+            _, late = await asyncio.wait(running, timeout=grace)
+            for task in late:
+                task.cancel()
+            await asyncio.gather(*late, return_exceptions=True)
+        await self.drain()
