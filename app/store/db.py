@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Connection, Engine, create_engine, event, text
+from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.pool import StaticPool
@@ -113,13 +113,6 @@ class Database:
             raise
         finally:
             session.close()
-
-    @contextmanager
-    def transaction(self) -> Iterator[Connection]:
-        """A plain connection in a transaction (no ORM unit of work), committed when the
-        block ends and rolled back if it raises: for batches of Core statements."""
-        with self.engine.begin() as conn:
-            yield conn
 
     def status(self) -> dict[str, Any]:
         """``{"ok": True, "dialect": ...}`` or ``{"ok": False, "dialect": ..., "error": ...}``.
