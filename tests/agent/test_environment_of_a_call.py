@@ -11,6 +11,7 @@ import pytest
 from app.policy import EnvTable
 from app.store import backups as backup_store
 from app.store import maintenance
+from app.store.models import Maintenance
 from tests.agent.harness import first, types_of
 from tests.agent.scripted import call, final_from_tool
 
@@ -147,7 +148,7 @@ async def test_restore_into_prod_during_maintenance_is_refused_without_a_card(
     backup_id = _backup_on(harness, "prod", tmp_path)
     log: list[dict[str, Any]] = []
     with harness.parts.db.session() as s:
-        maintenance.start(s, env_id="prod", started_by="ops", reason="upgrade")
+        maintenance.start(s, Maintenance(env_id="prod", started_by="ops", reason="upgrade"))
     try:
         harness.use(
             call("restore_backup", backup_id=backup_id),
