@@ -11,7 +11,7 @@ import pytest
 from app.policy import EnvTable
 from app.store import backups as backup_store
 from app.store import maintenance
-from app.store.models import Maintenance
+from app.store.models import Backup, Maintenance
 from tests.agent.harness import first, types_of
 from tests.agent.scripted import call, final_from_tool
 
@@ -115,10 +115,11 @@ async def test_a_deploy_runs_on_its_target_and_takes_the_page_env_as_source(
 
 def _backup_on(harness: Any, env_id: str, tmp_path: Path) -> str:
     with harness.parts.db.session() as s:
-        row = backup_store.add_backup(
-            s, env_id=env_id, path=str(tmp_path / "b.zip"), created_by="ops",
-            dashboard_ids=[], size_bytes=1, note="all dashboards",
+        backup = Backup(
+            env_id=env_id, path=str(tmp_path / "b.zip"), created_by="ops", size_bytes=1,
+            note="all dashboards",
         )  # fmt: skip
+        row = backup_store.add_backup(s, backup)
         return str(row.id)
 
 
