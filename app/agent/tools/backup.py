@@ -122,7 +122,6 @@ async def take_backup(
     titles = ", ".join(str(d["title"]) for d in dashboards)
     note = ("all dashboards: " if not dashboard_ids else "") + titles
     n_charts = len(bundle.objects("charts"))
-
     backup = Backup(
         id=backup_id, env_id=env_id, path=str(path), created_by=deps.user_id,
         dashboard_ids=ids, size_bytes=len(data), note=note[:2000], task_id=ctx.task_id,
