@@ -10,15 +10,15 @@ U+FFFD, which PostgreSQL could not store: one bad value must never fail a batch 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, TypedDict, Unpack
 
-from sqlalchemy import Connection, Dialect, func, insert
+from sqlalchemy import Connection, func, insert
 from sqlmodel import Session, col, select
 
 from app.redact import cut, redact
+from app.store.driver_sql import DriverStatement
 from app.store.models import AUDIT_TABLE, AuditEvent, as_utc
 from app.store.rows import moment_of, where_equal
 
@@ -83,55 +83,21 @@ def record_audit(session: Session, *, flush: bool = True, **fields: Any) -> Audi
     return row
 
 
-@dataclass(frozen=True)
-class _Insert:
-    """The audit INSERT for SQLite as driver SQL (qmark), with each column's own bind
-    processor (the exact stored formats of the column types: a UUID's hex, SQLite's
-    datetime text, JSON), so a batch skips SQLAlchemy's statement machinery."""
-
-    sql: str
-    columns: tuple[tuple[str, Callable[[Any], Any] | None], ...]  # (name, bind processor)
-
-    def params(self, row: dict[str, Any]) -> tuple[Any, ...]:
-        return tuple(row[c] if process is None else process(row[c]) for c, process in self.columns)
-
-
-_INSERTS: dict[type, _Insert] = {}  # per SQLite dialect class (a cache)
-
-
-def _insert_for(dialect: Dialect) -> _Insert:
-    key = type(dialect)
-    if key not in _INSERTS:
-        _INSERTS[key] = _build_insert(dialect)
-    return _INSERTS[key]
-
-
-def _build_insert(dialect: Dialect) -> _Insert:
-    names = [c.name for c in AUDIT_TABLE.columns]
-    quote = dialect.identifier_preparer.quote
-    return _Insert(
-        sql=f"INSERT INTO {quote(AUDIT_TABLE.name)} ({', '.join(map(quote, names))}) "
-        f"VALUES ({', '.join('?' * len(names))})",
-        columns=tuple((c.name, c.type.bind_processor(dialect)) for c in AUDIT_TABLE.columns),
-    )
-
-
 _INSERT = insert(AUDIT_TABLE)  # built once: it runs for every batch
+_INSERT_SQLITE = DriverStatement(_INSERT, given=AUDIT_TABLE.columns.keys())
 
 
 def insert_audit(conn: Connection, rows: Sequence[dict[str, Any]]) -> None:
     """Insert many rows made by :func:`audit_values` in one statement on a plain
     connection (no ORM objects: the batch writer's path, run for every turn; the caller
     commits). On SQLite as driver SQL with the columns' bind processors (no statement
-    compiling); elsewhere through Core, whose driver adapters (psycopg's JSONB) need the
-    statement's bind casts."""
+    compiling: ``app.store.driver_sql``); elsewhere through Core."""
     if not rows:
         return
-    if conn.dialect.name != "sqlite":
+    if conn.dialect.name == "sqlite":
+        _INSERT_SQLITE.execute(conn, rows)
+    else:
         conn.execute(_INSERT, list(rows))
-        return
-    stmt = _insert_for(conn.dialect)
-    conn.exec_driver_sql(stmt.sql, [stmt.params(row) for row in rows])
 
 
 class AuditFilters(TypedDict, total=False):

@@ -6,38 +6,18 @@ Public names follow the module map: ``add``, ``list``, ``get`` (aliases of
 from __future__ import annotations
 
 import builtins
-from collections.abc import Iterable
 
 from sqlmodel import Session, col, select
 
 from app.store.models import Backup
-from app.store.rows import new_row
+from app.store.rows import saved
 
 
-def add_backup(
-    session: Session,
-    *,
-    env_id: str,
-    path: str,
-    created_by: str,
-    dashboard_ids: Iterable[str] = (),
-    size_bytes: int = 0,
-    note: str = "",
-    task_id: str | None = None,
-    backup_id: str | None = None,
-) -> Backup:
-    return new_row(
-        session,
-        Backup,
-        backup_id,
-        env_id=env_id,
-        dashboard_ids=[str(d) for d in dashboard_ids],
-        path=str(path),
-        size_bytes=size_bytes,
-        created_by=created_by,
-        note=note,
-        task_id=task_id,
-    )
+def add_backup(session: Session, backup: Backup) -> Backup:
+    """``backup`` (a new row: the file, its environment and dashboards, who took it) in
+    the catalog, its dashboard ids as text."""
+    backup.dashboard_ids = [str(d) for d in backup.dashboard_ids]
+    return saved(session, backup)
 
 
 def list_backups(

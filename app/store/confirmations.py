@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import Connection, inspect, update
 from sqlmodel import Session, col
 
-from app.store.models import Confirmation, as_utc
+from app.store.models import Confirmation, as_utc, utcnow
 from app.store.rows import changed, moment_of, new_row
 
 # Columns added to ``confirmation`` after its first release (edit before approving).
@@ -69,16 +69,14 @@ def mark_used(
     confirmation_id: str,
     decision: str,
     edited_args_hash: str | None = None,
-    now: datetime | None = None,
 ) -> bool:
     """Record the decision once. True only for the caller whose UPDATE changed the row;
     a replay or a concurrent second confirm gets False. ``edited_args_hash``: the hash of
     the arguments a person edited before confirming (the run is bound to them)."""
-    moment = moment_of(now)
     stmt = (
         update(Confirmation)
         .where(col(Confirmation.id) == confirmation_id, col(Confirmation.used_at).is_(None))
-        .values(used_at=moment, decision=decision, edited_args_hash=edited_args_hash)
+        .values(used_at=utcnow(), decision=decision, edited_args_hash=edited_args_hash)
         .execution_options(synchronize_session="fetch")
     )
     return changed(session.execute(stmt)) == 1

@@ -12,7 +12,7 @@ from sqlmodel import Session, col, select
 
 from app.errors import ToolError
 from app.store.models import Maintenance, as_utc
-from app.store.rows import moment_of, new_row, saved
+from app.store.rows import moment_of, saved
 
 
 class MaintenanceActiveError(ToolError):
@@ -44,38 +44,30 @@ def list_active(session: Session, *, now: datetime | None = None) -> list[Mainte
 
 def start(
     session: Session,
+    window: Maintenance,
     *,
-    env_id: str,
-    started_by: str,
-    reason: str = "",
     duration_minutes: int | None = None,
-    ends_at: datetime | None = None,
     now: datetime | None = None,
 ) -> Maintenance:
-    """Open a window (``duration_minutes`` or ``ends_at``; neither = until ended).
+    """Open ``window`` (a new row: the environment, who, why) ``now``, for
+    ``duration_minutes`` (None: until its ``ends_at``, or until ended when it has none).
 
     Raises :class:`MaintenanceActiveError` if the environment already has one."""
     moment = moment_of(now)
-    current = active_for(session, env_id=env_id, now=moment)
+    current = active_for(session, env_id=window.env_id, now=moment)
     if current is not None:
         raise MaintenanceActiveError(
-            f"environment '{env_id}' is already in maintenance since "
+            f"environment '{window.env_id}' is already in maintenance since "
             f"{current.started_at:%Y-%m-%d %H:%M} UTC (by {current.started_by})",
-            env_id=env_id,
+            env_id=window.env_id,
         )
     if duration_minutes is not None:
         if duration_minutes <= 0:
             raise ValueError("duration_minutes must be positive")
-        ends_at = moment + timedelta(minutes=duration_minutes)
-    return new_row(
-        session,
-        Maintenance,
-        env_id=env_id,
-        started_by=started_by,
-        reason=reason,
-        started_at=moment,
-        ends_at=as_utc(ends_at) if ends_at else None,
-    )
+        window.ends_at = moment + timedelta(minutes=duration_minutes)
+    window.started_at = moment
+    window.ends_at = as_utc(window.ends_at) if window.ends_at else None
+    return saved(session, window)
 
 
 def end(

@@ -1,14 +1,14 @@
-"""The audit writer holds an event loop's rows and hands them to its thread together:
-at the loop's next ``flush`` (before every ``done``), or ``HOLD_SECONDS`` after the first
-one, or at ``close``. A turn's rows cost one thread wake-up and one commit, and no row is
-left behind by any of the three ways out."""
+"""The audit writer holds an event loop's rows and commits them together: at the loop's
+next ``flush`` (before every ``done``), or ``HOLD_SECONDS`` after the first one, or at
+``close``. A turn's rows cost one commit, and no row is left behind by any of the three
+ways out."""
 
 from __future__ import annotations
 
 import asyncio
 
 import pytest
-from sqlalchemy import Connection, text
+from sqlalchemy import Connection, event, text
 
 from app.agent import audit as audit_mod
 from app.agent.audit import AuditWriter
@@ -25,18 +25,15 @@ def _list_row(conn: Connection) -> None:
     conn.execute(text("INSERT INTO probe VALUES ('listed')"))
 
 
-async def test_a_turns_rows_and_its_list_row_are_one_commit(
-    writer: AuditWriter, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    commits: list[int] = []
-    real = writer._commit
-    monkeypatch.setattr(writer, "_commit", lambda items: (commits.append(len(items)), real(items)))
+async def test_a_turns_rows_and_its_list_row_are_one_commit(writer: AuditWriter) -> None:
+    commits: list[str] = []
+    event.listen(writer.db.engine, "commit", lambda conn: commits.append("commit"))
     await writer.record(kind="tool_filtered", user="alice", decision="allow")
     listed = writer.also(_list_row)
     await writer.record(kind="executed", user="alice", decision="ok")
     await writer.flush()
     await listed
-    assert commits == [3]
+    assert commits == ["commit"]
     assert _committed_users(writer) == ["alice", "alice"]
 
 

@@ -40,7 +40,7 @@ async def test_a_failing_statement_loses_no_audit_row(writer: AuditWriter) -> No
     rows = [{"kind": "k", "user": "a", "decision": "allow"}, _broken]
     batch = [(item, loop, loop.create_future()) for item in rows]
     batch.append(({"kind": "k", "user": "b", "decision": "allow"}, loop, loop.create_future()))
-    await asyncio.to_thread(writer._write_batch, batch)
+    await asyncio.to_thread(writer.committer._write_batch, batch)
     results = await asyncio.gather(*(f for _, _, f in batch), return_exceptions=True)
     assert results[0] is None and results[2] is None
     assert isinstance(results[1], Exception)

@@ -22,7 +22,7 @@ from app.events import (
     ToolEndEvent,
 )
 from app.store import maintenance
-from app.store.models import Confirmation
+from app.store.models import Confirmation, Maintenance
 from tests.agent.scripted import call, final_from_tool, recording_tools
 
 ALICE = Principal(user_id="alice", role="admin")
@@ -134,7 +134,7 @@ async def test_the_audit_row_of_an_edited_confirmation_holds_both_argument_sets(
 async def test_an_edit_into_a_maintenance_window_is_refused(harness: Any) -> None:
     conf, log = await _deploy(harness)
     with harness.parts.db.session() as s:
-        maintenance.start(s, env_id="prod", started_by="ops", reason="upgrade")
+        maintenance.start(s, Maintenance(env_id="prod", started_by="ops", reason="upgrade"))
     try:
         events = await harness.answer(
             conf.confirmation_id, "confirm", args={"dashboard_id": "42", "target_env": "prod"}

@@ -11,6 +11,7 @@ import pytest
 from app.policy import EnvTable
 from app.store import backups as backup_store
 from app.store import maintenance
+from app.store.models import Backup, Maintenance
 from tests.agent.harness import first, types_of
 from tests.agent.scripted import call, final_from_tool
 
@@ -114,10 +115,11 @@ async def test_a_deploy_runs_on_its_target_and_takes_the_page_env_as_source(
 
 def _backup_on(harness: Any, env_id: str, tmp_path: Path) -> str:
     with harness.parts.db.session() as s:
-        row = backup_store.add_backup(
-            s, env_id=env_id, path=str(tmp_path / "b.zip"), created_by="ops",
-            dashboard_ids=[], size_bytes=1, note="all dashboards",
+        backup = Backup(
+            env_id=env_id, path=str(tmp_path / "b.zip"), created_by="ops", size_bytes=1,
+            note="all dashboards",
         )  # fmt: skip
+        row = backup_store.add_backup(s, backup)
         return str(row.id)
 
 
@@ -147,7 +149,7 @@ async def test_restore_into_prod_during_maintenance_is_refused_without_a_card(
     backup_id = _backup_on(harness, "prod", tmp_path)
     log: list[dict[str, Any]] = []
     with harness.parts.db.session() as s:
-        maintenance.start(s, env_id="prod", started_by="ops", reason="upgrade")
+        maintenance.start(s, Maintenance(env_id="prod", started_by="ops", reason="upgrade"))
     try:
         harness.use(
             call("restore_backup", backup_id=backup_id),

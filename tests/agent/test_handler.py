@@ -13,7 +13,7 @@ import pytest
 from app.agent.tools import TOOL_CATALOG
 from app.errors import SupersetUnavailableError
 from app.store import maintenance
-from app.store.models import Confirmation
+from app.store.models import Confirmation, Maintenance
 from tests.agent.harness import first, types_of
 from tests.agent.scripted import call, final_from_tool, recording_tools
 
@@ -264,7 +264,7 @@ async def test_write_tool_timeout_reports_status_unknown(harness: Any) -> None:
 async def test_maintenance_refuses_writes_to_that_env(harness: Any) -> None:
     log: list[Any] = []
     with harness.parts.db.session() as s:
-        maintenance.start(s, env_id="prod", started_by="ops", reason="upgrade")
+        maintenance.start(s, Maintenance(env_id="prod", started_by="ops", reason="upgrade"))
     try:
         harness.use_proposal(call("deploy_dashboard", dashboard_id="1", target_env="prod"), log)
         events = await harness.run("deploy 1 to prod")

@@ -97,7 +97,7 @@ async def test_failed_batch_is_written_row_by_row_and_logged(
     ]
     batch = [(fields, loop, loop.create_future()) for fields in rows]
     with caplog.at_level(logging.INFO, logger="ss_tools.cot"):
-        await asyncio.to_thread(app_db.writer._write_batch, batch)
+        await asyncio.to_thread(app_db.writer.committer._write_batch, batch)
         results = await asyncio.gather(*(f for _, _, f in batch), return_exceptions=True)
     assert results[0] is None and results[2] is None
     assert isinstance(results[1], ValueError | DBAPIError)

@@ -52,7 +52,10 @@ def test_active_for_follows_end_times(
 
 def test_start_and_end_a_window(session: Session) -> None:
     m = maintenance.start(
-        session, env_id="prod", started_by="alice", reason="upgrade", duration_minutes=30, now=NOW
+        session,
+        Maintenance(env_id="prod", started_by="alice", reason="upgrade"),
+        duration_minutes=30,
+        now=NOW,
     )
     assert m.ends_at == NOW + timedelta(minutes=30)
     assert maintenance.active_for(session, env_id="prod", now=NOW) is m
@@ -63,11 +66,22 @@ def test_start_and_end_a_window(session: Session) -> None:
 
 
 def test_second_window_on_same_env_is_refused(session: Session) -> None:
-    maintenance.start(session, env_id="prod", started_by="alice", now=NOW)
+    maintenance.start(session, Maintenance(env_id="prod", started_by="alice"), now=NOW)
     with pytest.raises(MaintenanceActiveError, match="already in maintenance"):
-        maintenance.start(session, env_id="prod", started_by="bob", now=NOW)
-    maintenance.start(session, env_id="dev", started_by="bob", now=NOW)  # other env is fine
+        maintenance.start(session, Maintenance(env_id="prod", started_by="bob"), now=NOW)
+    maintenance.start(
+        session, Maintenance(env_id="dev", started_by="bob"), now=NOW
+    )  # other env is fine
 
 
 def test_ending_without_a_window_returns_none(session: Session) -> None:
     assert maintenance.end(session, env_id="prod", ended_by="alice") is None
+
+
+def test_a_window_with_its_own_end_time_closes_then(session: Session) -> None:
+    until = datetime(2026, 6, 1, 13, 0)  # naive: read as UTC
+    maintenance.start(
+        session, Maintenance(env_id="prod", started_by="alice", ends_at=until), now=NOW
+    )
+    assert maintenance.active_for(session, env_id="prod", now=NOW + timedelta(minutes=59))
+    assert maintenance.active_for(session, env_id="prod", now=NOW + timedelta(hours=1)) is None

@@ -6,6 +6,7 @@ import pytest
 from sqlmodel import Session
 
 from app.store import backups, users
+from app.store.models import Backup
 from app.store.users import UserExistsError, UserNotFoundError
 
 
@@ -49,21 +50,25 @@ def test_user_edge_cases_raise(session: Session, action, error) -> None:  # type
 def test_backups_are_listed_newest_first_and_by_dashboard(db: Session) -> None:
     a = backups.add(
         db,
-        env_id="dev",
-        path="/b/a.zip",
-        created_by="alice",
-        dashboard_ids=["1", "2"],
-        size_bytes=10,
+        Backup(
+            env_id="dev",
+            path="/b/a.zip",
+            created_by="alice",
+            dashboard_ids=["1", "2"],
+            size_bytes=10,
+        ),
     )
-    b = backups.add(db, env_id="dev", path="/b/b.zip", created_by="alice", dashboard_ids=[])
+    b = backups.add(db, Backup(env_id="dev", path="/b/b.zip", created_by="alice"))
     c = backups.add(
         db,
-        env_id="prod",
-        path="/b/c.zip",
-        created_by="bob",
-        dashboard_ids=[3],
-        backup_id="fixed-id",
-        task_id="t1",
+        Backup(
+            id="fixed-id",
+            env_id="prod",
+            path="/b/c.zip",
+            created_by="bob",
+            dashboard_ids=[3],
+            task_id="t1",
+        ),
     )
     db.commit()
     assert c.id == "fixed-id" and c.dashboard_ids == ["3"]

@@ -8,6 +8,7 @@ import pytest
 from app.errors import ToolError
 from app.parts import Parts
 from app.store import maintenance, tasks
+from app.store.models import Maintenance
 from app.superset.registry import EnvironmentRegistry
 from tests.superset.fake import make_env
 from tests.superset.test_tools_unit import call, tool_deps
@@ -33,7 +34,7 @@ async def test_environments_show_tier_reachability_maintenance_and_config_errors
         transport=httpx.MockTransport(health_only),
     )
     with parts.db.session() as s:
-        maintenance.start(s, env_id="dev", started_by="bob", reason="upgrade")
+        maintenance.start(s, Maintenance(env_id="dev", started_by="bob", reason="upgrade"))
     deps = tool_deps(parts, env_id="prod", registry=registry)
     out = await call("list_environments", deps)
     rows = {e["id"]: e for e in out["environments"]}

@@ -122,15 +122,14 @@ async def take_backup(
     titles = ", ".join(str(d["title"]) for d in dashboards)
     note = ("all dashboards: " if not dashboard_ids else "") + titles
     n_charts = len(bundle.objects("charts"))
+    backup = Backup(
+        id=backup_id, env_id=env_id, path=str(path), created_by=deps.user_id,
+        dashboard_ids=ids, size_bytes=len(data), note=note[:2000], task_id=ctx.task_id,
+    )  # fmt: skip
 
     def index() -> dict[str, Any]:
         with deps.db.session() as session:
-            row = backup_store.add_backup(
-                session, env_id=env_id, path=str(path), created_by=deps.user_id,
-                dashboard_ids=ids, size_bytes=len(data), note=note[:2000],
-                task_id=ctx.task_id, backup_id=backup_id,
-            )  # fmt: skip
-            return _view(row)
+            return _view(backup_store.add_backup(session, backup))
 
     row = await asyncio.to_thread(index)
     return {**row, "dashboard_count": len(dashboards), "chart_count": n_charts}

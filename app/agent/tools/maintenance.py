@@ -73,13 +73,8 @@ async def start_maintenance(args: StartMaintenanceArgs, deps: ToolDeps) -> dict[
 
     def start() -> dict[str, Any]:
         with deps.db.session() as session:
-            row = maintenance_store.start(
-                session,
-                env_id=env.id,
-                started_by=deps.user_id,
-                reason=args.reason or "",
-                duration_minutes=args.duration_minutes,
-            )
+            window = Maintenance(env_id=env.id, started_by=deps.user_id, reason=args.reason or "")
+            row = maintenance_store.start(session, window, duration_minutes=args.duration_minutes)
             return window_view(row)
 
     view = await asyncio.to_thread(start)
