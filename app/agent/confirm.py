@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -27,6 +28,19 @@ from app.store.models import Confirmation, as_utc
 
 def _utc(ts: datetime | None) -> datetime | None:
     return None if ts is None else as_utc(ts)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ResumeInput:
+    """A person's answer to a confirmation as a door received it, not yet checked:
+    ``prepare_resume`` checks its fields, :meth:`Confirmations.check` the confirmation.
+    ``args``: the arguments edited before approving (None: as shown)."""
+
+    conv_id: str
+    confirmation_id: str
+    decision: str
+    reason: str | None = None
+    args: Mapping[str, Any] | None = None
 
 
 class Confirmations:
@@ -127,20 +141,14 @@ class Confirmations:
 
     # ---- a person's answer --------------------------------------------------------------
     async def check(
-        self,
-        graph: Any,
-        *,
-        conv_id: str,
-        principal: Principal,
-        confirmation_id: str,
-        decision: str,
-        used_as: str | None = None,
-        edited_args: Mapping[str, Any] | None = None,
+        self, graph: Any, answer: ResumeInput, *, principal: Principal, used_as: str | None = None
     ) -> dict[str, Any]:
-        """Validate and consume a confirmation; raise ConfirmationError (with an audit
-        row). ``edited_args``: a confirm with edited arguments; the consumed row keeps
-        their hash (``app.agent.pending.edit_hash``) and the run is bound to them."""
-        async with self._refusal_audited(principal, conv_id, confirmation_id, decision):
+        """Validate and consume the confirmation ``answer`` is to (``principal``'s); raise
+        ConfirmationError (with an audit row). A confirm with edited ``answer.args``: the
+        consumed row keeps their hash (``app.agent.pending.edit_hash``) and the run is
+        bound to them. ``used_as``: what the row records instead of the decision."""
+        conv_id, confirmation_id, decision = answer.conv_id, answer.confirmation_id, answer.decision
+        async with self._refusal_audited(principal, answer):
             if decision not in ("confirm", "deny"):
                 raise ConfirmationError("decision must be 'confirm' or 'deny'", "mismatch")
             row = await asyncio.to_thread(self._load, confirmation_id)
@@ -186,7 +194,7 @@ class Confirmations:
                         f"a dangerous operation can be confirmed only {wait} s after it was shown",
                         "too_early",
                     )
-            edited = None if edited_args is None else edit_hash(row["tool_name"], edited_args)
+            edited = None if answer.args is None else edit_hash(row["tool_name"], answer.args)
             if not await asyncio.to_thread(
                 self._consume, confirmation_id, used_as or decision, edited
             ):
@@ -196,7 +204,7 @@ class Confirmations:
 
     @asynccontextmanager
     async def _refusal_audited(
-        self, principal: Principal, conv_id: str, confirmation_id: str, decision: str
+        self, principal: Principal, answer: ResumeInput
     ) -> AsyncIterator[None]:
         """A ``ConfirmationError`` raised inside gets its audit row, then goes on."""
         try:
@@ -206,7 +214,10 @@ class Confirmations:
                 kind="confirmation_refused",
                 decision="refused",
                 reason=f"{exc.reason}: {exc}",
-                args={"confirmation_id": confirmation_id[:8] + "…", "decision": decision},
-                **principal.audit_row(conv_id=conv_id),
+                args={
+                    "confirmation_id": answer.confirmation_id[:8] + "…",
+                    "decision": answer.decision,
+                },
+                **principal.audit_row(conv_id=answer.conv_id),
             )
             raise

@@ -17,7 +17,15 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any, TypeVar
 
 from app.agent.audit import AuditWriter
-from app.agent.core import AgentCore, Caller, RequestRefused, prepare_resume, prepare_turn
+from app.agent.confirm import ResumeInput
+from app.agent.core import (
+    AgentCore,
+    Caller,
+    RequestRefused,
+    TurnInput,
+    prepare_resume,
+    prepare_turn,
+)
 from app.agent.core.runner import fail
 from app.agent.stream import Sequencer
 from app.events import Event, encode_sse
@@ -69,15 +77,11 @@ async def agent_handler(
     core: AgentCore,
     channel: Channel = "page",
 ) -> AsyncIterator[str]:
-    prepared = prepare_turn(
-        core=core,
-        caller=Caller(token=user_jwt, user_id=user_id, channel=channel),
-        message=message,
-        history=history,
-        conv_id=conv_id,
-        env_id=env_id,
-        uicontext=uicontext_str,
+    turn = TurnInput(
+        message=message, history=history, conv_id=conv_id, env_id=env_id, uicontext=uicontext_str
     )
+    caller = Caller(token=user_jwt, user_id=user_id, channel=channel)
+    prepared = prepare_turn(turn, core=core, caller=caller)
     async for frame in _frames(conv_id, core, prepared, core.run_turn):
         yield frame
 
@@ -92,14 +96,10 @@ async def resume_handler(
     core: AgentCore,
     channel: Channel = "page",
 ) -> AsyncIterator[str]:
-    prepared = prepare_resume(
-        core=core,
-        caller=Caller(token=user_jwt, channel=channel),
-        conv_id=conv_id,
-        confirmation_id=confirmation_id,
-        decision=decision,
-        reason=reason,
+    answer = ResumeInput(
+        conv_id=conv_id, confirmation_id=confirmation_id, decision=decision, reason=reason
     )
+    prepared = prepare_resume(answer, core=core, caller=Caller(token=user_jwt, channel=channel))
     async for frame in _frames(conv_id, core, prepared, core.resume):
         yield frame
 

@@ -29,6 +29,8 @@ from app.agent.core import (
     AgentCore,
     Caller,
     RequestRefused,
+    ResumeInput,
+    TurnInput,
     authenticate,
     prepare_resume,
     prepare_turn,
@@ -49,7 +51,8 @@ R = TypeVar("R")
 
 
 class StreamBody(BaseModel):
-    """The shape of a stream request; the values are checked by ``prepare_turn``."""
+    """The shape of a stream request (a ``TurnInput``'s fields); the values are checked by
+    ``prepare_turn``."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
     message: str
@@ -71,7 +74,8 @@ class ConversationPatch(BaseModel):
 
 
 class ResumeBody(BaseModel):
-    """The shape of a resume request; the values are checked by ``prepare_resume``."""
+    """The shape of a resume request (a ``ResumeInput``'s fields); the values are checked
+    by ``prepare_resume``."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
     conv_id: str
@@ -123,17 +127,19 @@ def _sse(frames: Any) -> StreamingResponse:
 async def _stream_door(
     request: Request,
     model: type[BaseModel],
+    given: Callable[..., object],
     prepare: Callable[..., Awaitable[R]],
     run: Callable[[AgentCore, R], AsyncIterator[Event]],
 ) -> Any:
-    """Auth, the body of ``model`` (its fields are ``prepare``'s arguments), ``prepare``;
-    then the core's events as SSE (``run``), or the refusal as JSON before any stream."""
+    """Auth, the body of ``model`` (its fields are ``given``'s: the door's input),
+    ``prepare``; then the core's events as SSE (``run``), or the refusal as JSON before
+    any stream."""
     core = core_of(request)
     try:
         principal = await authenticate(_caller(request), core=core)
         body = await _body(request, model)
         caller = Caller(principal=principal, channel=CHANNEL)
-        req = await prepare(core=core, caller=caller, **dict(body))
+        req = await prepare(given(**dict(body)), core=core, caller=caller)
     except RequestRefused as refused:
         return refusal(refused)
     return _sse(encode_stream(run(core, req)))
@@ -142,14 +148,14 @@ async def _stream_door(
 @router.post("/stream", openapi_extra=_openapi(StreamBody))
 async def stream(request: Request) -> Any:
     return await _stream_door(
-        request, StreamBody, prepare_turn, lambda core, req: core.run_turn(req)
+        request, StreamBody, TurnInput, prepare_turn, lambda core, req: core.run_turn(req)
     )
 
 
 @router.post("/resume", openapi_extra=_openapi(ResumeBody))
 async def resume(request: Request) -> Any:
     return await _stream_door(
-        request, ResumeBody, prepare_resume, lambda core, req: core.resume(req)
+        request, ResumeBody, ResumeInput, prepare_resume, lambda core, req: core.resume(req)
     )
 
 

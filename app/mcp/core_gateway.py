@@ -20,6 +20,7 @@ from app.agent.core import (
     AgentCore,
     Caller,
     RequestRefused,
+    ResumeInput,
     offered_tools,
     prepare_call,
     prepare_resume,
@@ -46,12 +47,14 @@ def _fields(value: Any) -> dict[str, Any]:
     return {f.name: getattr(value, f.name) for f in fields(value)}
 
 
-def _keywords(req: DoorRequest) -> dict[str, Any]:
-    """A door request as its ``prepare_*``'s keywords: who asks (the verified principal,
-    the channel, the MCP client) as one :class:`Caller`, every other field by name."""
-    caller = Caller(principal=req.principal, channel=req.channel, client=req.client)
-    rest = {k: v for k, v in _fields(req).items() if k not in ("principal", "channel", "client")}
-    return {"caller": caller, **rest}
+def _caller(req: DoorRequest) -> Caller:
+    """Who asks (the verified principal, the channel, the MCP client), as one Caller."""
+    return Caller(principal=req.principal, channel=req.channel, client=req.client)
+
+
+def _given(req: DoorRequest) -> dict[str, Any]:
+    """A door request's fields but who asks (:func:`_caller`), by name."""
+    return {k: v for k, v in _fields(req).items() if k not in ("principal", "channel", "client")}
 
 
 async def _run(
@@ -79,11 +82,12 @@ class CoreGateway:
         return [ToolInfo(**_fields(t)) for t in offered]  # the same fields, by name
 
     async def call_tool(self, req: ToolCallRequest) -> AsyncIterator[Event]:
-        prepared = prepare_call(core=self.core, **_keywords(req))
+        prepared = prepare_call(core=self.core, caller=_caller(req), **_given(req))
         async for event in _run(prepared, self.core.run_call):
             yield event
 
     async def resume(self, req: ToolResumeRequest) -> AsyncIterator[Event]:
-        prepared = prepare_resume(core=self.core, **_keywords(req))
+        answer = ResumeInput(**_given(req))
+        prepared = prepare_resume(answer, core=self.core, caller=_caller(req))
         async for event in _run(prepared, self.core.resume):
             yield event

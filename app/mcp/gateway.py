@@ -63,7 +63,7 @@ class ToolCallRequest(DoorRequest):
 @dataclass(frozen=True, kw_only=True)
 class ToolResumeRequest(DoorRequest):
     """A person's decision on a pending confirmation, taken through the MCP door. Its
-    fields are ``prepare_resume``'s."""
+    fields are ``prepare_resume``'s input's (``ResumeInput``) and caller's."""
 
     confirmation_id: str
     decision: Literal["confirm", "deny"]

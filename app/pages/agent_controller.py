@@ -28,7 +28,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequenc
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from app.agent.core import Caller
+from app.agent.core import Caller, ResumeInput, TurnInput
 from app.auth import Principal
 from app.errors import AuthError, ConfirmationError, ForbiddenError, SsToolsError, UIContextError
 from app.i18n import refusal_text
@@ -126,14 +126,14 @@ class AgentPageController(ControllerControls, WaysForward):
         history = self.model.begin_turn(text)
         if history is None:
             return
-        req = await self._checked(
-            self.door.prepare_turn,
+        turn = TurnInput(
             message=text.strip(),
             history=history,
             conv_id=self.model.conv_id,
             env_id=self.model.active_env_id,
             uicontext=self.model.ui_context,
         )
+        req = await self._checked(self.door.prepare_turn, turn)
         if req is not None:
             await self._stream(self.door.core.run_turn(req))
 
@@ -143,25 +143,25 @@ class AgentPageController(ControllerControls, WaysForward):
         confirmation_id = self.model.begin_decision(decision)
         if confirmation_id is None:
             return
-        req = await self._checked(
-            self.door.prepare_resume,
+        answer = ResumeInput(
             conv_id=self.model.conv_id,
             confirmation_id=confirmation_id,
             decision=decision,
             reason=reason,
             args=args,
         )
+        req = await self._checked(self.door.prepare_resume, answer)
         if req is None:
             return
         answers = await self._stream(self.door.core.resume(req))
         self.model.end_decision(decision, answered=answers > 0)
 
-    async def _checked(self, prepare: Callable[..., Awaitable[R]], **fields: Any) -> R | None:
-        """``prepare`` (the door's ``prepare_*``) of ``fields`` asked by this page's person;
-        a refusal is shown in the chat (None)."""
+    async def _checked(self, prepare: Callable[..., Awaitable[R]], given: object) -> R | None:
+        """``prepare`` (the door's ``prepare_*``) of ``given`` (its input) asked by this
+        page's person; a refusal is shown in the chat (None)."""
         caller = Caller(token=self.token, principal=self.principal, channel=CHANNEL)
         try:
-            return await prepare(caller=caller, **fields)
+            return await prepare(given, caller=caller)
         except SsToolsError as exc:
             self._refused(exc)
             return None

@@ -29,24 +29,19 @@ def _field(value: str | None) -> str | None:
     return None if value is None else cut(str(value))
 
 
-def audit_values(
-    *,
-    kind: str,
-    user: str | None = None,
-    role: str | None = None,
-    conv_id: str | None = None,
-    tool: str | None = None,
-    env: str | None = None,
-    decision: str | None = None,
-    reason: str | None = None,
-    args: Any = None,
-    duration_ms: float | None = None,
-    ts: datetime | None = None,
-    channel: str | None = None,
-    client: str | None = None,
-) -> dict[str, Any]:
-    """One audit row's column values, checked, redacted and cut (every column set: a new
-    id, ``ts`` default now). The one place a row's values are made, for both ways in."""
+#: What a caller gives of a row: its columns by name, all but the ``id`` made here.
+GIVEN_COLUMNS = frozenset(AUDIT_TABLE.columns.keys()) - {"id"}
+
+
+def audit_values(**fields: Any) -> dict[str, Any]:
+    """One audit row's column values from ``fields`` (:data:`GIVEN_COLUMNS` by name,
+    ``kind`` required; another name is a TypeError), checked, redacted and cut (every
+    column set: a new id, ``ts`` default now). The one place a row's values are made,
+    for both ways in."""
+    if not fields.keys() <= GIVEN_COLUMNS:
+        raise TypeError(f"not audit columns: {sorted(fields.keys() - GIVEN_COLUMNS)}")
+    get = fields.get
+    kind, decision, args, client = get("kind"), get("decision"), get("args"), get("client")
     if not kind:
         raise ValueError("audit kind is required")
     if decision is not None and decision not in DECISIONS:
@@ -56,18 +51,18 @@ def audit_values(
         stored_args = {"value": stored_args}
     return {
         "id": uuid.uuid4(),
-        "ts": moment_of(ts),
+        "ts": moment_of(get("ts")),
         "kind": cut(kind),
-        "user": _field(user),
-        "role": _field(role),
-        "conv_id": _field(conv_id),
-        "tool": _field(tool),
-        "env": _field(env),
+        "user": _field(get("user")),
+        "role": _field(get("role")),
+        "conv_id": _field(get("conv_id")),
+        "tool": _field(get("tool")),
+        "env": _field(get("env")),
         "decision": decision,
-        "reason": _field(reason),
+        "reason": _field(get("reason")),
         "args": stored_args,
-        "duration_ms": duration_ms,
-        "channel": channel,
+        "duration_ms": get("duration_ms"),
+        "channel": get("channel"),
         "client": cut(client) if client is not None else None,
     }
 

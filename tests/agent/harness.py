@@ -26,7 +26,9 @@ from nicegui import app as nicegui_app
 
 from app.agent.core import (
     AgentCore,
+    ResumeInput,
     ResumeRequest,
+    TurnInput,
     TurnRequest,
     prepare_resume,
     prepare_turn,
@@ -201,14 +203,14 @@ class Harness:
         """``prepare_turn`` for ``message`` on this core (``options``: ``Turn``'s fields)."""
         o = Turn(**options)
         door = self._door(o)
-        return await prepare_turn(
+        turn = TurnInput(
             message=message,
             history=o.history,
             conv_id=self.conv_id,
             env_id=o.env_id,
             uicontext=o.uicontext,
-            **door,
         )
+        return await prepare_turn(turn, **door)
 
     async def turn(self, message: str, **options: Any) -> list[BaseEvent]:
         """A turn on the page's path (``options``: ``Turn``'s fields): the typed events
@@ -221,14 +223,14 @@ class Harness:
     ) -> ResumeRequest:
         """``prepare_resume`` of ``confirmation_id`` (``options``: ``Answer``'s fields)."""
         o = Answer(**options)
-        return await prepare_resume(
+        answer = ResumeInput(
             conv_id=o.conv_id or self.conv_id,
             confirmation_id=confirmation_id,
             decision=decision,
             reason=o.reason,
             args=o.args,
-            **self._door(o),
         )
+        return await prepare_resume(answer, **self._door(o))
 
     async def answer(
         self, confirmation_id: str, decision: str = "confirm", **options: Any

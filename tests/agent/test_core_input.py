@@ -13,6 +13,8 @@ import pytest
 from app.agent.core import (
     Caller,
     RequestRefused,
+    ResumeInput,
+    TurnInput,
     prepare_resume,
     prepare_turn,
 )
@@ -28,19 +30,12 @@ async def turn_kwargs(
 ) -> dict[str, Any]:
     """``prepare_turn``'s arguments for a turn on ``parts``' core, asked through the page
     with a token of ``parts``' user (``caller`` replaces any of that Caller's fields,
-    ``over`` any other argument)."""
+    ``over`` any of the turn's)."""
     asking = Caller(token=token_for(parts), channel="page")
-    base: dict[str, Any] = dict(
-        core=parts.core,
-        caller=replace(asking, **(caller or {})),
-        message="hi",
-        history=None,
-        conv_id="conv-1",
-        env_id="dev",
-        uicontext=None,
+    turn = TurnInput(message="hi", conv_id="conv-1", env_id="dev")
+    return dict(
+        turn=replace(turn, **over), core=parts.core, caller=replace(asking, **(caller or {}))
     )
-    base.update(over)
-    return base
 
 
 # --- prepare_turn: every refusal is a RequestRefused with one audit row ------------------
@@ -152,12 +147,9 @@ async def test_edited_arguments_of_the_wrong_shape_are_refused_before_any_lookup
 ) -> None:
     with pytest.raises(RequestRefused) as caught:
         await prepare_resume(
+            ResumeInput(conv_id="conv-args", confirmation_id="c1", decision=decision, args=args),
             core=parts.core,
             caller=Caller(token=token_for(parts), channel="http"),
-            conv_id="conv-args",
-            confirmation_id="c1",
-            decision=decision,
-            args=args,
         )
     assert (caught.value.status, caught.value.error) == (422, error)
 

@@ -10,7 +10,14 @@ from typing import Any
 
 import pytest
 
-from app.agent.core import Caller, CallRequest, RequestRefused, prepare_call, prepare_resume
+from app.agent.core import (
+    Caller,
+    CallRequest,
+    RequestRefused,
+    ResumeInput,
+    prepare_call,
+    prepare_resume,
+)
 from app.auth import Principal
 from app.events import (
     BaseEvent,
@@ -94,13 +101,11 @@ async def test_a_guarded_direct_call_waits_and_its_confirmation_ends_after_the_t
     assert isinstance(conf, ConfirmRequiredEvent) and conf.metadata.env_context == "prod"
     assert isinstance(events[-1], DoneEvent) and events[-1].state == "awaiting_confirmation"
     assert log == []
-    req = await prepare_resume(
-        core=harness.core,
-        caller=Caller(principal=ALICE, channel="mcp", client="claude-code"),
-        conv_id=harness.conv_id,
-        confirmation_id=conf.confirmation_id,
-        decision="confirm",
+    answer = ResumeInput(
+        conv_id=harness.conv_id, confirmation_id=conf.confirmation_id, decision="confirm"
     )
+    caller = Caller(principal=ALICE, channel="mcp", client="claude-code")
+    req = await prepare_resume(answer, core=harness.core, caller=caller)
     after = [ev async for ev in harness.core.resume(req)]
     assert types_of(after) == ["tool_start", "tool_end", "done"]
     assert log == [("deploy_dashboard", log[0][1])] and harness.recorder.seen == []

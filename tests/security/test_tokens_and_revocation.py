@@ -11,7 +11,7 @@ import httpx
 import pytest
 from nicegui.testing import User
 
-from app.agent.core import Caller, RequestRefused, prepare_turn
+from app.agent.core import Caller, RequestRefused, TurnInput, prepare_turn
 from app.auth import Principal
 from app.errors import AuthError
 from app.parts import Parts
@@ -171,13 +171,9 @@ async def test_an_open_pages_principal_is_checked_again_at_every_turn(parts: Par
     ensure_user(parts, "hank", "analyst", disabled=True)
     with pytest.raises(RequestRefused) as refused:
         await prepare_turn(
+            TurnInput(message="what can you do?", conv_id="c-hank"),
             core=parts.core,
             caller=Caller(principal=page_principal, channel="page"),
-            message="what can you do?",
-            history=None,
-            conv_id="c-hank",
-            env_id=None,
-            uicontext=None,
         )
     assert (refused.value.status, refused.value.reason) == (401, "user disabled")
     [row] = audit_rows(user="hank", conv_id="c-hank", kind="auth_failed")

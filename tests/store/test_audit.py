@@ -238,6 +238,13 @@ def test_record_audit_rejects_malformed_rows(
         record_audit(session, **kwargs)
 
 
+def test_a_row_naming_no_audit_column_is_refused(session: Session) -> None:
+    """A misspelt field never reaches the log (nor is dropped without a word)."""
+    with pytest.raises(TypeError, match="colour"):
+        record_audit(session, kind="executed", colour="red")
+    assert count_audit(session) == 0
+
+
 def test_a_batch_insert_stores_what_the_orm_stores(engine: Engine) -> None:
     """The writer's batch path (driver SQL on SQLite, Core elsewhere) and the ORM path
     store every column alike: the id, the UTC moment, JSON args (and none), the text."""

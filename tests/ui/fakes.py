@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
+from app.agent.core import ResumeInput, TurnInput
 from app.agent.core.edits import args_messages, args_schema
 from app.agent.rules import default_policy
 from app.auth import Principal
@@ -92,9 +93,10 @@ ENVS = [
 class FakeCore:
     """Yields prepared typed events; records every prepared request for assertions.
 
-    ``sent`` holds the keyword arguments of each ``prepare_turn`` call, ``decisions`` those
-    of each ``prepare_resume`` call; set ``refuse`` to an exception to have the next
-    ``prepare_*`` raise it (the core's RequestRefused), ``fail_stream`` to break a stream.
+    ``sent`` holds the input's fields and the keyword arguments of each ``prepare_turn``
+    call, ``decisions`` those of each ``prepare_resume`` call; set ``refuse`` to an
+    exception to have the next ``prepare_*`` raise it (the core's RequestRefused),
+    ``fail_stream`` to break a stream.
     """
 
     model_label = "fake model"
@@ -132,15 +134,15 @@ class FakeCore:
         self.conversations_by_id: dict[str, FakeConversation] = {}
 
     # ---- the door's prepare_* --------------------------------------------------------------
-    async def prepare_turn(self, **kwargs: Any) -> dict[str, Any]:
+    async def prepare_turn(self, turn: TurnInput, **kwargs: Any) -> dict[str, Any]:
         self._maybe_refuse()
-        self.sent.append(kwargs)
-        return kwargs
+        self.sent.append({**vars(turn), **kwargs})
+        return self.sent[-1]
 
-    async def prepare_resume(self, **kwargs: Any) -> dict[str, Any]:
+    async def prepare_resume(self, answer: ResumeInput, **kwargs: Any) -> dict[str, Any]:
         self._maybe_refuse()
-        self.decisions.append(kwargs)
-        return kwargs
+        self.decisions.append({**vars(answer), **kwargs})
+        return self.decisions[-1]
 
     def _maybe_refuse(self) -> None:
         if self.refuse is not None:

@@ -5,8 +5,8 @@ Every door (the page, the HTTP stream API, MCP) checks its input once with
 yields typed events (``app.events.Event``) with ``conv_id`` and ``seq`` set:
 
     caller = Caller(token=..., channel="page")
-    req = await prepare_turn(core=core, caller=caller, message=..., history=...,
-                             conv_id=..., env_id=..., uicontext=...)
+    turn = TurnInput(message=..., history=..., conv_id=..., env_id=..., uicontext=...)
+    req = await prepare_turn(turn, core=core, caller=caller)
     async for event in core.run_turn(req):
         match event:
             case TokenEvent(): ...
@@ -15,17 +15,19 @@ The core is one of the app's parts (``app.parts``): the composition root builds 
 the doors receive it (``request.app.state.parts.core``, the page function, the MCP
 mount); nothing looks it up by a global name.
 
-Modules: ``prepare`` / ``resuming`` (the checks), ``requests`` (Caller, TurnRequest /
-ResumeRequest), ``refusals`` (RequestRefused and the confirmation status table), ``agent``
-(AgentCore), ``protocol`` (the core as its modules see it; EnvView), ``turns`` (tool set
-and run context of a turn), ``calls`` (a door's direct tool call: ``prepare_call`` /
-``AgentCore.run_call``), ``offer`` (the tools a caller is offered, for a door's tool
-list), ``runner`` (graph.astream -> events), ``supersede`` (a new message cancels a
-pending confirmation), ``conversations`` (the read model); issue 11's ``controls`` (stop,
-follow, the list), ``control`` (run control and registry), ``history`` (the conversation
-table), ``edits`` (an edit's checks at the door).
+Modules: ``prepare`` / ``resuming`` (the checks), ``requests`` (Caller, TurnInput,
+TurnRequest / ResumeRequest; a resume's input is ``confirm.ResumeInput``), ``refusals``
+(RequestRefused and the confirmation status table), ``agent`` (AgentCore), ``protocol``
+(the core as its modules see it; EnvView), ``turns`` (tool set and run context of a
+turn), ``calls`` (a door's direct tool call: ``prepare_call`` / ``AgentCore.run_call``),
+``offer`` (the tools a caller is offered, for a door's tool list), ``runner``
+(graph.astream -> events), ``supersede`` (a new message cancels a pending confirmation),
+``conversations`` (the read model); issue 11's ``controls`` (stop, follow, the list),
+``control`` (run control and registry), ``history`` (the conversation table), ``edits``
+(an edit's checks at the door).
 """
 
+from app.agent.confirm import ResumeInput
 from app.agent.core.agent import AgentCore
 from app.agent.core.calls import CallRequest, prepare_call
 from app.agent.core.conversations import ConversationView
@@ -38,7 +40,7 @@ from app.agent.core.refusals import (
     RequestRefused,
     confirmation_status,
 )
-from app.agent.core.requests import Caller, HistoryItem, ResumeRequest, TurnRequest
+from app.agent.core.requests import Caller, HistoryItem, ResumeRequest, TurnInput, TurnRequest
 from app.agent.core.resuming import prepare_resume
 
 __all__ = [
@@ -52,7 +54,9 @@ __all__ = [
     "HistoryItem",
     "OfferedTool",
     "RequestRefused",
+    "ResumeInput",
     "ResumeRequest",
+    "TurnInput",
     "TurnRequest",
     "authenticate",
     "confirmation_status",

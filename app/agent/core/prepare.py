@@ -34,7 +34,7 @@ from typing import Any
 from app.agent.audit import AuditWriter
 from app.agent.core.protocol import Core
 from app.agent.core.refusals import FOREIGN, RequestRefused
-from app.agent.core.requests import Caller, HistoryItem, TurnRequest
+from app.agent.core.requests import Caller, HistoryItem, TurnInput, TurnRequest
 from app.auth import Principal
 from app.context import UIContext, UIContextJSONError, validate_uicontext
 from app.errors import AuthError, UIContextError
@@ -163,18 +163,10 @@ def _history(
     return tuple(reversed(kept)), None
 
 
-async def prepare_turn(
-    *,
-    core: Core,
-    caller: Caller,
-    message: str,
-    history: Sequence[Mapping[str, Any]] | None,
-    conv_id: str | None,
-    env_id: str | None,
-    uicontext: str | bytes | Mapping[str, Any] | None,
-) -> TurnRequest:
+async def prepare_turn(turn: TurnInput, *, core: Core, caller: Caller) -> TurnRequest:
     """Check a turn's input once (see the module docstring); raise ``RequestRefused``."""
-    conv_id = uuid.uuid4().hex if conv_id is None else conv_id
+    message, env_id = turn.message, turn.env_id
+    conv_id = uuid.uuid4().hex if turn.conv_id is None else turn.conv_id
     principal, row = await checked_caller(caller, core=core, conv_id=conv_id)
     settings = core.settings
     problem = None
@@ -186,12 +178,14 @@ async def prepare_turn(
         problem = ("invalid_env_id", "env_id must be 1-64 characters of letters, digits and _.-")
     if problem is not None:
         raise await refuse(core.audit, 422, *problem, kind="request_invalid", **row)
-    kept, bad_history = _history(history, settings.history_max_items, settings.history_max_bytes)
+    kept, bad_history = _history(
+        turn.history, settings.history_max_items, settings.history_max_bytes
+    )
     if bad_history is not None:
         raise await refuse(
             core.audit, 422, "invalid_history", bad_history, kind="request_invalid", **row
         )
-    ctx = await checked_uicontext(core.audit, uicontext, row)
+    ctx = await checked_uicontext(core.audit, turn.uicontext, row)
     return TurnRequest(
         principal=principal,
         conv_id=conv_id,

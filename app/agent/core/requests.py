@@ -1,9 +1,11 @@
 """The checked requests the agent core takes: built only by ``prepare_turn``,
 ``prepare_resume`` and ``prepare_call`` (``app.agent.core.prepare`` / ``resuming`` /
-``calls``), so every field is already checked; and the :class:`Caller` a door hands them."""
+``calls``), so every field is already checked; and what a door hands them: the
+:class:`Caller` and a turn's :class:`TurnInput` (an answer's: ``confirm.ResumeInput``)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -30,6 +32,19 @@ class Caller:
     user_id: str | None = None
     channel: Channel
     client: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class TurnInput:
+    """A turn as a door received it, not yet checked (``prepare_turn`` checks it): the
+    message, the page's history, the conversation (None: a new one), the environment
+    and the page context (JSON text or an object)."""
+
+    message: str
+    history: Sequence[Mapping[str, Any]] | None = None
+    conv_id: str | None = None
+    env_id: str | None = None
+    uicontext: str | bytes | Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -15,6 +15,7 @@ from typing import Any
 from langgraph.types import Command
 
 from app.agent.audit import audit_scope
+from app.agent.confirm import ResumeInput
 from app.agent.core.edits import edit_fits_tool, edit_shape, shown_and_edited
 from app.agent.core.prepare import checked_caller, is_text, refuse
 from app.agent.core.protocol import Core
@@ -32,18 +33,11 @@ MAX_REASON_CHARS = 2000
 MAX_CONFIRMATION_ID_CHARS = 128
 
 
-async def prepare_resume(
-    *,
-    core: Core,
-    caller: Caller,
-    conv_id: str,
-    confirmation_id: str,
-    decision: str,
-    reason: str | None = None,
-    args: Mapping[str, Any] | None = None,
-) -> ResumeRequest:
+async def prepare_resume(answer: ResumeInput, *, core: Core, caller: Caller) -> ResumeRequest:
     """Check a resume's input, then validate and consume the confirmation (single use).
     ``core``: the agent core whose conversation it is."""
+    conv_id, confirmation_id, decision = answer.conv_id, answer.confirmation_id, answer.decision
+    reason, args = answer.reason, answer.args
     principal, row = await checked_caller(caller, core=core, conv_id=conv_id)
     problem = None
     if not is_text(confirmation_id) or not 0 < len(confirmation_id) <= MAX_CONFIRMATION_ID_CHARS:
@@ -64,14 +58,7 @@ async def prepare_resume(
     graph = await core.graph()
     try:
         with audit_scope(caller.channel, caller.client):
-            confirmation = await core.confirmations.check(
-                graph,
-                conv_id=conv_id,
-                principal=principal,
-                confirmation_id=confirmation_id,
-                decision=decision,
-                edited_args=args,
-            )
+            confirmation = await core.confirmations.check(graph, answer, principal=principal)
     except ConfirmationError as exc:  # audited by Confirmations.check
         await core.audit.flush()
         raise ConfirmationRefused(exc) from None

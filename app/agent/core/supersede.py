@@ -11,6 +11,7 @@ from typing import Any
 from langgraph.types import Command
 
 from app.agent.audit import audit_scope
+from app.agent.confirm import ResumeInput
 from app.agent.core.protocol import Core
 from app.agent.core.runner import run_graph
 from app.agent.core.turns import run_config
@@ -30,16 +31,10 @@ ContextFor = Callable[[Mapping[str, Any]], AgentContext]
 async def _spend(
     core: Core, graph: Any, principal: Principal, ctx: AgentContext, confirmation_id: str
 ) -> None:
+    answer = ResumeInput(conv_id=ctx.conv_id, confirmation_id=confirmation_id, decision="deny")
     try:
         with audit_scope(ctx.channel, ctx.client):
-            await core.confirmations.check(
-                graph,
-                conv_id=ctx.conv_id,
-                principal=principal,
-                confirmation_id=confirmation_id,
-                decision="deny",
-                used_as="superseded",
-            )
+            await core.confirmations.check(graph, answer, principal=principal, used_as="superseded")
     except ConfirmationError as exc:  # already used or expired: the denial below still cancels
         cot_logger.reason("superseded confirmation was already settled", why=exc.reason)
 
