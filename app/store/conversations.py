@@ -116,7 +116,7 @@ def note_turn(
         "updated_at": moment_of(now),
     }
     if conn.dialect.name == "sqlite":
-        return _TURN_UPSERT_SQLITE.execute(conn, values).first() is not None
+        return _TURN_UPSERT_SQLITE.execute(conn, values) is not None
     return conn.execute(_TURN_UPSERT_PG, values).first() is not None
 
 

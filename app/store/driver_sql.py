@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, CursorResult, Dialect
+from sqlalchemy import Connection, Dialect
 from sqlalchemy.sql import ClauseElement
 from sqlalchemy.sql.compiler import SQLCompiler
 
@@ -49,12 +49,20 @@ class DriverStatement:
 
     def execute(
         self, conn: Connection, values: Mapping[str, Any] | Sequence[Mapping[str, Any]]
-    ) -> CursorResult[Any]:
-        """Run it with one set of ``values`` (a mapping) or many (a sequence: executemany)."""
+    ) -> Any:
+        """Run it on ``conn``'s driver connection, in ``conn``'s transaction (the caller
+        commits), with one set of ``values`` (a mapping: the first row it returns, e.g.
+        by RETURNING, or None) or many (a sequence: executemany; None)."""
         compiled = self._compiled(conn.dialect)
-        if isinstance(values, Mapping):
-            return conn.exec_driver_sql(compiled.sql, compiled.params(values))
-        return conn.exec_driver_sql(compiled.sql, [compiled.params(v) for v in values])
+        cursor = conn.connection.cursor()
+        try:
+            if isinstance(values, Mapping):
+                cursor.execute(compiled.sql, compiled.params(values))
+                return cursor.fetchone()
+            cursor.executemany(compiled.sql, [compiled.params(v) for v in values])
+            return None
+        finally:
+            cursor.close()
 
     def _compiled(self, dialect: Dialect) -> _Compiled:
         found = self._by_dialect.get(type(dialect))
