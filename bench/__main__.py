@@ -31,7 +31,7 @@ def main(argv: list[str]) -> int:
         )
         parts = bench_parts(settings)
         try:
-            result.update(asyncio.run(overhead(parts, turns=20 if quick else 60)))
+            result.update(asyncio.run(overhead(parts, turns=20 if quick else 200)))
         finally:
             parts.close()
     if "--overhead-only" not in argv:
