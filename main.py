@@ -60,9 +60,10 @@ def main() -> None:
             app.on_shutdown(functools.partial(sandbox.stop, print))
             atexit.register(sandbox.stop)
     parts = create_app(settings=settings)
+    # at shutdown a running turn ends (or is cancelled), then the checkpointer closes
+    app.on_shutdown(parts.core.aclose)
     if not helpers.is_pytest():  # tests read CoT records through caplog instead
         configure_cot_logging()
-        app.on_shutdown(parts.core.aclose)  # the checkpointer of the server's event loop
     serve(settings, favicon="🛠")
 
 

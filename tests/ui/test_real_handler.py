@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from nicegui import ui
+from nicegui import app, ui
 from nicegui.testing import User
 
 from tests.ui.conftest import page_model
@@ -49,3 +49,16 @@ async def test_analyst_gets_the_permission_denied_card(user: User, sign_in) -> N
             break
         await asyncio.sleep(0.05)
     assert any(getattr(i, "text", "") == prompt and i.role == "user" for i in model.items)
+
+
+async def test_the_app_ends_its_turns_and_closes_its_checkpointer_at_shutdown(
+    user: User, sign_in
+) -> None:
+    """A turn still running when the app stops gets its grace period, then the
+    checkpointer closes (``AgentCore.aclose``): the app registers it, in tests too."""
+    await sign_in("admin", target="/agent")
+    core = app.state.parts.core
+    assert any(
+        getattr(handler, "__self__", None) is core and handler.__name__ == "aclose"
+        for handler in app._shutdown_handlers
+    )
