@@ -168,9 +168,7 @@ class BatchCommitter:
         """One transaction on the thread's own connection: one INSERT for the rows
         (values made by ``audit_values``), then the other work queued with them. A
         connection that failed is closed, and the next transaction opens a new one."""
-        if self._conn is None:  # kept open between batches: no pool checkout and ping
-            self._conn = self.db.engine.connect()
-        conn = self._conn
+        conn = self._connection()
         try:
             with conn.begin():
                 _write(items, conn)
@@ -181,12 +179,17 @@ class BatchCommitter:
     def _checkpoint(self) -> None:
         """The WAL copied into the database, off the loop (the loop's writer never does)."""
         try:
-            if self._conn is None:
-                self._conn = self.db.engine.connect()
-            checkpoint(self._conn)
+            checkpoint(self._connection())
         except Exception as exc:  # the WAL stays longer; the next checkpoint tries again
             log.warning("audit WAL checkpoint failed: %s", type(exc).__name__)
             self._close_connection()
+
+    def _connection(self) -> Connection:
+        """The thread's own connection, kept open between batches (no pool checkout and
+        ping per batch); opened again after a failure closed it."""
+        if self._conn is None:
+            self._conn = self.db.engine.connect()
+        return self._conn
 
     def _close_connection(self) -> None:
         conn, self._conn = self._conn, None
