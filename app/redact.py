@@ -6,6 +6,7 @@ no part of the product.
 
 from __future__ import annotations
 
+import functools
 import math
 import uuid
 from collections.abc import Mapping
@@ -35,7 +36,10 @@ MAX_STRING = 2000
 MAX_DEPTH = 12
 
 
+@functools.lru_cache(maxsize=4096, typed=True)
 def is_secret_key(key: object) -> bool:
+    """Whether a key names a secret (remembered per key: the same few keys come back in
+    every row)."""
     k = str(key).lower().replace("-", "_")
     return any(part in k for part in SECRET_KEY_PARTS)
 
@@ -53,6 +57,11 @@ def redact(value: Any, _depth: int = 0) -> Any:
     """A JSON-safe copy of ``value`` with secret keys masked and long strings cut."""
     if _depth > MAX_DEPTH:
         return "…"
+    kind = type(value)  # the common exact types first: no ABC checks for them
+    if kind is str:
+        return cut(value)
+    if value is None or kind is bool or kind is int:
+        return value
     if isinstance(value, BaseModel):
         value = value.model_dump(mode="json")
     if isinstance(value, Mapping):

@@ -62,6 +62,27 @@ def openai_tool_schema(spec: Any) -> dict[str, Any]:
     return _SCHEMAS[key]
 
 
+class BoundModels:
+    """``model`` with a tool set bound, made once per tool set (a turn offers the same
+    few sets again and again) and again when the policy's catalog changes."""
+
+    LIMIT = 64
+
+    def __init__(self, model: BaseChatModel) -> None:
+        self.model = model
+        self._catalog: Mapping[str, Any] | None = None
+        self._bound: dict[tuple[str, ...], Any] = {}
+
+    def __call__(self, catalog: Mapping[str, Any], names: tuple[str, ...]) -> Any:
+        if catalog is not self._catalog or len(self._bound) >= self.LIMIT:
+            self._catalog, self._bound = catalog, {}
+        found = self._bound.get(names)
+        if found is None:
+            schemas = [openai_tool_schema(catalog[n]) for n in names if n in catalog]
+            found = self._bound[names] = self.model.bind_tools(schemas)
+        return found
+
+
 def default_system_prompt(ctx: AgentContext) -> str:
     """The system prompt of an LLM: the env and the page context are written into it (the
     offline planner gets them as data instead; see ``model_node``)."""
@@ -170,18 +191,18 @@ def build_graph(
         fns=tools,
     )
     make_prompt = system_prompt or default_system_prompt
+    bound = BoundModels(model)
 
     async def model_node(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
         ctx = runtime.context
         if is_stopped(ctx):  # a stopped turn ends here, without asking the model
             return {"messages": [stopped_reply(ctx)], "direct": False}
-        specs = policy().catalog
-        schemas = [openai_tool_schema(specs[n]) for n in ctx.allowed_tools if n in specs]
-        if isinstance(model, TurnAware):  # the offline planner: the turn as data, no prompt
-            work = model.with_turn(ctx.turn_context).bind_tools(schemas).ainvoke(state["messages"])
+        offered = bound(policy().catalog, tuple(ctx.allowed_tools))
+        if isinstance(offered, TurnAware):  # the offline planner: the turn as data, no prompt
+            work = offered.with_turn(ctx.turn_context).ainvoke(state["messages"])
         else:
             sys = SystemMessage(content=make_prompt(ctx))
-            work = model.bind_tools(schemas).ainvoke([sys, *state["messages"]])
+            work = offered.ainvoke([sys, *state["messages"]])
         try:
             reply = await cancellable(ctx, work)
         except Stopped:

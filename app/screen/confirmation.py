@@ -12,9 +12,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from nicegui import binding
-
 from app.i18n import t
+from app.screen.bindable import Bindable
 from app.screen.items import format_args
 from app.screen.uicontext import env_badge
 from app.screen.views import preflight_view
@@ -37,17 +36,17 @@ class PermissionDenial:
 
 class ConfirmationState:
     lang: str
-    pending_confirmation = binding.BindableProperty()
-    card_state = binding.BindableProperty()
-    confirm_enabled = binding.BindableProperty()
-    confirm_tool = binding.BindableProperty()
-    confirm_description = binding.BindableProperty()
-    confirm_args_text = binding.BindableProperty()
-    confirm_details_text = binding.BindableProperty()
-    confirm_env_badge = binding.BindableProperty()
-    dangerous_countdown = binding.BindableProperty()
-    dangerous_countdown_active = binding.BindableProperty()
-    countdown_text = binding.BindableProperty()
+    pending_confirmation = Bindable()
+    card_state = Bindable()
+    confirm_enabled = Bindable()
+    confirm_tool = Bindable()
+    confirm_description = Bindable()
+    confirm_args_text = Bindable()
+    confirm_details_text = Bindable()
+    confirm_env_badge = Bindable()
+    dangerous_countdown = Bindable()
+    dangerous_countdown_active = Bindable()
+    countdown_text = Bindable()
 
     def __init__(self, *, clock: Callable[[], float], default_countdown_s: int) -> None:
         self.clock = clock

@@ -15,9 +15,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from nicegui import binding
-
 from app.screen.argsform import EditField, args_from_fields, fields_from_schema
+from app.screen.bindable import Bindable
 
 if TYPE_CHECKING:
     from app.events import ConfirmRequiredEvent
@@ -33,9 +32,9 @@ class EditState:
     confirm: Callable[..., Awaitable[bool]]
     deny: Callable[..., Awaitable[bool]]
     _focus: Callable[[str], None]
-    card_form = binding.BindableProperty()  # "" | "edit" | "deny": the form open on the card
-    edit_error = binding.BindableProperty()
-    deny_reason = binding.BindableProperty()
+    card_form = Bindable()  # "" | "edit" | "deny": the form open on the card
+    edit_error = Bindable()
+    deny_reason = Bindable()
 
     def __init__(self) -> None:
         self.edit_fields: list[EditField] = []

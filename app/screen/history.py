@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from nicegui import binding
+from app.screen.bindable import Bindable
 
 
 @dataclass(frozen=True)
@@ -28,7 +28,7 @@ class HistoryState:
     conv_id: str
     state: str
     _intents: Any
-    drawer_open = binding.BindableProperty()
+    drawer_open = Bindable()
 
     def __init__(self) -> None:
         self.conversations: list[ConversationEntry] = []

@@ -11,9 +11,9 @@ import dataclasses
 import itertools
 import json
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast, dataclass_transform
+from typing import TYPE_CHECKING, Any, Literal
 
-from nicegui import binding
+from app.screen.bindable import bindable
 
 if TYPE_CHECKING:
     from app.offers import Offers
@@ -23,26 +23,14 @@ ToolCallStatus = Literal["executing", "retrying", "completed", "failed", "timeou
 MessageKind = Literal["text", "error", "notice"]
 
 _ids = itertools.count(1)
-T = TypeVar("T")
 
 
 def _next_id() -> int:
     return next(_ids)
 
 
-@dataclass_transform()
-def bindable(*fields: str) -> Callable[[type[T]], type[T]]:
-    """A dataclass whose ``fields`` alone are bindable (NiceGUI's ``bindable_dataclass``
-    with ``bindable_fields``, typed for mypy: NiceGUI's own annotation loses the class)."""
-
-    def wrap(cls: type[T]) -> type[T]:
-        return cast("type[T]", binding.bindable_dataclass(cls, bindable_fields=fields))
-
-    return wrap
-
-
 # Only the fields a component binds to (and that change after the item is shown) are
-# bindable: a bindable field costs a binding propagation on every set, creation included.
+# bindable: a bindable field costs a binding propagation on every change.
 @bindable("text", "detail", "offers")
 class ChatMessage:
     """A chat bubble. ``detail`` is the server's own text behind a translated error;

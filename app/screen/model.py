@@ -22,9 +22,8 @@ import uuid
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from nicegui import binding
-
 from app.i18n import t
+from app.screen.bindable import Bindable
 from app.screen.confirmation import CONFIRMABLE, ConfirmationState, PermissionDenial
 from app.screen.context import ContextState
 from app.screen.edit import EditState
@@ -49,16 +48,16 @@ __all__ = ["BUSY", "CONFIRMABLE", "STATES", "AgentChatModel", "Decision", "Inten
 
 
 class AgentChatModel(ChatItems, ContextState, ConfirmationState, EditState, HistoryState):
-    state = binding.BindableProperty()
-    lang = binding.BindableProperty()
-    process_step = binding.BindableProperty()
-    permission_denied = binding.BindableProperty()
-    permission_alternatives = binding.BindableProperty()
-    permission_text = binding.BindableProperty()
-    is_empty = binding.BindableProperty()
-    answered_by = binding.BindableProperty()
-    stopping = binding.BindableProperty()
-    focus_request = binding.BindableProperty()  # ("card" | "input", n): where focus goes
+    state = Bindable()
+    lang = Bindable()
+    process_step = Bindable()
+    permission_denied = Bindable()
+    permission_alternatives = Bindable()
+    permission_text = Bindable()
+    is_empty = Bindable()
+    answered_by = Bindable()
+    stopping = Bindable()
+    focus_request = Bindable()  # ("card" | "input", n): where focus goes
 
     def __init__(
         self,
