@@ -103,6 +103,11 @@ class AuditWriter:
         if errors:
             raise errors[0]
 
+    def commit_now(self) -> None:
+        """Hand this loop's batch over now, without waiting (a run whose last row is in:
+        its commit overlaps the run's own end; ``flush`` still waits for it)."""
+        self._release(asyncio.get_running_loop())
+
     def close(self) -> None:
         """End the writer's thread once the rows recorded so far (held ones too) are
         written."""

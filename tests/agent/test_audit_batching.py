@@ -12,6 +12,7 @@ from sqlalchemy import Connection, event, text
 
 from app.agent import audit as audit_mod
 from app.agent.audit import AuditWriter
+from tests.agent.scripted import call
 
 
 def _committed_users(w: AuditWriter) -> list[str]:
@@ -75,3 +76,21 @@ async def test_closing_the_core_commits_the_rows_its_loop_still_holds(harness) -
     assert harness.audit_rows(user="dora") == []  # still held in the loop's batch
     await harness.core.aclose()
     assert [r["kind"] for r in harness.audit_rows(user="dora")] == ["tool_filtered"]
+
+
+async def test_a_runs_rows_are_committed_once_its_last_step_is_in(harness) -> None:
+    """The model's last reply (no tool call) ends the run's rows: their commit starts
+    there, overlapping the run's end, so they are committed by the time the answer's
+    ``message`` event comes (before ``done``, as always). Without the early commit they
+    would wait for ``done``."""
+    harness.use_proposal(call("search_dashboards", query="sales"))
+    req = await harness.turn_request("find dashboards about sales", user="erin")
+    seen_at_message: list[str] | None = None
+    kinds: list[str] = []
+    async for ev in harness.core.run_turn(req):
+        kinds.append(ev.type)
+        if ev.type == "message":
+            seen_at_message = [r["kind"] for r in harness.audit_rows(user="erin")]
+    assert kinds[-2:] == ["message", "done"]
+    assert seen_at_message is not None
+    assert {"tool_filtered", "executed"} <= set(seen_at_message)
