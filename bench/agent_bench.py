@@ -7,7 +7,8 @@ the core's pragmas: ``open_sqlite_saver``), interleaved so drift hits all three 
   guard, audit rows, typed events, SSE encoding);
 * page: the page controller (``AgentPageController.send``: ``prepare_turn`` with the
   session's principal, ``core.run_turn``, the StreamProcessor updating the screen model;
-  typed events, no SSE text);
+  typed events, no SSE text), each turn in a new conversation, like the other two paths
+  (the page's "New conversation" runs between turns, untimed: a click, not a turn);
 * bare: ``StateGraph(model -> ToolNode -> model)``, its model offered the same tool set the
   core offers the model in that turn (``plan_turn``: 22 tools for the bench's admin on
   ``dev``), so the model does the same work on both sides and the ratio is the core's own
@@ -141,8 +142,7 @@ async def overhead(parts: Parts, turns: int = 60) -> dict[str, float]:
         async for _ in agent_handler(MESSAGE, None, conv, USER, token, "dev", core=core):
             pass
 
-    async def page() -> None:
-        controller.new_conversation()
+    async def page() -> None:  # a turn in the page's current (new) conversation
         await controller.send(MESSAGE)
         if screen.state != "idle":
             raise RuntimeError(f"page turn ended in state {screen.state}")
@@ -160,9 +160,14 @@ async def overhead(parts: Parts, turns: int = 60) -> dict[str, float]:
     async def settle() -> None:
         await core.turns().drain()
 
+    async def settle_page() -> None:  # and "New conversation" (a click, not a turn)
+        await settle()
+        controller.new_conversation()
+
     for _ in range(5):  # warm every path
         await ours()
         await page()
+        await settle_page()
         await bare()
         await bare_one()
     a: list[float] = []
@@ -171,7 +176,7 @@ async def overhead(parts: Parts, turns: int = 60) -> dict[str, float]:
     b1: list[float] = []
     for _ in range(turns):  # interleave so drift hits all alike
         a.append(await _timed(ours, settle))
-        p.append(await _timed(page, settle))
+        p.append(await _timed(page, settle_page))
         b.append(await _timed(bare))
         b1.append(await _timed(bare_one))
     await saver.conn.close()

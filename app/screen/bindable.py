@@ -53,7 +53,9 @@ class Bindable(binding.BindableProperty):
         if not current != value:
             return
         state[self._slot] = value
-        _marked[(id(owner), self._key)] = owner
+        key = (id(owner), self._key)
+        if _marked.get(key) is not owner:  # (gone only after NiceGUI's binding.reset())
+            _marked[key] = owner
         _propagate(owner, self._key)
         if self._change_handler is not None:
             self._change_handler(owner, value)
