@@ -29,7 +29,7 @@ from sqlalchemy import Connection
 from app.reasoning import cot_logger
 from app.store.audit import audit_values, insert_audit
 from app.store.db import Database
-from app.store.loop_writer import CHECKPOINT_EVERY, LoopWriter, checkpoint
+from app.store.loop_writer import CHECKPOINT_EVERY, LoopWriter, checkpoint, close_quietly
 
 log = logging.getLogger("ss_tools.audit")
 
@@ -193,11 +193,7 @@ class BatchCommitter:
 
     def _close_connection(self) -> None:
         conn, self._conn = self._conn, None
-        if conn is not None:
-            try:
-                conn.close()
-            except Exception as exc:  # a broken connection may fail to close; it is dropped
-                log.debug("audit connection close failed: %s", type(exc).__name__)
+        close_quietly(conn, "audit")
 
     def _write_batch(self, batch: list[Item]) -> None:
         """One transaction for the batch; if it fails, each row in its own transaction, so

@@ -28,7 +28,6 @@ import threading
 from collections.abc import Callable
 
 from sqlalchemy import Connection, Engine
-from sqlalchemy.exc import SQLAlchemyError
 
 log = logging.getLogger("ss_tools.store")
 
@@ -102,8 +101,15 @@ class LoopWriter:
 
     def _close(self) -> None:
         conn, self._conn = self._conn, None
-        if conn is not None:
-            try:
-                conn.close()
-            except SQLAlchemyError as exc:  # a broken connection may fail to close
-                log.debug("loop writer close failed: %s", type(exc).__name__)
+        close_quietly(conn, "loop writer")
+
+
+def close_quietly(conn: Connection | None, whose: str) -> None:
+    """Close ``conn`` (if any); a broken connection may fail to close: it is dropped, and
+    the failure logged at debug level (the caller has already reported what broke it)."""
+    if conn is None:
+        return
+    try:
+        conn.close()
+    except Exception as exc:
+        log.debug("%s connection close failed: %s", whose, type(exc).__name__)
