@@ -36,11 +36,25 @@ MAX_STRING = 2000
 MAX_DEPTH = 12
 
 
-@functools.lru_cache(maxsize=4096, typed=True)
 def is_secret_key(key: object) -> bool:
-    """Whether a key names a secret (remembered per key: the same few keys come back in
-    every row)."""
-    k = str(key).lower().replace("-", "_")
+    """Whether a key names a secret. A short text key's answer is remembered (the same few
+    keys come back in every row); a long or odd key is checked each time, so a flood of
+    large keys cannot grow the memory."""
+    if type(key) is str and len(key) <= _REMEMBERED_KEY:
+        return _is_secret_text(key)
+    return _names_secret(str(key))
+
+
+_REMEMBERED_KEY = 64
+
+
+@functools.lru_cache(maxsize=4096)
+def _is_secret_text(key: str) -> bool:
+    return _names_secret(key)
+
+
+def _names_secret(key: str) -> bool:
+    k = key.lower().replace("-", "_")
     return any(part in k for part in SECRET_KEY_PARTS)
 
 

@@ -73,3 +73,15 @@ def test_redact_survives_deeply_nested_input() -> None:
     while isinstance(out, dict):
         out, depth = out["k"], depth + 1
     assert out == "…" and depth < 20
+
+
+def test_long_keys_are_checked_but_not_remembered() -> None:
+    """A short key's verdict is remembered; a long one is checked every time (a flood of
+    large keys cannot grow the memory) and masked all the same."""
+    from app import redact as r
+
+    before = r._is_secret_text.cache_info().currsize
+    long_secret, long_plain = "x" * 100 + "_password", "y" * 100
+    out = r.redact({long_secret: "hunter2", long_plain: "kept", "api-key": "k", "name": "n"})
+    assert out == {long_secret: r.REDACTED, long_plain: "kept", "api-key": r.REDACTED, "name": "n"}
+    assert r._is_secret_text.cache_info().currsize <= before + 2  # only the two short keys
