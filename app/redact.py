@@ -34,6 +34,7 @@ SECRET_KEY_PARTS = (
 REDACTED = "***"
 MAX_STRING = 2000
 MAX_DEPTH = 12
+_REMEMBERED_KEY = 64  # the longest key whose secret verdict is remembered
 
 
 def is_secret_key(key: object) -> bool:
@@ -43,9 +44,6 @@ def is_secret_key(key: object) -> bool:
     if type(key) is str and len(key) <= _REMEMBERED_KEY:
         return _is_secret_text(key)
     return _names_secret(str(key))
-
-
-_REMEMBERED_KEY = 64
 
 
 @functools.lru_cache(maxsize=4096)

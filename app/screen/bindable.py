@@ -67,7 +67,7 @@ def bindable(*fields: str) -> Callable[[type[T]], type[T]]:
     ``bindable_dataclass(bindable_fields=...)``, with this module's property)."""
 
     def wrap(cls: type[T]) -> type[T]:
-        made: Any = dataclasses.dataclass(cls)
+        made: Any = dataclasses.dataclass(cls)  # (Any: mypy cannot see a dataclass here)
         names = {f.name for f in dataclasses.fields(made)}
         for name in fields:
             if name not in names:
