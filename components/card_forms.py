@@ -2,8 +2,11 @@
 
 * :func:`edit_form` — «Изменить»: one typed field per argument of the tool's args model
   (text, number, switch, a choice of values or of the configured environments), each
-  with the args model's own message under it; "Apply and confirm" follows the card's
-  Confirm (disabled during a dangerous countdown);
+  with the argument's description under it (the field's hint: visible without a hover,
+  read by a screen reader, and gone with the form; a hover tooltip stayed on the page
+  after Esc closed the form under the pointer) and the args model's own message when a
+  value is wrong; "Apply and confirm" follows the card's Confirm (disabled during a
+  dangerous countdown);
 * :func:`deny_form` — Cancel with an optional reason (Enter cancels the operation).
 
 Esc closes either form (an open choice's menu first).
@@ -40,7 +43,8 @@ def _form_box(
     return box
 
 
-def _field(model: AgentChatModel, f: EditField) -> ui.element:
+def edit_field(f: EditField) -> ui.element:
+    """One argument's typed field, bound to ``f`` (its hint under it, its error below)."""
     label = f.label + (" *" if f.required else "")
     widget: ui.element
     if f.kind in ("env", "enum"):
@@ -55,8 +59,10 @@ def _field(model: AgentChatModel, f: EditField) -> ui.element:
         widget = ui.input(label=label)
     widget.bind_value(f, "value")  # type: ignore[attr-defined]
     widget.classes("w-full").props("dense outlined").mark(f"edit-field-{f.name}")
-    if f.hint:
-        widget.tooltip(f.hint)
+    if f.hint and f.kind == "bool":  # a switch has no hint of its own
+        ui.label(f.hint).classes("text-xs text-gray-600").mark(f"edit-hint-{f.name}")
+    elif f.hint:
+        widget.props["hint"] = f.hint  # (a prop value, not parsed: any text is safe)
     error = ui.label().classes("text-xs text-red-700").mark(f"edit-error-{f.name}")
     error.bind_text_from(f, "error").bind_visibility_from(f, "error", backward=bool)
     return widget
@@ -80,7 +86,7 @@ def edit_form(model: AgentChatModel) -> ui.element:
     def render() -> None:
         fields.clear()
         with fields:
-            widgets = [_field(model, f) for f in model.edit_fields]
+            widgets = [edit_field(f) for f in model.edit_fields]
         if widgets:
             focus_on(widgets[0], model, "edit")
 

@@ -17,6 +17,8 @@ from app.events import (
     ToolEndEvent,
     ToolStartEvent,
 )
+from app.screen.argsform import EditField
+from components.card_forms import edit_field
 from tests.ui.conftest import page_model
 from tests.ui.fakes import FakeConversation, FakeCore, FakeSummary, confirm_event, done, message
 
@@ -74,6 +76,9 @@ async def test_the_edit_form_shows_the_args_models_messages_and_esc_closes_it(
     await _card(user, core, sign_in)
     user.find(kind=ui.button, marker="edit-button").click()
     await user.should_see(marker="edit-field-dashboard_id")
+    # each field says what its argument is, under it (the field's hint: no hover needed)
+    target = user.find(marker="edit-field-target_env").elements.pop()
+    assert target.props["hint"] == "Environment to deploy to (e.g. 'staging', 'prod')."
     _set(user, "edit-field-dashboard_id", "")
     user.find(kind=ui.button, marker="edit-submit").click()
     await user.should_see("String should have at least 1 character", retries=10)
@@ -242,3 +247,15 @@ async def test_a_write_that_ended_before_the_page_listened_is_read_from_the_conv
         await asyncio.sleep(0.05)
     assert call.status == "completed" and not call.goes_on
     assert page_model(user).writes_going_on == set()
+
+
+async def test_a_switch_says_what_its_argument_is_under_it(user: User) -> None:
+    """A switch has no hint of its own (Quasar's toggle): a caption under it says it."""
+
+    @ui.page("/switch-hint")
+    def page() -> None:
+        edit_field(EditField(name="dry_run", label="Dry Run", kind="bool", hint="Plan only."))
+
+    await user.open("/switch-hint")
+    await user.should_see(marker="edit-field-dry_run")
+    await user.should_see("Plan only.", marker="edit-hint-dry_run")
