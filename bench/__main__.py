@@ -13,8 +13,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from app.settings import Settings
-from bench.agent_bench import bench_parts, overhead
+from bench.agent_bench import bench_parts, bench_settings, overhead
 from bench.load_bench import load
 
 
@@ -23,13 +22,7 @@ def main(argv: list[str]) -> int:
     result: dict[str, float] = {}
     if "--load-only" not in argv:
         data = Path(tempfile.mkdtemp(prefix="bench-data-"))
-        settings = Settings(  # throwaway state of its own, whatever the shell says
-            dev=True,
-            data_dir=data,
-            database_url=f"sqlite:///{data / 'ss_tools.db'}",
-            environments_file=data / "environments.toml",
-        )
-        parts = bench_parts(settings)
+        parts = bench_parts(bench_settings(data))
         try:
             result.update(asyncio.run(overhead(parts, turns=20 if quick else 200)))
         finally:

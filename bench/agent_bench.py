@@ -77,6 +77,29 @@ def bench_parts(settings: Settings) -> Parts:
     return parts
 
 
+def bench_settings(data: Path) -> Settings:
+    """Throwaway state of the bench's own in ``data``, whatever the shell says."""
+    return Settings(
+        dev=True,
+        data_dir=data,
+        database_url=f"sqlite:///{data / 'ss_tools.db'}",
+        environments_file=data / "environments.toml",
+    )
+
+
+def page_controller(parts: Parts) -> tuple[AgentPageController, AgentChatModel]:
+    """A page visit of the bench user on ``dev``: its controller and screen model."""
+    token = parts.auth.issue(username=USER, role="admin")[0]
+    principal = Principal(user_id=USER, role="admin")
+    screen = AgentChatModel(role="admin")
+    controller = AgentPageController(
+        screen, core_door(parts.core), principal=principal, token=token
+    )
+    controller.open({})
+    screen.update_active_env("dev")
+    return controller, screen
+
+
 def offered_tools(parts: Parts) -> list[str]:
     """The tools the core offers the model in the bench's turn (admin, ``dev``, no page)."""
     return plan_turn(parts.rules.policy(), "admin", None, "dev", None)["allowed_tools"]
@@ -126,11 +149,7 @@ async def _timed(
 async def overhead(parts: Parts, turns: int = 60) -> dict[str, float]:
     core = parts.core
     token = parts.auth.issue(username=USER, role="admin")[0]
-    principal = Principal(user_id=USER, role="admin")
-    screen = AgentChatModel(role="admin")
-    controller = AgentPageController(screen, core_door(core), principal=principal, token=token)
-    controller.open({})
-    screen.update_active_env("dev")
+    controller, screen = page_controller(parts)
     bare_dir = Path(tempfile.mkdtemp(prefix="bench-bare-"))
     bare_graph, saver = await _bare_graph(
         OfflinePlanner(), bare_dir / "bare.db", offered_tools(parts)

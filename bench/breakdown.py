@@ -33,12 +33,14 @@ from langchain_core.messages import HumanMessage
 
 from app.agent import audit_commit
 from app.agent.llm import OfflinePlanner
-from app.auth import Principal
-from app.pages.agent import core_door
-from app.pages.agent_controller import AgentPageController
-from app.screen.model import AgentChatModel
-from app.settings import Settings
-from bench.agent_bench import MESSAGE, USER, _bare_graph, bench_parts, offered_tools
+from bench.agent_bench import (
+    MESSAGE,
+    _bare_graph,
+    bench_parts,
+    bench_settings,
+    offered_tools,
+    page_controller,
+)
 
 VARIANTS = ("page", "no audit commit", "no screen", "neither")
 
@@ -50,20 +52,9 @@ def _no_write(committer: Any, batch: list[audit_commit.Item]) -> None:
 
 async def breakdown(turns: int = 200) -> dict[str, float]:
     data = Path(tempfile.mkdtemp(prefix="bench-breakdown-"))
-    settings = Settings(
-        dev=True,
-        data_dir=data,
-        database_url=f"sqlite:///{data / 'ss_tools.db'}",
-        environments_file=data / "environments.toml",
-    )
-    parts = bench_parts(settings)
+    parts = bench_parts(bench_settings(data))
     core = parts.core
-    token = parts.auth.issue(username=USER, role="admin")[0]
-    screen = AgentChatModel(role="admin")
-    principal = Principal(user_id=USER, role="admin")
-    controller = AgentPageController(screen, core_door(core), principal=principal, token=token)
-    controller.open({})
-    screen.update_active_env("dev")
+    controller, _ = page_controller(parts)
     bare_graph, saver = await _bare_graph(OfflinePlanner(), data / "bare.db", offered_tools(parts))
     submit = audit_commit.BatchCommitter.submit
     processor = controller.processor
