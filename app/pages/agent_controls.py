@@ -145,11 +145,13 @@ class ControllerControls:
         await self.list_conversations()
 
     # ---- the edit form ----------------------------------------------------------------------
-    def args_schema(self, tool_name: str) -> dict[str, Any]:
-        return self._core.args_schema(tool_name)
+    def args_schema(self, tool_name: str, lang: str = "en") -> dict[str, Any]:
+        return self._core.args_schema(tool_name, lang)
 
-    def validate_args(self, tool_name: str, args: Mapping[str, Any]) -> dict[str, str]:
-        return self._core.validate_args(tool_name, args)
+    def validate_args(
+        self, tool_name: str, args: Mapping[str, Any], lang: str = "en"
+    ) -> dict[str, str]:
+        return self._core.validate_args(tool_name, args, lang)
 
 
 def _entry(summary: ConversationSummary) -> ConversationEntry:

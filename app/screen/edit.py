@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
+from app.i18n import t
 from app.screen.argsform import EditField, args_from_fields, fields_from_schema
 from app.screen.bindable import Bindable
 
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
 
 class EditState:
     pending_confirmation: ConfirmRequiredEvent | None
+    lang: str
     environments: list[EnvOption]
     _intents: Any
     # provided by the model's other parts (annotations only: no attribute is defined here)
@@ -57,7 +59,7 @@ class EditState:
             return False
         meta = card.metadata
         envs = [(env.id, env.label) for env in self.environments]
-        schema = self._intents.args_schema(meta.tool_name)
+        schema = self._intents.args_schema(meta.tool_name, self.lang)  # labels, hints
         self.edit_fields = fields_from_schema(schema, meta.tool_args, envs)
         self.edit_error = ""
         for callback in self._form_listeners:
@@ -77,7 +79,10 @@ class EditState:
         if card is None or not self.editing:
             return False
         args, unreadable = args_from_fields(self.edit_fields)
-        errors = unreadable or self._intents.validate_args(card.metadata.tool_name, args)
+        tool, lang = card.metadata.tool_name, self.lang
+        errors = {name: t("edit_not_json", lang) for name in unreadable} or (
+            self._intents.validate_args(tool, args, lang)  # the args model's, in ``lang``
+        )
         for f in self.edit_fields:
             f.error = errors.get(f.name, "")
         known = {f.name for f in self.edit_fields}

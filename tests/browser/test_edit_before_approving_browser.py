@@ -4,7 +4,8 @@ against ``python main.py`` and the real Superset sandbox.
 A deploy of the seeded "Sales Overview" dashboard is asked for staging; the person edits
 its target environment to prod in the card's form; the server checks the edit again and
 answers with a NEW, prod-styled confirmation (the old one is spent). The person then
-cancels with a reason, which the agent acknowledges. Screenshots go to
+cancels with a reason, which the agent acknowledges. The same form on the Russian page
+speaks Russian. Screenshots go to
 ``tests/screenshots/`` (gitignored).
 
 The sandbox runs two Superset instances, dev and prod. There is no third instance, so
@@ -137,3 +138,19 @@ def test_editing_a_deploys_target_from_staging_to_prod_asks_a_new_prod_confirmat
         drawer = page.locator(".q-drawer")
         expect(drawer.get_by_text("deploy this to staging")).to_be_visible(timeout=10_000)
         page.screenshot(path=str(SHOTS / "15-conversation-drawer.png"))
+
+        # the Russian page: the same form, each field labelled and explained in Russian
+        page.goto(server.url + DEEP_LINK + "&lang=ru")
+        box = page.get_by_label("message")
+        expect(box).to_be_visible(timeout=15_000)
+        box.fill("разверни это в staging")
+        page.keyboard.press("Enter")
+        card = page.locator(".q-card", has_text="Подтвердите изменение в staging")
+        expect(card).to_be_visible(timeout=60_000)
+        card.get_by_role("button", name="Изменить").click()
+        field = card.locator(".q-field", has_text="Куда *")  # ("Откуда" holds "куда")
+        expect(field).to_be_visible()
+        expect(field.get_by_text("Окружение, в которое развернуть")).to_be_visible()
+        expect(card.get_by_text("Environment to deploy to")).to_have_count(0)
+        page.get_by_role("button", name="Применить и подтвердить").scroll_into_view_if_needed()
+        page.screenshot(path=str(SHOTS / "16-edit-form-in-russian.png"))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -17,7 +18,9 @@ import pytest
 from pydantic import ValidationError
 from pydantic_core import PydanticUndefined
 
+from app.agent.graph import openai_tool_schema
 from app.agent.tools import TOOL_CATALOG
+from app.agent.tools.base import ru_texts
 from app.policy import CONTEXT_TOOL_AFFINITY, ROLES, TOOL_PERMISSIONS, roles_for
 
 ALL = frozenset(ROLES)
@@ -141,6 +144,21 @@ def test_every_declared_tools_arguments_bind_as_a_strict_described_schema(name: 
     schema = model.model_json_schema()
     assert json.dumps(schema)  # binds as an LLM tool schema
     assert schema.get("additionalProperties") is False
+
+
+CYRILLIC = re.compile("[а-яё]", re.IGNORECASE)
+
+
+@pytest.mark.parametrize("name", list(TOOL_CATALOG))
+def test_every_argument_has_russian_texts_for_the_form_and_none_reach_the_model(name: str):
+    """The Russian page's edit form labels and explains every field in Russian
+    (``tools.base.arg``); the model's schema (``openai_tool_schema``) stays English."""
+    spec = TOOL_CATALOG[name]
+    for arg, info in spec.args_model.model_fields.items():
+        ru = ru_texts(info)
+        assert ru is not None, f"{name}.{arg} needs Ru(label, hint) for the Russian page"
+        assert ru.label and CYRILLIC.search(ru.hint), f"{name}.{arg}"  # (a label may be "SQL")
+    assert not CYRILLIC.search(json.dumps(openai_tool_schema(spec), ensure_ascii=False))
 
 
 def test_affinity_and_permissions_match_the_contract():

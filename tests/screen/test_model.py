@@ -38,11 +38,11 @@ class Intents:
     async def stop(self) -> None:
         self.stops += 1
 
-    def args_schema(self, tool_name: str) -> dict[str, Any]:
-        return args_schema(default_policy(), tool_name)
+    def args_schema(self, tool_name: str, lang: str = "en") -> dict[str, Any]:
+        return args_schema(default_policy(), tool_name, lang)
 
-    def validate_args(self, tool_name: str, args: Any) -> dict[str, str]:
-        return args_messages(default_policy(), tool_name, args)
+    def validate_args(self, tool_name: str, args: Any, lang: str = "en") -> dict[str, str]:
+        return args_messages(default_policy(), tool_name, args, lang)
 
 
 def make(**kw) -> tuple[AgentChatModel, FakeClock, Intents]:

@@ -71,6 +71,26 @@ def test_each_argument_gets_a_typed_field(tool: str, name: str, kind: str) -> No
     assert next(f for f in fields if f.name == name).kind == kind
 
 
+def test_the_russian_form_labels_and_explains_each_field_in_russian() -> None:
+    en = fields_from_schema(args_schema(default_policy(), "deploy_dashboard"), {})
+    ru = fields_from_schema(args_schema(default_policy(), "deploy_dashboard", "ru"), {})
+    assert [(f.label, f.hint) for f in en if f.name == "target_env"] == [
+        ("Target Env", "Environment to deploy to (e.g. 'staging', 'prod').")
+    ]
+    assert [(f.label, f.hint) for f in ru if f.name == "target_env"] == [
+        ("Куда", "Окружение, в которое развернуть (например, staging или prod).")
+    ]
+    assert [(f.name, f.kind, f.required) for f in ru] == [
+        (f.name, f.kind, f.required) for f in en
+    ]  # only the words change
+    model, _, _ = make()
+    model.set_language("ru")
+    model.show_confirmation(deploy_card("prod"))
+    assert model.begin_edit()
+    assert field(model, "dashboard_id").label == "Дашборд"
+    assert field(model, "dashboard_id").hint.startswith("Id дашборда")
+
+
 def test_environment_choices_are_the_configured_ones_plus_the_shown_value() -> None:
     model, _, _ = make()
     model.show_confirmation(deploy_card("prod-eu"))
@@ -111,6 +131,27 @@ async def test_the_args_models_own_messages_stop_a_bad_edit() -> None:
     assert await model.submit_edit() is False
     assert field(model, "dashboard_id").error == "String should have at least 1 character"
     assert intents.decided == [] and model.card_form == "edit"
+
+
+async def test_on_the_russian_page_the_messages_are_russian_too() -> None:
+    model, _, intents = make()
+    model.set_language("ru")
+    model.show_confirmation(deploy_card("prod"))
+    assert model.begin_edit()
+    field(model, "dashboard_id").value = ""
+    assert await model.submit_edit() is False
+    assert field(model, "dashboard_id").error == "Минимальная длина — 1"
+    assert intents.decided == []
+    model.cancel_edit()
+    card = deploy_card("prod")
+    meta = card.metadata.model_copy(
+        update={"tool_name": "execute_migration", "tool_args": {"dashboard_ids": ["1"]}}
+    )
+    model.show_confirmation(card.model_copy(update={"metadata": meta}))
+    assert model.begin_edit()
+    field(model, "database_mapping").value = "{not json"
+    assert await model.submit_edit() is False
+    assert field(model, "database_mapping").error == "это не JSON"
 
 
 async def test_an_edit_waits_for_a_dangerous_countdown_like_confirm() -> None:

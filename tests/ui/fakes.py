@@ -200,11 +200,11 @@ class FakeCore:
         self.summaries[i] = changed
         return changed
 
-    def args_schema(self, tool_name: str) -> dict[str, Any]:
-        return args_schema(default_policy(), tool_name)  # the real tools' args models
+    def args_schema(self, tool_name: str, lang: str = "en") -> dict[str, Any]:
+        return args_schema(default_policy(), tool_name, lang)  # the real tools' args models
 
-    def validate_args(self, tool_name: str, args: Any) -> dict[str, str]:
-        return args_messages(default_policy(), tool_name, args)
+    def validate_args(self, tool_name: str, args: Any, lang: str = "en") -> dict[str, str]:
+        return args_messages(default_policy(), tool_name, args, lang)
 
     def environments(self) -> list[FakeEnv]:
         return list(self.envs)

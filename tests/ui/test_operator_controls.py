@@ -88,6 +88,23 @@ async def test_the_edit_form_shows_the_args_models_messages_and_esc_closes_it(
     await user.should_see(marker="confirm-button")
 
 
+async def test_on_the_russian_page_the_edit_form_is_labelled_and_explained_in_russian(
+    user: User, core, sign_in
+) -> None:
+    core.replies = [deploy_card("staging"), done("awaiting_confirmation")]
+    await sign_in("admin", target="/agent?lang=ru")
+    user.find(marker="chat-input").type("разверни 42 в staging").trigger("keydown.enter")
+    await user.should_see(marker="edit-button", retries=30)
+    user.find(kind=ui.button, marker="edit-button").click()
+    await user.should_see(marker="edit-field-target_env")
+    target = user.find(marker="edit-field-target_env").elements.pop()
+    assert target.props["label"] == "Куда *"  # required
+    assert target.props["hint"] == "Окружение, в которое развернуть (например, staging или prod)."
+    source = user.find(marker="edit-field-source_env").elements.pop()
+    assert source.props["label"] == "Откуда"
+    assert source.props["hint"] == "Окружение, из которого копировать; пусто — выбранное."
+
+
 async def test_cancel_offers_a_reason_that_is_sent_with_the_denial(
     user: User, core, sign_in
 ) -> None:

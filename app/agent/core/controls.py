@@ -142,10 +142,12 @@ class OperatorControls(Runs):
         return updated
 
     # ---- the edit form --------------------------------------------------------------------
-    def args_schema(self, tool_name: str) -> dict[str, Any]:
-        """The JSON schema of a tool's args model (the edit form's fields)."""
-        return edits.args_schema(self.rules.policy(), tool_name)
+    def args_schema(self, tool_name: str, lang: str = "en") -> dict[str, Any]:
+        """The JSON schema of a tool's args model (the edit form's fields), in ``lang``."""
+        return edits.args_schema(self.rules.policy(), tool_name, lang)
 
-    def validate_args(self, tool_name: str, args: Mapping[str, Any]) -> dict[str, str]:
-        """The args model's own messages for ``args``, per field ({} when valid)."""
-        return edits.args_messages(self.rules.policy(), tool_name, args)
+    def validate_args(
+        self, tool_name: str, args: Mapping[str, Any], lang: str = "en"
+    ) -> dict[str, str]:
+        """The args model's own messages for ``args``, per field ({} when valid), in ``lang``."""
+        return edits.args_messages(self.rules.policy(), tool_name, args, lang)

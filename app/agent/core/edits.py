@@ -17,6 +17,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from app.agent.tools.base import ru_texts
+from app.i18n import catalog, said
 from app.policy import Policy
 
 MAX_ARGS_BYTES = 16_384
@@ -61,14 +63,29 @@ def edit_fits_tool(
     return None
 
 
-def args_schema(policy: Policy, tool_name: str) -> dict[str, Any]:
-    """The JSON schema of a tool's args model (the page's edit form); {} when unknown."""
+def args_schema(policy: Policy, tool_name: str, lang: str = "en") -> dict[str, Any]:
+    """The JSON schema of a tool's args model (the page's edit form); {} when unknown.
+    In Russian (``lang="ru"``) each field's ``title`` and ``description`` are its Russian
+    label and hint (``app.agent.tools.base.Ru``); the model's own schema stays English."""
     spec = policy.spec(tool_name)
-    return {} if spec is None else spec.args_model.model_json_schema()
+    if spec is None:
+        return {}
+    schema = spec.args_model.model_json_schema()
+    if lang != "ru":
+        return schema
+    props = schema.get("properties") or {}
+    for name, info in spec.args_model.model_fields.items():
+        ru = ru_texts(info)
+        if ru is not None and name in props:
+            props[name] = {**props[name], "title": ru.label, "description": ru.hint}
+    return schema
 
 
-def args_messages(policy: Policy, tool_name: str, args: Mapping[str, Any]) -> dict[str, str]:
-    """The args model's own messages for ``args``, one per top-level field ({}: valid)."""
+def args_messages(
+    policy: Policy, tool_name: str, args: Mapping[str, Any], lang: str = "en"
+) -> dict[str, str]:
+    """The args model's own messages for ``args``, one per top-level field ({}: valid);
+    in Russian from the catalog's ``[arg_errors]`` (by pydantic's error type)."""
     spec = policy.spec(tool_name)
     if spec is None:
         return {"args": f"unknown tool '{tool_name}'"}
@@ -77,9 +94,19 @@ def args_messages(policy: Policy, tool_name: str, args: Mapping[str, Any]) -> di
     except ValidationError as exc:
         out: dict[str, str] = {}
         for err in exc.errors():
-            out.setdefault(str(err["loc"][0]) if err["loc"] else "args", err["msg"])
+            out.setdefault(str(err["loc"][0]) if err["loc"] else "args", _message(err, lang))
         return out
     return {}
+
+
+def _message(err: Any, lang: str) -> str:
+    pair = catalog("arg_errors").get(err["type"])
+    if lang != "ru" or pair is None:
+        return str(err["msg"])
+    try:
+        return said(pair, lang, **(err.get("ctx") or {}))
+    except (KeyError, IndexError):  # a context the catalog's text does not name
+        return str(err["msg"])
 
 
 def shown_and_edited(values: Mapping[str, Any], req: Any) -> dict[str, Any] | None:

@@ -22,10 +22,9 @@ from pathlib import Path
 from typing import Any
 from uuid import uuid4
 
-from pydantic import Field
 from sqlmodel import Session
 
-from app.agent.tools.base import EnvArgs, ToolArgs, ToolDeps
+from app.agent.tools.base import EnvArgs, Ru, ToolArgs, ToolDeps, arg, env_field
 from app.agent.tools.declare import Family, which_dashboards
 from app.errors import ToolError
 from app.policy import CardLine, Phrase
@@ -41,23 +40,30 @@ family = Family("backup")
 
 
 class ListBackupsArgs(EnvArgs):
-    dashboard_id: str | None = Field(
-        default=None, description="Only backups of this dashboard (id or slug)."
+    dashboard_id: str | None = arg(
+        "Only backups of this dashboard (id or slug).",
+        Ru("Дашборд", "Только резервные копии этого дашборда (id или slug)."),
+        default=None,
     )
 
 
 class RunBackupArgs(EnvArgs):
-    dashboard_ids: list[str] = Field(
-        default_factory=list, description="Dashboards to back up; empty backs up all of them."
+    dashboard_ids: list[str] = arg(
+        "Dashboards to back up; empty backs up all of them.",
+        Ru("Дашборды", "Какие дашборды сохранить; пусто — все."),
+        default_factory=list,
     )
 
 
 class RestoreBackupArgs(ToolArgs):
-    backup_id: str = Field(description="Id of the backup to restore.", min_length=1)
-    env_id: str | None = Field(
-        default=None,
-        description="Environment to restore into; omit to restore into the backup's own env.",
-        max_length=64,
+    backup_id: str = arg(
+        "Id of the backup to restore.",
+        Ru("Резервная копия", "Id резервной копии, которую восстановить."),
+        min_length=1,
+    )
+    env_id: str | None = env_field(
+        "Environment to restore into; omit to restore into the backup's own env.",
+        "Куда восстановить; пусто — в окружение самой копии.",
     )
 
 

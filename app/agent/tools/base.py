@@ -26,22 +26,51 @@ if TYPE_CHECKING:
 
 Progress = Callable[[int, int, str], Awaitable[None]]
 
+
+@dataclass(frozen=True)
+class Ru:
+    """An argument's label and hint on the Russian page (the confirmation card's edit
+    form). The model reads the English ``description`` only: this stays out of the JSON
+    schema (``app.agent.core.edits.args_schema`` puts it in for the form)."""
+
+    label: str
+    hint: str
+
+
+def arg(description: str, ru: Ru, **kwargs: Any) -> Any:
+    """An args model's field: pydantic's ``Field(description=..., **kwargs)`` that also
+    carries its :class:`Ru` texts (kept in the field's ``metadata``, beside its
+    constraints; ``tests/policy/test_catalog.py`` checks every tool's every field)."""
+    info = Field(description=description, **kwargs)
+    info.metadata.append(ru)
+    return info
+
+
+def ru_texts(info: Any) -> Ru | None:
+    """The :class:`Ru` texts of a model field (``model_fields[name]``), if it has them."""
+    return next((m for m in info.metadata if isinstance(m, Ru)), None)
+
+
 ENV_ID = "Superset environment id (e.g. 'dev', 'prod-eu'); omit to use the selected environment."
 DASHBOARD_ID = "Dashboard id (a number such as '42') or its slug."
+RU_DASHBOARD = Ru("Дашборд", "Id дашборда (число, например 42) или его slug.")
 
 
 class ToolArgs(BaseModel):
-    """Base of every tool's arguments. Every field has a description (the LLM reads it);
-    numbers are coerced to strings (models often send ids as integers); unknown
-    arguments are refused. ``env_id`` is always optional: None means "the environment
-    selected in the UI"."""
+    """Base of every tool's arguments. Every field has a description (the LLM reads it)
+    and its Russian label and hint (:func:`arg`); numbers are coerced to strings (models
+    often send ids as integers); unknown arguments are refused. ``env_id`` is always
+    optional: None means "the environment selected in the UI"."""
 
     model_config = ConfigDict(extra="forbid", coerce_numbers_to_str=True)
 
 
-def env_field() -> Any:
+def env_field(
+    description: str = ENV_ID,
+    ru: str = "Id окружения Superset (например, dev или prod-eu); пусто — выбранное окружение.",
+) -> Any:
     """The ``env_id`` field every environment-bound tool has."""
-    return Field(default=None, description=ENV_ID, max_length=64)
+    return arg(description, Ru("Окружение", ru), default=None, max_length=64)
 
 
 class NoArgs(ToolArgs):

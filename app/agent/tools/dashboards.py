@@ -5,10 +5,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import Field
-
 from app.agent.tools.backup import take_backup
-from app.agent.tools.base import DASHBOARD_ID, ToolArgs, ToolDeps, env_field
+from app.agent.tools.base import (
+    DASHBOARD_ID,
+    RU_DASHBOARD,
+    Ru,
+    ToolArgs,
+    ToolDeps,
+    arg,
+    env_field,
+)
 from app.agent.tools.declare import Family
 from app.agent.tools.review import model_review
 from app.policy import CardLine, Phrase
@@ -21,16 +27,26 @@ family = Family("dashboards")
 
 
 class SearchDashboardsArgs(ToolArgs):
-    query: str = Field(
-        default="", description="Words to match in dashboard titles; empty lists all dashboards."
+    query: str = arg(
+        "Words to match in dashboard titles; empty lists all dashboards.",
+        Ru("Запрос", "Слова из названий дашбордов; пусто — все дашборды."),
+        default="",
     )
     env_id: str | None = env_field()
-    page: int = Field(default=0, ge=0, description="Zero-based page number.")
-    page_size: int = Field(default=25, ge=1, le=100, description="Dashboards per page (1-100).")
+    page: int = arg(
+        "Zero-based page number.", Ru("Страница", "Номер страницы, с нуля."), default=0, ge=0
+    )
+    page_size: int = arg(
+        "Dashboards per page (1-100).",
+        Ru("На странице", "Сколько дашбордов на странице (1–100)."),
+        default=25,
+        ge=1,
+        le=100,
+    )
 
 
 class DashboardArgs(ToolArgs):
-    dashboard_id: str = Field(description=DASHBOARD_ID, min_length=1)
+    dashboard_id: str = arg(DASHBOARD_ID, RU_DASHBOARD, min_length=1)
     env_id: str | None = env_field()
 
 

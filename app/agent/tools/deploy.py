@@ -13,9 +13,7 @@ from collections.abc import Mapping
 from functools import partial
 from typing import Any
 
-from pydantic import Field
-
-from app.agent.tools.base import DASHBOARD_ID, ToolArgs, ToolDeps
+from app.agent.tools.base import DASHBOARD_ID, RU_DASHBOARD, Ru, ToolArgs, ToolDeps, arg
 from app.agent.tools.declare import Family
 from app.policy import CardLine, Phrase
 from app.superset.migration import plan_migration, preflight_migration, run_migration
@@ -26,24 +24,36 @@ family = Family("deploy")
 
 
 class DeployDashboardArgs(ToolArgs):
-    dashboard_id: str = Field(description=DASHBOARD_ID, min_length=1)
-    source_env: str | None = Field(
-        default=None, description="Environment to copy from; omit to use the selected one."
+    dashboard_id: str = arg(DASHBOARD_ID, RU_DASHBOARD, min_length=1)
+    source_env: str | None = arg(
+        "Environment to copy from; omit to use the selected one.",
+        Ru("Откуда", "Окружение, из которого копировать; пусто — выбранное."),
+        default=None,
     )
-    target_env: str = Field(description="Environment to deploy to (e.g. 'staging', 'prod').")
+    target_env: str = arg(
+        "Environment to deploy to (e.g. 'staging', 'prod').",
+        Ru("Куда", "Окружение, в которое развернуть (например, staging или prod)."),
+    )
 
 
 class MigrationArgs(ToolArgs):
-    dashboard_ids: list[str] = Field(
-        description="Ids or slugs of the dashboards to migrate.", min_length=1
+    dashboard_ids: list[str] = arg(
+        "Ids or slugs of the dashboards to migrate.",
+        Ru("Дашборды", "Id или slug дашбордов, которые перенести."),
+        min_length=1,
     )
-    source_env: str | None = Field(
-        default=None, description="Environment to migrate from; omit to use the selected one."
+    source_env: str | None = arg(
+        "Environment to migrate from; omit to use the selected one.",
+        Ru("Откуда", "Окружение, из которого переносить; пусто — выбранное."),
+        default=None,
     )
-    target_env: str = Field(description="Environment to migrate to.")
-    database_mapping: dict[str, str] = Field(
+    target_env: str = arg(
+        "Environment to migrate to.", Ru("Куда", "Окружение, в которое переносить.")
+    )
+    database_mapping: dict[str, str] = arg(
+        "Source database name → target database name, where they differ.",
+        Ru("Базы данных", "Имя базы в источнике → имя базы в цели, где они различаются."),
         default_factory=dict,
-        description="Source database name → target database name, where they differ.",
     )
 
 

@@ -17,9 +17,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pydantic import Field
-
-from app.agent.tools.base import ToolArgs, ToolDeps, env_field
+from app.agent.tools.base import Ru, ToolArgs, ToolDeps, arg, env_field
 from app.agent.tools.declare import Family, which_dashboards
 from app.errors import ToolError
 from app.gitrepo import GitRepo, user_identity
@@ -32,19 +30,31 @@ family = Family("git")
 
 
 class CreateBranchArgs(ToolArgs):
-    branch: str = Field(description="Name of the new git branch.", min_length=1)
-    dashboard_id: str | None = Field(
-        default=None, description="Dashboard the branch is about (id or slug), if any."
+    branch: str = arg(
+        "Name of the new git branch.", Ru("Ветка", "Имя новой ветки git."), min_length=1
+    )
+    dashboard_id: str | None = arg(
+        "Dashboard the branch is about (id or slug), if any.",
+        Ru("Дашборд", "Дашборд, к которому относится ветка (id или slug), если есть."),
+        default=None,
     )
     env_id: str | None = env_field()
 
 
 class CommitChangesArgs(ToolArgs):
-    message: str = Field(description="Commit message.", min_length=1)
-    dashboard_ids: list[str] = Field(
-        default_factory=list, description="Dashboards to export and commit; empty commits all."
+    message: str = arg(
+        "Commit message.", Ru("Сообщение коммита", "Текст сообщения коммита."), min_length=1
     )
-    branch: str | None = Field(default=None, description="Branch to commit to; omit for current.")
+    dashboard_ids: list[str] = arg(
+        "Dashboards to export and commit; empty commits all.",
+        Ru("Дашборды", "Какие дашборды выгрузить и закоммитить; пусто — все."),
+        default_factory=list,
+    )
+    branch: str | None = arg(
+        "Branch to commit to; omit for current.",
+        Ru("Ветка", "В какую ветку коммитить; пусто — в текущую."),
+        default=None,
+    )
     env_id: str | None = env_field()
 
 

@@ -12,9 +12,7 @@ from collections.abc import Mapping
 from functools import partial
 from typing import Any
 
-from pydantic import Field
-
-from app.agent.tools.base import EnvArgs, ToolDeps
+from app.agent.tools.base import EnvArgs, Ru, ToolDeps, arg
 from app.agent.tools.declare import Family
 from app.errors import ToolError
 from app.policy import CardLine, Phrase
@@ -28,9 +26,17 @@ window_tool = partial(family.tool, risk="write", maintenance_exempt=True, open_w
 
 
 class StartMaintenanceArgs(EnvArgs):
-    reason: str = Field(default="", description="Why: shown to people who hit the window.")
-    duration_minutes: int | None = Field(
-        default=None, ge=1, le=10080, description="Window length in minutes; omit for open-ended."
+    reason: str = arg(
+        "Why: shown to people who hit the window.",
+        Ru("Причина", "Зачем окно: это увидят те, кто в него попадёт."),
+        default="",
+    )
+    duration_minutes: int | None = arg(
+        "Window length in minutes; omit for open-ended.",
+        Ru("Длительность, мин", "Длина окна в минутах; пусто — без срока."),
+        default=None,
+        ge=1,
+        le=10080,
     )
 
 

@@ -5,9 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from pydantic import Field
-
-from app.agent.tools.base import NoArgs, ToolArgs, ToolDeps
+from app.agent.tools.base import NoArgs, Ru, ToolArgs, ToolDeps, arg
 from app.agent.tools.declare import Family
 from app.agent.tools.maintenance import window_view
 from app.errors import ToolError
@@ -23,8 +21,10 @@ family = Family("meta")
 
 
 class TaskStatusArgs(ToolArgs):
-    task_id: str | None = Field(
-        default=None, description="Task id to look up; omit to list the most recent tasks."
+    task_id: str | None = arg(
+        "Task id to look up; omit to list the most recent tasks.",
+        Ru("Задача", "Id задачи; пусто — список последних задач."),
+        default=None,
     )
 
 

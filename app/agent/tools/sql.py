@@ -10,9 +10,7 @@ import warnings
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import Field
-
-from app.agent.tools.base import ToolArgs, ToolDeps, env_field
+from app.agent.tools.base import Ru, ToolArgs, ToolDeps, arg, env_field
 from app.agent.tools.declare import Family
 from app.errors import SupersetError
 from app.policy import CardLine, Phrase, classify_sql, sql_risk
@@ -31,50 +29,76 @@ with warnings.catch_warnings():
 
     class ExploreDatabaseArgs(ToolArgs):
         env_id: str | None = env_field()
-        database: str | None = Field(
-            default=None, description="Database id or name; omit to list the databases."
+        database: str | None = arg(
+            "Database id or name; omit to list the databases.",
+            Ru("База данных", "Id или имя базы; пусто — список баз."),
+            default=None,
         )
-        schema: str | None = Field(  # type: ignore[assignment]
-            default=None, description="Schema to list tables of; needs a database."
+        schema: str | None = arg(  # type: ignore[assignment]
+            "Schema to list tables of; needs a database.",
+            Ru("Схема", "Схема, таблицы которой показать; нужна база."),
+            default=None,
         )
-        table: str | None = Field(
-            default=None, description="Table to describe (columns, types); needs a schema."
+        table: str | None = arg(
+            "Table to describe (columns, types); needs a schema.",
+            Ru("Таблица", "Таблица, которую описать (колонки, типы); нужна схема."),
+            default=None,
         )
 
     class ExecuteSqlArgs(ToolArgs):
-        sql: str = Field(description="The SQL to run in SQL Lab.", min_length=1)
-        database: str | None = Field(
-            default=None, description="Database id or name; omit for the environment's default."
+        sql: str = arg("The SQL to run in SQL Lab.", Ru("SQL", "Запрос для SQL Lab."), min_length=1)
+        database: str | None = arg(
+            "Database id or name; omit for the environment's default.",
+            Ru("База данных", "Id или имя базы; пусто — база окружения по умолчанию."),
+            default=None,
         )
-        schema: str | None = Field(  # type: ignore[assignment]
-            default=None, description="Default schema for the query."
+        schema: str | None = arg(  # type: ignore[assignment]
+            "Default schema for the query.",
+            Ru("Схема", "Схема запроса по умолчанию."),
+            default=None,
         )
         env_id: str | None = env_field()
-        row_limit: int = Field(
-            default=100, ge=1, le=10000, description="Maximum rows to return (1-10000)."
+        row_limit: int = arg(
+            "Maximum rows to return (1-10000).",
+            Ru("Лимит строк", "Сколько строк вернуть, не больше (1–10000)."),
+            default=100,
+            ge=1,
+            le=10000,
         )
 
     class CreateDatasetArgs(ToolArgs):
-        database: str = Field(description="Database id or name that holds the table.")
-        table_name: str = Field(description="Table name, or the new dataset's name for SQL.")
-        schema: str | None = Field(  # type: ignore[assignment]
-            default=None, description="Schema of the table."
+        database: str = arg(
+            "Database id or name that holds the table.",
+            Ru("База данных", "Id или имя базы, в которой таблица."),
         )
-        sql: str | None = Field(
-            default=None, description="SQL for a virtual dataset; omit for a physical table."
+        table_name: str = arg(
+            "Table name, or the new dataset's name for SQL.",
+            Ru("Таблица", "Имя таблицы или, для SQL, имя нового датасета."),
+        )
+        schema: str | None = arg(  # type: ignore[assignment]
+            "Schema of the table.", Ru("Схема", "Схема таблицы."), default=None
+        )
+        sql: str | None = arg(
+            "SQL for a virtual dataset; omit for a physical table.",
+            Ru("SQL", "SQL виртуального датасета; пусто — физическая таблица."),
+            default=None,
         )
         env_id: str | None = env_field()
 
 
 class FormatSqlArgs(ToolArgs):
-    sql: str = Field(description="The SQL text to pretty-print.", min_length=1)
+    sql: str = arg(
+        "The SQL text to pretty-print.", Ru("SQL", "SQL, который отформатировать."), min_length=1
+    )
     env_id: str | None = env_field()
 
 
 class AuditPermissionsArgs(ToolArgs):
     env_id: str | None = env_field()
-    role: str | None = Field(
-        default=None, description="Superset role to audit; omit to audit every role."
+    role: str | None = arg(
+        "Superset role to audit; omit to audit every role.",
+        Ru("Роль", "Роль Superset, которую проверить; пусто — все роли."),
+        default=None,
     )
 
 
