@@ -23,6 +23,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import httpx
+from pydantic import SecretStr
 
 from app.superset.client import SupersetClient
 from app.superset.environments import Environment
@@ -91,7 +92,7 @@ async def against_mock(n: int) -> dict[str, float]:
         return httpx.Response(200, json=body)
 
     transport = httpx.MockTransport(handler)
-    env = Environment(id="dev", url="http://mock", password="x", tier="dev")
+    env = Environment(id="dev", url="http://mock", password=SecretStr("x"), tier="dev")
     client = SupersetClient(env, transport=transport)
     raw = httpx.AsyncClient(
         base_url=env.url, transport=transport, headers={"Accept": "application/json"}
