@@ -47,6 +47,30 @@ from tests.agent.test_planner import DASHBOARD_PAGE, after_tool, planner, system
             "prod is in a maintenance window (upgrade)",
             None,
         ),
+        # the database's own error, passed on by SQL Lab with a 500: the query is wrong,
+        # Superset is not down
+        (
+            "ERROR: SQL Lab refused the query: Superset 'dev' POST /api/v1/sqllab/execute/ "
+            "failed (500): sqlite error: no such table: nonexistent_table",
+            "выполни select * from nonexistent_table",
+            "База данных отклонила запрос: проверьте имена таблиц и колонок",
+            "недоступен",
+        ),
+        # … but a connection failure on the way still says Superset is unreachable
+        (
+            "ERROR: SQL Lab refused the query: Superset 'dev' POST /api/v1/sqllab/execute/ "
+            "failed: connection refused",
+            "run select 1",
+            "Superset seems unreachable",
+            "rejected",
+        ),
+        (
+            "ERROR: SQL Lab refused the query (database 'Sales' does not allow DML "
+            "statements): DML not allowed",
+            "run delete from sales",
+            "does not allow statements that change data",
+            "unreachable",
+        ),
         # a plain-text result that merely starts with a word and a colon is not an error
         ("SQL: select 1", "format select 1", "SQL: select 1", "failed"),
     ],

@@ -60,6 +60,26 @@ NEXT_STEPS: tuple[tuple[str, tuple[str, str]], ...] = (
         ),
     ),
     (
+        r"does not allow DML",
+        (
+            "This database does not allow statements that change data in SQL Lab: run a "
+            "SELECT, or ask an administrator to allow DML on it.",
+            "Эта база не разрешает в SQL Lab запросы, меняющие данные: выполните SELECT "
+            "или попросите администратора разрешить DML.",
+        ),
+    ),
+    (
+        # Superset answered (often with a 500) and passed on the database's own error: the
+        # query is wrong, Superset is not down (a connection failure reads differently)
+        r"SQL Lab refused the query(?!.*(?:connect|unreachable|unavailable|timed? ?out))",
+        (
+            "The database rejected the query: check its table and column names (exploring "
+            "the database shows them) and the SQL dialect, then try again.",
+            "База данных отклонила запрос: проверьте имена таблиц и колонок (их покажет "
+            "обзор базы данных) и диалект SQL, затем повторите.",
+        ),
+    ),
+    (
         r"maintenance",
         (
             "The environment is in a maintenance window: wait for it to end or end it first.",
