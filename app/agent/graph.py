@@ -149,6 +149,7 @@ def tool_deps_factory(
             policy=policy,
             env_source=env_source,
             selected_env=selected_env,
+            lang=ctx.lang,
             db=db,
             tasks=tasks,
         )

@@ -292,3 +292,13 @@ async def test_show_capabilities_follows_the_page_context(harness: Any) -> None:
         "run_llm_documentation",
         "show_capabilities",
     }
+
+
+async def test_show_capabilities_answers_a_russian_turn_in_russian(harness: Any) -> None:
+    """The turn's language reaches the tool (``ToolDeps.lang``): its rows say in Russian
+    what each tool does."""
+    harness.use(call("show_capabilities"), final_from_tool, real=True)
+    events = await harness.run("что ты умеешь?", role="analyst")
+    result = json.loads(first(events, "tool_end")["result"])
+    said = {t["name"]: t["description"] for group in result["groups"].values() for t in group}
+    assert said["list_environments"] == "Показать окружения Superset"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import httpx
@@ -253,3 +254,17 @@ async def test_capabilities_follow_role_and_context(
     assert absent is None or absent not in names
     assert out["count"] == len(names)
     assert all(t["description"] for group in out["groups"].values() for t in group)
+
+
+async def test_capabilities_say_what_each_tool_does_in_the_persons_language(parts: Parts) -> None:
+    """The capabilities table on a Russian turn: what each tool does in Russian (its
+    ``can``), not the model's English description."""
+    rows = {}
+    for lang in ("en", "ru"):
+        deps = tool_deps(parts, role="admin", policy=default_policy(), lang=lang)
+        out = await call("show_capabilities", deps)
+        rows[lang] = {t["name"]: t["description"] for g in out["groups"].values() for t in g}
+    assert rows["en"]["search_dashboards"] == "Searches dashboards by title in one environment"
+    assert rows["ru"]["search_dashboards"] == "Найти дашборды"
+    assert set(rows["ru"]) == set(rows["en"])
+    assert all(re.search("[а-яё]", text, re.IGNORECASE) for text in rows["ru"].values())

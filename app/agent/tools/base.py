@@ -107,6 +107,7 @@ class ToolDeps:
     policy: Policy | None = None  # the policy in force for this call
     env_source: str = "submitted"
     selected_env: str | None = None  # None: the same as env_id
+    lang: str = "en"  # the person's language in this turn (what a result says in words)
     db: Database = field(kw_only=True)
     tasks: TaskRunner = field(kw_only=True)
 

@@ -52,6 +52,8 @@ async def show_capabilities(args: NoArgs, deps: ToolDeps) -> dict[str, Any]:
     groups: dict[str, list[dict[str, str]]] = {}
     for spec in result.tools:
         line = _first_sentence(spec.description or "")
+        if deps.lang == "ru" and spec.can is not None:  # what it does, in their words
+            line = spec.can.ru[:1].upper() + spec.can.ru[1:]
         groups.setdefault(spec.family, []).append(
             {"name": spec.name, "risk": spec.risk, "description": line}
         )
