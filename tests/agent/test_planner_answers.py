@@ -154,6 +154,31 @@ def test_final_answer_says_what_is_broken_in_a_health_report():
     )
 
 
+def test_a_health_report_in_russian_names_the_failing_chart_in_russian():
+    payload = {
+        "env": "dev",
+        "dashboard": {"id": 3, "title": "Ops Broken Demo"},
+        "verdict": "broken",
+        "reasons": ["chart 'Refund Total (broken)' (id 7) fails: no such column: refund"],
+        "charts": [
+            {"id": 6, "name": "Orders", "status": "ok"},
+            {
+                "id": 7,
+                "name": "Refund Total (broken)",
+                "status": "error",
+                "error": "no such column: refund",
+            },
+        ],
+        "stale_datasets": [],
+    }
+    text = after_tool(json.dumps(payload), "проверь здоровье", "get_health_summary")
+    assert text.endswith(
+        "Первая проблема: график «Refund Total (broken)» (id 7) не загружается: "
+        "no such column: refund."
+    )
+    assert "fails" not in text and "chart '" not in text
+
+
 def test_final_answer_passes_plain_text_results_through():
     text = after_tool("Found 3 items: a, b, c.", "list backups", "list_backups")
     assert "Found 3 items: a, b, c." in text
