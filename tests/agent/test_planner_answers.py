@@ -190,6 +190,41 @@ def test_final_answer_is_in_russian_for_a_russian_turn():
     assert text == "Дашбордов на dev нет."
 
 
+@pytest.mark.parametrize(
+    ("request_text", "expected", "offered"),
+    [
+        (
+            "найди дашборды про продажи на dev",
+            "Дашбордов по «продаж» на dev нет. Возможно, в названиях это сказано иначе:\n\n"
+            "- Все дашборды на dev: `покажи все дашборды на dev`",
+            "покажи все дашборды на dev",
+        ),
+        (
+            "find dashboards about revenue in dev",
+            "No dashboards match “revenue” in dev. Titles may say it in other words:\n\n"
+            "- All dashboards in dev: `list all dashboards in dev`",
+            "list all dashboards in dev",
+        ),
+    ],
+)
+def test_a_search_that_finds_nothing_offers_every_dashboard_not_a_dead_end(
+    request_text, expected, offered
+):
+    model = planner()
+    messages = [system(), HumanMessage(request_text)]
+    proposal = model.invoke(messages)
+    call = proposal.tool_calls[0]
+    assert call["name"] == "search_dashboards" and call["args"]["query"]
+    result = json.dumps({"env": "dev", "count": 0, "dashboards": []})
+    answer = model.invoke([*messages, proposal, ToolMessage(result, tool_call_id=call["id"])])
+    assert answer.text == expected
+    (choice,) = parse_offers(answer.text).choices
+    assert choice.request == offered
+    # the offered request lists every dashboard of that environment
+    again = model.invoke([system(), HumanMessage(choice.request)]).tool_calls[0]
+    assert (again["name"], again["args"]) == ("search_dashboards", {"query": "", "env_id": "dev"})
+
+
 def test_capabilities_answer_is_a_list_after_a_blank_line():
     result = {
         "count": 2,

@@ -13,6 +13,7 @@ from app.agent.planner.results import Result
 from app.agent.planner.steps import dashboards_of
 from app.agent.planner.text import Lang
 from app.markup import md_escape, quote
+from app.offers import choices_block
 
 DASHBOARDS = ("dashboard", "dashboards")
 DASHBOARDS_RU = ("дашборд", "дашборда", "дашбордов")
@@ -32,8 +33,18 @@ def search(args: dict[str, Any], result: Result, lang: Lang) -> str:
     query = args.get("query") or ""
     what = f" {quote(query, lang)}" if query else ""
     if total == 0:
-        if query:
-            return tr(lang, f"No dashboards match{what}{env}.", f"Дашбордов по{what}{env} нет.")
+        if query:  # not a dead end: titles may be worded (or in a language) otherwise
+            head = tr(
+                lang,
+                f"No dashboards match{what}{env}. Titles may say it in other words:",
+                f"Дашбордов по{what}{env} нет. Возможно, в названиях это сказано иначе:",
+            )
+            env_id = result.get("env") or args.get("env_id")
+            where = tr(lang, f" in {env_id}", f" на {env_id}") if env_id else ""
+            everything = tr(lang, f"list all dashboards{where}", f"покажи все дашборды{where}")
+            return head + choices_block(
+                [(tr(lang, "All dashboards", "Все дашборды") + env, everything)]
+            )
         return tr(lang, f"There are no dashboards{env}.", f"Дашбордов{env} нет.")
     if total == 1 and found:
         label = dashboard_label(found[0], lang)
