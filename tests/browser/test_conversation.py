@@ -101,6 +101,17 @@ def test_results_are_presented_and_context_is_a_way_forward(
             in page.locator(f'a[href^="{dev_url}/superset/dashboard/"]').all_inner_texts()
         )
 
+        # 2b. a search that finds nothing is not a dead end: a button lists every dashboard
+        ask(page, "find dashboards about zebras in dev")
+        everything = page.get_by_role("button", name="All dashboards in dev")
+        expect(everything).to_be_visible(timeout=TURN_S)
+        settled(page, expect)
+        everything.click()
+        sent = page.locator("p").filter(has_text=re.compile(r"^list all dashboards in dev$"))
+        expect(sent).to_be_visible(timeout=TURN_S)  # the person's message (the button's request)
+        settled(page, expect)
+        expect(page.get_by_role("link", name="Ops Broken Demo").last).to_be_visible()
+
         # a fresh conversation for the picture: a query and a health check
         page.get_by_role("button", name="New conversation").click()
         page.set_viewport_size({"width": 1280, "height": 1500})
