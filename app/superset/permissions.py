@@ -11,18 +11,25 @@ from app.errors import SupersetError
 if TYPE_CHECKING:
     from app.superset.client import SupersetClient
 
-OVER_BROAD: dict[tuple[str, str | None], str] = {
-    ("all_database_access", None): "may query every database",
-    ("all_datasource_access", None): "may read every dataset",
-    ("can_write", "Role"): "may edit roles (privilege escalation)",
-    ("can_write", "User"): "may edit users (privilege escalation)",
-    ("menu_access", "Security"): "sees the Security menu",
+# (permission, view or None for any) -> why it is over-broad, in English and Russian
+OVER_BROAD: dict[tuple[str, str | None], tuple[str, str]] = {
+    ("all_database_access", None): ("may query every database", "может запрашивать любую базу"),
+    ("all_datasource_access", None): ("may read every dataset", "может читать любой датасет"),
+    ("can_write", "Role"): (
+        "may edit roles (privilege escalation)",
+        "может менять роли (повышение привилегий)",
+    ),
+    ("can_write", "User"): (
+        "may edit users (privilege escalation)",
+        "может менять пользователей (повышение привилегий)",
+    ),
+    ("menu_access", "Security"): ("sees the Security menu", "видит меню Security"),
 }
 
 
-def over_broad_grants(role: str, perms: list[dict[str, Any]]) -> list[str]:
+def over_broad_grants(role: str, perms: list[dict[str, Any]], lang: str = "en") -> list[str]:
     """One line per over-broad grant of ``role`` (``permission_name``/``view_menu_name``
-    rows as Superset lists them); Admin is expected to hold everything."""
+    rows as Superset lists them), why in ``lang``; Admin is expected to hold everything."""
     if role == "Admin":
         return []
     flags = []
@@ -30,15 +37,17 @@ def over_broad_grants(role: str, perms: list[dict[str, Any]]) -> list[str]:
         perm, view = str(p.get("permission_name")), p.get("view_menu_name")
         why = OVER_BROAD.get((perm, None)) or OVER_BROAD.get((perm, view))
         if why:
-            flags.append(f"{perm} on {view}: {why}")
+            grant = perm if view == perm else f"{perm} on {view}"  # (all_* name themselves)
+            flags.append(f"{grant}: {why[1] if lang == 'ru' else why[0]}")
     return flags
 
 
 async def audit_roles(
-    client: SupersetClient, role: str | None = None
+    client: SupersetClient, role: str | None = None, lang: str = "en"
 ) -> tuple[list[dict[str, Any]], int]:
     """Per role (only ``role`` when given, matched case-insensitively): id, name,
-    permission count, its users and its over-broad grants; and the number of users."""
+    permission count, its users and its over-broad grants (said in ``lang``); and the
+    number of users."""
     roles, users = await asyncio.gather(client.roles(), client.users())
     if role:
         roles = [r for r in roles if r["name"].lower() == role.lower()]
@@ -55,7 +64,7 @@ async def audit_roles(
             "name": r["name"],
             "permission_count": len(role_perms),
             "users": sorted(members.get(r["id"], [])),
-            "flags": over_broad_grants(r["name"], role_perms),
+            "flags": over_broad_grants(r["name"], role_perms, lang),
         }
         for r, role_perms in zip(roles, perms, strict=True)
     ]

@@ -200,8 +200,16 @@ async def test_audit_flags_over_broad_grants_of_non_admin_roles(parts: Parts) ->
     out = await call("superset_audit_permissions", deps_for(parts, fake))
     roles = {r["name"]: r for r in out["roles"]}
     assert roles["Admin"]["flags"] == [] and roles["Admin"]["users"] == ["admin"]
-    assert len(roles["Alpha"]["flags"]) == 2 and out["flagged_roles"] == ["Alpha"]
-    assert roles["Alpha"]["permission_count"] == 3
+    assert roles["Alpha"]["flags"] == [
+        "all_database_access: may query every database",
+        "can_write on Role: may edit roles (privilege escalation)",
+    ]
+    assert out["flagged_roles"] == ["Alpha"] and roles["Alpha"]["permission_count"] == 3
+    ru = await call("superset_audit_permissions", deps_for(parts, fake, lang="ru"))
+    assert {r["name"]: r for r in ru["roles"]}["Alpha"]["flags"] == [
+        "all_database_access: может запрашивать любую базу",
+        "can_write on Role: может менять роли (повышение привилегий)",
+    ]
 
 
 @pytest.mark.parametrize(

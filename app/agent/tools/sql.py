@@ -281,7 +281,7 @@ async def superset_audit_permissions(args: AuditPermissionsArgs, deps: ToolDeps)
     editing roles or users, the Security menu). `role` limits it to one role. Use for
     access questions. Returns per-role findings."""
     env = deps.env(args.env_id)
-    roles, user_count = await audit_roles(deps.registry.client(env.id), args.role)
+    roles, user_count = await audit_roles(deps.registry.client(env.id), args.role, deps.lang)
     flagged = [r["name"] for r in roles if r["flags"]]
     return {
         "env": env.id,
