@@ -9,7 +9,16 @@ from app.screen.views import TasksView
 from components.results.format import format_cell, word
 from components.tones import soft
 
-STATE_COLOURS = {"running": "blue", "pending": "gray", "done": "green", "failed": "red"}
+# the task store's states (app.store.tasks): queued -> running -> succeeded | failed,
+# queued | running -> interrupted
+STATE_COLOURS = {
+    "queued": "gray",
+    "running": "blue",
+    "succeeded": "green",
+    "failed": "red",
+    "interrupted": "amber",
+}
+UNFINISHED = ("queued", "running")
 
 
 def state_text(status: str, lang: str) -> str:
@@ -32,11 +41,11 @@ def tasks_view(view: TasksView, lang: str) -> ui.element:
                     ui.label(task.env_id).classes("text-gray-700")
                 if task.updated_at:
                     ui.label(format_cell(task.updated_at, lang)).classes("text-gray-700")
-            if task.total and task.status in ("running", "pending"):
+            if task.total and task.status in UNFINISHED:
                 ui.linear_progress(value=(task.step or 0) / task.total, show_value=False).props(
                     "rounded color=blue-8"
                 )
-            if task.message and task.status != "failed":
+            if task.message and task.status in UNFINISHED:  # its progress, while it runs
                 ui.label(task.message).classes("text-xs text-gray-700")
             if task.error:
                 ui.label(task.error).classes("text-sm text-red-800")

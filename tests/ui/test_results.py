@@ -177,6 +177,44 @@ async def test_tasks_show_their_state_and_progress(user: User, show, lang, state
         await user.should_see(kind=ui.linear_progress)
 
 
+@pytest.mark.parametrize(
+    ("lang", "status", "state", "tone"),
+    [
+        ("en", "succeeded", "finished", "green"),
+        ("ru", "succeeded", "завершена", "green"),
+        ("ru", "queued", "в очереди", "gray"),
+        ("ru", "interrupted", "прервана", "amber"),
+        ("ru", "failed", "ошибка", "red"),
+    ],
+)
+async def test_a_tasks_state_is_the_stores_own_in_the_pages_language(
+    user: User, show, lang, status, state, tone
+) -> None:
+    """The task store's states (queued, running, succeeded, failed, interrupted), each in
+    the page's language and its colour; a finished task's last message ("done") is not
+    repeated under it."""
+    task = {
+        "task_id": "93ff0a1b",
+        "kind": "backup",
+        "status": status,
+        "step": 2,
+        "total": 2,
+        "message": "done",
+    }
+    await show("get_task_status", {"task": task}, lang)
+    with user.scope(marker="result-tasks"):
+        await user.should_see(state)
+        if status != "queued":  # a queued task still shows its progress and message
+            await user.should_not_see("done")
+            await user.should_not_see(kind=ui.linear_progress)
+    chip = next(
+        el
+        for el in user.find(marker="result-tasks").elements.pop().descendants()
+        if isinstance(el, ui.label) and el.text == state
+    )
+    assert any(c.startswith(f"bg-{tone}-") for c in chip.classes), chip.classes
+
+
 DEPLOYED = {
     "source_env": "dev",
     "target_env": "prod",
