@@ -165,6 +165,17 @@ class SupersetClient(SupersetSession):
             body["sql"] = sql
         return await self.post_json("/api/v1/dataset/", body)
 
+    async def existing_dataset(
+        self, database_id: int, table_name: str, schema: str | None = None
+    ) -> dict[str, Any] | None:
+        """A dataset named ``table_name`` on database ``database_id``, in ``schema`` (in
+        any schema when None), if there is one."""
+        for found in await self.find_datasets(table_name):
+            same_db = (found.get("database") or {}).get("id") == database_id
+            if same_db and (schema is None or found.get("schema") == schema):
+                return found
+        return None
+
     async def find_datasets(self, table_name: str) -> list[dict[str, Any]]:
         q = rison.dumps(
             {"filters": [{"col": "table_name", "opr": "eq", "value": table_name}], "page_size": 100}

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from app.agent.rules import default_policy
-from app.agent.tools import ALL_TOOLS, TOOL_CATALOG
+from app.agent.tools import ALL_TOOLS, TOOL_CATALOG, TOOLS
 from app.agent.tools.base import ToolDeps
 from app.errors import SupersetError
 from app.parts import Parts
@@ -178,6 +178,24 @@ async def test_create_virtual_and_physical_datasets(
     assert (await registry.client("dev").get_dataset(physical["id"]))["table_name"] == table
     with pytest.raises(SupersetError, match="already exists"):
         await run("superset_create_dataset", d, database="Sales", table_name=table)
+
+
+async def test_a_dataset_that_exists_already_is_found_before_the_card(
+    registry: EnvironmentRegistry, deps: Deps
+) -> None:
+    """The seeded "sales" dataset (schema main): asking for it again, with or without
+    its schema, is blocked by the preflight with its id; another schema or table is not."""
+    check = TOOLS["superset_create_dataset"].preflight
+    assert check is not None
+    args = TOOL_CATALOG["superset_create_dataset"].args_model
+    sales = (await registry.client("dev").find_datasets("sales"))[0]
+    for schema in (None, "main"):
+        found = await check(args(database="Sales", table_name="sales", schema=schema), deps())
+        (problem,) = found["errors"]
+        assert "a dataset 'sales' already exists in database 'Sales' (schema main)" in problem
+        assert f"datasource_id={sales['id']}" in problem
+    assert await check(args(database="Sales", table_name="sales", schema="other"), deps()) == {}
+    assert await check(args(database="Sales", table_name="no_such_t"), deps()) == {}
 
 
 async def test_audit_lists_admin_and_flags_broad_roles(

@@ -78,8 +78,12 @@ def test_declared_execution_facts(name: str) -> None:
     assert spec.risk == decl.risk and spec.args_model is decl.args_model
 
 
-def test_only_deploys_and_migrations_have_a_preflight_and_only_restore_a_target_hook() -> None:
-    assert {n for n, d in TOOLS.items() if d.preflight} == {"deploy_dashboard", "execute_migration"}
+def test_which_tools_have_a_preflight_and_only_restore_a_target_hook() -> None:
+    assert {n for n, d in TOOLS.items() if d.preflight} == {
+        "deploy_dashboard",
+        "execute_migration",
+        "superset_create_dataset",  # a dataset that exists already blocks it before the card
+    }
     assert {n for n, d in TOOLS.items() if d.resolve_target} == {"restore_backup"}
     assert {n for n, d in TOOLS.items() if d.call_risk} == {"superset_execute_sql"}
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from app.agent.tools import backup, dashboards, deploy, git, maintenance, meta, sql
+from app.agent.tools import backup, dashboards, deploy, git, maintenance, meta, security, sql
 from app.agent.tools.base import ToolDeps, ToolFn
 from app.agent.tools.declare import Family, ToolDecl
 from app.policy import ToolSpec
@@ -26,6 +26,7 @@ FAMILIES: tuple[Family, ...] = (
     meta.family,
     dashboards.family,
     sql.family,
+    security.family,
     backup.family,
     deploy.family,
     git.family,

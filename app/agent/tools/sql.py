@@ -1,4 +1,4 @@
-"""Database and SQL tools: explore, format, execute (SQL Lab), create dataset, audit.
+"""Database and SQL tools: explore, format, execute (SQL Lab), create dataset.
 
 ``superset_execute_sql`` is declared ``write`` (what it may do); each call is rated from
 its parsed SQL (:func:`app.policy.sql_risk`, the declaration's ``call_risk``).
@@ -15,7 +15,6 @@ from app.agent.tools.declare import Family
 from app.errors import SupersetError
 from app.policy import CardLine, Phrase, classify_sql, sql_risk
 from app.superset.client import SupersetClient
-from app.superset.permissions import audit_roles
 from app.vocab import Lang, Risk
 
 MAX_ROWS_RETURNED = 200
@@ -91,15 +90,6 @@ class FormatSqlArgs(ToolArgs):
         "The SQL text to pretty-print.", Ru("SQL", "SQL, который отформатировать."), min_length=1
     )
     env_id: str | None = env_field()
-
-
-class AuditPermissionsArgs(ToolArgs):
-    env_id: str | None = env_field()
-    role: str | None = arg(
-        "Superset role to audit; omit to audit every role.",
-        Ru("Роль", "Роль Superset, которую проверить; пусто — все роли."),
-        default=None,
-    )
 
 
 def _one_line(text: Any, limit: int = 80) -> str:
@@ -241,8 +231,24 @@ async def superset_execute_sql(args: ExecuteSqlArgs, deps: ToolDeps) -> dict[str
     }
 
 
+async def _no_such_dataset(args: CreateDatasetArgs, deps: ToolDeps) -> dict[str, Any]:
+    """Before the card: a dataset of that name already on that database blocks the call
+    (Superset would refuse it after the confirmation, as "Dataset could not be created")."""
+    env, client = deps.env_client(args.env_id)
+    db = await client.database_by_name_or_id(args.database)
+    found = await client.existing_dataset(db["id"], args.table_name, args.schema)
+    if found is None:
+        return {}
+    where = f"database '{db.get('database_name')}'" + (
+        f" (schema {found['schema']})" if found.get("schema") else ""
+    )
+    url = f"{env.url}/explore/?datasource_type=table&datasource_id={found.get('id')}"
+    return {"errors": [f"a dataset '{args.table_name}' already exists in {where}: {url}"]}
+
+
 @family.tool(
     risk="write",
+    preflight=_no_such_dataset,
     can=Phrase("create a dataset", "создать датасет"),
     example=Phrase("Create a dataset from the orders table", "Создай датасет из таблицы orders"),
     card=_sql_card(
@@ -266,29 +272,6 @@ async def superset_create_dataset(args: CreateDatasetArgs, deps: ToolDeps) -> di
         "database": db.get("database_name"),
         "schema": args.schema,
         "url": f"{env.url}/explore/?datasource_type=table&datasource_id={created.get('id')}",
-    }
-
-
-@family.tool(
-    risk="read",
-    can=Phrase("audit permissions", "проверить права доступа"),
-    example=Phrase("Who has access to which datasets?", "У кого есть доступ к каким датасетам?"),
-    card=CardLine(en="Audit permissions of {role} in {env}", ru="Проверить права {role} в {env}"),
-)
-async def superset_audit_permissions(args: AuditPermissionsArgs, deps: ToolDeps) -> dict[str, Any]:
-    """Audits roles and permissions in one environment: each role's permission count and
-    users, and over-broad grants to non-Admin roles (all database or datasource access,
-    editing roles or users, the Security menu). `role` limits it to one role. Use for
-    access questions. Returns per-role findings."""
-    env = deps.env(args.env_id)
-    roles, user_count = await audit_roles(deps.registry.client(env.id), args.role, deps.lang)
-    flagged = [r["name"] for r in roles if r["flags"]]
-    return {
-        "env": env.id,
-        "roles": roles,
-        "user_count": user_count,
-        "flagged_roles": flagged,
-        "summary": f"{len(roles)} roles, {user_count} users, {len(flagged)} with over-broad grants",
     }
 
 
