@@ -266,3 +266,45 @@ def test_a_request_the_page_filters_out_gets_a_way_on_without_the_context(text, 
     assert parse_offers(answer.text).without_context == spelled
     again = planner().invoke([system(), HumanMessage(spelled)])
     assert [(c["name"], c["args"]) for c in again.tool_calls] == [(call["name"], call["args"])]
+
+
+def _schemas(*names: str) -> str:
+    db = {"id": 1, "name": "Sales"}
+    return json.dumps({"env": "dev", "database": db, "level": "schemas", "schemas": list(names)})
+
+
+def _explored(request: str, result: str) -> tuple[Any, Any]:
+    """The planner's step after ``superset_explore_database`` answered ``result``."""
+    model = planner()
+    messages: list[Any] = [system(), HumanMessage(request)]
+    proposal = model.invoke(messages)
+    call = proposal.tool_calls[0]
+    assert (call["name"], call["args"].get("schema")) == ("superset_explore_database", None)
+    messages += [proposal, ToolMessage(result, tool_call_id=call["id"])]
+    return model, model.invoke(messages)
+
+
+def test_tables_asked_for_and_one_schema_shown_lists_its_tables_in_the_same_turn() -> None:
+    _, step = _explored("покажи таблицы в базе Sales", _schemas("main"))
+    assert [(c["name"], c["args"]) for c in step.tool_calls] == [
+        ("superset_explore_database", {"database": "Sales", "env_id": "dev", "schema": "main"})
+    ]
+    assert step.text == "Смотрю базу Sales схему main…"
+
+
+def test_tables_asked_for_and_several_schemas_shown_asks_which_with_a_button_each() -> None:
+    _, step = _explored("show the tables in database Sales", _schemas("main", "public"))
+    assert step.tool_calls == []
+    assert step.text.startswith("Sales has 2 schemas. Tables of which one?")
+    offered = [c.request for c in parse_offers(step.text).choices]
+    assert offered == [
+        "explore database Sales schema main in dev",
+        "explore database Sales schema public in dev",
+    ]
+    call = planner().invoke([system(), HumanMessage(offered[1])]).tool_calls[0]
+    assert call["args"] == {"env_id": "dev", "database": "Sales", "schema": "public"}
+
+
+def test_a_browse_that_asked_for_no_tables_ends_with_the_schemas() -> None:
+    _, step = _explored("explore database Sales", _schemas("main"))
+    assert step.tool_calls == [] and step.text == "Database Sales has 1 schema: main."

@@ -30,6 +30,7 @@ from langchain_core.messages import BaseMessage, HumanMessage
 from app.agent.planner.actions import doing, spelled_out
 from app.agent.planner.answers import capabilities_answer, clarification, final_answer
 from app.agent.planner.context import TurnContext, turn_context
+from app.agent.planner.explore import TOOL, tables_next
 from app.agent.planner.intents import matching
 from app.agent.planner.known import Known, app_known
 from app.agent.planner.labels import backup_label, dashboard_label, env_in
@@ -130,6 +131,10 @@ def _next_step(turn: Turn, intent: Intent | None, known: Known) -> Reply:
     lang, last = turn.lang, turn.last
     if last is None or last.result is None or last.result.code is not None:
         return Reply(final_answer(turn, intent, lang, known))
+    deeper = tables_next(turn, known)  # tables asked for, schemas shown: one more step
+    if deeper is not None and len(turn.steps) < MAX_STEPS:
+        text, args = deeper
+        return Reply(text, [_call(turn, TOOL, args)] if args is not None else [])
     done = intent is None or turn.called(intent.tool) or len(turn.steps) >= MAX_STEPS
     lookup = None if done or intent is None else intent.lookup
     if intent is None or lookup is None or last.tool != lookup.tool:
