@@ -16,7 +16,10 @@ from nicegui import ui
 
 from app.safe_html import sanitize_html
 
-EXTRAS = ["fenced-code-blocks", "tables"]
+# "code-friendly": an underscore is never emphasis (``*`` and ``**`` still are). An
+# operator's chat is full of snake_case (tools, tables, columns, SQL): markdown2 otherwise
+# renders "superset_create_dataset" as "superset<em>create</em>dataset".
+EXTRAS = ["fenced-code-blocks", "tables", "code-friendly"]
 _CODE = re.compile(r"(^\s{0,3}(```|~~~).*?^\s{0,3}\2[^\n]*$|(`+).+?\3)", re.MULTILINE | re.DOTALL)
 
 

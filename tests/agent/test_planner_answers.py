@@ -71,6 +71,13 @@ from tests.agent.test_planner import DASHBOARD_PAGE, after_tool, planner, system
             "does not allow statements that change data",
             "unreachable",
         ),
+        # the preflight's problem, said once (not "found problems: preflight found problems")
+        (
+            "PREFLIGHT_FAILED: preflight found problems: a dataset 'sales' already exists",
+            "создай датасет sales",
+            "нашла проблемы: a dataset 'sales' already exists.",
+            "preflight",
+        ),
         # a plain-text result that merely starts with a word and a colon is not an error
         ("SQL: select 1", "format select 1", "SQL: select 1", "failed"),
     ],

@@ -35,6 +35,25 @@ def test_a_list_glued_to_a_line_renders_as_list_items(text: str) -> None:
     assert out.count("<li>") == 2 and "<p>" in out
 
 
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        # a tool's name in a refusal, a table's columns in a message: underscores stay
+        ("The check before “superset_create_dataset” failed", "“superset_create_dataset”"),
+        ("select order_id, customer_id from sales", "select order_id, customer_id from"),
+        ("__init__ and _this_", "__init__ and _this_"),
+        (r"“Sales\_demo” (#7)", "“Sales_demo” (#7)"),  # escaped Superset text still reads right
+    ],
+)
+def test_underscores_are_never_emphasis(text: str, shown: str) -> None:
+    out = html(text)
+    assert shown in out and "<em>" not in out and "<strong>" not in out
+
+
+def test_stars_still_emphasise() -> None:
+    assert html("**bold** and *this*").strip() == "<p><strong>bold</strong> and <em>this</em></p>"
+
+
 def test_code_fences_are_left_alone() -> None:
     text = "Run:\n```sql\nselect 1\n- not a list\n```"
     assert "- not a list" in normalize_markdown(text)

@@ -24,6 +24,10 @@ from app.markup import md_escape
 from app.offers import continue_line
 
 MAX_DETAIL = 300
+# the guard's own words before a problem (the answer says them in the person's language)
+_SEAM_PREFIX = re.compile(
+    r"^(?:invalid arguments for \w+|preflight for \w+(?: failed)?|preflight found problems):?\s*"
+)
 _BY_THE_USER = re.compile(r"^\s*cancelled by the user\b:?\s*", re.IGNORECASE)
 PAGES: dict[str, tuple[str, str]] = {
     "dashboard": ("a dashboard page", "странице дашборда"),
@@ -192,7 +196,7 @@ def outcome_answer(
         return _maintenance(request, message, lang)
     if code == "UNKNOWN_TOOL":
         return tr(lang, "I don't have a tool for that.", "Для этого у меня нет инструмента.")
-    detail = _detail(re.sub(r"^(?:invalid arguments for|preflight for) \w+:?\s*", "", message))
+    detail = _detail(re.sub(_SEAM_PREFIX, "", message))
     if code == "PREFLIGHT_FAILED":
         return tr(
             lang,
