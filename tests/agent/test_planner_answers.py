@@ -5,6 +5,7 @@ two sentences, lists after a blank line."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 from langchain_core.messages import HumanMessage, ToolMessage
@@ -145,16 +146,24 @@ def test_final_answer_counts_search_results_without_listing_them():
     assert "Sales 0" not in text
 
 
+def _broken(dashboard: dict[str, Any], reason: str, charts: list[dict[str, Any]]) -> str:
+    """A health report of a broken dashboard with one failing chart."""
+    return json.dumps(
+        {
+            "env": "dev",
+            "dashboard": dashboard,
+            "verdict": "broken",
+            "reasons": [reason],
+            "charts": charts,
+            "stale_datasets": [],
+        }
+    )
+
+
 def test_final_answer_says_what_is_broken_in_a_health_report():
-    payload = {
-        "env": "dev",
-        "dashboard": {"id": 7, "title": "Sales_demo"},
-        "verdict": "broken",
-        "reasons": ["chart 'Revenue' (id 12) fails: 500"],
-        "charts": [{"id": 12, "status": "error"}, {"id": 13, "status": "ok"}],
-        "stale_datasets": [],
-    }
-    text = after_tool(json.dumps(payload), "check health", "get_health_summary")
+    charts = [{"id": 12, "status": "error"}, {"id": 13, "status": "ok"}]
+    report = _broken({"id": 7, "title": "Sales_demo"}, "chart 'Revenue' (id 12) fails: 500", charts)
+    text = after_tool(report, "check health", "get_health_summary")
     assert text == (
         "“Sales\\_demo” (#7) in dev is broken: 1 of 2 charts failing. "
         "First: chart 'Revenue' (id 12) fails: 500."
@@ -162,26 +171,15 @@ def test_final_answer_says_what_is_broken_in_a_health_report():
 
 
 def test_a_health_report_in_russian_names_the_failing_chart_in_russian():
-    payload = {
-        "env": "dev",
-        "dashboard": {"id": 3, "title": "Ops Broken Demo"},
-        "verdict": "broken",
-        "reasons": ["chart 'Refund Total (broken)' (id 7) fails: no such column: refund"],
-        "charts": [
-            {"id": 6, "name": "Orders", "status": "ok"},
-            {
-                "id": 7,
-                "name": "Refund Total (broken)",
-                "status": "error",
-                "error": "no such column: refund",
-            },
-        ],
-        "stale_datasets": [],
-    }
-    text = after_tool(json.dumps(payload), "проверь здоровье", "get_health_summary")
+    failing = {"id": 7, "name": "Refund Total (broken)", "status": "error", "error": "no column"}
+    report = _broken(
+        {"id": 3, "title": "Ops Broken Demo"},
+        "chart 'Refund Total (broken)' (id 7) fails: no column",
+        [{"id": 6, "name": "Orders", "status": "ok"}, failing],
+    )
+    text = after_tool(report, "проверь здоровье", "get_health_summary")
     assert text.endswith(
-        "Первая проблема: график «Refund Total (broken)» (id 7) не загружается: "
-        "no such column: refund."
+        "Первая проблема: график «Refund Total (broken)» (id 7) не загружается: no column."
     )
     assert "fails" not in text and "chart '" not in text
 

@@ -22,6 +22,7 @@ from app.agent.graph import openai_tool_schema
 from app.agent.tools import TOOL_CATALOG
 from app.agent.tools.base import ru_texts
 from app.policy import CONTEXT_TOOL_AFFINITY, ROLES, TOOL_PERMISSIONS, roles_for
+from tests.policy.contract import ADMIN_ONLY, CONTRACT_ADMIN_ONLY
 
 ALL = frozenset(ROLES)
 ADMIN = frozenset({"admin"})
@@ -167,17 +168,9 @@ def test_affinity_and_permissions_match_the_contract():
         "dataset": 8,
         "migration": 5,
     }
-    contract_seven = {
-        "deploy_dashboard",
-        "commit_changes",
-        "create_branch",
-        "run_backup",
-        "execute_migration",
-        "start_maintenance",
-        "end_maintenance",
-    }
     # the contract's seven plus DESIGN.md's delete_dashboard and restore_backup
-    assert set(TOOL_PERMISSIONS) == contract_seven | {"delete_dashboard", "restore_backup"}
+    assert len(CONTRACT_ADMIN_ONLY) == 7 and CONTRACT_ADMIN_ONLY <= set(TOOL_PERMISSIONS)
+    assert set(TOOL_PERMISSIONS) == ADMIN_ONLY
     assert all(roles == ["admin"] for roles in TOOL_PERMISSIONS.values())
 
 

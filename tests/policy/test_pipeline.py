@@ -14,22 +14,12 @@ from app.policy import (
     build_tool_pipeline,
     enforce_tool_permission,
 )
+from tests.policy.contract import ADMIN_ONLY
 from tests.policy.test_catalog import DESIGN_TABLE
 
 DEFAULT_POLICY = default_policy()
 
 ALL = list(TOOL_CATALOG)
-ADMIN_ONLY = {
-    "deploy_dashboard",
-    "commit_changes",
-    "create_branch",
-    "run_backup",
-    "execute_migration",
-    "start_maintenance",
-    "end_maintenance",
-    "delete_dashboard",
-    "restore_backup",
-}
 DASHBOARD_ADMIN = {
     "search_dashboards",
     "get_health_summary",

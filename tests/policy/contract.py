@@ -1,0 +1,18 @@
+"""The contract's tables as the policy tests state them, apart from the code under test."""
+
+from __future__ import annotations
+
+# the contract's seven admin-only tools (spec/modules-contract.md, _TOOL_PERMISSIONS)
+CONTRACT_ADMIN_ONLY = frozenset(
+    {
+        "deploy_dashboard",
+        "commit_changes",
+        "create_branch",
+        "run_backup",
+        "execute_migration",
+        "start_maintenance",
+        "end_maintenance",
+    }
+)
+# … plus DESIGN.md's two: what an analyst may never run
+ADMIN_ONLY = CONTRACT_ADMIN_ONLY | {"delete_dashboard", "restore_backup"}
