@@ -14,37 +14,64 @@ def _has_description(dashboard: dict[str, Any]) -> bool:
     return '"description"' in str(meta) or '"MARKDOWN' in str(position)
 
 
-def rule_findings(bundle: Any, checks: list[Any]) -> list[dict[str, str]]:
-    """Rule checks over a dashboard bundle; each finding has severity, object, issue."""
+# (English, Russian): the objects a finding is about, and its issues
+OBJECTS = {
+    "dashboard": ("dashboard {id}", "дашборд {id}"),
+    "chart": ("chart '{name}' (id {id})", "график «{name}» (id {id})"),
+    "dataset": ("dataset '{name}' (id {id})", "датасет «{name}» (id {id})"),
+}
+ISSUES = {
+    "no_title": ("{kind} has no title", "{kind}: нет названия"),
+    "no_dashboard_description": (
+        "dashboard has no description (no markdown text block)",
+        "у дашборда нет описания (нет текстового блока markdown)",
+    ),
+    "no_description": ("chart has no description", "у графика нет описания"),
+    "no_query_context": (
+        "chart has no saved query context (re-save it in Superset)",
+        "у графика нет сохранённого запроса (пересохраните его в Superset)",
+    ),
+    "unused": ("not used by any chart here", "не используется ни одним графиком здесь"),
+    "fails": ("chart fails: {error}", "график не загружается: {error}"),
+}
+KINDS_RU = {"dashboard": "дашборд", "chart": "график", "dataset": "датасет"}
+
+
+def rule_findings(bundle: Any, checks: list[Any], lang: str = "en") -> list[dict[str, str]]:
+    """Rule checks over a dashboard bundle; each finding has severity (a code), object and
+    issue (said in ``lang``: English or Russian)."""
     found: list[dict[str, str]] = []
+    ru = lang == "ru"
 
-    def add(severity: str, obj: str, issue: str) -> None:
-        found.append({"severity": severity, "object": obj, "issue": issue})
+    def add(severity: str, kind: str, what: dict[str, Any], issue: str, **values: Any) -> None:
+        obj = OBJECTS[kind][ru].format(**what)
+        text = ISSUES[issue][ru].format(kind=KINDS_RU[kind] if ru else kind, **values)
+        found.append({"severity": severity, "object": obj, "issue": text})
 
-    dash = f"dashboard {bundle.id}"
+    dash = {"id": bundle.id}
     if not bundle.title.strip():
-        add("error", dash, "dashboard has no title")
+        add("error", "dashboard", dash, "no_title")
     if not _has_description(bundle.dashboard):
-        add("warning", dash, "dashboard has no description (no markdown text block)")
+        add("warning", "dashboard", dash, "no_dashboard_description")
     used: set[int] = set()
     for chart in bundle.charts:
-        obj = f"chart '{chart.get('slice_name') or ''}' (id {chart['id']})"
+        obj = {"name": chart.get("slice_name") or "", "id": chart["id"]}
         if not (chart.get("slice_name") or "").strip():
-            add("error", obj, "chart has no title")
+            add("error", "chart", obj, "no_title")
         if not (chart.get("description") or "").strip():
-            add("info", obj, "chart has no description")
+            add("info", "chart", obj, "no_description")
         if not chart.get("query_context"):
-            add("warning", obj, "chart has no saved query context (re-save it in Superset)")
+            add("warning", "chart", obj, "no_query_context")
         ds = chart_dataset_id(chart)
         if ds is not None:
             used.add(ds)
     for ds in bundle.datasets:
         if ds["id"] not in used:
             name = ds.get("table_name") or ds.get("name")
-            add("info", f"dataset '{name}' (id {ds['id']})", "not used by any chart here")
+            add("info", "dataset", {"name": name, "id": ds["id"]}, "unused")
     for check in checks:
         if check.status == "error":
-            add("error", f"chart '{check.name}' (id {check.id})", f"chart fails: {check.error}")
+            add("error", "chart", {"name": check.name, "id": check.id}, "fails", error=check.error)
     return found
 
 

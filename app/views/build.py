@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from app.views import build_ops as ops
-from app.views.cells import cell, dict_table, numeric
+from app.views.cells import cell, dict_table, numeric, said_in_words
 from app.views.links import Links, without_paths
 from app.views.models import (
     HEALTH_STATUSES,
@@ -118,7 +118,8 @@ def health(result: Mapping[str, Any], links: Links) -> HealthView | None:
 
 def validation(result: Mapping[str, Any], links: Links) -> TableView:
     findings = [f for f in result.get("findings") or [] if isinstance(f, Mapping)]
-    return dict_table(findings, ("severity", "object", "issue"), csv_name="validation")
+    table = dict_table(findings, ("severity", "object", "issue"), csv_name="validation")
+    return said_in_words(table, "severity")
 
 
 def documentation(result: Mapping[str, Any], links: Links) -> TextView:
@@ -200,7 +201,8 @@ def capabilities(result: Mapping[str, Any], links: Links) -> TableView:
         for family, tools in (result.get("groups") or {}).items()
         for tool in tools
     ]
-    return dict_table(rows, ("name", "family", "risk", "description"), csv_name="capabilities")
+    table = dict_table(rows, ("name", "family", "risk", "description"), csv_name="capabilities")
+    return said_in_words(table, "risk")
 
 
 def environments(result: Mapping[str, Any], links: Links) -> TableView:

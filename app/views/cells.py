@@ -31,6 +31,12 @@ def numeric(values: Sequence[Any]) -> bool:
     return any(is_number(v) for v in values) and all(is_number(v) or v is None for v in values)
 
 
+def said_in_words(table: TableView, *keys: str) -> TableView:
+    """``table`` with the columns ``keys`` marked as codes the page says in words."""
+    columns = [c.model_copy(update={"words": c.key in keys}) for c in table.columns]
+    return table.model_copy(update={"columns": columns})
+
+
 def dict_table(rows: Sequence[Mapping[str, Any]], keys: Sequence[str], **kw: Any) -> TableView:
     """Rows of dicts as a table with vocabulary columns ``keys`` (paths never shown)."""
     keys = [k for k in keys if not hidden_key(k)]

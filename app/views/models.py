@@ -27,6 +27,7 @@ class Column(_View):
     label: str | None = None  # None: the page translates ``key``; else data, shown as is
     numeric: bool = False
     link: bool = False  # the cells are URLs into the environment's Superset
+    words: bool = False  # the cells are codes the page says in words (``<key>_<code>``)
 
 
 class TableView(_View):

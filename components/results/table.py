@@ -8,7 +8,7 @@ from nicegui import ui
 
 from app.i18n import key_label, t
 from app.screen.views import TableView
-from components.results.format import csv_bytes, format_cell
+from components.results.format import csv_bytes, format_cell, word
 
 PAGE_ROWS = 10
 _LINK_CELL = (
@@ -29,7 +29,10 @@ def table_rows(view: TableView, lang: str) -> list[dict[str, object]]:
         entry: dict[str, object] = {"_row": index}
         for i, value in enumerate(row):
             entry[f"c{i}"] = value
-            entry[f"c{i}__shown"] = format_cell(value, lang)
+            shown = format_cell(value, lang)
+            if view.columns[i].words:  # a code ("warning", "read"): its word, where there is one
+                shown = word(f"{view.columns[i].key}_{value}", lang, shown)
+            entry[f"c{i}__shown"] = shown
         rows.append(entry)
     return rows
 

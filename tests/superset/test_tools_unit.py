@@ -141,6 +141,16 @@ async def test_validation_runs_rules_and_says_the_model_review_is_not_configured
     ) in issues
     assert ("dataset 'unused' (id 2)", "not used by any chart here") in issues
     assert ("dashboard 5", "dashboard has no description (no markdown text block)") in issues
+    # on a Russian turn the same findings are said in Russian; their severity stays a code
+    ru = await call("run_llm_validation", deps_for(parts, fake, lang="ru"), dashboard_id="sales")
+    said = [(f["severity"], f["object"], f["issue"]) for f in ru["findings"]]
+    assert (
+        "warning",
+        "график «Refunds» (id 2)",
+        "у графика нет сохранённого запроса (пересохраните его в Superset)",
+    ) in said
+    assert ("info", "датасет «unused» (id 2)", "не используется ни одним графиком здесь") in said
+    assert ru["counts"] == out["counts"]
 
 
 async def test_documentation_lists_charts_datasets_columns_and_metrics(parts: Parts) -> None:

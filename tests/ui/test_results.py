@@ -177,6 +177,32 @@ async def test_tasks_show_their_state_and_progress(user: User, show, lang, state
         await user.should_see(kind=ui.linear_progress)
 
 
+@pytest.mark.parametrize(
+    ("lang", "words"), [("en", ["warning", "info"]), ("ru", ["предупреждение", "замечание"])]
+)
+async def test_a_findings_severity_is_said_in_the_pages_language(
+    user: User, show, lang, words
+) -> None:
+    findings = [
+        {"severity": "warning", "object": "dashboard 5", "issue": "no description"},
+        {"severity": "info", "object": "chart 2", "issue": "no description"},
+    ]
+    await show("run_llm_validation", {"findings": findings, "counts": {}}, lang)
+    table = one(user, "result-table", ui.table)
+    assert [row["c0__shown"] for row in table.rows] == words
+    assert [row["c0"] for row in table.rows] == ["warning", "info"]  # sorted on the codes
+
+
+async def test_a_tools_risk_is_said_in_russian_on_the_russian_page(user: User, show) -> None:
+    groups = {
+        "dashboards": [{"name": "delete_dashboard", "risk": "delete", "description": "x"}],
+        "meta": [{"name": "show_capabilities", "risk": "read", "description": "y"}],
+    }
+    await show("show_capabilities", {"count": 2, "groups": groups}, "ru")
+    table = one(user, "result-table", ui.table)
+    assert [row["c2__shown"] for row in table.rows] == ["удаление", "чтение"]
+
+
 # the task store's states: (English, Russian), the chip's colour
 TASK_STATES = {
     "queued": ("queued", "в очереди", "gray"),

@@ -137,7 +137,7 @@ async def run_llm_validation(args: DashboardArgs, deps: ToolDeps) -> dict[str, A
     env, client = deps.env_client(args.env_id)
     bundle = await load_bundle(client, args.dashboard_id)
     checks = await check_charts(client, bundle.charts)
-    findings = rule_findings(bundle, checks)
+    findings = rule_findings(bundle, checks, deps.lang)
     review = await model_review(deps.settings, bundle, findings)
     checks_run = ["rules"] + (["model"] if review.ran else [])
     counts = {s: sum(f["severity"] == s for f in findings) for s in ("error", "warning", "info")}
