@@ -6,6 +6,10 @@ from __future__ import annotations
 import json as jsonlib
 from typing import Any
 
+import sqlglot
+from sqlglot import exp
+from sqlglot.errors import ParseError, TokenError
+
 from app.errors import SupersetError, SupersetNotFoundError, SupersetUnavailableError
 from app.superset import rison
 from app.superset.session import SupersetSession
@@ -126,13 +130,17 @@ class SupersetClient(SupersetSession):
     async def execute_sql(
         self, database_id: int, sql: str, schema: str | None = None, row_limit: int = 1000
     ) -> dict[str, Any]:
-        """Run ``sql`` synchronously in SQL Lab. A failing statement is a SupersetError
-        (not transient): SQL Lab answers engine errors and DML refusals with 500."""
+        """Run ``sql`` synchronously in SQL Lab, at most ``row_limit`` rows, and no more than
+        the query's own LIMIT: SQL Lab (6.1) rewrites a SELECT's LIMIT to ``queryLimit + 1``,
+        so "... limit 2" would come back with ``row_limit`` rows. A failing statement is a
+        SupersetError (not transient): SQL Lab answers engine errors and DML refusals with
+        500."""
+        own = own_limit(sql)
         body: dict[str, Any] = {
             "database_id": database_id,
             "sql": sql,
             "runAsync": False,
-            "queryLimit": row_limit,
+            "queryLimit": row_limit if own is None else max(1, min(own, row_limit)),
             "select_as_cta": False,
             "expand_data": True,
         }
@@ -193,3 +201,24 @@ class SupersetClient(SupersetSession):
     async def users(self) -> list[dict[str, Any]]:
         q = rison.dumps({"page": 0, "page_size": 100})
         return (await self.get_json("/api/v1/security/users/", params={"q": q}))["result"]
+
+
+def own_limit(sql: str) -> int | None:
+    """The row limit a single SELECT sets itself (``LIMIT n``, ``FETCH FIRST n ROWS``), or
+    None (none, not a number, several statements, or not parsable)."""
+    try:
+        statements = [s for s in sqlglot.parse(sql) if s is not None]
+    except (ParseError, TokenError):
+        return None
+    if len(statements) != 1:
+        return None
+    limit = statements[0].args.get("limit")
+    if isinstance(limit, exp.Limit):
+        value = limit.expression
+    elif isinstance(limit, exp.Fetch):
+        value = limit.args.get("count")
+    else:
+        return None
+    if isinstance(value, exp.Literal) and not value.is_string and str(value.this).isdigit():
+        return int(value.this)
+    return None

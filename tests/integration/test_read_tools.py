@@ -148,6 +148,24 @@ async def test_sql_rows_are_capped_by_row_limit(registry: EnvironmentRegistry, d
     assert out["row_count"] == 7 and len(out["rows"]) == 7 and out["truncated"]
 
 
+@pytest.mark.parametrize(
+    ("sql", "row_limit", "rows", "truncated"),
+    [
+        ("select order_id from sales limit 2", 100, 2, False),  # the query's own LIMIT holds
+        ("select order_id from sales fetch first 3 rows only", 100, 3, False),
+        ("select order_id from sales limit 50", 7, 7, True),  # the row limit is smaller
+        ("select order_id from sales limit 7", 7, 7, False),  # exactly what was asked for
+    ],
+)
+async def test_a_querys_own_limit_is_kept(
+    registry: EnvironmentRegistry, deps: Deps, sql: str, row_limit: int, rows: int, truncated: bool
+) -> None:
+    """SQL Lab (6.1) rewrites a SELECT's LIMIT to its queryLimit + 1: "limit 2" came back
+    with 100 rows. The client sends the smaller of the two."""
+    out = await run("superset_execute_sql", deps("dev"), sql=sql, row_limit=row_limit)
+    assert (out["row_count"], len(out["rows"]), out["truncated"]) == (rows, rows, truncated)
+
+
 async def test_dml_is_refused_on_prod_with_a_clear_message(
     registry: EnvironmentRegistry, deps: Deps
 ) -> None:

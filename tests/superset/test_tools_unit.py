@@ -13,6 +13,7 @@ from app.agent.tools import ALL_TOOLS, TOOL_CATALOG
 from app.agent.tools.base import ToolDeps
 from app.errors import NoEnvironmentError, SupersetError, SupersetUnavailableError
 from app.parts import Parts
+from app.superset.client import own_limit
 from app.superset.environments import Environment
 from app.superset.health import ChartCheck, verdict
 from app.superset.registry import EnvironmentRegistry
@@ -286,3 +287,24 @@ async def test_capabilities_say_what_each_tool_does_in_the_persons_language(part
     assert rows["ru"]["search_dashboards"] == "Найти дашборды"
     assert set(rows["ru"]) == set(rows["en"])
     assert all(re.search("[а-яё]", text, re.IGNORECASE) for text in rows["ru"].values())
+
+
+@pytest.mark.parametrize(
+    ("sql", "limit"),
+    [
+        ("select a from t limit 2", 2),
+        ("SELECT a FROM t LIMIT 2;", 2),
+        ("select a from t limit 2 offset 10", 2),
+        ("with q as (select 1 as a) select a from q limit 7", 7),
+        ("select a from t fetch first 3 rows only", 3),
+        ("select a from t union select b from u limit 4", 4),
+        ("select * from (select a from t limit 5) x", None),  # a subquery's, not the query's
+        ("select a from t", None),
+        ("select a from t limit :n", None),  # not a number
+        ("select 1 limit 1; select 2", None),  # several statements
+        ("select from where (", None),  # not parsable
+        ("-- only a comment", None),
+    ],
+)
+def test_a_querys_own_limit_is_read_from_its_parse_tree(sql: str, limit: int | None) -> None:
+    assert own_limit(sql) == limit

@@ -14,7 +14,7 @@ from app.agent.tools.base import Ru, ToolArgs, ToolDeps, arg, env_field
 from app.agent.tools.declare import Family
 from app.errors import SupersetError
 from app.policy import CardLine, Phrase, classify_sql, sql_risk
-from app.superset.client import SupersetClient
+from app.superset.client import SupersetClient, own_limit
 from app.vocab import Lang, Risk
 
 MAX_ROWS_RETURNED = 200
@@ -218,6 +218,7 @@ async def superset_execute_sql(args: ExecuteSqlArgs, deps: ToolDeps) -> dict[str
             **exc.details,
         ) from None
     rows = res.get("data") or []
+    own_cap = own_limit(args.sql) or limit + 1
     columns = [c.get("column_name") or c.get("name") for c in res.get("columns") or []]
     shown = rows[: min(limit, MAX_ROWS_RETURNED)]
     return {
@@ -227,7 +228,8 @@ async def superset_execute_sql(args: ExecuteSqlArgs, deps: ToolDeps) -> dict[str
         "columns": columns,
         "rows": shown,
         "row_count": len(rows),
-        "truncated": len(shown) < len(rows) or len(rows) >= limit,
+        # cut by the row limit, not by the query's own LIMIT (what the person asked for)
+        "truncated": len(shown) < len(rows) or (len(rows) >= limit and own_cap > limit),
     }
 
 
