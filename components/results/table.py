@@ -4,6 +4,8 @@ and a CSV download. URL columns are links into the environment's Superset (new t
 
 from __future__ import annotations
 
+import json
+
 from nicegui import ui
 
 from app.i18n import key_label, t
@@ -81,6 +83,12 @@ def table_view(view: TableView, lang: str) -> ui.element:
             pagination={"rowsPerPage": PAGE_ROWS} if len(view.rows) > PAGE_ROWS else None,
         )
         table.classes("w-full result-table").props("dense flat bordered wrap-cells")
+        # Quasar's own pagination words, in the page's language (not its English defaults)
+        table.props["rows-per-page-label"] = t("rows_per_page", lang)
+        of = json.dumps(f" {t('page_of', lang)} ", ensure_ascii=False)
+        table.props[":pagination-label"] = (
+            f"(first, last, total) => first + '–' + last + {of} + total"
+        )
         table.props('data-testid="result-table"').mark("result-table")
         for i, col in enumerate(view.columns):
             if col.link:

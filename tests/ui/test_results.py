@@ -201,6 +201,9 @@ async def test_a_tools_risk_is_said_in_russian_on_the_russian_page(user: User, s
     await show("show_capabilities", {"count": 2, "groups": groups}, "ru")
     table = one(user, "result-table", ui.table)
     assert [row["c2__shown"] for row in table.rows] == ["удаление", "чтение"]
+    # Quasar's pagination words in Russian too, not its English defaults
+    assert table.props["rows-per-page-label"] == "Строк на странице:"
+    assert table.props[":pagination-label"].endswith('+ " из " + total')
 
 
 # the task store's states: (English, Russian), the chip's colour
