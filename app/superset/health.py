@@ -10,6 +10,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
 from app.errors import SupersetError, SupersetUnavailableError
+from app.i18n import said
 from app.superset.client import SupersetClient
 
 SLOW_CHART_MS = 3000.0
@@ -162,21 +163,52 @@ async def stale_datasets(
     return stale
 
 
-def verdict(checks: list[ChartCheck], stale: list[dict[str, Any]]) -> HealthReport:
-    """ok | warning | broken with the reasons behind it."""
+# (English, Russian): the objects a check reports on (the validation's findings name
+# them the same way), and the health reasons
+OBJECTS = {
+    "dashboard": ("dashboard {id}", "дашборд {id}"),
+    "chart": ("chart '{name}' (id {id})", "график «{name}» (id {id})"),
+    "dataset": ("dataset '{name}' (id {id})", "датасет «{name}» (id {id})"),
+}
+REASONS = {
+    "fails": ("{chart} fails: {error}", "{chart} не загружается: {error}"),
+    "empty": ("{chart} returns no rows", "{chart} не возвращает строк"),
+    "unchecked": (
+        "{chart} cannot be checked: no saved query",
+        "{chart} не проверить: нет сохранённого запроса",
+    ),
+    "slow": ("{chart} is slow: {ms} ms", "{chart} работает медленно: {ms} мс"),
+    "stale": (
+        "dataset '{name}' unchanged since {changed_on}",
+        "датасет «{name}» не менялся с {changed_on}",
+    ),
+    "no_charts": ("dashboard has no charts", "на дашборде нет графиков"),
+}
+
+
+def verdict(
+    checks: list[ChartCheck], stale: list[dict[str, Any]], lang: str = "en"
+) -> HealthReport:
+    """ok | warning | broken with the reasons behind it (said in ``lang``)."""
     reasons: list[str] = []
+
+    def reason(key: str, check: ChartCheck | None = None, **values: Any) -> None:
+        if check is not None:
+            values["chart"] = said(OBJECTS["chart"], lang, name=check.name, id=check.id)
+        reasons.append(said(REASONS[key], lang, **values))
+
     broken = [c for c in checks if c.status == "error"]
     for c in broken:
-        reasons.append(f"chart '{c.name}' (id {c.id}) fails: {c.error}")
+        reason("fails", c, error=c.error)
     for c in checks:
         if c.status == "empty":
-            reasons.append(f"chart '{c.name}' (id {c.id}) returns no rows")
+            reason("empty", c)
         if c.status == "unchecked":
-            reasons.append(f"chart '{c.name}' (id {c.id}) cannot be checked: no saved query")
+            reason("unchecked", c)
         if c.slow:
-            reasons.append(f"chart '{c.name}' (id {c.id}) is slow: {c.ms:.0f} ms")
+            reason("slow", c, ms=f"{c.ms:.0f}")
     for d in stale:
-        reasons.append(f"dataset '{d['name']}' unchanged since {d['changed_on']}")
+        reason("stale", name=d["name"], changed_on=d["changed_on"])
     if broken:
         level = "broken"
     elif reasons:
@@ -184,6 +216,6 @@ def verdict(checks: list[ChartCheck], stale: list[dict[str, Any]]) -> HealthRepo
     else:
         level = "ok"
     if not checks:
-        reasons.append("dashboard has no charts")
+        reason("no_charts")
         level = "warning" if level == "ok" else level
     return HealthReport(level, reasons, checks, stale)

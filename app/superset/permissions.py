@@ -7,6 +7,7 @@ import asyncio
 from typing import TYPE_CHECKING, Any
 
 from app.errors import SupersetError
+from app.i18n import said
 
 if TYPE_CHECKING:
     from app.superset.client import SupersetClient
@@ -38,7 +39,7 @@ def over_broad_grants(role: str, perms: list[dict[str, Any]], lang: str = "en") 
         why = OVER_BROAD.get((perm, None)) or OVER_BROAD.get((perm, view))
         if why:
             grant = perm if view == perm else f"{perm} on {view}"  # (all_* name themselves)
-            flags.append(f"{grant}: {why[1] if lang == 'ru' else why[0]}")
+            flags.append(f"{grant}: {said(why, lang)}")
     return flags
 
 

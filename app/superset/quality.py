@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.superset.health import chart_dataset_id
+from app.i18n import said
+from app.superset.health import OBJECTS, chart_dataset_id
 
 
 def _has_description(dashboard: dict[str, Any]) -> bool:
@@ -14,12 +15,7 @@ def _has_description(dashboard: dict[str, Any]) -> bool:
     return '"description"' in str(meta) or '"MARKDOWN' in str(position)
 
 
-# (English, Russian): the objects a finding is about, and its issues
-OBJECTS = {
-    "dashboard": ("dashboard {id}", "дашборд {id}"),
-    "chart": ("chart '{name}' (id {id})", "график «{name}» (id {id})"),
-    "dataset": ("dataset '{name}' (id {id})", "датасет «{name}» (id {id})"),
-}
+# (English, Russian): a finding's issue (its object is named as the health check names it)
 ISSUES = {
     "no_title": ("{kind} has no title", "{kind}: нет названия"),
     "no_dashboard_description": (
@@ -41,11 +37,10 @@ def rule_findings(bundle: Any, checks: list[Any], lang: str = "en") -> list[dict
     """Rule checks over a dashboard bundle; each finding has severity (a code), object and
     issue (said in ``lang``: English or Russian)."""
     found: list[dict[str, str]] = []
-    ru = lang == "ru"
 
     def add(severity: str, kind: str, what: dict[str, Any], issue: str, **values: Any) -> None:
-        obj = OBJECTS[kind][ru].format(**what)
-        text = ISSUES[issue][ru].format(kind=KINDS_RU[kind] if ru else kind, **values)
+        obj = said(OBJECTS[kind], lang, **what)
+        text = said(ISSUES[issue], lang, kind=KINDS_RU[kind] if lang == "ru" else kind, **values)
         found.append({"severity": severity, "object": obj, "issue": text})
 
     dash = {"id": bundle.id}

@@ -174,7 +174,7 @@ def test_a_health_report_in_russian_names_the_failing_chart_in_russian():
     failing = {"id": 7, "name": "Refund Total (broken)", "status": "error", "error": "no column"}
     report = _broken(
         {"id": 3, "title": "Ops Broken Demo"},
-        "chart 'Refund Total (broken)' (id 7) fails: no column",
+        "график «Refund Total (broken)» (id 7) не загружается: no column",  # a Russian turn's
         [{"id": 6, "name": "Orders", "status": "ok"}, failing],
     )
     text = after_tool(report, "проверь здоровье", "get_health_summary")

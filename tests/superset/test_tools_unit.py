@@ -126,6 +126,20 @@ def test_health_verdict(
     report = verdict(checks, stale)
     assert report.verdict == expected
     assert (report.reasons == []) == (expected == "ok")
+    said_ru = verdict(checks, stale, "ru")  # the same reasons, in Russian on a Russian turn
+    assert said_ru.verdict == expected and len(said_ru.reasons) == len(report.reasons)
+
+
+def test_health_reasons_are_said_in_the_turns_language() -> None:
+    checks = [ChartCheck(2, "Refunds", "error", error="no column"), ChartCheck(3, "Q", "empty")]
+    assert verdict(checks, []).reasons == [
+        "chart 'Refunds' (id 2) fails: no column",
+        "chart 'Q' (id 3) returns no rows",
+    ]
+    assert verdict(checks, [], "ru").reasons == [
+        "график «Refunds» (id 2) не загружается: no column",
+        "график «Q» (id 3) не возвращает строк",
+    ]
 
 
 async def test_validation_runs_rules_and_says_the_model_review_is_not_configured(

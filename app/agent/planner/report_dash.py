@@ -110,21 +110,8 @@ def health(args: dict[str, Any], result: Result, lang: Lang) -> str:
     )
     if verdict == "broken" and reasons:
         first = md_escape(reasons[0].rstrip("."))
-        text += tr(
-            lang, f" First: {first}.", f" Первая проблема: {_first_failing_ru(result, first)}."
-        )
+        text += tr(lang, f" First: {first}.", f" Первая проблема: {first}.")
     return text
-
-
-def _first_failing_ru(result: Result, reason: str) -> str:
-    """The first failing chart in Russian (the tool's reasons are English); Superset's
-    own error text stays as Superset said it."""
-    for chart in result.items("charts"):
-        if isinstance(chart, dict) and chart.get("status") == "error" and chart.get("name"):
-            error = str(chart.get("error") or "").strip().rstrip(".")
-            said = f"график «{chart['name']}» (id {chart.get('id')}) не загружается"
-            return md_escape(f"{said}: {error}" if error else said)
-    return reason
 
 
 def validation(args: dict[str, Any], result: Result, lang: Lang) -> str:

@@ -109,7 +109,7 @@ async def get_health_summary(args: DashboardArgs, deps: ToolDeps) -> dict[str, A
     bundle = await load_bundle(client, args.dashboard_id)
     checks = await check_charts(client, bundle.charts)
     stale = await stale_datasets(client, bundle.datasets)
-    report = verdict(checks, stale)
+    report = verdict(checks, stale, deps.lang)
     return {
         "env": env.id,
         "dashboard": {"id": bundle.id, "title": bundle.title},
