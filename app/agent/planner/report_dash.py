@@ -29,7 +29,8 @@ def _dash(result: Result, args: dict[str, Any], lang: Lang) -> str:
 
 def search(args: dict[str, Any], result: Result, lang: Lang) -> str:
     found, total = dashboards_of(result)
-    env = env_in(result.get("env") or args.get("env_id"), lang)
+    env_id = result.get("env") or args.get("env_id")
+    env = env_in(env_id, lang)
     query = args.get("query") or ""
     what = f" {quote(query, lang)}" if query else ""
     if total == 0:
@@ -39,7 +40,6 @@ def search(args: dict[str, Any], result: Result, lang: Lang) -> str:
                 f"No dashboards match{what}{env}. Titles may say it in other words:",
                 f"Дашбордов по{what}{env} нет. Возможно, в названиях это сказано иначе:",
             )
-            env_id = result.get("env") or args.get("env_id")
             where = tr(lang, f" in {env_id}", f" на {env_id}") if env_id else ""
             everything = tr(lang, f"list all dashboards{where}", f"покажи все дашборды{where}")
             return head + choices_block(

@@ -178,7 +178,7 @@ class Family:
                 description=inspect.cleandoc(fn.__doc__ or ""),
                 can=can,
                 example=example,
-                card=card or CardLine(en=_capitalised(can.en), ru=_capitalised(can.ru)),
+                card=card or CardLine(en=capitalised(can.en), ru=capitalised(can.ru)),
                 triggers=triggers,
                 long_task=long_task,
                 timeout_s=LONG_TASK_TIMEOUT_S if long_task and timeout_s is None else timeout_s,
@@ -203,7 +203,8 @@ def _check_function(fn: Callable[..., Any]) -> None:
         raise ValueError(f"tool {fn.__name__!r} needs a docstring: it is what the model reads")
 
 
-def _capitalised(text: str) -> str:
+def capitalised(text: str) -> str:
+    """``text`` with its first letter upper-case (the rest as written)."""
     return text[:1].upper() + text[1:]
 
 

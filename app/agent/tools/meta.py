@@ -6,7 +6,7 @@ import asyncio
 from typing import Any
 
 from app.agent.tools.base import NoArgs, Ru, ToolArgs, ToolDeps, arg
-from app.agent.tools.declare import Family
+from app.agent.tools.declare import Family, capitalised
 from app.agent.tools.maintenance import window_view
 from app.errors import ToolError
 from app.policy import CardLine, EnvTable, Phrase, build_tool_pipeline
@@ -53,7 +53,7 @@ async def show_capabilities(args: NoArgs, deps: ToolDeps) -> dict[str, Any]:
     for spec in result.tools:
         line = _first_sentence(spec.description or "")
         if deps.lang == "ru" and spec.can is not None:  # what it does, in their words
-            line = spec.can.ru[:1].upper() + spec.can.ru[1:]
+            line = capitalised(spec.can.ru)
         groups.setdefault(spec.family, []).append(
             {"name": spec.name, "risk": spec.risk, "description": line}
         )
