@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
 from app.errors import SupersetError, SupersetUnavailableError
-from app.i18n import said
+from app.i18n import catalog, said
 from app.superset.client import SupersetClient
 
 SLOW_CHART_MS = 3000.0
@@ -163,27 +163,13 @@ async def stale_datasets(
     return stale
 
 
-# (English, Russian): the objects a check reports on (the validation's findings name
-# them the same way), and the health reasons
-OBJECTS = {
-    "dashboard": ("dashboard {id}", "дашборд {id}"),
-    "chart": ("chart '{name}' (id {id})", "график «{name}» (id {id})"),
-    "dataset": ("dataset '{name}' (id {id})", "датасет «{name}» (id {id})"),
-}
-REASONS = {
-    "fails": ("{chart} fails: {error}", "{chart} не загружается: {error}"),
-    "empty": ("{chart} returns no rows", "{chart} не возвращает строк"),
-    "unchecked": (
-        "{chart} cannot be checked: no saved query",
-        "{chart} не проверить: нет сохранённого запроса",
-    ),
-    "slow": ("{chart} is slow: {ms} ms", "{chart} работает медленно: {ms} мс"),
-    "stale": (
-        "dataset '{name}' unchanged since {changed_on}",
-        "датасет «{name}» не менялся с {changed_on}",
-    ),
-    "no_charts": ("dashboard has no charts", "на дашборде нет графиков"),
-}
+# what a dashboard inspection says, in English and Russian (app/strings.toml [inspection])
+SAYS = catalog("inspection")
+
+
+def said_object(kind: str, lang: str, **what: Any) -> str:
+    """A dashboard, chart or dataset as a check names it (``what``: its id and name)."""
+    return said(SAYS[f"object_{kind}"], lang, **what)
 
 
 def verdict(
@@ -194,8 +180,8 @@ def verdict(
 
     def reason(key: str, check: ChartCheck | None = None, **values: Any) -> None:
         if check is not None:
-            values["chart"] = said(OBJECTS["chart"], lang, name=check.name, id=check.id)
-        reasons.append(said(REASONS[key], lang, **values))
+            values["chart"] = said_object("chart", lang, name=check.name, id=check.id)
+        reasons.append(said(SAYS[key], lang, **values))
 
     broken = [c for c in checks if c.status == "error"]
     for c in broken:

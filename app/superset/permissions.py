@@ -7,25 +7,21 @@ import asyncio
 from typing import TYPE_CHECKING, Any
 
 from app.errors import SupersetError
-from app.i18n import said
+from app.i18n import catalog, said
 
 if TYPE_CHECKING:
     from app.superset.client import SupersetClient
 
-# (permission, view or None for any) -> why it is over-broad, in English and Russian
-OVER_BROAD: dict[tuple[str, str | None], tuple[str, str]] = {
-    ("all_database_access", None): ("may query every database", "может запрашивать любую базу"),
-    ("all_datasource_access", None): ("may read every dataset", "может читать любой датасет"),
-    ("can_write", "Role"): (
-        "may edit roles (privilege escalation)",
-        "может менять роли (повышение привилегий)",
-    ),
-    ("can_write", "User"): (
-        "may edit users (privilege escalation)",
-        "может менять пользователей (повышение привилегий)",
-    ),
-    ("menu_access", "Security"): ("sees the Security menu", "видит меню Security"),
+# (permission, view or None for any) -> why it is over-broad: its key in app/strings.toml
+# [over_broad] (English and Russian)
+OVER_BROAD: dict[tuple[str, str | None], str] = {
+    ("all_database_access", None): "all_database_access",
+    ("all_datasource_access", None): "all_datasource_access",
+    ("can_write", "Role"): "can_write_role",
+    ("can_write", "User"): "can_write_user",
+    ("menu_access", "Security"): "menu_access_security",
 }
+WHY = catalog("over_broad")
 
 
 def over_broad_grants(role: str, perms: list[dict[str, Any]], lang: str = "en") -> list[str]:
@@ -39,7 +35,7 @@ def over_broad_grants(role: str, perms: list[dict[str, Any]], lang: str = "en") 
         why = OVER_BROAD.get((perm, None)) or OVER_BROAD.get((perm, view))
         if why:
             grant = perm if view == perm else f"{perm} on {view}"  # (all_* name themselves)
-            flags.append(f"{grant}: {said(why, lang)}")
+            flags.append(f"{grant}: {said(WHY[why], lang)}")
     return flags
 
 

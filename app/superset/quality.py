@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.i18n import said
-from app.superset.health import OBJECTS, chart_dataset_id
+from app.superset.health import SAYS, chart_dataset_id, said_object
 
 
 def _has_description(dashboard: dict[str, Any]) -> bool:
@@ -15,32 +15,14 @@ def _has_description(dashboard: dict[str, Any]) -> bool:
     return '"description"' in str(meta) or '"MARKDOWN' in str(position)
 
 
-# (English, Russian): a finding's issue (its object is named as the health check names it)
-ISSUES = {
-    "no_title": ("{kind} has no title", "{kind}: нет названия"),
-    "no_dashboard_description": (
-        "dashboard has no description (no markdown text block)",
-        "у дашборда нет описания (нет текстового блока markdown)",
-    ),
-    "no_description": ("chart has no description", "у графика нет описания"),
-    "no_query_context": (
-        "chart has no saved query context (re-save it in Superset)",
-        "у графика нет сохранённого запроса (пересохраните его в Superset)",
-    ),
-    "unused": ("not used by any chart here", "не используется ни одним графиком здесь"),
-    "fails": ("chart fails: {error}", "график не загружается: {error}"),
-}
-KINDS_RU = {"dashboard": "дашборд", "chart": "график", "dataset": "датасет"}
-
-
 def rule_findings(bundle: Any, checks: list[Any], lang: str = "en") -> list[dict[str, str]]:
     """Rule checks over a dashboard bundle; each finding has severity (a code), object and
     issue (said in ``lang``: English or Russian)."""
     found: list[dict[str, str]] = []
 
     def add(severity: str, kind: str, what: dict[str, Any], issue: str, **values: Any) -> None:
-        obj = said(OBJECTS[kind], lang, **what)
-        text = said(ISSUES[issue], lang, kind=KINDS_RU[kind] if lang == "ru" else kind, **values)
+        obj = said_object(kind, lang, **what)
+        text = said(SAYS[issue], lang, kind=said(SAYS[f"kind_{kind}"], lang), **values)
         found.append({"severity": severity, "object": obj, "issue": text})
 
     dash = {"id": bundle.id}
@@ -66,7 +48,8 @@ def rule_findings(bundle: Any, checks: list[Any], lang: str = "en") -> list[dict
             add("info", "dataset", {"name": name, "id": ds["id"]}, "unused")
     for check in checks:
         if check.status == "error":
-            add("error", "chart", {"name": check.name, "id": check.id}, "fails", error=check.error)
+            failing = {"name": check.name, "id": check.id}
+            add("error", "chart", failing, "chart_fails", error=check.error)
     return found
 
 
