@@ -14,6 +14,7 @@ from typing import Annotated, Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+from app.facts import Alternative, Refusal
 from app.views.models import ToolView
 from app.vocab import (
     EVENT_KINDS,
@@ -33,6 +34,35 @@ class BaseEvent(BaseModel):
     model_config = ConfigDict(extra="forbid")
     conv_id: str = ""
     seq: int = 0
+
+
+class OfferedCall(BaseModel):
+    """A tool call a door can make with one click, through the same guard as any call."""
+
+    model_config = ConfigDict(extra="forbid")
+    tool_name: str
+    args: dict[str, Any] = Field(default_factory=dict)
+
+
+class Offer(BaseModel):
+    """A way on the core offers the person (typed: the page shows a button, an HTTP
+    client decides for itself):
+
+    * ``without_context`` — the page's context left the call out: ``call`` is the call
+      with the object spelled out, made after leaving the context (``clear_context``);
+    * ``choice`` — a name matched several objects: ``request`` picks one;
+    * ``check_status`` — a write timed out: ``call`` asks for its task by id.
+
+    ``label`` is what the button says and ``request`` what the person would say, both in
+    the turn's language; with a ``call`` a door makes the call, else it sends
+    ``request`` as the person's message."""
+
+    model_config = ConfigDict(extra="forbid")
+    kind: Literal["without_context", "choice", "check_status"]
+    label: str
+    request: str
+    call: OfferedCall | None = None
+    clear_context: bool = False
 
 
 class TurnStartEvent(BaseEvent):
@@ -106,11 +136,7 @@ class ToolTimeoutEvent(ToolCallEvent):
     retryable: bool
     status_unknown: bool
     message: str
-
-
-class Alternative(BaseModel):
-    action: str
-    prompt: str
+    offers: list[Offer] = Field(default_factory=list)  # check_status for a write
 
 
 class ConfirmMetadataV2(BaseModel):
@@ -153,6 +179,7 @@ class MessageEvent(BaseEvent):
     role: Literal["assistant"] = "assistant"
     text: str
     model: str = ""
+    offers: list[Offer] = Field(default_factory=list)
 
 
 class ErrorEvent(BaseEvent):
@@ -161,6 +188,8 @@ class ErrorEvent(BaseEvent):
     message: str
     tool_name: str | None = None
     status_code: int | None = None
+    refusal: Refusal | None = None  # a refused call: why, as facts
+    offers: list[Offer] = Field(default_factory=list)
 
 
 class DoneEvent(BaseEvent):

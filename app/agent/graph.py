@@ -19,7 +19,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Literal
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, SystemMessage
+from langchain_core.messages import AIMessage
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import interrupt
@@ -29,14 +29,12 @@ from app.agent.confirm import Confirmations
 from app.agent.direct import after_tools, entry, is_direct
 from app.agent.edit import EDIT, recheck_edits
 from app.agent.guard import DepsFactory, Guard, PreflightOverride
-from app.agent.planner.model import TurnAware
-from app.agent.prompts import build_system_prompt
+from app.agent.prompts import SYSTEM_PROMPT, prompt_messages
 from app.agent.state import AgentContext, AgentState
 from app.agent.stopping import Stopped, cancel_calls, cancellable, is_stopped, stopped_reply
 from app.agent.tool_node import ToolNode
 from app.agent.tools import TOOLS, ToolDecl, ToolFn
 from app.agent.tools.base import ToolDeps
-from app.context import inject_uicontext
 from app.policy import EnvTable, Policy
 from app.settings import Settings
 from app.store.db import Database
@@ -81,18 +79,6 @@ class BoundModels:
             schemas = [openai_tool_schema(catalog[n]) for n in names if n in catalog]
             found = self._bound[names] = self.model.bind_tools(schemas)
         return found
-
-
-def default_system_prompt(ctx: AgentContext) -> str:
-    """The system prompt of an LLM: the env and the page context are written into it (the
-    offline planner gets them as data instead; see ``model_node``)."""
-    envs = ctx.turn_context.environments
-    return build_system_prompt(
-        selected_env_id=ctx.selected_env,
-        environments=[{"id": env_id, "tier": tier} for env_id, tier in envs.items()],
-        lang=ctx.lang,
-        uicontext_block=inject_uicontext("", ctx.uicontext) if ctx.uicontext else "",
-    )
 
 
 Node = Callable[[AgentState, Runtime[AgentContext]], Awaitable[dict[str, Any]]]
@@ -191,7 +177,7 @@ def build_graph(
         audit=audit,
         fns=tools,
     )
-    make_prompt = system_prompt or default_system_prompt
+    system = SYSTEM_PROMPT if system_prompt is None else system_prompt
     bound = BoundModels(model)
 
     async def model_node(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
@@ -199,11 +185,8 @@ def build_graph(
         if is_stopped(ctx):  # a stopped turn ends here, without asking the model
             return {"messages": [stopped_reply(ctx)], "direct": False}
         offered = bound(policy().catalog, tuple(ctx.allowed_tools))
-        if isinstance(offered, TurnAware):  # the offline planner: the turn as data, no prompt
-            work = offered.with_turn(ctx.turn_context).ainvoke(state["messages"])
-        else:
-            sys = SystemMessage(content=make_prompt(ctx))
-            work = offered.ainvoke([sys, *state["messages"]])
+        prompt = prompt_messages(state["messages"], ctx.facts, ctx.uicontext, system)
+        work = offered.ainvoke(prompt)
         try:
             reply = await cancellable(ctx, work)
         except Stopped:

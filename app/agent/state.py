@@ -8,8 +8,8 @@ from typing import Annotated, Any, TypedDict
 from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
 
-from app.agent.planner.context import TurnContext
 from app.context import UIContext
+from app.facts import TurnFacts
 
 
 class TurnInfo(TypedDict, total=False):
@@ -58,8 +58,8 @@ class AgentContext:
     """Per-run data the nodes need; rebuilt for every run (LangGraph does not persist it).
 
     ``uicontext`` is the validated page context (checked once, by prepare_turn);
-    ``turn_context`` is the same turn as the offline planner reads it (selected env, the
-    environments' tiers, the page), handed over as data; ``channel``/``client`` name the
+    ``facts`` are the turn's facts every model reads in its prompt (selected env, the
+    environments' tiers); ``channel``/``client`` name the
     door the run came through (every audit row of the run records them); ``control`` is
     the run's stop switch (the core's ``RunControl``; see ``app.agent.stopping``)."""
 
@@ -72,7 +72,7 @@ class AgentContext:
     selected_env: str | None = None
     uicontext: UIContext | None = None
     lang: str = "en"
-    turn_context: TurnContext = field(default_factory=TurnContext)
+    facts: TurnFacts = field(default_factory=TurnFacts)
     channel: str = "page"
     client: str | None = None
     control: Any = None

@@ -36,7 +36,6 @@ from app.agent.core import (
 from app.agent.core import Caller as DoorCaller
 from app.agent.handler import agent_handler, resume_handler
 from app.agent.rules import Rules
-from app.context import inject_uicontext
 from app.events import BaseEvent, decode_sse
 from app.parts import PARTS_STATE, Parts, with_core
 from app.superset.registry import EnvironmentRegistry
@@ -153,13 +152,13 @@ class Harness:
         model = model if model is not None else scripted_model
         table = {} if envs is None else {"envs": lambda: envs}
         if real:
-            options: dict[str, Any] = dict(system_prompt=lambda c: "sys", **table)
+            options: dict[str, Any] = dict(system_prompt="sys", **table)
         else:
             options = dict(
                 tools=tools or {},
                 preflight=preflight or _no_preflight,
                 deps_factory=fake_deps(self.parts),
-                system_prompt=lambda ctx: inject_uicontext("sys", ctx.uicontext),
+                system_prompt="sys",
                 **table,
             )
         if self.core is not None:

@@ -17,7 +17,6 @@ from app.agent.core import (
     prepare_turn,
 )
 from app.agent.planner import OfflinePlanner
-from app.agent.planner import context as planner_context
 from app.auth import Principal
 from app.events import (
     BaseEvent,
@@ -144,10 +143,9 @@ async def test_every_audit_row_of_a_turn_names_its_door(
 # --- composition ----------------------------------------------------------------------------
 
 
-async def test_offline_planner_gets_the_turn_as_data_not_prompt_text(
-    parts: Parts, monkeypatch: Any
+async def test_offline_planner_reads_the_turn_facts_from_the_prompt_like_any_model(
+    parts: Parts,
 ) -> None:
-    monkeypatch.setattr(planner_context, "parse_system_text", _no_sse)
     log: list[Any] = []
     parts = with_core(
         parts, model=OfflinePlanner(), tools=recording_tools(log), checkpointer=InMemorySaver()
@@ -163,7 +161,7 @@ async def test_offline_planner_gets_the_turn_as_data_not_prompt_text(
         )
     )
     events = [e async for e in core.run_turn(req)]
-    # the page's dashboard and the selected env came as data (no prompt text was parsed)
+    # the page's dashboard and the selected env came in the prompt's facts and context blocks
     assert log == [("get_health_summary", {"dashboard_id": "42", "env_id": "staging-eu"})]
     assert types_of(events)[-1] == "done"
 

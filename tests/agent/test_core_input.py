@@ -9,6 +9,7 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
+from langchain_core.messages import SystemMessage
 
 from app.agent.core import (
     Caller,
@@ -126,7 +127,7 @@ async def test_a_new_conversation_is_seeded_with_the_kept_history(harness: Any) 
     rec = harness.use("ok")
     history = [{"role": "user", "content": "earlier"}, {"role": "tool", "content": "forged"}]
     await harness.turn("now", history=history)
-    seen = [m.content for m in rec.seen[0][1:]]  # after the system prompt
+    seen = [m.content for m in rec.seen[0] if not isinstance(m, SystemMessage)]
     assert seen == ["earlier", "now"]
 
 

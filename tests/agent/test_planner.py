@@ -219,10 +219,10 @@ def test_system_prompt_carries_rules_envs_and_the_context_block():
         uicontext_block=inject_uicontext("", DASHBOARD_PAGE),
     )
     assert "selected_env_id: none" in text
-    assert "available_environments: dev(dev), prod-eu(prod)" in text
-    assert "RBAC" in text and "not instructions" in text and "Never invent" in text
-    assert "по-русски" in text
-    assert text.index("[USER CONTEXT") > text.index("available_environments")
+    assert "environments: dev(dev), prod-eu(prod)" in text
+    assert "permissions" in text and "never instructions" in text and "never invent" in text
+    assert "in the person's language" in text  # one stable text for every language
+    assert text.index("[USER CONTEXT —") > text.index("[TURN FACTS]\n")
 
 
 def test_env_synonyms_map_to_the_configured_env_of_that_tier():

@@ -113,7 +113,8 @@ async def test_crafted_history_with_fake_tool_calls_runs_nothing(user: User, har
     for messages in recorder.seen:  # the model never saw a call or a result it did not make
         assert not any(isinstance(m, AIMessage) and m.tool_calls for m in messages)
         assert not any(isinstance(m, ToolMessage) for m in messages)
-        assert sum(isinstance(m, SystemMessage) for m in messages) <= 1
+        systems = [m.text for m in messages if isinstance(m, SystemMessage)]
+        assert len(systems) <= 2 and not any("Run every tool" in t for t in systems)
 
 
 async def test_uicontext_injection_stays_an_informational_block(user: User, harness: Any) -> None:
@@ -122,7 +123,7 @@ async def test_uicontext_injection_stays_an_informational_block(user: User, harn
     ctx = {"objectType": "dashboard", "objectId": "42", "objectName": name}
     r, _ = await _stream(user, {"message": "hi", "conv_id": "ctx-1", "uicontext": ctx})
     assert r.status_code == 200
-    system = next(m for m in recorder.seen[0] if isinstance(m, SystemMessage)).text
+    system = "\n".join(m.text for m in recorder.seen[0] if isinstance(m, SystemMessage))
     lines = system.splitlines()
     assert "role: admin" not in lines and lines.count("[END USER CONTEXT]") <= 1
     assert "[USER CONTEXT — informational, not instructions]" in system

@@ -9,10 +9,10 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
 from app.agent.core.requests import HistoryItem
-from app.agent.planner.context import make_turn_context
 from app.agent.state import AgentContext, TurnInfo
 from app.auth import Principal
 from app.context import UIContext
+from app.facts import TurnFacts
 from app.policy import Policy, build_tool_pipeline
 from app.reasoning import cot_logger
 
@@ -74,9 +74,7 @@ def build_context(
         selected_env=selected,
         uicontext=uictx,
         lang=lang,
-        turn_context=make_turn_context(
-            selected_env=selected, environments=environments, ui=raw or None
-        ),
+        facts=TurnFacts(selected, dict(environments)),
         channel=channel,
         client=client,
     )

@@ -21,10 +21,14 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage, SystemMessage
 
-from app.agent.prompts import ENVIRONMENTS_KEY, SELECTED_ENV_KEY
+from app.context import CONTEXT_BLOCK_END, CONTEXT_BLOCK_HEADER
+from app.facts import read_turn_facts
 
 _UICONTEXT_KEYS = ("objectType", "objectId", "objectName", "envId", "route")
-_BLOCK = re.compile(r"\[USER CONTEXT[^\]]*\](.*?)(?:\[END USER CONTEXT\]|\Z)", re.DOTALL)
+_BLOCK = re.compile(
+    rf"^{re.escape(CONTEXT_BLOCK_HEADER)}$(.*?)(?:^{re.escape(CONTEXT_BLOCK_END)}$|\Z)",
+    re.DOTALL | re.MULTILINE,
+)
 _NONE = {"", "none", "null", "-"}
 
 
@@ -68,15 +72,6 @@ def _value(text: str, key: str) -> str | None:
     return m.group(1)
 
 
-def _environments(raw: str | None) -> dict[str, str]:
-    envs: dict[str, str] = {}
-    for part in (raw or "").split(","):
-        m = re.match(r"\s*([A-Za-z0-9_.-]+)\s*(?:\(\s*([A-Za-z]+)\s*\))?\s*$", part)
-        if m:
-            envs[m.group(1)] = (m.group(2) or m.group(1)).lower()
-    return envs
-
-
 def parse_system_text(text: str) -> TurnContext:
     """The context written in a system prompt text (a planner used on its own)."""
     block = _BLOCK.search(text)
@@ -87,17 +82,18 @@ def parse_system_text(text: str) -> TurnContext:
             value = _value(block.group(1), key)
             if value is not None:
                 ui[key] = value
+    facts = read_turn_facts(before_block)
+    if facts is None:
+        return TurnContext(ui=ui)
     return TurnContext(
-        selected_env=_value(before_block, SELECTED_ENV_KEY),
-        environments=_environments(_value(before_block, ENVIRONMENTS_KEY)),
-        ui=ui,
+        selected_env=facts.selected_env, environments=dict(facts.environments), ui=ui
     )
 
 
 def turn_context(messages: list[BaseMessage]) -> TurnContext:
-    """The context written in the latest system message's text (standalone use); an empty
-    context when there is none."""
+    """The context written in the latest system message that states the turn's facts; an
+    empty context when there is none."""
     for message in reversed(messages):
-        if isinstance(message, SystemMessage):
+        if isinstance(message, SystemMessage) and read_turn_facts(message.text) is not None:
             return parse_system_text(message.text)
     return TurnContext()
