@@ -172,6 +172,7 @@ class PermissionDeniedEvent(BaseEvent):
     required_role: str
     alternatives: list[Alternative] = Field(default_factory=list)
     message: str = ""
+    refusal: Refusal | None = None
 
 
 class MessageEvent(BaseEvent):

@@ -11,10 +11,10 @@ write in flight the stream ends there (``done``) and the run goes on for the wri
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
-from langchain_core.messages import AIMessage, AIMessageChunk
+from langchain_core.messages import AIMessage, AIMessageChunk, ToolMessage
 
 from app.agent.audit import AuditWriter
 from app.agent.core.control import ITEM, STOP, RunControl
@@ -27,6 +27,7 @@ from app.events import (
     ErrorEvent,
     Event,
     MessageEvent,
+    Offer,
     StoppedEvent,
     TokenEvent,
 )
@@ -35,6 +36,47 @@ from app.reasoning import cot_logger
 from app.vocab import DoneState
 
 STREAM_MODES = ["messages", "updates", "custom"]
+
+
+class WaysOn:
+    """The ways on a run's answer offers (``app.agent.offers``): every refused call's (a
+    refusal's ``offers``), and the candidates of the step the model answered right after
+    (a lookup's choices, kept in its results' artifacts)."""
+
+    def __init__(self) -> None:
+        self._refused: list[Offer] = []
+        self._choices: list[Offer] = []
+
+    def note_event(self, event: Any) -> None:
+        if isinstance(event, ErrorEvent) and event.offers:
+            self._refused.extend(event.offers)
+
+    def note_step(self, update: Mapping[str, Any]) -> None:
+        """A node's update: the model proposing calls forgets the last step's candidates;
+        a step's results bring their own."""
+        for node, values in update.items():
+            messages = values.get("messages") or [] if isinstance(values, Mapping) else []
+            if node == "model":
+                if any(isinstance(m, AIMessage) and m.tool_calls for m in messages):
+                    self._choices = []
+                continue
+            results = [m for m in messages if isinstance(m, ToolMessage)]
+            if results:
+                self._choices = [
+                    Offer.model_validate(o)
+                    for m in results
+                    if isinstance(m.artifact, Mapping)
+                    for o in m.artifact.get("offers") or []
+                ]
+
+    def offers(self) -> list[Offer]:
+        seen: set[tuple[str, str]] = set()
+        out = []
+        for offer in [*self._refused, *self._choices]:
+            if (offer.kind, offer.request) not in seen:
+                seen.add((offer.kind, offer.request))
+                out.append(offer)
+        return out
 
 
 def stopped_event(writes_in_flight: list[str], lang: str) -> StoppedEvent:
@@ -91,6 +133,7 @@ async def run_graph(
     audit = core.audit
     interrupted = False
     last_ai: AIMessage | None = None
+    ways = WaysOn()
     source = graph.astream(inp, config, context=ctx, stream_mode=STREAM_MODES)
     try:
         async for kind, item in _output(source, ctx.control):
@@ -114,6 +157,7 @@ async def run_graph(
                 ):
                     yield seq(TokenEvent(text=chunk.content))
             elif mode == "custom":  # an event object a node passed to ``emit``
+                ways.note_event(data)
                 yield seq(data)
             elif "__interrupt__" in data:
                 interrupted = True
@@ -121,7 +165,9 @@ async def run_graph(
                     cid = intr.value["confirmation_id"]
                     await asyncio.to_thread(core.confirmations.mark_sent, cid)
                     yield seq(confirm_required_event(intr.value))
-            elif isinstance(data.get("model"), dict):
+            else:
+                ways.note_step(data)
+            if mode == "updates" and isinstance(data.get("model"), dict):
                 replies = data["model"].get("messages") or []
                 last_ai = replies[-1] if replies else last_ai
                 if isinstance(last_ai, AIMessage) and not last_ai.tool_calls:
@@ -155,6 +201,7 @@ async def run_graph(
             yield ev
         return
     if isinstance(last_ai, AIMessage) and not last_ai.tool_calls:
-        yield seq(MessageEvent(text=str(last_ai.content), model=core.model_label))
+        text = str(last_ai.content)
+        yield seq(MessageEvent(text=text, model=core.model_label, offers=ways.offers()))
     async for ev in finish(seq, "idle", audit):
         yield ev
