@@ -181,6 +181,9 @@ class MessageEvent(BaseEvent):
     text: str
     model: str = ""
     offers: list[Offer] = Field(default_factory=list)
+    # the turn ended on what the model did (app.agent.model_step): step_cap,
+    # repeated_call, unknown_tool, invalid_arguments, unreadable, unreachable
+    problem: str | None = None
 
 
 class ErrorEvent(BaseEvent):

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import json
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import KW_ONLY, dataclass
 from typing import Any
@@ -30,6 +31,7 @@ from pydantic import BaseModel, ValidationError
 
 from app.agent.audit import AuditWriter
 from app.agent.confirm import Confirmations
+from app.agent.model_step import this_turn
 from app.agent.offers import without_context
 from app.agent.pending import Checked, call_env, call_row, pending_call
 from app.agent.state import AgentContext, AgentState, PendingCall
@@ -68,6 +70,15 @@ def _active_maintenance(db: Database, env_id: str) -> Any:
         return None if row is None else {"reason": row.reason, "by": row.started_by}
 
 
+def _calls(message: Any) -> list[Any]:
+    return list(message.tool_calls) if isinstance(message, AIMessage) else []
+
+
+def _call_key(call: Mapping[str, Any]) -> str:
+    """A call's identity in a turn: its tool and its arguments."""
+    return json.dumps([call["name"], call.get("args") or {}], sort_keys=True, default=str)
+
+
 @dataclass(eq=False)
 class Guard:
     """What the guard needs besides the state: the declarations, the policy and the
@@ -94,7 +105,13 @@ class Guard:
         assert isinstance(last, AIMessage)
         refused: list[ToolMessage] = []
         pending: list[PendingCall] = []
+        made = {_call_key(c) for m in this_turn(state["messages"][:-1]) for c in _calls(m)}
         for call in last.tool_calls:
+            key = _call_key(call)
+            if key in made:  # the same call again in one turn: a loop, never run twice
+                refused.append(await self._repeated(dict(call), ctx))
+                continue
+            made.add(key)
             outcome = await self.check(dict(call), ctx)
             if isinstance(outcome, ToolMessage):
                 refused.append(outcome)
@@ -103,6 +120,15 @@ class Guard:
                 await self.open(outcome, ctx)
             pending.append(outcome.call)
         return {"messages": refused, "pending": pending}
+
+    async def _repeated(self, call: dict[str, Any], ctx: AgentContext) -> ToolMessage:
+        refusal = Refusal(
+            code="repeated_call",
+            tool_name=call["name"],
+            message=f"{call['name']} was already called with these arguments in this turn",
+            args=dict(call.get("args") or {}),
+        )
+        return await self._refuse(call, ctx, refusal, kind="not_available", decision="error")
 
     async def _refuse(
         self,

@@ -19,6 +19,7 @@ from langchain_core.messages import AIMessage, AIMessageChunk, ToolMessage
 from app.agent.audit import AuditWriter
 from app.agent.core.control import ITEM, STOP, RunControl
 from app.agent.core.protocol import Core
+from app.agent.model_step import PROBLEM_KEY
 from app.agent.state import AgentContext
 from app.agent.stream import Sequencer, confirm_required_event
 from app.errors import SsToolsError
@@ -36,6 +37,33 @@ from app.reasoning import cot_logger
 from app.vocab import DoneState
 
 STREAM_MODES = ["messages", "updates", "custom"]
+
+
+class TokenGate:
+    """A model reply's text streams as tokens, except a reply that starts like a call
+    written as text (``{``, ``[`` or a code fence): its tokens are held back, so a call
+    the core reads out of the text (``app.agent.model_step.salvage``) is never shown as
+    text. Held text is dropped; the run's ``message`` event carries the final answer."""
+
+    _CALL_START = ("{", "[", "`")
+
+    def __init__(self) -> None:
+        self._reply: str | None = None  # the model call the tokens belong to
+        self._start = ""
+        self._holding: bool | None = None  # None: undecided (only blanks so far)
+
+    def pass_on(self, reply_id: str | None, text: str) -> str:
+        """What to stream now of ``text`` (a chunk of reply ``reply_id``)."""
+        if reply_id != self._reply:  # another model call (a repair try): decide afresh
+            self._reply, self._start, self._holding = reply_id, "", None
+        if self._holding is None:
+            self._start += text
+            stripped = self._start.lstrip()
+            if not stripped:
+                return ""
+            self._holding = stripped.startswith(self._CALL_START)
+            return "" if self._holding else self._start
+        return "" if self._holding else text
 
 
 class WaysOn:
@@ -134,6 +162,7 @@ async def run_graph(
     interrupted = False
     last_ai: AIMessage | None = None
     ways = WaysOn()
+    gate = TokenGate()
     source = graph.astream(inp, config, context=ctx, stream_mode=STREAM_MODES)
     try:
         async for kind, item in _output(source, ctx.control):
@@ -154,8 +183,9 @@ async def run_graph(
                     and meta.get("langgraph_node") == "model"
                     and isinstance(chunk.content, str)
                     and chunk.content
+                    and (text := gate.pass_on(chunk.id, chunk.content))
                 ):
-                    yield seq(TokenEvent(text=chunk.content))
+                    yield seq(TokenEvent(text=text))
             elif mode == "custom":  # an event object a node passed to ``emit``
                 ways.note_event(data)
                 yield seq(data)
@@ -201,7 +231,8 @@ async def run_graph(
             yield ev
         return
     if isinstance(last_ai, AIMessage) and not last_ai.tool_calls:
-        text = str(last_ai.content)
-        yield seq(MessageEvent(text=text, model=core.model_label, offers=ways.offers()))
+        text, problem = str(last_ai.content), last_ai.response_metadata.get(PROBLEM_KEY)
+        offers = ways.offers()
+        yield seq(MessageEvent(text=text, model=core.model_label, offers=offers, problem=problem))
     async for ev in finish(seq, "idle", audit):
         yield ev
