@@ -34,6 +34,7 @@ from app.agent.pending import Checked, call_env, call_row, pending_call
 from app.agent.state import AgentContext, AgentState, PendingCall
 from app.agent.stream import emit
 from app.agent.tools.declare import ToolDecl
+from app.cpu import off_loop
 from app.errors import ToolError
 from app.events import Alternative, BaseEvent, ErrorEvent, PermissionDeniedEvent
 from app.policy import (
@@ -64,6 +65,31 @@ def _active_maintenance(db: Database, env_id: str) -> Any:
     with db.session() as s:
         row = maintenance.active_for(s, env_id=env_id)
         return None if row is None else {"reason": row.reason, "by": row.started_by}
+
+
+async def _rated(
+    name: str,
+    args: dict[str, Any],
+    ctx: AgentContext,
+    policy: Policy,
+    envs: EnvTable,
+    env: EnvChoice,
+) -> tuple[str, dict[str, Any]]:
+    """The call's risk and its confirmation contract (pure policy). A tool that rates each
+    call from its arguments (the SQL tool parses its text in several dialects) is rated in
+    the CPU pool, so a long text never stalls the event loop (``app.cpu``)."""
+
+    def rate() -> tuple[str, dict[str, Any]]:
+        contract = build_confirmation_contract_v2(
+            name, args, ctx.role, ctx.selected_env, policy=policy, envs=envs, env=env,
+            object_type=ctx.object_type, lang=ctx.lang,
+        )  # fmt: skip
+        return tool_risk(name, args, policy=policy), contract
+
+    spec = policy.spec(name)
+    if spec is not None and spec.call_risk is not None:
+        return await off_loop(rate)
+    return rate()
 
 
 @dataclass(eq=False)
@@ -192,7 +218,7 @@ class Guard:
                     decision="error",
                 )  # fmt: skip
         env, selected = call_env(args, ctx, envs, target)
-        risk = tool_risk(name, args, policy=policy)
+        risk, contract = await _rated(name, args, ctx, policy, envs, env)
         if risk != "read" and not decl.maintenance_exempt and env.env_id:
             active = await asyncio.to_thread(_active_maintenance, self.db, env.env_id)
             if active:
@@ -206,10 +232,6 @@ class Guard:
                     message=f"environment '{env.env_id}' is in a maintenance window{why}; "
                     "write tools are refused until it ends",
                 )
-        contract = build_confirmation_contract_v2(
-            name, args, ctx.role, ctx.selected_env, policy=policy, envs=envs, env=env,
-            object_type=ctx.object_type, lang=ctx.lang,
-        )  # fmt: skip
         return await self._pending(call, ctx, decl, model, contract, risk, env, selected, policy)
 
     def _deps(self, ctx: AgentContext, env: EnvChoice, selected: str | None, policy: Policy) -> Any:
