@@ -102,9 +102,7 @@ async def test_an_edited_schema_is_422_naming_the_field_and_keeps_the_card(harne
         call("superset_execute_sql", sql="UPDATE t SET a = 1", schema="public", env_id="dev"),
         log,
     )
-    conf = next(
-        e for e in await harness.turn("fix a") if isinstance(e, ConfirmRequiredEvent)
-    )
+    conf = next(e for e in await harness.turn("fix a") if isinstance(e, ConfirmRequiredEvent))
     edited = {"sql": "UPDATE t SET a = 1", "schema": INJECTION, "env_id": "dev"}
     with pytest.raises(RequestRefused) as caught:
         await harness.answer(conf.confirmation_id, "confirm", args=edited)
