@@ -8,7 +8,8 @@ and the preflight. Then:
   preflight) -> the refusal is the call's result; nothing runs;
 * the same environment and a risk level no higher -> it runs, under the confirmation the
   person just gave, with the edited arguments;
-* a higher risk level, or another environment -> it does not run: a NEW confirmation
+* a higher risk level, or another environment (the call's own, or any environment its
+  arguments name, e.g. a deploy's ``source_env``) -> it does not run: a NEW confirmation
   (new id; a dangerous one starts its countdown again) is asked. The old id was spent
   when it was answered (``prepare_resume``).
 
@@ -38,9 +39,22 @@ async def _bound(guard: Guard, p: PendingCall) -> bool:
     return stored == edit_hash(p["tool_name"], dict(p.get("edited_args") or {}))
 
 
+def named_envs(p: PendingCall) -> dict[str, str | None]:
+    """Every environment the call's arguments name: ``env_id`` and each ``*_env`` (a
+    deploy's ``source_env`` as well as its ``target_env``), as given (None: omitted)."""
+    args = p.get("tool_args") or {}
+    return {
+        k: None if v is None else str(v).strip()
+        for k, v in args.items()
+        if k == "env_id" or k.endswith("_env")
+    }
+
+
 def raises_the_stakes(old: PendingCall, new: PendingCall) -> bool:
-    """Another environment, or a higher risk level, than the call the person saw."""
-    if new.get("env_id") != old.get("env_id"):
+    """Another environment — the call's own, or any other one its arguments name (issue
+    23: an edit of a deploy's ``source_env`` alone) — or a higher risk level than the
+    call the person saw."""
+    if new.get("env_id") != old.get("env_id") or named_envs(new) != named_envs(old):
         return True
     return RISK_RANK.get(new["risk_level"], 2) > RISK_RANK.get(old["risk_level"], 2)
 
