@@ -150,11 +150,14 @@ class Guard:
         )
         return _tool_message(f"{code.upper()}: {message}", call)
 
-    async def check(self, call: dict[str, Any], ctx: AgentContext) -> Checked | ToolMessage:
+    async def check(
+        self, call: dict[str, Any], ctx: AgentContext, *, preflight: bool = True
+    ) -> Checked | ToolMessage:
         """The per-call policy, in the module docstring's order: a refusal (a ToolMessage,
         already emitted and audited) or the checked call with its contract and card data.
-        It opens no confirmation: the guard does for a new call; an edit compares first
-        (``app.agent.edit``)."""
+        It opens no confirmation: the guard does for a new call; an answer compares first
+        (``app.agent.edit``). ``preflight=False`` skips the preflight (an unedited answer:
+        its card already showed it)."""
         name, raw = call["name"], dict(call.get("args") or {})
         policy = self.policy()
         decl = self.tools.get(name)
@@ -232,7 +235,9 @@ class Guard:
                     message=f"environment '{env.env_id}' is in a maintenance window{why}; "
                     "write tools are refused until it ends",
                 )
-        return await self._pending(call, ctx, decl, model, contract, risk, env, selected, policy)
+        return await self._pending(
+            call, ctx, decl, model, contract, risk, env, selected, policy, preflight=preflight
+        )
 
     def _deps(self, ctx: AgentContext, env: EnvChoice, selected: str | None, policy: Policy) -> Any:
         return self.deps_factory(
@@ -251,19 +256,21 @@ class Guard:
         env: EnvChoice,
         selected: str | None,
         policy: Policy,
+        *,
+        preflight: bool = True,
     ) -> Checked | ToolMessage:
         deps = self._deps(ctx, env, selected, policy)
         name, env_id = call["name"], contract.get("env_id")
         p = pending_call(call, contract, risk, source=env.source, selected_env=selected)
         metadata = {k: v for k, v in contract.items() if k != "requires_confirmation"}
-        if not p["needs_confirmation"]:
+        if not p["needs_confirmation"] or not preflight:
             return Checked(p, contract, metadata)
-        preflight = decl.preflight
+        check = decl.preflight
         if self.preflight is not None:
-            preflight = functools.partial(self.preflight, name)
-        if preflight is not None:
+            check = functools.partial(self.preflight, name)
+        if check is not None:
             try:
-                details = await preflight(model, deps)
+                details = await check(model, deps)
             except Exception as exc:  # a preflight failure blocks the call, visibly
                 return await self._refuse(
                     call,

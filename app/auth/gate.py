@@ -107,6 +107,13 @@ class AuthGate:
             status = await asyncio.to_thread(self.load_status, principal.user_id)
         return check_status(principal, status)
 
+    async def ensure_current_async(self, principal: Principal) -> Principal:
+        """:meth:`ensure_active` from the users table itself, never the cache (a worker
+        thread): for a decision that must see the user as they are now, such as a
+        person's answer to a confirmation (issue 23 item 4). Refreshes the cache."""
+        status = await asyncio.to_thread(self.load_status, principal.user_id)
+        return check_status(principal, status)
+
     def forget_user(self, username: str | None = None) -> None:
         """Drop cached answers for ``username`` (all users when None)."""
         self.statuses.forget(username)
