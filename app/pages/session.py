@@ -31,7 +31,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse
 
 from app.auth import AuthGate, Principal, authenticate
-from app.auth.throttle import check_login, login_failed, login_succeeded
+from app.auth.throttle import begin_login, login_failed, login_succeeded
 from app.errors import AuthError
 from app.pages.links import is_local_path
 from app.store import page_sessions
@@ -108,15 +108,15 @@ def current_user(auth: AuthGate) -> SessionUser | None:
 def _check_credentials(
     auth: AuthGate, username: str, password: str, client: str | None
 ) -> SignIn | Principal:
-    gate = check_login(auth, username, client)
+    gate = begin_login(auth, username, client)  # counted before the password check
     if not gate.allowed:
         return SignIn("throttled", retry_after_s=gate.retry_after_s)
     with auth.db.session() as db:
         principal = authenticate(db, username=username, password=password)
     if principal is None:
-        login_failed(auth, username, client)
+        login_failed(auth, username, client, gate)
         return SignIn("bad")
-    login_succeeded(auth, username)
+    login_succeeded(auth, username, client)
     return principal
 
 
