@@ -67,7 +67,9 @@ def create_token(body: TokenRequest, request: Request) -> TokenResponse | JSONRe
             401, "unauthorized", INVALID_CREDENTIALS, headers={"WWW-Authenticate": "Bearer"}
         )
     login_succeeded(auth, body.username, client)
-    token, expires_in = auth.issue(username=principal.user_id, role=principal.role)
+    token, expires_in = auth.issue(
+        username=principal.user_id, role=principal.role, stamp=principal.stamp
+    )
     auth.audit_event(
         kind="login",
         decision="allow",
