@@ -139,6 +139,7 @@ def _passwd(db: Database, args: argparse.Namespace) -> str:
         if user_store.get_user_by_name(session, username=name) is None:
             raise CliError(f"no user {name!r}")
         user_store.set_password(session, username=name, password_hash=hash_password(password))
+        page_sessions.end_user_sessions(session, username=name)  # its tokens: a new stamp
     return f"password changed for {name!r}"
 
 

@@ -14,6 +14,7 @@ Hierarchy::
         ├── NoEnvironmentError      no Superset environment configured / unknown env id
         ├── MaintenanceError        target env is in a maintenance window
         ├── ToolTimeoutError        the tool ran past its timeout
+        ├── UnsafePathError         an id or slug that cannot be a Superset URL path segment
         ├── TransientError          worth one retry for read tools (5xx, connection)
         │   └── SupersetUnavailableError   Superset 5xx or unreachable
         └── SupersetError           Superset answered with an error (status_code, message)
@@ -99,6 +100,10 @@ class MaintenanceError(ToolError):
 
 class ToolTimeoutError(ToolError):
     """The tool ran past its timeout; ``details`` has ``retryable`` / ``status_unknown``."""
+
+
+class UnsafePathError(ToolError):
+    """An id or slug that cannot be one segment of a Superset URL path (e.g. ``1/../x``)."""
 
 
 class TransientError(ToolError):

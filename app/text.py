@@ -9,6 +9,10 @@
   backslash-escaped (no emphasis, no ``![image](…)``, no ``[link](…)``), and a URL is a
   link only when its host is one of ``allowed_hosts`` (the configured Superset hosts);
   any other URL stays plain, unclickable text.
+* :func:`csv_cell` (issue 23 item 8): a CSV cell a spreadsheet will not run. A text
+  starting with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return is a formula to
+  Excel, LibreOffice and Google Sheets (``=HYPERLINK(…)``); OWASP's advice is to prefix
+  it with a single quote, which the spreadsheet shows as text.
 """
 
 from __future__ import annotations
@@ -107,3 +111,14 @@ def md_link(label: object, url: str | None, allowed_hosts: Iterable[str] = ()) -
         target = url.replace("(", "%28").replace(")", "%29").replace(" ", "%20")
         return f"[{text}]({html.escape(target, quote=True)})"
     return text
+
+
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: object) -> object:
+    """``value`` for a CSV export: a text a spreadsheet would read as a formula gets a
+    leading ``'``; numbers and other values are kept as they are."""
+    if isinstance(value, str) and value.startswith(_FORMULA_START):
+        return "'" + value
+    return value

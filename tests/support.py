@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from nicegui import app as nicegui_app
 
+from app.auth import Principal
 from app.parts import Parts, installed
 from app.store import users
 from app.store.audit import list_audit
@@ -39,6 +40,16 @@ def ensure_user(
         users.set_role(session, username=username, role=role)
         users.set_disabled(session, username=username, disabled=disabled)
     parts.auth.forget_user(username)
+
+
+def principal_for(parts: Parts, user: str = "alice", role: str = "admin") -> Principal:
+    """The principal a door verified for ``user`` (made an active account with ``role``):
+    with the account's current token stamp, as a verified token or page session has it."""
+    ensure_user(parts, user, role)
+    with parts.db.session() as session:
+        account = users.get_user_by_name(session, username=user)
+        assert account is not None
+        return Principal(user_id=user, role=role, stamp=account.token_stamp)
 
 
 def token_for(parts: Parts, user: str = "alice", role: str = "admin") -> str:

@@ -1,16 +1,25 @@
-"""Edit before approving (DESIGN decision 8): a confirmation answered with edited
-arguments. The edited call passes the guard's per-call policy again — the same function,
-:meth:`app.agent.guard.Guard.check`: permission, this turn's tool set, the args model,
-the environment and its tier (the one resolver), maintenance, the confirmation contract
-and the preflight. Then:
+"""Every answer "confirm" is checked again before anything runs (issue 23 item 4), and edit
+before approving (DESIGN decision 8).
+
+An answer without an edit (:func:`recheck_answer`) passes the guard's per-call policy
+again for the caller's CURRENT role (``prepare_resume`` reads it from the users table, not
+the old token's claim): a demoted admin's confirmation is ``permission_denied``; the
+environment and its tier, a maintenance window that started since the card, and the risk
+are checked too (no preflight: the card showed it).
+
+A confirmation answered with edited arguments: the edited call passes the guard's
+per-call policy again — the same function, :meth:`app.agent.guard.Guard.check`:
+permission, this turn's tool set, the args model, the environment and its tier (the one
+resolver), maintenance, the confirmation contract and the preflight. Then:
 
 * refused (e.g. ``permission_denied``, invalid arguments, a maintenance window, a failed
   preflight) -> the refusal is the call's result; nothing runs;
 * the same environment and a risk level no higher -> it runs, under the confirmation the
   person just gave, with the edited arguments;
-* a higher risk level, or another environment -> it does not run: a NEW confirmation
-  (new id; a dangerous one starts its countdown again) is asked. The old id was spent
-  when it was answered (``prepare_resume``).
+* a higher risk level, or another environment (the call's own, or any environment its
+  arguments name, e.g. a deploy's ``source_env``; or its tier) -> it does not run: a NEW
+  confirmation (new id; a dangerous one starts its countdown again) is asked. The old id
+  was spent when it was answered (``prepare_resume``).
 
 The run is bound to the edit: the consumed confirmation row holds the hash of the edited
 arguments (:func:`edit_hash`), and :func:`recheck_edits` runs nothing else.
@@ -32,15 +41,35 @@ RISK_RANK = {"safe": 0, "guarded": 1, "dangerous": 2}
 EDIT = "edit"
 
 
+def is_answered(p: PendingCall) -> bool:
+    """A call a person confirmed, with or without an edit (not a call that needed no one)."""
+    if p.get("decision") == EDIT:
+        return True
+    return p.get("decision") == "confirm" and bool(p.get("needs_confirmation"))
+
+
 async def _bound(guard: Guard, p: PendingCall) -> bool:
     """The edit is the one the consumed confirmation recorded (its hash)."""
     stored = await guard.confirmations.edit_hash_of(p.get("confirmation_id"))
     return stored == edit_hash(p["tool_name"], dict(p.get("edited_args") or {}))
 
 
+def named_envs(p: PendingCall) -> dict[str, str | None]:
+    """Every environment the call's arguments name: ``env_id`` and each ``*_env`` (a
+    deploy's ``source_env`` as well as its ``target_env``), as given (None: omitted)."""
+    args = p.get("tool_args") or {}
+    return {
+        k: None if v is None else str(v).strip()
+        for k, v in args.items()
+        if k == "env_id" or k.endswith("_env")
+    }
+
+
 def raises_the_stakes(old: PendingCall, new: PendingCall) -> bool:
-    """Another environment, or a higher risk level, than the call the person saw."""
-    if new.get("env_id") != old.get("env_id"):
+    """Another environment — the call's own, or any other one its arguments name (issue
+    23: an edit of a deploy's ``source_env`` alone) — or a higher risk level than the
+    call the person saw."""
+    if new.get("env_id") != old.get("env_id") or named_envs(new) != named_envs(old):
         return True
     return RISK_RANK.get(new["risk_level"], 2) > RISK_RANK.get(old["risk_level"], 2)
 
@@ -58,6 +87,44 @@ async def _unbound(guard: Guard, p: PendingCall, ctx: AgentContext) -> ToolMessa
     return ToolMessage(content=f"ERROR: {message}", tool_call_id=p["call_id"], name=p["tool_name"])
 
 
+def _stakes_raised(p: PendingCall, outcome: Checked) -> bool:
+    """:func:`raises_the_stakes`, or the same environment now of another tier (e.g. its
+    configured tier changed between the card and the answer)."""
+    shown = (p.get("metadata") or {}).get("env_context")
+    return raises_the_stakes(p, outcome.call) or outcome.metadata.get("env_context") != shown
+
+
+async def _ask_again(
+    guard: Guard, call: dict[str, Any], ctx: AgentContext
+) -> Checked | ToolMessage:
+    """A NEW confirmation for ``call`` (checked again, with its preflight): it waits."""
+    outcome = await guard.check(call, ctx)
+    if isinstance(outcome, ToolMessage):
+        return outcome
+    outcome.call["needs_confirmation"], outcome.call["decision"] = True, None
+    await guard.open(outcome, ctx)  # new id; audited as confirm_requested
+    return outcome
+
+
+async def recheck_answer(
+    guard: Guard, p: PendingCall, ctx: AgentContext
+) -> PendingCall | ToolMessage:
+    """An answer "confirm" WITHOUT an edit, checked again at resume (issue 23 item 4): the
+    guard's per-call policy for the caller's current role (``prepare_resume`` read it from
+    the users table), this turn's tool set, the arguments, the environment and its tier,
+    the maintenance window and the risk — without the preflight (the card showed it). A
+    refusal is the call's result; another environment or tier, or a higher risk, asks a
+    new confirmation; else the call runs under the one just given."""
+    call = {"id": p["call_id"], "name": p["tool_name"], "args": dict(p.get("tool_args") or {})}
+    outcome = await guard.check(call, ctx, preflight=False)
+    if isinstance(outcome, ToolMessage):
+        return outcome
+    if not _stakes_raised(p, outcome):
+        return p
+    again = await _ask_again(guard, call, ctx)
+    return again if isinstance(again, ToolMessage) else again.call
+
+
 async def recheck_edit(guard: Guard, p: PendingCall, ctx: AgentContext) -> Checked | ToolMessage:
     """One edited call (its binding already checked) through the per-call policy, then
     the comparison above. A
@@ -69,7 +136,7 @@ async def recheck_edit(guard: Guard, p: PendingCall, ctx: AgentContext) -> Check
     if isinstance(outcome, ToolMessage):
         return outcome
     new = outcome.call
-    if raises_the_stakes(p, new):
+    if _stakes_raised(p, outcome):
         new["needs_confirmation"], new["decision"] = True, None
         await guard.open(outcome, ctx)  # new id; audited as confirm_requested (edited args)
         return outcome
@@ -94,12 +161,19 @@ def _with_edits(messages: list[Any], edits: dict[str, dict[str, Any]]) -> list[A
 
 
 async def recheck_edits(guard: Guard, state: AgentState, ctx: AgentContext) -> dict[str, Any]:
-    """The graph node's work: every pending call answered with an edit is checked again
-    (see the module docstring); the others pass through unchanged."""
+    """The graph node's work: every pending call a person confirmed, edited or not, is
+    checked again (see the module docstring); the others pass through unchanged."""
     refused: list[ToolMessage] = []
     pending: list[PendingCall] = []
     edits: dict[str, dict[str, Any]] = {}
     for p in state.get("pending") or []:
+        if is_answered(p) and p.get("decision") != EDIT:
+            answer = await recheck_answer(guard, p, ctx)
+            if isinstance(answer, ToolMessage):
+                refused.append(answer)
+            else:
+                pending.append(answer)
+            continue
         if p.get("decision") != EDIT:
             pending.append(p)
             continue

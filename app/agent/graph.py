@@ -1,7 +1,8 @@
 """The agent graph: model -> guard -> (confirm -> (recheck)) -> tools -> model ...
 
-``recheck`` runs a confirmation answered with edited arguments through the guard's
-per-call policy again (``app.agent.edit``); a stopped turn ends through its own nodes
+``recheck`` runs every call a person confirmed, edited or not, through the guard's
+per-call policy again (``app.agent.edit``: the caller's current role, the environment,
+maintenance, the risk); a stopped turn ends through its own nodes
 (``app.agent.stopping``), so its checkpoint stays consistent.
 
 ``build_graph(*, model, checkpointer, settings, db, audit, confirmations, policy, envs,
@@ -27,7 +28,7 @@ from langgraph.types import interrupt
 from app.agent.audit import AuditWriter, audit_scope
 from app.agent.confirm import Confirmations
 from app.agent.direct import after_tools, entry, is_direct
-from app.agent.edit import EDIT, recheck_edits
+from app.agent.edit import EDIT, is_answered, recheck_edits
 from app.agent.guard import DepsFactory, Guard, PreflightOverride
 from app.agent.model_step import PROBLEM_KEY, ask_model, ended, turn_limit
 from app.agent.pending import call_row
@@ -246,8 +247,8 @@ def build_graph(
         return "__end__" if is_direct(state) else "model"
 
     def after_confirm(state: AgentState) -> Literal["recheck", "tools"]:
-        edited = any(p.get("decision") == EDIT for p in state.get("pending") or [])
-        return "recheck" if edited else "tools"
+        answered = any(is_answered(p) for p in state.get("pending") or [])
+        return "recheck" if answered else "tools"  # every "confirm" is checked again
 
     def after_recheck(state: AgentState) -> Literal["confirm", "tools", "model", "__end__"]:
         pending = state.get("pending") or []

@@ -37,6 +37,7 @@ from app.agent.pending import Checked, call_env, call_row, pending_call
 from app.agent.state import AgentContext, AgentState, PendingCall
 from app.agent.stream import emit
 from app.agent.tools.declare import ToolDecl
+from app.cpu import off_loop
 from app.errors import ToolError
 from app.events import BaseEvent, ErrorEvent, Offer, PermissionDeniedEvent
 from app.facts import Alternative, Refusal, RefusalCode
@@ -77,6 +78,31 @@ def _calls(message: Any) -> list[Any]:
 def _call_key(call: Mapping[str, Any]) -> str:
     """A call's identity in a turn: its tool and its arguments."""
     return json.dumps([call["name"], call.get("args") or {}], sort_keys=True, default=str)
+
+
+async def _rated(
+    name: str,
+    args: dict[str, Any],
+    ctx: AgentContext,
+    policy: Policy,
+    envs: EnvTable,
+    env: EnvChoice,
+) -> tuple[str, dict[str, Any]]:
+    """The call's risk and its confirmation contract (pure policy). A tool that rates each
+    call from its arguments (the SQL tool parses its text in several dialects) is rated in
+    the CPU pool, so a long text never stalls the event loop (``app.cpu``)."""
+
+    def rate() -> tuple[str, dict[str, Any]]:
+        contract = build_confirmation_contract_v2(
+            name, args, ctx.role, ctx.selected_env, policy=policy, envs=envs, env=env,
+            object_type=ctx.object_type, lang=ctx.lang,
+        )  # fmt: skip
+        return tool_risk(name, args, policy=policy), contract
+
+    spec = policy.spec(name)
+    if spec is not None and spec.call_risk is not None:
+        return await off_loop(rate)
+    return rate()
 
 
 @dataclass(eq=False)
@@ -168,11 +194,14 @@ class Guard:
         )
         return _tool_message(refusal.tool_result(), call)
 
-    async def check(self, call: dict[str, Any], ctx: AgentContext) -> Checked | ToolMessage:
+    async def check(
+        self, call: dict[str, Any], ctx: AgentContext, *, preflight: bool = True
+    ) -> Checked | ToolMessage:
         """The per-call policy, in the module docstring's order: a refusal (a ToolMessage,
         already emitted and audited) or the checked call with its contract and card data.
-        It opens no confirmation: the guard does for a new call; an edit compares first
-        (``app.agent.edit``)."""
+        It opens no confirmation: the guard does for a new call; an answer compares first
+        (``app.agent.edit``). ``preflight=False`` skips the preflight (an unedited answer:
+        its card already showed it)."""
         name, raw = call["name"], dict(call.get("args") or {})
         policy = self.policy()
         decl = self.tools.get(name)
@@ -244,7 +273,7 @@ class Guard:
                     kind="failed", decision="error",
                 )  # fmt: skip
         env, selected = call_env(args, ctx, envs, target)
-        risk = tool_risk(name, args, policy=policy)
+        risk, contract = await _rated(name, args, ctx, policy, envs, env)
         if risk != "read" and not decl.maintenance_exempt and env.env_id:
             active = await asyncio.to_thread(_active_maintenance, self.db, env.env_id)
             if active:
@@ -261,11 +290,9 @@ class Guard:
                     ),
                     kind="maintenance_refused",
                 )
-        contract = build_confirmation_contract_v2(
-            name, args, ctx.role, ctx.selected_env, policy=policy, envs=envs, env=env,
-            object_type=ctx.object_type, lang=ctx.lang,
-        )  # fmt: skip
-        return await self._pending(call, ctx, decl, model, contract, risk, env, selected, policy)
+        return await self._pending(
+            call, ctx, decl, model, contract, risk, env, selected, policy, preflight=preflight
+        )
 
     async def _not_available(
         self,
@@ -316,19 +343,21 @@ class Guard:
         env: EnvChoice,
         selected: str | None,
         policy: Policy,
+        *,
+        preflight: bool = True,
     ) -> Checked | ToolMessage:
         deps = self._deps(ctx, env, selected, policy)
         name, env_id = call["name"], contract.get("env_id")
         p = pending_call(call, contract, risk, source=env.source, selected_env=selected)
         metadata = {k: v for k, v in contract.items() if k != "requires_confirmation"}
-        if not p["needs_confirmation"]:
+        if not p["needs_confirmation"] or not preflight:
             return Checked(p, contract, metadata)
-        preflight = decl.preflight
+        check = decl.preflight
         if self.preflight is not None:
-            preflight = functools.partial(self.preflight, name)
-        if preflight is not None:
+            check = functools.partial(self.preflight, name)
+        if check is not None:
             try:
-                details = await preflight(model, deps)
+                details = await check(model, deps)
             except Exception as exc:  # a preflight failure blocks the call, visibly
                 why = f"{type(exc).__name__}: {exc}" if not isinstance(exc, ToolError) else str(exc)
                 return await self._refuse(

@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from app.api.deps import auth_of
 from app.api.errors import error_response
 from app.auth import authenticate
-from app.auth.throttle import INVALID_CREDENTIALS, check_login, login_failed, login_succeeded
+from app.auth.throttle import INVALID_CREDENTIALS, begin_login, login_failed, login_succeeded
 
 router = APIRouter(prefix="/api/auth", tags=["auth"])
 
@@ -51,7 +51,7 @@ class TokenResponse(BaseModel):
 def create_token(body: TokenRequest, request: Request) -> TokenResponse | JSONResponse:
     client = request.client.host if request.client else None
     auth = auth_of(request)
-    gate = check_login(auth, body.username, client)
+    gate = begin_login(auth, body.username, client)  # counted before the password check
     if not gate.allowed:
         return error_response(
             429,
@@ -62,12 +62,14 @@ def create_token(body: TokenRequest, request: Request) -> TokenResponse | JSONRe
     with auth.db.session() as session:
         principal = authenticate(session, username=body.username, password=body.password)
     if principal is None:
-        login_failed(auth, body.username, client)
+        login_failed(auth, body.username, client, gate)
         return error_response(
             401, "unauthorized", INVALID_CREDENTIALS, headers={"WWW-Authenticate": "Bearer"}
         )
-    login_succeeded(auth, body.username)
-    token, expires_in = auth.issue(username=principal.user_id, role=principal.role)
+    login_succeeded(auth, body.username, client)
+    token, expires_in = auth.issue(
+        username=principal.user_id, role=principal.role, stamp=principal.stamp
+    )
     auth.audit_event(
         kind="login",
         decision="allow",

@@ -6,8 +6,9 @@ request body back.
 
 :func:`install_error_handlers` makes the app's own failures take the same shape
 (issue 9 items 7, 14): FastAPI's validation errors (field path and message only, never
-the input), ``HTTPException`` (a ``{"error", "reason"}`` detail is passed through flat),
-404/405 on ``/api/…``. Unexpected exceptions are caught by
+the input) and a body it cannot decode (422 ``invalid_request``, like every route's own
+"the body is not JSON"; issue 23), ``HTTPException`` (a ``{"error", "reason"}`` detail is
+passed through flat), 404/405 on ``/api/…``. Unexpected exceptions are caught by
 :class:`app.api.middleware.ErrorGuard` (500 ``internal_error``, logged by
 :func:`log_unexpected` with its type and code frames only — no message, no locals — so
 no password reaches the logs). Pages keep NiceGUI's own HTML error pages.
@@ -100,8 +101,17 @@ async def on_validation_error(request: Request, exc: Exception) -> Response:
     return error_response(422, "invalid_request", validation_reason(exc))
 
 
+def _unparsable_body(exc: StarletteHTTPException) -> bool:
+    """FastAPI's own 400 for a body it could not decode (not UTF-8, nested too deeply):
+    the same refusal as any other body that is not JSON (issue 23)."""
+    cause = exc.__cause__
+    return exc.status_code == 400 and isinstance(cause, ValueError | RecursionError)
+
+
 async def on_http_exception(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, StarletteHTTPException)
+    if _is_api(request) and _unparsable_body(exc):
+        return error_response(422, "invalid_request", "the body is not JSON")
     detail = exc.detail
     headers = dict(exc.headers or {})
     code = ERROR_CODES.get(exc.status_code, "error")

@@ -4,13 +4,17 @@ A signature proves who a token was issued to, not that the person may still act:
 authenticated request (API bearer tokens, page sessions, in-process doors) passes
 :meth:`app.auth.gate.AuthGate.ensure_active`, which checks the users table:
 
-* a local token's user must exist, be enabled and still have the token's role;
+* a local token's user must exist, be enabled, still have the token's role and still
+  have the token stamp it was issued under (a password change, a new role, disabling —
+  each gives the user a new stamp, so a token from before is refused even after the
+  change is undone: issue 23 item 9);
 * an external (IdP) token's user is refused when a local user of that name is disabled.
 
 Answers are cached (:class:`UserStatusCache`, one per app's gate) for
-``settings.revocation_cache_s`` seconds (default 5) per username, so disabling, deleting or
-re-roling a user ends their tokens and page sessions within that many seconds on every
-replica; a change made in this process (``forget_user``) takes effect at once.
+``settings.revocation_cache_s`` seconds (default 5) per username, so a change of
+credentials (password, role, disable, delete) ends the user's tokens and page sessions
+within that many seconds on every replica; a change made in this process
+(``forget_user``) takes effect at once.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ class UserStatus:
     exists: bool
     disabled: bool = False
     role: str | None = None
+    stamp: str | None = None  # the user's current token stamp
 
 
 class UserStatusCache:
@@ -72,7 +77,12 @@ def load_status(db: Database, username: str) -> UserStatus:
         with db.session() as session:
             user = get_user_by_name(session, username=username)
             return (
-                UserStatus(exists=True, disabled=bool(user.disabled), role=user.role)
+                UserStatus(
+                    exists=True,
+                    disabled=bool(user.disabled),
+                    role=user.role,
+                    stamp=user.token_stamp,
+                )
                 if user is not None
                 else UserStatus(exists=False)
             )
@@ -92,4 +102,6 @@ def check_status(principal: Principal, status: UserStatus) -> Principal:
         raise AuthError("user disabled")
     if status.role != principal.role:
         raise AuthError("role changed")
+    if status.stamp != principal.stamp:
+        raise AuthError("credentials changed")
     return principal

@@ -33,6 +33,13 @@ from app.store.db import Database
 log = logging.getLogger("ss_tools.auth")
 
 
+class Current:
+    """``AuthGate.issue``'s default stamp: the user's current one, read from the table."""
+
+
+CURRENT = Current()
+
+
 class AuthGate:
     """Tokens and the users' active check of one app (see the module docstring)."""
 
@@ -58,9 +65,20 @@ class AuthGate:
         return self.jwks is not None
 
     # ---- tokens -------------------------------------------------------------------------
-    def issue(self, *, username: str, role: str, ttl_s: int | None = None) -> tuple[str, int]:
-        """A signed HS256 token for ``username`` and its ``expires_in`` in seconds."""
-        return issue_token(self.settings, username=username, role=role, ttl_s=ttl_s)
+    def issue(
+        self,
+        *,
+        username: str,
+        role: str,
+        ttl_s: int | None = None,
+        stamp: str | Current | None = CURRENT,
+    ) -> tuple[str, int]:
+        """A signed HS256 token for ``username`` and its ``expires_in`` in seconds, tied to
+        ``stamp`` — the token stamp the caller checked the user under (a sign-in's), or
+        by default the user's current one (blocking: one read of the users table)."""
+        if isinstance(stamp, Current):
+            stamp = load_status(self.db, username).stamp
+        return issue_token(self.settings, username=username, role=role, ttl_s=ttl_s, stamp=stamp)
 
     def decode(self, token: str | None) -> Principal:
         """The principal of ``token`` from its signature and claims alone (no database);
@@ -105,6 +123,13 @@ class AuthGate:
         status = self.cached_status(principal.user_id)
         if status is None:
             status = await asyncio.to_thread(self.load_status, principal.user_id)
+        return check_status(principal, status)
+
+    async def ensure_current_async(self, principal: Principal) -> Principal:
+        """:meth:`ensure_active` from the users table itself, never the cache (a worker
+        thread): for a decision that must see the user as they are now, such as a
+        person's answer to a confirmation (issue 23 item 4). Refreshes the cache."""
+        status = await asyncio.to_thread(self.load_status, principal.user_id)
         return check_status(principal, status)
 
     def forget_user(self, username: str | None = None) -> None:

@@ -31,4 +31,4 @@ def authenticate(session: Session, *, username: str, password: str) -> Principal
     if user.role not in ROLES:
         log.warning("user %r has unknown role %r; login refused", username, user.role)
         return None
-    return Principal(user_id=user.username, role=user.role, source="local")
+    return Principal(user_id=user.username, role=user.role, stamp=user.token_stamp)

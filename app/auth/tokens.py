@@ -1,12 +1,14 @@
 """JWT issue and verification (joserfc, never ``authlib.jose``).
 
 Local tokens are HS256, signed with ``settings.jwt_secret`` and carrying ``sub``, ``role``,
-``iss``, ``aud``, ``iat``, ``exp`` and ``jti``. When ``jwks_url`` or ``jwks_file`` is set, RS256
-tokens of an external identity provider are accepted too: the key is chosen by the
-token's ``kid`` among the RSA keys of the key set, issuer and audience are checked
-against ``external_issuer`` / ``external_audience`` when those are set, and the role is
-read from the claim named by ``jwt_role_claim`` (a dotted path such as
-``realm_access.roles``; a list maps to ``admin`` when it holds "admin", else ``analyst``).
+``iss``, ``aud``, ``iat``, ``exp``, ``jti`` and ``stp`` (the user's token stamp: a change
+of credentials gives the user a new one, issue 23 item 9). When ``jwks_url`` or
+``jwks_file`` is set, RS256 tokens of an external identity provider are accepted too:
+the key is chosen by the token's ``kid`` among the RSA keys of the key set, issuer and
+audience are checked against ``external_issuer`` / ``external_audience`` when those are
+set, and the role is read from the claim named by ``jwt_role_claim`` (a dotted path such
+as ``realm_access.roles``; a list maps to ``admin`` when it holds "admin", else
+``analyst``).
 
 The route is chosen from the header's ``alg`` *before* any key is touched, and each
 route passes exactly one algorithm to ``jwt.decode``: an RS256 token never meets the HMAC
@@ -18,7 +20,7 @@ Every refusal is an :class:`app.errors.AuthError` whose message is a short stabl
 ``algorithm not allowed``, ``wrong audience``, ``wrong issuer``, ``missing claim: X``,
 ``invalid claim: X``, ``token not yet valid``, ``unknown role``, ``unknown key``,
 ``key set unavailable``. :meth:`app.auth.gate.AuthGate.verify` adds the revocation check
-(``unknown user``, ``user disabled``, ``role changed``).
+(``unknown user``, ``user disabled``, ``role changed``, ``credentials changed``).
 
 These functions are pure: they take the settings (and the external key set) they use.
 """
@@ -53,6 +55,7 @@ LOCAL_ALG = "HS256"
 EXTERNAL_ALG = "RS256"
 LEEWAY_S = 10
 MAX_TOKEN_CHARS = 16_384
+STAMP_CLAIM = "stp"
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +65,8 @@ class Principal:
     user_id: str
     role: str
     source: Literal["local", "external"] = "local"
+    # the user's token stamp when the token or page session was issued (issue 23 item 9)
+    stamp: str | None = None
 
     @property
     def is_admin(self) -> bool:
@@ -78,9 +83,15 @@ def _local_key(settings: Settings) -> OctKey:
 
 
 def issue_token(
-    settings: Settings, *, username: str, role: str, ttl_s: int | None = None
+    settings: Settings,
+    *,
+    username: str,
+    role: str,
+    ttl_s: int | None = None,
+    stamp: str | None = None,
 ) -> tuple[str, int]:
-    """A signed HS256 token for ``username`` and its ``expires_in`` in seconds."""
+    """A signed HS256 token for ``username`` and its ``expires_in`` in seconds; ``stamp``
+    (the user's token stamp, claim ``stp``) ties it to the user's current credentials."""
     if role not in ROLES:
         raise AuthError("unknown role")
     if not username:
@@ -98,6 +109,8 @@ def issue_token(
         "exp": now + ttl,
         "jti": secrets.token_urlsafe(12),
     }
+    if stamp is not None:
+        claims[STAMP_CLAIM] = stamp
     token = jwt.encode(
         {"alg": LOCAL_ALG, "typ": "JWT"}, claims, _local_key(settings), algorithms=[LOCAL_ALG]
     )
@@ -174,7 +187,11 @@ def _verify_local(token: str, settings: Settings) -> tuple[Principal, float]:
     role = claims["role"]
     if role not in ROLES:
         raise AuthError("unknown role")
-    return Principal(user_id=claims["sub"], role=role, source="local"), float(claims["exp"])
+    stamp = claims.get(STAMP_CLAIM)
+    principal = Principal(
+        user_id=claims["sub"], role=role, stamp=stamp if isinstance(stamp, str) and stamp else None
+    )
+    return principal, float(claims["exp"])
 
 
 def _claim_path(claims: dict[str, Any], path: str) -> Any:

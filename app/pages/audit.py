@@ -26,6 +26,7 @@ from app.pages import session
 from app.parts import installed
 from app.store.audit import DECISIONS, list_audit
 from app.store.db import Database
+from app.text import csv_cell
 
 FILTERS = ("user", "tool", "decision", "env", "since", "until")
 COLUMNS = (
@@ -89,10 +90,12 @@ def fetch_rows(db: Database, filters: dict[str, str], limit: int = 500) -> list[
 
 
 def to_csv(rows: list[dict[str, Any]]) -> str:
+    """The rows as CSV; a cell a spreadsheet would run as a formula (a username or reason
+    starting with ``=``, ``+``, ``-``, ``@``, a tab or CR) is quoted by :func:`csv_cell`."""
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=COLUMNS, extrasaction="ignore")
     writer.writeheader()
-    writer.writerows(rows)
+    writer.writerows({k: csv_cell(v) for k, v in row.items()} for row in rows)
     return out.getvalue()
 
 

@@ -10,8 +10,9 @@ and :mod:`app.store.page_sessions` maps a hash of that id to the user. Page stor
   gives the browser a **new** id and opens the session for that id only. A browser id
   planted before sign-in stays signed out.
 * Sign-out ends the session at once; the next ``/login`` gives the browser a new id.
-* Every page load checks the user is still active with the session's role
-  (:meth:`app.auth.AuthGate.ensure_active`, issue 9 item 3); the page's model gets a fresh
+* Every page load checks the user is still active with the session's role and the token
+  stamp it signed in under (:meth:`app.auth.AuthGate.ensure_active`, issue 9 item 3; a
+  change of credentials ends the session: issue 23 item 9); the page's model gets a fresh
   token that lives only in memory (item 12).
 
 The functions take the app's auth gate (its database and settings with it): the page
@@ -31,7 +32,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse
 
 from app.auth import AuthGate, Principal, authenticate
-from app.auth.throttle import check_login, login_failed, login_succeeded
+from app.auth.throttle import begin_login, login_failed, login_succeeded
 from app.errors import AuthError
 from app.pages.links import is_local_path
 from app.store import page_sessions
@@ -49,6 +50,7 @@ class SessionUser:
     role: str
     token: str  # issued for this page visit, kept in memory only
     source: Literal["local", "external"] = "local"
+    stamp: str | None = None  # the token stamp the session was opened under
 
     @property
     def is_admin(self) -> bool:
@@ -56,7 +58,9 @@ class SessionUser:
 
     @property
     def principal(self) -> Principal:
-        return Principal(user_id=self.username, role=self.role, source=self.source)
+        return Principal(
+            user_id=self.username, role=self.role, source=self.source, stamp=self.stamp
+        )
 
 
 @dataclass(frozen=True)
@@ -82,7 +86,7 @@ def _lookup(auth: AuthGate, bid: str) -> Principal | None:
         row = page_sessions.find_session(db, browser_id=bid)
         if row is None or not page_sessions.is_live(row):
             return None
-        principal = Principal(user_id=row.username, role=row.role)
+        principal = Principal(user_id=row.username, role=row.role, stamp=row.stamp)
     try:
         return auth.ensure_active(principal)
     except AuthError as exc:
@@ -96,8 +100,10 @@ def user_for(auth: AuthGate, bid: str | None) -> SessionUser | None:
     principal = _lookup(auth, bid) if bid else None
     if principal is None:
         return None
-    token, _ = auth.issue(username=principal.user_id, role=principal.role)
-    return SessionUser(username=principal.user_id, role=principal.role, token=token)
+    token, _ = auth.issue(username=principal.user_id, role=principal.role, stamp=principal.stamp)
+    return SessionUser(
+        username=principal.user_id, role=principal.role, token=token, stamp=principal.stamp
+    )
 
 
 def current_user(auth: AuthGate) -> SessionUser | None:
@@ -108,22 +114,27 @@ def current_user(auth: AuthGate) -> SessionUser | None:
 def _check_credentials(
     auth: AuthGate, username: str, password: str, client: str | None
 ) -> SignIn | Principal:
-    gate = check_login(auth, username, client)
+    gate = begin_login(auth, username, client)  # counted before the password check
     if not gate.allowed:
         return SignIn("throttled", retry_after_s=gate.retry_after_s)
     with auth.db.session() as db:
         principal = authenticate(db, username=username, password=password)
     if principal is None:
-        login_failed(auth, username, client)
+        login_failed(auth, username, client, gate)
         return SignIn("bad")
-    login_succeeded(auth, username)
+    login_succeeded(auth, username, client)
     return principal
 
 
 def _ticket(db: Database, principal: Principal, bid: str | None) -> str:
     with db.session() as s:
         return page_sessions.create_ticket(
-            s, username=principal.user_id, role=principal.role, browser_id=bid, now=None
+            s,
+            username=principal.user_id,
+            role=principal.role,
+            browser_id=bid,
+            now=None,
+            stamp=principal.stamp,
         )
 
 
@@ -166,17 +177,24 @@ async def complete_sign_in(auth: AuthGate, request: Request) -> RedirectResponse
     return RedirectResponse(target, status_code=303)
 
 
-def _redeem(db: Database, ticket: str, bid: str | None) -> tuple[str, str] | None:
+def _redeem(db: Database, ticket: str, bid: str | None) -> tuple[str, str, str | None] | None:
     with db.session() as s:
         return page_sessions.redeem_ticket(s, ticket=ticket, browser_id=bid)
 
 
-def _open(auth: AuthGate, old: str | None, new: str, username: str, role: str) -> None:
+def _open(
+    auth: AuthGate, old: str | None, new: str, username: str, role: str, stamp: str | None
+) -> None:
     with auth.db.session() as db:
         if old:
             page_sessions.end_session(db, browser_id=old)
         page_sessions.open_session(
-            db, browser_id=new, username=username, role=role, ttl_s=auth.settings.jwt_ttl_s
+            db,
+            browser_id=new,
+            username=username,
+            role=role,
+            ttl_s=auth.settings.jwt_ttl_s,
+            stamp=stamp,
         )
 
 

@@ -6,7 +6,8 @@
 * :mod:`.pipeline`: build_tool_pipeline, enforce_tool_permission, alternatives_for;
 * :mod:`.risk`: tool_risk, card_state, build_confirmation_contract_v2;
 * :mod:`.envs`: the one environment resolver (resolve_env, tier_of, derive_tier, EnvTable);
-* :mod:`.sql`: classify_sql / sql_risk (sqlglot), with :mod:`.sql_functions`;
+* :mod:`.sql`: classify_sql / sql_risk (sqlglot), with :mod:`.sql_functions` and
+  :mod:`.sql_dialects` (the readers of a text, the SQL length cap, the token budget);
 * :mod:`.config`: Policy, load_policy, policy_from_dict (policy.toml).
 
 Functions that look a tool up by name take ``policy=`` (keyword). Imports no sqlmodel,

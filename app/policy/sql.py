@@ -7,17 +7,23 @@
   that is on neither list of :mod:`app.policy.sql_functions` (it may write);
 * delete (dangerous): DELETE, DROP, TRUNCATE, ALTER, GRANT/REVOKE, KILL, COPY … PROGRAM
   or a server file, a known side-effect function (``pg_terminate_backend``,
-  ``dblink_exec``, ``set_config``, ``nextval``, ``pg_sleep`` …), a MySQL executable
-  comment ``/*! … */`` (MySQL runs its content), and text that does not parse.
+  ``dblink_exec``, ``set_config``, ``nextval``, ``pg_sleep`` …), an executable comment —
+  MySQL's ``/*! … */`` and MariaDB's ``/*M! … */`` in every form (the server runs their
+  content) — text that does not parse, and text too long to classify.
 
 ``EXPLAIN`` is read only from the parsed tokens: its options are read with comments
 removed (``EXPLAIN /* x */ ANALYZE``, ``EXPLAIN/**/ANALYZE`` and ``EXPLAIN -- c⏎ANALYZE``
 are all ANALYZE), and ``EXPLAIN ANALYZE <stmt>`` runs ``<stmt>``, so it takes that
 statement's risk. Several statements → the worst. Every node of the tree counts, so a
-data-modifying CTE is delete. The text is parsed as generic SQL, PostgreSQL and MySQL
-and the worst reading wins (a quote or comment rule that differs between engines cannot
-hide a statement); a dialect that cannot parse the text is skipped, and if none can, the
-text is dangerous.
+data-modifying CTE is delete.
+
+**Readings** (issue 23): quote, bracket and comment rules differ between engines, so the
+text is read in every candidate dialect of :mod:`app.policy.sql_dialects` (generic,
+PostgreSQL, MySQL, SQLite, SQL Server) and, when the database's backend is known, in its
+own dialect too; the worst reading wins. A reading that fails to tokenize or parse is
+dangerous, not skipped (the database may read the text that way), and a reading over
+``MAX_CLASSIFIED_TOKENS`` tokens is dangerous without being parsed (the cost of a call
+stays bounded; callers on an event loop run this in a worker thread: ``app.cpu``).
 
 :func:`classify_sql` returns a :class:`SqlVerdict` (risk and the reason, e.g. "calls
 pg_terminate_backend, which has side effects"); :func:`sql_risk` returns the risk only.
@@ -25,6 +31,7 @@ pg_terminate_backend, which has side effects"); :func:`sql_risk` returns the ris
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -32,16 +39,15 @@ from typing import Literal
 
 import sqlglot
 from sqlglot import exp
+from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import ParseError, TokenError
 from sqlglot.tokens import Token, TokenType
 
-from app.policy.sql_functions import PURE_NODE_CLASSES, function_verdict
+from app.policy.sql_dialects import MAX_CLASSIFIED_TOKENS, dialect_name, dialects_for
+from app.policy.sql_functions import function_risk
 
 Risk = Literal["read", "write", "delete"]
 RISK_ORDER: dict[str, int] = {"read": 0, "write": 1, "delete": 2}
-
-# Each text is read in all of these; the worst reading wins.
-_DIALECTS: tuple[str | None, ...] = (None, "postgres", "mysql")
 
 
 @dataclass(frozen=True)
@@ -76,6 +82,13 @@ MAX_EXPLAIN_DEPTH = 2  # EXPLAIN ANALYZE EXPLAIN ANALYZE … deeper than this is
 
 EMPTY = SqlVerdict("delete", "no SQL statement to run")
 UNPARSABLE = SqlVerdict("delete", "the SQL could not be parsed")
+TOO_LONG = SqlVerdict(
+    "delete",
+    f"the SQL is too long to classify (over {MAX_CLASSIFIED_TOKENS} tokens): "
+    "a person must confirm it",
+)
+# MySQL's /*! … */ and /*!50000 … */, MariaDB's /*M! … */ and /*M!100000 … */
+_EXECUTABLE = re.compile(r"\s*[mM]?!")
 READ = SqlVerdict("read", "read-only query")
 
 
@@ -90,31 +103,6 @@ def _worst(verdicts: Iterable[SqlVerdict]) -> SqlVerdict:
         if best is None or RISK_ORDER[verdict.risk] > RISK_ORDER[best.risk]:
             best = verdict
     return best or READ
-
-
-# --- functions --------------------------------------------------------------------------
-def _function_name(node: exp.Func) -> tuple[str, str | None]:
-    name = node.name if isinstance(node, exp.Anonymous) else node.sql_name()
-    parent = node.parent
-    qualifier = None
-    if isinstance(parent, exp.Dot) and parent.expression is node:
-        qualifier = parent.this.name if isinstance(parent.this, exp.Expression) else None
-    return str(name or "").lower(), qualifier
-
-
-def _function(node: exp.Func) -> SqlVerdict | None:
-    if not isinstance(node, exp.Anonymous) and type(node).__name__ in PURE_NODE_CLASSES:
-        return None
-    if isinstance(node, exp.AggFunc) and not type(node).__name__.startswith("AI"):
-        return None
-    name, qualifier = _function_name(node)
-    verdict = function_verdict(name, qualifier)
-    shown = f"{qualifier}.{name}" if qualifier else name
-    if verdict == "delete":
-        return SqlVerdict("delete", f"calls {shown}(), which has side effects")
-    if verdict == "write":
-        return SqlVerdict("write", f"calls {shown}(), which is not known to be read-only")
-    return None
 
 
 # --- nodes and statements ---------------------------------------------------------------
@@ -140,8 +128,8 @@ def _node(node: exp.Expr) -> SqlVerdict | None:
             return SqlVerdict("write", "SELECT … INTO creates a table")
         if node.args.get("locks"):
             return SqlVerdict("write", "SELECT … FOR UPDATE/SHARE locks rows")
-    if isinstance(node, exp.Func):
-        return _function(node)
+    if isinstance(node, exp.Func) and (found := function_risk(node)) is not None:
+        return SqlVerdict(*found)  # type: ignore[arg-type]  # function_risk's risks
     return None
 
 
@@ -236,26 +224,32 @@ def _command(node: exp.Command, dialect: str | None, depth: int) -> SqlVerdict:
 def _executable_comment(tokens: list[Token]) -> SqlVerdict | None:
     for tok in tokens:
         for comment in tok.comments or []:
-            if comment.startswith("!"):
+            if _EXECUTABLE.match(comment):
                 return SqlVerdict(
-                    "delete", "MySQL runs the content of an executable comment /*! … */"
+                    "delete",
+                    "MySQL and MariaDB run the content of an executable comment "
+                    "(/*! … */, /*M! … */)",
                 )
     return None
 
 
-def _in_dialect(sql: str, dialect: str | None, depth: int) -> SqlVerdict | None:
-    """The verdict of one dialect's reading, or None when that dialect cannot parse it."""
+def _reading(sql: str, dialect: str | None, depth: int) -> SqlVerdict:
+    """One dialect's reading of the text. Text this dialect cannot tokenize or parse is
+    dangerous (it may be how the database reads it), and so is text over the budget."""
     try:
-        tokens = sqlglot.tokenize(sql, read=dialect)
+        reader = Dialect.get_or_raise(dialect)
+        tokens = reader.tokenize(sql)
+        if len(tokens) > MAX_CLASSIFIED_TOKENS:
+            return TOO_LONG
         if (verdict := _executable_comment(tokens)) is not None:
             return verdict
         statements = [
             s
-            for s in sqlglot.parse(sql, read=dialect)
+            for s in reader.parser().parse(tokens, sql)
             if s is not None and not isinstance(s, _IGNORED_ROOTS)
         ]
     except (ParseError, TokenError, RecursionError):
-        return None
+        return SqlVerdict("delete", f"the SQL could not be parsed as {dialect_name(dialect)}")
     if not statements:
         return EMPTY
     try:
@@ -267,22 +261,37 @@ def _in_dialect(sql: str, dialect: str | None, depth: int) -> SqlVerdict | None:
 def _classify(sql: str | None, dialects: tuple[str | None, ...], depth: int) -> SqlVerdict:
     if not sql or not sql.strip():
         return EMPTY
-    readings = [_in_dialect(sql, d, depth) for d in dialects]
-    verdicts = [v for v in readings if v is not None]
-    if not verdicts:
-        return UNPARSABLE
-    if all(v is EMPTY for v in verdicts):
+    readings: list[SqlVerdict] = []
+    for dialect in dialects:
+        verdict = _reading(sql, dialect, depth)
+        seen = [RISK_ORDER[v.risk] for v in readings if v is not EMPTY]
+        name = dialect_name(dialect)
+        if seen and RISK_ORDER[verdict.risk] > max(seen) and name not in verdict.reason:
+            # this engine reads more into the text than the earlier readings did: say so
+            verdict = SqlVerdict(verdict.risk, f"{verdict.reason} (as {name} reads the text)")
+        if verdict.risk == "delete" and verdict is not EMPTY:
+            return verdict  # nothing is worse: the other readings cannot change it
+        readings.append(verdict)
+    if all(v is EMPTY for v in readings):
         return EMPTY
-    return _worst(v for v in verdicts if v is not EMPTY)
+    return _worst(v for v in readings if v is not EMPTY)
 
 
 @lru_cache(maxsize=256)  # pure: one call's card, risk and guard share a single parse
-def classify_sql(sql: str | None, *, dialect: str | None = None) -> SqlVerdict:
-    """Risk and reason for a SQL text (see the module docstring). ``dialect`` reads it in
-    that one dialect only; by default the worst of generic, PostgreSQL and MySQL."""
-    return _classify(sql, (dialect,) if dialect else _DIALECTS, 0)
+def _classified(sql: str | None, dialects: tuple[str | None, ...]) -> SqlVerdict:
+    return _classify(sql, dialects, 0)
 
 
-def sql_risk(sql: str | None, *, dialect: str | None = None) -> Risk:
+def classify_sql(
+    sql: str | None, *, dialect: str | None = None, backend: str | None = None
+) -> SqlVerdict:
+    """Risk and reason for a SQL text (see the module docstring): the worst of its
+    readings in every candidate dialect and, when ``backend`` (Superset's database
+    backend, e.g. ``postgresql``) is given, in that database's own dialect too.
+    ``dialect`` reads it in that one sqlglot dialect only (tests, EXPLAIN's inner text)."""
+    return _classified(sql, (dialect,) if dialect else dialects_for(backend))
+
+
+def sql_risk(sql: str | None, *, dialect: str | None = None, backend: str | None = None) -> Risk:
     """Classify SQL text as read, write or delete (see :func:`classify_sql`)."""
-    return classify_sql(sql, dialect=dialect).risk
+    return classify_sql(sql, dialect=dialect, backend=backend).risk

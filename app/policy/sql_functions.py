@@ -21,6 +21,8 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
+from sqlglot import exp
+
 with Path(__file__).with_name("sql_functions.toml").open("rb") as _file:
     _LISTS = tomllib.load(_file)
 
@@ -45,3 +47,29 @@ def function_verdict(name: str, qualifier: str | None = None) -> str | None:
     if owner in ("", "pg_catalog", "public", "information_schema") and low in PURE_FUNCTIONS:
         return None
     return "write"
+
+
+def _function_name(node: exp.Func) -> tuple[str, str | None]:
+    name = node.name if isinstance(node, exp.Anonymous) else node.sql_name()
+    parent = node.parent
+    qualifier = None
+    if isinstance(parent, exp.Dot) and parent.expression is node:
+        qualifier = parent.this.name if isinstance(parent.this, exp.Expression) else None
+    return str(name or "").lower(), qualifier
+
+
+def function_risk(node: exp.Func) -> tuple[str, str] | None:
+    """``(risk, reason)`` of one function call in a parse tree, or None for a pure one
+    (a typed pure built-in, an aggregate, a name on the pure list)."""
+    if not isinstance(node, exp.Anonymous) and type(node).__name__ in PURE_NODE_CLASSES:
+        return None
+    if isinstance(node, exp.AggFunc) and not type(node).__name__.startswith("AI"):
+        return None
+    name, qualifier = _function_name(node)
+    verdict = function_verdict(name, qualifier)
+    shown = f"{qualifier}.{name}" if qualifier else name
+    if verdict == "delete":
+        return "delete", f"calls {shown}(), which has side effects"
+    if verdict == "write":
+        return "write", f"calls {shown}(), which is not known to be read-only"
+    return None

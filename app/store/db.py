@@ -19,7 +19,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.pool import StaticPool
 from sqlmodel import Session, SQLModel
 
-from app.store import confirmations, models
+from app.store import confirmations, migrate, models
 
 SQLITE_BUSY_TIMEOUT_MS = 5000
 PG_CONNECT_TIMEOUT_S = 5
@@ -72,7 +72,7 @@ def init_db(engine: Engine) -> None:
         if engine.dialect.name == "postgresql":
             conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": INIT_LOCK_KEY})
         SQLModel.metadata.create_all(conn)
-        models.ensure_audit_columns(conn)
+        migrate.ensure_columns(conn)
         confirmations.ensure_columns(conn)
         models.ensure_audit_triggers(conn)
 

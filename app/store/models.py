@@ -18,7 +18,7 @@ import uuid
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, Connection, DateTime, Text, TypeDecorator, event, inspect
+from sqlalchemy import JSON, Connection, DateTime, Text, TypeDecorator, event
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import ORMExecuteState
 from sqlalchemy.orm import Session as OrmSession
@@ -90,7 +90,8 @@ class AuditEvent(SQLModel, table=True):
 
 
 # Columns added to ``audit_event`` after its first release: init_db adds them to an older
-# table (a data dir from an earlier version) so its rows stay and new rows carry them.
+# table (a data dir from an earlier version) so its rows stay and new rows carry them
+# (``app.store.migrate``, which lists every table's added columns).
 AUDIT_ADDED_COLUMNS = ("channel", "client")
 
 
@@ -103,6 +104,9 @@ class User(SQLModel, table=True):
     password_hash: str
     created_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime, nullable=False)
     disabled: bool = False
+    # new at every credential change (password, role, disable; a new account): a token or
+    # page session carries the stamp it was issued under (issue 23 item 9)
+    token_stamp: str | None = Field(default_factory=lambda: secrets.token_urlsafe(12))
 
 
 class Task(SQLModel, table=True):
@@ -208,11 +212,14 @@ class PageSession(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime, nullable=False)
     expires_at: datetime = Field(sa_type=UTCDateTime, nullable=False)
     ended_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+    stamp: str | None = None  # the user's token stamp at sign-in (User.token_stamp)
 
 
 class LoginThrottle(SQLModel, table=True):
-    """Failed sign-ins of one username (``user:<name>``) or one client (``client:<ip>``)
-    in the current window; shared by every replica through the database."""
+    """Sign-in attempts of one username (``user:<name>``) or one client (``client:<ip>``)
+    in the current window, counted before the password is checked (``failures``; a
+    success clears or refunds its own); shared by every replica through the database.
+    ``allowed`` and ``closed_failures`` answer the latest attempt (``app.store.throttle``)."""
 
     __tablename__ = "login_throttle"
 
@@ -220,6 +227,8 @@ class LoginThrottle(SQLModel, table=True):
     window_start: datetime = Field(sa_type=UTCDateTime, nullable=False)
     failures: int = 0
     blocked_until: datetime | None = Field(default=None, sa_type=UTCDateTime)
+    allowed: bool = True
+    closed_failures: int = 0
     updated_at: datetime = Field(
         default_factory=utcnow, sa_type=UTCDateTime, nullable=False, index=True
     )
@@ -279,18 +288,6 @@ TRIGGERS = {"sqlite": _SQLITE_TRIGGERS, "postgresql": _PG_TRIGGERS}
 for _dialect, _statements in TRIGGERS.items():
     for _stmt in _statements:
         event.listen(AUDIT_TABLE, "after_create", DDL(_stmt).execute_if(dialect=_dialect))
-
-
-def ensure_audit_columns(conn: Connection) -> None:
-    """Add the columns of ``AUDIT_ADDED_COLUMNS`` that an existing table lacks. Idempotent
-    (SQLite has no ``ADD COLUMN IF NOT EXISTS``, so the table is inspected first)."""
-    present = {c["name"] for c in inspect(conn).get_columns(AuditEvent.__tablename__)}
-    for name in AUDIT_ADDED_COLUMNS:
-        if name not in present:
-            conn.exec_driver_sql(f"ALTER TABLE audit_event ADD COLUMN {name} VARCHAR")
-    conn.exec_driver_sql(
-        "CREATE INDEX IF NOT EXISTS ix_audit_event_channel ON audit_event (channel)"
-    )
 
 
 def ensure_audit_triggers(conn: Connection) -> None:

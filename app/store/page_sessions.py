@@ -29,10 +29,17 @@ def key_hash(value: str, *, kind: str) -> str:
 
 
 def create_ticket(
-    session: Session, *, username: str, role: str, browser_id: str | None, now: datetime | None
+    session: Session,
+    *,
+    username: str,
+    role: str,
+    browser_id: str | None,
+    now: datetime | None,
+    stamp: str | None = None,
 ) -> str:
     """A one-time sign-in ticket for ``username`` (valid for 60 s, only from the browser
-    whose id is ``browser_id``). Returns the ticket; only its hash is stored."""
+    whose id is ``browser_id``; ``stamp``: the user's token stamp the password was checked
+    under). Returns the ticket; only its hash is stored."""
     now = now or utcnow()
     ticket = secrets.token_urlsafe(32)
     session.add(
@@ -44,6 +51,7 @@ def create_ticket(
             bound_to=key_hash(browser_id, kind="browser") if browser_id else None,
             created_at=now,
             expires_at=now + timedelta(seconds=TICKET_TTL_S),
+            stamp=stamp,
         )
     )
     session.flush()
@@ -52,9 +60,9 @@ def create_ticket(
 
 def redeem_ticket(
     session: Session, *, ticket: str, browser_id: str | None, now: datetime | None = None
-) -> tuple[str, str] | None:
-    """(username, role) of a valid ticket, spent by this call; None when it is unknown,
-    expired, already used or presented by another browser."""
+) -> tuple[str, str, str | None] | None:
+    """(username, role, stamp) of a valid ticket, spent by this call; None when it is
+    unknown, expired, already used or presented by another browser."""
     now = now or utcnow()
     hashed = key_hash(ticket, kind="ticket")
     row = session.get(PageSession, hashed)
@@ -71,7 +79,7 @@ def redeem_ticket(
     )
     if changed(spent) != 1:
         return None
-    return row.username, row.role
+    return row.username, row.role, row.stamp
 
 
 def open_session(
@@ -82,7 +90,10 @@ def open_session(
     role: str,
     ttl_s: int,
     now: datetime | None = None,
+    stamp: str | None = None,
 ) -> None:
+    """Open the session of ``browser_id`` for ``username`` under the token ``stamp`` it
+    signed in with: a later change of credentials ends it (``app.pages.session``)."""
     now = now or utcnow()
     hashed = key_hash(browser_id, kind="browser")
     existing = session.get(PageSession, hashed)
@@ -97,6 +108,7 @@ def open_session(
             role=role,
             created_at=now,
             expires_at=now + timedelta(seconds=ttl_s),
+            stamp=stamp,
         )
     )
     session.flush()

@@ -1,6 +1,14 @@
-"""Users of the agent. Passwords arrive already hashed (``app.auth`` hashes them)."""
+"""Users of the agent. Passwords arrive already hashed (``app.auth`` hashes them).
+
+Every change of credentials — a new password, a new role, disabling — gives the user a new
+``token_stamp`` (issue 23 item 9): tokens and page sessions carry the stamp they were
+issued under, so the earlier ones stop working (``app.auth.active``) even when the change
+is undone later (re-enabled, the old role back, the account deleted and made again).
+"""
 
 from __future__ import annotations
+
+import secrets
 
 from sqlmodel import Session, col, select
 
@@ -44,9 +52,14 @@ def _require(session: Session, username: str) -> User:
     return user
 
 
+def new_stamp() -> str:
+    return secrets.token_urlsafe(12)
+
+
 def set_password(session: Session, *, username: str, password_hash: str) -> User:
     user = _require(session, username)
     user.password_hash = password_hash
+    user.token_stamp = new_stamp()
     return saved(session, user)
 
 
@@ -54,12 +67,15 @@ def set_role(session: Session, *, username: str, role: str) -> User:
     if not role:
         raise ValueError("role must not be empty")
     user = _require(session, username)
-    user.role = role
+    if user.role != role:
+        user.role, user.token_stamp = role, new_stamp()
     return saved(session, user)
 
 
 def set_disabled(session: Session, *, username: str, disabled: bool) -> User:
     user = _require(session, username)
+    if disabled and not user.disabled:
+        user.token_stamp = new_stamp()
     user.disabled = disabled
     return saved(session, user)
 

@@ -4,15 +4,23 @@
 from __future__ import annotations
 
 import json as jsonlib
+import re
+from functools import lru_cache
 from typing import Any
 
 import sqlglot
 from sqlglot import exp
+from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import ParseError, TokenError
 
+from app.cpu import off_loop
 from app.errors import SupersetError, SupersetNotFoundError, SupersetUnavailableError
+from app.policy.sql_dialects import MAX_CLASSIFIED_TOKENS
 from app.superset import rison
+from app.superset.paths import api_path
 from app.superset.session import SupersetSession
+
+_LIMIT_WORD = re.compile(r"\b(?:limit|fetch)\b", re.IGNORECASE)
 
 DASHBOARD_COLUMNS = [
     "id",
@@ -27,7 +35,14 @@ DASHBOARD_COLUMNS = [
 
 
 class SupersetClient(SupersetSession):
-    """Talks to one Superset environment. Safe to share between concurrent tasks."""
+    """Talks to one Superset environment. Safe to share between concurrent tasks. Ids go
+    into a path only through :func:`app.superset.paths.api_path` (checked and quoted)."""
+
+    async def _result(
+        self, template: str, *ids: int | str, params: dict[str, Any] | None = None
+    ) -> Any:
+        """``GET`` the path ``template`` filled with ``ids``; the answer's ``result``."""
+        return (await self.get_json(api_path(template, *ids), params=params))["result"]
 
     # --- dashboards and charts -----------------------------------------------------------
     async def list_dashboards(
@@ -46,26 +61,26 @@ class SupersetClient(SupersetSession):
         return await self.get_json("/api/v1/dashboard/", params={"q": rison.dumps(q)})
 
     async def get_dashboard(self, id_or_slug: int | str) -> dict[str, Any]:
-        return (await self.get_json(f"/api/v1/dashboard/{id_or_slug}"))["result"]
+        return await self._result("/api/v1/dashboard/{}", id_or_slug)
 
     async def dashboard_charts(self, id_or_slug: int | str) -> list[dict[str, Any]]:
-        return (await self.get_json(f"/api/v1/dashboard/{id_or_slug}/charts"))["result"]
+        return await self._result("/api/v1/dashboard/{}/charts", id_or_slug)
 
     async def dashboard_datasets(self, id_or_slug: int | str) -> list[dict[str, Any]]:
-        return (await self.get_json(f"/api/v1/dashboard/{id_or_slug}/datasets"))["result"]
+        return await self._result("/api/v1/dashboard/{}/datasets", id_or_slug)
 
     async def delete_dashboard(self, dashboard_id: int) -> Any:
-        return await self.request("DELETE", f"/api/v1/dashboard/{dashboard_id}")
+        return await self.request("DELETE", api_path("/api/v1/dashboard/{}", dashboard_id))
 
     async def get_chart(self, chart_id: int) -> dict[str, Any]:
-        return (await self.get_json(f"/api/v1/chart/{chart_id}"))["result"]
+        return await self._result("/api/v1/chart/{}", chart_id)
 
     async def chart_data(self, chart_id: int) -> dict[str, Any]:
         """Run the chart's saved query context (``GET /api/v1/chart/{id}/data/``)."""
-        return await self.get_json(f"/api/v1/chart/{chart_id}/data/")
+        return await self.get_json(api_path("/api/v1/chart/{}/data/", chart_id))
 
     async def get_dataset(self, dataset_id: int) -> dict[str, Any]:
-        return (await self.get_json(f"/api/v1/dataset/{dataset_id}"))["result"]
+        return await self._result("/api/v1/dataset/{}", dataset_id)
 
     # --- export / import ---------------------------------------------------------------
     async def export_dashboards(self, ids: list[int]) -> bytes:
@@ -112,11 +127,11 @@ class SupersetClient(SupersetSession):
         )
 
     async def schemas(self, db_id: int) -> list[str]:
-        return (await self.get_json(f"/api/v1/database/{db_id}/schemas/"))["result"]
+        return await self._result("/api/v1/database/{}/schemas/", db_id)
 
     async def tables(self, db_id: int, schema: str) -> list[dict[str, Any]]:
         q = rison.dumps({"schema_name": schema, "force": False})
-        return (await self.get_json(f"/api/v1/database/{db_id}/tables/", params={"q": q}))["result"]
+        return await self._result("/api/v1/database/{}/tables/", db_id, params={"q": q})
 
     async def table_metadata(
         self, db_id: int, table: str, schema: str | None = None
@@ -124,7 +139,9 @@ class SupersetClient(SupersetSession):
         params = {"name": table}
         if schema:
             params["schema"] = schema
-        return await self.get_json(f"/api/v1/database/{db_id}/table_metadata/", params=params)
+        return await self.get_json(
+            api_path("/api/v1/database/{}/table_metadata/", db_id), params=params
+        )
 
     # --- SQL Lab and datasets ----------------------------------------------------------
     async def execute_sql(
@@ -135,7 +152,7 @@ class SupersetClient(SupersetSession):
         so "... limit 2" would come back with ``row_limit`` rows. A failing statement is a
         SupersetError (not transient): SQL Lab answers engine errors and DML refusals with
         500."""
-        own = own_limit(sql)
+        own = await off_loop(own_limit, sql)  # a parse: never on the event loop
         body: dict[str, Any] = {
             "database_id": database_id,
             "sql": sql,
@@ -196,19 +213,27 @@ class SupersetClient(SupersetSession):
         return (await self.get_json("/api/v1/security/roles/search/", params={"q": q}))["result"]
 
     async def role_permissions(self, role_id: int) -> list[dict[str, Any]]:
-        return (await self.get_json(f"/api/v1/security/roles/{role_id}/permissions/"))["result"]
+        return await self._result("/api/v1/security/roles/{}/permissions/", role_id)
 
     async def users(self) -> list[dict[str, Any]]:
         q = rison.dumps({"page": 0, "page_size": 100})
         return (await self.get_json("/api/v1/security/users/", params={"q": q}))["result"]
 
 
+@lru_cache(maxsize=64)
 def own_limit(sql: str) -> int | None:
     """The row limit a single SELECT sets itself (``LIMIT n``, ``FETCH FIRST n ROWS``), or
-    None (none, not a number, several statements, or not parsable)."""
+    None (none, not a number, several statements, not parsable, or too long to parse:
+    over ``MAX_CLASSIFIED_TOKENS`` tokens). CPU-bound: callers on the event loop run it
+    with :func:`app.cpu.off_loop`."""
+    if not _LIMIT_WORD.search(sql):
+        return None
     try:
-        statements = [s for s in sqlglot.parse(sql) if s is not None]
-    except (ParseError, TokenError):
+        tokens = sqlglot.tokenize(sql)
+        if len(tokens) > MAX_CLASSIFIED_TOKENS:
+            return None
+        statements = [s for s in Dialect.get_or_raise(None).parser().parse(tokens, sql) if s]
+    except (ParseError, TokenError, RecursionError):
         return None
     if len(statements) != 1:
         return None

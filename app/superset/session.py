@@ -23,6 +23,7 @@ import httpx
 from app.errors import SupersetAuthError, SupersetError
 from app.superset.environments import Environment
 from app.superset.errors import error_for, error_message, unreachable
+from app.superset.paths import check_path
 
 log = logging.getLogger(__name__)
 
@@ -172,7 +173,10 @@ class SupersetSession:
         data: dict[str, Any] | None = None,
         timeout: float | None = None,
     ) -> httpx.Response:
-        """Send an authenticated request; return the 2xx response or raise a typed error."""
+        """Send an authenticated request; return the 2xx response or raise a typed error.
+        ``path`` must be plain (:func:`app.superset.paths.check_path`: ids go in through
+        ``api_path``); an unsafe one is an ``UnsafePathError`` and nothing is sent."""
+        check_path(path)
         method = method.upper()
         is_write = method in WRITE_METHODS
         token = await self._ensure_token()

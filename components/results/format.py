@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from app.i18n import STRINGS, t
+from app.text import csv_cell
 
 NBSP = "\u00a0"  # the Russian thousands separator (a no-break space)
 _ISO = re.compile(
@@ -54,10 +55,11 @@ def format_cell(value: Any, lang: str) -> str:
 
 
 def csv_bytes(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> bytes:
-    """A table as UTF-8 CSV (raw values, so numbers stay machine-readable)."""
+    """A table as UTF-8 CSV (raw values, so numbers stay machine-readable; a text a
+    spreadsheet would run as a formula is quoted: ``app.text.csv_cell``)."""
     out = io.StringIO()
     writer = csv.writer(out)
-    writer.writerow(headers)
+    writer.writerow([csv_cell(h) for h in headers])
     for row in rows:
-        writer.writerow(["" if v is None else v for v in row])
+        writer.writerow(["" if v is None else csv_cell(v) for v in row])
     return out.getvalue().encode("utf-8")

@@ -32,7 +32,7 @@ from app.parts import Parts
 from app.store.models import Confirmation
 from tests.agent.harness import first, types_of
 from tests.agent.scripted import call, final_from_tool, recording_tools
-from tests.support import audit_rows, ensure_user
+from tests.support import audit_rows, principal_for
 
 ALICE = Principal(user_id="alice", role="admin")
 ANA = Principal(user_id="ana", role="analyst")
@@ -48,8 +48,8 @@ async def direct(
     **args: Any,
 ) -> list[BaseEvent]:
     harness.conv_id = conv_id or f"mcp-{uuid.uuid4().hex}"
-    # a principal is honoured only for an active account
-    ensure_user(harness.parts, who.user_id, who.role)
+    # a principal is honoured only for an active account, under its current token stamp
+    who = principal_for(harness.parts, who.user_id, who.role)
     req = await mcp_call(harness.core, who, tool, args, harness.conv_id, client)
     return [ev async for ev in harness.core.run_call(req)]
 
@@ -104,7 +104,7 @@ async def test_a_guarded_direct_call_waits_and_its_confirmation_ends_after_the_t
     answer = ResumeInput(
         conv_id=harness.conv_id, confirmation_id=conf.confirmation_id, decision="confirm"
     )
-    caller = Caller(principal=ALICE, channel="mcp", client="claude-code")
+    caller = Caller(principal=principal_for(harness.parts), channel="mcp", client="claude-code")
     req = await prepare_resume(answer, core=harness.core, caller=caller)
     after = [ev async for ev in harness.core.resume(req)]
     assert types_of(after) == ["tool_start", "tool_end", "done"]
@@ -209,9 +209,9 @@ async def test_a_direct_call_in_another_users_conversation_is_refused(
 async def test_prepare_call_refuses_a_malformed_call_with_an_audit_row(
     parts: Parts, tool: str, arguments: Any, conv_id: str | None, status: int, error: str
 ) -> None:
-    ensure_user(parts, ANA.user_id, ANA.role)
+    ana = principal_for(parts, ANA.user_id, ANA.role)
     with pytest.raises(RequestRefused) as refused:
-        await mcp_call(parts.core, ANA, tool, arguments, conv_id, "cursor")
+        await mcp_call(parts.core, ana, tool, arguments, conv_id, "cursor")
     assert (refused.value.status, refused.value.error) == (status, error)
     rows = audit_rows(parts, user="ana", kind="request_invalid", limit=1)
     assert rows[0]["reason"] == refused.value.reason and rows[0]["client"] == "cursor"

@@ -103,6 +103,31 @@ async def test_an_edit_to_another_environment_asks_a_new_prod_confirmation(harne
     ]
 
 
+@pytest.mark.parametrize(
+    "edited",
+    [
+        {"dashboard_id": "42", "source_env": "prod", "target_env": "staging"},  # from prod now
+        {"dashboard_id": "42", "source_env": "dev", "target_env": "staging"},  # named at all
+    ],
+)
+async def test_an_edit_of_the_source_environment_alone_asks_a_new_confirmation(
+    harness: Any, edited: dict[str, Any]
+) -> None:
+    """Issue 23: only the target used to be compared, so a deploy edited to copy from
+    another environment ran under the old card."""
+    conf, log = await _deploy(harness)
+    events = await harness.answer(conf.confirmation_id, "confirm", args=edited)
+    again = _conf(events)
+    assert again.confirmation_id != conf.confirmation_id
+    assert again.metadata.tool_args["source_env"] == edited["source_env"]
+    assert events[-1].state == "awaiting_confirmation" and log == []
+    with pytest.raises(ConfirmationRefused):  # the old id is spent
+        await harness.answer(conf.confirmation_id, "confirm")
+    done = await harness.answer(again.confirmation_id, "confirm")
+    assert [e.status for e in _ends(done)] == ["completed"]
+    assert log == [("deploy_dashboard", edited)]
+
+
 async def test_an_edit_the_callers_role_may_not_run_is_permission_denied(harness: Any) -> None:
     conf, log = await _deploy(harness)  # asked while alice was an admin
     events = await harness.answer(

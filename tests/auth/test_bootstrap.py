@@ -77,7 +77,8 @@ def test_first_local_run_creates_admin_with_password_only_in_a_private_file(
 
 def test_second_local_run_keeps_the_secret_and_creates_no_admin(local_run: Path, capsys) -> None:
     first = prepare_local_run(Settings())
-    token, _ = issue_token(first.settings, username="admin", role="admin")
+    with _gate(first.settings) as gate:  # a token for the admin's current credentials
+        token, _ = gate.issue(username="admin", role="admin")
     first_secret = (local_run / ".jwt_secret").read_text()
     capsys.readouterr()
 

@@ -113,6 +113,25 @@ async def test_non_json_body_is_422(accounts, user: User) -> None:
     assert response.status_code == 422
 
 
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"username": "\xff", "password": "x"}',  # not UTF-8 (was 400, issue 23)
+        b"[" * 100_000,  # nested too deeply for the JSON decoder (was 400)
+        b'{"username": "alice", ',  # cut short
+        b"\xff\xfe",  # not text at all
+    ],
+)
+async def test_unparsable_json_is_422_like_every_other_route(accounts, user: User, body) -> None:
+    response = await user.http_client.post(
+        "/api/auth/token", content=body, headers={"Content-Type": "application/json"}
+    )
+    assert response.status_code == 422, response.text
+    assert response.json()["error"] == "invalid_request"
+    assert "access_token" not in response.text and "alice" not in response.text
+    assert _audit(accounts, "login") == []
+
+
 async def test_refused_bearer_token_on_the_api_writes_an_auth_failed_row(
     accounts, user: User
 ) -> None:

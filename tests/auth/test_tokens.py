@@ -11,7 +11,6 @@ from hypothesis import strategies as st
 from joserfc import jwt
 from joserfc.jwk import OctKey
 
-from app.auth import Principal
 from app.errors import AuthError
 from tests.auth.conftest import (
     AUDIENCE,
@@ -21,15 +20,15 @@ from tests.auth.conftest import (
     local_claims,
     unsigned_token,
 )
-from tests.support import ensure_user
+from tests.support import principal_for
 
 
 @pytest.mark.parametrize("role", ["admin", "analyst"])
 def test_issued_token_verifies_to_the_same_principal(auth_env, role: str) -> None:
-    ensure_user(auth_env.parts, "alice", role)
+    alice = principal_for(auth_env.parts, "alice", role)  # with the account's token stamp
     token, expires_in = auth_env.issue(username="alice", role=role)
     assert expires_in == 8 * 3600
-    assert auth_env.verify(token) == Principal(user_id="alice", role=role, source="local")
+    assert alice.stamp and auth_env.verify(token) == alice
 
 
 def test_issued_token_carries_the_configured_claims(auth_env) -> None:

@@ -18,7 +18,7 @@ from app.errors import AuthError
 from app.parts import Parts
 from app.settings import Settings
 from app.store import users
-from tests.support import ensure_user
+from tests.support import ensure_user, principal_for
 
 
 class Clock:
@@ -34,12 +34,12 @@ def _gate(parts: Parts, clock: Clock) -> AuthGate:
 
 
 def test_a_remembered_token_is_answered_without_checking_it_again(parts: Parts) -> None:
-    ensure_user(parts, "alice", "admin")
+    alice = principal_for(parts, "alice", "admin")  # with the account's token stamp
     token = parts.auth.issue(username="alice", role="admin")[0]
     assert parts.auth.cached_token(token) is None
-    assert parts.auth.verify(token) == Principal("alice", "admin")
-    assert parts.auth.cached_token(token) == Principal("alice", "admin")
-    assert parts.auth.cached_token(f"  {token} ") == Principal("alice", "admin")
+    assert parts.auth.verify(token) == alice
+    assert parts.auth.cached_token(token) == alice
+    assert parts.auth.cached_token(f"  {token} ") == alice
 
 
 def test_a_remembered_token_never_outlives_its_expiry(parts: Parts) -> None:

@@ -27,12 +27,14 @@ def tool_risk(name: str, args: dict) -> str:
         ("EXPLAIN SELECT * FROM t", "read"),  # EXPLAIN (a sqlglot Command) is read
         ("EXPLAIN DELETE FROM t", "read"),  # plain EXPLAIN does not run the statement
         ("EXPLAIN ANALYZE DELETE FROM t", "delete"),  # EXPLAIN ANALYZE runs it
-        ("EXPLAIN (ANALYZE, BUFFERS) UPDATE t SET a = 1", "write"),  # option list form
+        # option list form: PostgreSQL's reading is write (see the PostgreSQL table), but
+        # MySQL cannot parse it, and an unparsable reading is dangerous (issue 23)
+        ("EXPLAIN (ANALYZE, BUFFERS) UPDATE t SET a = 1", "delete"),
         ("EXPLAIN /* x */ ANALYZE DELETE FROM t", "delete"),  # a comment cannot hide ANALYZE
         ("EXPLAIN/**/ANALYZE DELETE FROM t", "delete"),  # nor an empty comment
         ("EXPLAIN -- c\nANALYZE DELETE FROM t", "delete"),  # nor a line comment
-        ("EXPLAIN (ANALYZE false) DELETE FROM t", "read"),  # ANALYZE switched off runs nothing
-        ("EXPLAIN (FORMAT JSON) DELETE FROM t", "read"),  # options without ANALYZE
+        ("EXPLAIN (ANALYZE false) DELETE FROM t", "delete"),  # read in PostgreSQL; MySQL: no parse
+        ("EXPLAIN (FORMAT JSON) DELETE FROM t", "delete"),  # read in PostgreSQL; MySQL: no parse
         ("EXPLAIN ANALYZE SELECT pg_sleep(1)", "delete"),  # the inner statement's functions count
         ("EXPLAIN SELECT pg_sleep(1)", "read"),  # … but only when EXPLAIN runs it
         ("SELECT pg_terminate_backend(pid) FROM pg_stat_activity", "delete"),  # side effect
@@ -47,7 +49,7 @@ def tool_risk(name: str, args: dict) -> str:
         ("SELECT my_udf(1)", "write"),  # unknown function: may write
         ("SELECT count(*), upper(a), a::int, coalesce(a, 1), now() FROM t", "read"),  # pure
         ("SELECT date_trunc('month', ts), sum(x) FROM t GROUP BY 1", "read"),  # date + aggregate
-        ("SELECT * FROM t FOR UPDATE", "write"),  # row locks
+        ("SELECT * FROM t FOR UPDATE", "delete"),  # row locks (write); SQL Server: no parse
         ("SELECT 1 /*!50000 INTO OUTFILE '/tmp/x' */", "delete"),  # MySQL executable comment
         ("SELECT /*+ INDEX(t) */ 1", "read"),  # an optimizer hint runs nothing
         ("SHOW TABLES", "read"),  # SHOW (a Command in the generic dialect)
@@ -61,7 +63,7 @@ def tool_risk(name: str, args: dict) -> str:
         ("MERGE INTO t USING s ON t.id = s.id WHEN MATCHED THEN UPDATE SET a = 1", "write"),
         ("CREATE TABLE t2 AS SELECT 1", "write"),  # CTAS
         ("CREATE OR REPLACE VIEW v AS SELECT 1", "write"),  # OR REPLACE is still write
-        ("REPLACE INTO t VALUES (1)", "write"),  # MySQL REPLACE
+        ("REPLACE INTO t VALUES (1)", "delete"),  # MySQL's REPLACE; others cannot parse it
         ("COPY t FROM STDIN", "write"),  # COPY from the client loads data
         ("COPY t FROM '/tmp/x.csv'", "delete"),  # COPY from a server file reads the server's disk
         ("COPY t TO PROGRAM 'rm -rf /'", "delete"),  # COPY … PROGRAM runs a shell command

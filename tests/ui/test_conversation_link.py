@@ -14,7 +14,7 @@ from nicegui.testing import User
 from app.agent.core import AgentCore, Caller, prepare_call
 from app.auth import Principal
 from app.parts import Parts
-from tests.support import ensure_user
+from tests.support import principal_for
 from tests.ui.conftest import page_controller, page_model
 
 PROD = """
@@ -75,8 +75,7 @@ async def test_the_link_opens_the_pending_card_and_confirming_runs_the_call(
 async def test_another_users_conversation_is_refused_visibly(
     user: User, sign_in, parts: Parts
 ) -> None:
-    ensure_user(parts, "ops", "admin")
-    conv_id = await pending_direct_call(parts.core, Principal(user_id="ops", role="admin"))
+    conv_id = await pending_direct_call(parts.core, principal_for(parts, "ops", "admin"))
     await sign_in("admin", username="alice")
     await user.open(f"/agent?conv={conv_id}")
     await user.should_see("This conversation belongs to another user.", retries=50)

@@ -15,6 +15,7 @@ from app.agent.core.refusals import RequestRefused
 from app.agent.core.turns import run_config
 from app.agent.stream import confirm_required_event
 from app.auth import Principal
+from app.cpu import off_loop
 from app.events import ConfirmRequiredEvent
 from app.facts import read_refusal
 from app.policy import Policy, tool_risk
@@ -122,7 +123,8 @@ async def read_conversation(core: Core, principal: Principal, conv_id: str) -> C
         raise RequestRefused(422, "invalid_conv_id", "not a conversation id")
     graph = await core.graph()
     state = await graph.aget_state(run_config(conv_id))
-    view = conversation_view(conv_id, state, core.rules.policy())
+    # off the loop: rating a SQL call parses its text (app.cpu, issue 23 item 6)
+    view = await off_loop(conversation_view, conv_id, state, core.rules.policy())
     if view.owner and view.owner != principal.user_id:
         raise await refuse_foreign(core.audit, **principal.audit_row(conv_id=conv_id))
     return view

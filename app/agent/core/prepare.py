@@ -78,10 +78,13 @@ async def refuse_foreign(audit: AuditWriter, **row: Any) -> RequestRefused:
     return RequestRefused(403, "forbidden", FOREIGN)
 
 
-async def authenticate(caller: Caller, *, core: Core, conv_id: str | None = None) -> Principal:
+async def authenticate(
+    caller: Caller, *, core: Core, conv_id: str | None = None, fresh: bool = False
+) -> Principal:
     """The verified ``caller``: its token's principal, or its already signed-in principal
     (the page's session) — either way checked again to be active (not disabled, deleted
-    or re-roled since); 401 ``unauthorized`` (audited, with ``conv_id``) otherwise."""
+    or re-roled since; ``fresh``: from the users table itself, not the few seconds' cache);
+    401 ``unauthorized`` (audited, with ``conv_id``) otherwise."""
     principal, user_id = caller.principal, caller.user_id
     claimed = principal.user_id if principal is not None else None
     auth = core.auth
@@ -95,7 +98,10 @@ async def authenticate(caller: Caller, *, core: Core, conv_id: str | None = None
                 principal = auth.decode(caller.token)
         if user_id and user_id != principal.user_id:
             raise AuthError("user_id does not match the token's subject")
-        principal = await auth.ensure_active_async(principal)
+        if fresh:
+            principal = await auth.ensure_current_async(principal)
+        else:
+            principal = await auth.ensure_active_async(principal)
     except AuthError as exc:
         who = user_id if is_text(user_id) else claimed
         raise await refuse(
@@ -113,12 +119,13 @@ async def authenticate(caller: Caller, *, core: Core, conv_id: str | None = None
 
 
 async def checked_caller(
-    caller: Caller, *, core: Core, conv_id: str
+    caller: Caller, *, core: Core, conv_id: str, fresh: bool = False
 ) -> tuple[Principal, dict[str, Any]]:
-    """The verified caller (:func:`authenticate`) and the audit row's fields of its request
-    (user, role, channel, client, conv_id) once ``conv_id`` is checked: 422
-    ``invalid_conv_id`` (audited without it) otherwise. Every ``prepare_*`` starts here."""
-    principal = await authenticate(caller, core=core, conv_id=conv_id)
+    """The verified caller (:func:`authenticate`, ``fresh`` as there) and the audit row's
+    fields of its request (user, role, channel, client, conv_id) once ``conv_id`` is
+    checked: 422 ``invalid_conv_id`` (audited without it) otherwise. Every ``prepare_*``
+    starts here."""
+    principal = await authenticate(caller, core=core, conv_id=conv_id, fresh=fresh)
     row = principal.audit_row(channel=caller.channel, client=caller.client)
     if not valid_conv_id(conv_id):
         raise await refuse(

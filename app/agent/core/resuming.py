@@ -1,5 +1,6 @@
 """``prepare_resume``: the one check of a person's answer to a confirmation, from any
-door — auth (401), ``conv_id`` / ``confirmation_id`` / ``decision`` / ``reason`` (422),
+door — auth (401; the user's status and role read from the users table, never the
+cache: issue 23 item 4), ``conv_id`` / ``confirmation_id`` / ``decision`` / ``reason`` (422),
 edited ``args`` (their shape and the tool's own args model, ``core.edits``: 422 before the
 confirmation is spent), then the confirmation itself (``app.agent.confirm``: single use,
 bound, unexpired, the dangerous gate), consumed here. Every refusal is audited and
@@ -38,7 +39,9 @@ async def prepare_resume(answer: ResumeInput, *, core: Core, caller: Caller) -> 
     ``core``: the agent core whose conversation it is."""
     conv_id, confirmation_id, decision = answer.conv_id, answer.confirmation_id, answer.decision
     reason, args = answer.reason, answer.args
-    principal, row = await checked_caller(caller, core=core, conv_id=conv_id)
+    # the answer is a decision: the caller as the users table says NOW (a demoted admin
+    # is refused here, or denied by the graph's recheck under the current role)
+    principal, row = await checked_caller(caller, core=core, conv_id=conv_id, fresh=True)
     problem = None
     if not is_text(confirmation_id) or not 0 < len(confirmation_id) <= MAX_CONFIRMATION_ID_CHARS:
         problem = ("invalid_confirmation_id", "confirmation_id must be 1-128 characters")

@@ -15,6 +15,7 @@ from typing import Any
 
 from app.agent.tools.base import DASHBOARD_ID, RU_DASHBOARD, Ru, ToolArgs, ToolDeps, arg
 from app.agent.tools.declare import Family
+from app.agent.tools.names import DatabaseName
 from app.policy import CardLine, Phrase
 from app.superset.migration import plan_migration, preflight_migration, run_migration
 from app.tasks.worker import TaskContext
@@ -50,7 +51,7 @@ class MigrationArgs(ToolArgs):
     target_env: str = arg(
         "Environment to migrate to.", Ru("Куда", "Окружение, в которое переносить.")
     )
-    database_mapping: dict[str, str] = arg(
+    database_mapping: dict[DatabaseName, DatabaseName] = arg(
         "Source database name → target database name, where they differ.",
         Ru("Базы данных", "Имя базы в источнике → имя базы в цели, где они различаются."),
         default_factory=dict,

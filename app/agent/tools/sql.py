@@ -6,91 +6,28 @@ its parsed SQL (:func:`app.policy.sql_risk`, the declaration's ``call_risk``).
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Mapping
 from typing import Any
 
-from app.agent.tools.base import Ru, ToolArgs, ToolDeps, arg, env_field
+from app.agent.tools.base import ToolDeps
 from app.agent.tools.declare import Family
-from app.errors import SupersetError
+from app.agent.tools.sql_args import (
+    CreateDatasetArgs,
+    ExecuteSqlArgs,
+    ExploreDatabaseArgs,
+    FormatSqlArgs,
+)
+from app.cpu import off_loop
+from app.errors import SupersetError, ToolError
 from app.i18n import t
-from app.policy import CardLine, Phrase, classify_sql, sql_risk
+from app.policy import CardLine, Phrase, SqlVerdict, classify_sql, sql_risk
+from app.policy.sql import RISK_ORDER
 from app.superset.client import SupersetClient, own_limit
 from app.vocab import Lang, Risk
 
 MAX_ROWS_RETURNED = 200
 
 family = Family("sql")
-
-# "schema" shadows a deprecated BaseModel classmethod; the field still works as
-# ``args.schema`` (instance data wins), so the contract's name is kept.
-with warnings.catch_warnings():
-    warnings.filterwarnings("ignore", message='Field name "schema"', category=UserWarning)
-
-    class ExploreDatabaseArgs(ToolArgs):
-        env_id: str | None = env_field()
-        database: str | None = arg(
-            "Database id or name; omit to list the databases.",
-            Ru("База данных", "Id или имя базы; пусто — список баз."),
-            default=None,
-        )
-        schema: str | None = arg(  # type: ignore[assignment]
-            "Schema to list tables of; needs a database.",
-            Ru("Схема", "Схема, таблицы которой показать; нужна база."),
-            default=None,
-        )
-        table: str | None = arg(
-            "Table to describe (columns, types); needs a schema.",
-            Ru("Таблица", "Таблица, которую описать (колонки, типы); нужна схема."),
-            default=None,
-        )
-
-    class ExecuteSqlArgs(ToolArgs):
-        sql: str = arg("The SQL to run in SQL Lab.", Ru("SQL", "Запрос для SQL Lab."), min_length=1)
-        database: str | None = arg(
-            "Database id or name; omit for the environment's default.",
-            Ru("База данных", "Id или имя базы; пусто — база окружения по умолчанию."),
-            default=None,
-        )
-        schema: str | None = arg(  # type: ignore[assignment]
-            "Default schema for the query.",
-            Ru("Схема", "Схема запроса по умолчанию."),
-            default=None,
-        )
-        env_id: str | None = env_field()
-        row_limit: int = arg(
-            "Maximum rows to return (1-10000).",
-            Ru("Лимит строк", "Сколько строк вернуть, не больше (1–10000)."),
-            default=100,
-            ge=1,
-            le=10000,
-        )
-
-    class CreateDatasetArgs(ToolArgs):
-        database: str = arg(
-            "Database id or name that holds the table.",
-            Ru("База данных", "Id или имя базы, в которой таблица."),
-        )
-        table_name: str = arg(
-            "Table name, or the new dataset's name for SQL.",
-            Ru("Таблица", "Имя таблицы или, для SQL, имя нового датасета."),
-        )
-        schema: str | None = arg(  # type: ignore[assignment]
-            "Schema of the table.", Ru("Схема", "Схема таблицы."), default=None
-        )
-        sql: str | None = arg(
-            "SQL for a virtual dataset; omit for a physical table.",
-            Ru("SQL", "SQL виртуального датасета; пусто — физическая таблица."),
-            default=None,
-        )
-        env_id: str | None = env_field()
-
-
-class FormatSqlArgs(ToolArgs):
-    sql: str = arg(
-        "The SQL text to pretty-print.", Ru("SQL", "SQL, который отформатировать."), min_length=1
-    )
-    env_id: str | None = env_field()
 
 
 def _one_line(text: Any, limit: int = 80) -> str:
@@ -115,6 +52,23 @@ def _rate_sql(args: Mapping[str, Any]) -> Risk:
 def _sql_details(args: Mapping[str, Any]) -> dict[str, Any]:
     """Why the SQL is rated as it is (e.g. "calls pg_sleep(), which has side effects")."""
     return {"sql_risk_reason": classify_sql(args.get("sql")).reason}
+
+
+def _readings(sql: str, backend: str | None) -> tuple[SqlVerdict, SqlVerdict]:
+    return classify_sql(sql), classify_sql(sql, backend=backend)
+
+
+async def _rated_alike_on(db: Mapping[str, Any], sql: str) -> None:
+    """At run time the database's backend is known (Superset reports it): the text is
+    read in that database's own dialect too. A reading worse than the one the call was
+    rated (and confirmed) by stops it before anything runs (issue 23 item 1)."""
+    backend = db.get("backend")
+    rated, own = await off_loop(_readings, sql, str(backend) if backend else None)
+    if RISK_ORDER[own.risk] > RISK_ORDER[rated.risk]:
+        raise ToolError(
+            f"refused: as database '{db.get('database_name')}' ({backend}) reads it, "
+            f"{own.reason}; the call was rated {rated.risk} and nothing ran"
+        )
 
 
 async def _database(client: SupersetClient, database: str | None) -> dict[str, Any]:
@@ -220,6 +174,7 @@ async def superset_execute_sql(args: ExecuteSqlArgs, deps: ToolDeps) -> dict[str
     database allows it. Returns the result set."""
     env, client = deps.env_client(args.env_id)
     db = await _database(client, args.database)
+    await _rated_alike_on(db, args.sql)
     limit = max(1, int(args.row_limit))
     try:
         res = await client.execute_sql(db["id"], args.sql, schema=args.schema, row_limit=limit)
@@ -233,7 +188,7 @@ async def superset_execute_sql(args: ExecuteSqlArgs, deps: ToolDeps) -> dict[str
             **exc.details,
         ) from None
     rows = res.get("data") or []
-    own_cap = own_limit(args.sql) or limit + 1
+    own_cap = await off_loop(own_limit, args.sql) or limit + 1
     columns = [c.get("column_name") or c.get("name") for c in res.get("columns") or []]
     shown = rows[: min(limit, MAX_ROWS_RETURNED)]
     return {

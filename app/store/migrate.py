@@ -1,0 +1,38 @@
+"""Columns added to the product's tables after they first shipped (``init_db``).
+
+A data dir from an earlier version keeps its rows: each column an existing table lacks is
+added (idempotent; SQLite has no ``ADD COLUMN IF NOT EXISTS``, so the table is inspected
+first). A new table is created whole by ``create_all`` and needs nothing here.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import Connection, inspect
+
+from app.store.models import AUDIT_ADDED_COLUMNS
+
+#: table -> column -> its SQL type and default (the same on SQLite and PostgreSQL)
+ADDED_COLUMNS: dict[str, dict[str, str]] = {
+    "audit_event": dict.fromkeys(AUDIT_ADDED_COLUMNS, "VARCHAR"),
+    # issue 23 item 9: NULL (an account from before) matches the tokens issued before
+    "app_user": {"token_stamp": "VARCHAR"},
+    "page_session": {"stamp": "VARCHAR"},
+    # issue 23 item 5: the latest attempt's answer, counted atomically
+    "login_throttle": {
+        "allowed": "BOOLEAN NOT NULL DEFAULT TRUE",
+        "closed_failures": "INTEGER NOT NULL DEFAULT 0",
+    },
+}
+
+
+def ensure_columns(conn: Connection) -> None:
+    """Add every column of :data:`ADDED_COLUMNS` an existing table lacks."""
+    inspector = inspect(conn)
+    for table, columns in ADDED_COLUMNS.items():
+        present = {c["name"] for c in inspector.get_columns(table)}
+        for name, ddl in columns.items():
+            if name not in present:
+                conn.exec_driver_sql(f"ALTER TABLE {table} ADD COLUMN {name} {ddl}")
+    conn.exec_driver_sql(
+        "CREATE INDEX IF NOT EXISTS ix_audit_event_channel ON audit_event (channel)"
+    )

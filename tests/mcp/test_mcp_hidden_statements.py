@@ -1,0 +1,86 @@
+"""Issue 23 item 1, end to end over MCP: ``tools/call superset_execute_sql`` with a DELETE
+hidden behind a bracket (``SELECT 1 [']; DELETE FROM orders; --']``) on prod, through the
+door as the product mounts it (``/mcp`` over the installed core, the real guard; the
+tools are recorders). It used to run as a read; now it is a dangerous confirmation, and a
+client without forms gets "Not run" with the confirmation id."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from nicegui import app
+from nicegui.testing import User
+
+from app.mcp.core_gateway import CoreGateway
+from app.mcp.http import DOOR_STATE
+from app.parts import Parts
+from tests.agent.harness import harness, token_for
+from tests.agent.scripted import recording_tools
+from tests.mcp.support import bearer, initialize
+from tests.support import served
+
+__all__ = ["harness"]  # the graph harness on the app's parts (as tests/api does)
+
+PROTOCOL = "2025-11-25"
+HIDDEN = [
+    "SELECT 1 [']; DELETE FROM orders; --']",  # SQLite and SQL Server run the DELETE
+    'SELECT * FROM orders ["]; DROP TABLE orders; --"]',  # a DROP, after a table name
+    "SELECT 1 /*M!100000 ; DELETE FROM orders */",  # MariaDB runs its executable comment
+]
+
+
+@pytest.fixture
+def parts(app_parts: Parts) -> Parts:
+    """The parts the app under test installed: the harness puts its core on them."""
+    return app_parts
+
+
+def _messages(r: Any) -> list[dict[str, Any]]:
+    """The JSON-RPC messages of an answer (plain JSON, or the data lines of an SSE one)."""
+    if r.headers.get("content-type", "").startswith("application/json"):
+        return [r.json()]
+    return [json.loads(line[5:]) for line in r.text.splitlines() if line.startswith("data:")]
+
+
+async def _session(user: User, token: str) -> dict[str, str]:
+    """An initialized MCP session's headers for ``token`` (a client without forms)."""
+    headers = bearer(token)
+    r = await user.http_client.post(
+        "/mcp", json=initialize(PROTOCOL, client="pytest"), headers=headers
+    )
+    assert r.status_code == 200, r.text
+    headers = {**headers, "mcp-session-id": r.headers["mcp-session-id"],
+               "mcp-protocol-version": PROTOCOL}  # fmt: skip
+    note = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    assert (await user.http_client.post("/mcp", json=note, headers=headers)).status_code == 202
+    return headers
+
+
+@pytest.mark.parametrize("sql", HIDDEN)
+async def test_a_hidden_statement_on_prod_is_a_dangerous_confirmation_over_mcp(
+    user: User, harness: Any, sql: str
+) -> None:
+    log: list[Any] = []
+    harness.use(tools=recording_tools(log))
+    door = getattr(app.state, DOOR_STATE)
+    door.gateway = CoreGateway(harness.core)  # the door serves the test's core
+    assert await door.wait_ready()
+    headers = await _session(user, token_for(served(), "ana", "analyst"))
+    call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": "superset_execute_sql",
+                       "arguments": {"sql": sql, "env_id": "prod"}}}  # fmt: skip
+    r = await user.http_client.post("/mcp", json=call, headers=headers)
+    [answer] = [m for m in _messages(r) if m.get("id") == 2]
+    result = answer["result"]
+    assert not result.get("isError"), result
+    s = result["structuredContent"]
+    assert s["status"] == "confirmation_required", s
+    assert s["risk_level"] == "dangerous" and s["env_id"] == "prod"
+    text = " ".join(c["text"] for c in result["content"] if c["type"] == "text")
+    assert text.startswith("Not run") and s["confirmation_id"] in text
+    assert log == []  # nothing ran
+    rows = harness.audit_rows(kind="confirm_requested", user="ana")
+    assert rows and rows[0]["reason"] == "dangerous" and rows[0]["channel"] == "mcp"
+    assert not harness.audit_rows(kind="executed", user="ana")

@@ -1,0 +1,44 @@
+"""Issue 23 items 1 and 6 at run time: once Superset names the database's backend, the
+SQL is read in that database's own dialect too, and a reading worse than the one the call
+was rated by stops it before SQL Lab is asked; the query's own LIMIT is read off the loop."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.errors import ToolError
+from app.parts import Parts
+from tests.superset.fake import FakeSuperset
+from tests.superset.test_tools_unit import call, deps_for
+
+NO_ESCAPE = "SELECT * FROM t WHERE s = 'it''s'"  # one string to the candidates, not to BigQuery
+
+
+def _fake(backend: str) -> FakeSuperset:
+    fake = FakeSuperset()
+    fake.route(
+        "GET",
+        "/api/v1/database/",
+        {"result": [{"id": 1, "database_name": "Warehouse", "backend": backend}]},
+    )
+    fake.route(
+        "POST",
+        "/api/v1/sqllab/execute/",
+        {"status": "success", "data": [{"n": 1}], "columns": [{"column_name": "n"}]},
+    )
+    return fake  # fmt: skip
+
+
+async def test_a_worse_reading_in_the_databases_own_dialect_runs_nothing(parts: Parts) -> None:
+    fake = _fake("bigquery")
+    with pytest.raises(ToolError, match=r"as database 'Warehouse' \(bigquery\) reads it"):
+        await call("superset_execute_sql", deps_for(parts, fake), sql=NO_ESCAPE)
+    assert not [r for r in fake.requests if r.url.path == "/api/v1/sqllab/execute/"]
+
+
+@pytest.mark.parametrize("backend", ["postgresql", "sqlite", "mysql", "mssql", "unknown"])
+async def test_a_reading_no_worse_runs(parts: Parts, backend: str) -> None:
+    fake = _fake(backend)
+    out = await call("superset_execute_sql", deps_for(parts, fake), sql=NO_ESCAPE + " LIMIT 3")
+    assert out["rows"] == [{"n": 1}]
+    assert fake.requests[-1].read().count(b'"queryLimit":3') == 1  # the query's own LIMIT
