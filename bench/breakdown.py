@@ -32,7 +32,7 @@ from typing import Any
 from langchain_core.messages import HumanMessage
 
 from app.agent import audit_commit
-from app.agent.llm import OfflinePlanner
+from app.planner import OfflinePlanner
 from bench.agent_bench import (
     MESSAGE,
     _bare_graph,

@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 
 from app.agent.core import ConfirmationRefused, RequestRefused
-from app.agent.planner import OfflinePlanner
 from app.auth import Principal
 from app.events import (
     ConfirmRequiredEvent,
@@ -21,6 +20,7 @@ from app.events import (
     PermissionDeniedEvent,
     ToolEndEvent,
 )
+from app.planner import OfflinePlanner
 from app.store import maintenance
 from app.store.models import Confirmation, Maintenance
 from tests.agent.scripted import call, final_from_tool, recording_tools

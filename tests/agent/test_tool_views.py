@@ -5,11 +5,11 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any
 
-from app.agent.planner import OfflinePlanner
 from app.agent.tool_view import present
 from app.agent.tools import TOOLS
 from app.auth import Principal
 from app.errors import NoEnvironmentError
+from app.planner import OfflinePlanner
 from tests.agent.harness import first
 
 
