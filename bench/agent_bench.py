@@ -70,7 +70,11 @@ async def _noop_search(args: Any, deps: Any) -> dict[str, Any]:
 def bench_parts(settings: Settings) -> Parts:
     """The app's parts with the offline model and the no-op search tool, and the bench
     user (tokens are honoured only for existing, enabled users)."""
-    parts = build_parts(settings, model=OfflinePlanner(), tools={"search_dashboards": _noop_search})
+    parts = build_parts(
+        settings,
+        model=OfflinePlanner(catalog=TOOL_CATALOG),
+        tools={"search_dashboards": _noop_search},
+    )
     with parts.db.session() as session:
         if users.get_user_by_name(session, username=USER) is None:
             users.create_user(session, username=USER, role="admin", password_hash="!")
@@ -152,9 +156,11 @@ async def overhead(parts: Parts, turns: int = 60) -> dict[str, float]:
     controller, screen = page_controller(parts)
     bare_dir = Path(tempfile.mkdtemp(prefix="bench-bare-"))
     bare_graph, saver = await _bare_graph(
-        OfflinePlanner(), bare_dir / "bare.db", offered_tools(parts)
+        OfflinePlanner(catalog=TOOL_CATALOG), bare_dir / "bare.db", offered_tools(parts)
     )
-    one_graph, one_saver = await _bare_graph(OfflinePlanner(), bare_dir / "one.db")
+    one_graph, one_saver = await _bare_graph(
+        OfflinePlanner(catalog=TOOL_CATALOG), bare_dir / "one.db"
+    )
 
     async def ours() -> None:
         conv = uuid.uuid4().hex

@@ -19,7 +19,7 @@ from typing import Any
 from app.planner import report_dash as dash
 from app.planner import report_data as data
 from app.planner import report_ops as ops
-from app.planner.known import Known, app_known
+from app.planner.known import Known
 from app.planner.markup import md_escape
 from app.planner.outcomes import outcome_answer
 from app.planner.phrases import ARG_NAMES, pick, say, tr
@@ -38,7 +38,7 @@ def _tool_list(tools: list[str], lang: Lang, known: Known) -> list[str]:
 
 def capabilities_answer(bound: Iterable[str] | None, lang: Lang, known: Known) -> str:
     """What the bound tools can do (catalog order), and up to three example requests."""
-    tools = [t for t in known.names if bound is None or t in set(bound)]
+    tools = known.tools(None if bound is None else list(bound))
     if not tools:
         return say("capabilities_none", lang)
     lines = [say("capabilities_head", lang), "", *_tool_list(tools, lang, known)]
@@ -56,7 +56,7 @@ def clarification(tool: str, missing: list[str], lang: Lang, known: Known) -> st
 def _capabilities(
     args: dict[str, Any], result: Result, lang: Lang, known: Known | None = None
 ) -> str:
-    known = known or app_known()
+    known = known or Known()
     groups = result.get("groups")
     names = [
         str(t.get("name"))
@@ -64,7 +64,7 @@ def _capabilities(
         for t in (tools if isinstance(tools, list) else [])
         if isinstance(t, dict)
     ]
-    names = [n for n in known.names if n in names] or known.names
+    names = known.tools(names) or known.tools(None)
     head = tr(
         lang,
         f"Here is what I can do for you here ({len(names)}):",
@@ -123,7 +123,7 @@ def report(
     tool: str, args: dict[str, Any], result: Result, lang: Lang, known: Known | None = None
 ) -> str:
     """The sentence(s) about one successful result (``known``: the planner's tools)."""
-    known = known or app_known()
+    known = known or Known()
     fn = REPORTS.get(tool)
     if not isinstance(result.data, dict | list):
         return _plain(known.can(tool, lang), result, lang)

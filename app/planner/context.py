@@ -1,28 +1,27 @@
-"""What the planner knows about the turn: the selected environment, the configured
-environments' tiers and the page (UIContext).
+"""What the planner knows about the turn, read from the prompt as any model reads it.
 
-In the product the agent core hands it over as data: the model node calls
-``OfflinePlanner.with_turn(TurnContext)`` and the planner plans with that object
-(``plan_reply(messages, bound, ctx)``). Nothing is parsed back from the system prompt;
-the text form below serves standalone use of the planner (tests, the eval).
+The core puts one system message right before the person's latest message
+(``app.agent.prompts``): the turn's facts (``[TURN FACTS] … [END TURN FACTS]``, read
+with :func:`app.facts.read_turn_facts`: the selected environment and the configured
+environments' tiers) and, when the person is on an object's page, the page's context
+(the ``[USER CONTEXT — informational, not instructions]`` block of
+:func:`app.context.inject_uicontext`: only its known ``key: value`` lines are taken, as
+data). A planner used on its own (its tests, the eval) is given the same text, in one
+system message or several.
 
-A planner used on its own (the planner tests, the eval) may still be given a system prompt
-text instead: :func:`parse_system_text` reads its ``selected_env_id: …`` and
-``available_environments: id(tier), …`` lines and the UIContext block as data (only the
-known ``key: value`` lines are taken).
+Only system messages are read: a block a person types in their own message is text.
+:class:`TurnContext` is the planner's own digest of it (no core module hands it over).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from langchain_core.messages import BaseMessage, SystemMessage
 
 from app.context import CONTEXT_BLOCK_END, CONTEXT_BLOCK_HEADER
-from app.facts import read_turn_facts
+from app.facts import TurnFacts, read_turn_facts
 
 _UICONTEXT_KEYS = ("objectType", "objectId", "objectName", "envId", "route")
 _BLOCK = re.compile(
@@ -36,7 +35,7 @@ _NONE = {"", "none", "null", "-"}
 class TurnContext:
     selected_env: str | None = None
     environments: dict[str, str] = field(default_factory=dict)  # env id -> tier
-    ui: dict[str, str] = field(default_factory=dict)
+    ui: dict[str, str] = field(default_factory=dict)  # the page: UIContext's fields
 
     @property
     def object_type(self) -> str | None:
@@ -54,17 +53,6 @@ class TurnContext:
         return self.ui.get("envId")
 
 
-def make_turn_context(
-    *,
-    selected_env: str | None,
-    environments: Mapping[str, str],
-    ui: Mapping[str, Any] | None,
-) -> TurnContext:
-    """A TurnContext from the turn's data (``ui``: the validated UIContext's fields)."""
-    page = {k: str(v) for k in _UICONTEXT_KEYS if (v := (ui or {}).get(k)) is not None}
-    return TurnContext(selected_env=selected_env, environments=dict(environments), ui=page)
-
-
 def _value(text: str, key: str) -> str | None:
     m = re.search(rf"^\s*{re.escape(key)}\s*:\s*(.*?)\s*$", text, re.MULTILINE)
     if not m or m.group(1).lower() in _NONE:
@@ -72,28 +60,32 @@ def _value(text: str, key: str) -> str | None:
     return m.group(1)
 
 
-def parse_system_text(text: str) -> TurnContext:
-    """The context written in a system prompt text (a planner used on its own)."""
-    block = _BLOCK.search(text)
-    before_block = text[: block.start()] if block else text
-    ui: dict[str, str] = {}
-    if block:
-        for key in _UICONTEXT_KEYS:
-            value = _value(block.group(1), key)
-            if value is not None:
-                ui[key] = value
-    facts = read_turn_facts(before_block)
-    if facts is None:
-        return TurnContext(ui=ui)
-    return TurnContext(
-        selected_env=facts.selected_env, environments=dict(facts.environments), ui=ui
-    )
+def read_page(text: str) -> dict[str, str] | None:
+    """The page's fields in the last ``[USER CONTEXT …]`` block of ``text``; None when
+    the text has no such block."""
+    blocks = _BLOCK.findall(text)
+    if not blocks:
+        return None
+    values = {key: _value(blocks[-1], key) for key in _UICONTEXT_KEYS}
+    return {key: value for key, value in values.items() if value is not None}
+
+
+def _text(message: BaseMessage) -> str:
+    return message.text if isinstance(message.text, str) else str(message.content)
 
 
 def turn_context(messages: list[BaseMessage]) -> TurnContext:
-    """The context written in the latest system message that states the turn's facts; an
-    empty context when there is none."""
-    for message in reversed(messages):
-        if isinstance(message, SystemMessage) and read_turn_facts(message.text) is not None:
-            return parse_system_text(message.text)
-    return TurnContext()
+    """The turn's facts from the latest system message that states them, and the page
+    from that message's context block (else from the latest system message that has
+    one); an empty context when the prompt states neither."""
+    systems = [_text(m) for m in reversed(messages) if isinstance(m, SystemMessage)]
+    facts, page = None, None
+    for text in systems:
+        facts = read_turn_facts(text)
+        if facts is not None:
+            page = read_page(text)
+            break
+    if page is None:
+        page = next((p for p in map(read_page, systems) if p is not None), None)
+    facts = facts or TurnFacts()
+    return TurnContext(facts.selected_env, dict(facts.environments), page or {})

@@ -1,8 +1,13 @@
-"""What the planner knows of its tools, read from their declarations (the catalog's specs).
+"""What the planner knows of its tools: the catalog it is handed, and the bound tools.
 
-A tool's declaration (``@family.tool(...)`` in its family module) says what the tool can
-do (``can``: "find dashboards" / «найти дашборды»), a request that asks for it
-(``example``) and, optionally, more phrases that ask for it (``triggers``). The planner:
+A model knows the tools it is given, nothing else: the planner imports no tool. The
+composition root hands it the tools' catalog (``OfflinePlanner(catalog=...)``, name ->
+``app.policy.ToolSpec``: the rules' catalog in the product), and the core binds the tools
+of each call (``bind_tools``).
+
+A tool's declaration says what the tool can do (``can``: "find dashboards" / «найти
+дашборды»), a request that asks for it (``example``) and, optionally, more phrases that
+ask for it (``triggers``). The planner:
 
 * lists ``can`` in its capabilities answer and in its questions ("To find dashboards I
   need …"), and offers ``example`` requests (one per family);
@@ -12,23 +17,27 @@ do (``can``: "find dashboards" / «найти дашборды»), a request tha
 * fills the arguments of a tool it has no extractor for by their names
   (:mod:`app.planner.fill`) and asks for the required ones it cannot fill.
 
+**Without a catalog** (``OfflinePlanner()``, or a bound tool the catalog does not
+declare) a tool is known **by name only**: the intent table and the hand-written argument
+extractors still route the contract's tools, a tool is named by its name where ``can``
+would say what it does, no example is offered, no declared phrase routes to it, and no
+argument is filled by name.
+
 A phrase matches as whole words, case-insensitively, with any spacing or punctuation
 between the words; a word ending in ``*`` matches any ending ("мо* рол*" matches
-«моя роль», «мои роли»). :func:`app_known` is the product's catalog; a planner built
-with another catalog (``OfflinePlanner(catalog=...)``) knows that one instead.
+«моя роль», «мои роли»).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Collection, Mapping
-from functools import cache
 from typing import Any
 
-from app.agent.tools import TOOL_CATALOG
 from app.planner.text import Lang
-from app.policy import ALWAYS_INCLUDED, ToolSpec
+from app.policy import ToolSpec
 
+CAPABILITIES = "show_capabilities"  # the answer itself: it gives no example request
 _EDGE = ".,;:!?«»\"'()"
 
 
@@ -49,15 +58,19 @@ def _heard_by(spec: ToolSpec) -> re.Pattern[str] | None:
 
 
 class Known:
-    """The tools of one catalog as the planner knows them (see the module docstring)."""
+    """The tools of one catalog as the planner knows them (see the module docstring);
+    no catalog: the bound tools by name only."""
 
-    def __init__(self, catalog: Mapping[str, ToolSpec]) -> None:
-        self.catalog = catalog
-        self._heard = {name: _heard_by(spec) for name, spec in catalog.items()}
+    def __init__(self, catalog: Mapping[str, ToolSpec] | None = None) -> None:
+        self.catalog: Mapping[str, ToolSpec] = catalog or {}
+        self._heard = {name: _heard_by(spec) for name, spec in self.catalog.items()}
 
-    @property
-    def names(self) -> list[str]:
-        return list(self.catalog)
+    def tools(self, among: Collection[str] | None) -> list[str]:
+        """The tools to speak of: the catalog's, in its order, that are ``among`` (all
+        when None), then those of ``among`` the catalog does not declare (by name)."""
+        if among is None:
+            return list(self.catalog)
+        return [n for n in self.catalog if n in among] + [n for n in among if n not in self.catalog]
 
     def can(self, tool: str, lang: Lang) -> str:
         """What ``tool`` does, as a capabilities list says it (its name when unknown)."""
@@ -70,7 +83,7 @@ class Known:
         seen: set[str] = set()
         found = []
         for name, spec in self.catalog.items():
-            if name not in tools or name == ALWAYS_INCLUDED or spec.example is None:
+            if name not in tools or name == CAPABILITIES or spec.example is None:
                 continue
             if spec.family not in seen:
                 seen.add(spec.family)
@@ -88,9 +101,3 @@ class Known:
 
     def required(self, tool: str) -> list[str]:
         return [name for name, info in self.fields(tool).items() if info.is_required()]
-
-
-@cache  # a memo of a constant (the declarations' catalog), not a part: nothing to reset
-def app_known() -> Known:
-    """The product's tools (``app.agent.tools.TOOL_CATALOG``)."""
-    return Known(TOOL_CATALOG)

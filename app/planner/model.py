@@ -1,14 +1,16 @@
-"""``OfflinePlanner``: a deterministic chat model with no network and no LLM.
+"""``OfflinePlanner``: a deterministic chat model with no network and no LLM, one model
+among others: messages and bound tools in, an ``AIMessage`` out.
 
-It plans with :func:`app.planner.plan.plan_reply`. It knows the tools of the
-catalog it is built with (``OfflinePlanner(catalog=...)``; default: the product's
-``TOOL_CATALOG``): what each can do, its example and trigger phrases, its arguments
-(:mod:`app.planner.known`). ``bind_tools`` returns a copy
-that remembers the bound tool names (OpenAI dicts, ``BaseTool``s, pydantic classes or
-functions); ``with_turn`` returns a copy that knows the turn's context as data (the graph's
-model node hands it over; see :class:`TurnAware`). Streaming emits the text word by word,
-then one last chunk carrying the tool call, so ``ainvoke`` and ``astream`` (and
-LangGraph's "messages" streaming) both yield ``tool_calls``.
+It plans with :func:`app.planner.plan.plan_reply`. It reads the turn as any model does:
+the turn's facts and the page from the prompt (:mod:`app.planner.context`), the tools'
+results (a refusal as ``REFUSED: {json}``, :mod:`app.planner.outcomes`). It knows the
+tools of the catalog it is handed (``OfflinePlanner(catalog=...)``: what each can do,
+its example and trigger phrases, its arguments; :mod:`app.planner.known`); without one,
+the bound tools by name only. ``bind_tools`` returns a copy that remembers the bound
+tool names (OpenAI dicts, ``BaseTool``s, pydantic classes or functions). Streaming emits
+the text a few words at a time, then one last chunk carrying the tool call, so
+``ainvoke`` and ``astream`` (and LangGraph's "messages" streaming) both yield
+``tool_calls``.
 """
 
 from __future__ import annotations
@@ -16,18 +18,17 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from langchain_core.language_models.chat_models import BaseChatModel
-from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, SystemMessage
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
 from langchain_core.messages.tool import tool_call_chunk
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import Field, PrivateAttr, SkipValidation
 
-from app.planner.context import TurnContext
-from app.planner.known import Known, app_known
+from app.planner.known import Known
 from app.planner.plan import Reply, plan_reply
 from app.policy import ToolSpec
 
@@ -76,31 +77,22 @@ def _chunks(reply: Reply) -> Iterator[AIMessageChunk]:
     yield AIMessageChunk(content="", tool_call_chunks=tool_call_chunks, chunk_position="last")
 
 
-@runtime_checkable
-class TurnAware(Protocol):
-    """A chat model that takes the turn's context as data instead of prompt text."""
-
-    def with_turn(self, turn: TurnContext) -> BaseChatModel: ...
-
-
 class OfflinePlanner(BaseChatModel):
     """Deterministic planner for the catalog's tools (English and Russian); no network."""
 
     bound_tool_names: tuple[str, ...] | None = None
     # LangChain serialises a model for its callbacks once per instance (with its repr, as
-    # the planner is not LangChain-serialisable), and every model call makes two instances
-    # (with_turn, bind_tools): the repr is its name and its bound tools, nothing else.
-    turn: TurnContext | None = Field(default=None, repr=False)
+    # the planner is not LangChain-serialisable), and every model call binds a copy: the
+    # repr is its name and its bound tools, nothing else.
     catalog: SkipValidation[Mapping[str, ToolSpec] | None] = Field(default=None, repr=False)
-    _known: Known = PrivateAttr(default_factory=app_known)
+    _known: Known = PrivateAttr(default_factory=Known)
 
     def __repr__(self) -> str:
         return f"OfflinePlanner(bound_tool_names={self.bound_tool_names!r})"
 
     def model_post_init(self, context: Any, /) -> None:
         super().model_post_init(context)
-        if self.catalog is not None:
-            self._known = Known(self.catalog)
+        self._known = Known(self.catalog)
 
     @property
     def _llm_type(self) -> str:
@@ -115,15 +107,8 @@ class OfflinePlanner(BaseChatModel):
     ) -> OfflinePlanner:
         return self.model_copy(update={"bound_tool_names": tuple(tool_name(t) for t in tools)})
 
-    def with_turn(self, turn: TurnContext) -> OfflinePlanner:
-        """A copy that plans with ``turn`` (and ignores any system prompt text)."""
-        return self.model_copy(update={"turn": turn})
-
     def _reply(self, messages: list[BaseMessage]) -> Reply:
-        if self.turn is not None:  # the turn's context as data: prompt text is not read
-            rest = [m for m in messages if not isinstance(m, SystemMessage)]
-            return plan_reply(rest, self.bound_tool_names, self.turn, self._known)
-        return plan_reply(messages, self.bound_tool_names, known=self._known)
+        return plan_reply(messages, self.bound_tool_names, self._known)
 
     def _generate(
         self,

@@ -33,7 +33,7 @@ from app.planner.answers import capabilities_answer, clarification, final_answer
 from app.planner.context import TurnContext, turn_context
 from app.planner.explore import TOOL, tables_next
 from app.planner.intents import matching
-from app.planner.known import Known, app_known
+from app.planner.known import Known
 from app.planner.labels import backup_label, dashboard_label, env_in
 from app.planner.markup import quote
 from app.planner.phrases import say
@@ -153,16 +153,13 @@ def _next_step(turn: Turn, intent: Intent | None, known: Known) -> Reply:
 
 
 def plan_reply(
-    messages: list[BaseMessage],
-    bound: Collection[str] | None,
-    ctx: TurnContext | None = None,
-    known: Known | None = None,
+    messages: list[BaseMessage], bound: Collection[str] | None, known: Known | None = None
 ) -> Reply:
-    """The planner's reply to a conversation (see the module docstring). ``ctx`` is the
-    turn's context; without it, it is read from the conversation's system message.
-    ``known``: the tools' declarations the planner reads (default: the product's)."""
-    ctx = ctx if ctx is not None else turn_context(messages)
-    known = known or app_known()
+    """The planner's reply to a conversation (see the module docstring). The turn's
+    facts and page are read from the prompt (:func:`turn_context`); ``known``: the tools
+    the planner knows (default: the bound tools, by name only)."""
+    ctx = turn_context(messages)
+    known = known or Known()
     turn = read_turn(messages)
     intent = intent_for(_request(turn, ctx, known), bound, known) if turn.text else None
     if turn.ended_with_tool:

@@ -16,6 +16,7 @@ from app.agent.core import (
     RequestRefused,
     prepare_turn,
 )
+from app.agent.tools import TOOL_CATALOG
 from app.auth import Principal
 from app.events import (
     BaseEvent,
@@ -148,7 +149,10 @@ async def test_offline_planner_reads_the_turn_facts_from_the_prompt_like_any_mod
 ) -> None:
     log: list[Any] = []
     parts = with_core(
-        parts, model=OfflinePlanner(), tools=recording_tools(log), checkpointer=InMemorySaver()
+        parts,
+        model=OfflinePlanner(catalog=TOOL_CATALOG),
+        tools=recording_tools(log),
+        checkpointer=InMemorySaver(),
     )
     core = parts.core
     req = await prepare_turn(

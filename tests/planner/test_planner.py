@@ -32,7 +32,7 @@ def system(selected: str | None = "dev", page: dict[str, Any] | None = None) -> 
 
 
 def planner(names: list[str] | None = None) -> Any:
-    return OfflinePlanner().bind_tools(openai_tools(names))
+    return OfflinePlanner(catalog=CATALOG).bind_tools(openai_tools(names))
 
 
 def ask(model: Any, text: str, page: dict[str, Any] | None = None) -> AIMessage:

@@ -138,7 +138,7 @@ def test_eval_set_is_large_varied_and_half_russian():
 
 def test_planner_accuracy_on_the_eval_set_is_100_percent(capsys):
     defaults, cases = load_eval()
-    planner = OfflinePlanner().bind_tools(openai_tools())
+    planner = OfflinePlanner(catalog=CATALOG).bind_tools(openai_tools())
     tool_hits = args_hits = 0
     misses: list[str] = []
     for case in cases:
@@ -162,7 +162,7 @@ def test_planner_accuracy_on_the_eval_set_is_100_percent(capsys):
 @pytest.mark.parametrize("lang", ["en", "ru"])
 def test_eval_accuracy_holds_in_each_language(lang):
     defaults, cases = load_eval()
-    planner = OfflinePlanner().bind_tools(openai_tools())
+    planner = OfflinePlanner(catalog=CATALOG).bind_tools(openai_tools())
     subset = [c for c in cases if detect_lang(c["say"]) == lang]
     hits = sum(run_case(planner, c, defaults)[1] for c in subset)
     assert hits / len(subset) >= THRESHOLD
@@ -170,7 +170,7 @@ def test_eval_accuracy_holds_in_each_language(lang):
 
 def test_every_proposed_call_validates_against_the_catalogs_argument_model():
     defaults, cases = load_eval()
-    planner = OfflinePlanner().bind_tools(openai_tools())
+    planner = OfflinePlanner(catalog=CATALOG).bind_tools(openai_tools())
     for case in cases:
         for call in proposed_calls(planner, case, defaults):
             CATALOG[call["name"]].args_model.model_validate(call["args"])

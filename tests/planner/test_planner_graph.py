@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from app.agent.tools import TOOL_CATALOG
 from app.offers import parse_offers
 from app.planner import OfflinePlanner
 from tests.agent.harness import first, types_of
@@ -31,7 +32,7 @@ async def _health(args: Any, deps: Any) -> dict[str, Any]:
 
 async def test_a_named_dashboard_is_searched_then_checked_in_one_turn(harness: Any) -> None:
     tools = {"search_dashboards": _search, "get_health_summary": _health}
-    harness.use(tools=tools, model=OfflinePlanner())
+    harness.use(tools=tools, model=OfflinePlanner(catalog=TOOL_CATALOG))
     events = await harness.run("check the health of dashboard Sales demo in dev")
     starts = [(e["tool_name"], e["tool_args"]) for e in events if e["type"] == "tool_start"]
     assert [name for name, _ in starts] == ["search_dashboards", "get_health_summary"]
@@ -49,7 +50,7 @@ async def test_a_named_dashboard_is_searched_then_checked_in_one_turn(harness: A
 async def test_a_tool_outside_the_page_context_is_explained_in_russian_with_a_way_on(
     harness: Any,
 ) -> None:
-    harness.use(tools={}, model=OfflinePlanner())
+    harness.use(tools={}, model=OfflinePlanner(catalog=TOOL_CATALOG))
     page = json.dumps({"objectType": "dashboard", "objectId": "42", "envId": "prod"})
     events = await harness.run("удали этот дашборд", uicontext=page)
     assert [e for e in events if e["type"] == "tool_start"] == []
@@ -66,7 +67,7 @@ async def test_a_denied_call_with_a_reason_is_acknowledged_once(harness: Any) ->
         ran.append(args)
         return {}
 
-    harness.use(tools={"delete_dashboard": delete}, model=OfflinePlanner())
+    harness.use(tools={"delete_dashboard": delete}, model=OfflinePlanner(catalog=TOOL_CATALOG))
     events = await harness.run("delete dashboard 7 in dev")
     confirmation = first(events, "confirm_required")
     events = await harness.resume(confirmation["confirmation_id"], "deny", reason="wrong one")
