@@ -9,7 +9,7 @@
   page's context, the planner proposes the same call again (tests hold it to that).
 
 Values a person typed or Superset returned are escaped in the sentences (``doing`` and
-``not_doing``); the spelled-out request is plain text (it is shown in a code span).
+``not_doing``); the spelled-out request is plain text (a refusal's answer quotes it).
 The texts are data, a table a tool in ``calls.toml``; a tool's phrase function here fills
 their slots.
 """

@@ -146,4 +146,4 @@ def final_answer(turn: Turn, intent: Intent | None, lang: Lang, known: Known) ->
     if intent and intent.lookup and last.tool == intent.lookup.tool != intent.tool:
         tool, args = intent.tool, intent.unresolved()  # the refusal is about the request
     action = known.can(tool, lang)
-    return outcome_answer(result.code, result.message, tool, args, lang, action)
+    return outcome_answer(result, tool, args, lang, action)

@@ -2,24 +2,22 @@
 
 "Show the tables in database Sales" names no schema, so ``superset_explore_database``
 answers with the database's schemas. That is a step, not the answer: with one schema the
-planner lists its tables in the same turn; with several it asks which, each schema
-offered as a request (``offers``).
+planner lists its tables in the same turn; with several it asks which, the schemas
+listed as plain lines (the buttons that pick one are offers the core puts on the events;
+the answer "schema main in database examples" completes the request).
 """
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
-from app.offers import choices_block
-from app.planner.actions import doing, spelled_out
+from app.planner.actions import doing
 from app.planner.known import Known
 from app.planner.markup import md_escape
 from app.planner.phrases import tr
-from app.planner.turn import Turn
+from app.planner.turn import EXPLORE as TOOL
+from app.planner.turn import TABLES, Turn
 
-TOOL = "superset_explore_database"
-TABLES = re.compile(r"\btables?\b|таблиц", re.IGNORECASE)
 MAX_SCHEMAS = 8
 
 
@@ -48,5 +46,5 @@ def tables_next(turn: Turn, known: Known) -> tuple[str, dict[str, Any] | None] |
         f"{md_escape(database)} has {len(schemas)} schemas. Tables of which one?",
         f"В базе {md_escape(database)} схем: {len(schemas)}. Таблицы какой из них показать?",
     )
-    choices = [(md_escape(s), spelled_out(TOOL, {**base, "schema": s}, lang)) for s in shown]
-    return head + choices_block(choices), None
+    listed = "\n".join(f"- {md_escape(s)}" for s in shown)
+    return f"{head}\n\n{listed}", None

@@ -243,7 +243,13 @@ INTENTS: tuple[Intent, ...] = (
     ),
     _intent(
         "search_dashboards",
-        [r"\b(?:find|search|look\s+(?:for|up))\b", r"найд\w*|найти|поищ\w*|\bищи\b|поиск\w*"],
+        [
+            r"\b(?:find|search|look\s+(?:for|up))\b",
+            r"найд\w*|найти|поищ\w*|\bищи\b|поиск\w*",
+            # "list all dashboards in dev": a request of its own, never an answer to a question
+            r"\b(?:list|show)\s+(?:me\s+)?all\s+(?:the\s+)?dashboards\b",
+            r"(?:покажи|выведи|перечисли)\s+(?:мне\s+)?все\s+дашборды",
+        ],
         weak=[r"\bdashboards?\b|\b(?:list|show|which)\b", r"дашборд\w*|покажи|какие|список"],
     ),
 )

@@ -3,8 +3,9 @@
 * Superset-sourced text (titles, names, error details) is shown as text, never as
   markdown or HTML: :func:`md_escape` is the product's :func:`app.text.inert` (HTML
   characters as entities, markdown punctuation escaped, no links or images).
-* A request the person can send as is goes in a code span (:func:`code_span`), which
-  markdown renders literally.
+* :func:`code_span` and :func:`md_unescape` serve ``app/offers.py`` (the markdown offers
+  the page still parses) until the core's typed offers replace it; the planner writes no
+  offer.
 * Names are quoted typographically for the language (:func:`quote`).
 """
 

@@ -9,6 +9,10 @@ Read from the request with its SQL replaced and its quoted fragments blanked (``
 * in English also before "dashboard" after the nearest "the"/"my"/"our" ("the Sales
   demo dashboard"), when those words are not function words.
 
+* where a dashboard is required and no keyword names one, a capitalised word that does
+  not start a sentence, with the words after it ("check the health of Sales demo",
+  «проверь здоровье Sales»).
+
 A title that holds such words can always be quoted: «дашборд "Продажи в регионах"».
 """
 
@@ -97,6 +101,26 @@ def dashboard_name(scan: str, env_pattern: re.Pattern[str]) -> str | None:
         name = _after(scan, m.end(), env_pattern)
         if name is None and m.group(0).lower().startswith("dashboard"):
             name = _before(scan, m.start())
+        if name and not re.fullmatch(r"[#№]?\d+", name):
+            return name
+    return None
+
+
+_CAPITALISED = re.compile(r"(?<=\s)[A-ZА-ЯЁ][\w-]*")
+_NOT_A_TITLE = frozenset("i sql db id api ok".split())
+
+
+def capitalised_name(scan: str, env_pattern: re.Pattern[str]) -> str | None:
+    """A title no keyword introduces: the first capitalised word that does not start a
+    sentence and is no environment or function word, and the words after it."""
+    for m in _CAPITALISED.finditer(scan):
+        before = scan[: m.start()].rstrip()
+        word = m.group(0)
+        if not before or before[-1] in ".!?:;" or env_pattern.fullmatch(word):
+            continue
+        if word.lower() in _FUNCTION_WORDS or word.lower() in _NOT_A_TITLE:
+            continue
+        name = _after(scan, m.start(), env_pattern)
         if name and not re.fullmatch(r"[#№]?\d+", name):
             return name
     return None

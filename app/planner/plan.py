@@ -10,7 +10,11 @@ result of a turn and plans *in steps*, re-reading the person's request each time
   unresolved), so the server's guard says why it is refused;
 * a lookup answered → with one match, call the intended tool in the same turn and say
   so ("Found “Sales demo” (#7) in dev. Checking the health of dashboard 7 in dev…");
-  with several, ask which one and offer each as a request (``offers``); with none, say so;
+  with several, ask which one, in words, the candidates listed as plain lines (the
+  buttons that pick one are offers the core puts on the events); with none, say so;
+* the person answered that question → the answer completes the earlier request
+  (:func:`_request`): "dashboard 7 in dev", "backup abf01234", "schema main in database
+  examples" (what the core's choice buttons send) or a bare "7" or "prod";
 * anything else answered → the final answer (``answers``). A refusal, a failure or a
   cancellation is never retried in the same turn.
 
@@ -27,8 +31,7 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage, HumanMessage
 
-from app.offers import choices_block
-from app.planner.actions import doing, spelled_out
+from app.planner.actions import doing
 from app.planner.answers import capabilities_answer, clarification, final_answer
 from app.planner.context import TurnContext, turn_context
 from app.planner.explore import TOOL, tables_next
@@ -37,10 +40,11 @@ from app.planner.known import Known
 from app.planner.labels import backup_label, dashboard_label, env_in
 from app.planner.markup import quote
 from app.planner.phrases import say
+from app.planner.picks import pick_intent, read_pick
 from app.planner.request import Request
 from app.planner.results import Result
 from app.planner.steps import Intent, Lookup, Resolution, intent_for, match_id, resolve
-from app.planner.text import Lang
+from app.planner.text import EnvResolver, Lang
 from app.planner.turn import Turn, read_turn
 
 MAX_STEPS = 6  # calls in one turn; past this the planner answers with what it has
@@ -75,6 +79,25 @@ def _request(turn: Turn, ctx: TurnContext, known: Known) -> Request:
     return req
 
 
+def _intent(
+    turn: Turn, ctx: TurnContext, bound: Collection[str] | None, known: Known
+) -> Intent | None:
+    """What the turn asks for: a pick completes the earlier request (a dashboard or
+    backup pick with no question before it asks for nothing), any other answer to the
+    planner's question is read together with that request, else the message alone."""
+    if not turn.text:
+        return None
+    pick = read_pick(turn.text, EnvResolver(ctx.environments))
+    if pick is not None and turn.earlier:
+        earlier = intent_for(Request.build(turn.earlier, ctx), bound, known)
+        if (picked := pick_intent(earlier, pick)) is not None:
+            return picked
+    req = _request(turn, ctx, known)
+    if pick is not None and pick.kind != "schema" and req.text == turn.text:
+        return None
+    return intent_for(req, bound, known)
+
+
 def _looking(lookup: Lookup, ctx: TurnContext, lang: Lang) -> str:
     if lookup.kind == "backup":
         env = env_in(lookup.args.get("env_id"), lang)
@@ -105,7 +128,7 @@ def _first_step(
 
 
 def _ask(intent: Intent, found: Resolution, result: Result, lang: Lang) -> str:
-    """Several matches (or none): the question, with each candidate as a request."""
+    """Several matches (or none): the question, with the candidates as plain lines."""
     lookup = intent.lookup
     assert lookup is not None
     name = quote(lookup.ref, lang)
@@ -114,17 +137,14 @@ def _ask(intent: Intent, found: Resolution, result: Result, lang: Lang) -> str:
     if not found.candidates:
         return say(f"no_{kind}", lang, name=name, env=env)
     label = backup_label if kind == "backup" else dashboard_label
-    choices = [
-        (label(c, lang), spelled_out(intent.tool, intent.filled(match_id(lookup, c)), lang))
-        for c in found.candidates
-    ]
+    listed = "\n".join(f"- {label(c, lang)}" for c in found.candidates)
     if found.by_position:
         head = say("nth_backup", lang, name=name, env=env, n=lookup.ref.strip("…."))
     else:
         head = say(f"which_{kind}", lang, name=name, env=env, count=found.total)
         if found.total > len(found.candidates):
             head += " " + say("shown_of", lang, shown=len(found.candidates))
-    return head + choices_block(choices)
+    return f"{head}\n\n{listed}"
 
 
 def _next_step(turn: Turn, intent: Intent | None, known: Known) -> Reply:
@@ -161,7 +181,7 @@ def plan_reply(
     ctx = turn_context(messages)
     known = known or Known()
     turn = read_turn(messages)
-    intent = intent_for(_request(turn, ctx, known), bound, known) if turn.text else None
+    intent = _intent(turn, ctx, bound, known)
     if turn.ended_with_tool:
         return _next_step(turn, intent, known)
     if messages and isinstance(messages[-1], HumanMessage):

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.offers import choices_block
 from app.planner.labels import dashboard_label, dashboard_subject, env_in, named
 from app.planner.markup import md_escape, quote
 from app.planner.numbers import plural
@@ -35,15 +34,12 @@ def search(args: dict[str, Any], result: Result, lang: Lang) -> str:
     what = f" {quote(query, lang)}" if query else ""
     if total == 0:
         if query:  # not a dead end: titles may be worded (or in a language) otherwise
-            head = tr(
+            return tr(
                 lang,
-                f"No dashboards match{what}{env}. Titles may say it in other words:",
-                f"Дашбордов по{what}{env} нет. Возможно, в названиях это сказано иначе:",
-            )
-            where = tr(lang, f" in {env_id}", f" на {env_id}") if env_id else ""
-            everything = tr(lang, f"list all dashboards{where}", f"покажи все дашборды{where}")
-            return head + choices_block(
-                [(tr(lang, "All dashboards", "Все дашборды") + env, everything)]
+                f"No dashboards match{what}{env}. Titles may say it in other words: "
+                f"the list of all dashboards{env} shows them.",
+                f"Дашбордов по{what}{env} нет. Возможно, в названиях это сказано иначе: "
+                f"их покажет список всех дашбордов{env}.",
             )
         return tr(lang, f"There are no dashboards{env}.", f"Дашбордов{env} нет.")
     if total == 1 and found:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from app.i18n import detect_lang
 from app.planner.context import TurnContext
-from app.planner.names import SLUG, dashboard_name, quoted_after_keyword
+from app.planner.names import SLUG, capitalised_name, dashboard_name, quoted_after_keyword
 from app.planner.sqltext import split_sql
 from app.planner.text import (
     QUOTED_PATTERN,
@@ -139,7 +139,10 @@ class Request:
             return None
         if self.quoted and (required or quoted_after_keyword(self.prefix)):
             return self.quoted[0]
-        return dashboard_name(self.scan, self.envs.pattern)
+        named = dashboard_name(self.scan, self.envs.pattern)
+        if named is None and required:
+            named = capitalised_name(self.scan, self.envs.pattern)
+        return named
 
     def dashboards(self, *, required: bool) -> tuple[list[str], bool]:
         """(dashboard refs, taken from the page context?).

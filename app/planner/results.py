@@ -7,12 +7,14 @@ it by a structural summary (``app.agent.execution.summarise_response``):
 * ``Result keys: a, b. Values: a=1, b=[25 items]...`` for an object, optionally followed by
   ``\\n<key>: Found N items: …`` for the list that holds most of it.
 
-Refusals and failures are ``CODE: message`` lines (``CANCELLED``, ``ERROR``,
-``PERMISSION_DENIED``, ``NOT_AVAILABLE``, ``INVALID_ARGUMENTS``, ``MAINTENANCE`` …).
+A call that did not run is ``REFUSED: {json}`` (:class:`app.facts.Refusal`: the guard
+said no, the turn stopped a repeated call, or the person cancelled it on the card); a
+call that failed is ``ERROR: <text>``.
 
 :func:`read_result` turns any of these into a :class:`Result`: the outcome code (None on
-success), the parsed data (a dict or list, partial for a summary), and the true length of
-each list that a summary cut (``totals``).
+success; a refusal's code; ``"error"`` for a failure), the refusal's facts, the parsed
+data (a dict or list, partial for a summary), and the true length of each list that a
+summary cut (``totals``).
 """
 
 from __future__ import annotations
@@ -22,7 +24,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-_OUTCOME = re.compile(r"\s*(CANCELLED|ERROR|MAINTENANCE|[A-Z]+_[A-Z_]+):")
+from app.facts import REFUSED_PREFIX, Refusal, read_refusal
+
+ERROR = "error"  # the outcome code of a failed call
+ERROR_PREFIX = "ERROR:"
 _FOUND = re.compile(r"Found (\d+) items:")
 _ITEM = re.compile(r"^ - (.*)$", re.MULTILINE)
 _KEYS = re.compile(r"^Result keys: (.*?)\. Values: (.*?)(?:\.\.\.)?$", re.MULTILINE)
@@ -33,11 +38,12 @@ _FIELD = re.compile(r'"(\w+)":\s*("(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?|true|false|n
 
 @dataclass(frozen=True)
 class Result:
-    code: str | None  # None: the tool succeeded
-    message: str  # the text after the code, or the whole text
+    code: str | None  # None: the tool succeeded; a refusal's code; "error": it failed
+    message: str  # the failure's text, or the whole text (a refusal's log sentence)
     data: Any = None  # dict | list | None (plain text)
     totals: dict[str, int] = field(default_factory=dict)  # list key ("" = top) -> length
     summarised: bool = False
+    refusal: Refusal | None = None  # why the call did not run, as facts
 
     def items(self, key: str = "") -> list[Any]:
         """The items of the list under ``key`` ("" = the result itself), as far as known."""
@@ -110,12 +116,26 @@ def _summary(text: str) -> Result | None:
     return Result(None, text, data, totals, summarised=True)
 
 
+def _unread_refusal(body: str) -> str:
+    """What a refusal the planner cannot read (a newer code, say) says: its message."""
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return body.strip()
+    message = data.get("message") if isinstance(data, dict) else None
+    return str(message) if message else body.strip()
+
+
 def read_result(content: str) -> Result:
     """The outcome and data of one tool result (see the module docstring)."""
     text = content.strip()
-    outcome = _OUTCOME.match(text)
-    if outcome:
-        return Result(outcome.group(1), text[outcome.end() :].strip())
+    refusal = read_refusal(text)
+    if refusal is not None:
+        return Result(refusal.code, refusal.message, refusal=refusal)
+    if text.startswith(ERROR_PREFIX):
+        return Result(ERROR, text[len(ERROR_PREFIX) :].strip())
+    if text.startswith(REFUSED_PREFIX.strip()):  # a refusal this planner cannot read
+        return Result(ERROR, _unread_refusal(text[len(REFUSED_PREFIX.strip()) :]))
     try:
         return Result(None, text, json.loads(text))
     except ValueError:

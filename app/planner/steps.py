@@ -11,7 +11,8 @@ to run first:
 Ids and slugs go straight to the tool (it resolves them itself), and so do database names
 (the SQL and dataset tools take a database by id or name). :func:`resolve` reads the
 lookup's result: one match (or exactly one exact title/slug match) fills the argument;
-several are offered as choices; none is said plainly.
+several are asked about (the person's pick completes the request, :mod:`app.planner.picks`);
+none is said plainly.
 """
 
 from __future__ import annotations
@@ -54,6 +55,7 @@ class Lookup:
     tool: str  # search_dashboards | list_backups
     args: dict[str, Any]
     slot: str  # the intended tool's argument it fills
+    env_arg: str = "env_id"  # the intended tool's argument naming where the object lives
 
 
 @dataclass(frozen=True)
@@ -100,7 +102,7 @@ def _lookup(tool: str, args: dict[str, Any], req: Request, known: Known) -> Look
     search: dict[str, Any] = {"query": title}
     if args.get(env_key):
         search["env_id"] = args[env_key]
-    return Lookup("dashboard", title, "search_dashboards", search, slot)
+    return Lookup("dashboard", title, "search_dashboards", search, slot, env_key)
 
 
 def intent_for(req: Request, bound: Collection[str] | None, known: Known) -> Intent | None:

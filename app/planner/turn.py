@@ -4,16 +4,20 @@ call the planner proposed, with its result once the tool node has answered.
 
 A message answers an earlier request when the previous turn ended with the planner's
 question: an AI message without tool calls that followed either no tool at all (a missing
-argument was asked for) or a lookup the planner made for another tool (several or no
-matches). Then "prod" completes "deploy dashboard 5", and "7" picks a dashboard.
+argument was asked for), a lookup the planner made for another tool (several or no
+matches), or a database's schemas when tables were asked for (which schema?). Then
+"prod" completes "deploy dashboard 5", and "7" or "dashboard 7 in dev" picks a dashboard
+(:mod:`app.planner.picks`). System messages (the prompt, the turn's facts and page) are
+not part of the conversation here.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
 from app.i18n import detect_lang
 from app.planner.intents import choose_tool
@@ -21,6 +25,8 @@ from app.planner.results import Result, read_result
 from app.planner.text import Lang
 
 LOOKUP_TOOLS = frozenset({"search_dashboards", "list_backups"})
+EXPLORE = "superset_explore_database"  # its schemas answer "which tables?" with a question
+TABLES = re.compile(r"\btables?\b|таблиц", re.IGNORECASE)
 SHORT_ANSWER_WORDS = 3
 
 
@@ -82,21 +88,22 @@ def _steps(messages: list[BaseMessage]) -> tuple[Step, ...]:
 
 def _earlier(messages: list[BaseMessage], human: int) -> str | None:
     """The request the message at ``human`` answers, if the planner asked a question."""
-    if human < 2 or not isinstance(messages[human - 1], AIMessage):
+    said = [i for i in range(human) if not isinstance(messages[i], SystemMessage)]
+    if len(said) < 2 or not isinstance(messages[said[-1]], AIMessage):
         return None
-    if messages[human - 1].tool_calls:  # type: ignore[attr-defined]
+    if messages[said[-1]].tool_calls:  # type: ignore[attr-defined]
         return None
-    previous = next(
-        (i for i in range(human - 2, -1, -1) if isinstance(messages[i], HumanMessage)), None
-    )
+    previous = next((i for i in reversed(said[:-1]) if isinstance(messages[i], HumanMessage)), None)
     if previous is None:
         return None
-    between = _steps(messages[previous + 1 : human - 1])
+    between = _steps(messages[previous + 1 : said[-1]])
     text = _text(messages[previous])
     if not between:
         return text
     last = between[-1].tool
     if last in LOOKUP_TOOLS and choose_tool(text.lower(), None) not in LOOKUP_TOOLS:
+        return text
+    if last == EXPLORE and TABLES.search(text):  # the schemas shown: "tables of which one?"
         return text
     return None
 

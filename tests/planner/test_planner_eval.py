@@ -80,6 +80,7 @@ def _check(step: dict[str, Any], reply: AIMessage) -> tuple[bool, bool, str]:
     if step["expect"] == ANSWER:
         texts = step.get("contains") or []
         missing = [t for t in texts if t not in reply.text]
+        missing += [f"no {t!r}" for t in step.get("absent") or [] if t in reply.text]
         got = f"{call['name']}({call['args']})" if call else f"answer missing {missing}"
         return call is None, call is None and not missing, got
     tool_ok = call is not None and call["name"] == step["expect"]
@@ -107,6 +108,8 @@ def run_case(
                     result_text(step["result"]), tool_call_id=call["id"], name=call["name"]
                 ),
             ]
+        if "then" in step:  # the person answers the question
+            messages += [AIMessage(reply.text), HumanMessage(step["then"])]
     return True, True, ""
 
 
@@ -122,6 +125,8 @@ def proposed_calls(planner: Any, case: dict[str, Any], defaults: dict[str, Any])
                 AIMessage(reply.text, tool_calls=reply.tool_calls),
                 ToolMessage(result_text(step["result"]), tool_call_id=call["id"]),
             ]
+        if "then" in step:
+            messages += [AIMessage(reply.text), HumanMessage(step["then"])]
     return calls
 
 

@@ -1,6 +1,6 @@
 """The offline planner plans in steps: it looks a named object up, goes on with the
-intended tool in the same turn, asks when several match, and offers requests a page can
-turn into buttons (choices, "continue without this page's context")."""
+intended tool in the same turn, asks in words when several match, and completes the
+request when the person picks one (what the core's choice buttons send)."""
 
 from __future__ import annotations
 
@@ -10,12 +10,14 @@ from typing import Any
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
+from app.agent.prompts import prompt_messages
 from app.agent.tools import TOOL_CATALOG
-from app.offers import parse_offers
+from app.facts import TurnFacts
+from app.i18n import detect_lang
 from app.planner.actions import PHRASES, doing, not_doing, spelled_out
 from app.planner.slots import CALLS
 from app.planner.steps import FULL_BACKUP_ID
-from tests.planner.test_planner import DASHBOARD_PAGE, planner, system
+from tests.planner.test_planner import DASHBOARD_PAGE, planner, refused, system
 from tests.planner.test_planner_eval import case_messages, load_eval, proposed_calls, steps_of
 
 SALES = {"env": "dev", "count": 1, "dashboards": [{"id": 7, "title": "Sales demo"}]}
@@ -70,17 +72,13 @@ def test_an_exact_title_among_several_matches_is_taken():
     assert calls(replies)[-1] == ("run_llm_validation", {"dashboard_id": "3", "env_id": "dev"})
 
 
-def test_several_matches_are_offered_as_choices_and_nothing_runs():
+def test_several_matches_are_asked_about_in_words_and_nothing_runs():
     replies = converse("проверь здоровье дашборда Sales", SEVERAL)
     assert len(calls(replies)) == 1  # the search only
-    text = replies[-1].text
-    assert text.startswith("Под «Sales» на dev подходят несколько дашбордов (2).")
-    assert "\n\n- «Sales demo» (#7): `проверь здоровье дашборда 7 на dev`" in text
-    offers = parse_offers(text)
-    assert [(c.label, c.request) for c in offers.choices] == [
-        ("«Sales demo» (#7)", "проверь здоровье дашборда 7 на dev"),
-        ("«Sales demo old» (#9)", "проверь здоровье дашборда 9 на dev"),
-    ]
+    assert replies[-1].text == (
+        "Под «Sales» на dev подходят несколько дашбордов (2). Какой вы имеете в виду?"
+        "\n\n- «Sales demo» (#7)\n- «Sales demo old» (#9)"
+    )  # the buttons that pick one are the core's offers: no request is written here
 
 
 @pytest.mark.parametrize("answer", ["#9", "9", "дашборд 9"])
@@ -95,10 +93,106 @@ def test_answering_the_question_with_an_id_completes_the_request(answer):
     assert reply.text == "Проверяю здоровье дашборда 9 на dev…"  # the turn stays Russian
 
 
-def test_a_chosen_candidate_request_is_planned_directly():
-    offers = parse_offers(converse("check the health of dashboard Sales", SEVERAL)[-1].text)
-    reply = planner().invoke([system(), HumanMessage(offers.choices[1].request)])
-    assert calls([reply]) == [("get_health_summary", {"dashboard_id": "9", "env_id": "dev"})]
+FACTS = TurnFacts("dev", {"dev": "dev", "staging": "staging", "prod": "prod"})
+
+
+def turn(history: list[Any], text: str, *results: Any) -> list[AIMessage]:
+    """One turn as the core runs it (the turn's facts in a system message right before the
+    person's message), each tool call answered by the next result; ``history`` grows."""
+    model, replies = planner(), []
+    history.append(HumanMessage(text))
+    for result in [*results, None]:
+        reply = model.invoke(prompt_messages(history, FACTS, None))
+        replies.append(reply)
+        history.append(reply)
+        if not reply.tool_calls or result is None:
+            break
+        content = result if isinstance(result, str) else json.dumps(result)
+        history.append(ToolMessage(content, tool_call_id=reply.tool_calls[0]["id"]))
+    return replies
+
+
+PICKS = [  # (the request, the lookup's result, what the core's button sends, the call)
+    (
+        "check the health of Sales",
+        SEVERAL,
+        "dashboard 7 in dev",
+        ("get_health_summary", {"dashboard_id": "7", "env_id": "dev"}),
+    ),
+    (
+        "проверь здоровье Sales",
+        SEVERAL,
+        "дашборд 9 в dev",
+        ("get_health_summary", {"dashboard_id": "9", "env_id": "dev"}),
+    ),
+    (
+        "delete dashboard Sales on prod",
+        {**SEVERAL, "env": "prod"},
+        "dashboard 9 in prod",
+        ("delete_dashboard", {"dashboard_id": "9", "env_id": "prod"}),
+    ),
+    (
+        "удали дашборд Sales на проде",
+        {**SEVERAL, "env": "prod"},
+        "дашборд 7 в prod",
+        ("delete_dashboard", {"dashboard_id": "7", "env_id": "prod"}),
+    ),
+    (
+        "задеплой дашборд Sales на стейдж",
+        SEVERAL,
+        "дашборд 9 в dev",
+        ("deploy_dashboard", {"dashboard_id": "9", "source_env": "dev", "target_env": "staging"}),
+    ),
+    (
+        "validate dashboard Sales",
+        SEVERAL,
+        "dashboard 9",
+        ("run_llm_validation", {"dashboard_id": "9", "env_id": "dev"}),
+    ),
+]
+
+
+@pytest.mark.parametrize(("request_text", "found", "pick", "expected"), PICKS)
+def test_a_pick_completes_the_request_the_question_was_about(request_text, found, pick, expected):
+    history: list[Any] = []
+    first = turn(history, request_text, found)
+    assert [name for name, _ in calls(first)] == ["search_dashboards"]
+    assert "?" in first[-1].text and "`" not in first[-1].text
+    reply = turn(history, pick)[0]
+    assert calls([reply]) == [expected]
+    assert "search_dashboards" not in [name for name, _ in calls([reply])]
+
+
+@pytest.mark.parametrize(
+    ("request_text", "pick", "expected_id", "looking"),
+    [
+        ("restore backup 2", "backup 0cd12222", "0cd1" + "2" * 28, "Looking up backup “0cd12222”"),
+        ("восстанови бэкап 1", "бэкап abf01111", "abf0" + "1" * 28, "Ищу бэкап «abf01111»"),
+    ],
+)
+def test_a_backup_pick_is_looked_up_again_and_restored(request_text, pick, expected_id, looking):
+    history: list[Any] = []
+    first = turn(history, request_text, BACKUPS)
+    assert calls(first) == [("list_backups", {})] and first[-1].tool_calls == []
+    replies = turn(history, pick, BACKUPS)
+    assert replies[0].text.startswith(looking)
+    assert calls(replies) == [("list_backups", {}), ("restore_backup", {"backup_id": expected_id})]
+
+
+@pytest.mark.parametrize(
+    "pick",
+    ["dashboard 7 in dev", "дашборд 7 в dev", "dashboard 9", "backup abf01111", "бэкап 0cd12222"],
+)
+def test_a_pick_with_no_question_before_it_is_never_a_search_nor_a_backup(pick):
+    reply = turn([], pick)[0]
+    assert reply.tool_calls == []  # the capabilities: nothing named what to do
+
+
+def test_a_pick_after_an_answer_that_asked_nothing_does_not_search():
+    history: list[Any] = []
+    turn(history, "list environments", {"environments": [{"id": "dev"}]})
+    reply = turn(history, "dashboard 7 in dev")[0]
+    assert reply.tool_calls == []
 
 
 def test_no_match_is_said_plainly():
@@ -130,11 +224,13 @@ def test_a_short_backup_id_is_looked_up_in_the_backup_list(text, expected_id):
     assert calls(replies) == [("list_backups", {}), ("restore_backup", {"backup_id": expected_id})]
 
 
-def test_a_backup_number_that_is_no_id_prefix_is_offered_not_restored():
+def test_a_backup_number_that_is_no_id_prefix_is_asked_about_not_restored():
     replies = converse("restore backup 2", BACKUPS)
     assert len(calls(replies)) == 1
-    offers = parse_offers(replies[-1].text)
-    assert [c.request for c in offers.choices] == ["restore backup 0cd1" + "2" * 28]
+    assert replies[-1].text == (
+        "No backup id starts with “2” in dev. Did you mean the backup number 2 of the list?"
+        "\n\n- 0cd12222… (dev, 2026-01-01 09:00)"
+    )
 
 
 def test_a_full_backup_id_is_restored_without_a_lookup():
@@ -142,10 +238,12 @@ def test_a_full_backup_id_is_restored_without_a_lookup():
     assert calls(converse(f"restore backup {full}")) == [("restore_backup", {"backup_id": full})]
 
 
-def test_a_refused_lookup_spells_out_the_intended_request():
-    refusal = "NOT_AVAILABLE: tool not available in this context (dashboard page): list_backups"
+def test_a_refused_lookup_is_explained_as_the_intended_request():
+    refusal = refused("not_available", "list_backups", page="dashboard")
     replies = converse("restore backup abf0", refusal, page=DASHBOARD_PAGE)
-    assert parse_offers(replies[-1].text).without_context == "restore backup abf0"
+    assert replies[-1].text == (
+        "On a dashboard page I can't restore a backup: the page's context leaves it out."
+    )
 
 
 def test_a_tool_outside_the_bound_set_is_proposed_with_the_name_unresolved():
@@ -164,7 +262,8 @@ def test_the_intended_tool_is_never_called_twice_in_a_turn():
 
 
 def test_a_cancelled_step_after_a_search_is_acknowledged_once():
-    replies = converse("delete dashboard Sales demo in dev", SALES, "CANCELLED: not that one")
+    cancelled = refused("cancelled", "delete_dashboard", reason="not that one")
+    replies = converse("delete dashboard Sales demo in dev", SALES, cancelled)
     assert replies[-1].tool_calls == []
     assert replies[-1].text == "Cancelled — not deleting dashboard 7 in dev: not that one."
 
@@ -255,15 +354,21 @@ def test_the_eval_has_multi_step_cases_in_both_languages():
         ("сделай бэкап этого дашборда", "сделай бэкап дашборда 42 на prod"),
     ],
 )
-def test_a_request_the_page_filters_out_gets_a_way_on_without_the_context(text, spelled):
+def test_a_request_the_page_filters_out_is_explained_and_its_spelled_out_form_plans_it(
+    text, spelled
+):
+    """The way on (the call without the page's context) is the core's offer; the planner
+    says why, and the request it spells out in its sentences plans the same call."""
     dashboard_page_tools = ["search_dashboards", "get_health_summary", "show_capabilities"]
     model = planner(dashboard_page_tools)
     messages: list[Any] = [system(page=DASHBOARD_PAGE), HumanMessage(text)]
     proposal = model.invoke(messages)
     call = proposal.tool_calls[0]
-    refusal = f"NOT_AVAILABLE: tool not available in this context (dashboard page): {call['name']}"
+    refusal = refused("not_available", call["name"], args=call["args"], page="dashboard")
     answer = model.invoke([*messages, proposal, ToolMessage(refusal, tool_call_id=call["id"])])
-    assert parse_offers(answer.text).without_context == spelled
+    assert answer.tool_calls == [] and "`" not in answer.text
+    assert answer.text.startswith(("On a dashboard page I can't", "На странице дашборда"))
+    assert spelled_out(call["name"], call["args"], detect_lang(text)) == spelled
     again = planner().invoke([system(), HumanMessage(spelled)])
     assert [(c["name"], c["args"]) for c in again.tool_calls] == [(call["name"], call["args"])]
 
@@ -292,17 +397,46 @@ def test_tables_asked_for_and_one_schema_shown_lists_its_tables_in_the_same_turn
     assert step.text == "Смотрю базу Sales схему main…"
 
 
-def test_tables_asked_for_and_several_schemas_shown_asks_which_with_a_button_each() -> None:
-    _, step = _explored("show the tables in database Sales", _schemas("main", "public"))
-    assert step.tool_calls == []
-    assert step.text.startswith("Sales has 2 schemas. Tables of which one?")
-    offered = [c.request for c in parse_offers(step.text).choices]
-    assert offered == [
-        "explore database Sales schema main in dev",
-        "explore database Sales schema public in dev",
-    ]
-    call = planner().invoke([system(), HumanMessage(offered[1])]).tool_calls[0]
-    assert call["args"] == {"env_id": "dev", "database": "Sales", "schema": "public"}
+def _tables(database: str, schema: str) -> str:
+    tables = [{"name": "orders"}, {"name": "sales"}]
+    return json.dumps(
+        {"env": "prod", "database": {"name": database}, "level": "tables", "schema": schema,
+         "tables": tables}
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("request_text", "question", "pick", "schema"),
+    [
+        (
+            "show the tables in database Sales on prod",
+            "Sales has 2 schemas. Tables of which one?\n\n- main\n- public",
+            "schema public in database Sales",
+            "public",
+        ),
+        (
+            "покажи таблицы в базе Sales на проде",
+            "В базе Sales схем: 2. Таблицы какой из них показать?\n\n- main\n- public",
+            "схема main в базе Sales",
+            "main",
+        ),
+    ],
+)
+def test_tables_asked_for_and_several_schemas_shown_asks_which_and_a_pick_lists_them(
+    request_text, question, pick, schema
+) -> None:
+    history: list[Any] = []
+    schemas = json.dumps(
+        {"env": "prod", "database": {"id": 1, "name": "Sales"}, "level": "schemas",
+         "schemas": ["main", "public"]}
+    )  # fmt: skip
+    first = turn(history, request_text, schemas)
+    assert calls(first) == [("superset_explore_database", {"database": "Sales", "env_id": "prod"})]
+    assert first[-1].text == question
+    replies = turn(history, pick, _tables("Sales", schema))
+    expected = {"database": "Sales", "env_id": "prod", "schema": schema}  # the request's env
+    assert calls(replies) == [("superset_explore_database", expected)]
+    assert replies[-1].tool_calls == [] and "orders" in replies[-1].text
 
 
 def test_a_browse_that_asked_for_no_tables_ends_with_the_schemas() -> None:
