@@ -1,6 +1,7 @@
 """ss-tools agent entry point.
 
     python main.py [start]                                  run the server (NiceGUI + API)
+    python main.py start --local-model                      ... answered by a local small LLM
     python main.py users add NAME --role admin|analyst --password PW
     python main.py users list
 
@@ -27,6 +28,8 @@ from app.settings import Settings
 from app.web import create_app
 
 TITLE = "ss-tools agent"
+#: The local model is slow on a CPU (a turn with every tool offered: up to minutes).
+LOCAL_MODEL_TIMEOUT_S = 300.0
 
 
 def serve(settings: Settings, *, title: str = TITLE, **options: Any) -> None:
@@ -41,6 +44,30 @@ def serve(settings: Settings, *, title: str = TITLE, **options: Any) -> None:
         show=False,
         **options,
     )
+
+
+def with_local_model(settings: Settings) -> Settings:
+    """``start --local-model``: build (once per machine) and start llama-server with a small
+    model on loopback, stopped when the product stops; the settings point the
+    OpenAI-compatible provider at it (a timeout set in the environment is kept)."""
+    from app.sandbox.llm import SandboxError, start_local_model  # dev tooling, like the sandbox
+
+    try:
+        server = start_local_model(progress=functools.partial(print, flush=True))
+    except SandboxError as exc:  # asked for by name: no silent fallback to the offline planner
+        sys.exit(f"[llm] the local model could not be started: {exc}")
+    app.on_shutdown(server.stop)
+    atexit.register(server.stop)
+    overrides: dict[str, Any] = {
+        "llm_provider": "openai",
+        "llm_base_url": server.base_url,
+        "llm_model": server.model_name,
+        "llm_api_key": "none",
+    }
+    if "llm_timeout_s" not in settings.model_fields_set:
+        overrides["llm_timeout_s"] = LOCAL_MODEL_TIMEOUT_S
+    print(f"[llm] the agent's model: {server.model_name} at {server.base_url}", flush=True)
+    return Settings(**{**settings.model_dump(exclude_unset=True), **overrides})
 
 
 def main() -> None:
@@ -59,6 +86,8 @@ def main() -> None:
         if sandbox is not None:  # stop what this run started: at shutdown, at exit as a fallback
             app.on_shutdown(functools.partial(sandbox.stop, print))
             atexit.register(sandbox.stop)
+        if "--local-model" in sys.argv[2:]:
+            settings = with_local_model(settings)
     parts = create_app(settings=settings)
     # at shutdown a running turn ends (or is cancelled), then the checkpointer closes
     app.on_shutdown(parts.core.aclose)

@@ -172,6 +172,7 @@ class PermissionDeniedEvent(BaseEvent):
     required_role: str
     alternatives: list[Alternative] = Field(default_factory=list)
     message: str = ""
+    refusal: Refusal | None = None
 
 
 class MessageEvent(BaseEvent):
@@ -180,6 +181,9 @@ class MessageEvent(BaseEvent):
     text: str
     model: str = ""
     offers: list[Offer] = Field(default_factory=list)
+    # the turn ended on what the model did (app.agent.model_step): step_cap,
+    # repeated_call, unknown_tool, invalid_arguments, unreadable, unreachable
+    problem: str | None = None
 
 
 class ErrorEvent(BaseEvent):

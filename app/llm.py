@@ -42,6 +42,9 @@ def _openai_model(settings: Settings) -> BaseChatModel:
         temperature=0,
         max_retries=1,
         timeout=settings.llm_timeout_s,
+        # a slow local model may take minutes before its first chunk (a long prompt on a
+        # CPU): the wait between chunks is the same limit, not langchain-openai's 120 s
+        stream_chunk_timeout=settings.llm_timeout_s,
         streaming=True,
         http_async_client=httpx2.AsyncClient(timeout=settings.llm_timeout_s),
     )

@@ -67,14 +67,12 @@ async def _noop_search(args: Any, deps: Any) -> dict[str, Any]:
     return {"count": 1, "dashboards": [{"id": 1, "title": "Sales Overview"}]}
 
 
-def bench_parts(settings: Settings) -> Parts:
-    """The app's parts with the offline model and the no-op search tool, and the bench
-    user (tokens are honoured only for existing, enabled users)."""
-    parts = build_parts(
-        settings,
-        model=OfflinePlanner(catalog=TOOL_CATALOG),
-        tools={"search_dashboards": _noop_search},
-    )
+def bench_parts(settings: Settings, *, real_tools: bool = False) -> Parts:
+    """The app's parts with the offline model and the no-op search tool (``real_tools``:
+    the product's own), and the bench user (tokens are honoured only for existing,
+    enabled users)."""
+    tools = None if real_tools else {"search_dashboards": _noop_search}
+    parts = build_parts(settings, model=OfflinePlanner(catalog=TOOL_CATALOG), tools=tools)
     with parts.db.session() as session:
         if users.get_user_by_name(session, username=USER) is None:
             users.create_user(session, username=USER, role="admin", password_hash="!")

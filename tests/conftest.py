@@ -29,7 +29,7 @@ from typing import Any
 
 import pytest
 
-_KEEP = {"SS_TOOLS_REQUIRE_ALL", "SS_TOOLS_SANDBOX_DIR"}
+_KEEP = {"SS_TOOLS_REQUIRE_ALL", "SS_TOOLS_SANDBOX_DIR", "SS_TOOLS_LLM_CACHE_DIR"}
 for _name in [n for n in os.environ if n.startswith("SS_TOOLS_")]:
     if _name not in _KEEP and not _name.startswith("SS_TOOLS_TEST_"):
         del os.environ[_name]
@@ -169,6 +169,7 @@ def pg_url() -> Iterator[str]:
 
 # Superset sandbox fixtures (session-scoped, started only when a test asks for them); defined
 # once here so integration and browser tests share one sandbox per run.
+from tests.llm_fixtures import local_llm  # noqa: E402
 from tests.sandbox_fixtures import superset_envs_file, superset_sandbox  # noqa: E402
 
-__all__ = ["superset_envs_file", "superset_sandbox"]
+__all__ = ["local_llm", "superset_envs_file", "superset_sandbox"]

@@ -29,6 +29,8 @@ from app.agent.confirm import Confirmations
 from app.agent.direct import after_tools, entry, is_direct
 from app.agent.edit import EDIT, recheck_edits
 from app.agent.guard import DepsFactory, Guard, PreflightOverride
+from app.agent.model_step import PROBLEM_KEY, ask_model, ended, turn_limit
+from app.agent.pending import call_row
 from app.agent.prompts import SYSTEM_PROMPT, prompt_messages
 from app.agent.state import AgentContext, AgentState
 from app.agent.stopping import Stopped, cancel_calls, cancellable, is_stopped, stopped_reply
@@ -182,15 +184,28 @@ def build_graph(
 
     async def model_node(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
         ctx = runtime.context
+        problem: str | None = None
+        limit = turn_limit(state["messages"])
         if is_stopped(ctx):  # a stopped turn ends here, without asking the model
-            return {"messages": [stopped_reply(ctx)], "direct": False}
-        offered = bound(policy().catalog, tuple(ctx.allowed_tools))
-        prompt = prompt_messages(state["messages"], ctx.facts, ctx.uicontext, system)
-        work = offered.ainvoke(prompt)
-        try:
-            reply = await cancellable(ctx, work)
-        except Stopped:
             reply = stopped_reply(ctx)
+        elif limit is not None:  # the turn ends here: a loop, a repeated mistake, the cap
+            reply, problem = ended(limit[0], ctx.lang, limit[1]), f"{limit[0]}: {limit[1]}"
+        else:
+            offered = bound(policy().catalog, tuple(ctx.allowed_tools))
+            prompt = prompt_messages(state["messages"], ctx.facts, ctx.uicontext, system)
+            work = ask_model(offered, prompt, ctx.allowed_tools, ctx.lang)
+            try:
+                reply, problem = await cancellable(ctx, work)
+            except Stopped:
+                reply = stopped_reply(ctx)
+        if problem is not None:  # what the model got wrong, ended or repaired: audited
+            ending = reply.response_metadata.get(PROBLEM_KEY)
+            await audit.record(
+                kind="failed" if ending else "retried",
+                decision="error",
+                reason=f"model: {problem}",
+                **call_row(ctx, None, ctx.selected_env),
+            )
         if state.get("direct"):  # the model answers: a chat turn again
             return {"messages": [reply], "direct": False}
         return {"messages": [reply]}  # (an unchanged channel is not written)

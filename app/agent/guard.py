@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import json
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import KW_ONLY, dataclass
 from typing import Any
@@ -30,12 +31,15 @@ from pydantic import BaseModel, ValidationError
 
 from app.agent.audit import AuditWriter
 from app.agent.confirm import Confirmations
+from app.agent.model_step import this_turn
+from app.agent.offers import without_context
 from app.agent.pending import Checked, call_env, call_row, pending_call
 from app.agent.state import AgentContext, AgentState, PendingCall
 from app.agent.stream import emit
 from app.agent.tools.declare import ToolDecl
 from app.errors import ToolError
-from app.events import Alternative, BaseEvent, ErrorEvent, PermissionDeniedEvent
+from app.events import BaseEvent, ErrorEvent, Offer, PermissionDeniedEvent
+from app.facts import Alternative, Refusal, RefusalCode
 from app.policy import (
     EnvChoice,
     EnvTable,
@@ -66,6 +70,15 @@ def _active_maintenance(db: Database, env_id: str) -> Any:
         return None if row is None else {"reason": row.reason, "by": row.started_by}
 
 
+def _calls(message: Any) -> list[Any]:
+    return list(message.tool_calls) if isinstance(message, AIMessage) else []
+
+
+def _call_key(call: Mapping[str, Any]) -> str:
+    """A call's identity in a turn: its tool and its arguments."""
+    return json.dumps([call["name"], call.get("args") or {}], sort_keys=True, default=str)
+
+
 @dataclass(eq=False)
 class Guard:
     """What the guard needs besides the state: the declarations, the policy and the
@@ -92,7 +105,13 @@ class Guard:
         assert isinstance(last, AIMessage)
         refused: list[ToolMessage] = []
         pending: list[PendingCall] = []
+        made = {_call_key(c) for m in this_turn(state["messages"][:-1]) for c in _calls(m)}
         for call in last.tool_calls:
+            key = _call_key(call)
+            if key in made:  # the same call again in one turn: a loop, never run twice
+                refused.append(await self._repeated(dict(call), ctx))
+                continue
+            made.add(key)
             outcome = await self.check(dict(call), ctx)
             if isinstance(outcome, ToolMessage):
                 refused.append(outcome)
@@ -102,27 +121,52 @@ class Guard:
             pending.append(outcome.call)
         return {"messages": refused, "pending": pending}
 
+    async def _repeated(self, call: dict[str, Any], ctx: AgentContext) -> ToolMessage:
+        refusal = Refusal(
+            code="repeated_call",
+            tool_name=call["name"],
+            message=f"{call['name']} was already called with these arguments in this turn",
+            args=dict(call.get("args") or {}),
+        )
+        return await self._refuse(call, ctx, refusal, kind="not_available", decision="error")
+
     async def _refuse(
         self,
         call: dict[str, Any],
         ctx: AgentContext,
+        refusal: Refusal,
         *,
         kind: str,
-        code: str,
-        message: str,
         decision: str = "deny",
-        env: str | None = None,
-        event: BaseEvent | None = None,
+        offers: list[Offer] | None = None,
     ) -> ToolMessage:
-        emit(event or ErrorEvent(code=code, message=message, tool_name=call["name"]))
+        """Say no to ``call``: the event (``permission_denied``, or an ``error`` carrying
+        the refusal), the audit row, and the call's result the model reads."""
+        if refusal.code == "permission_denied":
+            event: BaseEvent = PermissionDeniedEvent(
+                tool_name=refusal.tool_name,
+                required_role=refusal.required_role or "admin",
+                alternatives=refusal.alternatives,
+                message=refusal.message,
+                refusal=refusal,
+            )
+        else:
+            event = ErrorEvent(
+                code=refusal.code,
+                message=refusal.message,
+                tool_name=refusal.tool_name,
+                refusal=refusal,
+                offers=offers or [],
+            )
+        emit(event)
         await self.audit.record(
             kind=kind,
             decision=decision,
-            reason=message,
+            reason=refusal.message,
             args=call.get("args"),
-            **call_row(ctx, call["name"], env),
+            **call_row(ctx, call["name"], refusal.env_id),
         )
-        return _tool_message(f"{code.upper()}: {message}", call)
+        return _tool_message(refusal.tool_result(), call)
 
     async def check(self, call: dict[str, Any], ctx: AgentContext) -> Checked | ToolMessage:
         """The per-call policy, in the module docstring's order: a refusal (a ToolMessage,
@@ -133,50 +177,58 @@ class Guard:
         policy = self.policy()
         decl = self.tools.get(name)
         decision = enforce_tool_permission(name, ctx.role, policy=policy)
+
+        def refusal(code: RefusalCode, message: str, **facts: Any) -> Refusal:
+            return Refusal(code=code, tool_name=name, message=message, args=raw, **facts)
+
         if decl is None or decision.outcome == "error":
+            offered = sorted(ctx.allowed_tools)
             return await self._refuse(
                 call,
                 ctx,
+                refusal(
+                    "unknown_tool",
+                    f"there is no tool named '{name}'; call one of: {', '.join(offered)}",
+                    role=ctx.role,
+                    tools=offered,
+                ),
                 kind="not_available",
-                code="unknown_tool",
-                message=f"unknown tool '{name}'",
                 decision="error",
             )
         if decision.outcome == "deny":
             required = decision.required_role or "admin"
             alts = alternatives_for(ctx.role, ctx.object_type, exclude={name}, policy=policy)
-            msg = f"'{name}' requires the {required} role; your role is {ctx.role}."
             cot_logger.explore("permission denied", tool=name, role=ctx.role, required=required)
-            ev = PermissionDeniedEvent(
-                tool_name=name,
-                required_role=required,
-                alternatives=[Alternative(**a) for a in alts],
-                message=msg,
-            )
-            return await self._refuse(
-                call, ctx, kind="permission_denied", code="permission_denied", message=msg, event=ev
-            )
-        if name not in ctx.allowed_tools:
-            where = ctx.object_type or "this"
             return await self._refuse(
                 call,
                 ctx,
-                kind="not_available",
-                code="not_available",
-                message=f"tool not available in this context ({where} page): {name}",
+                refusal(
+                    "permission_denied",
+                    f"'{name}' requires the {required} role; your role is {ctx.role}.",
+                    role=ctx.role,
+                    required_role=required,
+                    page=ctx.object_type,
+                    alternatives=[Alternative(**a) for a in alts],
+                ),
+                kind="permission_denied",
             )
+        if name not in ctx.allowed_tools:
+            return await self._not_available(call, ctx, decl, raw, policy, refusal)
         try:
             model = decl.args_model.model_validate(raw)
         except ValidationError as exc:
-            errs = "; ".join(
+            errors = [
                 f"{'.'.join(map(str, e['loc'])) or 'args'}: {e['msg']}" for e in exc.errors()[:5]
-            )
+            ]
             return await self._refuse(
                 call,
                 ctx,
+                refusal(
+                    "invalid_arguments",
+                    f"invalid arguments for {name}: {'; '.join(errors)}",
+                    errors=errors,
+                ),
                 kind="failed",
-                code="invalid_arguments",
-                message=f"invalid arguments for {name}: {errs}",
                 decision="error",
             )
         args = model.model_dump(mode="json")
@@ -188,8 +240,8 @@ class Guard:
                 target = await decl.resolve_target(model, self._deps(ctx, page, None, policy))
             except ToolError as exc:
                 return await self._refuse(
-                    call, ctx, kind="failed", code="invalid_arguments", message=str(exc),
-                    decision="error",
+                    call, ctx, refusal("invalid_arguments", str(exc), errors=[str(exc)]),
+                    kind="failed", decision="error",
                 )  # fmt: skip
         env, selected = call_env(args, ctx, envs, target)
         risk = tool_risk(name, args, policy=policy)
@@ -200,17 +252,52 @@ class Guard:
                 return await self._refuse(
                     call,
                     ctx,
+                    refusal(
+                        "maintenance",
+                        f"environment '{env.env_id}' is in a maintenance window{why}; "
+                        "write tools are refused until it ends",
+                        env_id=env.env_id,
+                        reason=active.get("reason") or None,
+                    ),
                     kind="maintenance_refused",
-                    code="maintenance",
-                    env=env.env_id,
-                    message=f"environment '{env.env_id}' is in a maintenance window{why}; "
-                    "write tools are refused until it ends",
                 )
         contract = build_confirmation_contract_v2(
             name, args, ctx.role, ctx.selected_env, policy=policy, envs=envs, env=env,
             object_type=ctx.object_type, lang=ctx.lang,
         )  # fmt: skip
         return await self._pending(call, ctx, decl, model, contract, risk, env, selected, policy)
+
+    async def _not_available(
+        self,
+        call: dict[str, Any],
+        ctx: AgentContext,
+        decl: ToolDecl,
+        raw: dict[str, Any],
+        policy: Policy,
+        refusal: Callable[..., Refusal],
+    ) -> ToolMessage:
+        """The page's context leaves the tool out: refused, with the way forward (the same
+        call with the object and the environment spelled out, made without the context)."""
+        name = call["name"]
+        page = ctx.object_type or "this"
+        env, _ = call_env(raw, ctx, self.envs())
+        spelled = dict(raw)
+        if env.env_id and "env_id" in decl.args_model.model_fields:
+            spelled.setdefault("env_id", env.env_id)
+        offer = without_context(policy, name, spelled, env.env_id, ctx.lang)
+        return await self._refuse(
+            call,
+            ctx,
+            refusal(
+                "not_available",
+                f"'{name}' is not offered on a {page} page; the person can continue "
+                "without the page's context",
+                page=ctx.object_type,
+                env_id=env.env_id,
+            ),
+            kind="not_available",
+            offers=[offer],
+        )
 
     def _deps(self, ctx: AgentContext, env: EnvChoice, selected: str | None, policy: Policy) -> Any:
         return self.deps_factory(
@@ -243,25 +330,37 @@ class Guard:
             try:
                 details = await preflight(model, deps)
             except Exception as exc:  # a preflight failure blocks the call, visibly
+                why = f"{type(exc).__name__}: {exc}" if not isinstance(exc, ToolError) else str(exc)
                 return await self._refuse(
                     call,
                     ctx,
+                    Refusal(
+                        code="preflight_failed",
+                        tool_name=name,
+                        message=f"preflight for {name} failed: {why}",
+                        args=p["tool_args"],
+                        env_id=env_id,
+                        errors=[why],
+                    ),
                     kind="failed",
-                    code="preflight_failed",
-                    message=f"preflight for {name} failed: {exc}",
-                    env=env_id,
                     decision="error",
                 )
             if details:
                 metadata["details"] = details
                 if details.get("errors"):
+                    errors = [str(e) for e in details["errors"]]
                     return await self._refuse(
                         call,
                         ctx,
+                        Refusal(
+                            code="preflight_failed",
+                            tool_name=name,
+                            message="preflight found problems: " + "; ".join(errors),
+                            args=p["tool_args"],
+                            env_id=env_id,
+                            errors=errors,
+                        ),
                         kind="failed",
-                        code="preflight_failed",
-                        env=env_id,
                         decision="error",
-                        message="preflight found problems: " + "; ".join(details["errors"]),
                     )
         return Checked(p, contract, metadata)

@@ -15,7 +15,7 @@ from app.agent.state import AgentContext, PendingCall
 from app.policy import EnvChoice, EnvTable, resolve_env
 
 
-def call_row(ctx: AgentContext, tool: str, env: str | None) -> dict[str, Any]:
+def call_row(ctx: AgentContext, tool: str | None, env: str | None) -> dict[str, Any]:
     """An audit row's fields of a call in a run: who asked (user, role), in which
     conversation, which tool on which environment (the door: ``audit_scope``)."""
     return dict(user=ctx.user_id, role=ctx.role, conv_id=ctx.conv_id, tool=tool, env=env)

@@ -49,7 +49,7 @@ SYSTEM_PROMPT = "\n".join(
 )
 
 
-def turn_block(facts: TurnFacts, uicontext: UIContext | Mapping[str, Any] | None) -> str:
+def turn_block(facts: TurnFacts, uicontext: UIContext | dict[str, Any] | None) -> str:
     """The turn's facts and, when the person is on an object's page, its context block."""
     block = facts.block()
     if uicontext:
@@ -60,7 +60,7 @@ def turn_block(facts: TurnFacts, uicontext: UIContext | Mapping[str, Any] | None
 def prompt_messages(
     messages: Sequence[BaseMessage],
     facts: TurnFacts,
-    uicontext: UIContext | Mapping[str, Any] | None,
+    uicontext: UIContext | dict[str, Any] | None,
     system: str = SYSTEM_PROMPT,
 ) -> list[BaseMessage]:
     """The messages a model call sends (see the module docstring)."""

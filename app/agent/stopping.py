@@ -28,6 +28,7 @@ from app.agent.pending import call_row
 from app.agent.state import AgentContext, PendingCall
 from app.agent.stream import emit
 from app.events import ToolEndEvent
+from app.facts import Refusal
 from app.i18n import t
 
 T = TypeVar("T")
@@ -93,7 +94,15 @@ def cancelled_call(p: PendingCall, reason: str | None) -> ToolMessage:
     said = "cancelled by the user" + (f": {why}" if why else "")
     call_id, name = p["call_id"], p["tool_name"]
     emit(ToolEndEvent(call_id=call_id, tool_name=name, status="cancelled", result=said))
-    return ToolMessage(content=f"CANCELLED: {said}", tool_call_id=call_id, name=name)
+    refusal = Refusal(
+        code="cancelled",
+        tool_name=name,
+        message=said,
+        args=p.get("tool_args") or {},
+        env_id=p.get("env_id"),
+        reason=why or None,
+    )
+    return ToolMessage(content=refusal.tool_result(), tool_call_id=call_id, name=name)
 
 
 async def cancel_calls(

@@ -24,6 +24,7 @@ from langchain_core.messages import ToolMessage
 from app.agent.audit import AuditWriter
 from app.agent.execution import execute_with_timeout, retry_read_tool, summarise_response
 from app.agent.guard import DepsFactory
+from app.agent.offers import check_status, choices
 from app.agent.pending import call_row
 from app.agent.state import AgentContext, AgentState, PendingCall
 from app.agent.stopping import (
@@ -173,14 +174,19 @@ class ToolNode:
             result = await execute_with_timeout(run, is_write=not read_only, timeout_s=timeout)
         except ToolTimeoutError as exc:
             d = exc.details
+            unknown = bool(d.get("status_unknown", not read_only))
+            offers = []
+            if unknown:  # a write may have happened: its status, by its task when it has one
+                offers = [check_status(policy, task_id, name, ctx.object_type, ctx.lang)]
             emit(
                 ToolTimeoutEvent(
                     call_id=call_id,
                     tool_name=name,
                     timeout_s=timeout,
                     retryable=bool(d.get("retryable", read_only)),
-                    status_unknown=bool(d.get("status_unknown", not read_only)),
+                    status_unknown=unknown,
                     message=str(exc),
+                    offers=offers,
                 )
             )
             await self.audit.record(
@@ -213,10 +219,19 @@ class ToolNode:
             )
         )
         await self.audit.record(kind="executed", decision="ok", duration_ms=elapsed(), **audit_base)
-        # the view rides along in the checkpoint (never sent to a model): a restored page
-        # shows the result presented again
-        artifact = {"view": view.model_dump(mode="json")} if view is not None else None
-        return ToolMessage(content=text, tool_call_id=call_id, name=name, artifact=artifact)
+        # the view and a lookup's candidates ride along in the checkpoint (never sent to a
+        # model): a restored page shows the result presented again; the run offers the
+        # candidates as choices when the model answers right after (app.agent.offers)
+        artifact: dict[str, Any] = {}
+        if view is not None:
+            artifact["view"] = view.model_dump(mode="json")
+        if decl.choices is not None:
+            picks = choices(decl.choices(args_obj, result, ctx.lang))
+            if picks:
+                artifact["offers"] = [o.model_dump(mode="json") for o in picks]
+        return ToolMessage(
+            content=text, tool_call_id=call_id, name=name, artifact=artifact or None
+        )
 
     async def _failed(
         self,

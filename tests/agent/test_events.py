@@ -183,6 +183,7 @@ def test_permission_denied_event_shape() -> None:
             {"action": "get_health_summary", "prompt": "Check the dashboard's health"}
         ],
         "message": "'deploy_dashboard' requires the admin role.",
+        "refusal": None,
     }
 
 

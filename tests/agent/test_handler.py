@@ -13,6 +13,7 @@ from langchain_core.messages import SystemMessage
 
 from app.agent.tools import TOOL_CATALOG
 from app.errors import SupersetUnavailableError
+from app.facts import read_refusal
 from app.store import maintenance
 from app.store.models import Confirmation, Maintenance
 from tests.agent.harness import first, types_of
@@ -123,7 +124,8 @@ async def test_hallucinated_call_outside_the_filtered_set_is_not_executed(harnes
     )
     events = await harness.run("run select 1", uicontext=json.dumps({"objectType": "dashboard"}))
     err = first(events, "error")
-    assert err["code"] == "not_available" and "not available in this context" in err["message"]
+    assert err["code"] == "not_available" and err["refusal"]["page"] == "dashboard"
+    assert err["offers"][0]["kind"] == "without_context"  # a way on, typed
     assert log == []
 
 
@@ -160,7 +162,9 @@ async def test_deny_cancels_and_passes_the_reason_to_the_model(harness: Any) -> 
     assert first(events, "tool_end")["status"] == "cancelled"
     assert log == []
     tool_msg = rec.seen[-1][-1]
-    assert tool_msg.content.startswith("CANCELLED:") and "not during the demo" in tool_msg.content
+    refusal = read_refusal(tool_msg.content)
+    assert refusal is not None and refusal.code == "cancelled"
+    assert refusal.reason == "not during the demo"
     assert harness.audit_rows(kind="cancelled", conv_id=harness.conv_id)
 
 

@@ -21,6 +21,7 @@ from app.events import (
     ToolEndEvent,
     ToolStartEvent,
 )
+from app.facts import read_refusal
 from tests.agent.scripted import call, final_from_tool
 
 ALICE = Principal(user_id="alice", role="admin")
@@ -121,7 +122,8 @@ async def test_a_stop_cancels_a_read_in_flight_and_the_next_message_works(harnes
     assert isinstance(events[-1], DoneEvent) and events[-1].state == "idle"
     assert tools.finished == []
     messages = await _consistent(harness)
-    assert "CANCELLED: cancelled by the user" in messages[-2].content
+    refusal = read_refusal(messages[-2].content)
+    assert refusal is not None and refusal.code == "cancelled"
     assert harness.audit_rows(kind="turn_stopped", conv_id="stop-read")
     assert harness.audit_rows(kind="cancelled", conv_id="stop-read", tool="search_dashboards")
     # the next message runs on the consistent checkpoint

@@ -12,6 +12,7 @@ from langchain_core.messages import ToolMessage
 from nicegui.testing import User
 
 from app.events import StoppedEvent, ToolStartEvent, decode_sse
+from app.facts import read_refusal
 from tests.agent.harness import first, types_of
 from tests.agent.scripted import call, final_from_tool, recording_tools
 from tests.api.test_agent_api import bearer, post_stream
@@ -127,7 +128,9 @@ async def test_a_denial_reason_reaches_the_model_and_the_audit_log(
     assert first(events, "tool_end")["status"] == "cancelled"
     seen = harness.recorder.seen[-1]
     feedback = next(m for m in reversed(seen) if isinstance(m, ToolMessage))
-    assert feedback.content == "CANCELLED: cancelled by the user: wrong dashboard"
+    refusal = read_refusal(feedback.content)
+    assert refusal is not None
+    assert (refusal.code, refusal.reason) == ("cancelled", "wrong dashboard")
     [row] = harness.audit_rows(kind="cancelled", conv_id="deny-reason")
     assert row["reason"] == "wrong dashboard"
 

@@ -124,3 +124,10 @@ def test_it_serves_on_loopback_only(local_llm: LocalModelServer) -> None:
     assert local_llm.healthy()
     models = httpx.get(f"{local_llm.base_url}/models", timeout=10).json()
     assert local_llm.model_name in {m["id"] for m in models["data"]}
+
+
+def test_the_shipped_template_is_read_as_one_with_tool_calls(local_llm: LocalModelServer) -> None:
+    """llama.cpp works out the tool-call format from the template; without tool calls in
+    it the server would hand the model's JSON back as text."""
+    caps = httpx.get(f"{local_llm.root_url}/props", timeout=10).json()["chat_template_caps"]
+    assert caps["supports_tools"] and caps["supports_tool_calls"], caps

@@ -30,6 +30,7 @@ from app.agent.core.opening import audit_offer, plan_request, run_opened
 from app.agent.core.prepare import checked_caller, checked_uicontext, refuse
 from app.agent.core.protocol import Core
 from app.agent.core.requests import Caller, CallRequest, request_row
+from app.agent.model_step import DIRECT_KEY
 from app.agent.stream import Sequencer
 from app.context import UIContext
 from app.events import Event
@@ -106,6 +107,7 @@ def proposed_call(req: CallRequest) -> AIMessage:
         tool_calls=[
             {"name": req.tool_name, "args": req.arguments, "id": call_id, "type": "tool_call"}
         ],
+        response_metadata={DIRECT_KEY: True},
     )
 
 

@@ -4,7 +4,6 @@ calls with their outcome, a pending confirmation and what the turn was asked und
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,23 +16,12 @@ from app.agent.core.turns import run_config
 from app.agent.stream import confirm_required_event
 from app.auth import Principal
 from app.events import ConfirmRequiredEvent
+from app.facts import read_refusal
 from app.policy import Policy, tool_risk
 
 TURN_KEYS = ("object_type", "selected_env", "uicontext")
 RESULT_LIMIT = 4000
-# How the tool seam words an outcome the model reads (guard and tools node).
-_OUTCOME = re.compile(r"^([A-Z_]+):")
-_FAILED = frozenset(
-    {
-        "ERROR",
-        "PERMISSION_DENIED",
-        "NOT_AVAILABLE",
-        "UNKNOWN_TOOL",
-        "INVALID_ARGUMENTS",
-        "MAINTENANCE",
-        "PREFLIGHT_FAILED",
-    }
-)
+FAILED_PREFIX = "ERROR: "  # a tool's failure, as the tool node words it for the model
 
 
 @dataclass(frozen=True)
@@ -63,10 +51,11 @@ class ConversationView:
 def _status(result: ToolMessage | None) -> str:
     if result is None:
         return "pending"
-    m = _OUTCOME.match(str(result.content))
-    if m and m.group(1) == "CANCELLED":
-        return "cancelled"
-    return "failed" if m and m.group(1) in _FAILED else "completed"
+    text = str(result.content)
+    refusal = read_refusal(text)
+    if refusal is not None:
+        return "cancelled" if refusal.code == "cancelled" else "failed"
+    return "failed" if text.startswith(FAILED_PREFIX) else "completed"
 
 
 def _view(result: ToolMessage | None) -> Any:

@@ -11,14 +11,15 @@ write in flight the stream ends there (``done``) and the run goes on for the wri
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
-from langchain_core.messages import AIMessage, AIMessageChunk
+from langchain_core.messages import AIMessage, AIMessageChunk, ToolMessage
 
 from app.agent.audit import AuditWriter
 from app.agent.core.control import ITEM, STOP, RunControl
 from app.agent.core.protocol import Core
+from app.agent.model_step import PROBLEM_KEY
 from app.agent.state import AgentContext
 from app.agent.stream import Sequencer, confirm_required_event
 from app.errors import SsToolsError
@@ -27,6 +28,7 @@ from app.events import (
     ErrorEvent,
     Event,
     MessageEvent,
+    Offer,
     StoppedEvent,
     TokenEvent,
 )
@@ -35,6 +37,74 @@ from app.reasoning import cot_logger
 from app.vocab import DoneState
 
 STREAM_MODES = ["messages", "updates", "custom"]
+
+
+class TokenGate:
+    """A model reply's text streams as tokens, except a reply that starts like a call
+    written as text (``{``, ``[`` or a code fence): its tokens are held back, so a call
+    the core reads out of the text (``app.agent.model_step.salvage``) is never shown as
+    text. Held text is dropped; the run's ``message`` event carries the final answer."""
+
+    _CALL_START = ("{", "[", "`")
+
+    def __init__(self) -> None:
+        self._reply: str | None = None  # the model call the tokens belong to
+        self._start = ""
+        self._holding: bool | None = None  # None: undecided (only blanks so far)
+
+    def pass_on(self, reply_id: str | None, text: str) -> str:
+        """What to stream now of ``text`` (a chunk of reply ``reply_id``)."""
+        if reply_id != self._reply:  # another model call (a repair try): decide afresh
+            self._reply, self._start, self._holding = reply_id, "", None
+        if self._holding is None:
+            self._start += text
+            stripped = self._start.lstrip()
+            if not stripped:
+                return ""
+            self._holding = stripped.startswith(self._CALL_START)
+            return "" if self._holding else self._start
+        return "" if self._holding else text
+
+
+class WaysOn:
+    """The ways on a run's answer offers (``app.agent.offers``): every refused call's (a
+    refusal's ``offers``), and the candidates of the step the model answered right after
+    (a lookup's choices, kept in its results' artifacts)."""
+
+    def __init__(self) -> None:
+        self._refused: list[Offer] = []
+        self._choices: list[Offer] = []
+
+    def note_event(self, event: Any) -> None:
+        if isinstance(event, ErrorEvent) and event.offers:
+            self._refused.extend(event.offers)
+
+    def note_step(self, update: Mapping[str, Any]) -> None:
+        """A node's update: the model proposing calls forgets the last step's candidates;
+        a step's results bring their own."""
+        for node, values in update.items():
+            messages = values.get("messages") or [] if isinstance(values, Mapping) else []
+            if node == "model":
+                if any(isinstance(m, AIMessage) and m.tool_calls for m in messages):
+                    self._choices = []
+                continue
+            results = [m for m in messages if isinstance(m, ToolMessage)]
+            if results:
+                self._choices = [
+                    Offer.model_validate(o)
+                    for m in results
+                    if isinstance(m.artifact, Mapping)
+                    for o in m.artifact.get("offers") or []
+                ]
+
+    def offers(self) -> list[Offer]:
+        seen: set[tuple[str, str]] = set()
+        out = []
+        for offer in [*self._refused, *self._choices]:
+            if (offer.kind, offer.request) not in seen:
+                seen.add((offer.kind, offer.request))
+                out.append(offer)
+        return out
 
 
 def stopped_event(writes_in_flight: list[str], lang: str) -> StoppedEvent:
@@ -91,6 +161,8 @@ async def run_graph(
     audit = core.audit
     interrupted = False
     last_ai: AIMessage | None = None
+    ways = WaysOn()
+    gate = TokenGate()
     source = graph.astream(inp, config, context=ctx, stream_mode=STREAM_MODES)
     try:
         async for kind, item in _output(source, ctx.control):
@@ -111,9 +183,11 @@ async def run_graph(
                     and meta.get("langgraph_node") == "model"
                     and isinstance(chunk.content, str)
                     and chunk.content
+                    and (text := gate.pass_on(chunk.id, chunk.content))
                 ):
-                    yield seq(TokenEvent(text=chunk.content))
+                    yield seq(TokenEvent(text=text))
             elif mode == "custom":  # an event object a node passed to ``emit``
+                ways.note_event(data)
                 yield seq(data)
             elif "__interrupt__" in data:
                 interrupted = True
@@ -121,7 +195,9 @@ async def run_graph(
                     cid = intr.value["confirmation_id"]
                     await asyncio.to_thread(core.confirmations.mark_sent, cid)
                     yield seq(confirm_required_event(intr.value))
-            elif isinstance(data.get("model"), dict):
+            else:
+                ways.note_step(data)
+            if mode == "updates" and isinstance(data.get("model"), dict):
                 replies = data["model"].get("messages") or []
                 last_ai = replies[-1] if replies else last_ai
                 if isinstance(last_ai, AIMessage) and not last_ai.tool_calls:
@@ -155,6 +231,8 @@ async def run_graph(
             yield ev
         return
     if isinstance(last_ai, AIMessage) and not last_ai.tool_calls:
-        yield seq(MessageEvent(text=str(last_ai.content), model=core.model_label))
+        text, problem = str(last_ai.content), last_ai.response_metadata.get(PROBLEM_KEY)
+        offers = ways.offers()
+        yield seq(MessageEvent(text=text, model=core.model_label, offers=offers, problem=problem))
     async for ev in finish(seq, "idle", audit):
         yield ev

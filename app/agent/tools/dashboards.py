@@ -17,11 +17,13 @@ from app.agent.tools.base import (
 )
 from app.agent.tools.declare import Family
 from app.agent.tools.review import model_review
+from app.i18n import t
 from app.policy import CardLine, Phrase
 from app.superset.health import check_charts, load_bundle, stale_datasets, verdict
 from app.superset.migration import resolve_dashboards
 from app.superset.quality import documentation_markdown, rule_findings
 from app.tasks.worker import TaskContext
+from app.text import clean_text
 
 family = Family("dashboards")
 
@@ -54,6 +56,30 @@ def _for_dashboard(en: str, ru: str) -> CardLine:
     return CardLine(en=en + " dashboard {dashboard_id} in {env}", ru=ru + " {dashboard_id} в {env}")
 
 
+def dashboard_choices(
+    args: SearchDashboardsArgs, result: dict[str, Any], lang: str
+) -> list[tuple[str, str]]:
+    """A named search's candidates (several, or none: then every dashboard of the
+    environment) as the requests that pick them."""
+    if not args.query.strip():
+        return []
+    env = result.get("env")
+    found = result.get("dashboards") or []
+    if not found and env:
+        return [(t("all_dashboards", lang, env=env), t("list_all_dashboards", lang, env=env))]
+    if len(found) < 2:
+        return []
+    key = "choose_dashboard" if env else "choose_dashboard_anywhere"
+    return [(_label(d, lang), t(key, lang, id=d["id"], env=env)) for d in found]
+
+
+def _label(dashboard: dict[str, Any], lang: str) -> str:
+    """A button's plain text: the title in the language's quotes and the id."""
+    title = " ".join(clean_text(str(dashboard.get("title") or "")).split())[:80]
+    quoted = f"«{title}»" if lang == "ru" else f"“{title}”"
+    return f"{quoted} (#{dashboard['id']})"
+
+
 @family.tool(
     risk="read",
     can=Phrase("find dashboards", "найти дашборды"),
@@ -62,6 +88,7 @@ def _for_dashboard(en: str, ru: str) -> CardLine:
         en="Search dashboards for {query!r} in {env}", ru="Найти дашборды по {query!r} в {env}"
     ),
     presentation="linked_list",
+    choices=dashboard_choices,
 )
 async def search_dashboards(args: SearchDashboardsArgs, deps: ToolDeps) -> dict[str, Any]:
     """Searches dashboards by title in one environment. Use to find a dashboard's id before

@@ -50,6 +50,9 @@ LONG_TASK_TIMEOUT_S = 600.0
 Preflight = Callable[[Any, ToolDeps], Awaitable[dict[str, Any] | None]]
 #: async (args, deps) -> the environment the call acts on when its arguments name none.
 TargetHook = Callable[[Any, ToolDeps], Awaitable[str | None]]
+#: (args, result, lang) -> the candidates a lookup found, each (label, the request that
+#: picks it): the core offers them as choices when the model answers right after it.
+Choices = Callable[[Any, Any, str], list[tuple[str, str]]]
 CallRisk = Callable[[Mapping[str, Any]], Risk]
 CallDetails = Callable[[Mapping[str, Any]], dict[str, Any] | None]
 
@@ -89,6 +92,7 @@ class ToolDecl:
     presentation: Presentation = "text"
     idempotent: bool = False
     open_world: bool = True
+    choices: Choices | None = None
 
     @property
     def read_only(self) -> bool:
@@ -158,6 +162,7 @@ class Family:
         presentation: Presentation | None = None,
         idempotent: bool | None = None,
         open_world: bool = True,
+        choices: Choices | None = None,
     ) -> Callable[[F], F]:
         """Declare the decorated function as a tool named after it (the defaults of what
         is left out: see the module docstring; ``args`` defaults to the annotation of the
@@ -190,6 +195,7 @@ class Family:
                 presentation=presentation or ("table" if reads else "facts"),
                 idempotent=reads if idempotent is None else idempotent,
                 open_world=open_world,
+                choices=choices,
             )
             return fn
 

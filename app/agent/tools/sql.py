@@ -13,6 +13,7 @@ from typing import Any
 from app.agent.tools.base import Ru, ToolArgs, ToolDeps, arg, env_field
 from app.agent.tools.declare import Family
 from app.errors import SupersetError
+from app.i18n import t
 from app.policy import CardLine, Phrase, classify_sql, sql_risk
 from app.superset.client import SupersetClient, own_limit
 from app.vocab import Lang, Risk
@@ -127,6 +128,19 @@ async def _database(client: SupersetClient, database: str | None) -> dict[str, A
     raise SupersetError(f"which database? Give `database` (id or name); available: {names}")
 
 
+def schema_choices(
+    args: ExploreDatabaseArgs, result: dict[str, Any], lang: str
+) -> list[tuple[str, str]]:
+    """A database's schemas, when it has several, as the requests that list their tables."""
+    schemas = [str(s) for s in result.get("schemas") or [] if s]
+    database = (result.get("database") or {}).get("name")
+    if result.get("level") != "schemas" or len(schemas) < 2 or not database:
+        return []
+    return [
+        (schema, t("choose_schema", lang, schema=schema, database=database)) for schema in schemas
+    ]
+
+
 @family.tool(
     risk="read",
     can=Phrase("show databases, schemas and tables", "показать базы данных, схемы и таблицы"),
@@ -135,6 +149,7 @@ async def _database(client: SupersetClient, database: str | None) -> dict[str, A
         en="Browse database {database} {schema} {table} in {env}",
         ru="Просмотреть базу данных {database} {schema} {table} в {env}",
     ),
+    choices=schema_choices,
 )
 async def superset_explore_database(args: ExploreDatabaseArgs, deps: ToolDeps) -> dict[str, Any]:
     """Browses a database connection: no arguments lists databases; `database` lists its

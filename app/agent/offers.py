@@ -1,0 +1,67 @@
+"""The ways on the core offers a person, made from facts, for any model (``app.events.Offer``):
+
+* :func:`without_context` — the guard refused a call because the page's context leaves
+  the tool out: the same call with the object and the environment spelled out, made after
+  leaving the context;
+* :func:`check_status` — a write timed out: ask for its task by id (a direct
+  ``get_task_status`` call), leaving a page context that filters the tool out;
+* :func:`choices` — a lookup found several candidates (or none) and the model answered:
+  each candidate is a request that picks it (the tool's ``choices`` hook says how).
+
+Words are the catalog's (``app/strings.toml``), in the turn's language.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from app.events import Offer, OfferedCall
+from app.i18n import t
+from app.policy import Policy
+
+STATUS_TOOL = "get_task_status"
+MAX_CHOICES = 8
+
+
+def without_context(
+    policy: Policy, tool_name: str, args: Mapping[str, Any], env_id: str | None, lang: str
+) -> Offer:
+    spec = policy.spec(tool_name)
+    said = spec.describe(args, env_id, lang) if spec is not None else tool_name
+    return Offer(
+        kind="without_context",
+        label=t("continue_without_context", lang),
+        request=said,
+        call=OfferedCall(tool_name=tool_name, args=dict(args)),
+        clear_context=True,
+    )
+
+
+def check_status(
+    policy: Policy, task_id: str | None, tool_name: str, object_type: str | None, lang: str
+) -> Offer:
+    """"Check status" of a write whose outcome is unknown: its task by id when it has one,
+    else the person's recent tasks (``get_task_status`` without an id)."""
+    spec = policy.spec(STATUS_TOOL)
+    fits = object_type is None or (spec is not None and object_type in spec.affinity)
+    if task_id:
+        request = t("check_status_task", lang, task_id=task_id)
+        args: dict[str, Any] = {"task_id": task_id}
+    else:
+        request = t("check_status_prompt", lang, tool=tool_name)
+        args = {}
+    return Offer(
+        kind="check_status",
+        label=t("check_status", lang),
+        request=request,
+        call=OfferedCall(tool_name=STATUS_TOOL, args=args),
+        clear_context=not fits,
+    )
+
+
+def choices(picks: list[tuple[str, str]]) -> list[Offer]:
+    """A lookup's candidates as choice offers: (label, the request that picks it)."""
+    return [Offer(kind="choice", label=label, request=request) for label, request in picks][
+        :MAX_CHOICES
+    ]
