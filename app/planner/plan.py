@@ -29,7 +29,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
-from langchain_core.messages import BaseMessage, HumanMessage
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from app.planner.actions import doing
 from app.planner.answers import capabilities_answer, clarification, final_answer
@@ -180,10 +180,11 @@ def plan_reply(
     the planner knows (default: the bound tools, by name only)."""
     ctx = turn_context(messages)
     known = known or Known()
-    turn = read_turn(messages)
+    said = [m for m in messages if not isinstance(m, SystemMessage)]  # prompt, facts, notes
+    turn = read_turn(said)
     intent = _intent(turn, ctx, bound, known)
     if turn.ended_with_tool:
         return _next_step(turn, intent, known)
-    if messages and isinstance(messages[-1], HumanMessage):
+    if said and isinstance(said[-1], HumanMessage):
         return _first_step(turn, intent, ctx, bound, known)
     return Reply(capabilities_answer(bound, turn.lang, known))

@@ -322,3 +322,18 @@ def test_without_a_catalog_the_planner_knows_the_bound_tools_by_name_only():
     # the contract's tools are still routed by the planner's own intent table
     found = model.invoke([system(), HumanMessage("find dashboards about sales")])
     assert found.tool_calls[0]["name"] == "search_dashboards"
+
+
+def test_a_system_note_after_a_result_is_not_part_of_the_conversation():
+    """The core may add a system note (a repair instruction) to a call's prompt: the planner
+    reads the conversation around it."""
+    call = {"name": "search_dashboards", "args": {"query": "", "env_id": "dev"}, "id": "c1"}
+    result = '{"env": "dev", "count": 0, "dashboards": []}'
+    messages = [
+        system(),
+        HumanMessage("list all dashboards in dev"),
+        AIMessage("", tool_calls=[call]),
+        ToolMessage(result, tool_call_id="c1"),
+        SystemMessage("Answer in one sentence."),
+    ]
+    assert planner().invoke(messages).text == "There are no dashboards in dev."

@@ -9,10 +9,12 @@ import json
 from typing import Any
 
 from app.agent.tools import TOOL_CATALOG
+from app.events import MessageEvent, ToolStartEvent
 from app.planner import OfflinePlanner
 from tests.agent.harness import first, types_of
 
 SALES = {"id": 7, "title": "Sales demo", "slug": None}
+SEVERAL = [SALES, {"id": 9, "title": "Sales demo old", "slug": None}]
 
 
 async def _search(args: Any, deps: Any) -> dict[str, Any]:
@@ -76,3 +78,54 @@ async def test_a_denied_call_with_a_reason_is_acknowledged_once(harness: Any) ->
         "Cancelled — not deleting dashboard 7 in dev: wrong one."
     )
     assert [e for e in events if e["type"] == "confirm_required"] == [] and ran == []
+
+
+async def _several(args: Any, deps: Any) -> dict[str, Any]:
+    return {"env": args.env_id or "dev", "count": 2, "page": 0, "dashboards": SEVERAL}
+
+
+async def _explore(args: Any, deps: Any) -> dict[str, Any]:
+    database = {"id": 1, "name": args.database}
+    if args.schema is None:
+        return {"env": args.env_id, "database": database, "level": "schemas",
+                "schemas": ["main", "public"]}  # fmt: skip
+    tables = [{"name": "orders"}, {"name": "sales"}]
+    return {"env": args.env_id, "database": database, "level": "tables", "tables": tables}
+
+
+def _started(events: list[Any]) -> list[tuple[str, dict[str, Any]]]:
+    return [(e.tool_name, e.tool_args) for e in events if isinstance(e, ToolStartEvent)]
+
+
+async def test_the_cores_choice_completes_the_request_the_planner_asked_about(
+    harness: Any,
+) -> None:
+    """The planner asks in words; the core offers each candidate; the person's pick (what
+    the button sends) completes the earlier request in the next turn."""
+    tools = {"search_dashboards": _several, "get_health_summary": _health}
+    harness.use(tools=tools, model=OfflinePlanner(catalog=TOOL_CATALOG))
+    events = await harness.turn("check the health of Sales")
+    assert [name for name, _ in _started(events)] == ["search_dashboards"]
+    message = next(e for e in events if isinstance(e, MessageEvent))
+    assert message.text.startswith("2 dashboards match “Sales” in dev. Which one do you mean?")
+    assert "`" not in message.text
+    picks = [o.request for o in message.offers if o.kind == "choice"]
+    assert picks == ["dashboard 7 in dev", "dashboard 9 in dev"]
+    events = await harness.turn(picks[1], conv_id=harness.conv_id)
+    assert _started(events) == [("get_health_summary", {"dashboard_id": "9", "env_id": "dev"})]
+
+
+async def test_a_schema_picked_in_russian_lists_its_tables(harness: Any) -> None:
+    harness.use(tools={"superset_explore_database": _explore}, model=OfflinePlanner(
+        catalog=TOOL_CATALOG
+    ))  # fmt: skip
+    events = await harness.turn("покажи таблицы в базе examples")
+    message = next(e for e in events if isinstance(e, MessageEvent))
+    assert message.text.startswith("В базе examples схем: 2. Таблицы какой из них показать?")
+    picks = [o.request for o in message.offers if o.kind == "choice"]
+    assert picks == ["схема main в базе examples", "схема public в базе examples"]
+    events = await harness.turn(picks[0], conv_id=harness.conv_id)
+    expected = {"database": "examples", "schema": "main", "env_id": "dev"}
+    assert [(n, {k: v for k, v in a.items() if v is not None}) for n, a in _started(events)] == [
+        ("superset_explore_database", expected)
+    ]
