@@ -40,6 +40,7 @@ def _openai_model(settings: Settings) -> BaseChatModel:
         base_url=settings.llm_base_url,
         api_key=settings.llm_api_key or SecretStr("sk-none"),
         temperature=0,
+        max_tokens=settings.llm_max_tokens,  # type: ignore[call-arg]  # a declared field
         max_retries=1,
         timeout=settings.llm_timeout_s,
         # a slow local model may take minutes before its first chunk (a long prompt on a

@@ -94,6 +94,8 @@ class Settings(BaseSettings):
     llm_model: str = "gpt-4o-mini"
     llm_api_key: SecretStr | None = None
     llm_timeout_s: float = 60.0
+    # an answer is one or two sentences; a small model left alone may write pages
+    llm_max_tokens: int = Field(default=512, ge=16, le=32768)
 
     tool_timeout_s: float = 30.0
     retry_delay_s: float = 1.0

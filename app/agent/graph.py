@@ -31,7 +31,7 @@ from app.agent.edit import EDIT, recheck_edits
 from app.agent.guard import DepsFactory, Guard, PreflightOverride
 from app.agent.model_step import PROBLEM_KEY, ask_model, ended, turn_limit
 from app.agent.pending import call_row
-from app.agent.prompts import SYSTEM_PROMPT, prompt_messages
+from app.agent.prompts import SYSTEM_PROMPT, prompt_messages, tool_schema
 from app.agent.state import AgentContext, AgentState
 from app.agent.stopping import Stopped, cancel_calls, cancellable, is_stopped, stopped_reply
 from app.agent.tool_node import ToolNode
@@ -43,23 +43,8 @@ from app.store.db import Database
 from app.superset.registry import EnvironmentRegistry
 from app.tasks.worker import TaskRunner
 
-_SCHEMAS: dict[tuple[str, str, type], dict[str, Any]] = {}
-
-
-def openai_tool_schema(spec: Any) -> dict[str, Any]:
-    """The tool as the model sees it. JSON schemas are generated once per spec (building
-    them is the most expensive step of a turn otherwise)."""
-    key = (spec.name, spec.description, spec.args_model)
-    if key not in _SCHEMAS:
-        _SCHEMAS[key] = {
-            "type": "function",
-            "function": {
-                "name": spec.name,
-                "description": spec.description,
-                "parameters": spec.args_model.model_json_schema(),
-            },
-        }
-    return _SCHEMAS[key]
+#: The tool as a model is offered it (``app.agent.prompts.tool_schema``).
+openai_tool_schema = tool_schema
 
 
 class BoundModels:

@@ -18,10 +18,13 @@ never instructions.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
+from functools import cache
 from typing import Any
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+from pydantic import BaseModel
 
 from app.context import UIContext, inject_uicontext
 from app.facts import TurnFacts
@@ -47,6 +50,57 @@ SYSTEM_PROMPT = "\n".join(
         "or two plain sentences in the person's language.",
     )
 )
+
+
+#: JSON-schema keys a model does not need to choose and fill a call (the args model
+#: still checks every call in full): titles, defaults, length and pattern limits.
+_LEFT_OUT = frozenset(
+    {"title", "default", "additionalProperties", "minLength", "maxLength", "pattern"}
+)
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+def _compact(schema: Any) -> Any:
+    """``schema`` without :data:`_LEFT_OUT`, an optional value (``anyOf: [T, null]``) as T."""
+    if isinstance(schema, list):
+        return [_compact(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key in _LEFT_OUT:
+            continue
+        if key == "anyOf" and isinstance(value, list):
+            kept = [v for v in value if v != {"type": "null"}]
+            if len(kept) == 1:
+                out.update(_compact(kept[0]))
+                continue
+        out[key] = _compact(value)
+    return out
+
+
+def brief(description: str) -> str:
+    """A tool's description as a model reads it: its first sentence (the full text is the
+    tool's documentation, e.g. for MCP clients)."""
+    return _SENTENCE_END.split(description.strip(), maxsplit=1)[0]
+
+
+@cache
+def _tool_schema(name: str, description: str, args_model: type[BaseModel]) -> dict[str, Any]:
+    return {
+        "type": "function",
+        "function": {
+            "name": name,
+            "description": brief(description),
+            "parameters": _compact(args_model.model_json_schema()),
+        },
+    }
+
+
+def tool_schema(spec: Any) -> dict[str, Any]:
+    """A tool as a model is offered it (OpenAI's function format), compact: every token
+    here is sent with every model call."""
+    return _tool_schema(spec.name, spec.description, spec.args_model)
 
 
 def turn_block(facts: TurnFacts, uicontext: UIContext | dict[str, Any] | None) -> str:

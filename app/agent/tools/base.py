@@ -51,7 +51,7 @@ def ru_texts(info: Any) -> Ru | None:
     return next((m for m in info.metadata if isinstance(m, Ru)), None)
 
 
-ENV_ID = "Superset environment id (e.g. 'dev', 'prod-eu'); omit to use the selected environment."
+ENV_ID = "Environment id; omit for the selected one."
 DASHBOARD_ID = "Dashboard id (a number such as '42') or its slug."
 RU_DASHBOARD = Ru("Дашборд", "Id дашборда (число, например 42) или его slug.")
 
