@@ -13,8 +13,9 @@ result of a turn and plans *in steps*, re-reading the person's request each time
   with several, ask which one, in words, the candidates listed as plain lines (the
   buttons that pick one are offers the core puts on the events); with none, say so;
 * the person answered that question → the answer completes the earlier request
-  (:func:`_request`): "dashboard 7 in dev", "backup abf01234", "schema main in database
-  examples" (what the core's choice buttons send) or a bare "7" or "prod";
+  (:func:`_intent`): a pick the core's choice buttons send ("dashboard 7 in dev",
+  "backup abf01234", "schema main in database examples": :mod:`app.planner.picks`), or
+  a bare "7" or "prod" read together with the request;
 * anything else answered → the final answer (``answers``). A refusal, a failure or a
   cancellation is never retried in the same turn.
 

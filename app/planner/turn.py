@@ -7,8 +7,8 @@ question: an AI message without tool calls that followed either no tool at all (
 argument was asked for), a lookup the planner made for another tool (several or no
 matches), or a database's schemas when tables were asked for (which schema?). Then
 "prod" completes "deploy dashboard 5", and "7" or "dashboard 7 in dev" picks a dashboard
-(:mod:`app.planner.picks`). System messages (the prompt, the turn's facts and page) are
-not part of the conversation here.
+(:mod:`app.planner.picks`). The conversation is read without its system messages (the
+prompt, the turn's facts and page: :func:`app.planner.plan.plan_reply` leaves them out).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
 from app.i18n import detect_lang
 from app.planner.intents import choose_tool
@@ -88,15 +88,16 @@ def _steps(messages: list[BaseMessage]) -> tuple[Step, ...]:
 
 def _earlier(messages: list[BaseMessage], human: int) -> str | None:
     """The request the message at ``human`` answers, if the planner asked a question."""
-    said = [i for i in range(human) if not isinstance(messages[i], SystemMessage)]
-    if len(said) < 2 or not isinstance(messages[said[-1]], AIMessage):
+    if human < 2 or not isinstance(messages[human - 1], AIMessage):
         return None
-    if messages[said[-1]].tool_calls:  # type: ignore[attr-defined]
+    if messages[human - 1].tool_calls:  # type: ignore[attr-defined]
         return None
-    previous = next((i for i in reversed(said[:-1]) if isinstance(messages[i], HumanMessage)), None)
+    previous = next(
+        (i for i in range(human - 2, -1, -1) if isinstance(messages[i], HumanMessage)), None
+    )
     if previous is None:
         return None
-    between = _steps(messages[previous + 1 : said[-1]])
+    between = _steps(messages[previous + 1 : human - 1])
     text = _text(messages[previous])
     if not between:
         return text
