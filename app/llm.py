@@ -47,6 +47,7 @@ def _openai_model(settings: Settings) -> BaseChatModel:
         # CPU): the wait between chunks is the same limit, not langchain-openai's 120 s
         stream_chunk_timeout=settings.llm_timeout_s,
         streaming=True,
+        stream_usage=True,  # the server's token counts (the bench reads them)
         http_async_client=httpx2.AsyncClient(timeout=settings.llm_timeout_s),
     )
 

@@ -30,6 +30,7 @@ from app.agent.core import (
     ResumeRequest,
     TurnInput,
     TurnRequest,
+    prepare_call,
     prepare_resume,
     prepare_turn,
 )
@@ -216,6 +217,21 @@ class Harness:
         the core yields."""
         req = await self.turn_request(message, **options)
         return [ev async for ev in self.core.run_turn(req)]  # type: ignore[union-attr]
+
+    async def call(
+        self, tool_name: str, args: dict[str, Any], uicontext: Any = None, **options: Any
+    ) -> list[BaseEvent]:
+        """A door's direct call of ``tool_name`` in the harness's conversation (as the page
+        takes an offer's call): the typed events of ``core.run_call``."""
+        o = Answer(**options)
+        req = await prepare_call(
+            **self._door(o),
+            tool_name=tool_name,
+            arguments=args,
+            conv_id=o.conv_id or self.conv_id,
+            uicontext=uicontext,
+        )
+        return [ev async for ev in self.core.run_call(req)]  # type: ignore[union-attr]
 
     async def resume_request(
         self, confirmation_id: str, decision: str = "confirm", **options: Any

@@ -18,7 +18,8 @@ from app.agent.core.supersede import supersede
 from app.agent.core.turns import plan_turn, run_config
 from app.agent.state import TurnInfo
 from app.agent.stream import Sequencer
-from app.events import Event
+from app.events import Event, Offer
+from app.i18n import t
 from app.policy import Policy
 
 if TYPE_CHECKING:
@@ -108,5 +109,17 @@ async def run_opened(
     }
     if direct:
         inp["direct"] = True
-    async for ev in run_graph(core, graph, inp, run_config(req.conv_id), context_for(turn), seq):
+    again = ask_again(req, turn) if isinstance(req, TurnRequest) else None
+    config = run_config(req.conv_id)
+    async for ev in run_graph(core, graph, inp, config, context_for(turn), seq, ask_again=again):
         yield ev
+
+
+def ask_again(req: TurnRequest, turn: TurnInfo) -> Offer | None:
+    """The way on of a turn on a page whose context left tools out: the same message
+    again, without the page's context (offered when the model answered without a call)."""
+    excluded = turn.get("excluded") or {}
+    if req.uicontext is None or "context" not in excluded.values():
+        return None
+    label = t("ask_without_context", req.lang)
+    return Offer(kind="without_context", label=label, request=req.message, clear_context=True)

@@ -71,9 +71,11 @@ class WaysOn:
     refusal's ``offers``), and the candidates of the step the model answered right after
     (a lookup's choices, kept in its results' artifacts)."""
 
-    def __init__(self) -> None:
+    def __init__(self, ask_again: Offer | None = None) -> None:
         self._refused: list[Offer] = []
         self._choices: list[Offer] = []
+        self._ask_again = ask_again  # a turn on a page whose context left tools out
+        self._called = False
 
     def note_event(self, event: Any) -> None:
         if isinstance(event, ErrorEvent) and event.offers:
@@ -86,7 +88,7 @@ class WaysOn:
             messages = values.get("messages") or [] if isinstance(values, Mapping) else []
             if node == "model":
                 if any(isinstance(m, AIMessage) and m.tool_calls for m in messages):
-                    self._choices = []
+                    self._choices, self._called = [], True
                 continue
             results = [m for m in messages if isinstance(m, ToolMessage)]
             if results:
@@ -98,9 +100,12 @@ class WaysOn:
                 ]
 
     def offers(self) -> list[Offer]:
+        """The answer's offers; a turn on a page whose context left tools out, answered
+        without any call, offers to ask the same again without the page's context."""
+        again = [self._ask_again] if self._ask_again and not self._called else []
         seen: set[tuple[str, str]] = set()
         out = []
-        for offer in [*self._refused, *self._choices]:
+        for offer in [*self._refused, *self._choices] or again:
             if (offer.kind, offer.request) not in seen:
                 seen.add((offer.kind, offer.request))
                 out.append(offer)
@@ -155,13 +160,15 @@ async def run_graph(
     seq: Sequencer,
     *,
     final: bool = True,
+    ask_again: Offer | None = None,
 ) -> AsyncIterator[Event]:
     """One ``astream`` of ``core``'s graph as events; ``final=False`` leaves out the closing
-    ones (a superseded confirmation's run, before the new message's own run)."""
+    ones (a superseded confirmation's run, before the new message's own run);
+    ``ask_again``: the turn's offer to ask again without the page's context (``WaysOn``)."""
     audit = core.audit
     interrupted = False
     last_ai: AIMessage | None = None
-    ways = WaysOn()
+    ways = WaysOn(ask_again)
     gate = TokenGate()
     source = graph.astream(inp, config, context=ctx, stream_mode=STREAM_MODES)
     try:

@@ -1,0 +1,58 @@
+"""The contract's ``app.agent.events`` (``../shared/DESIGN.md``, public names): the event
+models, ``encode_sse`` and ``permission_denied_event``. They live in :mod:`app.events`, the
+product's one vocabulary of events (the page reads them typed, the HTTP door encodes
+them); this module keeps the contract's import path working."""
+
+from app.events import (
+    EVENT_TYPES,
+    Alternative,
+    BaseEvent,
+    ConfirmMetadataV2,
+    ConfirmRequiredEvent,
+    DoneEvent,
+    ErrorEvent,
+    Event,
+    MessageEvent,
+    Offer,
+    OfferedCall,
+    PermissionDeniedEvent,
+    StoppedEvent,
+    TokenEvent,
+    ToolEndEvent,
+    ToolProgressEvent,
+    ToolRetryEvent,
+    ToolStartEvent,
+    ToolTimeoutEvent,
+    TurnStartEvent,
+    decode_sse,
+    encode_sse,
+    parse_event,
+    permission_denied_event,
+)
+
+__all__ = [
+    "EVENT_TYPES",
+    "Alternative",
+    "BaseEvent",
+    "ConfirmMetadataV2",
+    "ConfirmRequiredEvent",
+    "DoneEvent",
+    "ErrorEvent",
+    "Event",
+    "MessageEvent",
+    "Offer",
+    "OfferedCall",
+    "PermissionDeniedEvent",
+    "StoppedEvent",
+    "TokenEvent",
+    "ToolEndEvent",
+    "ToolProgressEvent",
+    "ToolRetryEvent",
+    "ToolStartEvent",
+    "ToolTimeoutEvent",
+    "TurnStartEvent",
+    "decode_sse",
+    "encode_sse",
+    "parse_event",
+    "permission_denied_event",
+]
