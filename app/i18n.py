@@ -1,7 +1,7 @@
 """Every visible string of ss-tools, in English and Russian, read from one catalog
 (``app/strings.toml``: the pages, the conversation's results and the offline planner;
 a tool call's own sentences, whose Russian forms need their own cases, are the planner's
-data file ``app/agent/planner/calls.toml``).
+data file ``app/planner/calls.toml``).
 
 ``t(key, lang, **fmt)`` looks a string up (``said`` says any (English, Russian) pair);
 ``pick_language`` chooses a page's language from ``?lang=``, else the user's stored

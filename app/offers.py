@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from app.markup import code_span, md_unescape
+from app.planner.markup import code_span, md_unescape
 from app.vocab import Lang
 
 CONTINUE_LABEL: dict[Lang, str] = {

@@ -28,9 +28,9 @@ from langchain_core.language_models import BaseChatModel
 
 from app.agent.audit import AuditWriter
 from app.agent.core import AgentCore
-from app.agent.llm import get_chat_model
 from app.agent.rules import Rules
 from app.auth import AuthGate
+from app.llm import get_chat_model, model_label
 from app.settings import Settings
 from app.store.db import Database
 from app.superset.registry import EnvironmentRegistry, load_environments
@@ -78,16 +78,20 @@ def build_parts(
     db = Database.open(settings.db_url)
     registry = registry if registry is not None else load_environments(settings.environments_file)
     audit = AuditWriter(db)
+    rules = Rules(registry, settings.policy_file)
     services: dict[str, Any] = {
         "settings": settings,
         "db": db,
         "registry": registry,
-        "rules": Rules(registry, settings.policy_file),
+        "rules": rules,
         "audit": audit,
         "tasks": TaskRunner(db),
         "auth": AuthGate(settings, db),
     }
-    chat = model if model is not None else get_chat_model(settings)
+    # the composition root picks the model (the planner is handed the rules' tools) and
+    # names it; the core only talks to it
+    chat = model if model is not None else get_chat_model(settings, rules.policy().catalog)
+    core_options.setdefault("label", model_label(chat))
     core = AgentCore(model=chat, **services, **core_options)
     return Parts(core=core, **services)
 
@@ -95,6 +99,7 @@ def build_parts(
 def with_core(parts: Parts, *, model: BaseChatModel, **core_options: Any) -> Parts:
     """The same parts with another agent core on them (a test's scripted model, its own
     tools); the caller stops the core it replaced when it needs to."""
+    core_options.setdefault("label", model_label(model))
     core = AgentCore(model=model, **parts.services(), **core_options)
     return replace(parts, core=core)
 

@@ -42,12 +42,12 @@ from app.agent.checkpoint import open_sqlite_saver
 from app.agent.core.turns import plan_turn
 from app.agent.graph import openai_tool_schema
 from app.agent.handler import agent_handler
-from app.agent.llm import OfflinePlanner
 from app.agent.tools import TOOL_CATALOG
 from app.auth import Principal
 from app.pages.agent import core_door
 from app.pages.agent_controller import AgentPageController
 from app.parts import Parts, build_parts
+from app.planner import OfflinePlanner
 from app.screen.model import AgentChatModel
 from app.settings import Settings
 from app.store import users
@@ -72,7 +72,7 @@ def bench_parts(settings: Settings, *, real_tools: bool = False) -> Parts:
     the product's own), and the bench user (tokens are honoured only for existing,
     enabled users)."""
     tools = None if real_tools else {"search_dashboards": _noop_search}
-    parts = build_parts(settings, model=OfflinePlanner(), tools=tools)
+    parts = build_parts(settings, model=OfflinePlanner(catalog=TOOL_CATALOG), tools=tools)
     with parts.db.session() as session:
         if users.get_user_by_name(session, username=USER) is None:
             users.create_user(session, username=USER, role="admin", password_hash="!")
@@ -154,9 +154,11 @@ async def overhead(parts: Parts, turns: int = 60) -> dict[str, float]:
     controller, screen = page_controller(parts)
     bare_dir = Path(tempfile.mkdtemp(prefix="bench-bare-"))
     bare_graph, saver = await _bare_graph(
-        OfflinePlanner(), bare_dir / "bare.db", offered_tools(parts)
+        OfflinePlanner(catalog=TOOL_CATALOG), bare_dir / "bare.db", offered_tools(parts)
     )
-    one_graph, one_saver = await _bare_graph(OfflinePlanner(), bare_dir / "one.db")
+    one_graph, one_saver = await _bare_graph(
+        OfflinePlanner(catalog=TOOL_CATALOG), bare_dir / "one.db"
+    )
 
     async def ours() -> None:
         conv = uuid.uuid4().hex

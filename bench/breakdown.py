@@ -32,7 +32,8 @@ from typing import Any
 from langchain_core.messages import HumanMessage
 
 from app.agent import audit_commit
-from app.agent.llm import OfflinePlanner
+from app.agent.tools import TOOL_CATALOG
+from app.planner import OfflinePlanner
 from bench.agent_bench import (
     MESSAGE,
     _bare_graph,
@@ -55,7 +56,9 @@ async def breakdown(turns: int = 200) -> dict[str, float]:
     parts = bench_parts(bench_settings(data))
     core = parts.core
     controller, _ = page_controller(parts)
-    bare_graph, saver = await _bare_graph(OfflinePlanner(), data / "bare.db", offered_tools(parts))
+    bare_graph, saver = await _bare_graph(
+        OfflinePlanner(catalog=TOOL_CATALOG), data / "bare.db", offered_tools(parts)
+    )
     submit = audit_commit.BatchCommitter.submit
     processor = controller.processor
     apply = processor.apply

@@ -30,11 +30,11 @@ from pydantic import SecretStr
 
 from app.agent.core.turns import plan_turn
 from app.agent.graph import openai_tool_schema
-from app.agent.llm import get_chat_model
 from app.agent.prompts import prompt_messages
 from app.agent.rules import default_policy
 from app.context import UIContext
 from app.facts import TurnFacts
+from app.llm import get_chat_model
 from app.sandbox.llm import start_local_model, unavailable_reason
 from app.settings import Settings
 

@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 
 from app import i18n
-from app.agent.llm import OFFLINE_LABEL
 from app.i18n import (
     catalog,
     detect_lang,
@@ -18,6 +17,7 @@ from app.i18n import (
     refusal_text,
     t,
 )
+from app.llm import OFFLINE_LABEL
 
 SECTIONS = (
     "pages",

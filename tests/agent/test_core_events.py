@@ -16,7 +16,7 @@ from app.agent.core import (
     RequestRefused,
     prepare_turn,
 )
-from app.agent.planner import OfflinePlanner
+from app.agent.tools import TOOL_CATALOG
 from app.auth import Principal
 from app.events import (
     BaseEvent,
@@ -26,6 +26,7 @@ from app.events import (
     TurnStartEvent,
 )
 from app.parts import Parts, with_core
+from app.planner import OfflinePlanner
 from tests.agent.harness import types_of
 from tests.agent.scripted import call, recording_tools, scripted
 from tests.agent.test_core_input import turn_kwargs
@@ -148,7 +149,10 @@ async def test_offline_planner_reads_the_turn_facts_from_the_prompt_like_any_mod
 ) -> None:
     log: list[Any] = []
     parts = with_core(
-        parts, model=OfflinePlanner(), tools=recording_tools(log), checkpointer=InMemorySaver()
+        parts,
+        model=OfflinePlanner(catalog=TOOL_CATALOG),
+        tools=recording_tools(log),
+        checkpointer=InMemorySaver(),
     )
     core = parts.core
     req = await prepare_turn(

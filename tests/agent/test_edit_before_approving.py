@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from app.agent.core import ConfirmationRefused, RequestRefused
-from app.agent.planner import OfflinePlanner
+from app.agent.tools import TOOL_CATALOG
 from app.auth import Principal
 from app.events import (
     ConfirmRequiredEvent,
@@ -21,6 +21,7 @@ from app.events import (
     PermissionDeniedEvent,
     ToolEndEvent,
 )
+from app.planner import OfflinePlanner
 from app.store import maintenance
 from app.store.models import Confirmation, Maintenance
 from tests.agent.scripted import call, final_from_tool, recording_tools
@@ -226,7 +227,7 @@ async def test_the_conversation_and_the_model_read_the_arguments_as_edited(harne
 async def test_the_planner_names_the_edited_call_when_its_new_card_is_cancelled(
     harness: Any,
 ) -> None:
-    harness.use(tools=recording_tools([]), model=OfflinePlanner())
+    harness.use(tools=recording_tools([]), model=OfflinePlanner(catalog=TOOL_CATALOG))
     conf = _conf(await harness.turn("deploy dashboard 42 from dev to staging"))
     again = _conf(
         await harness.answer(

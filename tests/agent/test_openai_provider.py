@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
-from app.agent.llm import OFFLINE_LABEL, get_chat_model, model_label
-from app.agent.planner import OfflinePlanner
 from app.agent.tools import TOOL_CATALOG
 from app.errors import ConfigError
+from app.llm import OFFLINE_LABEL, get_chat_model, model_label
+from app.planner import OfflinePlanner
 from app.settings import Settings
 from tests.agent.openai_stub import OpenAIStub
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any
 
-from app.agent.planner import OfflinePlanner
 from app.agent.tool_view import present
-from app.agent.tools import TOOLS
+from app.agent.tools import TOOL_CATALOG, TOOLS
 from app.auth import Principal
 from app.errors import NoEnvironmentError
+from app.planner import OfflinePlanner
 from tests.agent.harness import first
 
 
@@ -43,7 +43,7 @@ async def test_tool_end_carries_the_view_and_the_text(harness: Any) -> None:
     async def search(args: Any, deps: Any) -> dict[str, Any]:
         return {"env": "dev", "count": 1, "dashboards": [{"id": 7, "title": "Sales demo"}]}
 
-    harness.use(tools={"search_dashboards": search}, model=OfflinePlanner())
+    harness.use(tools={"search_dashboards": search}, model=OfflinePlanner(catalog=TOOL_CATALOG))
     events = await harness.run("find dashboards about sales in dev")
     end = first(events, "tool_end")
     assert end["status"] == "completed" and "Sales demo" in end["result"]
@@ -55,7 +55,7 @@ async def test_a_restored_conversation_keeps_each_results_view(harness: Any) -> 
     async def search(args: Any, deps: Any) -> dict[str, Any]:
         return {"env": "dev", "count": 1, "dashboards": [{"id": 7, "title": "Sales demo"}]}
 
-    harness.use(tools={"search_dashboards": search}, model=OfflinePlanner())
+    harness.use(tools={"search_dashboards": search}, model=OfflinePlanner(catalog=TOOL_CATALOG))
     await harness.run("find dashboards about sales in dev")
     assert harness.core is not None
     view = await harness.core.conversation(Principal("alice", "admin"), harness.conv_id)

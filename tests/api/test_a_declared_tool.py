@@ -15,7 +15,6 @@ from nicegui.testing import User
 from pydantic import Field
 
 from app.agent.core import offered_tools
-from app.agent.planner import OfflinePlanner
 from app.agent.prompts import build_system_prompt
 from app.agent.rules import Rules
 from app.agent.tools import FAMILIES, catalog_of, join
@@ -23,6 +22,7 @@ from app.agent.tools.base import DASHBOARD_ID, ToolArgs, ToolDeps, env_field
 from app.agent.tools.declare import Family
 from app.auth import Principal
 from app.context import inject_uicontext
+from app.planner import OfflinePlanner
 from app.policy import CardLine, Phrase, Policy, build_tool_pipeline
 from tests.agent.harness import first
 

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from nicegui.testing import User
 
-from app.agent.llm import OFFLINE_LABEL
 from app.auth import Principal
 from app.events import decode_sse
+from app.llm import OFFLINE_LABEL
 from app.parts import Parts
 from app.store.audit import list_audit
 from tests.agent.harness import first

@@ -12,8 +12,8 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from nicegui import ui
 from nicegui.testing import User
 
-from app.agent.planner import plan_reply
 from app.events import MessageEvent
+from app.planner import plan_reply
 from app.safe_html import sanitize_html
 from app.text import inert
 from tests.ui.fakes import done

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from nicegui.testing import User
 
-from app.agent.llm import OFFLINE_LABEL
 from app.events import (
     Alternative,
     PermissionDeniedEvent,
     ToolStartEvent,
 )
+from app.llm import OFFLINE_LABEL
 from tests.events import timed_out
 from tests.ui.conftest import page_model
 from tests.ui.fakes import done, message

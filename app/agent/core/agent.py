@@ -38,7 +38,6 @@ from app.agent.core.requests import ResumeRequest, TurnRequest, request_row
 from app.agent.core.resuming import run_resume
 from app.agent.core.turns import build_context, history_messages
 from app.agent.graph import build_graph, tool_deps_factory
-from app.agent.llm import model_label
 from app.agent.rules import Rules
 from app.agent.state import AgentContext
 from app.agent.stream import Sequencer
@@ -91,7 +90,7 @@ class AgentCore(OperatorControls):
             ttl_s=settings.confirmation_ttl_s,
             countdown_s=settings.dangerous_countdown_s,
         )
-        self.model_label = label or model_label(model)
+        self.model_label = label or type(model).__name__  # the composition root names it
         self._saver = checkpointer if checkpointer is not None else SaverPool(settings)
         given = dict(tools) if tools is not None else None  # {}: no tool has an implementation
         self._graph_options: dict[str, Any] = {

@@ -1,0 +1,149 @@
+"""What the planner says when it does not call a tool: the capabilities, a question for a
+missing argument, and the final answer of a turn.
+
+A final answer is one or two plain sentences about the turn's last tool result, in the
+person's language (:data:`REPORTS`, one function per contract tool; any other tool's
+result is "Done: <what it can do>." — the page shows the result itself); a refusal,
+cancellation or failure is explained by :mod:`app.planner.outcomes`. Lists and
+tables are rendered by the page from the tool result, so an answer never repeats rows,
+never shows internal paths, and formats numbers for the language. Any markdown list is
+preceded by a blank line (a list glued to a line of text renders as one paragraph).
+Nothing is said that the results do not hold.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from app.planner import report_dash as dash
+from app.planner import report_data as data
+from app.planner import report_ops as ops
+from app.planner.known import Known
+from app.planner.markup import md_escape
+from app.planner.outcomes import outcome_answer
+from app.planner.phrases import ARG_NAMES, pick, say, tr
+from app.planner.results import Result
+from app.planner.steps import Intent
+from app.planner.text import Lang
+from app.planner.turn import Turn
+
+MAX_TEXT = 300
+Report = Callable[[dict[str, Any], Result, Lang], str]
+
+
+def _tool_list(tools: list[str], lang: Lang, known: Known) -> list[str]:
+    return [f"- {known.can(t, lang)} (`{t}`)" for t in tools]
+
+
+def capabilities_answer(bound: Iterable[str] | None, lang: Lang, known: Known) -> str:
+    """What the bound tools can do (catalog order), and up to three example requests."""
+    tools = known.tools(None if bound is None else list(bound))
+    if not tools:
+        return say("capabilities_none", lang)
+    lines = [say("capabilities_head", lang), "", *_tool_list(tools, lang, known)]
+    examples = known.examples(tools, lang)
+    if examples:
+        lines += ["", say("examples", lang) + " " + "; ".join(f"«{e}»" for e in examples[:3])]
+    return "\n".join(lines)
+
+
+def clarification(tool: str, missing: list[str], lang: Lang, known: Known) -> str:
+    what = ", ".join(pick(ARG_NAMES.get(m, (m, m)), lang) for m in missing)
+    return say("missing", lang, action=known.can(tool, lang), what=what)
+
+
+def _capabilities(
+    args: dict[str, Any], result: Result, lang: Lang, known: Known | None = None
+) -> str:
+    known = known or Known()
+    groups = result.get("groups")
+    names = [
+        str(t.get("name"))
+        for tools in (groups.values() if isinstance(groups, dict) else [])
+        for t in (tools if isinstance(tools, list) else [])
+        if isinstance(t, dict)
+    ]
+    names = known.tools(names) or known.tools(None)
+    head = tr(
+        lang,
+        f"Here is what I can do for you here ({len(names)}):",
+        f"Вот что я могу сделать для вас здесь ({len(names)}):",
+    )
+    lines = [head, "", *_tool_list(names, lang, known)]
+    excluded = result.total("excluded")
+    if excluded:
+        lines += [
+            "",
+            tr(
+                lang,
+                f"{excluded} more need another role or another page.",
+                f"Ещё {excluded} — для другой роли или другой страницы.",
+            ),
+        ]
+    return "\n".join(lines)
+
+
+REPORTS: dict[str, Report] = {
+    "show_capabilities": _capabilities,
+    "list_environments": ops.environments,
+    "get_task_status": ops.tasks,
+    "search_dashboards": dash.search,
+    "get_health_summary": dash.health,
+    "run_llm_validation": dash.validation,
+    "run_llm_documentation": dash.documentation,
+    "superset_explore_database": data.explore,
+    "superset_format_sql": data.format_sql,
+    "superset_execute_sql": data.execute_sql,
+    "superset_create_dataset": data.create_dataset,
+    "superset_audit_permissions": data.audit,
+    "list_backups": ops.list_backups,
+    "deploy_dashboard": dash.deploy,
+    "execute_migration": dash.migration,
+    "create_branch": ops.create_branch,
+    "commit_changes": ops.commit,
+    "run_backup": ops.run_backup,
+    "restore_backup": ops.restore,
+    "start_maintenance": ops.start_maintenance,
+    "end_maintenance": ops.end_maintenance,
+    "delete_dashboard": ops.delete,
+}
+
+
+def _plain(action: str, result: Result, lang: Lang) -> str:
+    """A result that is not JSON: its first sentences, escaped, else "Done: …"."""
+    text = " ".join(result.message.split())
+    if not text:
+        return say("done", lang, action=action)
+    cut = text if len(text) <= MAX_TEXT else text[:MAX_TEXT].rsplit(" ", 1)[0] + "…"
+    return md_escape(cut)
+
+
+def report(
+    tool: str, args: dict[str, Any], result: Result, lang: Lang, known: Known | None = None
+) -> str:
+    """The sentence(s) about one successful result (``known``: the planner's tools)."""
+    known = known or Known()
+    fn = REPORTS.get(tool)
+    if not isinstance(result.data, dict | list):
+        return _plain(known.can(tool, lang), result, lang)
+    if fn is None:  # a tool with no report of its own: the page shows its result
+        return say("done", lang, action=known.can(tool, lang))
+    if fn is _capabilities:
+        return _capabilities(args, result, lang, known)
+    return fn(args, result, lang)
+
+
+def final_answer(turn: Turn, intent: Intent | None, lang: Lang, known: Known) -> str:
+    """The answer about the turn's last tool result."""
+    last = turn.last
+    if last is None or last.result is None:
+        return say("no_results", lang)
+    result = last.result
+    if result.code is None:
+        return report(last.tool, last.args, result, lang, known)
+    tool, args = last.tool, last.args
+    if intent and intent.lookup and last.tool == intent.lookup.tool != intent.tool:
+        tool, args = intent.tool, intent.unresolved()  # the refusal is about the request
+    action = known.can(tool, lang)
+    return outcome_answer(result, tool, args, lang, action)
