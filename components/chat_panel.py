@@ -34,7 +34,12 @@ BUBBLE_PROPS = {
     "user": "bg-color=blue-1 text-color=grey-10",
     "assistant": "bg-color=grey-2 text-color=grey-10",
 }
-KIND_ICONS = {"error": ("error_outline", "text-red-700"), "notice": ("info", "text-blue-800")}
+KIND_ICONS = {
+    "error": ("error_outline", "text-red-700"),
+    "notice": ("info", "text-blue-800"),
+    "problem": ("info_outline", "text-gray-600"),  # the turn ended on what the model did
+}
+KIND_TEXT = {"problem": "text-gray-700"}  # muted: the core's own sentence, not an answer
 
 
 def message_bubble(model: AgentChatModel, message: ChatMessage) -> ui.element:
@@ -52,7 +57,8 @@ def message_bubble(model: AgentChatModel, message: ChatMessage) -> ui.element:
                 ui.icon(name).classes(f"text-xl {tone}").mark(f"message-{message.kind}")
             hosts = hosts_of(env.url for env in model.environments)  # links only to Superset
             body = bind_markdown(safe_markdown(allowed_hosts=hosts), message, "text", chat_markdown)
-            body.classes("chat-markdown min-w-0 flex-grow").mark("message-text")
+            body.classes(f"chat-markdown min-w-0 flex-grow {KIND_TEXT.get(message.kind, '')}")
+            body.mark("message-text")
         with (
             ui.expansion(t("details", lang))
             .classes("text-xs text-gray-700")

@@ -1,10 +1,13 @@
-"""The requests an answer offers, as buttons under its bubble: each choice sends its
-request; "Continue without this page's context" clears the page's context (and the pill)
-and sends the request with the object spelled out. Disabled while a turn runs."""
+"""The ways on an answer offers (``ChatMessage.offers``, typed by the core), as buttons
+under its bubble: each ``choice`` is a button (its label; the tooltip is its request;
+any other offer but the next one looks the same);
+``without_context`` is the primary button "Continue without this page's context" with the
+request it makes written beside it. A click hands the offer to ``model.take_offer``.
+Disabled while a turn runs."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from nicegui import ui
 
@@ -13,37 +16,43 @@ from app.screen.items import ChatMessage
 from app.screen.model import BUSY, AgentChatModel
 from components.results.live import live_area
 
+if TYPE_CHECKING:
+    from app.events import Offer
+
 
 def _idle(state: str) -> bool:
     return state not in BUSY
 
 
-def offer_buttons(model: AgentChatModel, message: ChatMessage) -> ui.element:
-    lang = model.lang
+def _choices(model: AgentChatModel, offers: list[Offer]) -> None:
+    with ui.row().classes("gap-2 wrap").mark("choices"):
+        for offer in offers:
+            button = ui.button(offer.label, on_click=lambda _e, o=offer: model.take_offer(o)).props(
+                "outline no-caps dense color=blue-9"
+            )
+            button.tooltip(offer.request)
+            button.bind_enabled_from(model, "state", backward=_idle).mark("choice-button")
 
-    def build(offers: Any) -> None:
-        if offers is None:
-            return
-        if offers.choices:
-            with ui.row().classes("gap-2 wrap").mark("choices"):
-                for choice in offers.choices:
-                    button = ui.button(
-                        choice.label, on_click=lambda _e, r=choice.request: model.send(r)
-                    ).props("outline no-caps dense color=blue-9")
-                    button.tooltip(choice.request)
-                    button.bind_enabled_from(model, "state", backward=_idle).mark("choice-button")
-        if offers.without_context:
-            request = offers.without_context
-            with ui.row().classes("items-center gap-2 wrap"):
-                button = ui.button(
-                    t("continue_without_context", lang),
-                    icon="arrow_forward",
-                    on_click=lambda: model.continue_without_context(request),
-                ).props("no-caps unelevated color=blue-9")
-                button.bind_enabled_from(model, "state", backward=_idle)
-                button.mark("continue-without-context")
-                ui.label(request).classes("font-mono text-sm text-gray-800").mark(
-                    "continue-request"
-                )
+
+def _without_context(model: AgentChatModel, offer: Offer) -> None:
+    with ui.row().classes("items-center gap-2 wrap").mark("way-forward"):
+        button = ui.button(
+            t("continue_without_context", model.lang),
+            icon="arrow_forward",
+            on_click=lambda: model.take_offer(offer),
+        ).props("no-caps unelevated color=blue-9")
+        button.bind_enabled_from(model, "state", backward=_idle)
+        button.mark("continue-without-context")
+        ui.label(offer.request).classes("font-mono text-sm text-gray-800").mark("continue-request")
+
+
+def offer_buttons(model: AgentChatModel, message: ChatMessage) -> ui.element:
+    def build(offers: list[Offer]) -> None:
+        choices = [o for o in offers if o.kind != "without_context"]
+        if choices:
+            _choices(model, choices)
+        for offer in offers:
+            if offer.kind == "without_context":
+                _without_context(model, offer)
 
     return live_area(message, "offers", build).mark("offers")

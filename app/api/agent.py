@@ -2,17 +2,19 @@
 
     POST  /api/agent/stream    {"message","history","conv_id","env_id","uicontext"}
     POST  /api/agent/resume    {"conv_id","confirmation_id","decision","reason"?,"args"?}
+    POST  /api/agent/call      {"conv_id","tool_name","args","uicontext"?,"lang"?}: a direct
+                               tool call (an offer's ``call``), through the same guard
     POST  /api/agent/cancel    {"conv_id"}: stop a running turn / withdraw a confirmation
     GET   /api/agent/conversations[?archived=1]   the caller's list, newest first
     GET   /api/agent/conversations/{conv_id}      messages, tool calls, a pending confirmation
     PATCH /api/agent/conversations/{conv_id}      {"title"?, "archived"?}: rename, archive
 
-All need ``Authorization: Bearer <token>``. The door is thin: it reads the body,
-calls ``prepare_turn`` / ``prepare_resume`` (the one input check; audited) and streams the
-core's events as SSE. Every refusal is the README's ``{"error", "reason"}`` JSON, answered
-before any stream starts: 401 auth, 403 another user's conversation, 413/422 a bad
-uicontext, 422 a bad field (env_id, conv_id, message, history), 404/409/410/425 a refused
-confirmation.
+All need ``Authorization: Bearer <token>``. The door is thin: it reads the body, calls
+``prepare_turn`` / ``prepare_resume`` / ``prepare_call`` (the one input check; audited) and
+streams the core's events as SSE. Every refusal is the README's ``{"error", "reason"}``
+JSON, answered before any stream starts: 401 auth, 403 another user's conversation,
+413/422 a bad uicontext, 422 a bad field (env_id, conv_id, message, history, tool_name,
+args), 404/409/410/425 a refused confirmation.
 """
 
 from __future__ import annotations
@@ -28,10 +30,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from app.agent.core import (
     AgentCore,
     Caller,
+    CallRequest,
     RequestRefused,
     ResumeInput,
     TurnInput,
     authenticate,
+    prepare_call,
     prepare_resume,
     prepare_turn,
 )
@@ -60,6 +64,31 @@ class StreamBody(BaseModel):
     conv_id: str | None = None
     env_id: str | None = None
     uicontext: dict[str, Any] | str | None = None
+
+
+class CallBody(BaseModel):
+    """The shape of a direct call (an offer's ``call``: ``tool_name`` and ``args``); the
+    values are checked by ``prepare_call`` (``args`` must be a JSON object), whether the
+    caller may make it by the guard."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    conv_id: str
+    tool_name: str
+    args: Any = None
+    uicontext: dict[str, Any] | str | None = None
+    lang: str | None = None
+
+
+async def _prepare_call(body: CallBody, *, core: AgentCore, caller: Caller) -> CallRequest:
+    return await prepare_call(
+        core=core,
+        caller=caller,
+        tool_name=body.tool_name,
+        arguments=body.args,
+        conv_id=body.conv_id,
+        uicontext=body.uicontext,
+        lang=body.lang,
+    )
 
 
 class CancelBody(BaseModel):
@@ -156,6 +185,16 @@ async def stream(request: Request) -> Any:
 async def resume(request: Request) -> Any:
     return await _stream_door(
         request, ResumeBody, ResumeInput, prepare_resume, lambda core, req: core.resume(req)
+    )
+
+
+@router.post("/call", openapi_extra=_openapi(CallBody))
+async def call(request: Request) -> Any:
+    """A direct tool call (e.g. an offer's ``call``) in the caller's conversation: the
+    same events as a turn, without a model (``tool_start`` .. ``tool_end``, or
+    ``confirm_required``, or ``permission_denied`` / ``error``; then ``done``)."""
+    return await _stream_door(
+        request, CallBody, CallBody, _prepare_call, lambda core, req: core.run_call(req)
     )
 
 

@@ -20,7 +20,7 @@ from nicegui import app, ui
 from starlette.requests import Request
 from starlette.responses import RedirectResponse
 
-from app.agent.core import AgentCore, prepare_resume, prepare_turn
+from app.agent.core import AgentCore, prepare_call, prepare_resume, prepare_turn
 from app.errors import SsToolsError
 from app.i18n import normalize_language, pick_language
 from app.pages import session
@@ -42,6 +42,7 @@ def core_door(core: AgentCore) -> CoreDoor:
         core=core,
         prepare_turn=functools.partial(prepare_turn, core=core),
         prepare_resume=functools.partial(prepare_resume, core=core),
+        prepare_call=functools.partial(prepare_call, core=core),
     )
 
 

@@ -2,21 +2,22 @@
 screen.
 
     components ──actions──► AgentChatModel ──Intents──► AgentPageController
-                                 ▲                         │ prepare_turn / prepare_resume
+                                 ▲                         │ prepare_turn / _resume / _call
                      transitions │                         ▼
-                          StreamProcessor ◄──typed events── core.run_turn / core.resume
+              StreamProcessor ◄──typed events── core.run_turn / core.resume / core.run_call
 
 Who writes what:
 
-* the controller checks a turn or a decision in through the core's ``prepare_*``, runs it
-  on the core, feeds the core's typed events to the StreamProcessor, owns reconnects
+* the controller checks a turn, a decision or a way on's direct call
+  (``agent_ways.WaysForward``) in through the core's ``prepare_*``, runs it on the core,
+  feeds the core's typed events to the StreamProcessor, owns reconnects
   (reload the conversation with backoff, then ``disconnected_permanent``), turns a refused
   request into an error message in the page's language, and hands the model each
   environment's tier (from ``core.environments()``, or the resolver for an id outside it);
 * the StreamProcessor is the only code that turns events into screen state;
 * the model writes its own fields (``state`` included) in the transitions both call.
 
-It is written against :class:`CoreDoor` (the core plus its two ``prepare_*`` functions),
+It is written against :class:`CoreDoor` (the core plus its three ``prepare_*`` functions),
 so tests hand it a fake core that yields typed events.
 """
 
@@ -40,7 +41,7 @@ from app.screen.uicontext import EnvOption
 from app.vocab import Channel
 
 if TYPE_CHECKING:
-    from app.agent.core import AgentCore, ResumeRequest, TurnRequest
+    from app.agent.core import AgentCore, CallRequest, ResumeRequest, TurnRequest
     from app.events import Event
 
 log = logging.getLogger("ss_tools.pages")
@@ -51,19 +52,21 @@ R = TypeVar("R")
 
 @dataclass(frozen=True)
 class CoreDoor:
-    """What a page needs from ``app.agent.core``: the core and its two ``prepare_*`` with
-    the core bound (``functools.partial(prepare_turn, core=core)``). Tests hand in a fake
-    core with the same methods (``tests/ui/fakes.py``)."""
+    """What a page needs from ``app.agent.core``: the core and its three ``prepare_*``
+    with the core bound (``functools.partial(prepare_turn, core=core)``). Tests hand in a
+    fake core with the same methods (``tests/ui/fakes.py``)."""
 
     core: AgentCore
     prepare_turn: Callable[..., Awaitable[TurnRequest]]
     prepare_resume: Callable[..., Awaitable[ResumeRequest]]
+    prepare_call: Callable[..., Awaitable[CallRequest]]
 
 
 # ---- the controller ----------------------------------------------------------------------
 class AgentPageController(ControllerControls, WaysForward):
     """Turns and decisions here; stop, the drawer and the edit form in
-    :class:`~app.pages.agent_controls.ControllerControls` (issue 11)."""
+    :class:`~app.pages.agent_controls.ControllerControls` (issue 11); the ways on (the
+    core's offers) in :class:`~app.pages.agent_ways.WaysForward`."""
 
     def __init__(
         self,
@@ -156,12 +159,15 @@ class AgentPageController(ControllerControls, WaysForward):
         answers = await self._stream(self.door.core.resume(req))
         self.model.end_decision(decision, answered=answers > 0)
 
-    async def _checked(self, prepare: Callable[..., Awaitable[R]], given: object) -> R | None:
-        """``prepare`` (the door's ``prepare_*``) of ``given`` (its input) asked by this
-        page's person; a refusal is shown in the chat (None)."""
+    async def _checked(
+        self, prepare: Callable[..., Awaitable[R]], *given: object, **fields: Any
+    ) -> R | None:
+        """``prepare`` (the door's ``prepare_*``) of ``given`` (its input) or ``fields``
+        (``prepare_call``'s) asked by this page's person; a refusal is shown in the chat
+        (None)."""
         caller = Caller(token=self.token, principal=self.principal, channel=CHANNEL)
         try:
-            return await prepare(given, caller=caller)
+            return await prepare(*given, caller=caller, **fields)
         except SsToolsError as exc:
             self._refused(exc)
             return None

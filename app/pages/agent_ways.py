@@ -1,38 +1,68 @@
-"""The page controller's ways forward (issue 10), mixed into
-:class:`app.pages.agent_controller.AgentPageController`:
+"""The page controller's ways on (the core's typed offers, ``app.events.Offer``), mixed
+into :class:`app.pages.agent_controller.AgentPageController`:
 
-* **continue without this page's context** — an answer's offer: leave the UIContext (the
-  pill says so) and ask with the object spelled out, which leads to the confirmation;
-* **Check status** — the card's request (the task by its id) goes out as a turn; where the
-  page's context filters ``get_task_status`` out (a dashboard page), without the context.
+* an offer that says ``clear_context`` leaves the page's context first (the pill says so);
+  the core decided that, the page does not;
+* an offer with a ``call`` is made as a direct call through the core (``prepare_call`` +
+  ``core.run_call``: the same guard, confirmation and audit as a turn), in this
+  conversation, its events fed to the StreamProcessor like a turn's: "Continue without
+  this page's context" leads to the confirmation, "Check status" to the task's status;
+* an offer without a call (a choice) sends its ``request`` as the person's message.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from app.policy.catalog import affinity_for
 from app.screen.model import BUSY
 
 if TYPE_CHECKING:
+    from app.events import Event, Offer, OfferedCall
+    from app.pages.agent_controller import CoreDoor
     from app.screen.model import AgentChatModel
+
+R = TypeVar("R")
 
 
 class WaysForward:
-    """Needs the controller's ``model`` and ``send``."""
+    """Needs the controller's ``model``, ``door``, ``send``, ``_checked`` and ``_stream``."""
 
     model: AgentChatModel
+    door: CoreDoor
 
-    async def send(self, text: str) -> None: ...
+    if TYPE_CHECKING:  # the controller's own
 
-    async def continue_without_context(self, request: str) -> None:
-        """Leave the page's context (the pill too) and ask with the object spelled out."""
-        if self.model.state not in BUSY:
+        async def send(self, text: str) -> None: ...
+
+        async def _checked(
+            self, prepare: Callable[..., Awaitable[R]], *given: object, **fields: Any
+        ) -> R | None: ...
+
+        async def _stream(self, events: AsyncIterator[Event]) -> int: ...
+
+    async def take_offer(self, offer: Offer) -> None:
+        if self.model.state in BUSY:
+            return
+        if offer.clear_context:
             self.model.clear_ui_context()
-            await self.send(request)
+        if offer.call is None:
+            await self.send(offer.request)
+        else:
+            await self.make_call(offer.call, offer.request)
 
-    async def check_status(self, request: str) -> None:
-        """Ask get_task_status, leaving a page context that filters it out (dashboard)."""
-        object_type = (self.model.ui_context or {}).get("objectType")
-        keeps = not object_type or object_type in affinity_for("get_task_status")
-        await (self.send(request) if keeps else self.continue_without_context(request))
+    async def make_call(self, call: OfferedCall, request: str) -> None:
+        """``call`` made directly in this conversation under the page's context (as it is
+        now); ``request`` (the offer's words) is shown as what the person asked."""
+        if not self.model.begin_call(request):
+            return
+        req = await self._checked(
+            self.door.prepare_call,
+            tool_name=call.tool_name,
+            arguments=call.args,
+            conv_id=self.model.conv_id,
+            uicontext=self.model.ui_context,
+            lang=self.model.lang,
+        )
+        if req is not None:
+            await self._stream(self.door.core.run_call(req))

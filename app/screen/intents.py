@@ -5,7 +5,10 @@ of fields and transitions."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+if TYPE_CHECKING:
+    from app.events import Offer
 
 Decision = Literal["confirm", "deny"]
 
@@ -21,9 +24,7 @@ class Intents(Protocol):
 
     async def stop(self) -> None: ...
 
-    async def continue_without_context(self, request: str) -> None: ...
-
-    async def check_status(self, request: str) -> None: ...
+    async def take_offer(self, offer: Offer) -> None: ...
 
     async def list_conversations(self) -> None: ...
 

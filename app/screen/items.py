@@ -16,11 +16,14 @@ from typing import TYPE_CHECKING, Any, Literal
 from app.screen.bindable import bindable
 
 if TYPE_CHECKING:
-    from app.offers import Offers
+    from app.events import Offer
     from app.screen.views import ToolView
 
 ToolCallStatus = Literal["executing", "retrying", "completed", "failed", "timeout", "cancelled"]
-MessageKind = Literal["text", "error", "notice"]
+# "problem": the turn ended on what the model did (MessageEvent.problem): the core's own
+# sentence in the turn's language, shown as the answer (muted), never as an error
+MessageKind = Literal["text", "error", "notice", "problem"]
+ANSWER_KINDS: tuple[MessageKind, ...] = ("text", "problem")
 
 _ids = itertools.count(1)
 
@@ -34,15 +37,15 @@ def _next_id() -> int:
 @bindable("text", "detail", "offers")
 class ChatMessage:
     """A chat bubble. ``detail`` is the server's own text behind a translated error;
-    ``offers`` the requests the answer offers as buttons (set once the answer is
-    complete: choices, and "continue without this page's context")."""
+    ``offers`` the ways on the core offered with it (``app.events.Offer``: choices,
+    "continue without this page's context"), shown as buttons under the bubble."""
 
     role: Literal["user", "assistant"]
     text: str = ""
     kind: MessageKind = "text"
     item_id: int = dataclasses.field(default_factory=_next_id)
     detail: str = ""
-    offers: Offers | None = None
+    offers: list[Offer] = dataclasses.field(default_factory=list)
 
 
 @bindable(
@@ -56,7 +59,8 @@ class ChatMessage:
     "goes_on",
 )
 class ToolCall:
-    """A tool call as the user sees it (contract: ToolCall + retryCount, isWriteTool …)."""
+    """A tool call as the user sees it (contract: ToolCall + retryCount, isWriteTool …).
+    ``offers``: the ways on the core offered for it (a write's timeout: ``check_status``)."""
 
     call_id: str
     tool_name: str
@@ -78,15 +82,21 @@ class ToolCall:
     goes_on: bool = False  # a write a stop did not kill: its outcome comes later
     item_id: int = dataclasses.field(default_factory=_next_id)
     view: ToolView | None = None  # the result's presentation (set by tool_end)
+    offers: list[Offer] = dataclasses.field(default_factory=list)
 
     @property
     def args_text(self) -> str:
         return format_args(self.tool_args)
 
+    @property
+    def check_status_offer(self) -> Offer | None:
+        return next((o for o in self.offers if o.kind == "check_status"), None)
+
     def refresh_actions(self) -> None:
-        """Retry only for read tools or transient errors; Check status for a write timeout."""
+        """Retry only for read tools or transient errors; Check status when the core
+        offered it (a write that timed out)."""
         ended_badly = self.status in ("failed", "timeout")
-        self.can_check_status = self.status == "timeout" and self.is_write_tool
+        self.can_check_status = ended_badly and self.check_status_offer is not None
         self.can_retry = (
             ended_badly
             and not self.can_check_status
@@ -136,7 +146,7 @@ class ChatItems:
         return [
             {"role": m.role, "content": m.text}
             for m in self.items
-            if isinstance(m, ChatMessage) and m.kind == "text" and m.text
+            if isinstance(m, ChatMessage) and m.kind in ANSWER_KINDS and m.text
         ]
 
     def _clear_items(self) -> None:

@@ -3,16 +3,13 @@
 NiceGUI renders markdown with python-markdown2, which — unlike CommonMark — reads a list
 that follows a line of text without a blank line as part of that paragraph: "What can you
 do?" came back as one 20-line paragraph. :func:`chat_markdown` therefore puts a blank line
-before a list that is glued to a paragraph (outside code fences), and leaves out the
-offers the page shows as buttons (``app.offers``: the choices list and the
-"continue without this page's context" line).
+before a list that is glued to a paragraph (outside code fences). The ways on an answer
+offers are typed on its event (``MessageEvent.offers``), never read from its text.
 """
 
 from __future__ import annotations
 
 import re
-
-from app.offers import Offers, parse_offers
 
 _LIST_ITEM = re.compile(r"^\s{0,3}(?:[-*+]|\d{1,9}[.)])\s+\S")
 _FENCE = re.compile(r"^\s{0,3}(```|~~~)")
@@ -42,18 +39,6 @@ def normalize_markdown(text: str) -> str:
     return "\n".join(out)
 
 
-def offers_of(text: str) -> Offers | None:
-    """The answer's offers (choices, continue without context), or None when it has none."""
-    offers = parse_offers(text)
-    return offers if offers.choices or offers.without_context else None
-
-
-def without_offers(text: str) -> str:
-    """``text`` without the lines the page shows as buttons."""
-    kept = [line for line in text.splitlines() if offers_of(line) is None]
-    return "\n".join(kept).rstrip()
-
-
 def chat_markdown(text: str) -> str:
     """What a chat bubble renders for ``text``."""
-    return normalize_markdown(without_offers(text))
+    return normalize_markdown(text)

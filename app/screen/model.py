@@ -3,7 +3,8 @@
 One instance per page visit; plain Python (``nicegui.binding`` only, never ``nicegui.ui``).
 
 * Components bind to its fields and report intent through its actions (``send``,
-  ``confirm``, ``deny``, ``retry``, ``check_status``). The actions check what the screen
+  ``confirm``, ``deny``, ``retry``, ``take_offer``, ``check_status``). The actions check
+  what the screen
   allows (no Confirm during the countdown, no second turn while one runs) and hand the
   intent to the page controller through the injected :class:`Intents`.
 * Every field of the model, ``state`` first of all, is written only by the model's own
@@ -32,7 +33,7 @@ from app.screen.intents import Decision, Intents, NotConnected
 from app.screen.items import ChatItems, ChatMessage, ToolCall
 
 if TYPE_CHECKING:
-    from app.events import ConfirmRequiredEvent
+    from app.events import ConfirmRequiredEvent, Offer
 
 STATES = (
     "idle",
@@ -108,6 +109,17 @@ class AgentChatModel(ChatItems, ContextState, ConfirmationState, EditState, Hist
         self.add_message("user", text)
         self.state, self.process_step = "streaming", "thinking"
         return history
+
+    def begin_call(self, request: str) -> bool:
+        """A way on taken as a direct call: show what it asks (``request``, the offer's
+        words) as the person's message and start streaming; False while a turn runs."""
+        if self.state in BUSY:
+            return False
+        self.dismiss_permission()
+        if request.strip():
+            self.add_message("user", request.strip())
+        self.state, self.process_step = "streaming", "thinking"
+        return True
 
     def begin_decision(self, decision: Decision) -> str | None:
         """Put the card in its loading state; returns the confirmation id, or None when the
@@ -263,18 +275,15 @@ class AgentChatModel(ChatItems, ContextState, ConfirmationState, EditState, Hist
         if call.can_retry and self.last_user_text:
             await self.send(self.last_user_text)
 
-    async def check_status(self, call: ToolCall) -> None:
-        """Ask for the call's task by its id (the recent tasks when it has none); the
-        controller picks the way: with or without the page's context."""
-        if self.state in BUSY:
-            return
-        if call.task_id:
-            request = t("check_status_task", self.lang, task_id=call.task_id)
-        else:
-            request = t("check_status_prompt", self.lang, tool=call.tool_name)
-        await self._intents.check_status(request)
+    async def take_offer(self, offer: Offer) -> None:
+        """Take a way on the core offered (an answer's button, a card's Check status): the
+        controller leaves the page's context when the offer says so, then makes its call
+        directly, or sends its request as the person's message."""
+        if self.state not in BUSY:
+            await self._intents.take_offer(offer)
 
-    async def continue_without_context(self, request: str) -> None:
-        """The answer's way forward: drop the page's context and send ``request``."""
-        if request.strip() and self.state not in BUSY:
-            await self._intents.continue_without_context(request)
+    async def check_status(self, call: ToolCall) -> None:
+        """The card's "Check status": the core's check_status offer for that call."""
+        offer = call.check_status_offer
+        if offer is not None and call.can_check_status:
+            await self.take_offer(offer)

@@ -6,6 +6,11 @@ and changes the screen through a narrow interface, :class:`ChatSink`, which
 its bubble, a tool card's status) and calls the model's transitions for everything else.
 It neither imports the model nor calls the core; the page controller feeds it.
 
+The ways on (``app.events.Offer``) arrive typed on the events, whatever model answered: a
+``message``'s offers go under that answer, a ``tool_timeout``'s on its tool card ("Check
+status"), and an ``error``'s under its notice when the run ends without a message (with a
+message, the message carries them). Nothing is read back from a model's text.
+
 An event type it does not know is ignored with a log line, so a newer core never breaks
 an older page.
 """
@@ -13,14 +18,14 @@ an older page.
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterable, Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Protocol, get_args
+from collections.abc import AsyncIterable, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 from app.i18n import error_text, t
 from app.screen.confirmation import PermissionDenial
-from app.screen.items import ChatItem, ChatMessage, ToolCall, ToolCallStatus
-from app.screen.markdown import offers_of
-from app.screen.views import view_or_none
+from app.screen.items import ChatItem, ChatMessage, ToolCall
+from app.screen.refusals import is_notice, refusal_notice
+from app.screen.restore import ConversationLike, in_order, restored_call, restored_offers
 
 if TYPE_CHECKING:
     from app.events import (
@@ -30,6 +35,7 @@ if TYPE_CHECKING:
         ErrorEvent,
         Event,
         MessageEvent,
+        Offer,
         PermissionDeniedEvent,
         StoppedEvent,
         TokenEvent,
@@ -43,8 +49,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 _FINISHED = ("completed", "failed", "cancelled", "timeout")
-NOTICE_CODES = ("not_available",)  # the page's context left a call out: a way on follows
-_STATUSES: tuple[str, ...] = get_args(ToolCallStatus)
 
 
 class ChatSink(Protocol):
@@ -68,22 +72,13 @@ class ChatSink(Protocol):
     def reset(self, conv_id: str | None = None) -> None: ...
 
 
-class ConversationLike(Protocol):
-    """The core's ConversationView, as far as a restore reads it."""
-
-    @property
-    def messages(self) -> Sequence[Mapping[str, Any]]: ...
-    @property
-    def tool_calls(self) -> Sequence[Mapping[str, Any]]: ...
-    @property
-    def pending(self) -> ConfirmRequiredEvent | None: ...
-
-
 class StreamProcessor:
     def __init__(self, sink: ChatSink) -> None:
         self.sink = sink
         self._open: ChatMessage | None = None  # the assistant bubble tokens stream into
         self._answers = 0
+        # an error's offers, shown under it only if the run ends without a message
+        self._held: list[tuple[ChatMessage, list[Offer]]] = []
         self._handlers: dict[str, Callable[[Any], None]] = {
             "turn_start": self._on_turn_start,
             "token": self._on_token,
@@ -102,12 +97,13 @@ class StreamProcessor:
 
     async def run(self, events: AsyncIterable[Event]) -> int:
         """Apply a whole stream; returns the number of assistant messages it produced."""
-        self._open, self._answers = None, 0
+        self._open, self._answers, self._held = None, 0, []
         try:
             async for event in events:
                 self.apply(event)
         finally:
             self._close_open()
+            self._release_held()
         return self._answers
 
     def apply(self, event: Event) -> None:
@@ -123,10 +119,16 @@ class StreamProcessor:
         self.sink.note_answering_model(ev.model)
 
     def _close_open(self) -> None:
-        """The streamed answer is complete: read the offers it makes (buttons)."""
-        if self._open is not None:
-            self._open.offers = offers_of(self._open.text)
+        """The streamed answer is complete: the next text opens a new bubble."""
         self._open = None
+
+    def _release_held(self, taken: Sequence[Offer] = ()) -> None:
+        """The run ended (or its message came): each error keeps the ways on it offered
+        that the message does not carry (``taken``), so none is shown twice or lost."""
+        said = {(o.kind, o.request) for o in taken}
+        for notice, offers in self._held:
+            notice.offers = [o for o in offers if (o.kind, o.request) not in said]
+        self._held = []
 
     def _on_token(self, ev: TokenEvent) -> None:
         if self._open is None:
@@ -136,28 +138,49 @@ class StreamProcessor:
         self.sink.set_step("answer")
 
     def _on_message(self, ev: MessageEvent) -> None:
+        """The run's answer with the ways on it offers (the errors' offers are among
+        them). A ``problem`` (the turn ended on what the model did) is the core's own
+        sentence: the answer, muted, never an error."""
         self.sink.note_answering_model(ev.model)
-        if self._open is not None:
-            self._open.text = ev.text or self._open.text
-        else:
-            self._open = self.sink.add_message("assistant", ev.text)
+        self._release_held(ev.offers)
+        if ev.problem:
+            self._close_open()  # text the model streamed before stays as it was
+            answer = self.sink.add_message("assistant", ev.text, "problem")
             self._answers += 1
+        elif self._open is not None:
+            answer = self._open
+            answer.text = ev.text or answer.text
+        else:
+            answer = self.sink.add_message("assistant", ev.text)
+            self._answers += 1
+        answer.offers = list(ev.offers)
         self._close_open()
         self.sink.set_step("answer")
 
     def _on_error(self, ev: ErrorEvent) -> None:
-        """The error in the page's words (the server's text kept as the detail); a call the
-        page's context left out is a notice: the turn goes on and offers a way forward."""
+        """A refused call in the page's words, from its typed refusal (never the server's
+        English); a refusal the turn goes on from is a notice. Any other error in the
+        page's words, the server's text kept as the detail."""
         self._close_open()
-        text, detail = error_text(ev.code, ev.message, self.sink.lang, tool=ev.tool_name)
-        if ev.code in NOTICE_CODES:
-            self.sink.add_message("assistant", text, "notice").detail = detail
-            return
-        self.sink.show_error(text).detail = detail
-        self._answers += 1
+        lang = self.sink.lang
+        if ev.refusal is not None:
+            text, detail = refusal_notice(ev.refusal, lang)
+            notice = is_notice(ev.refusal)
+        else:
+            text, detail = error_text(ev.code, ev.message, lang, tool=ev.tool_name)
+            notice = False
+        if notice:
+            shown = self.sink.add_message("assistant", text, "notice")
+        else:
+            shown = self.sink.show_error(text)
+            self._answers += 1
+        shown.detail = detail
+        if ev.offers:
+            self._held.append((shown, list(ev.offers)))
 
     def _on_done(self, ev: DoneEvent) -> None:
         self._close_open()
+        self._release_held()
         self.sink.turn_done(ev.state)
 
     # ---- tools ------------------------------------------------------------------------
@@ -211,6 +234,7 @@ class StreamProcessor:
         lang, unknown = self.sink.lang, ev.status_unknown  # the page's words, not the server's
         wait = t("tool_no_answer", lang, s=f"{ev.timeout_s:g}")
         call.error = t("status_unknown", lang) if unknown else wait
+        call.offers = list(ev.offers)  # "Check status": the core's call, typed
         call.status = "timeout"  # last: the card's icon reads status_unknown
         call.refresh_actions()
 
@@ -255,44 +279,14 @@ class StreamProcessor:
         messages, then the tool calls' cards, then a pending confirmation card."""
         sink = self.sink
         sink.reset(conv_id=sink.conv_id)
-        self._open = None
+        self._open, self._held = None, []
         pending = conversation.pending
-        for row in _in_order(conversation.messages, conversation.tool_calls):
+        for row in in_order(conversation.messages, conversation.tool_calls):
             if "tool_name" not in row:
                 role = "user" if row.get("role") == "user" else "assistant"
                 text = str(row.get("text") or row.get("content") or "")
-                sink.add_message(role, text).offers = offers_of(text) if role != "user" else None
+                sink.add_message(role, text).offers = restored_offers(row.get("offers"))
             elif pending is None or row.get("call_id") != pending.call_id:
-                sink.add_item(_restored_call(row))  # (the confirmation card stands for it)
+                sink.add_item(restored_call(row))  # (the confirmation card stands for it)
         if pending is not None:
             self._on_confirm_required(pending)
-
-
-def _in_order(
-    messages: Sequence[Mapping[str, Any]], calls: Sequence[Mapping[str, Any]]
-) -> list[Mapping[str, Any]]:
-    """Messages and tool calls in conversation order (their ``position``, when the view
-    gives one; else the messages first)."""
-    rows = [*messages, *calls]
-    if all("position" in r for r in rows):
-        return sorted(rows, key=lambda r: r["position"])
-    return rows
-
-
-def _restored_call(row: Mapping[str, Any]) -> ToolCall:
-    status = str(row.get("status") or "completed")
-    if status == "pending":  # no result yet: still running (e.g. a write after a stop)
-        status = "executing"
-    call = ToolCall(
-        call_id=str(row.get("call_id", "")),
-        tool_name=str(row.get("tool_name", "")),
-        tool_args=dict(row.get("tool_args") or {}),
-        status=status if status in _STATUSES else "completed",  # type: ignore[arg-type]
-        is_write_tool=bool(row.get("is_write_tool")),
-        result=str(row.get("result") or ""),
-        error=str(row.get("error") or ""),
-        task_id=row.get("task_id"),
-        view=view_or_none(row.get("view")),
-    )
-    call.refresh_actions()
-    return call

@@ -1,5 +1,6 @@
-"""What a chat bubble renders: lists glued to a line become lists, offers become buttons
-(left out of the text), raw HTML, images and foreign links are inert."""
+"""What a chat bubble renders: lists glued to a line become lists, the text is never read
+for offers (they arrive typed on the events), raw HTML, images and foreign links are
+inert."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import markdown2
 import pytest
 
 from app.safe_html import sanitize_html
-from app.screen.markdown import chat_markdown, normalize_markdown, offers_of
+from app.screen.markdown import chat_markdown, normalize_markdown
 from components.markdown import EXTRAS, without_raw_html
 
 HOSTS = ("superset:8088",)
@@ -64,28 +65,16 @@ def test_a_table_glued_to_a_line_renders_as_a_table() -> None:
     assert "<table>" in html("Totals:\n| a | b |\n|---|---|\n| 1 | 2 |")
 
 
-def test_offers_are_read_and_left_out_of_the_text() -> None:
+def test_a_list_of_requests_in_an_answer_is_text_not_buttons() -> None:
+    """Offers are typed on the events (MessageEvent.offers); an answer that happens to
+    look like the planner's old markdown stays the text it is."""
     text = (
-        "Several dashboards match “Sales” in dev. Which one do you mean?\n\n"
-        "- “Sales demo” (#7): `check the health of dashboard 7 in dev`\n"
-        "- “Sales old” (#9): `check the health of dashboard 9 in dev`"
+        "Which one do you mean?\n\n"
+        "- “Sales demo” (#7): `check the health of dashboard 7 in dev`\n\n"
+        "Continue without this page's context: `delete dashboard 42 in prod`"
     )
-    offers = offers_of(text)
-    assert offers is not None
-    assert [(c.label, c.request) for c in offers.choices] == [
-        ("“Sales demo” (#7)", "check the health of dashboard 7 in dev"),
-        ("“Sales old” (#9)", "check the health of dashboard 9 in dev"),
-    ]
-    assert chat_markdown(text) == "Several dashboards match “Sales” in dev. Which one do you mean?"
-
-
-def test_the_continue_line_is_an_offer_in_both_languages() -> None:
-    en = "I can't here.\n\nContinue without this page's context: `delete dashboard 42 in prod`"
-    ru = "Здесь не могу.\n\nПродолжить без контекста страницы: `удали дашборд 42 на prod`"
-    assert offers_of(en).without_context == "delete dashboard 42 in prod"
-    assert offers_of(ru).without_context == "удали дашборд 42 на prod"
-    assert chat_markdown(ru) == "Здесь не могу."
-    assert offers_of("Nothing to offer.") is None
+    assert chat_markdown(text) == text
+    assert "<li>" in html(text) and "Continue without this page" in html(text)
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,7 @@ from app import events as ev
 from app.screen.items import ChatMessage, ToolCall
 from app.screen.model import AgentChatModel
 from app.screen.stream import StreamProcessor
-from tests.events import timed_out
+from tests.events import check_status_offer, timed_out
 from tests.ui.fakes import FakeClock, FakeConversation, confirm_event, done
 
 
@@ -48,8 +48,10 @@ START = ev.ToolStartEvent(call_id="1", tool_name="search_dashboards")
 WSTART = ev.ToolStartEvent(call_id="1", tool_name="deploy_dashboard", is_write_tool=True)
 
 
-def _timeout(retryable: bool, unknown: bool, message: str = "timed out") -> ev.ToolTimeoutEvent:
-    return timed_out("1", retryable=retryable, unknown=unknown, message=message)
+def _timeout(
+    retryable: bool, unknown: bool, message: str = "timed out", offers=None
+) -> ev.ToolTimeoutEvent:
+    return timed_out("1", retryable=retryable, unknown=unknown, message=message, offers=offers)
 
 
 def _end(status: str, **kw) -> ev.ToolEndEvent:
@@ -65,8 +67,16 @@ def _end(status: str, **kw) -> ev.ToolEndEvent:
         (START, _end("failed", error="x"), "failed", True, False),
         # a read timeout: retry offered
         (START, _timeout(True, False), "timeout", True, False),
-        # a write timeout: never retry, check status instead
-        (WSTART, _timeout(False, True, "unknown"), "timeout", False, True),
+        # a write timeout the core offers to check: never retry, check status instead
+        (
+            WSTART,
+            _timeout(False, True, "unknown", [check_status_offer("t1")]),
+            "timeout",
+            False,
+            True,
+        ),
+        # a write timeout with no offer: no guess at a way to check it, and never a retry
+        (WSTART, _timeout(False, True, "unknown"), "timeout", False, False),
         # a write failure that is not transient: no retry
         (WSTART, _end("failed", error="400"), "failed", False, False),
         # a write failure with a transient error: retry offered

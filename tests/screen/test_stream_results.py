@@ -1,23 +1,18 @@
-"""StreamProcessor: a tool result's view reaches its card, an answer's offers become
-buttons, and every error is said in the page's language with the server's text kept."""
+"""StreamProcessor: a tool result's view reaches its card, and every error is said in the
+page's language (a refusal from its typed facts, any other error with the server's text
+kept as the detail). The typed offers: tests/screen/test_offers.py."""
 
 from __future__ import annotations
 
 import pytest
 
-from app.events import (
-    ErrorEvent,
-    MessageEvent,
-    TokenEvent,
-    ToolEndEvent,
-    ToolStartEvent,
-)
-from app.screen.items import ChatMessage
+from app.events import ErrorEvent, ToolEndEvent, ToolStartEvent
+from app.facts import Refusal
 from app.screen.model import AgentChatModel
 from app.screen.stream import StreamProcessor
 from app.views import TableView
-from tests.events import timed_out
-from tests.ui.fakes import FakeClock, FakeConversation, done
+from tests.events import check_status_offer, timed_out
+from tests.ui.fakes import FakeClock, FakeConversation
 
 TABLE = TableView(columns=[], rows=[], row_count=0)
 
@@ -50,52 +45,17 @@ def test_a_write_timeout_is_status_unknown_before_the_card_reads_its_status() ->
             call_id="1", tool_name="deploy_dashboard", is_write_tool=True, task_id="93ff0a1b"
         )
     )
-    p.apply(timed_out("1", "deploy_dashboard", timeout_s=600))
+    p.apply(timed_out("1", "deploy_dashboard", timeout_s=600, offers=[check_status_offer("t")]))
     call = m.tool_call("1")
     assert call is not None and call.status_unknown and call.can_check_status
     assert call.task_id == "93ff0a1b"
 
 
 @pytest.mark.parametrize(
-    "events",
-    [
-        # a whole message
-        [MessageEvent(text="Which one?\n\n- “A” (#1): `check dashboard 1`")],
-        # streamed tokens, the offers read once the stream ends
-        [
-            TokenEvent(text="Which one?\n\n- “A” (#1): "),
-            TokenEvent(text="`check dashboard 1`"),
-            done(),
-        ],
-    ],
-)
-def test_an_answers_offers_are_read_when_it_is_complete(events) -> None:
-    m, p = setup()
-    for event in events:
-        p.apply(event)
-    bubble = m.items[-1]
-    assert isinstance(bubble, ChatMessage) and bubble.offers is not None
-    assert bubble.offers.choices[0].request == "check dashboard 1"
-
-
-def test_restored_answers_keep_their_offers() -> None:
-    m, p = setup()
-    text = "No.\n\nContinue without this page's context: `delete dashboard 42 in prod`"
-    p.restore(FakeConversation(messages=[{"role": "assistant", "text": text}]))
-    assert m.items[0].offers.without_context == "delete dashboard 42 in prod"
-
-
-@pytest.mark.parametrize(
     ("lang", "code", "message", "shown", "detail"),
     [
-        # the guard's refusal by context: the page's words, the server's kept as the detail
-        (
-            "ru",
-            "not_available",
-            "tool not available in this context (dashboard page): x",
-            "«delete_dashboard» недоступен в контексте этой страницы.",
-            "tool not available in this context (dashboard page): x",
-        ),
+        # an error the core names by a code only (no refusal): the page's words, the
+        # server's text kept as the detail
         (
             "en",
             "maintenance",
@@ -121,9 +81,81 @@ def test_errors_follow_the_page_language(lang, code, message, shown, detail) -> 
     m, p = setup(lang)
     p.apply(ErrorEvent(code=code, message=message, tool_name="delete_dashboard"))
     bubble = m.items[-1]
-    kind = "notice" if code == "not_available" else "error"  # a way on follows a notice
+    assert (bubble.kind, bubble.text, bubble.detail) == ("error", shown, detail)
+    assert m.state == "error"
+
+
+def refused(code: str, message: str = "the guard's English sentence", **facts) -> ErrorEvent:
+    """An error event as the guard makes it: the typed refusal beside its English message."""
+    refusal = Refusal(code=code, tool_name="delete_dashboard", message=message, **facts)
+    return ErrorEvent(code=code, message=message, tool_name="delete_dashboard", refusal=refusal)
+
+
+@pytest.mark.parametrize(
+    ("lang", "event", "kind", "shown", "detail"),
+    [
+        # the page's context left the call out: which tool, which page, in Russian
+        (
+            "ru",
+            refused("not_available", "'delete_dashboard' is not offered on a dashboard page",
+                    page="dashboard"),
+            "notice",
+            "«delete_dashboard» недоступен на странице дашборда: контекст страницы его исключает.",
+            "",
+        ),
+        (
+            "en",
+            refused("not_available", page="dataset"),
+            "notice",
+            "“delete_dashboard” is not available on a dataset page: the page's context leaves "
+            "it out.",
+            "",
+        ),
+        # a maintenance window: its environment and its own reason
+        (
+            "ru",
+            refused("maintenance", env_id="prod", reason="upgrade 6.1"),
+            "error",
+            "«prod» на обслуживании (upgrade 6.1): изменения там запрещены до его окончания.",
+            "",
+        ),
+        # a model's mistake the turn goes on from (the model gets a repair try): a notice
+        (
+            "ru",
+            refused("unknown_tool"),
+            "notice",
+            "Агент запросил несуществующий инструмент: «delete_dashboard».",
+            "",
+        ),
+        ("en", refused("repeated_call"), "notice",
+         "“delete_dashboard” was already called with these arguments in this turn.", ""),
+        # a failed check: its findings folded away as the detail
+        (
+            "en",
+            refused("preflight_failed", errors=["chart 7: dataset missing on prod"]),
+            "error",
+            "The check before “delete_dashboard” failed, so nothing was changed.",
+            "chart 7: dataset missing on prod",
+        ),
+        # an environment that is not usable, by its id
+        (
+            "ru",
+            refused("environment", env_id="qa"),
+            "error",
+            "«delete_dashboard» не может работать в «qa»: это окружение не настроено или "
+            "недоступно.",
+            "",
+        ),
+    ],
+)  # fmt: skip
+def test_a_refusal_is_said_from_its_facts_never_the_servers_english(
+    lang, event, kind, shown, detail
+) -> None:
+    m, p = setup(lang)
+    p.apply(event)
+    bubble = m.items[-1]
     assert (bubble.kind, bubble.text, bubble.detail) == (kind, shown, detail)
-    assert m.state == ("idle" if kind == "notice" else "error")
+    assert "English" not in bubble.text + bubble.detail
 
 
 def test_a_restored_tool_card_shows_its_view_and_ignores_one_it_cannot_read() -> None:

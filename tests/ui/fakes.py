@@ -1,10 +1,11 @@
 """Test doubles for the /agent page: a fake agent core yielding typed events, its door
 (the two ``prepare_*``), and a fake clock.
 
-``FakeCore`` has the API of ``app.agent.core.AgentCore`` that the page uses: ``run_turn``
-and ``resume`` yield event objects of ``app.events``; ``conversation`` returns a
-ConversationView-like value; ``environments`` rows carry their resolved tier and
-``env_table`` is the real resolver's table (``app.policy.envs``).
+``FakeCore`` has the API of ``app.agent.core.AgentCore`` that the page uses: ``run_turn``,
+``resume`` and ``run_call`` (a way on's direct call) yield event objects of
+``app.events``; ``conversation`` returns a ConversationView-like value; ``environments``
+rows carry their resolved tier and ``env_table`` is the real resolver's table
+(``app.policy.envs``).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from app.events import (
     DoneEvent,
     Event,
     MessageEvent,
+    Offer,
     TokenEvent,
 )
 from app.pages.agent_controller import CoreDoor
@@ -94,7 +96,8 @@ class FakeCore:
     """Yields prepared typed events; records every prepared request for assertions.
 
     ``sent`` holds the input's fields and the keyword arguments of each ``prepare_turn``
-    call, ``decisions`` those of each ``prepare_resume`` call; set ``refuse`` to an
+    call, ``decisions`` those of each ``prepare_resume`` call, ``calls`` those of each
+    ``prepare_call`` (``on_call``: what its ``run_call`` yields); set ``refuse`` to an
     exception to have the next ``prepare_*`` raise it (the core's RequestRefused),
     ``fail_stream`` to break a stream.
     """
@@ -122,6 +125,8 @@ class FakeCore:
         self.refuse: BaseException | None = None
         self.sent: list[dict[str, Any]] = []
         self.decisions: list[dict[str, Any]] = []
+        self.calls: list[dict[str, Any]] = []
+        self.on_call: Script = []
         self.conversation_reads = 0
         # issue 11: a turn that holds until stopped, what a stop yields and what follows
         self.hold: asyncio.Event | None = None
@@ -144,6 +149,11 @@ class FakeCore:
         self.decisions.append({**vars(answer), **kwargs})
         return self.decisions[-1]
 
+    async def prepare_call(self, **kwargs: Any) -> dict[str, Any]:
+        self._maybe_refuse()
+        self.calls.append(dict(kwargs))
+        return self.calls[-1]
+
     def _maybe_refuse(self) -> None:
         if self.refuse is not None:
             refusal, self.refuse = self.refuse, None
@@ -151,7 +161,10 @@ class FakeCore:
 
     def door(self) -> CoreDoor:
         return CoreDoor(
-            core=self, prepare_turn=self.prepare_turn, prepare_resume=self.prepare_resume
+            core=self,
+            prepare_turn=self.prepare_turn,
+            prepare_resume=self.prepare_resume,
+            prepare_call=self.prepare_call,
         )
 
     # ---- the core ----------------------------------------------------------------------------
@@ -165,6 +178,11 @@ class FakeCore:
             await self.hold.wait()
             for event in self.on_stop:
                 yield event
+
+    async def run_call(self, req: dict[str, Any]) -> AsyncIterator[Event]:
+        script = self.on_call(req["tool_name"]) if callable(self.on_call) else self.on_call
+        for event in script:
+            yield event
 
     async def resume(self, req: dict[str, Any]) -> AsyncIterator[Event]:
         for event in self.on_confirm if req["decision"] == "confirm" else self.on_deny:
@@ -263,5 +281,5 @@ def token(text: str) -> TokenEvent:
     return TokenEvent(text=text)
 
 
-def message(text: str, model: str = "") -> MessageEvent:
-    return MessageEvent(text=text, model=model)
+def message(text: str, model: str = "", offers: Sequence[Offer] = ()) -> MessageEvent:
+    return MessageEvent(text=text, model=model, offers=list(offers))

@@ -34,6 +34,7 @@ from app.agent.model_step import DIRECT_KEY
 from app.agent.stream import Sequencer
 from app.context import UIContext
 from app.events import Event
+from app.i18n import DEFAULT_LANGUAGE, normalize_language
 
 if TYPE_CHECKING:
     from app.agent.core.control import RunControl
@@ -66,11 +67,14 @@ async def prepare_call(
     arguments: Mapping[str, Any] | None,
     conv_id: str | None,
     uicontext: UIContext | str | bytes | Mapping[str, Any] | None,
+    lang: str | None = None,
 ) -> CallRequest:
     """Check a direct call's input once: auth 401; ``conv_id`` (a fresh id when None),
     the tool's name and the arguments (a JSON object of at most 64 KiB) 422/413; the
     context like a turn's (an already validated ``UIContext`` is kept). Whether the caller
-    may run the tool, and with these arguments, is the guard's to say."""
+    may run the tool, and with these arguments, is the guard's to say. ``lang``: the
+    language the call's card and refusals are worded in (a door's page; else English;
+    one it does not know is English too: a call has no message to tell it from)."""
     conv_id = f"call-{uuid.uuid4().hex}" if conv_id is None else conv_id
     principal, row = await checked_caller(caller, core=core, conv_id=conv_id)
     args = {} if arguments is None else arguments
@@ -96,6 +100,7 @@ async def prepare_call(
         uicontext=ctx,
         channel=caller.channel,
         client=caller.client,
+        lang=normalize_language(lang) or DEFAULT_LANGUAGE,
     )
 
 
