@@ -10,7 +10,7 @@ from app.events import (
     ToolStartEvent,
 )
 from app.llm import OFFLINE_LABEL
-from tests.events import timed_out
+from tests.events import check_status_offer, timed_out
 from tests.ui.conftest import page_model
 from tests.ui.fakes import done, message
 
@@ -37,7 +37,7 @@ async def test_language_switch_is_remembered(user: User, core, sign_in) -> None:
 async def test_permission_card_and_tool_card_in_russian(user: User, core, sign_in) -> None:
     core.replies = [
         ToolStartEvent(call_id="c1", tool_name="deploy_dashboard", is_write_tool=True),
-        timed_out("c1", "deploy_dashboard", message="x"),
+        timed_out("c1", "deploy_dashboard", message="x", offers=[check_status_offer("t1")]),
         PermissionDeniedEvent(
             tool_name="deploy_dashboard",
             required_role="admin",

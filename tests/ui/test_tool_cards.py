@@ -14,7 +14,7 @@ from app.events import (
     ToolStartEvent,
     ToolTimeoutEvent,
 )
-from tests.events import timed_out
+from tests.events import check_status_offer, timed_out
 from tests.ui.fakes import done, message
 
 READ = ToolStartEvent(call_id="c1", tool_name="search_dashboards", tool_args={"query": "sales"})
@@ -23,8 +23,10 @@ WRITE = ToolStartEvent(
 )
 
 
-def timeout(retryable: bool, unknown: bool) -> ToolTimeoutEvent:
-    return timed_out(retryable=retryable, unknown=unknown, message="Timed out after 30 s")
+def timeout(retryable: bool, unknown: bool, offers=None) -> ToolTimeoutEvent:
+    return timed_out(
+        retryable=retryable, unknown=unknown, message="Timed out after 30 s", offers=offers
+    )
 
 
 def end(status: str, **kw) -> ToolEndEvent:
@@ -89,19 +91,16 @@ async def test_retry_resends_the_last_message(user: User, core, sign_in) -> None
 async def test_write_timeout_says_status_unknown_and_offers_check_status(
     user: User, core, sign_in
 ) -> None:
-    def replies(text: str):
-        if text == "deploy":
-            return [WRITE, timeout(False, True), done()]
-        return [message("Task t-1 is running (2/4)"), done()]
-
-    core.replies = replies
+    core.replies = [WRITE, timeout(False, True, [check_status_offer("t-1")]), done()]
+    core.on_call = [message("Task t-1 is running (2/4)"), done()]
     await sign_in("admin")
     user.find(marker="chat-input").type("deploy").trigger("keydown.enter")
     await user.should_see("Operation status unknown — check Superset", retries=30)
     await user.should_not_see(marker="retry-button")
     user.find(marker="check-status-button").click()
     await user.should_see("Task t-1 is running (2/4)", retries=30)
-    assert "get_task_status" in core.sent[-1]["message"]
+    assert core.calls[-1]["tool_name"] == "get_task_status"
+    assert [s["message"] for s in core.sent] == ["deploy"]  # a direct call, not a turn
 
 
 async def test_long_task_shows_a_progress_bar(user: User, core, sign_in) -> None:
