@@ -131,7 +131,8 @@ class Guard:
         assert isinstance(last, AIMessage)
         refused: list[ToolMessage] = []
         pending: list[PendingCall] = []
-        made = {_call_key(c) for m in this_turn(state["messages"][:-1]) for c in _calls(m)}
+        # the calls made before ``last`` in this run (a door's direct call starts a run)
+        made = {_call_key(c) for m in this_turn(state["messages"])[:-1] for c in _calls(m)}
         for call in last.tool_calls:
             key = _call_key(call)
             if key in made:  # the same call again in one turn: a loop, never run twice

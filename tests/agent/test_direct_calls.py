@@ -152,6 +152,23 @@ async def test_a_person_message_after_a_direct_call_is_answered_by_the_model(
     assert len(recorder.seen) == 2  # proposed a call, then answered from its result
 
 
+async def test_an_offered_call_taken_after_its_refusal_is_not_a_repeated_call(
+    harness: Any,
+) -> None:
+    """The page's context refused a call the model proposed (its env spelled out); the
+    offer is that very call, made directly in the same conversation: a new run, so the
+    guard does not take it for the model repeating itself (it reaches the card)."""
+    args = {"dashboard_id": "42", "env_id": "prod"}
+    harness.use(call("delete_dashboard", **args), "Not on this page.", tools=recording_tools([]))
+    page = {"objectType": "dashboard", "objectId": "42", "envId": "prod"}
+    events = await harness.turn("delete this dashboard", uicontext=page)
+    (offer,) = next(e for e in events if isinstance(e, MessageEvent)).offers
+    assert offer.call is not None and offer.call.args == args
+    events = await direct(harness, "delete_dashboard", conv_id=harness.conv_id, **args)
+    assert [e for e in events if isinstance(e, ErrorEvent)] == []  # not "repeated_call"
+    assert isinstance(events[0], ConfirmRequiredEvent)
+
+
 async def test_an_analysts_direct_call_of_an_admin_tool_is_denied_with_alternatives(
     harness: Any, log: list[Any]
 ) -> None:

@@ -150,7 +150,7 @@ def test_results_are_presented_and_context_is_a_way_forward(
         onwards = page.get_by_role("button", name="Продолжить без контекста страницы")
         expect(onwards).to_be_visible(timeout=TURN_S)
         settled(page, expect)
-        expect(page.get_by_text("недоступен в контексте этой страницы")).to_be_visible()
+        expect(page.get_by_text("недоступен на странице дашборда")).to_be_visible()
         expect(page.get_by_text("tool not available", exact=False)).to_be_hidden()
         page.screenshot(path=str(SHOTS / "14-context-way-forward.png"), full_page=True)
         onwards.click()

@@ -1,0 +1,84 @@
+"""The way forward on a dashboard page, in a real Chromium against the real product (a
+subprocess, the offline planner answering) and the real Superset sandbox: "delete this
+dashboard" on the dashboard's own page is refused by the page's context, said in the
+page's words; the core's typed offer is the button "Continue without this page's context"
+with the call it makes beside it; one click clears the pill and makes that call directly,
+which reaches the dangerous confirmation card. Screenshots go to ``tests/screenshots/``."""
+
+from __future__ import annotations
+
+import re
+import uuid
+
+import pytest
+
+from tests.browser.conftest import PASSWORD, SHOTS, product
+from tests.browser.test_conversation import TURN_S, ask, settled
+from tests.chromium import chromium, sign_in
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def page_dashboard(superset_sandbox):
+    """A dashboard on the sandbox's prod whose page the test opens (its delete is cancelled)."""
+    from app.sandbox.client import SupersetSession
+
+    prod = superset_sandbox.env("prod")
+    with SupersetSession(prod.url, prod.username, prod.password) as ss:
+        created = ss.call(
+            "POST",
+            "/api/v1/dashboard/",
+            json={"dashboard_title": "Browser Way", "slug": f"way-{uuid.uuid4().hex[:8]}"},
+        )
+        yield int(created["id"])
+        ss.raw("DELETE", f"/api/v1/dashboard/{created['id']}", expect=(200, 404))
+
+
+@pytest.fixture
+def server(tmp_path, superset_sandbox):
+    with product(tmp_path, superset_sandbox, SS_TOOLS_DANGEROUS_COUNTDOWN_S="3") as srv:
+        yield srv
+
+
+def test_the_way_forward_on_a_dashboard_page_leads_to_the_dangerous_card(
+    server, page_dashboard
+) -> None:
+    dash = page_dashboard
+    deep = f"/agent?objectType=dashboard&objectId={dash}&objectName=Browser%20Way&envId=prod"
+    with chromium(viewport={"width": 1280, "height": 1000}) as (context, expect):
+        page = context.new_page()
+        page.goto(server.url + deep)
+        sign_in(page, "ops", PASSWORD)
+        expect(page.get_by_text(f"Dashboard · Browser Way (#{dash}) · prod")).to_be_visible(
+            timeout=15_000
+        )
+        settled(page, expect)
+
+        ask(page, "delete this dashboard")
+        onwards = page.get_by_role("button", name="Continue without this page's context")
+        expect(onwards).to_be_visible(timeout=TURN_S)
+        settled(page, expect)
+        # the refusal in the page's words, from its typed facts (the server's English
+        # sentence is nowhere in the notice; what the answer says is the model's own)
+        notice = page.get_by_text("is not available on a dashboard page")
+        expect(notice).to_have_text(
+            "“delete_dashboard” is not available on a dashboard page: the page's context "
+            "leaves it out."
+        )
+        beside = page.locator(".q-btn + .font-mono", has_text=f"Delete dashboard {dash} in prod")
+        expect(beside).to_be_visible()
+        expect(onwards).to_be_enabled()
+        page.screenshot(path=str(SHOTS / "21-way-forward-offer.png"), full_page=True)
+
+        onwards.click()
+        expect(page.get_by_text("Dangerous action")).to_be_visible(timeout=TURN_S)
+        expect(page.get_by_text("No context selected")).to_be_visible()
+        expect(page.get_by_text(f"dashboard_id: {dash}")).to_be_visible()
+        expect(page.get_by_text(re.compile(r"Confirm available in \d+ s"))).to_be_visible()
+        page.screenshot(path=str(SHOTS / "22-way-forward-dangerous-card.png"), full_page=True)
+
+        page.get_by_role("button", name="Cancel").click()  # opens the reason form
+        page.get_by_role("button", name="Cancel the operation").click()
+        settled(page, expect)
+        expect(page.get_by_text("Dangerous action")).to_be_hidden()
