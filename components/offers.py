@@ -2,8 +2,9 @@
 under its bubble: each ``choice`` is a button (its label; the tooltip is its request;
 any other offer but the next one looks the same);
 ``without_context`` is the primary button "Continue without this page's context" with the
-request it makes written beside it. A click hands the offer to ``model.take_offer``.
-Disabled while a turn runs."""
+request it makes written beside it ("Ask again without this page's context" when it makes
+no call but asks the message again). Labels are the page's own words, in its language. A
+click hands the offer to ``model.take_offer``. Disabled while a turn runs."""
 
 from __future__ import annotations
 
@@ -35,9 +36,11 @@ def _choices(model: AgentChatModel, offers: list[Offer]) -> None:
 
 
 def _without_context(model: AgentChatModel, offer: Offer) -> None:
+    # the page's words: with a call, the call it makes; without, the message asked again
+    words = "continue_without_context" if offer.call is not None else "ask_without_context"
     with ui.row().classes("items-center gap-2 wrap").mark("way-forward"):
         button = ui.button(
-            t("continue_without_context", model.lang),
+            t(words, model.lang),
             icon="arrow_forward",
             on_click=lambda: model.take_offer(offer),
         ).props("no-caps unelevated color=blue-9")

@@ -161,3 +161,30 @@ async def test_check_status_on_a_dashboard_page_is_a_direct_get_task_status_call
     assert made["uicontext"] is None and made["conv_id"] == page_model(user).conv_id
     assert [s["message"] for s in core.sent] == ["deploy"]  # no sentence for a planner
     await user.should_see(asked)  # what the person asked, as their message
+
+
+async def test_an_answer_without_a_call_offers_to_ask_again_without_the_context(
+    user: User, core, sign_in
+) -> None:
+    """A model that never called the tool the page left out: the core offers the same
+    message again without the page's context (no call): it is sent as a turn."""
+    again = Offer(
+        kind="without_context",
+        label="Ask again without this page's context",
+        request="delete this dashboard",
+        clear_context=True,
+    )
+    core.replies = [message("I can't do that here.", offers=[again]), done()]
+    await sign_in("admin", target=DEEP)
+    user.find(marker="chat-input").type("delete this dashboard").trigger("keydown.enter")
+    button = "Ask again without this page's context"
+    await user.should_see(kind=ui.button, content=button, retries=30)
+    core.replies = [message("ok"), done()]
+    user.find(kind=ui.button, content=button).click()
+    await user.should_see("No context selected", retries=30)
+    await user.should_see("ok", retries=30)
+    assert core.calls == []
+    assert [(s["message"], s["uicontext"] is None) for s in core.sent] == [
+        ("delete this dashboard", False),
+        ("delete this dashboard", True),
+    ]
