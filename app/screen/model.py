@@ -4,9 +4,8 @@ One instance per page visit; plain Python (``nicegui.binding`` only, never ``nic
 
 * Components bind to its fields and report intent through its actions (``send``,
   ``confirm``, ``deny``, ``retry``, ``take_offer``, ``check_status``). The actions check
-  what the screen
-  allows (no Confirm during the countdown, no second turn while one runs) and hand the
-  intent to the page controller through the injected :class:`Intents`.
+  what the screen allows (no Confirm during the countdown, no second turn while one runs)
+  and hand the intent to the page controller through the injected :class:`Intents`.
 * Every field of the model, ``state`` first of all, is written only by the model's own
   methods. The StreamProcessor (events) and the controller (turns, refusals, reconnects)
   call transitions such as :meth:`begin_turn`, :meth:`turn_done`, :meth:`connection_lost`.
