@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from nicegui.testing import User
 
-from app.agent.planner import OfflinePlanner
 from app.events import decode_sse
+from app.planner import OfflinePlanner
 from tests.agent.harness import first, token_for, types_of
 from tests.agent.scripted import call, recording_tools
 from tests.support import served
