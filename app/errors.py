@@ -134,3 +134,9 @@ class SupersetAuthError(SupersetError):
 
 class SupersetNotFoundError(SupersetError):
     """Superset answered 404."""
+
+
+def error_shape(error: str, reason: str, **extra: Any) -> dict[str, Any]:
+    """The one JSON shape of every door's refusal: ``{"error": <code>, "reason": <a
+    sentence for a person>, **extra}`` (the HTTP API, the MCP door, the pages)."""
+    return {"error": error, "reason": reason, **extra}

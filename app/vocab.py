@@ -21,6 +21,11 @@ RISK_ORDER: Final[tuple[Risk, ...]] = ("read", "write", "delete")
 Confirm = Literal["auto", "always", "never"]
 Presentation = Literal["text", "table", "linked_list", "health", "facts", "tasks", "diff"]
 
+# ---- SQL --------------------------------------------------------------------------
+#: The most tokens one reading of a SQL text parses (policy rates a longer text dangerous
+#: without parsing it; the client refuses to send one it cannot rate).
+SQL_MAX_CLASSIFIED_TOKENS: Final = 10_000
+
 # ---- environments --------------------------------------------------------------------
 EnvTier = Literal["dev", "staging", "prod"]
 ENV_TIERS: Final[tuple[EnvTier, ...]] = get_args(EnvTier)

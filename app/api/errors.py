@@ -27,6 +27,8 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from app.errors import error_shape
+
 log = logging.getLogger("ss_tools.api")
 
 ERROR_CODES = {
@@ -61,7 +63,7 @@ def error_response(
 ) -> JSONResponse:
     """A JSON refusal: ``{"error", "reason", **extra}`` with ``status``."""
     return JSONResponse(
-        {"error": error, "reason": reason, **extra},
+        error_shape(error, reason, **extra),
         status_code=status,
         headers=dict(headers or {}),
     )
@@ -69,7 +71,7 @@ def error_response(
 
 def error_body(error: str, reason: str) -> bytes:
     """The encoded ``{"error", "reason"}`` body (for pure ASGI middleware)."""
-    return json.dumps({"error": error, "reason": reason}).encode()
+    return json.dumps(error_shape(error, reason)).encode()
 
 
 def _surrogate(ch: str) -> bool:

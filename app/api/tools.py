@@ -13,8 +13,6 @@ from fastapi import APIRouter, Query, Request
 
 from app.api.deps import core_of, require_principal
 from app.auth import bearer_token
-from app.policy import build_tool_pipeline
-from app.reasoning import cot_logger
 
 router = APIRouter(tags=["agent"])
 
@@ -37,16 +35,7 @@ def list_tools(
 ) -> dict[str, Any]:
     effective = caller_role(request, role)
     context = (object_type or "").strip() or None
-    policy = core_of(request).rules.policy()
-    result = build_tool_pipeline(
-        list(policy.catalog.values()),
-        effective,
-        context,
-        policy=policy,
-        log=lambda ex: cot_logger.reason(
-            "tool excluded", tool=ex.name, layer=ex.layer, why=ex.reason, role=effective
-        ),
-    )
+    result = core_of(request).tool_listing(effective, context)
     return {
         "role": effective,
         "objectType": context,

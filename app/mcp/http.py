@@ -27,13 +27,14 @@ from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from starlette.requests import Request
+from starlette.responses import JSONResponse
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
 from app import __version__
-from app.api.errors import error_response
 from app.auth import AuthGate, Principal
 from app.auth.http import request_principal_async
+from app.errors import error_shape
 from app.mcp.caller import PRINCIPAL_STATE
 from app.mcp.gateway import ToolGateway
 from app.mcp.server import build_server
@@ -58,12 +59,11 @@ async def _authenticate(auth: AuthGate, scope: Scope, receive: Receive) -> Princ
         return await request_principal_async(auth, Request(scope, receive))
     except HTTPException as exc:
         detail: dict[str, Any] = exc.detail if isinstance(exc.detail, dict) else {}
-        return error_response(
-            exc.status_code,
+        body = error_shape(
             str(detail.get("error", "unauthorized")),
             str(detail.get("reason", "authentication required")),
-            headers=exc.headers,
         )
+        return JSONResponse(body, status_code=exc.status_code, headers=dict(exc.headers or {}))
 
 
 def _as_user(principal: Principal) -> AuthenticatedUser:
@@ -162,7 +162,8 @@ class McpDoor:
             return
         if not self.running and not await self.wait_ready():
             reason = "the MCP service is not running"
-            await error_response(503, "mcp_unavailable", reason)(scope, receive, send)
+            unavailable = JSONResponse(error_shape("mcp_unavailable", reason), status_code=503)
+            await unavailable(scope, receive, send)
             return
         manager = self._manager
         assert manager is not None

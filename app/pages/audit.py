@@ -16,11 +16,10 @@ from urllib.parse import urlencode
 
 from nicegui import app, run, ui
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 
-from app.api.errors import error_response
 from app.auth import AuthGate, bearer_token
-from app.errors import AuthError
+from app.errors import AuthError, error_shape
 from app.i18n import pick_language, t
 from app.pages import session
 from app.parts import installed
@@ -129,12 +128,13 @@ def _admin_from_request(auth: AuthGate, request: Request) -> str | None:
 async def audit_csv(request: Request) -> Response:
     auth = installed(request.app).auth
     if await run.io_bound(_admin_from_request, auth, request) is None:
-        return error_response(403, "forbidden", "admins only: sign in as an admin")
+        return JSONResponse(error_shape("forbidden", "admins only: sign in as an admin"), 403)
     filters = {k: request.query_params.get(k, "") for k in FILTERS}
     try:
         rows = await run.io_bound(fetch_rows, auth.db, filters, 100_000) or []
     except FilterError as exc:
-        return error_response(422, "invalid_request", f"bad date: {str(exc)[:64]!r}")
+        reason = f"bad date: {str(exc)[:64]!r}"
+        return JSONResponse(error_shape("invalid_request", reason), status_code=422)
     return Response(
         to_csv(rows),
         media_type="text/csv; charset=utf-8",

@@ -27,8 +27,10 @@ from __future__ import annotations
 
 from sqlglot.dialects.dialect import Dialect
 
+from app.vocab import SQL_MAX_CLASSIFIED_TOKENS
+
 MAX_SQL_CHARS = 100_000
-MAX_CLASSIFIED_TOKENS = 10_000
+MAX_CLASSIFIED_TOKENS = SQL_MAX_CLASSIFIED_TOKENS  # the vocabulary's one limit
 
 #: Every text is read in all of these (generic first: the cheapest reading).
 CANDIDATE_DIALECTS: tuple[str | None, ...] = (None, "postgres", "mysql", "sqlite", "tsql")

@@ -15,10 +15,10 @@ from sqlglot.errors import ParseError, TokenError
 
 from app.cpu import off_loop
 from app.errors import SupersetError, SupersetNotFoundError, SupersetUnavailableError
-from app.policy.sql_dialects import MAX_CLASSIFIED_TOKENS
 from app.superset import rison
 from app.superset.paths import api_path
 from app.superset.session import SupersetSession
+from app.vocab import SQL_MAX_CLASSIFIED_TOKENS as MAX_CLASSIFIED_TOKENS
 
 _LIMIT_WORD = re.compile(r"\b(?:limit|fetch)\b", re.IGNORECASE)
 

@@ -32,6 +32,7 @@ from app.agent.core.calls import CallRequest, run_call
 from app.agent.core.control import RunControl
 from app.agent.core.controls import OperatorControls
 from app.agent.core.conversations import ConversationView, read_conversation
+from app.agent.core.offer import tool_listing
 from app.agent.core.opening import audit_offer, plan_request, run_opened
 from app.agent.core.protocol import EnvView
 from app.agent.core.requests import ResumeRequest, TurnRequest, request_row
@@ -43,6 +44,7 @@ from app.agent.state import AgentContext
 from app.agent.stream import Sequencer
 from app.auth import AuthGate, Principal
 from app.events import Event, TurnStartEvent
+from app.policy import PipelineResult
 from app.policy.envs import EnvTable, tier_of
 from app.settings import Settings
 from app.store.db import Database
@@ -219,6 +221,10 @@ class AgentCore(OperatorControls):
         context = functools.partial(self.context_for, req, control=control)
         async for ev in run_resume(self, req, context):
             yield ev
+
+    def tool_listing(self, role: str | None, object_type: str | None) -> PipelineResult[Any]:
+        """The tools ``role`` is offered on a page of ``object_type``, and the others' reasons."""
+        return tool_listing(self.rules.policy(), role, object_type)
 
     # ---- reading a conversation -------------------------------------------------------
     async def conversation(self, principal: Principal, conv_id: str) -> ConversationView:

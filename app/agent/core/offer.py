@@ -12,10 +12,11 @@ from app.agent.core.turns import plan_turn
 from app.agent.tools import ToolDecl
 from app.auth import Principal
 from app.context import UIContext
-from app.policy import Policy
+from app.policy import Exclusion, PipelineResult, Policy, build_tool_pipeline
+from app.reasoning import cot_logger
 from app.vocab import Risk
 
-__all__ = ["OfferedTool", "offered_tools"]
+__all__ = ["OfferedTool", "offered_tools", "tool_listing"]
 
 
 @dataclass(frozen=True)
@@ -55,3 +56,15 @@ def offered_tools(
             )
         )
     return offered
+
+
+def tool_listing(policy: Policy, role: str | None, object_type: str | None) -> PipelineResult[Any]:
+    """What ``role`` would be offered on a page of ``object_type`` and why each other tool
+    is left out (``GET /api/agent/tools``): the same pipeline a turn runs."""
+
+    def logged(ex: Exclusion) -> None:
+        cot_logger.reason("tool excluded", tool=ex.name, layer=ex.layer, why=ex.reason, role=role)
+
+    return build_tool_pipeline(
+        list(policy.catalog.values()), role, object_type, policy=policy, log=logged
+    )
