@@ -26,8 +26,7 @@ from functools import cache
 from typing import Any
 
 from app.agent.planner.text import Lang
-from app.agent.tools import TOOL_CATALOG
-from app.policy import ALWAYS_INCLUDED, ToolSpec
+from app.policy import ALWAYS_INCLUDED, TOOL_CATALOG, ToolSpec
 
 _EDGE = ".,;:!?«»\"'()"
 
@@ -92,5 +91,5 @@ class Known:
 
 @cache  # a memo of a constant (the declarations' catalog), not a part: nothing to reset
 def app_known() -> Known:
-    """The product's tools (``app.agent.tools.TOOL_CATALOG``)."""
+    """The product's tools (``app.policy.TOOL_CATALOG``)."""
     return Known(TOOL_CATALOG)
