@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, Literal, TypeVar
 
 from app.policy.catalog import ALL_ROLES, ALWAYS_INCLUDED, OBJECT_TYPES, ToolSpec
-from app.policy.config import Policy, in_force
+from app.policy.config import Policy, default_policy, in_force
 
 T = TypeVar("T")
 Outcome = Literal["allow", "deny", "error"]
@@ -79,7 +79,7 @@ def _spec_of(tool: Any, name: str, policy: Policy | None) -> ToolSpec | None:
         return policy.spec(name)
     if isinstance(tool, ToolSpec):
         return tool
-    return in_force(None).spec(name)
+    return default_policy().spec(name)
 
 
 def role_may_run(spec: ToolSpec, user_role: str | None) -> bool:

@@ -242,7 +242,7 @@ def test_policy_and_context_import_no_io_frameworks():
     contract call judged by it."""
     code = (
         "import sys, app.policy, app.context\n"
-        "assert len(app.policy.TOOL_CATALOG) == 22\n"
+        "assert len(app.policy.TOOL_CATALOG) >= 22\n"
         "app.policy.build_confirmation_contract_v2('superset_execute_sql', "
         "{'sql': 'select 1'}, 'admin', 'prod')\n"
         "bad = sorted(m for m in sys.modules if m.split('.')[0] in "

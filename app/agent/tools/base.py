@@ -1,10 +1,10 @@
 """What every tool implementation receives: its validated args and a :class:`ToolDeps`.
 
 ``ToolFn = Callable[[ToolArgs, ToolDeps], Awaitable[Any]]``: args are an instance of the
-tool's own args model (already validated; the models and their base, ``ToolArgs``, are
-policy's: :mod:`app.policy.tools.base` and the family spec modules, re-exported here);
-the return value is JSON-able (dict / list) or a string. Tools hold no RBAC checks and
-write no audit rows: the graph's guard/tool seam does both.
+tool's own args model, already validated (args models are policy's: each in its family's
+spec module, on ``ToolArgs`` and the field helpers of :mod:`app.policy.tools.base`, which
+are re-exported here); the return value is JSON-able (dict / list) or a string. Tools
+hold no RBAC checks and write no audit rows: the graph's guard/tool seam does both.
 """
 
 from __future__ import annotations
