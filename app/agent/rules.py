@@ -2,10 +2,10 @@
 
 :class:`Rules` (one per app, built by the composition root, held by the agent core):
 
-* :attr:`Rules.tools`: the tool declarations in force (default: the product's,
-  ``app.agent.tools.TOOLS``; a test may hand in a catalog with a tool of its own);
-* :meth:`Rules.policy`: those declarations' catalog plus the
-  overrides of ``Settings.policy_file`` (``policy.toml``), re-read when the file changes;
+* :attr:`Rules.tools`: the tools in force, spec and implementation (default: the
+  product's, ``app.agent.tools.TOOLS``; a test may hand in a catalog with a tool of its own);
+* :meth:`Rules.policy`: their catalog (the product's: ``app.policy.DEFAULT_POLICY``) plus
+  the overrides of ``Settings.policy_file`` (``policy.toml``), re-read when the file changes;
 * :meth:`Rules.envs`: the configured environments' tiers and the default environment
   (:class:`app.policy.EnvTable`, from the registry), for :func:`app.policy.resolve_env`.
 """
@@ -14,19 +14,17 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping
-from functools import cache
 from pathlib import Path
 
-from app.agent.tools import TOOL_CATALOG, TOOLS, ToolDecl, catalog_of
+from app.agent.tools import TOOLS, ToolDecl, catalog_of
 from app.errors import ConfigError
-from app.policy import EnvTable, Policy, load_policy
+from app.policy import DEFAULT_POLICY, EnvTable, Policy, load_policy
 from app.superset.registry import EnvironmentRegistry
 
 
-@cache  # a memo of a constant (the declarations' catalog), not a part: nothing to reset
 def default_policy() -> Policy:
-    """The declarations' catalog with no policy file."""
-    return Policy(catalog=TOOL_CATALOG)
+    """The product's catalog with no policy file (``app.policy.DEFAULT_POLICY``)."""
+    return DEFAULT_POLICY
 
 
 class PolicyFile:

@@ -1,11 +1,12 @@
 """What policy knows about a tool (:class:`ToolSpec`) and the contract's two tables.
 
-Policy owns no catalog: the tools are declared once each, in their family modules
-(``app/agent/tools/<family>.py``), and ``app.agent.tools`` assembles ``TOOL_CATALOG``
-(name → ToolSpec) from those declarations with :func:`roles_for` and :func:`affinity_for`
-(the two tables below). A :class:`app.policy.Policy` carries the catalog it is given;
-a policy file (see :mod:`app.policy.config`) may override roles, timeouts and confirm
-rules.
+Each tool's spec (what it is) is declared once, in its family's spec module
+(``app/policy/tools/<family>.py``), with :func:`roles_for` and :func:`affinity_for` (the
+two tables below) giving its roles and page contexts; ``app.policy.tools`` joins them into
+``TOOL_CATALOG`` (name → ToolSpec). What a tool does (its I/O) is its implementation, in
+``app/agent/tools/<family>.py``. A :class:`app.policy.Policy` carries a catalog (the
+product's by default); a policy file (see :mod:`app.policy.config`) may override roles,
+timeouts and confirm rules.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from app.vocab import LANGS, OBJECT_TYPES, ROLES, Confirm, Lang, Risk
+from app.vocab import LANGS, OBJECT_TYPES, ROLES, Confirm, Lang, Presentation, Risk
 
 ALL_ROLES: frozenset[str] = frozenset(ROLES)
 ALWAYS_INCLUDED = "show_capabilities"
@@ -152,15 +153,21 @@ def _plain_line(name: str) -> CardLine:
 
 @dataclass(frozen=True)
 class ToolSpec:
-    """What policy knows about one tool.
+    """What policy knows about one tool: everything but its implementation.
 
-    ``risk`` is the tool's own risk; ``call_risk`` (when set) rates one call from its
-    arguments (e.g. the parsed SQL of ``superset_execute_sql``) and ``call_details`` says
-    why, for the confirmation card (e.g. which function made it risky). ``timeout_s`` None means
-    the settings' default tool timeout. ``card`` renders the confirmation card's line.
-    ``can`` (what the tool does, for a list of capabilities), ``example`` (a request
-    that asks for it) and ``triggers`` (more words that ask for it) are how a planner
-    without a model recognises the tool; ``example_prompt`` is the example in English.
+    ``description`` is what the model reads (one line). ``risk`` is the tool's own risk;
+    ``call_risk`` (when set) rates one call from its arguments (e.g. the parsed SQL of
+    ``superset_execute_sql``) and ``call_details`` says why, for the confirmation card
+    (e.g. which function made it risky). ``timeout_s`` None means the settings' default
+    tool timeout (a ``long_task`` waits 600 s for its task unless it says otherwise).
+    ``card`` renders the confirmation card's line. ``can`` (what the tool does, for a
+    list of capabilities), ``example`` (a request that asks for it) and ``triggers``
+    (more words that ask for it) are how a planner without a model recognises the tool;
+    ``example_prompt`` is the example in English. ``presentation`` says how a result is
+    shown; ``maintenance_exempt`` tools run during a maintenance window; ``idempotent``
+    and ``open_world`` are MCP hints (read-only and destructive follow from ``risk``).
+    Roles and affinity come from the contract's two tables (:func:`roles_for`,
+    :func:`affinity_for`) when a family declares the spec.
     """
 
     name: str
@@ -179,10 +186,28 @@ class ToolSpec:
     triggers: tuple[str, ...] = ()
     call_risk: Callable[[Mapping[str, Any]], Risk] | None = None
     call_details: Callable[[Mapping[str, Any]], dict[str, Any] | None] | None = None
+    presentation: Presentation = "text"
+    long_task: bool = False
+    maintenance_exempt: bool = False
+    idempotent: bool = False
+    open_world: bool = True
 
     @property
     def read_only(self) -> bool:
         return self.risk == "read"
+
+    @property
+    def destructive(self) -> bool:
+        return self.risk == "delete"
+
+    def mcp_hints(self) -> dict[str, bool]:
+        """MCP tool annotations."""
+        return {
+            "readOnlyHint": self.read_only,
+            "destructiveHint": self.destructive,
+            "idempotentHint": self.idempotent,
+            "openWorldHint": self.open_world,
+        }
 
     def describe(self, args: Mapping[str, Any], env_id: str | None, lang: str = "en") -> str:
         """One human line saying what the call will do, in ``lang``."""

@@ -19,9 +19,11 @@ An extra role may be named in tool role lists. Every role other than ``admin`` a
 ``analyst`` (extra or unknown) gets least privilege, the read tools open to both
 built-in roles, plus the tools that list it. Roles are matched exactly.
 
-The policy applies to a catalog it is given (policy owns none): ``load_policy(path,
-policy=base)`` overrides ``base``'s catalog. ``app.agent.rules.Rules.policy()`` is the
-policy in force (the tool declarations' catalog plus ``Settings.policy_file``).
+The policy applies to the catalog it is given: ``load_policy(path, policy=base)``
+overrides ``base``'s catalog. :func:`default_policy` is the product's own
+(``app.policy.tools.DEFAULT_POLICY``: its ``TOOL_CATALOG``, no file), the default of every
+function that takes ``policy=``; ``app.agent.rules.Rules.policy()`` is the policy in force
+(that catalog plus ``Settings.policy_file``).
 
 This module is the only part of :mod:`app.policy` that reads a file; the rest is pure.
 """
@@ -62,6 +64,19 @@ class Policy:
 
     def is_known_role(self, role: str | None) -> bool:
         return role in self.roles
+
+
+def default_policy() -> Policy:
+    """The product's policy: its own catalog, no policy file (``app.policy.tools``,
+    imported on first use so that importing :mod:`app.policy` stays cheap)."""
+    from app.policy.tools import DEFAULT_POLICY
+
+    return DEFAULT_POLICY
+
+
+def in_force(policy: Policy | None) -> Policy:
+    """``policy``, or the product's (:func:`default_policy`) when none is given."""
+    return default_policy() if policy is None else policy
 
 
 def _fail(path: Path, message: str) -> ConfigError:

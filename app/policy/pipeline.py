@@ -1,8 +1,11 @@
 """Which tools a person may see and run: RBAC first, then the page context.
 
-Pure: the functions that look tools up by name take the ``policy`` in force (keyword;
+Pure: the functions that look tools up by name take the ``policy`` in force as an
+optional keyword (default: the product's own, :func:`app.policy.config.default_policy`;
 ``app.agent.rules.Rules.policy()`` on the agent side) and return values. A denial is a
-value (``Decision(outcome='deny')``), never an error.
+value (``Decision(outcome='deny')``), never an error. The contract's calls work as the
+contract writes them: ``build_tool_pipeline(tools, user_role, object_type)``,
+``enforce_tool_permission(tool_name, user_role)``.
 
 Permission rule for role *r* and tool *t*: allowed when *r* is in ``t.roles``. Any
 other role than admin and analyst (a policy file's extra role, or an unknown one)
@@ -16,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, Literal, TypeVar
 
 from app.policy.catalog import ALL_ROLES, ALWAYS_INCLUDED, OBJECT_TYPES, ToolSpec
-from app.policy.config import Policy
+from app.policy.config import Policy, default_policy, in_force
 
 T = TypeVar("T")
 Outcome = Literal["allow", "deny", "error"]
@@ -74,7 +77,9 @@ def _no_log(_: Exclusion) -> None:
 def _spec_of(tool: Any, name: str, policy: Policy | None) -> ToolSpec | None:
     if policy is not None:
         return policy.spec(name)
-    return tool if isinstance(tool, ToolSpec) else None
+    if isinstance(tool, ToolSpec):
+        return tool
+    return default_policy().spec(name)
 
 
 def role_may_run(spec: ToolSpec, user_role: str | None) -> bool:
@@ -91,8 +96,12 @@ def required_role_for(spec: ToolSpec) -> str:
     return "admin" if "admin" in spec.roles else min(spec.roles)
 
 
-def enforce_tool_permission(tool_name: str, user_role: str | None, *, policy: Policy) -> Decision:
-    """Invocation-time RBAC: allow, deny (with the required role) or error (unknown tool)."""
+def enforce_tool_permission(
+    tool_name: str, user_role: str | None, *, policy: Policy | None = None
+) -> Decision:
+    """Invocation-time RBAC: allow, deny (with the required role) or error (unknown tool),
+    under ``policy`` (default: the product's)."""
+    policy = in_force(policy)
     spec = policy.spec(tool_name)
     if spec is None:
         return Decision("error", f"unknown tool {tool_name!r}")
@@ -121,9 +130,9 @@ def build_tool_pipeline(
     ``object_type`` keeps every RBAC-allowed tool. ``log`` receives each Exclusion
     (e.g. for the CoT log).
 
-    Each tool is judged by ``policy``'s spec of its name; without a ``policy``, ToolSpecs
-    are judged as given and anything else is excluded as unknown. Tools missing from
-    the policy's catalog are excluded.
+    Each tool is judged by ``policy``'s spec of its name. Without a ``policy``, a ToolSpec
+    is judged as given and a name (or anything else with a ``.name``) by the product's
+    catalog. Tools missing from the catalog that judges them are excluded.
     """
     context = object_type if object_type in OBJECT_TYPES else None
     kept: list[T] = []
@@ -151,14 +160,16 @@ def alternatives_for(
     object_type: str | None,
     exclude: str | Iterable[str] | None = None,
     *,
-    policy: Policy,
+    policy: Policy | None = None,
     limit: int = 4,
 ) -> list[dict[str, str]]:
-    """Up to ``limit`` tools this role may run in this context, as ``{action, prompt}``.
+    """Up to ``limit`` tools this role may run in this context, as ``{action, prompt}``,
+    under ``policy`` (default: the product's).
 
     Ranked: same family as the excluded tool(s), then sharing their contexts, then read
     tools, then catalog order; show_capabilities only as a last resort.
     """
+    policy = in_force(policy)
     excluded = {exclude} if isinstance(exclude, str) else set(exclude or ())
     refused = [s for n in excluded if (s := policy.spec(n)) is not None]
     families = {s.family for s in refused}

@@ -22,7 +22,7 @@ from pydantic import BaseModel
 
 from app.errors import ToolNotAvailableError
 from app.policy.catalog import ALL_ROLES, ToolSpec
-from app.policy.config import Policy
+from app.policy.config import Policy, in_force
 from app.policy.envs import EnvChoice, EnvTable, derive_tier, resolve_env
 from app.policy.pipeline import alternatives_for, enforce_tool_permission, required_role_for
 from app.vocab import RISK_LEVEL, EnvTier, Risk
@@ -52,11 +52,11 @@ def tool_risk(
     tool_name: str,
     tool_args: Mapping[str, Any] | BaseModel | None = None,
     *,
-    policy: Policy,
+    policy: Policy | None = None,
 ) -> Risk:
     """Risk of one call: the spec's ``call_risk`` of the arguments when it has one, else
-    the spec's risk."""
-    spec = _spec_or_raise(tool_name, policy)
+    the spec's risk (the spec of ``policy``, default: the product's)."""
+    spec = _spec_or_raise(tool_name, in_force(policy))
     if spec.call_risk is not None:
         return spec.call_risk(_as_dict(tool_args))
     return spec.risk
@@ -76,7 +76,7 @@ def build_confirmation_contract_v2(
     user_role: str | None,
     target_env: str | None,
     *,
-    policy: Policy,
+    policy: Policy | None = None,
     envs: EnvTable | None = None,
     env: EnvChoice | None = None,
     context_env: str | None = None,
@@ -85,6 +85,9 @@ def build_confirmation_contract_v2(
 ) -> dict[str, Any]:
     """The confirm card's data (keys of ``ConfirmMetadataV2``) + ``requires_confirmation``.
 
+    Called as the contract writes it, ``(tool_name, tool_args, user_role, target_env)``,
+    it judges the call by the product's policy; ``policy`` injects another one.
+
     ``target_env`` is the submitted env; ``context_env`` the page's UIContext env; ``envs``
     the configured environments (their tiers and the default). ``env`` is the call's
     environment when the caller already resolved it (the guard does, once per call).
@@ -92,6 +95,7 @@ def build_confirmation_contract_v2(
     and ``alternatives``: the caller emits ``permission_denied``, never a confirm card.
     Unknown tools raise ``ToolNotAvailableError``. ``description`` is in ``lang``.
     """
+    policy = in_force(policy)
     spec = _spec_or_raise(tool_name, policy)
     args = _as_dict(tool_args)
     risk = tool_risk(tool_name, args, policy=policy)

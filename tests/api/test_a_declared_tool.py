@@ -1,8 +1,9 @@
-"""A tool declared only with ``@family.tool(...)`` (here, in this test module, in a
-catalog built for the test; nothing in app/ names it) is listed by the policy pipeline
-for the roles it fits, reached by the offline planner from plain English and Russian
-with its arguments filled, run through the guard and the tool node, and listed by the
-HTTP tool list: adding a tool touches its family module and its tests only."""
+"""A tool declared only by its spec (``specs.spec(...)``) and its implementation
+(``@family.implements(spec)``), here, in this test module, in a catalog built for the
+test (nothing in app/ names it), is listed by the policy pipeline for the roles it fits,
+reached by the offline planner from plain English and Russian with its arguments filled,
+run through the guard and the tool node, and listed by the HTTP tool list: adding a tool
+touches its spec module, its implementation module and its tests only."""
 
 from __future__ import annotations
 
@@ -18,15 +19,17 @@ from app.agent.core import offered_tools
 from app.agent.prompts import build_system_prompt
 from app.agent.rules import Rules
 from app.agent.tools import FAMILIES, catalog_of, join
-from app.agent.tools.base import DASHBOARD_ID, ToolArgs, ToolDeps, env_field
+from app.agent.tools.base import ToolDeps
 from app.agent.tools.declare import Family
 from app.auth import Principal
 from app.context import inject_uicontext
 from app.planner import OfflinePlanner
 from app.policy import CardLine, Phrase, Policy, build_tool_pipeline
+from app.policy.tools.base import DASHBOARD_ID, ToolArgs, env_field
+from app.policy.tools.declare import SpecFamily
 from tests.agent.harness import first
 
-family = Family("extra")
+specs = SpecFamily("extra")  # what app/policy/tools/extra.py would hold
 
 
 class SessionArgs(ToolArgs):
@@ -38,31 +41,42 @@ class StarArgs(ToolArgs):
     env_id: str | None = env_field()
 
 
-@family.tool(
+my_session_spec = specs.spec(
+    "my_session",
+    args=SessionArgs,
     risk="read",
+    description="""Shows the person's session here: their user id, their role and the
+    environment the call resolved to. Use when the user asks about their session.
+    Returns user, role and env.""",
     can=Phrase("show your session here", "показать вашу сессию здесь"),
     example=Phrase("Show my session", "Покажи мою сессию"),
     triggers=("my session", "сесси*"),
     card=CardLine(en="Show your session in {env}", ru="Показать вашу сессию в {env}"),
     presentation="facts",
 )
-async def my_session(args: SessionArgs, deps: ToolDeps) -> dict[str, Any]:
-    """Shows the person's session here: their user id, their role and the environment
-    the call resolved to. Use when the user asks about their session.
-    Returns user, role and env."""
-    return {"user": deps.user_id, "role": deps.role, "env": deps.env_id}
-
-
-@family.tool(
+star_dashboard_spec = specs.spec(
+    "star_dashboard",
+    args=StarArgs,
     risk="write",
+    description="""Stars one dashboard for the person, so it shows first in their lists.
+    Use when the user asks to star or favourite a dashboard. Returns the starred dashboard
+    id.""",
     can=Phrase("star a dashboard", "добавить дашборд в избранное"),
     example=Phrase("Star this dashboard", "Добавь этот дашборд в избранное"),
     triggers=("star*", "favorite*", "favourite*", "избранн*"),
     card=CardLine(en="Star dashboard {dashboard_id} in {env}", ru="В избранное: {dashboard_id}"),
 )
+
+family = Family(specs)  # what app/agent/tools/extra.py would hold
+
+
+@family.implements(my_session_spec)
+async def my_session(args: SessionArgs, deps: ToolDeps) -> dict[str, Any]:
+    return {"user": deps.user_id, "role": deps.role, "env": deps.env_id}
+
+
+@family.implements(star_dashboard_spec)
 async def star_dashboard(args: StarArgs, deps: ToolDeps) -> dict[str, Any]:
-    """Stars one dashboard for the person, so it shows first in their lists. Use when
-    the user asks to star or favourite a dashboard. Returns the starred dashboard id."""
     return {"starred": args.dashboard_id}
 
 

@@ -1,8 +1,8 @@
 """The catalog: the contract's 22 ToolSpecs as in DESIGN.md, argument names as in
 DEVELOPERS.md; and what every declared tool must have, however many there are.
 
-The catalog is assembled from the tools' declarations (app.agent.tools); policy itself
-owns none."""
+The catalog is policy's: each tool's spec in its family's spec module (app/policy/tools/),
+joined into app.policy.TOOL_CATALOG."""
 
 from __future__ import annotations
 
@@ -19,9 +19,8 @@ from pydantic import ValidationError
 from pydantic_core import PydanticUndefined
 
 from app.agent.graph import openai_tool_schema
-from app.agent.tools import TOOL_CATALOG
-from app.agent.tools.base import ru_texts
-from app.policy import CONTEXT_TOOL_AFFINITY, ROLES, TOOL_PERMISSIONS, roles_for
+from app.policy import CONTEXT_TOOL_AFFINITY, ROLES, TOOL_CATALOG, TOOL_PERMISSIONS, roles_for
+from app.policy.tools.base import ru_texts
 from tests.policy.contract import ADMIN_ONLY, CONTRACT_ADMIN_ONLY
 
 ALL = frozenset(ROLES)
@@ -239,11 +238,16 @@ def test_args_validation(name: str, payload: dict[str, Any], ok: bool):
 
 
 def test_policy_and_context_import_no_io_frameworks():
+    """Nor ``app.agent``, with the product's catalog loaded (the tool specs) and a
+    contract call judged by it."""
     code = (
         "import sys, app.policy, app.context\n"
+        "assert len(app.policy.TOOL_CATALOG) >= 22\n"
+        "app.policy.build_confirmation_contract_v2('superset_execute_sql', "
+        "{'sql': 'select 1'}, 'admin', 'prod')\n"
         "bad = sorted(m for m in sys.modules if m.split('.')[0] in "
         "{'sqlmodel', 'sqlalchemy', 'nicegui', 'langgraph', 'langchain', 'langchain_core', "
-        "'httpx', 'fastapi'})\n"
+        "'httpx', 'fastapi'} or m.startswith('app.agent'))\n"
         "print(','.join(bad))\n"
     )
     out = subprocess.run(
@@ -254,3 +258,20 @@ def test_policy_and_context_import_no_io_frameworks():
         cwd=Path(__file__).resolve().parents[2],
     )
     assert out.stdout.strip() == ""
+
+
+def test_importing_policy_leaves_the_tool_specs_until_they_are_used():
+    code = (
+        "import sys, app.policy\n"
+        "print('app.policy.tools' in sys.modules)\n"
+        "from app.policy import TOOL_CATALOG, DEFAULT_POLICY\n"
+        "print(DEFAULT_POLICY.catalog == dict(TOOL_CATALOG), 'app.policy.tools' in sys.modules)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=Path(__file__).resolve().parents[2],
+    )
+    assert out.stdout.split() == ["False", "True", "True"]

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from app.agent.rules import default_policy
-from app.agent.tools import TOOL_CATALOG
-from app.agent.tools.deploy import DeployDashboardArgs
 from app.errors import ToolNotAvailableError
 from app.events import ConfirmMetadataV2
 from app.policy import (
+    DEFAULT_POLICY,
+    TOOL_CATALOG,
     EnvTable,
     alternatives_for,
     build_confirmation_contract_v2,
@@ -17,8 +16,7 @@ from app.policy import (
     resolve_env,
     tool_risk,
 )
-
-DEFAULT_POLICY = default_policy()
+from app.policy.tools.deploy import DeployDashboardArgs
 
 DEPLOY = {"dashboard_id": "42", "source_env": "dev", "target_env": "prod"}
 

@@ -6,9 +6,9 @@ from dataclasses import dataclass
 
 import pytest
 
-from app.agent.rules import default_policy
-from app.agent.tools import TOOL_CATALOG
 from app.policy import (
+    DEFAULT_POLICY,
+    TOOL_CATALOG,
     Decision,
     Exclusion,
     build_tool_pipeline,
@@ -16,8 +16,6 @@ from app.policy import (
 )
 from tests.policy.contract import ADMIN_ONLY
 from tests.policy.test_catalog import DESIGN_TABLE
-
-DEFAULT_POLICY = default_policy()
 
 ALL = list(TOOL_CATALOG)
 DASHBOARD_ADMIN = {

@@ -6,13 +6,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.agent.rules import default_policy
-from app.policy import sql_risk, worst
+from app.policy import DEFAULT_POLICY, sql_risk, worst
 from app.policy import tool_risk as policy_tool_risk
 
 
 def tool_risk(name: str, args: dict) -> str:
-    return policy_tool_risk(name, args, policy=default_policy())
+    return policy_tool_risk(name, args, policy=DEFAULT_POLICY)
 
 
 @pytest.mark.parametrize(

@@ -1,38 +1,52 @@
-"""The tool declarations: each tool declared once in its family module, the catalog
-assembled from them. (The catalog's rows against DESIGN.md: tests/policy/test_catalog.py.)"""
+"""The tools: each one's spec declared once in its family's spec module
+(``app/policy/tools/<family>.py``), implemented once in its family's module
+(``app/agent/tools/<family>.py``). (The catalog's rows against DESIGN.md:
+tests/policy/test_catalog.py.)"""
 
 from __future__ import annotations
 
 import inspect
+import sys
 import typing
 from typing import Any, get_args
 
 import pytest
 
+import app.policy
 from app.agent.tools import ALL_TOOLS, FAMILIES, TOOL_CATALOG, TOOLS, join
-from app.agent.tools.base import NoArgs, ToolDeps
+from app.agent.tools.base import ToolDeps
 from app.agent.tools.declare import Family
 from app.policy import CardLine, Phrase
+from app.policy.tools import FAMILIES as SPEC_FAMILIES
+from app.policy.tools import join_specs
+from app.policy.tools.base import NoArgs
+from app.policy.tools.declare import SpecFamily
 from app.vocab import Presentation
 from tests.policy.test_catalog import DESIGN_TABLE, LONG_TASKS
 
 
-def test_the_product_has_the_22_contract_tools_each_declared_once() -> None:
+def test_the_product_has_the_22_contract_tools_each_declared_and_implemented_once() -> None:
     assert set(DESIGN_TABLE) <= set(TOOLS)
-    assert set(TOOLS) == set(TOOL_CATALOG) == set(ALL_TOOLS)
-    declared = [name for family in FAMILIES for name in family.tools]
+    assert list(TOOLS) == list(TOOL_CATALOG) == list(ALL_TOOLS)  # the catalog's order
+    assert TOOL_CATALOG is app.policy.TOOL_CATALOG  # policy's, re-exported
+    declared = [name for family in SPEC_FAMILIES for name in family.specs]
+    implemented = [name for family in FAMILIES for name in family.tools]
     assert len(declared) == len(set(declared)) == len(TOOLS)
+    assert sorted(implemented) == sorted(declared)
 
 
 @pytest.mark.parametrize("name", sorted(TOOLS))
-def test_a_tool_is_async_typed_by_its_args_model_and_documented(name: str) -> None:
+def test_a_tool_is_async_typed_by_its_args_model_and_lives_in_its_family(name: str) -> None:
     decl = TOOLS[name]
-    assert inspect.iscoroutinefunction(decl.fn)
+    assert decl.spec is TOOL_CATALOG[name]
+    assert inspect.iscoroutinefunction(decl.fn) and decl.fn.__name__ == name
     hints = typing.get_type_hints(decl.fn)
     assert hints["args"] is decl.args_model and hints["deps"] is ToolDeps
-    assert decl.fn.__module__ == f"app.agent.tools.{decl.family}"  # its home is its family
-    assert decl.description == inspect.cleandoc(decl.fn.__doc__ or "")
-    assert TOOL_CATALOG[name].description == " ".join(decl.description.split())
+    # its spec's home is its family's spec module, its implementation's its family module
+    assert decl.fn.__module__ == f"app.agent.tools.{decl.family}"
+    assert getattr(sys.modules[f"app.policy.tools.{decl.family}"], name) is decl.spec
+    assert decl.description == TOOL_CATALOG[name].description  # what the model reads
+    assert "\n" not in decl.description
 
 
 def _sample(decl: Any) -> dict[str, Any]:
@@ -88,49 +102,39 @@ def test_which_tools_have_a_preflight_and_only_restore_a_target_hook() -> None:
     assert {n for n, d in TOOLS.items() if d.call_risk} == {"superset_execute_sql"}
 
 
-def _toy_family(name: str, tool_name: str = "toy") -> Family:
-    family = Family(name)
-
-    async def toy(args: NoArgs, deps: ToolDeps) -> str:
-        """A toy tool for the registry's own tests."""
-        return "ok"
-
-    toy.__name__ = tool_name
-    family.tool(
+def _toy_specs(name: str, tool_name: str = "toy") -> SpecFamily:
+    specs = SpecFamily(name)
+    specs.spec(
+        tool_name,
         args=NoArgs,
         risk="read",
+        description="A toy tool for the registry's own tests. Returns ok.",
         can=Phrase("play", "играть"),
         example=Phrase("toy", "игрушка"),
         card=CardLine(en="Toy", ru="Игрушка"),
-    )(toy)
+    )
+    return specs
+
+
+def _toy_family(name: str, tool_name: str = "toy", *, implemented: bool = True) -> Family:
+    family = Family(_toy_specs(name, tool_name))
+
+    async def toy(args: NoArgs, deps: ToolDeps) -> str:
+        return "ok"
+
+    toy.__name__ = tool_name
+    if implemented:
+        family.implements(tool_name)(toy)
     return family
 
 
 def test_a_name_declared_in_two_families_is_refused() -> None:
     with pytest.raises(ValueError, match="'toy' is declared twice"):
         join((_toy_family("a"), _toy_family("b")))
+    with pytest.raises(ValueError, match="'toy' is declared twice"):
+        join_specs((_toy_specs("a"), _toy_specs("b")))
 
 
-def test_a_declaration_needs_an_async_documented_function_with_a_new_name() -> None:
-    family = _toy_family("a")
-    declare = family.tool(
-        args=NoArgs,
-        risk="read",
-        can=Phrase("t", "т"),
-        example=Phrase("t", "т"),
-        card=CardLine(en="T", ru="T"),
-    )
-
-    async def undocumented(args: NoArgs, deps: ToolDeps) -> str:
-        return "x"
-
-    def blocking(args: NoArgs, deps: ToolDeps) -> str:
-        """Not async."""
-        return "x"
-
-    with pytest.raises(ValueError, match="declared twice in family 'a'"):
-        declare(family.tools["toy"].fn)
-    with pytest.raises(ValueError, match="needs a docstring"):
-        declare(undocumented)
-    with pytest.raises(TypeError, match="must be an async function"):
-        declare(blocking)  # type: ignore[arg-type]
+def test_a_spec_without_an_implementation_is_refused() -> None:
+    with pytest.raises(ValueError, match=r"family 'a' has specs with no implementation: \['toy'\]"):
+        join((_toy_family("a", implemented=False),))

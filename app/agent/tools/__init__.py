@@ -1,15 +1,17 @@
-"""The tools, joined from one module per family.
+"""The tools' implementations, joined from one module per family.
 
-Each family module declares its tools with ``@family.tool(...)`` (see
-:mod:`app.agent.tools.declare`) and exports ``TOOLS`` (name → :class:`ToolDecl`). This
-package joins them, refusing a name declared twice:
+A tool's spec (what it is) lives in policy, ``app/policy/tools/<family>.py``; its
+implementation (what it does) in ``app/agent/tools/<family>.py``, tied to the spec by
+``@family.implements(spec)`` (see :mod:`app.agent.tools.declare`). This package joins the
+implementations, refusing a name implemented twice or a spec left without one:
 
-* :data:`TOOLS`: name → ToolDecl (function, args model, hooks, presentation, hints);
-* :data:`TOOL_CATALOG`: name → :class:`app.policy.ToolSpec`, what policy knows (roles and
-  affinity from the contract's tables in :mod:`app.policy.catalog`);
+* :data:`TOOLS`: name → ToolDecl (the spec, the function and its I/O hooks), in the
+  catalog's order;
+* :data:`TOOL_CATALOG`: name → :class:`app.policy.ToolSpec`, policy's
+  (``app.policy.TOOL_CATALOG``, re-exported);
 * :data:`ALL_TOOLS`: name → tool function.
 
-Adding a tool touches its family module (and its tests) only.
+Adding a tool touches its spec module, its implementation module and its tests.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from app.agent.tools import backup, dashboards, deploy, git, maintenance, meta, 
 from app.agent.tools.base import ToolDeps, ToolFn
 from app.agent.tools.declare import Family, ToolDecl
 from app.policy import ToolSpec
+from app.policy.tools import TOOL_CATALOG
 
 FAMILIES: tuple[Family, ...] = (
     meta.family,
@@ -35,26 +38,45 @@ FAMILIES: tuple[Family, ...] = (
 
 
 def join(families: tuple[Family, ...]) -> dict[str, ToolDecl]:
-    """Every family's declarations in one mapping; a name declared twice is an error."""
+    """Every family's implementations in one mapping, in its specs' order; a name
+    implemented twice, or a spec of a family without an implementation, is an error."""
     joined: dict[str, ToolDecl] = {}
     for family in families:
-        for name, decl in family.tools.items():
+        missing = family.missing()
+        if missing:
+            raise ValueError(f"family {family.name!r} has specs with no implementation: {missing}")
+        for name in family.specs.specs:
             if name in joined:
                 raise ValueError(
                     f"tool {name!r} is declared twice (families {joined[name].family!r} "
                     f"and {family.name!r})"
                 )
-            joined[name] = decl
+            joined[name] = family.tools[name]
     return joined
 
 
 def catalog_of(decls: Mapping[str, ToolDecl]) -> dict[str, ToolSpec]:
-    """What policy knows of each declared tool (name → ToolSpec), in declaration order."""
-    return {name: decl.spec() for name, decl in decls.items()}
+    """The specs of ``decls`` (name → ToolSpec), in their order."""
+    return {name: decl.spec for name, decl in decls.items()}
+
+
+def _implemented(decls: Mapping[str, ToolDecl], catalog: Mapping[str, ToolSpec]) -> None:
+    """Every spec of ``catalog`` has exactly one implementation in ``decls``, and nothing
+    else does."""
+    if list(decls) != list(catalog):
+        unimplemented = [n for n in catalog if n not in decls]
+        unknown = [n for n in decls if n not in catalog]
+        raise ValueError(
+            f"tools and catalog differ: specs with no implementation {unimplemented}, "
+            f"implementations with no spec in the catalog {unknown}"
+        )
+    for name, decl in decls.items():
+        if decl.spec is not catalog[name]:
+            raise ValueError(f"tool {name!r} implements a spec that is not the catalog's")
 
 
 TOOLS: Mapping[str, ToolDecl] = MappingProxyType(join(FAMILIES))
-TOOL_CATALOG: Mapping[str, ToolSpec] = MappingProxyType(catalog_of(TOOLS))
+_implemented(TOOLS, TOOL_CATALOG)
 ALL_TOOLS: Mapping[str, ToolFn] = MappingProxyType({n: d.fn for n, d in TOOLS.items()})
 
 __all__ = [

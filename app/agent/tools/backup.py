@@ -8,15 +8,15 @@ environment at that time". Restore imports the zip with overwrite, through the s
 remap-and-import path as a migration (databases matched by name on the target).
 delete_dashboard always takes a backup first, with the same code, and says where it is.
 Backup, restore and delete run as tasks with progress. A restore without ``env_id``
-acts on the backup's own environment: its declaration's ``resolve_target`` looks the
+acts on the backup's own environment: its implementation's ``resolve_target`` looks the
 backup up before policy runs, so the maintenance gate and the card see that environment.
+(Their specs and args: ``app/policy/tools/backup.py``.)
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -24,51 +24,19 @@ from uuid import uuid4
 
 from sqlmodel import Session
 
-from app.agent.tools.base import EnvArgs, Ru, ToolArgs, ToolDeps, arg, env_field
-from app.agent.tools.declare import Family, which_dashboards
+from app.agent.tools.base import ToolDeps
+from app.agent.tools.declare import Family
 from app.errors import ToolError
-from app.policy import CardLine, Phrase
+from app.policy.tools import backup as specs
+from app.policy.tools.backup import ListBackupsArgs, RestoreBackupArgs, RunBackupArgs
 from app.store import backups as backup_store
 from app.store.db import Database
 from app.store.models import Backup
 from app.superset.bundle import read_bundle
 from app.superset.migration import list_all, plan_bundle, resolve_dashboards, run_migration
 from app.tasks.worker import TaskContext
-from app.vocab import Lang
 
-family = Family("backup")
-
-
-class ListBackupsArgs(EnvArgs):
-    dashboard_id: str | None = arg(
-        "Only backups of this dashboard (id or slug).",
-        Ru("Дашборд", "Только резервные копии этого дашборда (id или slug)."),
-        default=None,
-    )
-
-
-class RunBackupArgs(EnvArgs):
-    dashboard_ids: list[str] = arg(
-        "Dashboards to back up; empty backs up all of them.",
-        Ru("Дашборды", "Какие дашборды сохранить; пусто — все."),
-        default_factory=list,
-    )
-
-
-class RestoreBackupArgs(ToolArgs):
-    backup_id: str = arg(
-        "Id of the backup to restore.",
-        Ru("Резервная копия", "Id резервной копии, которую восстановить."),
-        min_length=1,
-    )
-    env_id: str | None = env_field(
-        "Environment to restore into; omit to restore into the backup's own env.",
-        "Куда восстановить; пусто — в окружение самой копии.",
-    )
-
-
-def _which(args: Mapping[str, Any], lang: Lang) -> dict[str, str]:
-    return {"what": which_dashboards(args, lang)}
+family = Family(specs.family)
 
 
 def backup_dir(data_dir: Path, env_id: str) -> Path:
@@ -141,18 +109,9 @@ async def take_backup(
     return {**row, "dashboard_count": len(dashboards), "chart_count": n_charts}
 
 
-@family.tool(
-    risk="write",
-    can=Phrase("back up an environment", "сделать бэкап окружения"),
-    example=Phrase("Back up the dashboards in prod", "Сделай бэкап дашбордов на проде"),
-    card=CardLine(en="Back up {what} in {env}", ru="Сделать резервную копию: {what} в {env}",
-                  values=_which),
-    long_task=True,
-)  # fmt: skip
+@family.implements(specs.run_backup)
 async def run_backup(args: RunBackupArgs, deps: ToolDeps) -> dict[str, Any]:
-    """Exports dashboards of one environment into a stored backup (all dashboards when
-    none are named), as a long-running task. Use before risky changes. Needs
-    confirmation. Returns the backup id, its file name and the task id."""
+    """:func:`take_backup` as a task of two steps."""
     env = deps.env(args.env_id)
     ids = list(args.dashboard_ids or [])
 
@@ -162,18 +121,9 @@ async def run_backup(args: RunBackupArgs, deps: ToolDeps) -> dict[str, Any]:
     return await deps.run_task("backup", job, env_id=env.id, total_steps=2)
 
 
-@family.tool(
-    risk="read",
-    can=Phrase("list backups", "показать бэкапы"),
-    example=Phrase("List the latest backups", "Покажи последние бэкапы"),
-    card=CardLine(en="List backups in {env}", ru="Показать резервные копии в {env}"),
-    open_world=False,
-)
+@family.implements(specs.list_backups)
 async def list_backups(args: ListBackupsArgs, deps: ToolDeps) -> dict[str, Any]:
-    """Lists stored backups (id, environment, dashboards, created_at, size), newest first,
-    of one environment (every environment when none is named or selected), optionally
-    only those holding one dashboard. Use before restoring or to confirm a backup
-    exists. Returns the backups."""
+    """The index rows (50 at most); the registry's default env does not narrow them."""
     env_id = args.env_id or (deps.env_id if deps.env_chosen else None)
 
     def read() -> list[dict[str, Any]]:
@@ -215,24 +165,9 @@ def _load_backup(db: Database, backup_id: str) -> tuple[dict[str, Any], bytes]:
     return view, path.read_bytes()
 
 
-@family.tool(
-    risk="delete",
-    can=Phrase("restore a backup", "восстановить бэкап"),
-    example=Phrase("Restore yesterday's backup", "Восстанови вчерашний бэкап"),
-    card=CardLine(
-        en="Restore backup {backup_id} into {env}, overwriting dashboards",
-        ru="Восстановить резервную копию {backup_id} в {env} с перезаписью дашбордов",
-    ),
-    long_task=True,
-    resolve_target=restore_target,
-    presentation="diff",
-    idempotent=True,
-)
+@family.implements(specs.restore_backup, resolve_target=restore_target)
 async def restore_backup(args: RestoreBackupArgs, deps: ToolDeps) -> dict[str, Any]:
-    """Restores a stored backup into an environment (its own unless `env_id` is given),
-    overwriting the dashboards it contains. Dangerous: current versions are replaced.
-    Use only when the user asks to roll back. Needs confirmation after a countdown.
-    Returns a task id and what was restored."""
+    """The backup's zip imported with overwrite through the migration path, as a task."""
     view, data = await asyncio.to_thread(_load_backup, deps.db, args.backup_id)
     target = deps.registry.get(args.env_id or view["env_id"])
     client = deps.registry.client(target.id)

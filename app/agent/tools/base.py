@@ -1,9 +1,10 @@
-"""What every tool receives: its validated args and a :class:`ToolDeps`; the args' base.
+"""What every tool implementation receives: its validated args and a :class:`ToolDeps`.
 
 ``ToolFn = Callable[[ToolArgs, ToolDeps], Awaitable[Any]]``: args are an instance of the
-tool's own args model (already validated); the return value is JSON-able (dict / list)
-or a string. Tools hold no RBAC checks and write no audit rows: the graph's guard/tool
-seam does both.
+tool's own args model, already validated (args models are policy's: each in its family's
+spec module, on ``ToolArgs`` and the field helpers of :mod:`app.policy.tools.base`, which
+are re-exported here); the return value is JSON-able (dict / list) or a string. Tools
+hold no RBAC checks and write no audit rows: the graph's guard/tool seam does both.
 """
 
 from __future__ import annotations
@@ -12,8 +13,18 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field
-
+from app.policy.tools.base import (
+    DASHBOARD_ID,
+    ENV_ID,
+    RU_DASHBOARD,
+    EnvArgs,
+    NoArgs,
+    Ru,
+    ToolArgs,
+    arg,
+    env_field,
+    ru_texts,
+)
 from app.settings import Settings
 from app.store.db import Database
 from app.superset.registry import EnvironmentRegistry
@@ -25,60 +36,6 @@ if TYPE_CHECKING:
     from app.superset.environments import Environment
 
 Progress = Callable[[int, int, str], Awaitable[None]]
-
-
-@dataclass(frozen=True)
-class Ru:
-    """An argument's label and hint on the Russian page (the confirmation card's edit
-    form). The model reads the English ``description`` only: this stays out of the JSON
-    schema (``app.agent.core.edits.args_schema`` puts it in for the form)."""
-
-    label: str
-    hint: str
-
-
-def arg(description: str, ru: Ru, **kwargs: Any) -> Any:
-    """An args model's field: pydantic's ``Field(description=..., **kwargs)`` that also
-    carries its :class:`Ru` texts (kept in the field's ``metadata``, beside its
-    constraints; ``tests/policy/test_catalog.py`` checks every tool's every field)."""
-    info = Field(description=description, **kwargs)
-    info.metadata.append(ru)
-    return info
-
-
-def ru_texts(info: Any) -> Ru | None:
-    """The :class:`Ru` texts of a model field (``model_fields[name]``), if it has them."""
-    return next((m for m in info.metadata if isinstance(m, Ru)), None)
-
-
-ENV_ID = "Environment id; omit for the selected one."
-DASHBOARD_ID = "Dashboard id (a number such as '42') or its slug."
-RU_DASHBOARD = Ru("Дашборд", "Id дашборда (число, например 42) или его slug.")
-
-
-class ToolArgs(BaseModel):
-    """Base of every tool's arguments. Every field has a description (the LLM reads it)
-    and its Russian label and hint (:func:`arg`); numbers are coerced to strings (models
-    often send ids as integers); unknown arguments are refused. ``env_id`` is always
-    optional: None means "the environment selected in the UI"."""
-
-    model_config = ConfigDict(extra="forbid", coerce_numbers_to_str=True)
-
-
-def env_field(
-    description: str = ENV_ID,
-    ru: str = "Id окружения Superset (например, dev или prod-eu); пусто — выбранное окружение.",
-) -> Any:
-    """The ``env_id`` field every environment-bound tool has."""
-    return arg(description, Ru("Окружение", ru), default=None, max_length=64)
-
-
-class NoArgs(ToolArgs):
-    """The tool takes no arguments."""
-
-
-class EnvArgs(ToolArgs):
-    env_id: str | None = env_field()
 
 
 @dataclass
@@ -155,3 +112,19 @@ class ToolDeps:
 
 
 ToolFn = Callable[[Any, ToolDeps], Awaitable[Any]]
+
+__all__ = [
+    "DASHBOARD_ID",
+    "ENV_ID",
+    "RU_DASHBOARD",
+    "EnvArgs",
+    "NoArgs",
+    "Progress",
+    "Ru",
+    "ToolArgs",
+    "ToolDeps",
+    "ToolFn",
+    "arg",
+    "env_field",
+    "ru_texts",
+]

@@ -1,59 +1,25 @@
 """Dashboard tools: search, health, validation (rules + optional model review), docs,
-and delete (which takes a backup first, with the backup family's code)."""
+and delete (which takes a backup first, with the backup family's code).
+(Their specs: ``app/policy/tools/dashboards.py``.)"""
 
 from __future__ import annotations
 
 from typing import Any
 
 from app.agent.tools.backup import take_backup
-from app.agent.tools.base import (
-    DASHBOARD_ID,
-    RU_DASHBOARD,
-    Ru,
-    ToolArgs,
-    ToolDeps,
-    arg,
-    env_field,
-)
+from app.agent.tools.base import ToolDeps
 from app.agent.tools.declare import Family
 from app.agent.tools.review import model_review
 from app.i18n import t
-from app.policy import CardLine, Phrase
+from app.policy.tools import dashboards as specs
+from app.policy.tools.dashboards import DashboardArgs, SearchDashboardsArgs
 from app.superset.health import check_charts, load_bundle, stale_datasets, verdict
 from app.superset.migration import resolve_dashboards
 from app.superset.quality import documentation_markdown, rule_findings
 from app.tasks.worker import TaskContext
 from app.text import clean_text
 
-family = Family("dashboards")
-
-
-class SearchDashboardsArgs(ToolArgs):
-    query: str = arg(
-        "Words to match in dashboard titles; empty lists all dashboards.",
-        Ru("Запрос", "Слова из названий дашбордов; пусто — все дашборды."),
-        default="",
-    )
-    env_id: str | None = env_field()
-    page: int = arg(
-        "Zero-based page number.", Ru("Страница", "Номер страницы, с нуля."), default=0, ge=0
-    )
-    page_size: int = arg(
-        "Dashboards per page (1-100).",
-        Ru("На странице", "Сколько дашбордов на странице (1–100)."),
-        default=25,
-        ge=1,
-        le=100,
-    )
-
-
-class DashboardArgs(ToolArgs):
-    dashboard_id: str = arg(DASHBOARD_ID, RU_DASHBOARD, min_length=1)
-    env_id: str | None = env_field()
-
-
-def _for_dashboard(en: str, ru: str) -> CardLine:
-    return CardLine(en=en + " dashboard {dashboard_id} in {env}", ru=ru + " {dashboard_id} в {env}")
+family = Family(specs.family)
 
 
 def dashboard_choices(
@@ -80,21 +46,9 @@ def _label(dashboard: dict[str, Any], lang: str) -> str:
     return f"{quoted} (#{dashboard['id']})"
 
 
-@family.tool(
-    risk="read",
-    can=Phrase("find dashboards", "найти дашборды"),
-    example=Phrase("Find dashboards about sales", "Найди дашборды продаж"),
-    card=CardLine(
-        en="Search dashboards for {query!r} in {env}", ru="Найти дашборды по {query!r} в {env}"
-    ),
-    presentation="linked_list",
-    choices=dashboard_choices,
-)
+@family.implements(specs.search_dashboards, choices=dashboard_choices)
 async def search_dashboards(args: SearchDashboardsArgs, deps: ToolDeps) -> dict[str, Any]:
-    """Searches dashboards by title in one environment. Use to find a dashboard's id before
-    acting on it, or when the user asks which dashboards exist. Empty query lists all
-    dashboards; results are paged (page starts at 0). Returns a page of dashboards (id,
-    title, slug, url, changed_on, owners) and the total count."""
+    """One page of ``/api/v1/dashboard/`` filtered by title, with absolute URLs."""
     env, client = deps.env_client(args.env_id)
     data = await client.list_dashboards(args.query or "", args.page, args.page_size)
     return {
@@ -120,18 +74,10 @@ async def search_dashboards(args: SearchDashboardsArgs, deps: ToolDeps) -> dict[
     }
 
 
-@family.tool(
-    risk="read",
-    can=Phrase("check a dashboard's health", "проверить здоровье дашборда"),
-    example=Phrase("Check the health of this dashboard", "Проверь здоровье этого дашборда"),
-    card=_for_dashboard("Check the health of", "Проверить здоровье дашборда"),
-    presentation="health",
-)
+@family.implements(specs.get_health_summary)
 async def get_health_summary(args: DashboardArgs, deps: ToolDeps) -> dict[str, Any]:
-    """Checks one dashboard's health: runs every chart's query and inspects its datasets,
-    reporting charts that fail to load, return no rows or are slow, and stale data. Use
-    when the user asks whether a dashboard works. Returns an overall status (ok, warning
-    or broken) with the reasons and a list of problems per chart."""
+    """Loads the dashboard's bundle, runs every chart's query and checks its datasets'
+    freshness (:mod:`app.superset.health`)."""
     env, client = deps.env_client(args.env_id)
     bundle = await load_bundle(client, args.dashboard_id)
     checks = await check_charts(client, bundle.charts)
@@ -147,20 +93,10 @@ async def get_health_summary(args: DashboardArgs, deps: ToolDeps) -> dict[str, A
     }
 
 
-@family.tool(
-    risk="read",
-    can=Phrase("validate a dashboard", "провалидировать дашборд"),
-    example=Phrase(
-        "Validate this dashboard for common problems",
-        "Провалидируй этот дашборд на типичные ошибки",
-    ),
-    card=_for_dashboard("Validate", "Проверить качество дашборда"),
-)
+@family.implements(specs.run_llm_validation)
 async def run_llm_validation(args: DashboardArgs, deps: ToolDeps) -> dict[str, Any]:
-    """Reviews one dashboard's definition for design and data problems (missing titles or
-    descriptions, charts without a saved query, unused datasets, failing charts), plus a
-    model review when one is configured. Use when the user asks for a review or
-    validation. Returns findings with severity, and which checks ran."""
+    """The rule checks (:mod:`app.superset.quality`), plus the configured model's review
+    (:mod:`app.agent.tools.review`) when there is one."""
     env, client = deps.env_client(args.env_id)
     bundle = await load_bundle(client, args.dashboard_id)
     checks = await check_charts(client, bundle.charts)
@@ -179,17 +115,9 @@ async def run_llm_validation(args: DashboardArgs, deps: ToolDeps) -> dict[str, A
     }
 
 
-@family.tool(
-    risk="read",
-    can=Phrase("document a dashboard", "задокументировать дашборд"),
-    example=Phrase("Write documentation for this dashboard", "Задокументируй этот дашборд"),
-    card=_for_dashboard("Document", "Описать дашборд"),
-    presentation="text",
-)
+@family.implements(specs.run_llm_documentation)
 async def run_llm_documentation(args: DashboardArgs, deps: ToolDeps) -> dict[str, Any]:
-    """Drafts documentation for one dashboard: purpose, charts (type, dataset), datasets
-    (columns, metrics) and filters. Use when the user asks to document or explain a
-    dashboard. Returns Markdown text; it changes nothing."""
+    """Markdown built from the dashboard's bundle and its datasets (no model call)."""
     env, client = deps.env_client(args.env_id)
     bundle = await load_bundle(client, args.dashboard_id)
     datasets = [await client.get_dataset(ds["id"]) for ds in bundle.datasets]
@@ -201,20 +129,9 @@ async def run_llm_documentation(args: DashboardArgs, deps: ToolDeps) -> dict[str
     }
 
 
-@family.tool(
-    risk="delete",
-    can=Phrase("delete a dashboard", "удалить дашборд"),
-    example=Phrase("Delete this dashboard", "Удали этот дашборд"),
-    card=CardLine(
-        en="Delete dashboard {dashboard_id} in {env}", ru="Удалить дашборд {dashboard_id} в {env}"
-    ),
-    long_task=True,
-)
+@family.implements(specs.delete_dashboard)
 async def delete_dashboard(args: DashboardArgs, deps: ToolDeps) -> dict[str, Any]:
-    """Deletes one dashboard from an environment (its charts stay). Dangerous and not
-    undoable without a backup, so a backup is taken first. Use only when the user
-    explicitly asks to delete. Needs confirmation after a countdown. Returns the deleted
-    dashboard's id and the backup (backup_id, path) restore_backup brings it back from."""
+    """A task of three steps: back the dashboard up (:func:`take_backup`), then delete it."""
     env, client = deps.env_client(args.env_id)
 
     async def job(ctx: TaskContext) -> dict[str, Any]:

@@ -1,50 +1,43 @@
-"""One declaration per tool, written where the tool is: ``@family.tool(...)``.
+"""One implementation per tool spec, written where the tool runs: ``@family.implements``.
 
-A family module makes one :class:`Family` and decorates each tool function with
-``@family.tool(...)``; the decorator records a frozen :class:`ToolDecl` and returns the
-function unchanged::
+A tool's spec (what it is: name, args model, risk, the model's description, card line,
+long task, presentation, MCP hints …) is declared in its family's spec module,
+``app/policy/tools/<family>.py`` (pure). Its implementation (what it does, with I/O) is
+an ``async def tool(args, deps)`` in ``app/agent/tools/<family>.py``, tied to the spec
+by :meth:`Family.implements`, with the hooks that need I/O::
 
-    family = Family("dashboards")
+    from app.policy.tools import dashboards as specs
 
-    @family.tool(
-        risk="read",
-        can=Phrase("find dashboards", "найти дашборды"),
-        example=Phrase("Find dashboards about sales", "Найди дашборды продаж"),
-        card=CardLine(en="…", ru="…"),
-        presentation="linked_list",
-    )
+    family = Family(specs.family)
+
+    @family.implements(specs.search_dashboards, choices=dashboard_choices)
     async def search_dashboards(args: SearchDashboardsArgs, deps: ToolDeps) -> dict: ...
 
-The function's docstring is the description the model reads, and the annotation of its
-first parameter is its args model. ``can`` (what the tool does,
-as a capabilities list says it), ``example`` (a request that asks for it) and
-``triggers`` (more phrases that ask for it, English and Russian; ``*`` ends a word
-stem: ``"кто я"``, ``"мо* рол*"``) are what the offline planner knows of the tool: it
-lists ``can``, offers ``example`` and routes a request saying any of the three to the
-tool (after its own intent table), filling the arguments by their names (env_id,
-dashboard_id, sql, …) from the request and the page. Roles and context affinity are not
-declared here: they are the contract's two tables in :mod:`app.policy.catalog`.
-``app.agent.tools`` joins the families into ``TOOLS`` and ``TOOL_CATALOG``.
+The function is named as its spec and its first parameter is annotated with the spec's
+args model; its docstring is a note for developers (the model reads the spec's
+description). The decorator records a frozen :class:`ToolDecl` (the spec, the function
+and the hooks) and returns the function unchanged. ``app.agent.tools`` joins the families
+into ``TOOLS``: every spec of the product's catalog has exactly one implementation.
 
-What a declaration leaves out follows from what it says: the card line is ``can``
-capitalised; a read is ``idempotent`` and shows its result as a ``table``, a write or
-delete is not idempotent and shows the ``facts`` of what it did; a long task waits
-``LONG_TASK_TIMEOUT_S``.
+Hooks: ``preflight(args, deps)`` runs before a confirmation is asked (details for the
+card; ``errors`` blocks the call); ``resolve_target(args, deps)`` names the call's
+environment before policy runs when its arguments do not (restore_backup → the backup's
+env); ``choices(args, result, lang)`` turns a lookup's candidates into choices.
 """
 
 from __future__ import annotations
 
 import inspect
-from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, fields
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any, TypeVar, get_type_hints
 
-from app.agent.tools.base import ToolArgs, ToolDeps, ToolFn
-from app.policy.catalog import CardLine, Phrase, ToolSpec, affinity_for, roles_for
-from app.vocab import Lang, Presentation, Risk
+from pydantic import BaseModel
 
-#: Long tasks (deploy, migration, backup, restore, delete) wait this long for their task.
-LONG_TASK_TIMEOUT_S = 600.0
+from app.agent.tools.base import ToolDeps, ToolFn
+from app.policy.catalog import CardLine, Phrase, ToolSpec
+from app.policy.tools.declare import CallDetails, CallRisk, SpecFamily
+from app.vocab import Presentation, Risk
 
 #: async (args, deps) -> details for the confirmation card (``errors`` blocks the call).
 Preflight = Callable[[Any, ToolDeps], Awaitable[dict[str, Any] | None]]
@@ -53,179 +46,176 @@ TargetHook = Callable[[Any, ToolDeps], Awaitable[str | None]]
 #: (args, result, lang) -> the candidates a lookup found, each (label, the request that
 #: picks it): the core offers them as choices when the model answers right after it.
 Choices = Callable[[Any, Any, str], list[tuple[str, str]]]
-CallRisk = Callable[[Mapping[str, Any]], Risk]
-CallDetails = Callable[[Mapping[str, Any]], dict[str, Any] | None]
 
 F = TypeVar("F", bound=Callable[..., Awaitable[Any]])
 
 
 @dataclass(frozen=True)
 class ToolDecl:
-    """Everything the product knows about one tool, besides the contract's two tables.
+    """One tool as the agent runs it: its spec (what policy knows), its function and the
+    hooks that need I/O. The spec's fields read through (``decl.risk``, ``decl.args_model``,
+    ``decl.long_task``, ``decl.mcp_hints()`` …)."""
 
-    ``timeout_s`` None means the settings' default tool timeout; ``preflight`` runs before
-    a confirmation is asked; ``resolve_target`` names the call's environment before policy
-    runs when the arguments do not (e.g. a backup's own environment); ``call_risk`` rates
-    one call from its arguments and ``call_details`` says why, for the card;
-    ``maintenance_exempt`` tools run during a maintenance
-    window; ``presentation`` says how a result is shown; ``idempotent``/``open_world`` are
-    MCP hints (read-only and destructive follow from ``risk``).
-    """
-
-    name: str
-    family: str
+    spec: ToolSpec
     fn: ToolFn
-    args_model: type[ToolArgs]
-    risk: Risk
-    description: str
-    can: Phrase
-    example: Phrase
-    card: CardLine
-    triggers: tuple[str, ...] = ()
-    long_task: bool = False
-    timeout_s: float | None = None
     preflight: Preflight | None = None
     resolve_target: TargetHook | None = None
-    call_risk: CallRisk | None = None
-    call_details: CallDetails | None = None
-    maintenance_exempt: bool = False
-    presentation: Presentation = "text"
-    idempotent: bool = False
-    open_world: bool = True
     choices: Choices | None = None
 
     @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def family(self) -> str:
+        return self.spec.family
+
+    @property
+    def description(self) -> str:
+        return self.spec.description
+
+    @property
+    def args_model(self) -> type[BaseModel]:
+        return self.spec.args_model
+
+    @property
+    def risk(self) -> Risk:
+        return self.spec.risk
+
+    @property
+    def can(self) -> Phrase | None:
+        return self.spec.can
+
+    @property
+    def example(self) -> Phrase | None:
+        return self.spec.example
+
+    @property
+    def card(self) -> CardLine | None:
+        return self.spec.card
+
+    @property
+    def triggers(self) -> tuple[str, ...]:
+        return self.spec.triggers
+
+    @property
+    def long_task(self) -> bool:
+        return self.spec.long_task
+
+    @property
+    def timeout_s(self) -> float | None:
+        return self.spec.timeout_s
+
+    @property
+    def call_risk(self) -> CallRisk | None:
+        return self.spec.call_risk
+
+    @property
+    def call_details(self) -> CallDetails | None:
+        return self.spec.call_details
+
+    @property
+    def maintenance_exempt(self) -> bool:
+        return self.spec.maintenance_exempt
+
+    @property
+    def presentation(self) -> Presentation:
+        return self.spec.presentation
+
+    @property
+    def idempotent(self) -> bool:
+        return self.spec.idempotent
+
+    @property
+    def open_world(self) -> bool:
+        return self.spec.open_world
+
+    @property
     def read_only(self) -> bool:
-        return self.risk == "read"
+        return self.spec.read_only
 
     @property
     def destructive(self) -> bool:
-        return self.risk == "delete"
+        return self.spec.destructive
 
     def mcp_hints(self) -> dict[str, bool]:
-        """MCP tool annotations."""
-        return {
-            "readOnlyHint": self.read_only,
-            "destructiveHint": self.destructive,
-            "idempotentHint": self.idempotent,
-            "openWorldHint": self.open_world,
-        }
-
-    def spec(self) -> ToolSpec:
-        """What policy knows of this tool: the declaration's fields that a ``ToolSpec``
-        has too (:data:`SPEC_FIELDS`), the description on one line, the example in English,
-        and roles and affinity from the contract's tables."""
-        return ToolSpec(
-            **{name: getattr(self, name) for name in SPEC_FIELDS},
-            description=" ".join(self.description.split()),
-            roles=roles_for(self.name, self.risk),
-            affinity=affinity_for(self.name),
-            example_prompt=self.example.en,
-        )
-
-
-#: The fields a tool's ``ToolSpec`` takes from its declaration as they are (the ones of
-#: the same name; the description is put on one line).
-SPEC_FIELDS = tuple(
-    f.name
-    for f in fields(ToolSpec)
-    if f.name in ToolDecl.__dataclass_fields__ and f.name != "description"
-)
+        """MCP tool annotations (the spec's)."""
+        return self.spec.mcp_hints()
 
 
 class Family:
-    """The tools of one family module, in declaration order."""
+    """The implementations of one spec family (``tools``: name → ToolDecl, in the order
+    they are implemented)."""
 
-    def __init__(self, name: str) -> None:
-        self.name = name
+    def __init__(self, specs: SpecFamily) -> None:
+        self.specs = specs
         self.tools: dict[str, ToolDecl] = {}
+
+    @property
+    def name(self) -> str:
+        return self.specs.name
 
     def __repr__(self) -> str:
         return f"Family({self.name!r}, {list(self.tools)!r})"
 
-    def tool(
+    def missing(self) -> list[str]:
+        """The family's specs that have no implementation yet."""
+        return [name for name in self.specs.specs if name not in self.tools]
+
+    def implements(
         self,
+        spec: ToolSpec | str,
         *,
-        risk: Risk,
-        can: Phrase,
-        example: Phrase,
-        card: CardLine | None = None,
-        args: type[ToolArgs] | None = None,
-        triggers: tuple[str, ...] = (),
-        long_task: bool = False,
-        timeout_s: float | None = None,
         preflight: Preflight | None = None,
         resolve_target: TargetHook | None = None,
-        call_risk: CallRisk | None = None,
-        call_details: CallDetails | None = None,
-        maintenance_exempt: bool = False,
-        presentation: Presentation | None = None,
-        idempotent: bool | None = None,
-        open_world: bool = True,
         choices: Choices | None = None,
     ) -> Callable[[F], F]:
-        """Declare the decorated function as a tool named after it (the defaults of what
-        is left out: see the module docstring; ``args`` defaults to the annotation of the
-        function's first parameter)."""
+        """Implement ``spec`` (this family's spec, or its name) with the decorated
+        function: async, named as the spec, its first parameter annotated with the spec's
+        args model."""
+        found = self._spec(spec)
 
         def register(fn: F) -> F:
-            name = fn.__name__
-            if name in self.tools:
-                raise ValueError(f"tool {name!r} is declared twice in family {self.name!r}")
-            _check_function(fn)
-            reads = risk == "read"
-            self.tools[name] = ToolDecl(
-                name=name,
-                family=self.name,
+            if found.name in self.tools:
+                raise ValueError(
+                    f"tool {found.name!r} is implemented twice in family {self.name!r}"
+                )
+            _check_function(fn, found)
+            self.tools[found.name] = ToolDecl(
+                spec=found,
                 fn=fn,
-                args_model=args or _args_model(fn),
-                risk=risk,
-                description=inspect.cleandoc(fn.__doc__ or ""),
-                can=can,
-                example=example,
-                card=card or CardLine(en=capitalised(can.en), ru=capitalised(can.ru)),
-                triggers=triggers,
-                long_task=long_task,
-                timeout_s=LONG_TASK_TIMEOUT_S if long_task and timeout_s is None else timeout_s,
                 preflight=preflight,
                 resolve_target=resolve_target,
-                call_risk=call_risk,
-                call_details=call_details,
-                maintenance_exempt=maintenance_exempt,
-                presentation=presentation or ("table" if reads else "facts"),
-                idempotent=reads if idempotent is None else idempotent,
-                open_world=open_world,
                 choices=choices,
             )
             return fn
 
         return register
 
+    def _spec(self, spec: ToolSpec | str) -> ToolSpec:
+        name = spec if isinstance(spec, str) else spec.name
+        own = self.specs.specs.get(name)
+        if own is None:
+            raise ValueError(f"family {self.name!r} declares no spec {name!r}")
+        if not isinstance(spec, str) and spec is not own:
+            raise ValueError(f"spec {name!r} is not the one family {self.name!r} declares")
+        return own
 
-def _check_function(fn: Callable[..., Any]) -> None:
+
+def _check_function(fn: Callable[..., Any], spec: ToolSpec) -> None:
     if not inspect.iscoroutinefunction(fn):
         raise TypeError(f"tool {fn.__name__!r} must be an async function")
-    if not (fn.__doc__ or "").strip():
-        raise ValueError(f"tool {fn.__name__!r} needs a docstring: it is what the model reads")
-
-
-def capitalised(text: str) -> str:
-    """``text`` with its first letter upper-case (the rest as written)."""
-    return text[:1].upper() + text[1:]
-
-
-def _args_model(fn: Callable[..., Any]) -> type[ToolArgs]:
-    """The args model a tool function's first parameter is annotated with."""
+    if fn.__name__ != spec.name:
+        raise ValueError(
+            f"the implementation of {spec.name!r} must be named {spec.name!r}, not {fn.__name__!r}"
+        )
     first = next(iter(inspect.signature(fn).parameters), None)
     model = get_type_hints(fn).get(first) if first else None
-    if not (isinstance(model, type) and issubclass(model, ToolArgs)):
-        raise TypeError(f"tool {fn.__name__!r}: annotate its first parameter with a ToolArgs")
-    return model
+    if model is not spec.args_model:
+        raise TypeError(
+            f"tool {spec.name!r}: annotate its first parameter with its spec's args model "
+            f"{spec.args_model.__name__}"
+        )
 
 
-def which_dashboards(args: Mapping[str, Any], lang: Lang) -> str:
-    """A card's "dashboards 1, 2" for ``dashboard_ids``, or "all dashboards" when empty."""
-    ids = ", ".join(str(i) for i in args.get("dashboard_ids") or [])
-    if lang == "ru":
-        return f"дашборды {ids}" if ids else "все дашборды"
-    return f"dashboards {ids}" if ids else "all dashboards"
+__all__ = ["Choices", "Family", "Preflight", "TargetHook", "ToolDecl"]

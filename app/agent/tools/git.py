@@ -7,72 +7,25 @@ commit's author is the user (``<user> <user@ss-tools.local>``).
 
 Which dashboards a commit exports, in order: the ``dashboard_ids`` given; else those the
 branch was created for (create_branch with a ``dashboard_id`` remembers it and its env);
-else every dashboard of the environment.
+else every dashboard of the environment. (Their specs and args: ``app/policy/tools/git.py``.)
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from app.agent.tools.base import Ru, ToolArgs, ToolDeps, arg, env_field
-from app.agent.tools.declare import Family, which_dashboards
+from app.agent.tools.base import ToolDeps
+from app.agent.tools.declare import Family
 from app.errors import ToolError
 from app.gitrepo import GitRepo, user_identity
-from app.policy import CardLine, Phrase
+from app.policy.tools import git as specs
+from app.policy.tools.git import CommitChangesArgs, CreateBranchArgs
 from app.superset.bundle import git_files, read_bundle, stale_paths
 from app.superset.migration import list_all, resolve_dashboards
-from app.vocab import Lang
 
-family = Family("git")
-
-
-class CreateBranchArgs(ToolArgs):
-    branch: str = arg(
-        "Name of the new git branch.", Ru("Ветка", "Имя новой ветки git."), min_length=1
-    )
-    dashboard_id: str | None = arg(
-        "Dashboard the branch is about (id or slug), if any.",
-        Ru("Дашборд", "Дашборд, к которому относится ветка (id или slug), если есть."),
-        default=None,
-    )
-    env_id: str | None = env_field()
-
-
-class CommitChangesArgs(ToolArgs):
-    message: str = arg(
-        "Commit message.", Ru("Сообщение коммита", "Текст сообщения коммита."), min_length=1
-    )
-    dashboard_ids: list[str] = arg(
-        "Dashboards to export and commit; empty commits all.",
-        Ru("Дашборды", "Какие дашборды выгрузить и закоммитить; пусто — все."),
-        default_factory=list,
-    )
-    branch: str | None = arg(
-        "Branch to commit to; omit for current.",
-        Ru("Ветка", "В какую ветку коммитить; пусто — в текущую."),
-        default=None,
-    )
-    env_id: str | None = env_field()
-
-
-def _card_values(args: Mapping[str, Any], lang: Lang) -> dict[str, str]:
-    message = " ".join(str(args.get("message") or "").split())
-    dashboard = args.get("dashboard_id")
-    for_dashboard = "для дашборда" if lang == "ru" else "for dashboard"
-    about = f" {for_dashboard} {dashboard}" if dashboard else ""
-    return {
-        "what": which_dashboards(args, lang),
-        "about": about,
-        "message_line": message[:79] + "…" * (len(message) > 79),
-    }
-
-
-def _card(en: str, ru: str) -> CardLine:
-    """A git card line; ``{what}``, ``{about}`` and ``{message_line}`` are filled."""
-    return CardLine(en=en, ru=ru, values=_card_values)
+family = Family(specs.family)
 
 
 def repo_for(deps: ToolDeps) -> GitRepo:
@@ -88,18 +41,9 @@ async def _locked(repo: GitRepo, fn: Any, *args: Any, **kwargs: Any) -> Any:
     return await asyncio.to_thread(work)
 
 
-@family.tool(
-    risk="write",
-    can=Phrase("create a git branch", "создать git-ветку"),
-    example=Phrase("Create a git branch for this dashboard", "Создай git-ветку для этого дашборда"),
-    card=_card("Create git branch {branch}{about}", "Создать ветку git {branch}{about}"),
-    open_world=False,
-)
+@family.implements(specs.create_branch)
 async def create_branch(args: CreateBranchArgs, deps: ToolDeps) -> dict[str, Any]:
-    """Creates a branch in the dashboards' git repository and checks it out, optionally
-    about one dashboard (the branch then remembers that dashboard and its environment
-    for commit_changes). Use before committing changes for review. Needs confirmation.
-    Returns the branch name."""
+    """A new checked-out branch; with a dashboard, its scope (env, ids) is remembered."""
     repo = repo_for(deps)
     env_id = deps.env(args.env_id).id if args.dashboard_id else (args.env_id or deps.env_id)
     scope = [str(args.dashboard_id)] if args.dashboard_id else []
@@ -122,21 +66,9 @@ async def create_branch(args: CreateBranchArgs, deps: ToolDeps) -> dict[str, Any
     return await _locked(repo, make)
 
 
-@family.tool(
-    risk="write",
-    can=Phrase("commit changes to git", "закоммитить изменения"),
-    example=Phrase("Commit the current dashboard to git", "Закоммить текущий дашборд в git"),
-    card=_card(
-        "Commit {what} from {env} to git: {message_line}",
-        "Записать в git {what} из {env}: {message_line}",
-    ),
-    idempotent=True,
-)
+@family.implements(specs.commit_changes)
 async def commit_changes(args: CommitChangesArgs, deps: ToolDeps) -> dict[str, Any]:
-    """Exports dashboards from an environment and commits them (one YAML file per object)
-    to the git repository with a message, on `branch` (created if missing) or the
-    current branch. Use to version dashboards. Needs confirmation. Returns the commit
-    id and the files changed."""
+    """Exports, writes ``<env_id>/`` (stale files removed) and commits as the user."""
     repo = repo_for(deps)
     branch = args.branch
     if branch:

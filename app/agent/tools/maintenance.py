@@ -3,48 +3,24 @@
 The windows are rows (``app.store.maintenance``). While one is active the tool seam
 refuses every write tool aimed at that environment with reason ``maintenance`` (except
 end_maintenance); these tools only write and close the rows.
+(Their specs: ``app/policy/tools/maintenance.py``.)
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
-from functools import partial
 from typing import Any
 
-from app.agent.tools.base import EnvArgs, Ru, ToolDeps, arg
+from app.agent.tools.base import ToolDeps
 from app.agent.tools.declare import Family
 from app.errors import ToolError
-from app.policy import CardLine, Phrase
+from app.policy.tools import maintenance as specs
+from app.policy.tools.base import EnvArgs
+from app.policy.tools.maintenance import StartMaintenanceArgs
 from app.store import maintenance as maintenance_store
 from app.store.models import Maintenance
-from app.vocab import Lang
 
-family = Family("maintenance")
-#: Both tools write a window's row here (not Superset) and run during a window.
-window_tool = partial(family.tool, risk="write", maintenance_exempt=True, open_world=False)
-
-
-class StartMaintenanceArgs(EnvArgs):
-    reason: str = arg(
-        "Why: shown to people who hit the window.",
-        Ru("Причина", "Зачем окно: это увидят те, кто в него попадёт."),
-        default="",
-    )
-    duration_minutes: int | None = arg(
-        "Window length in minutes; omit for open-ended.",
-        Ru("Длительность, мин", "Длина окна в минутах; пусто — без срока."),
-        default=None,
-        ge=1,
-        le=10080,
-    )
-
-
-def _window(args: Mapping[str, Any], lang: Lang) -> dict[str, str]:
-    minutes, reason = args.get("duration_minutes"), " ".join(str(args.get("reason") or "").split())
-    unit = "мин" if lang == "ru" else "min"
-    span = (" на " if lang == "ru" else " for ") + f"{minutes} {unit}" if minutes else ""
-    return {"span": span, "why": f": {reason[:79]}" if reason else ""}
+family = Family(specs.family)
 
 
 def window_view(row: Maintenance) -> dict[str, Any]:
@@ -59,22 +35,9 @@ def window_view(row: Maintenance) -> dict[str, Any]:
     }
 
 
-@window_tool(
-    can=Phrase("start a maintenance window", "включить режим обслуживания"),
-    example=Phrase(
-        "Put staging into maintenance for an hour", "Включи режим обслуживания на staging на час"
-    ),
-    card=CardLine(
-        en="Start maintenance on {env}{span}{why}",
-        ru="Начать обслуживание {env}{span}{why}",
-        values=_window,
-    ),
-)
+@family.implements(specs.start_maintenance)
 async def start_maintenance(args: StartMaintenanceArgs, deps: ToolDeps) -> dict[str, Any]:
-    """Opens a maintenance window on an environment: write tools aimed at it are refused
-    until it ends (after duration_minutes, or when end_maintenance is called). Use
-    before planned work. Needs confirmation. Returns the window's start, end and
-    reason."""
+    """A new window row (an env already in maintenance is refused by the store)."""
     env = deps.env(args.env_id)
 
     def start() -> dict[str, Any]:
@@ -92,14 +55,9 @@ async def start_maintenance(args: StartMaintenanceArgs, deps: ToolDeps) -> dict[
     }
 
 
-@window_tool(
-    can=Phrase("end a maintenance window", "завершить режим обслуживания"),
-    example=Phrase("End maintenance on staging", "Заверши обслуживание на staging"),
-    card=CardLine(en="End maintenance on {env}", ru="Завершить обслуживание {env}"),
-)
+@family.implements(specs.end_maintenance)
 async def end_maintenance(args: EnvArgs, deps: ToolDeps) -> dict[str, Any]:
-    """Closes the maintenance window of an environment so changes are allowed again. Use
-    when planned work is done. Needs confirmation. Returns the closed window."""
+    """Closes the env's active window row; none active is a tool error."""
     env = deps.env(args.env_id)
 
     def end() -> dict[str, Any] | None:

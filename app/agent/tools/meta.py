@@ -1,15 +1,20 @@
-"""Meta tools: what may I do here, which environments exist, how is my task doing."""
+"""Meta tools: what may I do here, which environments exist, how is my task doing.
+(Their specs: ``app/policy/tools/meta.py``.)"""
 
 from __future__ import annotations
 
 import asyncio
 from typing import Any
 
-from app.agent.tools.base import NoArgs, Ru, ToolArgs, ToolDeps, arg
-from app.agent.tools.declare import Family, capitalised
+from app.agent.tools.base import ToolDeps
+from app.agent.tools.declare import Family
 from app.agent.tools.maintenance import window_view
 from app.errors import ToolError
-from app.policy import CardLine, EnvTable, Phrase, build_tool_pipeline
+from app.policy import EnvTable, build_tool_pipeline
+from app.policy.tools import meta as specs
+from app.policy.tools.base import NoArgs
+from app.policy.tools.declare import capitalised
+from app.policy.tools.meta import TaskStatusArgs
 from app.store.db import Database
 from app.store.maintenance import active_for
 from app.store.tasks import get_task, list_tasks
@@ -17,15 +22,7 @@ from app.tasks.worker import task_view
 
 HEALTH_TIMEOUT_S = 3.0
 
-family = Family("meta")
-
-
-class TaskStatusArgs(ToolArgs):
-    task_id: str | None = arg(
-        "Task id to look up; omit to list the most recent tasks.",
-        Ru("Задача", "Id задачи; пусто — список последних задач."),
-        default=None,
-    )
+family = Family(specs.family)
 
 
 def _first_sentence(text: str, limit: int = 140) -> str:
@@ -34,17 +31,10 @@ def _first_sentence(text: str, limit: int = 140) -> str:
     return first if len(first) <= limit else first[: limit - 1].rstrip() + "…"
 
 
-@family.tool(
-    risk="read",
-    can=Phrase("explain what I can do", "рассказать, что я умею"),
-    example=Phrase("What can you do for me here?", "Что ты умеешь здесь?"),
-    card=CardLine(en="Show what I can do here", ru="Показать, что я могу здесь сделать"),
-    open_world=False,
-)
+@family.implements(specs.show_capabilities)
 async def show_capabilities(args: NoArgs, deps: ToolDeps) -> dict[str, Any]:
-    """Lists what you (the agent) can do for this user on this page: the tools available
-    to their role and context, grouped by purpose. Use when the user asks what you can
-    do or is unsure how to start. Returns a short list of capabilities."""
+    """The pipeline's answer under the call's policy, grouped by family (each tool's first
+    sentence, or its ``can`` in Russian)."""
     if deps.policy is None:
         raise ToolError("show_capabilities needs the policy in force (none was given)")
     catalog = list(deps.policy.catalog.values())
@@ -75,16 +65,10 @@ def _maintenance_rows(db: Database, env_ids: list[str]) -> dict[str, dict[str, A
     return out
 
 
-@family.tool(
-    risk="read",
-    can=Phrase("list the Superset environments", "показать окружения Superset"),
-    example=Phrase("Which Superset environments exist?", "Какие окружения Superset есть?"),
-)
+@family.implements(specs.list_environments)
 async def list_environments(args: NoArgs, deps: ToolDeps) -> dict[str, Any]:
-    """Lists the configured Superset environments (id, name, tier dev/staging/prod, URL),
-    whether each is reachable now and in maintenance, and which one is selected. Use
-    before acting on an environment the user named loosely. Returns one entry per
-    environment."""
+    """The registry's environments with their tiers, each probed for health (in parallel,
+    ``HEALTH_TIMEOUT_S``) and looked up for an active maintenance window."""
     envs_table = EnvTable.configured(deps.registry.configured_tiers())
     rows = deps.registry.describe(tier_of=envs_table.tier_of)
     if not rows:
@@ -125,20 +109,9 @@ def _load_tasks(
         return [task_view(t) for t in list_tasks(session, user=user, limit=10)]
 
 
-@family.tool(
-    risk="read",
-    can=Phrase("show the status of a task", "показать статус задачи"),
-    example=Phrase(
-        "What is the status of my last migration?", "Какой статус моей последней миграции?"
-    ),
-    card=CardLine(en="Show the status of task {task_id}", ru="Показать статус задачи {task_id}"),
-    presentation="tasks",
-    open_world=False,
-)
+@family.implements(specs.get_task_status)
 async def get_task_status(args: TaskStatusArgs, deps: ToolDeps) -> dict[str, Any]:
-    """Reports the status, progress and result of a long-running task (migration, backup,
-    restore) by task id, or lists the most recent tasks. Use when the user asks how a
-    task is going. Returns status, step/total and any error."""
+    """One task row (another user's only for admins), or the caller's ten latest."""
     found = await asyncio.to_thread(
         _load_tasks, deps.db, args.task_id, deps.user_id, deps.role == "admin"
     )

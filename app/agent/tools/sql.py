@@ -1,7 +1,9 @@
 """Database and SQL tools: explore, format, execute (SQL Lab), create dataset.
+(Their specs and args: ``app/policy/tools/sql.py``.)
 
 ``superset_execute_sql`` is declared ``write`` (what it may do); each call is rated from
-its parsed SQL (:func:`app.policy.sql_risk`, the declaration's ``call_risk``).
+its parsed SQL (:func:`app.policy.sql_risk`, the spec's ``call_risk``); at run time the
+database's own dialect reads it again (:func:`_rated_alike_on`).
 """
 
 from __future__ import annotations
@@ -11,47 +13,23 @@ from typing import Any
 
 from app.agent.tools.base import ToolDeps
 from app.agent.tools.declare import Family
-from app.agent.tools.sql_args import (
+from app.cpu import off_loop
+from app.errors import SupersetError, ToolError
+from app.i18n import t
+from app.policy import SqlVerdict, classify_sql
+from app.policy.sql import RISK_ORDER
+from app.policy.tools import sql as specs
+from app.policy.tools.sql import (
     CreateDatasetArgs,
     ExecuteSqlArgs,
     ExploreDatabaseArgs,
     FormatSqlArgs,
 )
-from app.cpu import off_loop
-from app.errors import SupersetError, ToolError
-from app.i18n import t
-from app.policy import CardLine, Phrase, SqlVerdict, classify_sql, sql_risk
-from app.policy.sql import RISK_ORDER
 from app.superset.client import SupersetClient, own_limit
-from app.vocab import Lang, Risk
 
 MAX_ROWS_RETURNED = 200
 
-family = Family("sql")
-
-
-def _one_line(text: Any, limit: int = 80) -> str:
-    flat = " ".join(str(text or "").split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
-
-
-def _sql_values(args: Mapping[str, Any], lang: Lang) -> dict[str, str]:
-    schema = args.get("schema")
-    return {"sql_line": _one_line(args.get("sql")), "qualified": f"{schema}." if schema else ""}
-
-
-def _sql_card(en: str, ru: str) -> CardLine:
-    """A card line that may say ``{sql_line}`` (the SQL on one line) and ``{qualified}``."""
-    return CardLine(en=en, ru=ru, values=_sql_values)
-
-
-def _rate_sql(args: Mapping[str, Any]) -> Risk:
-    return sql_risk(args.get("sql"))
-
-
-def _sql_details(args: Mapping[str, Any]) -> dict[str, Any]:
-    """Why the SQL is rated as it is (e.g. "calls pg_sleep(), which has side effects")."""
-    return {"sql_risk_reason": classify_sql(args.get("sql")).reason}
+family = Family(specs.family)
 
 
 def _readings(sql: str, backend: str | None) -> tuple[SqlVerdict, SqlVerdict]:
@@ -95,21 +73,9 @@ def schema_choices(
     ]
 
 
-@family.tool(
-    risk="read",
-    can=Phrase("show databases, schemas and tables", "показать базы данных, схемы и таблицы"),
-    example=Phrase("Show me the tables in the sales database", "Покажи таблицы в базе sales"),
-    card=CardLine(
-        en="Browse database {database} {schema} {table} in {env}",
-        ru="Просмотреть базу данных {database} {schema} {table} в {env}",
-    ),
-    choices=schema_choices,
-)
+@family.implements(specs.superset_explore_database, choices=schema_choices)
 async def superset_explore_database(args: ExploreDatabaseArgs, deps: ToolDeps) -> dict[str, Any]:
-    """Browses a database connection: no arguments lists databases; `database` lists its
-    schemas; with `schema` its tables; with `table` the table's columns and types. Use
-    before writing SQL or creating a dataset. Returns the requested level of the
-    catalog."""
+    """One level of the database catalog: databases, schemas, tables or columns."""
     env, client = deps.env_client(args.env_id)
     if not args.database:
         dbs = await client.list_databases()
@@ -141,37 +107,18 @@ async def superset_explore_database(args: ExploreDatabaseArgs, deps: ToolDeps) -
     return base | {"level": "schemas", "schemas": await client.schemas(db["id"])}
 
 
-@family.tool(
-    risk="read",
-    can=Phrase("format SQL", "отформатировать SQL"),
-    example=Phrase("Format this SQL query", "Отформатируй этот SQL-запрос"),
-    card=_sql_card("Format SQL: {sql_line}", "Отформатировать SQL: {sql_line}"),
-    presentation="text",
-)
+@family.implements(specs.superset_format_sql)
 async def superset_format_sql(args: FormatSqlArgs, deps: ToolDeps) -> dict[str, Any]:
-    """Pretty-prints SQL text with Superset's formatter without running it. Use when the
-    user asks to tidy or read a query. Returns the formatted SQL."""
+    """Superset's ``/api/v1/sqllab/format_sql/``; nothing runs."""
     env = deps.env(args.env_id)
     formatted = await deps.registry.client(env.id).format_sql(args.sql)
     return {"env": env.id, "sql": formatted}
 
 
-@family.tool(
-    risk="write",
-    call_risk=_rate_sql,
-    call_details=_sql_details,
-    can=Phrase("run SQL", "выполнить SQL-запрос"),
-    example=Phrase(
-        "Run a query to count orders per day", "Выполни SQL-запрос, считающий заказы по дням"
-    ),
-    card=_sql_card("Run SQL on {env}: {sql_line}", "Выполнить SQL в {env}: {sql_line}"),
-    presentation="table",
-)
+@family.implements(specs.superset_execute_sql)
 async def superset_execute_sql(args: ExecuteSqlArgs, deps: ToolDeps) -> dict[str, Any]:
-    """Runs SQL through Superset's SQL Lab and returns columns and up to row_limit rows.
-    Prefer SELECT queries; statements that change data need the user's confirmation
-    and DROP/DELETE/TRUNCATE are treated as dangerous. Superset refuses DML unless the
-    database allows it. Returns the result set."""
+    """SQL Lab's execute, after the database's own dialect rated the text no worse than
+    the call was confirmed for; at most ``MAX_ROWS_RETURNED`` rows come back."""
     env, client = deps.env_client(args.env_id)
     db = await _database(client, args.database)
     await _rated_alike_on(db, args.sql)
@@ -218,21 +165,10 @@ async def _no_such_dataset(args: CreateDatasetArgs, deps: ToolDeps) -> dict[str,
     return {"errors": [f"a dataset '{args.table_name}' already exists in {where}: {url}"]}
 
 
-@family.tool(
-    risk="write",
-    preflight=_no_such_dataset,
-    can=Phrase("create a dataset", "создать датасет"),
-    example=Phrase("Create a dataset from the orders table", "Создай датасет из таблицы orders"),
-    card=_sql_card(
-        "Create dataset {qualified}{table_name} in {env}",
-        "Создать датасет {qualified}{table_name} в {env}",
-    ),
-)
+@family.implements(specs.superset_create_dataset, preflight=_no_such_dataset)
 async def superset_create_dataset(args: CreateDatasetArgs, deps: ToolDeps) -> dict[str, Any]:
-    """Creates a Superset dataset from a physical table (`table_name`, optional `schema`),
-    or a virtual dataset from `sql` (`table_name` becomes its name). Use when the user
-    wants to chart a table that has no dataset yet. Needs the user's confirmation.
-    Returns the new dataset's id and URL."""
+    """``POST /api/v1/dataset/`` (physical, or virtual with ``sql``); the preflight refused
+    a name already taken on that database."""
     env, client = deps.env_client(args.env_id)
     db = await client.database_by_name_or_id(args.database)
     created = await client.create_dataset(db["id"], args.table_name, args.schema, args.sql)

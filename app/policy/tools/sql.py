@@ -1,0 +1,194 @@
+"""Database and SQL tools' specs: explore, format, execute (SQL Lab), create dataset.
+(Implementations: ``app/agent/tools/sql.py``.)
+
+The arguments: SQL text capped at ``MAX_SQL_CHARS`` (100 000 characters), and schema /
+table / database names checked by :mod:`app.policy.tools.names` (issue 23 items 3 and 6).
+
+``superset_execute_sql`` is declared ``write`` (what it may do); each call is rated from
+its parsed SQL (:func:`app.policy.sql_risk`, the spec's ``call_risk``).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping
+from typing import Any
+
+from app.policy.catalog import CardLine, Phrase
+from app.policy.sql import classify_sql, sql_risk
+from app.policy.sql_dialects import MAX_SQL_CHARS
+from app.policy.tools.base import Ru, ToolArgs, arg, env_field
+from app.policy.tools.declare import SpecFamily
+from app.policy.tools.names import DatabaseName, SqlIdentifier
+from app.vocab import Lang, Risk
+
+family = SpecFamily("sql")
+
+# "schema" shadows a deprecated BaseModel classmethod; the field still works as
+# ``args.schema`` (instance data wins), so the contract's name is kept.
+with warnings.catch_warnings():
+    warnings.filterwarnings("ignore", message='Field name "schema"', category=UserWarning)
+
+    class ExploreDatabaseArgs(ToolArgs):
+        env_id: str | None = env_field()
+        database: DatabaseName | None = arg(
+            "Database id or name; omit to list the databases.",
+            Ru("База данных", "Id или имя базы; пусто — список баз."),
+            default=None,
+        )
+        schema: SqlIdentifier | None = arg(  # type: ignore[assignment]
+            "Schema to list tables of; needs a database.",
+            Ru("Схема", "Схема, таблицы которой показать; нужна база."),
+            default=None,
+        )
+        table: SqlIdentifier | None = arg(
+            "Table to describe (columns, types); needs a schema.",
+            Ru("Таблица", "Таблица, которую описать (колонки, типы); нужна схема."),
+            default=None,
+        )
+
+    class ExecuteSqlArgs(ToolArgs):
+        sql: str = arg(
+            "The SQL to run in SQL Lab.",
+            Ru("SQL", "Запрос для SQL Lab."),
+            min_length=1,
+            max_length=MAX_SQL_CHARS,
+        )
+        database: DatabaseName | None = arg(
+            "Database id or name; omit for the environment's default.",
+            Ru("База данных", "Id или имя базы; пусто — база окружения по умолчанию."),
+            default=None,
+        )
+        schema: SqlIdentifier | None = arg(  # type: ignore[assignment]
+            "Default schema for the query.",
+            Ru("Схема", "Схема запроса по умолчанию."),
+            default=None,
+        )
+        env_id: str | None = env_field()
+        row_limit: int = arg(
+            "Maximum rows to return (1-10000).",
+            Ru("Лимит строк", "Сколько строк вернуть, не больше (1–10000)."),
+            default=100,
+            ge=1,
+            le=10000,
+        )
+
+    class CreateDatasetArgs(ToolArgs):
+        database: DatabaseName = arg(
+            "Database id or name that holds the table.",
+            Ru("База данных", "Id или имя базы, в которой таблица."),
+        )
+        table_name: SqlIdentifier = arg(
+            "Table name, or the new dataset's name for SQL.",
+            Ru("Таблица", "Имя таблицы или, для SQL, имя нового датасета."),
+        )
+        schema: SqlIdentifier | None = arg(  # type: ignore[assignment]
+            "Schema of the table.", Ru("Схема", "Схема таблицы."), default=None
+        )
+        sql: str | None = arg(
+            "SQL for a virtual dataset; omit for a physical table.",
+            Ru("SQL", "SQL виртуального датасета; пусто — физическая таблица."),
+            default=None,
+            max_length=MAX_SQL_CHARS,
+        )
+        env_id: str | None = env_field()
+
+
+class FormatSqlArgs(ToolArgs):
+    sql: str = arg(
+        "The SQL text to pretty-print.",
+        Ru("SQL", "SQL, который отформатировать."),
+        min_length=1,
+        max_length=MAX_SQL_CHARS,
+    )
+    env_id: str | None = env_field()
+
+
+def _one_line(text: Any, limit: int = 80) -> str:
+    flat = " ".join(str(text or "").split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def _sql_values(args: Mapping[str, Any], lang: Lang) -> dict[str, str]:
+    schema = args.get("schema")
+    return {"sql_line": _one_line(args.get("sql")), "qualified": f"{schema}." if schema else ""}
+
+
+def _sql_card(en: str, ru: str) -> CardLine:
+    """A card line that may say ``{sql_line}`` (the SQL on one line) and ``{qualified}``."""
+    return CardLine(en=en, ru=ru, values=_sql_values)
+
+
+def rate_sql(args: Mapping[str, Any]) -> Risk:
+    """One call's risk: its parsed SQL's (:func:`app.policy.sql_risk`)."""
+    return sql_risk(args.get("sql"))
+
+
+def sql_details(args: Mapping[str, Any]) -> dict[str, Any]:
+    """Why the SQL is rated as it is (e.g. "calls pg_sleep(), which has side effects")."""
+    return {"sql_risk_reason": classify_sql(args.get("sql")).reason}
+
+
+superset_explore_database = family.spec(
+    "superset_explore_database",
+    args=ExploreDatabaseArgs,
+    risk="read",
+    description="""Browses a database connection: no arguments lists databases; `database`
+    lists its schemas; with `schema` its tables; with `table` the table's columns and
+    types. Use before writing SQL or creating a dataset. Returns the requested level of
+    the catalog.""",
+    can=Phrase("show databases, schemas and tables", "показать базы данных, схемы и таблицы"),
+    example=Phrase("Show me the tables in the sales database", "Покажи таблицы в базе sales"),
+    card=CardLine(
+        en="Browse database {database} {schema} {table} in {env}",
+        ru="Просмотреть базу данных {database} {schema} {table} в {env}",
+    ),
+)
+
+superset_format_sql = family.spec(
+    "superset_format_sql",
+    args=FormatSqlArgs,
+    risk="read",
+    description="""Pretty-prints SQL text with Superset's formatter without running it. Use
+    when the user asks to tidy or read a query. Returns the formatted SQL.""",
+    can=Phrase("format SQL", "отформатировать SQL"),
+    example=Phrase("Format this SQL query", "Отформатируй этот SQL-запрос"),
+    card=_sql_card("Format SQL: {sql_line}", "Отформатировать SQL: {sql_line}"),
+    presentation="text",
+)
+
+superset_execute_sql = family.spec(
+    "superset_execute_sql",
+    args=ExecuteSqlArgs,
+    risk="write",
+    call_risk=rate_sql,
+    call_details=sql_details,
+    description="""Runs SQL through Superset's SQL Lab and returns columns and up to
+    row_limit rows. Prefer SELECT queries; statements that change data need the user's
+    confirmation and DROP/DELETE/TRUNCATE are treated as dangerous. Superset refuses DML
+    unless the database allows it. Returns the result set.""",
+    can=Phrase("run SQL", "выполнить SQL-запрос"),
+    example=Phrase(
+        "Run a query to count orders per day", "Выполни SQL-запрос, считающий заказы по дням"
+    ),
+    card=_sql_card("Run SQL on {env}: {sql_line}", "Выполнить SQL в {env}: {sql_line}"),
+    presentation="table",
+)
+
+superset_create_dataset = family.spec(
+    "superset_create_dataset",
+    args=CreateDatasetArgs,
+    risk="write",
+    description="""Creates a Superset dataset from a physical table (`table_name`, optional
+    `schema`), or a virtual dataset from `sql` (`table_name` becomes its name). Use when
+    the user wants to chart a table that has no dataset yet. Needs the user's
+    confirmation. Returns the new dataset's id and URL.""",
+    can=Phrase("create a dataset", "создать датасет"),
+    example=Phrase("Create a dataset from the orders table", "Создай датасет из таблицы orders"),
+    card=_sql_card(
+        "Create dataset {qualified}{table_name} in {env}",
+        "Создать датасет {qualified}{table_name} в {env}",
+    ),
+)
+
+SPECS = family.specs
