@@ -62,7 +62,9 @@ class PgListener:
             return
         ready = asyncio.ensure_future(self._ready.wait())
         try:
-            await asyncio.wait({ready, self._task}, timeout=START_WAIT_S)
+            await asyncio.wait(
+                {ready, self._task}, timeout=START_WAIT_S, return_when=asyncio.FIRST_COMPLETED
+            )
         finally:
             ready.cancel()
         if not self._ready.is_set():

@@ -111,11 +111,13 @@ def request_stop(
     *,
     conv_id: str,
     by: str | None,
+    asker: str,
     stale_before: datetime,
     now: datetime | None = None,
 ) -> RunSignal | None:
     """Ask the conversation's live run to stop (the first ask's time is kept) and notify
-    its replica; None when no live run. A run that already answered is not asked again."""
+    its replica (not when ``asker``, the asking replica, runs it); None when no live run.
+    A run that already answered is not asked again."""
     row = live_run(session, conv_id=conv_id, stale_before=stale_before)
     if row is None:
         return None
@@ -123,7 +125,7 @@ def request_stop(
         row.stop_requested_at, row.stop_requested_by = moment_of(now), by
         session.add(row)
         session.flush()
-    if row.stopped_at is None:
+    if row.stopped_at is None and row.replica != asker:
         payload = {"conv_id": conv_id, "run_id": row.run_id, "replica": row.replica}
         notify(session, channel=STOP_CHANNEL, payload=payload)
     return row

@@ -38,6 +38,7 @@ from app.store.run_signals import (
 )
 
 log = logging.getLogger("ss_tools.replicas")
+POLL_S = 0.5  # while waiting for an answer, the row is read this often too
 
 
 def _info(row: RunSignal) -> RunInfo:
@@ -62,7 +63,7 @@ class PgRunSignals:
         self._heartbeat_s, self._stale_after_s = heartbeat_s, stale_after_s
         self._on_stop: OnStop | None = None
         self._mine: dict[str, RunTicket] = {}
-        self._handled: set[str] = set()  # run ids whose stop was taken up
+        self._stopping: dict[str, asyncio.Future[list[dict[str, str]] | None]] = {}  # by run id
         self._waiters: dict[str, list[asyncio.Future[dict[str, Any]]]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._listener: PgListener | None = None
@@ -89,7 +90,7 @@ class PgRunSignals:
     async def finished(self, ticket: RunTicket) -> None:
         if self._mine.get(ticket.conv_id) == ticket:
             del self._mine[ticket.conv_id]
-        self._handled.discard(ticket.run_id)
+        self._stopping.pop(ticket.run_id, None)
         await self._db(run_rows.record_finish, conv_id=ticket.conv_id, run_id=ticket.run_id)
 
     async def running(self, conv_id: str) -> RunInfo | None:
@@ -105,21 +106,25 @@ class PgRunSignals:
         self._waiters.setdefault(conv_id, []).append(waiter)  # before the NOTIFY goes out
         try:
             row = await self._db(
-                run_rows.request_stop, conv_id=conv_id, by=by, stale_before=self._stale()
+                run_rows.request_stop,
+                conv_id=conv_id,
+                by=by,
+                asker=self.replica,
+                stale_before=self._stale(),
             )
             if row is None:
                 return None
-            if row.stopped_at is None and row.replica == self.replica:
-                await self._answer(conv_id, row.run_id)  # our own run: no round trip
+            if row.stopped_at is None and row.replica == self.replica:  # ours: no round trip
+                writes = await self._answer(conv_id, row.run_id)
+                if writes is not None:
+                    elapsed = time.monotonic() - t0
+                    return StopAnswer(conv_id, self.replica, True, writes, elapsed_s=elapsed)
                 row = await self._db(run_rows.live_run, conv_id=conv_id, stale_before=self._stale())
             elif row.stopped_at is None:
-                try:
-                    payload = await asyncio.wait_for(asyncio.shield(waiter), wait_s)
-                    if not payload.get("truncated"):
-                        return self._answer_of(conv_id, row.replica, payload, t0)
-                except TimeoutError:
-                    pass  # read the row: the answer may be there without its notification
-                row = await self._db(run_rows.live_run, conv_id=conv_id, stale_before=self._stale())
+                payload = await self._await_answer(waiter, conv_id, wait_s)
+                if isinstance(payload, dict):
+                    return self._answer_of(conv_id, row.replica, payload, t0)
+                row = payload
             return self._answer_of_row(conv_id, row, t0)
         finally:
             waiting = self._waiters.get(conv_id, [])
@@ -127,6 +132,30 @@ class PgRunSignals:
                 waiting.remove(waiter)
             if not waiting:
                 self._waiters.pop(conv_id, None)
+
+    async def _await_answer(
+        self, waiter: asyncio.Future[dict[str, Any]], conv_id: str, wait_s: float
+    ) -> dict[str, Any] | RunSignal | None:
+        """The answer's notification, or else the row as it is at the end of the wait (or
+        as soon as it shows an answer: it is read every POLL_S, for a notification that
+        a reconnecting listener missed)."""
+        deadline = time.monotonic() + wait_s
+        while True:
+            left = deadline - time.monotonic()
+            try:
+                payload = await asyncio.wait_for(
+                    asyncio.shield(waiter), max(0.0, min(left, POLL_S))
+                )
+            except TimeoutError:
+                pass
+            else:
+                if not payload.get("truncated"):  # else: the writes are in the row
+                    return payload
+            row: RunSignal | None = await self._db(
+                run_rows.live_run, conv_id=conv_id, stale_before=self._stale()
+            )
+            if row is None or row.stopped_at is not None or time.monotonic() >= deadline:
+                return row
 
     async def aclose(self) -> None:
         if self._listener is not None:
@@ -159,21 +188,31 @@ class PgRunSignals:
         writes = list(row.writes_in_flight or [])
         return StopAnswer(conv_id, row.replica, True, writes, elapsed_s=elapsed)
 
-    async def _answer(self, conv_id: str, run_id: str) -> None:
-        """The running side: stop our run ``run_id`` of ``conv_id`` once and write the answer."""
+    async def _answer(self, conv_id: str, run_id: str) -> list[dict[str, str]] | None:
+        """The running side: stop our run ``run_id`` of ``conv_id`` (once: a second ask
+        waits for the first) and write the answer; its writes in flight, or None when the
+        run is not ours (any more) or its stop failed."""
         ticket = self._mine.get(conv_id)
-        if ticket is None or ticket.run_id != run_id or run_id in self._handled:
-            return
+        if ticket is None or ticket.run_id != run_id:
+            return None
+        stopping = self._stopping.get(run_id)
+        if stopping is None:
+            stopping = self._stopping[run_id] = asyncio.ensure_future(self._stop(ticket))
+        return await asyncio.shield(stopping)
+
+    async def _stop(self, ticket: RunTicket) -> list[dict[str, str]] | None:
         if self._on_stop is None:
-            log.error("stop of %s asked, but this replica listens with no on_stop", conv_id)
-            return
-        self._handled.add(run_id)
+            log.error("stop of %s asked, but this replica listens with no on_stop", ticket.conv_id)
+            return None
         try:
-            writes = await self._on_stop(conv_id)
+            writes = await self._on_stop(ticket.conv_id)
         except Exception:  # the core's stop failed: logged; the asker hears no answer
-            log.exception("stopping %s for another replica failed", conv_id)
-            return
-        await self._db(run_rows.record_stopped, conv_id=conv_id, run_id=run_id, writes=writes)
+            log.exception("stopping %s for another replica failed", ticket.conv_id)
+            return None
+        await self._db(
+            run_rows.record_stopped, conv_id=ticket.conv_id, run_id=ticket.run_id, writes=writes
+        )
+        return writes
 
     def _dispatch(self, channel: str, body: str) -> None:
         try:
