@@ -1,5 +1,6 @@
 """Replica fixtures: ``pg_db_url`` (a private PostgreSQL database with every table, for one
-module), ``pg_admin`` (a connection to it that can see and end other sessions)."""
+module), ``pg_admin`` (a connection to it that can see and end other sessions),
+``behind_nginx`` (two product replicas behind nginx, for the session)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,10 @@ import pytest
 from sqlalchemy.engine import make_url
 
 from app.store.db import init_db, make_engine
+from tests.nginx import find_nginx
 from tests.pg import private_database
+from tests.replicas.cluster import ReplicaSet, start_replicas
+from tests.support import require_or_skip
 
 
 @pytest.fixture(scope="module")
@@ -41,3 +45,17 @@ def terminate(admin: psycopg.Connection[Any], pid: int) -> None:
             return
         admin.execute("SELECT pg_sleep(0.01)")
     raise AssertionError(f"backend {pid} did not end")
+
+
+@pytest.fixture(scope="session")
+def behind_nginx(pg_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ReplicaSet]:
+    """Two product replicas on a private PostgreSQL database behind Debian's nginx with
+    ``deploy/nginx.conf`` (one set for the session; skipped, or failed under
+    ``SS_TOOLS_REQUIRE_ALL=1``, where nginx is missing)."""
+    require_or_skip(find_nginx() is not None, "nginx is not installed (apt-get install nginx)")
+    with private_database(pg_url, prefix="lb") as db_url:
+        replicas = start_replicas(tmp_path_factory.mktemp("replicas"), db_url, count=2)
+        try:
+            yield replicas
+        finally:
+            replicas.stop()
