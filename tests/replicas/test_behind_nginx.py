@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 import uuid
 from collections import Counter
 from typing import Any
@@ -170,3 +171,31 @@ def test_a_turn_streams_through_nginx(behind_nginx: ReplicaSet) -> None:
         text = "".join(r.iter_text())
     kinds = [e["type"] for e in decode_sse(text)]
     assert kinds[0] == "turn_start" and kinds[-1] == "done"
+
+
+def test_a_rolling_restart_keeps_the_service_answering(behind_nginx: ReplicaSet) -> None:
+    # the last test of the module: it restarts replica A (same port, a new tag)
+    a, b = behind_nginx.servers
+    b_tag = next(tag for tag, server in behind_nginx.tags.items() if server is b)
+    with httpx.Client(timeout=10) as browser:
+        open_page(behind_nginx.url, browser)  # a browser, sticky to one of them
+        a.stop()  # SIGTERM: the replica shuts down
+        try:
+            answers = [httpx.get(behind_nginx.url + "/api/health", timeout=10) for _ in range(6)]
+            assert {r.status_code for r in answers} == {200}
+            assert {r.json()["replica"] for r in answers} == {b_tag}
+            for _ in range(3):  # a POST before it reached a replica goes to the next one
+                assert behind_nginx.token()
+            # the browser's pages come from B now, and its sockets are accepted there
+            client_id = open_page(behind_nginx.url, browser)
+            assert socket_accepted(behind_nginx.url, client_id, dict(browser.cookies))
+        finally:
+            a.start()
+    new_tag = httpx.get(a.url + "/api/health", timeout=10).json()["replica"]
+    behind_nginx.tags = {b_tag: b, new_tag: a}
+    deadline = time.monotonic() + 20  # nginx tries a failed server again after fail_timeout
+    seen: set[str] = set()
+    while seen != {b_tag, new_tag} and time.monotonic() < deadline:
+        seen.add(httpx.get(behind_nginx.url + "/api/health", timeout=10).json()["replica"])
+        time.sleep(0.2)
+    assert seen == {b_tag, new_tag}  # A is back, under a new tag
