@@ -194,9 +194,11 @@ class PgRunLocks(_RunMixin):
                 return
             try:
                 await self._conn.execute("SELECT pg_advisory_unlock(%s)", (lease.key,))
-            except LINK_ERRORS as exc:  # the lock ended with its session
+            except LINK_ERRORS as exc:  # the lock ended with its session, the others too
                 log.warning("run lock of %s: connection lost at release (%s)", lease.conv_id, exc)
                 await self._drop_connection()
+                if self._held:
+                    await self._recover_quietly()
 
     async def check(self) -> list[Lease]:
         """Is the lock connection alive? If not: reconnect, take the held conversations'
@@ -246,7 +248,7 @@ class PgRunLocks(_RunMixin):
         """Run a lock query; on a broken connection recover once and retry."""
         for attempt in (1, 2):
             if self._conn is None or self._conn.closed:
-                self._conn = await connect(self._url, purpose="run locks")
+                await self._recover()  # a new session, holding again what we held
             try:
                 cur = await self._conn.execute(sql, (key,))
                 row = await cur.fetchone()
@@ -255,7 +257,7 @@ class PgRunLocks(_RunMixin):
                 if attempt == 2:
                     raise CoordinationError(f"run lock query failed: {type(exc).__name__}") from exc
                 log.warning("run locks: connection lost (%s); reconnecting", type(exc).__name__)
-                await self._recover()
+                await self._drop_connection()
         raise AssertionError("unreachable")
 
     async def _recover(self) -> list[Lease]:
@@ -264,8 +266,12 @@ class PgRunLocks(_RunMixin):
         self._conn = await connect(self._url, purpose="run locks")
         lost = []
         for key, lease in list(self._held.items()):
-            cur = await self._conn.execute("SELECT pg_try_advisory_lock(%s)", (key,))
-            row = await cur.fetchone()
+            try:
+                cur = await self._conn.execute("SELECT pg_try_advisory_lock(%s)", (key,))
+                row = await cur.fetchone()
+            except LINK_ERRORS as exc:  # broken again at once: the server is going away
+                await self._drop_connection()
+                raise CoordinationError(f"run locks: reconnect failed: {exc}") from exc
             if not (row and row[0]):
                 del self._held[key]
                 lease.lost.set()
@@ -274,6 +280,14 @@ class PgRunLocks(_RunMixin):
                     "run lock of %s lost: another replica took the conversation", lease.conv_id
                 )
         return lost
+
+    async def _recover_quietly(self) -> None:
+        """:meth:`_recover` where nothing may raise (a release): a server still away is
+        noticed again by the watchdog or the next lock call."""
+        try:
+            await self._recover()
+        except CoordinationError as exc:
+            log.error("run locks: %s", exc)
 
     async def _drop_connection(self) -> None:
         conn, self._conn = self._conn, None

@@ -79,6 +79,31 @@ async def test_a_broken_lock_connection_takes_its_locks_again(replicas, pg_admin
 
 
 @pg
+async def test_a_release_on_a_broken_connection_keeps_the_other_runs_locked(
+    replicas, pg_admin
+) -> None:
+    a, b = replicas
+    c1, c2 = conv(), conv()
+    first, second = await a.try_acquire(c1), await a.try_acquire(c2)
+    assert first is not None and second is not None
+    terminate(pg_admin, backend_pid(a))  # both locks die with the session
+    await a.release(first)  # finds the connection broken: the other run's lock is retaken
+    assert a.held == [c2] and not second.lost.is_set()
+    assert await b.try_acquire(c2) is None
+    assert await b.try_acquire(c1) is not None
+
+
+@pg
+async def test_a_lock_call_on_a_broken_connection_keeps_the_held_ones(replicas, pg_admin) -> None:
+    a, b = replicas
+    held = await a.try_acquire(conv())
+    assert held is not None
+    terminate(pg_admin, backend_pid(a))
+    assert await a.try_acquire(conv()) is not None  # reconnects, and retakes the first
+    assert await b.try_acquire(held.conv_id) is None
+
+
+@pg
 async def test_the_lock_is_released_when_the_run_ends_even_by_an_error(replicas) -> None:
     a, b = replicas
     c = conv()
