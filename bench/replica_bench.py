@@ -18,7 +18,7 @@ import time
 import uuid
 
 from app.store.db import Database
-from app.store.run_locks import PgRunLocks
+from app.store.run_locks_pg import PgRunLocks
 from app.store.run_signals_pg import PgRunSignals
 from bench.agent_bench import pct
 from tests.pg import private_database, start_cluster

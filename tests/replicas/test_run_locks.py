@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from app.errors import CoordinationError
-from app.store.run_locks import LocalRunLocks, PgRunLocks, lock_key, run_locks_for
+from app.store.run_locks import LocalRunLocks, lock_key, run_locks_for
+from app.store.run_locks_pg import PgRunLocks
 from tests.replicas.conftest import terminate
 
 pg = pytest.mark.postgres
