@@ -28,9 +28,9 @@ exhaust ``max_connections`` under load (200 concurrent conversations against the
 default 100), while one session can hold any number of advisory locks. The lock
 queries are short and serialised on that connection (about 0.1 ms each). The price:
 if that one connection breaks, every lease of the process is lost at once. That is
-noticed at the next lock call, at a release, or by the watchdog (``check_every_s``), which reconnects,
-takes the conversations' locks again where nobody else took them meanwhile, and sets
-``lease.lost`` for the others (the core can then stop those runs). Leases are exclusive
+noticed at the next lock call, at a release, or by the watchdog (``check_every_s``),
+which reconnects, takes the conversations' locks again where nobody else took them
+meanwhile, and sets ``lease.lost`` for the others (the core can then stop those runs). Leases are exclusive
 within the process too: a second ``try_acquire`` of a conversation this process holds
 answers None (a session's advisory locks are re-entrant; ours are not).
 
