@@ -30,9 +30,10 @@ queries are short and serialised on that connection (about 0.1 ms each). The pri
 if that one connection breaks, every lease of the process is lost at once. That is
 noticed at the next lock call, at a release, or by the watchdog (``check_every_s``),
 which reconnects, takes the conversations' locks again where nobody else took them
-meanwhile, and sets ``lease.lost`` for the others (the core can then stop those runs). Leases are exclusive
-within the process too: a second ``try_acquire`` of a conversation this process holds
-answers None (a session's advisory locks are re-entrant; ours are not).
+meanwhile, and sets ``lease.lost`` for the others (the core can then stop those runs).
+Leases are exclusive within the process too: a second ``try_acquire`` of a conversation
+this process holds answers None (a session's advisory locks are re-entrant; ours are
+not).
 
 A key collision between two conversations (2^-64 per pair) only makes one wait for the
 other. Keys share PostgreSQL's advisory lock space with ``app.store.db.INIT_LOCK_KEY``.
