@@ -41,7 +41,7 @@ def without_context(
 def check_status(
     policy: Policy, task_id: str | None, tool_name: str, object_type: str | None, lang: str
 ) -> Offer:
-    """ "Check status" of a write whose outcome is unknown: its task by id when it has one,
+    """"Check status" of a write whose outcome is unknown: its task by id when it has one,
     else the person's recent tasks (``get_task_status`` without an id)."""
     spec = policy.spec(STATUS_TOOL)
     fits = object_type is None or (spec is not None and object_type in spec.affinity)

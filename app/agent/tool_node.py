@@ -229,7 +229,9 @@ class ToolNode:
             picks = choices(decl.choices(args_obj, result, ctx.lang))
             if picks:
                 artifact["offers"] = [o.model_dump(mode="json") for o in picks]
-        return ToolMessage(content=text, tool_call_id=call_id, name=name, artifact=artifact or None)
+        return ToolMessage(
+            content=text, tool_call_id=call_id, name=name, artifact=artifact or None
+        )
 
     async def _failed(
         self,

@@ -29,9 +29,36 @@ class PgRunLocks(LockBase):
         self._guard: asyncio.Lock | None = None
         self._held: dict[int, Lease] = {}
         self._watchdog: asyncio.Task[None] | None = None
+        self._orphans: set[asyncio.Future[None]] = set()  # releases of cancelled acquires
 
     # ---- the seam ----------------------------------------------------------------------
     async def try_acquire(self, conv_id: str) -> Lease | None:
+        """Shielded: a caller cancelled while the server grants the lock does not leave
+        it held by nobody (the lease is released as soon as it is known)."""
+        attempt = asyncio.ensure_future(self._try_acquire(conv_id))
+        try:
+            return await asyncio.shield(attempt)
+        except asyncio.CancelledError:
+            attempt.add_done_callback(self._release_orphan)
+            raise
+
+    def _release_orphan(self, attempt: asyncio.Future[Lease | None]) -> None:
+        if attempt.cancelled() or attempt.exception() is not None:
+            return
+        lease = attempt.result()
+        if lease is not None:
+            freeing = asyncio.ensure_future(self.release(lease))
+            self._orphans.add(freeing)
+            freeing.add_done_callback(self._orphans.discard)
+
+    async def release(self, lease: Lease) -> None:
+        """Shielded, like ``try_acquire``: a cancelled caller still frees the lock."""
+        if lease.released:
+            return
+        lease.released = True
+        await asyncio.shield(self._release(lease))
+
+    async def _try_acquire(self, conv_id: str) -> Lease | None:
         key = lock_key(conv_id)
         async with self._serial():
             if key in self._held:
@@ -42,10 +69,7 @@ class PgRunLocks(LockBase):
         self._watch()
         return lease
 
-    async def release(self, lease: Lease) -> None:
-        if lease.released:
-            return
-        lease.released = True
+    async def _release(self, lease: Lease) -> None:
         async with self._serial():
             if self._held.get(lease.key) is not lease:
                 return  # lost with a broken connection: nothing to unlock

@@ -118,6 +118,29 @@ async def test_the_lock_is_released_when_the_run_ends_even_by_an_error(replicas)
 
 
 @pg
+@pytest.mark.parametrize("ticks", [0, 1, 2, 3, 5, 8])
+async def test_a_caller_cancelled_while_acquiring_leaves_no_lock_behind(replicas, ticks) -> None:
+    a, b = replicas
+    c = conv()
+    assert await a.try_acquire(conv()) is not None  # the connection is open: ticks matter
+    attempt = asyncio.create_task(a.try_acquire(c))
+    for _ in range(ticks):
+        await asyncio.sleep(0)
+    attempt.cancel()
+    try:
+        lease = await attempt
+    except asyncio.CancelledError:
+        lease = None
+    if lease is not None:  # it finished before the cancel: an ordinary lease
+        await a.release(lease)
+    for _ in range(100):  # a lock granted to the cancelled caller is released at once
+        if c not in a.held:
+            break
+        await asyncio.sleep(0.01)
+    assert await b.try_acquire(c) is not None
+
+
+@pg
 async def test_a_lease_is_exclusive_within_the_process_too(replicas) -> None:
     a, _ = replicas
     c = conv()
