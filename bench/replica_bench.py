@@ -7,15 +7,18 @@ of locks and stop signals (each its own engine and connections) in this process.
 Prints the first lock (connecting included), ``try_acquire`` + ``release`` uncontended,
 a refused ``try_acquire`` (the conversation runs elsewhere), 200 runs taking their locks at
 once (serialised on the replica's one lock connection), and ``request_stop`` from
-replica B answered by replica A (NOTIFY there and back, two row writes), p50/p95 in ms.
+replica B answered by replica A (NOTIFY there and back, two row writes), both in this
+process and with A in a process of its own; p50/p95 in ms.
 """
 
 from __future__ import annotations
 
 import asyncio
+import multiprocessing
 import sys
 import time
 import uuid
+from typing import Any
 
 from app.store.db import Database
 from app.store.run_locks_pg import PgRunLocks
@@ -89,6 +92,59 @@ async def stops(url: str, n: int) -> dict[str, str]:
     return {"started (row write)": _ms(starts), "stop round trip B -> A -> B": _ms(trips)}
 
 
+def _replica_a(url: str, convs: list[str], ready: Any, done: Any) -> None:
+    """Replica A in its own process: runs ``convs`` and answers stops until ``done``."""
+
+    async def run() -> None:
+        db = Database.open(url)
+        a = PgRunSignals(db, replica="bench:proc-a")
+
+        async def on_stop(conv_id: str) -> list[dict[str, str]]:
+            return []
+
+        await a.listen(on_stop)
+        for conv in convs:
+            await a.started(conv, user_id="bench")
+        ready.set()
+        while not done.is_set():
+            await asyncio.sleep(0.05)
+        await a.aclose()
+        db.dispose()
+
+    asyncio.run(run())
+
+
+async def _stop_from_b(url: str, convs: list[str]) -> list[float]:
+    db = Database.open(url)
+    b = PgRunSignals(db, replica="bench:proc-b")
+    await b.listen(lambda _c: asyncio.sleep(0, []))
+    trips = []
+    for conv in convs:
+        t0 = time.perf_counter()
+        answer = await b.request_stop(conv)
+        trips.append(time.perf_counter() - t0)
+        assert answer is not None and answer.stopped
+    await b.aclose()
+    db.dispose()
+    return trips
+
+
+def stops_across_processes(url: str, n: int) -> dict[str, str]:
+    ctx = multiprocessing.get_context("spawn")
+    ready, done = ctx.Event(), ctx.Event()
+    convs = [uuid.uuid4().hex for _ in range(n)]
+    proc = ctx.Process(target=_replica_a, args=(url, convs, ready, done))
+    proc.start()
+    try:
+        if not ready.wait(60):
+            raise RuntimeError("replica A did not start")
+        trips = asyncio.run(_stop_from_b(url, convs))
+    finally:
+        done.set()
+        proc.join(30)
+    return {"stop round trip, two processes": _ms(trips)}
+
+
 def main() -> None:
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 300
     cluster = start_cluster()
@@ -96,6 +152,7 @@ def main() -> None:
         with private_database(cluster.url, prefix="bench") as url:
             Database.open(url).dispose()  # the tables
             results = asyncio.run(locks(url, n)) | asyncio.run(stops(url, max(20, n // 5)))
+            results |= stops_across_processes(url, max(20, n // 5))
     finally:
         cluster.stop()
     width = max(map(len, results))

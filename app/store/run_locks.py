@@ -2,7 +2,7 @@
 
 The seam (the agent core calls it; nothing else does)::
 
-    locks = run_locks_for(settings.db_url)          # one per event loop, beside TurnRegistry
+    locks = run_locks_for(db)                       # one per event loop, beside TurnRegistry
     async with locks.run(conv_id, wait_s=0) as lease:   # after TurnRegistry.begin()
         if lease is None:                           # another replica runs this conversation
             raise RequestRefused(409, "conversation_busy", ...)
@@ -55,6 +55,7 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from app.store.db import Database
 from app.store.pg_link import is_postgres
 
 _PERSON = b"ss-tools-run"  # blake2b personalisation: these keys are ours alone
@@ -156,9 +157,11 @@ class LocalRunLocks(LockBase):
         return None
 
 
-def run_locks_for(db_url: str, **options: Any) -> RunLocks:
-    """The run locks for the app's database: :class:`PgRunLocks` on PostgreSQL, else
+def run_locks_for(db: Database | str, **options: Any) -> RunLocks:
+    """The run locks for the app's database (a ``Database`` or its URL, password
+    included): :class:`~app.store.run_locks_pg.PgRunLocks` on PostgreSQL, else
     :class:`LocalRunLocks`."""
     from app.store.run_locks_pg import PgRunLocks  # it builds on this module's types
 
-    return PgRunLocks(db_url, **options) if is_postgres(db_url) else LocalRunLocks()
+    url = db if isinstance(db, str) else db.engine.url.render_as_string(hide_password=False)
+    return PgRunLocks(url, **options) if is_postgres(url) else LocalRunLocks()

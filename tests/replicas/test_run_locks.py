@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from app.errors import CoordinationError
+from app.store.db import Database
 from app.store.run_locks import LocalRunLocks, lock_key, run_locks_for
 from app.store.run_locks_pg import PgRunLocks
 from tests.replicas.conftest import terminate
@@ -224,6 +225,9 @@ async def test_sqlite_runs_in_one_process_and_grants_every_lease(sqlite_file_url
 @pg
 def test_postgres_urls_get_advisory_locks(pg_db_url: str) -> None:
     assert isinstance(run_locks_for(pg_db_url), PgRunLocks)
+    db = Database.open(pg_db_url)
+    assert isinstance(run_locks_for(db), PgRunLocks)
+    db.dispose()
     assert isinstance(run_locks_for("postgresql://u@h/d"), PgRunLocks)
 
 
