@@ -25,6 +25,7 @@ from app.cli import users_main
 from app.reasoning import configure_cot_logging
 from app.sandbox.service import local_superset
 from app.settings import Settings
+from app.tasks.sweep import TaskSweeper
 from app.web import create_app
 
 TITLE = "ss-tools agent"
@@ -91,6 +92,10 @@ def main() -> None:
     parts = create_app(settings=settings)
     # at shutdown a running turn ends (or is cancelled), then the checkpointer closes
     app.on_shutdown(parts.core.aclose)
+    if settings.is_postgres:  # several replicas: any live one marks a dead one's tasks
+        sweeper = TaskSweeper(parts.db, every_s=settings.task_sweep_s)
+        app.on_startup(sweeper.start)
+        app.on_shutdown(sweeper.stop)
     if not helpers.is_pytest():  # tests read CoT records through caplog instead
         configure_cot_logging()
     serve(settings, favicon="🛠")

@@ -9,6 +9,8 @@ Hierarchy::
     │   └── ForbiddenError          403: authenticated but not allowed
     ├── ConfirmationError           replayed / expired / foreign / mismatched / too early
     ├── AuditImmutableError         an attempt to update or delete an audit row
+    ├── CoordinationError           replicas could not coordinate through PostgreSQL
+    │                               (a run lock, a stop signal): the database is unreachable
     └── ToolError                   a tool failed; reaches the model as a tool message
         ├── ToolNotAvailableError   tool outside this turn's filtered set / unknown tool
         ├── NoEnvironmentError      no Superset environment configured / unknown env id
@@ -74,6 +76,12 @@ class ConfirmationError(SsToolsError):
 
 class AuditImmutableError(SsToolsError):
     """Audit rows are append-only."""
+
+
+class CoordinationError(SsToolsError):
+    """The replicas' coordination through PostgreSQL failed (the run lock could not be
+    taken or checked, a stop signal could not be sent): the database did not answer. A
+    run is then refused rather than run without its lock."""
 
 
 class ToolError(SsToolsError):

@@ -109,6 +109,14 @@ class Settings(BaseSettings):
     history_max_items: int = Field(default=50, ge=0)
     history_max_bytes: int = Field(default=64 * 1024, ge=0)
 
+    # --- replicas (several processes on one PostgreSQL) ---------------------------------
+    task_sweep_s: float = Field(
+        default=30.0,
+        gt=0,
+        description="With PostgreSQL: how often each replica marks the tasks of a replica "
+        "that stopped answering (no heartbeat for 60 s) interrupted",
+    )
+
     # --- superset sandbox ------------------------------------------------------------
     sandbox: bool = True
     sandbox_dir: Path = Path.home() / ".cache" / "ss-tools" / "superset-6.1.0"

@@ -4,7 +4,8 @@
 temp dir, trust auth, one database ``sstools``. The server refuses to run as root, so as
 root every command runs as the ``postgres`` user (``runuser``). ``cluster.url`` is a
 ``postgresql+psycopg://`` URL; ``cluster.stop()`` stops it (``pg_ctl stop -m fast``) and
-removes the directory (also registered with ``atexit``).
+removes the directory (also registered with ``atexit``). ``private_database(url)`` makes
+a database of its own on that server for one module's tests.
 
 Usable outside pytest too::
 
@@ -23,8 +24,15 @@ import pwd
 import shutil
 import subprocess
 import tempfile
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import psycopg
+from psycopg import sql
+from sqlalchemy.engine import make_url
 
 from app.sandbox.common import Below
 from app.sandbox.processes import free_port
@@ -154,3 +162,23 @@ def start_cluster(attempts: int = 3) -> PgCluster:
         cluster.stop()
         raise
     return cluster
+
+
+@contextmanager
+def private_database(url: str, prefix: str = "t") -> Iterator[str]:
+    """A new empty database on ``url``'s server, for tests that must not share the session
+    database's tables (others drop and recreate them); dropped at the end (its sessions
+    terminated first). Yields its ``postgresql+psycopg://`` URL."""
+    name = f"{prefix}_{uuid.uuid4().hex[:12]}"
+    admin = make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    try:
+        yield make_url(url).set(database=name).render_as_string(hide_password=False)
+    finally:
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s",
+                (name,),
+            )
+            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {}").format(sql.Identifier(name)))

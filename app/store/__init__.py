@@ -4,4 +4,8 @@ Modules: ``db`` (``Database``: the engine, ``session()``, ``status()``), ``model
 tables), ``audit``, ``users``, ``tasks``, ``maintenance``, ``confirmations``,
 ``conversations``, ``page_sessions``, ``throttle`` and ``backups``. Data functions take a
 session first; the caller owns it. (The reasoning log is a logger: ``app.reasoning``.)
+
+Replicas on one PostgreSQL coordinate through ``run_locks`` (one run per conversation)
+and ``run_signals`` (a stop from any replica; its rows: ``run_rows``, its PostgreSQL side:
+``run_signals_pg``), on dedicated connections (``pg_link``, ``pg_listener``).
 """

@@ -234,6 +234,29 @@ class LoginThrottle(SQLModel, table=True):
     )
 
 
+class RunSignal(SQLModel, table=True):
+    """A conversation's running turn, for the other replicas (``app.store.run_signals``):
+    where it runs (``replica``: ``app.replica.REPLICA_ID``), for whom, a heartbeat, and a
+    stop asked from any replica with the running replica's answer (``stopped_at``, the
+    writes it let run on). One row per conversation (one run at a time: the run lock);
+    deleted when the run ends."""
+
+    __tablename__ = "run_signal"
+
+    conv_id: str = Field(primary_key=True)
+    run_id: str = Field(default_factory=_uuid_hex)
+    replica: str = Field(index=True)
+    user_id: str | None = None
+    started_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime, nullable=False)
+    heartbeat_at: datetime = Field(
+        default_factory=utcnow, sa_type=UTCDateTime, nullable=False, index=True
+    )
+    stop_requested_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+    stop_requested_by: str | None = None
+    stopped_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+    writes_in_flight: list[dict[str, Any]] | None = Field(default=None, sa_type=JsonType)
+
+
 # --- append-only audit: layer 1, mapper events ---------------------------------------------
 _IMMUTABLE = "audit events are append-only: {} refused"
 

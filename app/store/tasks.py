@@ -10,7 +10,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any, TypedDict, Unpack
 
-from sqlalchemy import update
+from sqlalchemy import or_, update
 from sqlmodel import Session, col, select
 
 from app.errors import SsToolsError
@@ -20,6 +20,7 @@ from app.store.rows import changed, new_row, saved, where_equal
 UNFINISHED = ("queued", "running")
 FINISHED = ("succeeded", "failed", "interrupted")
 INTERRUPTED_MESSAGE = "interrupted by restart; not re-run"
+ABANDONED_MESSAGE = "interrupted: its replica stopped answering; not re-run"
 
 
 class TaskNotFoundError(SsToolsError):
@@ -162,6 +163,36 @@ def mark_interrupted(
             .execution_options(synchronize_session="fetch")
         )
         marked += changed(session.execute(stmt))
+    return marked
+
+
+def interrupt_abandoned(
+    session: Session, *, me: str, stale_before: datetime, limit: int = 100
+) -> list[str]:
+    """A live replica's sweep: up to ``limit`` unfinished tasks of *other* processes whose
+    heartbeat (``updated_at``) is older than ``stale_before`` become ``interrupted``
+    (never re-run). Returns their ids. Safe beside other sweeps and heartbeats: each row's
+    conditions are checked again by its own UPDATE."""
+    candidates = select(Task.id).where(
+        col(Task.status).in_(UNFINISHED),
+        col(Task.updated_at) < stale_before,
+        or_(col(Task.owner).is_(None), col(Task.owner) != me),
+    )
+    ids = [*session.exec(candidates.order_by(col(Task.updated_at)).limit(max(0, limit)))]
+    marked = []
+    for task_id in ids:
+        stmt = (
+            update(Task)
+            .where(
+                col(Task.id) == task_id,
+                col(Task.status).in_(UNFINISHED),
+                col(Task.updated_at) < stale_before,
+            )
+            .values(status="interrupted", message=ABANDONED_MESSAGE, updated_at=utcnow())
+            .execution_options(synchronize_session="fetch")
+        )
+        if changed(session.execute(stmt)):
+            marked.append(task_id)
     return marked
 
 

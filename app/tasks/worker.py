@@ -24,8 +24,6 @@ import asyncio
 import json
 import logging
 import os
-import socket
-import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -33,15 +31,17 @@ from functools import partial
 from typing import Any, TypedDict, Unpack
 
 from app.errors import SsToolsError, ToolError
+from app.replica import HOST, REPLICA_ID
 from app.store import tasks as task_store
 from app.store.db import Database
 from app.store.models import Task
 
 log = logging.getLogger(__name__)
 
-_HOST = socket.gethostname()
-#: "host:pid:boot" of this process; a task row's owner while it runs.
-PROCESS_OWNER = f"{_HOST}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+_HOST = HOST
+#: "host:pid:boot" of this process (``app.replica.REPLICA_ID``); a task row's owner while
+#: it runs.
+PROCESS_OWNER = REPLICA_ID
 HEARTBEAT_S = 15.0
 STALE_AFTER_S = 60.0
 

@@ -1,0 +1,199 @@
+"""The ``run_signal`` rows: a running turn as the other replicas see it (data functions,
+keyword-only, taking a session; the async service is :mod:`app.store.run_signals`).
+
+A row's life: :func:`record_start` (the run begins; any leftover row of the conversation,
+from a dead replica, is replaced) → :func:`beat` (the replica's heartbeat, all its rows at
+once) → maybe :func:`request_stop` (another replica asks) → :func:`record_stopped` (the
+running replica's answer) → :func:`record_finish` (the run ended: deleted).
+
+On PostgreSQL the functions that change what another replica waits for also send its
+``NOTIFY`` in the same transaction (:func:`notify`): it is delivered when, and only if,
+the row change commits.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import delete, text, update
+from sqlmodel import Session, col, select
+
+from app.store.models import RunSignal
+from app.store.rows import changed, moment_of
+
+#: NOTIFY channels: a stop asked (payload: conv_id, run_id, replica); a stop answered or a
+#: run that ended while one was asked (payload: conv_id, run_id, and the answer).
+STOP_CHANNEL = "ss_tools_run_stop"
+ANSWER_CHANNEL = "ss_tools_run_answer"
+MAX_PAYLOAD = 7900  # PostgreSQL refuses a NOTIFY payload of 8000 bytes or more
+
+
+def notify(session: Session, *, channel: str, payload: dict[str, Any]) -> None:
+    """``pg_notify(channel, payload)`` in the session's transaction (PostgreSQL only; a
+    no-op elsewhere). A payload too long for NOTIFY is sent without its ``writes`` (the
+    listener then reads the row)."""
+    if session.get_bind().dialect.name != "postgresql":
+        return
+    body = json.dumps(payload, separators=(",", ":"))
+    if len(body.encode()) > MAX_PAYLOAD:
+        body = json.dumps({**payload, "writes": None, "truncated": True})
+    session.execute(text("SELECT pg_notify(:c, :p)"), {"c": channel, "p": body})
+
+
+def record_start(
+    session: Session,
+    *,
+    conv_id: str,
+    run_id: str,
+    replica: str,
+    user_id: str | None,
+    now: datetime | None = None,
+) -> RunSignal:
+    """The run ``run_id`` of ``conv_id`` begins on ``replica`` (a leftover row replaced)."""
+    at = moment_of(now)
+    row = session.get(RunSignal, conv_id)
+    if row is None:
+        row = RunSignal(conv_id=conv_id, run_id=run_id, replica=replica)
+    row.run_id, row.replica, row.user_id = run_id, replica, user_id
+    row.started_at = row.heartbeat_at = at
+    row.stop_requested_at = row.stop_requested_by = row.stopped_at = None
+    row.writes_in_flight = None
+    session.add(row)
+    session.flush()
+    return row
+
+
+def beat(
+    session: Session,
+    *,
+    replica: str,
+    runs: dict[str, tuple[str, str | None]],
+    now: datetime | None = None,
+) -> int:
+    """The heartbeat of ``replica``'s runs (``runs``: conv_id -> (run_id, user_id)): their
+    rows'    ``heartbeat_at``; a row deleted meanwhile as stale (the replica was too slow to beat)
+    is written again, unless the conversation has another run now. Returns how many rows
+    were touched."""
+    at = moment_of(now)
+    stmt = (
+        update(RunSignal)
+        .where(col(RunSignal.replica) == replica)
+        .values(heartbeat_at=at)
+        .execution_options(synchronize_session=False)
+    )
+    touched = changed(session.execute(stmt))
+    if touched >= len(runs):
+        return touched
+    present = set(session.exec(select(RunSignal.conv_id).where(col(RunSignal.conv_id).in_(runs))))
+    for conv_id in runs.keys() - present:
+        run_id, user_id = runs[conv_id]
+        row = RunSignal(conv_id=conv_id, run_id=run_id, replica=replica, user_id=user_id)
+        row.started_at = row.heartbeat_at = at
+        session.add(row)
+        touched += 1
+    session.flush()
+    return touched
+
+
+def live_run(session: Session, *, conv_id: str, stale_before: datetime) -> RunSignal | None:
+    """The conversation's running turn, unless its heartbeat is older than
+    ``stale_before`` (its replica is dead: the row is a leftover)."""
+    row = session.get(RunSignal, conv_id, populate_existing=True)
+    if row is None or row.heartbeat_at < stale_before:
+        return None
+    return row
+
+
+def request_stop(
+    session: Session,
+    *,
+    conv_id: str,
+    by: str | None,
+    asker: str,
+    stale_before: datetime,
+    now: datetime | None = None,
+) -> RunSignal | None:
+    """Ask the conversation's live run to stop (the first ask's time is kept) and notify
+    its replica (not when ``asker``, the asking replica, runs it); None when no live run.
+    A run that already answered is not asked again."""
+    row = live_run(session, conv_id=conv_id, stale_before=stale_before)
+    if row is None:
+        return None
+    if row.stop_requested_at is None:
+        row.stop_requested_at, row.stop_requested_by = moment_of(now), by
+        session.add(row)
+        session.flush()
+    if row.stopped_at is None and row.replica != asker:
+        payload = {"conv_id": conv_id, "run_id": row.run_id, "replica": row.replica}
+        notify(session, channel=STOP_CHANNEL, payload=payload)
+    return row
+
+
+def record_stopped(
+    session: Session,
+    *,
+    conv_id: str,
+    run_id: str,
+    writes: list[dict[str, Any]],
+    now: datetime | None = None,
+) -> bool:
+    """The running replica's answer: stopped, with these writes going on; notifies the
+    asker. False when the run is gone (ended meanwhile)."""
+    at = moment_of(now)
+    stmt = (
+        update(RunSignal)
+        .where(col(RunSignal.conv_id) == conv_id, col(RunSignal.run_id) == run_id)
+        .values(stopped_at=at, writes_in_flight=writes)
+        .execution_options(synchronize_session=False)
+    )
+    if not changed(session.execute(stmt)):
+        return False
+    payload = {"conv_id": conv_id, "run_id": run_id, "stopped": True, "writes": writes}
+    notify(session, channel=ANSWER_CHANNEL, payload=payload)
+    return True
+
+
+def record_finish(session: Session, *, conv_id: str, run_id: str) -> bool:
+    """The run ended: its row goes. If a stop was asked and not answered, the asker is
+    told the run ended. False when the row was already gone (or is another run's).
+
+    One ``DELETE … RETURNING``: a stop asked at the same moment either lands before it
+    (and is seen here) or finds no row."""
+    stmt = (
+        delete(RunSignal)
+        .where(col(RunSignal.conv_id) == conv_id, col(RunSignal.run_id) == run_id)
+        .returning(col(RunSignal.stop_requested_at), col(RunSignal.stopped_at))
+        .execution_options(synchronize_session=False)
+    )
+    gone = session.execute(stmt).first()
+    if gone is None:
+        return False
+    if gone[0] is not None and gone[1] is None:  # asked, not answered: the asker waits
+        payload = {"conv_id": conv_id, "run_id": run_id, "stopped": False, "ended": True}
+        notify(session, channel=ANSWER_CHANNEL, payload=payload)
+    return True
+
+
+def pending_stops(session: Session, *, replica: str) -> list[RunSignal]:
+    """Runs of ``replica`` asked to stop and not answered yet (a listener's catch-up after
+    a missed notification)."""
+    stmt = select(RunSignal).where(
+        col(RunSignal.replica) == replica,
+        col(RunSignal.stop_requested_at).is_not(None),
+        col(RunSignal.stopped_at).is_(None),
+    )
+    return [*session.exec(stmt)]
+
+
+def forget_stale(session: Session, *, stale_before: datetime, limit: int = 100) -> int:
+    """Delete up to ``limit`` rows of dead replicas (a heartbeat older than
+    ``stale_before``); returns how many."""
+    ids = select(RunSignal.conv_id).where(col(RunSignal.heartbeat_at) < stale_before).limit(limit)
+    stmt = (
+        delete(RunSignal)
+        .where(col(RunSignal.conv_id).in_(ids), col(RunSignal.heartbeat_at) < stale_before)
+        .execution_options(synchronize_session=False)
+    )
+    return changed(session.execute(stmt))

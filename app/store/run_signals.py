@@ -1,0 +1,136 @@
+"""Stop a turn from any replica: a ``run_signal`` row per running turn plus PostgreSQL
+``LISTEN/NOTIFY``, so a stop asked on replica B reaches replica A at once.
+
+The seam (the agent core calls it; one per event loop, beside its ``TurnRegistry``)::
+
+    signals = run_signals_for(db)                          # PgRunSignals or LocalRunSignals
+    await signals.listen(on_stop)        # core start: on_stop(conv_id) -> writes_in_flight
+    ticket = await signals.started(conv_id, user_id=...)   # a run began (lock held)
+    ...
+    await signals.finished(ticket)                         # the run ended (before unlock)
+
+    # /cancel on a replica where the conversation has no local RunControl:
+    info = await signals.running(conv_id)        # RunInfo | None: where, for whom
+    answer = await signals.request_stop(conv_id, by=user_id)   # StopAnswer | None
+
+``on_stop(conv_id)`` is the running side's stop: the core's ``RunControl.stop()`` for that
+conversation, answering its writes in flight as ``[{"call_id", "tool_name"}]`` (the
+run's end then withdraws a pending confirmation, as it does today). It runs on the
+replica that runs the turn, in a task of its signals object, and must not wait for the
+run to end. The PostgreSQL side is :mod:`app.store.run_signals_pg`.
+
+How a stop travels (PostgreSQL, :class:`PgRunSignals`):
+
+1. B: ``request_stop`` marks the row (``stop_requested_at``) and ``NOTIFY``s
+   ``ss_tools_run_stop`` in the same transaction, then waits (``wait_s``, 3 s) for the
+   answer on its own listener;
+2. A's listener (one dedicated connection per process, ``LISTEN``) calls ``on_stop``,
+   writes ``stopped_at`` + ``writes_in_flight`` and ``NOTIFY``s ``ss_tools_run_answer``;
+3. B returns :class:`StopAnswer` (``stopped``, ``writes_in_flight``). A run that ended
+   first answers ``ended=True``; no answer in time gives ``answered=False`` (the request
+   stays on the row: A's heartbeat loop picks up a stop whose notification it missed).
+
+A replica's rows carry a heartbeat (``heartbeat_s``); a row older than ``stale_after_s``
+belongs to a dead replica and counts as no run (and is deleted by a later heartbeat).
+On SQLite (one process) :class:`LocalRunSignals` does nothing: the in-process
+``TurnRegistry`` finds every run.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Protocol
+
+from app.store.db import Database
+from app.store.pg_link import is_postgres
+
+STOP_WAIT_S = 3.0
+HEARTBEAT_S = 5.0
+STALE_AFTER_S = 20.0
+
+OnStop = Callable[[str], Awaitable[list[dict[str, str]]]]
+
+
+@dataclass(frozen=True)
+class RunTicket:
+    """A run this process announced (:meth:`RunSignals.started`)."""
+
+    conv_id: str
+    run_id: str
+    user_id: str | None = None
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """A conversation's running turn, wherever it runs."""
+
+    conv_id: str
+    run_id: str
+    replica: str
+    user_id: str | None
+    started_at: datetime
+    stop_requested_at: datetime | None
+
+
+@dataclass(frozen=True)
+class StopAnswer:
+    """What the running replica answered: ``stopped`` with ``writes_in_flight`` (the writes
+    that go on); ``ended``: the run ended before it could answer; ``answered`` False: no
+    answer within the wait (the replica may be busy or dying)."""
+
+    conv_id: str
+    replica: str
+    stopped: bool
+    writes_in_flight: list[dict[str, str]] = field(default_factory=list)
+    ended: bool = False
+    answered: bool = True
+    elapsed_s: float = 0.0
+
+
+class RunSignals(Protocol):
+    """What the core calls (see the module)."""
+
+    async def listen(self, on_stop: OnStop) -> None: ...
+    async def started(self, conv_id: str, *, user_id: str | None) -> RunTicket: ...
+    async def finished(self, ticket: RunTicket) -> None: ...
+    async def running(self, conv_id: str) -> RunInfo | None: ...
+    async def request_stop(
+        self, conv_id: str, *, by: str | None = None, wait_s: float = STOP_WAIT_S
+    ) -> StopAnswer | None: ...
+    async def aclose(self) -> None: ...
+
+
+class LocalRunSignals:
+    """One process (SQLite): nothing to tell anyone; no run is elsewhere."""
+
+    async def listen(self, on_stop: OnStop) -> None:
+        return None
+
+    async def started(self, conv_id: str, *, user_id: str | None) -> RunTicket:
+        return RunTicket(conv_id, uuid.uuid4().hex, user_id)
+
+    async def finished(self, ticket: RunTicket) -> None:
+        return None
+
+    async def running(self, conv_id: str) -> RunInfo | None:
+        return None
+
+    async def request_stop(
+        self, conv_id: str, *, by: str | None = None, wait_s: float = STOP_WAIT_S
+    ) -> StopAnswer | None:
+        return None
+
+    async def aclose(self) -> None:
+        return None
+
+
+def run_signals_for(db: Database, **options: Any) -> RunSignals:
+    """The stop signals for the app's database: :class:`PgRunSignals` on PostgreSQL, else
+    :class:`LocalRunSignals`."""
+    from app.store.run_signals_pg import PgRunSignals  # it builds on this module's types
+
+    url = db.engine.url.render_as_string(hide_password=False)
+    return PgRunSignals(db, **options) if is_postgres(url) else LocalRunSignals()

@@ -1,0 +1,293 @@
+"""Stop signals between replicas on PostgreSQL: :class:`PgRunSignals` (the seam and the
+way a stop travels are described in :mod:`app.store.run_signals`).
+
+Per process and event loop: one listener connection (:class:`~app.store.pg_listener.
+PgListener`, channels ``ss_tools_run_stop`` and ``ss_tools_run_answer``) and one heartbeat
+task, which also deletes dead replicas' rows and answers a stop of ours whose
+notification was missed. Rows are read and written through the app's ``Database``
+(short sessions in a thread, ``app.store.run_rows``); a ``NOTIFY`` goes out in the same
+transaction as the row change it announces.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy.exc import SQLAlchemyError
+
+from app.replica import REPLICA_ID
+from app.store import run_rows
+from app.store.db import Database
+from app.store.models import RunSignal, utcnow
+from app.store.pg_listener import PgListener
+from app.store.run_signals import (
+    HEARTBEAT_S,
+    STALE_AFTER_S,
+    STOP_WAIT_S,
+    OnStop,
+    RunInfo,
+    RunTicket,
+    StopAnswer,
+)
+
+log = logging.getLogger("ss_tools.replicas")
+POLL_S = 0.5  # while waiting for an answer, the row is read this often too
+
+
+def _info(row: RunSignal) -> RunInfo:
+    return RunInfo(
+        row.conv_id, row.run_id, row.replica, row.user_id, row.started_at, row.stop_requested_at
+    )
+
+
+class PgRunSignals:
+    """Rows + LISTEN/NOTIFY on PostgreSQL (see the module). Bound to one event loop."""
+
+    def __init__(
+        self,
+        db: Database,
+        *,
+        replica: str = REPLICA_ID,
+        heartbeat_s: float = HEARTBEAT_S,
+        stale_after_s: float = STALE_AFTER_S,
+    ) -> None:
+        self.db, self.replica = db, replica
+        self._url = db.engine.url.render_as_string(hide_password=False)
+        self._heartbeat_s, self._stale_after_s = heartbeat_s, stale_after_s
+        self._on_stop: OnStop | None = None
+        self._mine: dict[str, RunTicket] = {}
+        self._stopping: dict[str, asyncio.Future[list[dict[str, str]] | None]] = {}  # by run id
+        self._waiters: dict[str, list[asyncio.Future[dict[str, Any]]]] = {}
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._listener: PgListener | None = None
+        self._beater: asyncio.Task[None] | None = None
+
+    # ---- the seam ------------------------------------------------------------------------
+    async def listen(self, on_stop: OnStop) -> None:
+        self._on_stop = on_stop
+        await self._start()
+
+    async def started(self, conv_id: str, *, user_id: str | None) -> RunTicket:
+        await self._start()
+        ticket = RunTicket(conv_id, uuid.uuid4().hex, user_id)
+        self._mine[conv_id] = ticket
+        await self._db(
+            run_rows.record_start,
+            conv_id=conv_id,
+            run_id=ticket.run_id,
+            replica=self.replica,
+            user_id=user_id,
+        )
+        return ticket
+
+    async def finished(self, ticket: RunTicket) -> None:
+        if self._mine.get(ticket.conv_id) == ticket:
+            del self._mine[ticket.conv_id]
+        self._stopping.pop(ticket.run_id, None)
+        await self._db(run_rows.record_finish, conv_id=ticket.conv_id, run_id=ticket.run_id)
+
+    async def running(self, conv_id: str) -> RunInfo | None:
+        row = await self._db(run_rows.live_run, conv_id=conv_id, stale_before=self._stale())
+        return None if row is None else _info(row)
+
+    async def request_stop(
+        self, conv_id: str, *, by: str | None = None, wait_s: float = STOP_WAIT_S
+    ) -> StopAnswer | None:
+        t0 = time.monotonic()
+        await self._start()
+        waiter: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._waiters.setdefault(conv_id, []).append(waiter)  # before the NOTIFY goes out
+        try:
+            row = await self._db(
+                run_rows.request_stop,
+                conv_id=conv_id,
+                by=by,
+                asker=self.replica,
+                stale_before=self._stale(),
+            )
+            if row is None:
+                return None
+            if row.stopped_at is None and row.replica == self.replica:  # ours: no round trip
+                writes = await self._answer(conv_id, row.run_id)
+                if writes is not None:
+                    elapsed = time.monotonic() - t0
+                    return StopAnswer(conv_id, self.replica, True, writes, elapsed_s=elapsed)
+                row = await self._db(run_rows.live_run, conv_id=conv_id, stale_before=self._stale())
+            elif row.stopped_at is None:
+                payload = await self._await_answer(waiter, conv_id, wait_s)
+                if isinstance(payload, dict):
+                    return self._answer_of(conv_id, row.replica, payload, t0)
+                row = payload
+            return self._answer_of_row(conv_id, row, t0)
+        finally:
+            waiting = self._waiters.get(conv_id, [])
+            if waiter in waiting:
+                waiting.remove(waiter)
+            if not waiting:
+                self._waiters.pop(conv_id, None)
+
+    async def _await_answer(
+        self, waiter: asyncio.Future[dict[str, Any]], conv_id: str, wait_s: float
+    ) -> dict[str, Any] | RunSignal | None:
+        """The answer's notification, or else the row as it is at the end of the wait (or
+        as soon as it shows an answer: it is read every POLL_S, for a notification that
+        a reconnecting listener missed)."""
+        deadline = time.monotonic() + wait_s
+        while True:
+            left = deadline - time.monotonic()
+            try:
+                payload = await asyncio.wait_for(
+                    asyncio.shield(waiter), max(0.0, min(left, POLL_S))
+                )
+            except TimeoutError:
+                pass
+            else:
+                if not payload.get("truncated"):  # else: the writes are in the row
+                    return payload
+            row: RunSignal | None = await self._db(
+                run_rows.live_run, conv_id=conv_id, stale_before=self._stale()
+            )
+            if row is None or row.stopped_at is not None or time.monotonic() >= deadline:
+                return row
+
+    async def aclose(self) -> None:
+        if self._listener is not None:
+            await self._listener.aclose()
+        tasks = [t for t in (self._beater, *self._tasks) if t is not None]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        self._beater = None
+
+    # ---- answers ---------------------------------------------------------------------------
+    def _answer_of(
+        self, conv_id: str, replica: str, payload: dict[str, Any], t0: float
+    ) -> StopAnswer:
+        return StopAnswer(
+            conv_id,
+            replica,
+            stopped=bool(payload.get("stopped")),
+            writes_in_flight=list(payload.get("writes") or []),
+            ended=bool(payload.get("ended")),
+            elapsed_s=time.monotonic() - t0,
+        )
+
+    def _answer_of_row(self, conv_id: str, row: RunSignal | None, t0: float) -> StopAnswer:
+        elapsed = time.monotonic() - t0
+        if row is None:  # the run ended (or its replica died) before answering
+            return StopAnswer(conv_id, "", stopped=False, ended=True, elapsed_s=elapsed)
+        if row.stopped_at is None:
+            return StopAnswer(conv_id, row.replica, False, answered=False, elapsed_s=elapsed)
+        writes = list(row.writes_in_flight or [])
+        return StopAnswer(conv_id, row.replica, True, writes, elapsed_s=elapsed)
+
+    async def _answer(self, conv_id: str, run_id: str) -> list[dict[str, str]] | None:
+        """The running side: stop our run ``run_id`` of ``conv_id`` (once: a second ask
+        waits for the first) and write the answer; its writes in flight, or None when the
+        run is not ours (any more) or its stop failed."""
+        ticket = self._mine.get(conv_id)
+        if ticket is None or ticket.run_id != run_id:
+            return None
+        stopping = self._stopping.get(run_id)
+        if stopping is None:
+            stopping = self._stopping[run_id] = asyncio.ensure_future(self._stop(ticket))
+        return await asyncio.shield(stopping)
+
+    async def _stop(self, ticket: RunTicket) -> list[dict[str, str]] | None:
+        if self._on_stop is None:
+            log.error("stop of %s asked, but this replica listens with no on_stop", ticket.conv_id)
+            return None
+        try:
+            writes = await self._on_stop(ticket.conv_id)
+        except Exception:  # the core's stop failed: logged; the asker hears no answer
+            log.exception("stopping %s for another replica failed", ticket.conv_id)
+            return None
+        await self._db(
+            run_rows.record_stopped, conv_id=ticket.conv_id, run_id=ticket.run_id, writes=writes
+        )
+        return writes
+
+    def _dispatch(self, channel: str, body: str) -> None:
+        try:
+            payload = json.loads(body)
+            conv_id = str(payload["conv_id"])
+        except (ValueError, KeyError, TypeError):
+            log.warning("run signals: unreadable notification on %s", channel)
+            return
+        if channel == run_rows.STOP_CHANNEL:
+            if payload.get("replica") == self.replica:
+                self._spawn(self._answer(conv_id, str(payload.get("run_id"))))
+            return
+        for waiter in self._waiters.get(conv_id, []):
+            if not waiter.done():
+                waiter.set_result(payload)
+
+    # ---- background: the listener and the heartbeat ----------------------------------------
+    async def _start(self) -> None:
+        """The listener (its LISTEN in place) and the heartbeat running."""
+        if self._listener is None:
+            self._listener = PgListener(
+                self._url,
+                (run_rows.STOP_CHANNEL, run_rows.ANSWER_CHANNEL),
+                self._dispatch,
+                keepalive_s=self._heartbeat_s,
+                purpose="run signals",
+                on_connect=self._catch_up,
+            )
+        if self._beater is None or self._beater.done():
+            self._beater = asyncio.create_task(self._beat_loop(), name="run-signals-beat")
+        await self._listener.start()
+
+    def _catch_up(self) -> None:
+        """After a (re)connection: stops asked of our runs while nobody listened."""
+        if self._mine:
+            self._spawn(self._answer_pending())
+
+    async def _answer_pending(self) -> None:
+        rows = await self._db(run_rows.pending_stops, replica=self.replica)
+        for row in rows:
+            await self._answer(row.conv_id, row.run_id)
+
+    async def _beat_loop(self) -> None:
+        while True:
+            await asyncio.sleep(self._heartbeat_s)
+            try:
+                pending = await self._db(self._beat)
+            except (SQLAlchemyError, OSError) as exc:  # the database is down: the next beat
+                log.warning("run signals: heartbeat failed (%s)", type(exc).__name__)
+                continue
+            for conv_id, run_id in pending:  # stops whose notification was missed
+                self._spawn(self._answer(conv_id, run_id))
+
+    def _beat(self, session: Any) -> list[tuple[str, str]]:
+        stale = self._stale()
+        run_rows.forget_stale(session, stale_before=stale)
+        if not self._mine:
+            return []
+        runs = {c: (t.run_id, t.user_id) for c, t in list(self._mine.items())}
+        run_rows.beat(session, replica=self.replica, runs=runs)
+        rows = run_rows.pending_stops(session, replica=self.replica)
+        return [(r.conv_id, r.run_id) for r in rows]
+
+    # ---- helpers ------------------------------------------------------------------------
+    def _spawn(self, coro: Awaitable[Any]) -> None:
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def _stale(self) -> datetime:
+        return utcnow() - timedelta(seconds=self._stale_after_s)
+
+    async def _db(self, fn: Callable[..., Any], **kwargs: Any) -> Any:
+        def work() -> Any:
+            with self.db.session() as session:
+                return fn(session, **kwargs)
+
+        return await asyncio.to_thread(work)

@@ -1,0 +1,61 @@
+"""Replica fixtures: ``pg_db_url`` (a private PostgreSQL database with every table, for one
+module), ``pg_admin`` (a connection to it that can see and end other sessions),
+``behind_nginx`` (two product replicas behind nginx, for the session)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import psycopg
+import pytest
+from sqlalchemy.engine import make_url
+
+from app.store.db import init_db, make_engine
+from tests.nginx import find_nginx
+from tests.pg import private_database
+from tests.replicas.cluster import ReplicaSet, start_replicas
+from tests.support import require_or_skip
+
+
+@pytest.fixture(scope="module")
+def pg_db_url(pg_url: str) -> Iterator[str]:
+    """A database of this module's own on the suite's PostgreSQL, tables created."""
+    with private_database(pg_url, prefix="replicas") as url:
+        engine = make_engine(url)
+        init_db(engine)
+        engine.dispose()
+        yield url
+
+
+@pytest.fixture
+def pg_admin(pg_db_url: str) -> Iterator[psycopg.Connection[Any]]:
+    """An autocommit connection to the module's database (to end other sessions)."""
+    plain = make_url(pg_db_url).set(drivername="postgresql").render_as_string(hide_password=False)
+    with psycopg.connect(plain, autocommit=True) as conn:
+        yield conn
+
+
+def terminate(admin: psycopg.Connection[Any], pid: int) -> None:
+    """End backend ``pid`` as a dying host would (``pg_terminate_backend``)."""
+    admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
+    for _ in range(200):  # the backend is gone once pg_stat_activity no longer lists it
+        row = admin.execute("SELECT count(*) FROM pg_stat_activity WHERE pid = %s", (pid,))
+        if row.fetchone() == (0,):
+            return
+        admin.execute("SELECT pg_sleep(0.01)")
+    raise AssertionError(f"backend {pid} did not end")
+
+
+@pytest.fixture(scope="session")
+def behind_nginx(pg_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ReplicaSet]:
+    """Two product replicas on a private PostgreSQL database behind Debian's nginx with
+    ``deploy/nginx.conf`` (one set for the session; skipped, or failed under
+    ``SS_TOOLS_REQUIRE_ALL=1``, where nginx is missing)."""
+    require_or_skip(find_nginx() is not None, "nginx is not installed (apt-get install nginx)")
+    with private_database(pg_url, prefix="lb") as db_url:
+        replicas = start_replicas(tmp_path_factory.mktemp("replicas"), db_url, count=2)
+        try:
+            yield replicas
+        finally:
+            replicas.stop()
