@@ -52,6 +52,10 @@ def _as_tool_error(error: BaseException) -> ToolError:
     return SupersetUnavailableError(text, status_code=status)
 
 
+#: How the retry waits out its delay (a test's fake clock replaces it).
+pause = asyncio.sleep
+
+
 async def retry_read_tool(
     func: Callable[..., Any],
     *args: Any,
@@ -83,7 +87,7 @@ async def retry_read_tool(
         )
         if on_retry is not None:
             await _maybe_await(on_retry(1, first))
-        await asyncio.sleep(delay)
+        await pause(delay)
     cot_logger.explore("retrying read tool", tool=name, attempt=1)
     try:
         result = await _maybe_await(func(*args, **kwargs))

@@ -383,7 +383,7 @@ def no_delay(monkeypatch: pytest.MonkeyPatch) -> list[float]:
     async def sleep(seconds: float) -> None:
         slept.append(seconds)
 
-    monkeypatch.setattr("app.agent.execution.asyncio.sleep", sleep)
+    monkeypatch.setattr("app.agent.execution.pause", sleep)
     return slept
 
 
