@@ -155,6 +155,7 @@ class ConfirmMetadataV2(BaseModel):
     card_state: CardState = "read"
     details: dict[str, Any] | None = None  # e.g. a migration's preflight diff
     description: str = ""
+    countdown_s: int = 0  # the policy's wait before a dangerous card can be confirmed
 
 
 class ConfirmRequiredEvent(BaseEvent):

@@ -78,7 +78,7 @@ def build_parts(
     db = Database.open(settings.db_url)
     registry = registry if registry is not None else load_environments(settings.environments_file)
     audit = AuditWriter(db)
-    rules = Rules(registry, settings.policy_file)
+    rules = Rules(registry, settings.policy_file, countdown_s=settings.dangerous_countdown_s)
     services: dict[str, Any] = {
         "settings": settings,
         "db": db,

@@ -1,7 +1,7 @@
 """The agent graph: model -> guard -> (confirm -> (recheck)) -> tools -> model ...
 
 ``recheck`` runs every call a person confirmed, edited or not, through the guard's
-per-call policy again (``app.agent.edit``: the caller's current role, the environment,
+per-call policy again (``app.agent.recheck``: the caller's current role, the environment,
 maintenance, the risk); a stopped turn ends through its own nodes
 (``app.agent.stopping``), so its checkpoint stays consistent.
 
@@ -26,14 +26,13 @@ from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
 from app.agent.audit import AuditWriter, audit_scope
-from app.agent.confirm import Confirmations
+from app.agent.confirmation import Confirmations
 from app.agent.direct import after_tools, entry, is_direct
-from app.agent.edit import EDIT, is_answered, recheck_edits
 from app.agent.guard import DepsFactory, Guard, PreflightOverride
 from app.agent.model_step import PROBLEM_KEY, ask_model, ended, turn_limit
-from app.agent.pending import call_row
 from app.agent.prompts import SYSTEM_PROMPT, prompt_messages, tool_schema
-from app.agent.state import AgentContext, AgentState
+from app.agent.recheck import EDIT, is_answered, recheck_edits
+from app.agent.state import AgentContext, AgentState, call_row
 from app.agent.stopping import Stopped, cancel_calls, cancellable, is_stopped, stopped_reply
 from app.agent.tool_node import ToolNode
 from app.agent.tools import TOOLS, ToolDecl, ToolFn

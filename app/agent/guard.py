@@ -30,11 +30,10 @@ from langchain_core.messages import AIMessage, ToolMessage
 from pydantic import BaseModel, ValidationError
 
 from app.agent.audit import AuditWriter
-from app.agent.confirm import Confirmations
+from app.agent.confirmation import Confirmations
 from app.agent.model_step import this_turn
 from app.agent.offers import without_context
-from app.agent.pending import Checked, call_env, call_row, pending_call
-from app.agent.state import AgentContext, AgentState, PendingCall
+from app.agent.state import AgentContext, AgentState, PendingCall, call_row
 from app.agent.stream import emit
 from app.agent.tools.declare import ToolDecl
 from app.cpu import off_loop
@@ -48,6 +47,7 @@ from app.policy import (
     alternatives_for,
     build_confirmation_contract_v2,
     enforce_tool_permission,
+    resolve_env,
     tool_risk,
 )
 from app.reasoning import cot_logger
@@ -63,6 +63,58 @@ PreflightOverride = Callable[[str, BaseModel, Any], Awaitable[dict[str, Any] | N
 
 def _tool_message(text: str, call: dict[str, Any]) -> ToolMessage:
     return ToolMessage(content=text, tool_call_id=call["id"], name=call["name"])
+
+
+@dataclass
+class Checked:
+    """A call that passed the per-call policy: the pending call, its confirmation contract
+    and the card's data (``metadata``: the contract plus preflight details)."""
+
+    call: PendingCall
+    contract: dict[str, Any]
+    metadata: dict[str, Any]
+
+
+def pending_call(
+    call: dict[str, Any],
+    contract: dict[str, Any],
+    risk: str,
+    *,
+    source: str,
+    selected_env: str | None,
+) -> PendingCall:
+    """The call as the tool node will run it: on ``contract``'s environment (the one the
+    card names; ``source`` says where it came from), with the page's environment beside
+    it. A call needing no person is confirmed already."""
+    needs = bool(contract.get("requires_confirmation"))
+    return {
+        "call_id": call["id"],
+        "tool_name": call["name"],
+        "tool_args": contract["tool_args"],
+        "env_id": contract.get("env_id"),
+        "env_source": source,
+        "selected_env": selected_env,
+        "risk": risk,
+        "risk_level": contract["risk_level"],
+        "read_only": risk == "read",
+        "needs_confirmation": needs,
+        "confirmation_id": None,
+        "decision": None if needs else "confirm",
+        "reason": None,
+    }
+
+
+def call_env(
+    args: Mapping[str, Any], ctx: AgentContext, envs: EnvTable, target: str | None = None
+) -> tuple[EnvChoice, str | None]:
+    """The call's environment and the page's (submitted > UIContext > default). A tool's
+    ``resolve_target`` answer (``target``) is the call's own environment, whatever the page
+    selected: the tool acts there."""
+    context = ctx.uicontext.envId if ctx.uicontext is not None else None
+    page = resolve_env(None, submitted=ctx.selected_env, context=context, envs=envs)
+    if target is not None:
+        return resolve_env(args, backup_env=target, envs=envs), page.env_id
+    return resolve_env(args, submitted=ctx.selected_env, context=context, envs=envs), page.env_id
 
 
 def _active_maintenance(db: Database, env_id: str) -> Any:
@@ -139,7 +191,7 @@ class Guard:
                 refused.append(await self._repeated(dict(call), ctx))
                 continue
             made.add(key)
-            outcome = await self.check(dict(call), ctx)
+            outcome = await self.police(dict(call), ctx)
             if isinstance(outcome, ToolMessage):
                 refused.append(outcome)
                 continue
@@ -195,13 +247,13 @@ class Guard:
         )
         return _tool_message(refusal.tool_result(), call)
 
-    async def check(
+    async def police(
         self, call: dict[str, Any], ctx: AgentContext, *, preflight: bool = True
     ) -> Checked | ToolMessage:
         """The per-call policy, in the module docstring's order: a refusal (a ToolMessage,
         already emitted and audited) or the checked call with its contract and card data.
         It opens no confirmation: the guard does for a new call; an answer compares first
-        (``app.agent.edit``). ``preflight=False`` skips the preflight (an unedited answer:
+        (``app.agent.recheck``). ``preflight=False`` skips the preflight (an unedited answer:
         its card already showed it)."""
         name, raw = call["name"], dict(call.get("args") or {})
         policy = self.policy()

@@ -17,7 +17,6 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any, TypeVar
 
 from app.agent.audit import AuditWriter
-from app.agent.confirm import ResumeInput
 from app.agent.core import (
     AgentCore,
     Caller,
@@ -26,6 +25,7 @@ from app.agent.core import (
     prepare_resume,
     prepare_turn,
 )
+from app.agent.core.requests import ResumeInput
 from app.agent.core.runner import fail
 from app.agent.stream import Sequencer
 from app.events import Event, encode_sse

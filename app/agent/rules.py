@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 
 from app.agent.tools import TOOLS, ToolDecl, catalog_of
@@ -57,10 +58,14 @@ class Rules:
         policy_file: Path | None = None,
         *,
         tools: Mapping[str, ToolDecl] | None = None,
+        countdown_s: int | None = None,
     ) -> None:
+        """``countdown_s``: the deployment's wait before a dangerous card can be confirmed
+        (``SS_TOOLS_DANGEROUS_COUNTDOWN_S``; default: the policy's 10 s)."""
         self.registry = registry
         self.tools: Mapping[str, ToolDecl] = TOOLS if tools is None else tools
-        self._base = default_policy() if tools is None else Policy(catalog=catalog_of(tools))
+        base = default_policy() if tools is None else Policy(catalog=catalog_of(tools))
+        self._base = base if countdown_s is None else replace(base, countdown_s=countdown_s)
         self._file = PolicyFile(Path(policy_file), self._base) if policy_file else None
 
     def policy(self) -> Policy:

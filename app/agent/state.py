@@ -76,3 +76,9 @@ class AgentContext:
     channel: str = "page"
     client: str | None = None
     control: Any = None
+
+
+def call_row(ctx: AgentContext, tool: str | None, env: str | None) -> dict[str, Any]:
+    """An audit row's fields of a call in a run: who asked (user, role), in which
+    conversation, which tool on which environment (the door: ``audit_scope``)."""
+    return dict(user=ctx.user_id, role=ctx.role, conv_id=ctx.conv_id, tool=tool, env=env)

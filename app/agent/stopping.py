@@ -24,8 +24,7 @@ from typing import Any, Protocol, TypeVar
 from langchain_core.messages import AIMessage, ToolMessage
 
 from app.agent.audit import AuditWriter
-from app.agent.pending import call_row
-from app.agent.state import AgentContext, PendingCall
+from app.agent.state import AgentContext, PendingCall, call_row
 from app.agent.stream import emit
 from app.events import ToolEndEvent
 from app.facts import Refusal

@@ -25,8 +25,7 @@ from app.agent.audit import AuditWriter
 from app.agent.execution import execute_with_timeout, retry_read_tool, summarise_response
 from app.agent.guard import DepsFactory
 from app.agent.offers import check_status, choices
-from app.agent.pending import call_row
-from app.agent.state import AgentContext, AgentState, PendingCall
+from app.agent.state import AgentContext, AgentState, PendingCall, call_row
 from app.agent.stopping import (
     Stopped,
     cancel_calls,

@@ -67,7 +67,6 @@ async def agent_page(request: Request, lang: str | None = None):
         role=user.role,
         lang=language,
         conv_id=conv_id,
-        default_countdown_s=settings.dangerous_countdown_s,
     )
     controller = AgentPageController(
         model,

@@ -45,6 +45,7 @@ from app.vocab import ROLES
 _TOOL_KEYS = frozenset({"roles", "timeout_s", "confirm"})
 _CONFIRM_VALUES = ("auto", "always", "never")
 MAX_TIMEOUT_S = 3600.0
+DANGEROUS_COUNTDOWN_S = 10
 
 
 @dataclass(frozen=True, eq=False)
@@ -54,6 +55,8 @@ class Policy:
     catalog: Mapping[str, ToolSpec]
     roles: tuple[str, ...] = ROLES
     path: Path | None = None
+    #: how long a dangerous call's card waits before it can be confirmed
+    countdown_s: int = DANGEROUS_COUNTDOWN_S
 
     def __post_init__(self) -> None:
         # read-only view: a policy in force cannot be changed behind the pipeline's back
@@ -148,7 +151,7 @@ def policy_from_dict(data: dict[str, Any], path: Path, *, policy: Policy) -> Pol
         if spec is None:
             raise _fail(path, f"unknown tool {name!r} in [tools.{name}]")
         catalog[name] = _override(path, spec, override, roles)
-    return Policy(catalog=catalog, roles=roles, path=path)
+    return Policy(catalog=catalog, roles=roles, path=path, countdown_s=policy.countdown_s)
 
 
 def load_policy(path: str | Path, *, policy: Policy) -> Policy:

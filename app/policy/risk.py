@@ -126,5 +126,8 @@ def build_confirmation_contract_v2(
         "card_state": card_state(risk, tier),
         "details": spec.call_details(args) if spec.call_details is not None else None,
         "description": spec.describe(args, env.env_id, lang),
+        # the policy's wait before a dangerous card can be confirmed (the page and MCP
+        # read it; the confirmation is checked against it)
+        "countdown_s": policy.countdown_s if risk == "delete" and needs_card else 0,
         "requires_confirmation": needs_card,
     }

@@ -63,6 +63,8 @@ class ConfirmationState:
 
     # ---- countdown --------------------------------------------------------------------
     def start_dangerous_countdown(self, seconds: int | None = None) -> None:
+        """Start the card's countdown: ``seconds`` as the core's card says (the policy's
+        value); the contract's call without it waits the default."""
         total = self.default_countdown_s if seconds is None else max(0, int(seconds))
         self._countdown_deadline = self.clock() + total
         self.dangerous_countdown = total
@@ -120,7 +122,7 @@ class ConfirmationState:
         self.confirm_details_text = _details_text(meta.details)
         self.confirm_env_badge = env_badge(meta.env_id, meta.env_context, self.lang)
         if self.card_state == "dangerous":
-            self.start_dangerous_countdown(event.countdown_s or self.default_countdown_s)
+            self.start_dangerous_countdown(event.countdown_s)  # the policy's, as the card says
         else:
             self._stop_countdown()
         self._refresh_confirm()

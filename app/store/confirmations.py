@@ -5,23 +5,13 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from sqlalchemy import Connection, inspect, update
+from sqlalchemy import update
 from sqlmodel import Session, col
 
 from app.store.models import Confirmation, as_utc, utcnow
 from app.store.rows import changed, moment_of, new_row
 
-# Columns added to ``confirmation`` after its first release (edit before approving).
-ADDED_COLUMNS = ("edited_args_hash",)
 DEFAULT_TTL_S = 600.0
-
-
-def ensure_columns(conn: Connection) -> None:
-    """Add the columns of ``ADDED_COLUMNS`` an older table lacks (``init_db``). Idempotent."""
-    present = {c["name"] for c in inspect(conn).get_columns(Confirmation.__tablename__)}
-    for name in ADDED_COLUMNS:
-        if name not in present:
-            conn.exec_driver_sql(f"ALTER TABLE confirmation ADD COLUMN {name} VARCHAR")
 
 
 def create(
@@ -33,6 +23,7 @@ def create(
     call_id: str,
     args_hash: str,
     risk_level: str,
+    countdown_s: int = 0,
     env_id: str | None = None,
     expires_at: datetime | None = None,
     ttl_s: float = DEFAULT_TTL_S,
@@ -53,6 +44,7 @@ def create(
         args_hash=args_hash,
         env_id=env_id,
         risk_level=risk_level,
+        countdown_s=countdown_s,
         created_at=moment,
         sent_at=moment,
         expires_at=as_utc(expires_at),
@@ -61,6 +53,18 @@ def create(
 
 def get(session: Session, *, confirmation_id: str) -> Confirmation | None:
     return session.get(Confirmation, confirmation_id)
+
+
+def mark_sent(session: Session, *, confirmation_id: str) -> None:
+    """The card left the server now (a dangerous call's countdown starts); a used
+    confirmation is left as it is."""
+    stmt = (
+        update(Confirmation)
+        .where(col(Confirmation.id) == confirmation_id, col(Confirmation.used_at).is_(None))
+        .values(sent_at=utcnow())
+        .execution_options(synchronize_session="fetch")
+    )
+    session.execute(stmt)
 
 
 def mark_used(

@@ -19,7 +19,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.pool import StaticPool
 from sqlmodel import Session, SQLModel
 
-from app.store import confirmations, migrate, models
+from app.store import migrate, models
 
 SQLITE_BUSY_TIMEOUT_MS = 5000
 PG_CONNECT_TIMEOUT_S = 5
@@ -73,7 +73,6 @@ def init_db(engine: Engine) -> None:
             conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": INIT_LOCK_KEY})
         SQLModel.metadata.create_all(conn)
         migrate.ensure_columns(conn)
-        confirmations.ensure_columns(conn)
         models.ensure_audit_triggers(conn)
 
 

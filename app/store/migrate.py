@@ -17,6 +17,11 @@ ADDED_COLUMNS: dict[str, dict[str, str]] = {
     # issue 23 item 9: NULL (an account from before) matches the tokens issued before
     "app_user": {"token_stamp": "VARCHAR"},
     "page_session": {"stamp": "VARCHAR"},
+    # edit before approving; the countdown as the policy set it when the card was opened
+    "confirmation": {
+        "edited_args_hash": "VARCHAR",
+        "countdown_s": "INTEGER NOT NULL DEFAULT 0",
+    },
     # issue 23 item 5: the latest attempt's answer, counted atomically
     "login_throttle": {
         "allowed": "BOOLEAN NOT NULL DEFAULT TRUE",
@@ -33,6 +38,10 @@ def ensure_columns(conn: Connection) -> None:
         for name, ddl in columns.items():
             if name not in present:
                 conn.exec_driver_sql(f"ALTER TABLE {table} ADD COLUMN {name} {ddl}")
+                if (table, name) == ("confirmation", "countdown_s"):  # a card opened before
+                    conn.exec_driver_sql(
+                        "UPDATE confirmation SET countdown_s = 10 WHERE risk_level = 'dangerous'"
+                    )
     conn.exec_driver_sql(
         "CREATE INDEX IF NOT EXISTS ix_audit_event_channel ON audit_event (channel)"
     )

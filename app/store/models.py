@@ -156,6 +156,7 @@ class Confirmation(SQLModel, table=True):
     args_hash: str
     env_id: str | None = None
     risk_level: str
+    countdown_s: int = 0  # a dangerous call's wait before it may be confirmed (policy's)
     created_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime, nullable=False)
     sent_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime, nullable=False)
     expires_at: datetime = Field(sa_type=UTCDateTime, nullable=False)

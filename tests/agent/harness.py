@@ -122,13 +122,16 @@ class Harness:
         """Other settings for the cores ``use()`` builds from now on (e.g. a short
         ``tool_timeout_s``; a ``policy_file`` makes new rules)."""
         settings = self.parts.settings.model_copy(update=overrides)
-        rules = Rules(self.parts.registry, settings.policy_file)
+        rules = Rules(
+            self.parts.registry, settings.policy_file, countdown_s=settings.dangerous_countdown_s
+        )
         self.parts = replace(self.parts, settings=settings, rules=rules)
 
     def serve(self, registry: EnvironmentRegistry) -> None:
         """Superset environments for the cores ``use()`` builds from now on (their rules'
         environment table follows them)."""
-        rules = Rules(registry, self.parts.settings.policy_file)
+        settings = self.parts.settings
+        rules = Rules(registry, settings.policy_file, countdown_s=settings.dangerous_countdown_s)
         self.parts = replace(self.parts, registry=registry, rules=rules)
 
     def audit_rows(self, **filters: Any) -> list[dict[str, Any]]:

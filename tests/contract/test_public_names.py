@@ -383,7 +383,9 @@ def no_delay(monkeypatch: pytest.MonkeyPatch) -> list[float]:
     async def sleep(seconds: float) -> None:
         slept.append(seconds)
 
-    monkeypatch.setattr("app.agent.execution.pause", sleep)
+    from app.agent import execution
+
+    monkeypatch.setattr(execution, "pause", sleep)
     return slept
 
 

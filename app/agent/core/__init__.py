@@ -27,20 +27,24 @@ turn), ``calls`` (a door's direct tool call: ``prepare_call`` / ``AgentCore.run_
 (an edit's checks at the door).
 """
 
-from app.agent.confirm import ResumeInput
 from app.agent.core.agent import AgentCore
 from app.agent.core.calls import CallRequest, prepare_call
 from app.agent.core.conversations import ConversationView
 from app.agent.core.offer import OfferedTool, offered_tools
 from app.agent.core.prepare import authenticate, prepare_turn
 from app.agent.core.protocol import EnvView
-from app.agent.core.refusals import (
+from app.agent.core.requests import (
     CONFIRMATION_STATUS,
+    Caller,
     ConfirmationRefused,
+    HistoryItem,
     RequestRefused,
+    ResumeInput,
+    ResumeRequest,
+    TurnInput,
+    TurnRequest,
     confirmation_status,
 )
-from app.agent.core.requests import Caller, HistoryItem, ResumeRequest, TurnInput, TurnRequest
 from app.agent.core.resuming import prepare_resume
 
 __all__ = [

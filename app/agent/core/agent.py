@@ -27,7 +27,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from app.agent.audit import AuditWriter
 from app.agent.checkpoint import SaverPool
-from app.agent.confirm import Confirmations
+from app.agent.confirmation import Confirmations
 from app.agent.core.calls import CallRequest, run_call
 from app.agent.core.control import RunControl
 from app.agent.core.controls import OperatorControls
@@ -86,12 +86,7 @@ class AgentCore(OperatorControls):
         self.audit = audit
         self.auth = auth
         self.tasks = tasks
-        self.confirmations = Confirmations(
-            db,
-            audit,
-            ttl_s=settings.confirmation_ttl_s,
-            countdown_s=settings.dangerous_countdown_s,
-        )
+        self.confirmations = Confirmations(db, audit, ttl_s=settings.confirmation_ttl_s)
         self.model_label = label or type(model).__name__  # the composition root names it
         self._saver = checkpointer if checkpointer is not None else SaverPool(settings)
         given = dict(tools) if tools is not None else None  # {}: no tool has an implementation

@@ -22,8 +22,7 @@ from typing import Any
 from app.agent.core import edits, history
 from app.agent.core.history import ConversationSummary
 from app.agent.core.prepare import refuse_foreign, valid_conv_id
-from app.agent.core.refusals import RequestRefused
-from app.agent.core.requests import DoorRequest
+from app.agent.core.requests import DoorRequest, RequestRefused
 from app.agent.core.runs import Runs
 from app.agent.core.turns import run_config
 from app.agent.rules import Rules

@@ -11,7 +11,7 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from app.agent.core.prepare import refuse_foreign, valid_conv_id
 from app.agent.core.protocol import Core
-from app.agent.core.refusals import RequestRefused
+from app.agent.core.requests import RequestRefused
 from app.agent.core.turns import run_config
 from app.agent.stream import confirm_required_event
 from app.auth import Principal

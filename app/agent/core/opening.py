@@ -11,8 +11,7 @@ from app.agent.audit import AuditWriter
 from app.agent.checkpoint import read_before_run
 from app.agent.core.prepare import refuse_foreign
 from app.agent.core.protocol import Core
-from app.agent.core.refusals import RequestRefused
-from app.agent.core.requests import CallRequest, TurnRequest, request_row
+from app.agent.core.requests import CallRequest, RequestRefused, TurnRequest, request_row
 from app.agent.core.runner import fail, run_graph
 from app.agent.core.supersede import supersede
 from app.agent.core.turns import plan_turn, run_config

@@ -33,8 +33,14 @@ from typing import Any
 
 from app.agent.audit import AuditWriter
 from app.agent.core.protocol import Core
-from app.agent.core.refusals import FOREIGN, RequestRefused
-from app.agent.core.requests import Caller, HistoryItem, TurnInput, TurnRequest
+from app.agent.core.requests import (
+    FOREIGN,
+    Caller,
+    HistoryItem,
+    RequestRefused,
+    TurnInput,
+    TurnRequest,
+)
 from app.auth import Principal
 from app.context import UIContext, UIContextJSONError, validate_uicontext
 from app.errors import AuthError, UIContextError

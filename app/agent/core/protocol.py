@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from app.agent.audit import AuditWriter
-from app.agent.confirm import Confirmations
+from app.agent.confirmation import Confirmations
 from app.agent.rules import Rules
 from app.auth.gate import AuthGate
 from app.settings import Settings

@@ -1,7 +1,17 @@
-"""The checked requests the agent core takes: built only by ``prepare_turn``,
-``prepare_resume`` and ``prepare_call`` (``app.agent.core.prepare`` / ``resuming`` /
-``calls``), so every field is already checked; and what a door hands them: the
-:class:`Caller` and a turn's :class:`TurnInput` (an answer's: ``confirm.ResumeInput``)."""
+"""What a door hands the agent core, and what the core hands back when it refuses.
+
+* What a door received, not yet checked: the :class:`Caller`, a turn's :class:`TurnInput`,
+  an answer's :class:`ResumeInput` (a direct call's input is ``prepare_call``'s
+  arguments).
+* The checked requests the core takes: :class:`TurnRequest`, :class:`ResumeRequest`,
+  :class:`CallRequest` — built only by ``prepare_turn`` / ``prepare_resume`` /
+  ``prepare_call`` (``app.agent.core.checks``), so every field is already checked.
+* A refusal: :class:`RequestRefused` (``status``, a stable ``error`` code, a ``reason``
+  for a person; already audited when raised). The SSE door turns it into ``error`` +
+  ``done`` (:meth:`RequestRefused.event`), the HTTP door into the README's ``{"error",
+  "reason"}`` with the status (:meth:`RequestRefused.http`). :data:`CONFIRMATION_STATUS`
+  is the one table from a refused confirmation's reason to its HTTP status.
+"""
 
 from __future__ import annotations
 
@@ -9,8 +19,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from app.agent.confirmation import ConfirmationRecord
 from app.auth import Principal
 from app.context import UIContext
+from app.errors import ConfirmationError, SsToolsError
+from app.events import ErrorEvent
 from app.vocab import Channel, Lang
 
 
@@ -48,6 +61,19 @@ class TurnInput:
 
 
 @dataclass(frozen=True, kw_only=True)
+class ResumeInput:
+    """A person's answer to a confirmation as a door received it, not yet checked:
+    ``prepare_resume`` checks its fields, :meth:`Confirmations.check` the confirmation.
+    ``args``: the arguments edited before approving (None: as shown)."""
+
+    conv_id: str
+    confirmation_id: str
+    decision: str
+    reason: str | None = None
+    args: Mapping[str, Any] | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
 class DoorRequest:
     """Who asks (a verified principal), in which conversation, through which door (and
     which MCP client): what every request to the core carries, and its audit row's."""
@@ -77,7 +103,7 @@ class ResumeRequest(DoorRequest):
     decision: Literal["confirm", "deny"]
     reason: str | None
     args: dict[str, Any] | None = None  # issue 11 (edit before approving); None = as shown
-    confirmation: dict[str, Any] = field(default_factory=dict)
+    confirmation: ConfirmationRecord | None = None  # the consumed one
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -93,3 +119,61 @@ class CallRequest(DoorRequest):
 def request_row(req: DoorRequest) -> dict[str, Any]:
     """The audit row's fields of a request: user, role, conv_id, channel and client."""
     return req.principal.audit_row(conv_id=req.conv_id, channel=req.channel, client=req.client)
+
+
+#: The reason of a 403 for another user's conversation (a turn, a call, a read, a stop).
+FOREIGN = "this conversation belongs to another user"
+
+CONFIRMATION_STATUS: Mapping[str, int] = {
+    "unknown": 404,
+    "foreign_user": 403,
+    "not_pending": 409,
+    "replayed": 409,
+    "expired": 410,
+    "too_early": 425,
+    "mismatch": 409,
+}
+
+
+def confirmation_status(reason: str) -> int:
+    """The HTTP status of a refused confirmation (400 for a reason the table lacks)."""
+    return CONFIRMATION_STATUS.get(reason, 400)
+
+
+class RequestRefused(SsToolsError):
+    """A refused request: ``status`` (4xx), ``error`` (a stable code) and ``reason`` (a
+    sentence for a person, never the input echoed back). Already audited when raised."""
+
+    def __init__(
+        self,
+        status: int,
+        error: str,
+        reason: str,
+        *,
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
+        super().__init__(reason)
+        self.status = status
+        self.error = error
+        self.reason = reason
+        self.headers = dict(headers or {})
+
+    def event(self) -> ErrorEvent:
+        """The ``error`` event of the SSE door (a ``done`` follows it)."""
+        return ErrorEvent(code=self.error, message=self.reason, status_code=self.status)
+
+    def http(self) -> tuple[int, str, str, dict[str, Any]]:
+        """``(status, error, reason, extra fields)`` of the HTTP door's JSON answer."""
+        return self.status, self.error, self.reason, {}
+
+
+class ConfirmationRefused(RequestRefused):
+    """A refused confirmation. The stream says ``confirmation_<code>``; the HTTP API answers
+    ``{"error": "confirmation_refused", "reason": <code>, "message": <sentence>}``."""
+
+    def __init__(self, exc: ConfirmationError) -> None:
+        super().__init__(confirmation_status(exc.reason), f"confirmation_{exc.reason}", str(exc))
+        self.code = exc.reason
+
+    def http(self) -> tuple[int, str, str, dict[str, Any]]:
+        return self.status, "confirmation_refused", self.code, {"message": self.reason}

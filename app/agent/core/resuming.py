@@ -2,7 +2,7 @@
 door — auth (401; the user's status and role read from the users table, never the
 cache: issue 23 item 4), ``conv_id`` / ``confirmation_id`` / ``decision`` / ``reason`` (422),
 edited ``args`` (their shape and the tool's own args model, ``core.edits``: 422 before the
-confirmation is spent), then the confirmation itself (``app.agent.confirm``: single use,
+confirmation is spent), then the confirmation itself (``app.agent.confirmation``: single use,
 bound, unexpired, the dangerous gate), consumed here. Every refusal is audited and
 committed before it is raised; a refused confirmation is a ``ConfirmationRefused``.
 :func:`run_resume` is the answer's run, once checked.
@@ -16,12 +16,16 @@ from typing import Any
 from langgraph.types import Command
 
 from app.agent.audit import audit_scope
-from app.agent.confirm import ResumeInput
 from app.agent.core.edits import edit_fits_tool, edit_shape, shown_and_edited
 from app.agent.core.prepare import checked_caller, is_text, refuse
 from app.agent.core.protocol import Core
-from app.agent.core.refusals import ConfirmationRefused
-from app.agent.core.requests import Caller, ResumeRequest, request_row
+from app.agent.core.requests import (
+    Caller,
+    ConfirmationRefused,
+    ResumeInput,
+    ResumeRequest,
+    request_row,
+)
 from app.agent.core.runner import run_graph
 from app.agent.core.turns import last_human_text, run_config
 from app.agent.state import AgentContext
@@ -61,7 +65,14 @@ async def prepare_resume(answer: ResumeInput, *, core: Core, caller: Caller) -> 
     graph = await core.graph()
     try:
         with audit_scope(caller.channel, caller.client):
-            confirmation = await core.confirmations.check(graph, answer, principal=principal)
+            confirmation = await core.confirmations.answer(
+                graph,
+                principal=principal,
+                conv_id=conv_id,
+                confirmation_id=confirmation_id,
+                decision=decision,
+                args=args,
+            )
     except ConfirmationError as exc:  # audited by Confirmations.check
         await core.audit.flush()
         raise ConfirmationRefused(exc) from None
@@ -85,7 +96,7 @@ ContextFor = Callable[[Mapping[str, Any], str], AgentContext]
 async def run_resume(core: Core, req: ResumeRequest, context: ContextFor) -> AsyncIterator[Event]:
     """Continue the graph after ``prepare_resume`` consumed the confirmation: audit the
     answer (confirmed or cancelled, edited arguments shown beside the ones on the card),
-    then resume; edited ``args`` pass policy again in the graph (``app.agent.edit``)."""
+    then resume; edited ``args`` pass policy again in the graph (``app.agent.recheck``)."""
     seq = Sequencer(req.conv_id)
     graph = await core.graph()
     config = run_config(req.conv_id)
@@ -94,10 +105,11 @@ async def run_resume(core: Core, req: ResumeRequest, context: ContextFor) -> Asy
     lang = detect_lang(last_human_text(values.get("messages") or []))
     ctx = context(values.get("turn") or {}, lang)
     confirmed = req.decision == "confirm"
+    record = req.confirmation
     await core.audit.record(
         kind="confirmed" if confirmed else "cancelled",
-        tool=req.confirmation.get("tool_name"),
-        env=req.confirmation.get("env_id"),
+        tool=record.tool_name if record else None,
+        env=record.env_id if record else None,
         decision="confirm" if confirmed else "cancel",
         reason=req.reason if req.args is None else "confirmed with edited arguments",
         args=shown_and_edited(values, req),

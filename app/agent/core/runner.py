@@ -10,7 +10,6 @@ write in flight the stream ends there (``done``) and the run goes on for the wri
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
@@ -200,7 +199,7 @@ async def run_graph(
                 interrupted = True
                 for intr in data["__interrupt__"]:
                     cid = intr.value["confirmation_id"]
-                    await asyncio.to_thread(core.confirmations.mark_sent, cid)
+                    await core.confirmations.shown(cid)
                     yield seq(confirm_required_event(intr.value))
             else:
                 ways.note_step(data)

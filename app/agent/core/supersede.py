@@ -11,32 +11,18 @@ from typing import Any
 from langgraph.types import Command
 
 from app.agent.audit import audit_scope
-from app.agent.confirm import ResumeInput
 from app.agent.core.protocol import Core
 from app.agent.core.runner import run_graph
 from app.agent.core.turns import run_config
 from app.agent.state import AgentContext
 from app.agent.stream import Sequencer
 from app.auth import Principal
-from app.errors import ConfirmationError
 from app.events import Event
-from app.reasoning import cot_logger
 
 SUPERSEDED = "superseded by a new message"
 WITHDRAWN = "withdrawn: the turn was stopped"
 
 ContextFor = Callable[[Mapping[str, Any]], AgentContext]
-
-
-async def _spend(
-    core: Core, graph: Any, principal: Principal, ctx: AgentContext, confirmation_id: str
-) -> None:
-    answer = ResumeInput(conv_id=ctx.conv_id, confirmation_id=confirmation_id, decision="deny")
-    try:
-        with audit_scope(ctx.channel, ctx.client):
-            await core.confirmations.check(graph, answer, principal=principal, used_as="superseded")
-    except ConfirmationError as exc:  # already used or expired: the denial below still cancels
-        cot_logger.reason("superseded confirmation was already settled", why=exc.reason)
 
 
 async def supersede(
@@ -58,7 +44,8 @@ async def supersede(
         for intr in state.interrupts:
             cid = (intr.value or {}).get("confirmation_id")
             if cid:
-                await _spend(core, graph, principal, ctx, cid)
+                with audit_scope(ctx.channel, ctx.client):
+                    await core.confirmations.spend(graph, principal, conv_id, cid)
             await core.audit.record(
                 kind="cancelled",
                 decision="cancel",

@@ -8,7 +8,7 @@ environment and its tier, a maintenance window that started since the card, and 
 are checked too (no preflight: the card showed it).
 
 A confirmation answered with edited arguments: the edited call passes the guard's
-per-call policy again — the same function, :meth:`app.agent.guard.Guard.check`:
+per-call policy again — the same function, :meth:`app.agent.guard.Guard.police`:
 permission, this turn's tool set, the args model, the environment and its tier (the one
 resolver), maintenance, the confirmation contract and the preflight. Then:
 
@@ -22,7 +22,7 @@ resolver), maintenance, the confirmation contract and the preflight. Then:
   was spent when it was answered (``prepare_resume``).
 
 The run is bound to the edit: the consumed confirmation row holds the hash of the edited
-arguments (:func:`edit_hash`), and :func:`recheck_edits` runs nothing else.
+arguments (``app.agent.confirmation``), and :func:`recheck_edits` runs nothing else.
 """
 
 from __future__ import annotations
@@ -31,13 +31,12 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, ToolMessage
 
-from app.agent.guard import Guard
-from app.agent.pending import Checked, call_row, edit_hash
-from app.agent.state import AgentContext, AgentState, PendingCall
+from app.agent.confirmation import raises_the_stakes
+from app.agent.guard import Checked, Guard
+from app.agent.state import AgentContext, AgentState, PendingCall, call_row
 from app.agent.stream import emit
 from app.events import ErrorEvent
 
-RISK_RANK = {"safe": 0, "guarded": 1, "dangerous": 2}
 EDIT = "edit"
 
 
@@ -46,32 +45,6 @@ def is_answered(p: PendingCall) -> bool:
     if p.get("decision") == EDIT:
         return True
     return p.get("decision") == "confirm" and bool(p.get("needs_confirmation"))
-
-
-async def _bound(guard: Guard, p: PendingCall) -> bool:
-    """The edit is the one the consumed confirmation recorded (its hash)."""
-    stored = await guard.confirmations.edit_hash_of(p.get("confirmation_id"))
-    return stored == edit_hash(p["tool_name"], dict(p.get("edited_args") or {}))
-
-
-def named_envs(p: PendingCall) -> dict[str, str | None]:
-    """Every environment the call's arguments name: ``env_id`` and each ``*_env`` (a
-    deploy's ``source_env`` as well as its ``target_env``), as given (None: omitted)."""
-    args = p.get("tool_args") or {}
-    return {
-        k: None if v is None else str(v).strip()
-        for k, v in args.items()
-        if k == "env_id" or k.endswith("_env")
-    }
-
-
-def raises_the_stakes(old: PendingCall, new: PendingCall) -> bool:
-    """Another environment — the call's own, or any other one its arguments name (issue
-    23: an edit of a deploy's ``source_env`` alone) — or a higher risk level than the
-    call the person saw."""
-    if new.get("env_id") != old.get("env_id") or named_envs(new) != named_envs(old):
-        return True
-    return RISK_RANK.get(new["risk_level"], 2) > RISK_RANK.get(old["risk_level"], 2)
 
 
 async def _unbound(guard: Guard, p: PendingCall, ctx: AgentContext) -> ToolMessage:
@@ -98,7 +71,7 @@ async def _ask_again(
     guard: Guard, call: dict[str, Any], ctx: AgentContext
 ) -> Checked | ToolMessage:
     """A NEW confirmation for ``call`` (checked again, with its preflight): it waits."""
-    outcome = await guard.check(call, ctx)
+    outcome = await guard.police(call, ctx)
     if isinstance(outcome, ToolMessage):
         return outcome
     outcome.call["needs_confirmation"], outcome.call["decision"] = True, None
@@ -116,7 +89,7 @@ async def recheck_answer(
     refusal is the call's result; another environment or tier, or a higher risk, asks a
     new confirmation; else the call runs under the one just given."""
     call = {"id": p["call_id"], "name": p["tool_name"], "args": dict(p.get("tool_args") or {})}
-    outcome = await guard.check(call, ctx, preflight=False)
+    outcome = await guard.police(call, ctx, preflight=False)
     if isinstance(outcome, ToolMessage):
         return outcome
     if not _stakes_raised(p, outcome):
@@ -132,7 +105,7 @@ async def recheck_edit(guard: Guard, p: PendingCall, ctx: AgentContext) -> Check
     None waits for its new confirmation (already opened)."""
     edited = dict(p.get("edited_args") or {})
     call = {"id": p["call_id"], "name": p["tool_name"], "args": edited}
-    outcome = await guard.check(call, ctx)
+    outcome = await guard.police(call, ctx)
     if isinstance(outcome, ToolMessage):
         return outcome
     new = outcome.call
@@ -177,7 +150,7 @@ async def recheck_edits(guard: Guard, state: AgentState, ctx: AgentContext) -> d
         if p.get("decision") != EDIT:
             pending.append(p)
             continue
-        if not await _bound(guard, p):
+        if not await guard.confirmations.bound(p):
             refused.append(await _unbound(guard, p, ctx))
             continue
         edits[p["call_id"]] = dict(p.get("edited_args") or {})
