@@ -1,6 +1,6 @@
 """Where a direct tool call enters and leaves the graph (``AgentState.direct``).
 
-A door may call one tool without the model (``app.agent.core.calls``): the core puts an
+A door may call one tool without the model (``app.agent.core.runs.call``): the core puts an
 ``AIMessage`` proposing that call into the conversation, as if the model had proposed it,
 and sets ``direct``. The graph then starts at the guard (the same guard -> confirm ->
 tools seam, the same audit rows) and ends after the tools instead of asking the model

@@ -49,7 +49,7 @@ class Unreadable(Exception):
     """A reply that looks like a call but is not one (the repair note says why)."""
 
 
-#: Marks the call a door made directly (``app.agent.core.calls``): a run of its own.
+#: Marks the call a door made directly (``app.agent.core.runs.call``): a run of its own.
 DIRECT_KEY = "direct_call"
 
 

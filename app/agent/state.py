@@ -47,7 +47,7 @@ class AgentState(TypedDict, total=False):
     owner: str
     turn: TurnInfo
     pending: list[PendingCall]
-    # A door's direct tool call (``app.agent.core.calls``): the run started at the guard and
+    # A door's direct tool call (``app.agent.core.runs.call``): the run started at the guard and
     # ends after the tools, also when it is resumed later (from any door). The model node
     # clears it: a run the model answers is a chat turn again.
     direct: bool

@@ -26,8 +26,7 @@ from app.store.conversations import ConversationChange
 from app.vocab import Channel
 
 if TYPE_CHECKING:
-    from app.agent.core import AgentCore
-    from app.agent.core.history import ConversationSummary
+    from app.agent.core import AgentCore, ConversationSummary
     from app.screen.model import AgentChatModel
     from app.screen.stream import StreamProcessor
 

@@ -38,6 +38,7 @@ from app.policy.envs import (
     default_env,
     derive_tier,
     resolve_env,
+    tier,
     tier_of,
 )
 from app.policy.pipeline import (
@@ -109,6 +110,7 @@ __all__ = [
     "role_may_run",
     "roles_for",
     "sql_risk",
+    "tier",
     "tier_of",
     "tool_risk",
     "worst",

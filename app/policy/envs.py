@@ -67,14 +67,20 @@ class EnvTable:
 EMPTY_ENVS = EnvTable()
 
 
-def tier_of(env_id: str | None, envs: EnvTable | None = None) -> EnvTier | None:
-    """The tier of ``env_id``: configured tier > derived from the id > prod; None for no id."""
-    if env_id is None or not str(env_id).strip():
-        return None
-    configured = (envs or EMPTY_ENVS).tiers.get(str(env_id).strip())
+def tier(env_id: str, envs: EnvTable | None = None) -> EnvTier:
+    """THE tier of an environment: its configured tier, else derived from its id, else
+    prod (an environment nobody can place is treated as prod: the one fail-safe rule)."""
+    configured = (envs or EMPTY_ENVS).tiers.get(env_id.strip())
     if configured in ENV_TIERS:
         return configured
-    return derive_tier(env_id)
+    return derive_tier(env_id) or "prod"
+
+
+def tier_of(env_id: str | None, envs: EnvTable | None = None) -> EnvTier | None:
+    """:func:`tier` of ``env_id``; None when there is no environment at all."""
+    if env_id is None or not str(env_id).strip():
+        return None
+    return tier(str(env_id), envs)
 
 
 def default_env(tiers: Mapping[str, EnvTier | None]) -> str | None:
@@ -128,5 +134,5 @@ def resolve_env(
     )
     for source, candidate in candidates:
         if (env_id := _text(candidate)) is not None:
-            return EnvChoice(env_id, tier_of(env_id, envs) or "prod", source)
+            return EnvChoice(env_id, tier(env_id, envs), source)
     return EnvChoice(None, "prod", "none")

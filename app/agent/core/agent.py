@@ -1,61 +1,94 @@
-"""``AgentCore``: the one agent the doors share. It holds the app's parts it works with
-(handed in by the composition root, ``app.parts.build_parts``: settings, database,
-registry, rules, audit writer, auth gate, task runner), owns the chat model, the
-checkpointer pool and the compiled graph (one per event loop: checkpointers are
-loop-bound), takes a checked request (``prepare_turn`` / ``prepare_resume``) and yields
-typed events.
+"""``AgentCore``: the one agent the doors share, in one class.
 
-    parts = build_parts(settings)                     # create_app() builds them once
-    async for event in parts.core.run_turn(turn_request):   # TurnStartEvent, ... DoneEvent
+It holds the app's parts it works with (handed in by the composition root,
+``app.parts.build_parts``: settings, database, registry, rules, audit writer, auth gate,
+task runner), owns the chat model, the checkpointer pool and the compiled graph (one per
+event loop: checkpointers are loop-bound), takes a checked request (``checks``:
+``prepare_turn`` / ``prepare_call`` / ``prepare_resume``) and yields typed events::
+
+    parts = build_parts(settings)                           # create_app() builds them once
+    async for event in parts.core.run_turn(turn_request):   # turn_start ... done
         ...
 
-Tests build their own parts, and a core with a scripted model on them
+Every run goes under its conversation's :class:`RunControl` (one busy period at a time,
+stoppable from any door: :meth:`cancel`); what it does is :mod:`runs` read top to bottom.
+Tests build their own parts and a core with a scripted model on them
 (``app.parts.with_core(parts, model=scripted, tools={...}, checkpointer=InMemorySaver())``).
 """
 
 from __future__ import annotations
 
 import asyncio
-import functools
 import weakref
-from collections.abc import AsyncGenerator, AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import HumanMessage
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from app.agent.audit import AuditWriter
 from app.agent.checkpoint import SaverPool
 from app.agent.confirmation import Confirmations
-from app.agent.core.calls import CallRequest, run_call
-from app.agent.core.control import RunControl
-from app.agent.core.controls import OperatorControls
-from app.agent.core.conversations import ConversationView, read_conversation
-from app.agent.core.offer import tool_listing
-from app.agent.core.opening import audit_offer, plan_request, run_opened
-from app.agent.core.protocol import EnvView
-from app.agent.core.requests import ResumeRequest, TurnRequest, request_row
-from app.agent.core.resuming import run_resume
-from app.agent.core.turns import build_context, history_messages
+from app.agent.core import conversations, edits, runs
+from app.agent.core.checks import refuse_foreign, valid_conv_id
+from app.agent.core.control import RunControl, TurnRegistry
+from app.agent.core.conversations import ConversationSummary, ConversationView
+from app.agent.core.requests import (
+    CallRequest,
+    DoorRequest,
+    RequestRefused,
+    ResumeRequest,
+    TurnRequest,
+)
+from app.agent.core.turns import build_context, run_config, tool_listing
 from app.agent.graph import build_graph, tool_deps_factory
 from app.agent.rules import Rules
 from app.agent.state import AgentContext
 from app.agent.stream import Sequencer
 from app.auth import AuthGate, Principal
-from app.events import Event, TurnStartEvent
+from app.events import DoneEvent, Event, ToolEndEvent, ToolProgressEvent, ToolTimeoutEvent
 from app.policy import PipelineResult
-from app.policy.envs import EnvTable, tier_of
+from app.policy.envs import EnvTable, tier
 from app.settings import Settings
+from app.store.conversations import ConversationChange, short_title
 from app.store.db import Database
 from app.superset.registry import EnvironmentRegistry
 from app.tasks.worker import TaskRunner
+from app.vocab import Channel, EnvTier
+
+#: The events of a stopped turn's run that went on for its writes (``follow``).
+FOLLOWED = (ToolEndEvent, ToolProgressEvent, ToolTimeoutEvent)
 
 
-class AgentCore(OperatorControls):
-    """``run_turn`` / ``resume`` / ``cancel`` / ``follow`` and the conversation list come
-    from :class:`~app.agent.core.controls.OperatorControls` (issue 11); the runs
-    themselves are ``_turn`` / ``_resume`` below."""
+@dataclass(frozen=True)
+class EnvView:
+    """A configured environment as the doors show it; ``tier`` is already resolved."""
+
+    id: str
+    name: str
+    tier: EnvTier
+    url: str
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class StopReport:
+    """What a stop did: ``stopped`` a running turn (``writes_in_flight``: the writes that
+    go on, ``{call_id, tool_name}``), or ``withdrew`` a pending confirmation."""
+
+    conv_id: str
+    stopped: bool = False
+    withdrawn: str | None = None
+    writes_in_flight: list[dict[str, str]] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class AgentCore:
+    """Runs (:meth:`run_turn`, :meth:`run_call`, :meth:`resume`), stops them
+    (:meth:`cancel`, :meth:`follow`), and reads conversations for the doors."""
 
     def __init__(
         self,
@@ -73,7 +106,8 @@ class AgentCore(OperatorControls):
         label: str | None = None,
         **graph_options: Any,
     ) -> None:
-        """The app's parts (see the module docstring). ``checkpointer``: a pool (default:
+        """The app's parts (see the module docstring). ``label``: who answers, as the page
+        says it (the composition root names the model). ``checkpointer``: a pool (default:
         SQLite in the data dir, or PostgreSQL) or one saver used on every loop (e.g.
         ``InMemorySaver``). ``tools`` and ``graph_options`` (preflight, deps_factory,
         system_prompt, policy, envs; the declarations are ``rules.tools``) go to
@@ -87,7 +121,7 @@ class AgentCore(OperatorControls):
         self.auth = auth
         self.tasks = tasks
         self.confirmations = Confirmations(db, audit, ttl_s=settings.confirmation_ttl_s)
-        self.model_label = label or type(model).__name__  # the composition root names it
+        self.model_label = label or type(model).__name__
         self._saver = checkpointer if checkpointer is not None else SaverPool(settings)
         given = dict(tools) if tools is not None else None  # {}: no tool has an implementation
         self._graph_options: dict[str, Any] = {
@@ -104,10 +138,11 @@ class AgentCore(OperatorControls):
             ),
         }
         self._graph_options.update(graph_options)
-        self._graphs: dict[int, tuple[weakref.ref[asyncio.AbstractEventLoop], Any]] = {}
-        self._registries = {}  # event loop -> TurnRegistry (OperatorControls.turns)
+        Loop = weakref.ref[asyncio.AbstractEventLoop]
+        self._graphs: dict[int, tuple[Loop, Any]] = {}
+        self._registries: dict[int, tuple[Loop, TurnRegistry]] = {}
 
-    # ---- parts ------------------------------------------------------------------------
+    # ---- what it works with, per event loop ----------------------------------------------
     async def graph(self) -> Any:
         """The compiled graph of the running event loop (built on first use)."""
         loop = asyncio.get_running_loop()
@@ -121,10 +156,19 @@ class AgentCore(OperatorControls):
             self._graphs[id(loop)] = entry
         return entry[1]
 
+    def turns(self) -> TurnRegistry:
+        """This event loop's registry of running conversations."""
+        loop = asyncio.get_running_loop()
+        entry = self._registries.get(id(loop))
+        if entry is None or entry[0]() is not loop:
+            entry = (weakref.ref(loop), TurnRegistry())
+            self._registries[id(loop)] = entry
+        return entry[1]
+
     async def aclose(self) -> None:
         """Close the running loop's checkpointer (app shutdown, test teardown), once the
-        runs have ended (a graph still running is given a grace period, then cancelled)
-        and this loop's audit rows still held are committed."""
+        runs have ended (a graph still running gets a grace period, then is cancelled) and
+        this loop's audit rows are committed."""
         await self.turns().shut_down()
         await self.audit.flush()
         self._graphs.pop(id(asyncio.get_running_loop()), None)
@@ -137,26 +181,36 @@ class AgentCore(OperatorControls):
         if isinstance(self._saver, SaverPool):
             self._saver.stop()
 
+    # ---- the environments -----------------------------------------------------------------
     def env_table(self) -> EnvTable:
         return self.rules.envs()
 
     def environments(self) -> list[EnvView]:
-        """The configured environments, each with its resolved tier (never derived here)."""
+        """The configured environments, each with its tier as policy resolves it."""
         table = self.env_table()
         return [
             EnvView(
                 id=row["id"],
                 name=row["name"],
-                tier=tier_of(row["id"], table) or "prod",
+                tier=tier(row["id"], table),
                 url=row["url"],
                 error=row.get("error"),
             )
             for row in self.registry.describe()
         ]
 
+    def tier(self, env_id: str) -> EnvTier:
+        """An environment's tier as policy resolves it (one nobody can place is prod)."""
+        return tier(env_id, self.env_table())
+
+    def default_env(self) -> str | None:
+        """The environment a request that names none acts on (policy's one rule)."""
+        return self.env_table().default
+
     def context_for(
         self, req: Any, turn: Mapping[str, Any], lang: str, control: RunControl | None = None
     ) -> AgentContext:
+        """The runtime context of a run for ``req`` (who, which conversation, which door)."""
         tiers = {env.id: env.tier for env in self.environments()}
         ctx = build_context(
             req.principal,
@@ -170,58 +224,141 @@ class AgentCore(OperatorControls):
         ctx.control = control
         return ctx
 
-    # ---- a turn -------------------------------------------------------------------------
-    async def _turn(self, req: TurnRequest, control: RunControl) -> AsyncGenerator[Event, None]:
-        """A person's message: ``turn_start``, then the run's events, then ``done``."""
-        seq = Sequencer(req.conv_id)
-        row = request_row(req)
-        turn = plan_request(self.rules.policy(), req, req.env_id)
-        yield seq(
-            TurnStartEvent(
-                model=self.model_label,
-                tools_offered=len(turn["allowed_tools"]),
-                object_type=turn["object_type"],
-                env_id=turn["selected_env"],
-                lang=req.lang,
-            )
-        )
-        await audit_offer(self.audit, turn, row)
+    # ---- runs ------------------------------------------------------------------------------
+    def run_turn(self, req: TurnRequest) -> AsyncIterator[Event]:
+        """A person's message: ``turn_start`` at once, then the run's events and ``done``."""
+        return self._controlled(req, runs.turn)
 
-        def messages(values: Mapping[str, Any]) -> list[Any]:
-            """The message; a new conversation is seeded with the page's history."""
-            new = not values.get("messages")
-            seeded = history_messages(req.history) if new and req.history else []
-            return [*seeded, HumanMessage(content=req.message)]
+    def run_call(self, req: CallRequest) -> AsyncIterator[Event]:
+        """A door's direct call of one tool, through the same guard (no model)."""
+        return self._controlled(req, runs.call)
 
-        def owned() -> None:  # new or the person's own: its row in the list
-            self._note_turn(req, control)
+    def resume(self, req: ResumeRequest) -> AsyncIterator[Event]:
+        """Continue after ``prepare_resume`` consumed the confirmation."""
+        return self._controlled(req, runs.resume)
 
-        async for ev in run_opened(self, req, turn, messages, seq, control, owned=owned):
-            yield ev
-
-    # ---- a door's direct tool call (no model; ends after the tools) ----------------------
-    async def run_call(self, req: CallRequest) -> AsyncIterator[Event]:
-        """One tool call from ``prepare_call``, through the same guard (see ``calls``),
-        under the conversation's run control like a turn (stoppable, one at a time)."""
-        control = await self.turns().begin(req.conv_id, req.principal.user_id)
+    async def _controlled(
+        self, req: Any, run: Callable[[AgentCore, Any, RunControl], AsyncIterator[Event]]
+    ) -> AsyncGenerator[Event, None]:
+        """``run``'s events under the conversation's run control; at its ``done`` a turn's
+        list row is committed; once the graph has ended, the bookkeeping (``runs.settle``)."""
+        registry = self.turns()
+        control = await registry.begin(req.conv_id, req.principal.user_id)
+        events = run(self, req, control)
         try:
-            async for ev in run_call(self, req, control):
+            async for ev in events:
+                if isinstance(ev, DoneEvent):
+                    if control.noted is not None:
+                        await control.noted
+                    control.done_state = ev.state
                 yield ev
         finally:
-            self.turns().end(control, lambda: self._after(control, req))
+            await events.aclose()  # type: ignore[attr-defined]  # an async generator
+            registry.end(control, lambda: runs.settle(self, control, req))
 
-    # ---- a confirmation's answer ----------------------------------------------------------
-    async def _resume(self, req: ResumeRequest, control: RunControl) -> AsyncGenerator[Event, None]:
-        """Continue after ``prepare_resume`` consumed the confirmation (``resuming``)."""
-        context = functools.partial(self.context_for, req, control=control)
-        async for ev in run_resume(self, req, context):
-            yield ev
+    # ---- stop -----------------------------------------------------------------------------
+    async def cancel(
+        self, principal: Principal, conv_id: str, *, channel: Channel = "page"
+    ) -> StopReport:
+        """Stop ``conv_id``'s running turn (reads and the model call are cancelled, writes
+        go on), or withdraw its pending confirmation; any door, the owner only."""
+        if not valid_conv_id(conv_id):
+            raise RequestRefused(422, "invalid_conv_id", "not a conversation id")
+        row = principal.audit_row(conv_id=conv_id, channel=channel)
+        control = self.turns().active(conv_id)
+        if control is not None and control.closing and not control.stopped:
+            await asyncio.shield(control.finished)  # its turn just ended: nothing to stop
+            control = None
+        if control is not None and not control.stopped:
+            await self._own(control.owner, principal, row)
+            flights = [{"call_id": w.call_id, "tool_name": w.tool_name} for w in control.stop()]
+            await self.audit.record(
+                kind="turn_stopped",
+                decision="cancel",
+                reason="stopped by the user",
+                args={"writes_in_flight": flights} if flights else None,
+                **row,
+            )
+            await self.audit.flush()
+            return StopReport(conv_id, stopped=True, writes_in_flight=flights)
+        graph = await self.graph()
+        state = await graph.aget_state(run_config(conv_id))
+        await self._own((state.values or {}).get("owner"), principal, row)
+        if not state.interrupts:
+            return StopReport(conv_id)
+        req = DoorRequest(principal=principal, conv_id=conv_id, channel=channel)
+        control = await self.turns().begin(conv_id, principal.user_id)
+        try:
+            state = await graph.aget_state(run_config(conv_id))  # a run may have ended it
+            withdrawn = None
+            if state.interrupts:
+                withdrawn = await runs.withdraw(self, graph, state, req, control)
+        finally:
+            self.turns().end(control, lambda: runs.settle(self, control, req))
+        return StopReport(conv_id, withdrawn=withdrawn)
 
+    async def follow(self, principal: Principal, conv_id: str) -> AsyncIterator[Event]:
+        """The tool events of a stopped turn's run that went on for its writes (their
+        outcomes), until it ends; nothing when no such run is going on."""
+        control = self.turns().active(conv_id)
+        if control is None or control.owner != principal.user_id or not control.detached:
+            return
+        seq = Sequencer(conv_id)
+        async for mode, data in control.follow():
+            if mode == "custom" and isinstance(data, FOLLOWED):
+                yield seq(data)
+
+    async def _own(self, owner: str | None, principal: Principal, row: dict[str, Any]) -> None:
+        if owner is None:
+            raise RequestRefused(404, "not_found", "no such conversation")
+        if owner != principal.user_id:
+            raise await refuse_foreign(self.audit, **row)
+
+    # ---- conversations -----------------------------------------------------------------------
+    async def conversation(self, principal: Principal, conv_id: str) -> ConversationView:
+        """Messages, tool calls and a pending confirmation; 403 for another user's."""
+        return await conversations.read_conversation(self, principal, conv_id)
+
+    async def conversations(
+        self, principal: Principal, *, archived: bool = False
+    ) -> list[ConversationSummary]:
+        """The caller's own conversations, newest first (archived ones when asked)."""
+        return await conversations.list_conversations(self.db, principal.user_id, archived=archived)
+
+    async def update_conversation(
+        self, principal: Principal, conv_id: str, change: ConversationChange
+    ) -> ConversationSummary:
+        """Rename and/or (un)archive the caller's conversation; 404 / 403 otherwise."""
+        row = principal.audit_row(conv_id=conv_id)
+        if change.title is not None and not short_title(change.title):
+            raise RequestRefused(422, "invalid_title", "the title must have visible text")
+        current = (
+            await conversations.get_conversation(self.db, conv_id)
+            if valid_conv_id(conv_id)
+            else None
+        )
+        await self._own(current.owner if current else None, principal, row)
+        updated = await conversations.update_conversation(
+            self.db, conv_id, principal.user_id, change
+        )
+        if updated is None:  # gone meanwhile
+            raise RequestRefused(404, "not_found", "no such conversation")
+        await self.audit.record(
+            kind="conversation_changed", decision="ok", args=change.given(), **row
+        )
+        return updated
+
+    # ---- what a door shows: the tool list, the edit form ----------------------------------
     def tool_listing(self, role: str | None, object_type: str | None) -> PipelineResult[Any]:
         """The tools ``role`` is offered on a page of ``object_type``, and the others' reasons."""
         return tool_listing(self.rules.policy(), role, object_type)
 
-    # ---- reading a conversation -------------------------------------------------------
-    async def conversation(self, principal: Principal, conv_id: str) -> ConversationView:
-        """Messages, tool calls and a pending confirmation; 403 for another user's."""
-        return await read_conversation(self, principal, conv_id)
+    def args_schema(self, tool_name: str, lang: str = "en") -> dict[str, Any]:
+        """The JSON schema of a tool's args model (the edit form's fields), in ``lang``."""
+        return edits.args_schema(self.rules.policy(), tool_name, lang)
+
+    def validate_args(
+        self, tool_name: str, args: Mapping[str, Any], lang: str = "en"
+    ) -> dict[str, str]:
+        """The args model's own messages for ``args``, per field ({} when valid), in ``lang``."""
+        return edits.args_messages(self.rules.policy(), tool_name, args, lang)

@@ -1,16 +1,27 @@
-"""The conversation read model (reloads, second tabs, ``GET /api/agent/conversations/…``),
-read through LangGraph's public state API (``graph.aget_state``): messages, the tool
-calls with their outcome, a pending confirmation and what the turn was asked under."""
+"""The conversations as the doors read them: one conversation's messages, tool calls and
+pending card (reloads, second tabs, ``GET /api/agent/conversations/…``), read through
+LangGraph's public state API (``graph.aget_state``); and a person's list (issue 11), the
+``conversation`` table (``app.store.conversations``) the core notes each turn in.
+
+A list entry's title is the first request, shortened (renamable); ``object_type`` /
+``env_id`` are the page context of the latest turn; ``pending_confirmation`` is set after
+every run from the checkpoint (the drawer's badge). Archiving hides an entry and deletes
+nothing.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
+import functools
 from dataclasses import dataclass, field
-from typing import Any
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-from app.agent.core.prepare import refuse_foreign, valid_conv_id
-from app.agent.core.protocol import Core
+from app.agent.audit import AuditWriter
+from app.agent.core.checks import refuse_foreign, valid_conv_id
 from app.agent.core.requests import RequestRefused
 from app.agent.core.turns import run_config
 from app.agent.stream import confirm_required_event
@@ -19,6 +30,13 @@ from app.cpu import off_loop
 from app.events import ConfirmRequiredEvent
 from app.facts import read_refusal
 from app.policy import Policy, tool_risk
+from app.store import conversations
+from app.store.conversations import ConversationChange
+from app.store.db import Database
+from app.store.models import Conversation
+
+if TYPE_CHECKING:
+    from app.agent.core.agent import AgentCore
 
 TURN_KEYS = ("object_type", "selected_env", "uicontext")
 RESULT_LIMIT = 4000
@@ -116,7 +134,9 @@ def conversation_view(conv_id: str, state: Any, policy: Policy) -> ConversationV
     )
 
 
-async def read_conversation(core: Core, principal: Principal, conv_id: str) -> ConversationView:
+async def read_conversation(
+    core: AgentCore, principal: Principal, conv_id: str
+) -> ConversationView:
     """The conversation's view for ``principal`` (a door's read): 422 for a malformed
     id, 403 (audited) for another user's conversation."""
     if not valid_conv_id(conv_id):
@@ -128,3 +148,100 @@ async def read_conversation(core: Core, principal: Principal, conv_id: str) -> C
     if view.owner and view.owner != principal.user_id:
         raise await refuse_foreign(core.audit, **principal.audit_row(conv_id=conv_id))
     return view
+
+
+# ---- a person's list ---------------------------------------------------------------------
+@dataclass(frozen=True)
+class ConversationSummary:
+    """One entry of a person's conversation list."""
+
+    conv_id: str
+    title: str
+    updated_at: datetime
+    env_id: str | None
+    object_type: str | None
+    pending_confirmation: bool
+    archived: bool = False
+    owner: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON shape of ``GET /api/agent/conversations``."""
+        return {
+            "conv_id": self.conv_id,
+            "title": self.title,
+            "updated_at": self.updated_at.isoformat(),
+            "env_id": self.env_id,
+            "object_type": self.object_type,
+            "pending_confirmation": self.pending_confirmation,
+            "archived": self.archived,
+        }
+
+
+def _summary(row: Conversation) -> ConversationSummary:
+    """The list's entry of a conversation row: the row's fields of the same names."""
+    names = [f.name for f in dataclasses.fields(ConversationSummary)]
+    return ConversationSummary(**{name: getattr(row, name) for name in names})
+
+
+def _note_pending(db: Database, **fields: Any) -> None:
+    with db.session() as s:
+        conversations.note_pending(s, **fields)
+
+
+def _list(db: Database, owner: str, archived: bool) -> list[ConversationSummary]:
+    with db.session() as s:
+        return [_summary(r) for r in conversations.list_for(s, owner=owner, archived=archived)]
+
+
+def _get(db: Database, conv_id: str) -> ConversationSummary | None:
+    with db.session() as s:
+        row = conversations.get(s, conv_id=conv_id)
+        return None if row is None else _summary(row)
+
+
+def _update(db: Database, **fields: Any) -> ConversationSummary | None:
+    with db.session() as s:
+        row = conversations.update(s, **fields)
+        return None if row is None else _summary(row)
+
+
+def note_turn(
+    audit: AuditWriter,
+    conv_id: str,
+    owner: str,
+    message: str,
+    object_type: str | None,
+    env_id: str | None,
+) -> asyncio.Future[None]:
+    """Write the turn's row in the list in the audit writer's next transaction (with the
+    turn's first audit rows: one commit, no thread of its own); ends once committed."""
+    return audit.also(
+        functools.partial(
+            conversations.note_turn,
+            conv_id=conv_id,
+            owner=owner,
+            message=message,
+            object_type=object_type,
+            env_id=env_id,
+        )
+    )
+
+
+async def note_pending(db: Database, conv_id: str, owner: str, pending: bool) -> None:
+    await asyncio.to_thread(_note_pending, db, conv_id=conv_id, owner=owner, pending=pending)
+
+
+async def list_conversations(
+    db: Database, owner: str, *, archived: bool = False
+) -> list[ConversationSummary]:
+    return await asyncio.to_thread(_list, db, owner, archived)
+
+
+async def get_conversation(db: Database, conv_id: str) -> ConversationSummary | None:
+    return await asyncio.to_thread(_get, db, conv_id)
+
+
+async def update_conversation(
+    db: Database, conv_id: str, owner: str, change: ConversationChange
+) -> ConversationSummary | None:
+    return await asyncio.to_thread(_update, db, conv_id=conv_id, owner=owner, change=change)

@@ -11,13 +11,12 @@ write in flight the stream ends there (``done``) and the run goes on for the wri
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import AIMessage, AIMessageChunk, ToolMessage
 
 from app.agent.audit import AuditWriter
 from app.agent.core.control import ITEM, STOP, RunControl
-from app.agent.core.protocol import Core
 from app.agent.model_step import PROBLEM_KEY
 from app.agent.state import AgentContext
 from app.agent.stream import Sequencer, confirm_required_event
@@ -34,6 +33,9 @@ from app.events import (
 from app.i18n import t
 from app.reasoning import cot_logger
 from app.vocab import DoneState
+
+if TYPE_CHECKING:
+    from app.agent.core.agent import AgentCore
 
 STREAM_MODES = ["messages", "updates", "custom"]
 
@@ -151,7 +153,7 @@ async def fail(seq: Sequencer, error: ErrorEvent, audit: AuditWriter) -> AsyncIt
 
 
 async def run_graph(
-    core: Core,
+    core: AgentCore,
     graph: Any,
     inp: Any,
     config: dict[str, Any],

@@ -1,40 +1,299 @@
-"""How the core runs a turn or a resume (mixed into ``AgentCore`` through
-``OperatorControls``): under the conversation's :class:`RunControl` (one busy period at a
-time, stoppable; kept by the loop's :class:`TurnRegistry`), with the conversation list's
-bookkeeping (``history``).
+"""How the core runs a checked request, top to bottom (``AgentCore`` calls these).
 
-A turn's first event, ``turn_start``, is built from the checked request alone and sent
-before anything waits: before the checkpoint and the database. The turn's
-row in the conversation list is written meanwhile and committed before ``done`` (like
-every audit row). After the run, whether a confirmation waits (the list's badge) is
-known from the run's own ``done`` when the stream saw it to the end unstopped; otherwise
-it is read from the checkpoint.
+A **turn** (:func:`turn`) and a door's **direct call** (:func:`call`) open the same way
+(:func:`run_opened`): the tools the request is offered (RBAC, then the page's context;
+``turns.plan_turn``), audited (``tool_filtered``); the conversation, which must be the
+caller's own or new; a confirmation still pending is withdrawn first (:func:`supersede`:
+spent, its call cancelled); then the graph runs from the new messages and its output
+becomes typed events (``runner.run_graph``). A direct call enters at the guard and ends
+after the tools. An **answer** (:func:`resume`) to a confirmation, already consumed by
+``prepare_resume``, is audited and resumes the graph.
+
+After a run (:func:`settle`) the conversation list's badge follows the checkpoint, and a
+stopped run leaves no confirmation waiting (:func:`withdraw`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import weakref
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
+import uuid
+from collections.abc import AsyncIterator, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from app.agent.audit import AuditWriter
-from app.agent.core import history
-from app.agent.core.control import RunControl, TurnRegistry
-from app.agent.core.requests import ResumeRequest, TurnRequest
-from app.agent.core.supersede import WITHDRAWN, supersede
-from app.agent.core.turns import last_human_text, run_config
+from langchain_core.messages import AIMessage, HumanMessage
+from langgraph.types import Command
+
+from app.agent.audit import AuditWriter, audit_scope
+from app.agent.checkpoint import read_before_run
+from app.agent.core import conversations
+from app.agent.core.checks import refuse_foreign
+from app.agent.core.edits import shown_and_edited
+from app.agent.core.requests import (
+    CallRequest,
+    DoorRequest,
+    RequestRefused,
+    ResumeRequest,
+    TurnRequest,
+    request_row,
+)
+from app.agent.core.runner import fail, run_graph
+from app.agent.core.turns import history_messages, last_human_text, plan_turn, run_config
+from app.agent.model_step import DIRECT_KEY
+from app.agent.state import AgentContext, TurnInfo
 from app.agent.stream import Sequencer
-from app.events import DoneEvent, Event
-from app.i18n import detect_lang
-from app.store.db import Database
+from app.auth import Principal
+from app.events import Event, Offer, TurnStartEvent
+from app.i18n import detect_lang, t
+from app.policy import Policy
 
 if TYPE_CHECKING:
-    from app.agent.state import AgentContext
+    from app.agent.core.agent import AgentCore
+    from app.agent.core.control import RunControl
 
 log = logging.getLogger("ss_tools.agent")
+
+SUPERSEDED = "superseded by a new message"
+WITHDRAWN = "withdrawn: the turn was stopped"
 AWAITING = "awaiting_confirmation"
+
+#: The run's new messages, from the conversation's checkpointed values (before the run).
+Messages = Callable[[Mapping[str, Any]], list[Any]]
+#: The run's context, for the checkpointed turn it continues.
+ContextFor = Callable[[Mapping[str, Any]], AgentContext]
+
+
+# ---- a turn, a direct call, an answer -------------------------------------------------
+def plan_request(
+    policy: Policy, req: TurnRequest | CallRequest, env_id: str | None = None
+) -> TurnInfo:
+    """The tools ``req`` is offered (``plan_turn``) under its page context, on ``env_id``
+    when the request names one, else on the page's environment."""
+    ui = req.uicontext
+    role = req.principal.role
+    if ui is None:
+        return plan_turn(policy, role, None, env_id, None)
+    return plan_turn(policy, role, ui.objectType, env_id or ui.envId, ui.model_dump())
+
+
+async def turn(core: AgentCore, req: TurnRequest, control: RunControl) -> AsyncIterator[Event]:
+    """A person's message: ``turn_start`` at once (before the checkpoint or the database
+    is touched), then the run's events and ``done``."""
+    seq = Sequencer(req.conv_id)
+    planned = plan_request(core.rules.policy(), req, req.env_id)
+    yield seq(
+        TurnStartEvent(
+            model=core.model_label,
+            tools_offered=len(planned["allowed_tools"]),
+            object_type=planned["object_type"],
+            env_id=planned["selected_env"],
+            lang=req.lang,
+        )
+    )
+    await audit_offer(core.audit, planned, request_row(req))
+
+    def messages(values: Mapping[str, Any]) -> list[Any]:
+        """The message; a new conversation is seeded with the page's history."""
+        new = not values.get("messages")
+        seeded = history_messages(req.history) if new and req.history else []
+        return [*seeded, HumanMessage(content=req.message)]
+
+    def owned() -> None:  # new or the person's own: its row in the list
+        note_turn(core, req, control)
+
+    async for ev in run_opened(core, req, planned, messages, seq, control, owned=owned):
+        yield ev
+
+
+def proposed_call(req: CallRequest) -> AIMessage:
+    """The call as the model would have proposed it (the guard reads the last AIMessage);
+    marked as a door's own, so the turn's checks count from it."""
+    call_id = f"call_{uuid.uuid4().hex[:24]}"
+    return AIMessage(
+        content="",
+        tool_calls=[
+            {"name": req.tool_name, "args": req.arguments, "id": call_id, "type": "tool_call"}
+        ],
+        response_metadata={DIRECT_KEY: True},
+    )
+
+
+async def call(
+    core: AgentCore, req: CallRequest, control: RunControl | None = None
+) -> AsyncIterator[Event]:
+    """A door's direct call: ``tool_start`` .. ``tool_end``, or ``confirm_required`` then
+    ``done(awaiting_confirmation)``, or ``permission_denied`` / ``error``; then ``done``."""
+    seq = Sequencer(req.conv_id)
+    planned = plan_request(core.rules.policy(), req)
+    await audit_offer(core.audit, planned, request_row(req), direct_tool=req.tool_name)
+
+    def messages(_values: Mapping[str, Any]) -> list[Any]:
+        return [proposed_call(req)]
+
+    async for ev in run_opened(core, req, planned, messages, seq, control, direct=True):
+        yield ev
+
+
+async def resume(core: AgentCore, req: ResumeRequest, control: RunControl) -> AsyncIterator[Event]:
+    """Continue the graph after ``prepare_resume`` consumed the confirmation: audit the
+    answer (confirmed or cancelled, edited arguments beside the ones on the card), then
+    resume; every confirmed answer is policed again in the graph (``app.agent.recheck``)."""
+    seq = Sequencer(req.conv_id)
+    graph = await core.graph()
+    config = run_config(req.conv_id)
+    state = await graph.aget_state(config)
+    values = state.values or {}
+    lang = detect_lang(last_human_text(values.get("messages") or []))
+    ctx = core.context_for(req, values.get("turn") or {}, lang, control)
+    confirmed = req.decision == "confirm"
+    record = req.confirmation
+    await core.audit.record(
+        kind="confirmed" if confirmed else "cancelled",
+        tool=record.tool_name if record else None,
+        env=record.env_id if record else None,
+        decision="confirm" if confirmed else "cancel",
+        reason=req.reason if req.args is None else "confirmed with edited arguments",
+        args=shown_and_edited(values, req),
+        **request_row(req),
+    )
+    answer = {"decision": req.decision, "reason": req.reason, "args": req.args}
+    cmd: Command[Any] = Command(resume=answer)
+    async for ev in run_graph(core, graph, cmd, config, ctx, seq):
+        yield ev
+
+
+# ---- how a turn and a call open ---------------------------------------------------------
+async def audit_offer(
+    audit: AuditWriter, planned: TurnInfo, row: Mapping[str, Any], *, direct_tool: str | None = None
+) -> None:
+    """The ``tool_filtered`` row of the tool set (``direct_tool``: the one tool a door's
+    direct call asks for; ``row``: who and where)."""
+    context = planned["object_type"] or "no"
+    offered = f"{len(planned['allowed_tools'])} tools offered for {context} context"
+    await audit.record(
+        kind="tool_filtered",
+        decision="allow",
+        tool=direct_tool,
+        env=planned["selected_env"],
+        reason=offered if direct_tool is None else f"direct call; {offered}",
+        args={"excluded": planned.get("excluded")},
+        **row,
+    )
+
+
+async def owned_state(core: AgentCore, row: Mapping[str, Any]) -> tuple[Any, Any]:
+    """The core's graph and the conversation's checkpointed state (``row``: who and where,
+    as audited): the caller's own or a new one; another user's raises the audited 403."""
+    graph = await core.graph()
+    state = await read_before_run(graph, run_config(row["conv_id"]))  # handed to the run
+    owner = (state.values or {}).get("owner")
+    if owner and owner != row["user"]:
+        raise await refuse_foreign(core.audit, **row)
+    return graph, state
+
+
+async def run_opened(
+    core: AgentCore,
+    req: TurnRequest | CallRequest,
+    planned: TurnInfo,
+    messages: Messages,
+    seq: Sequencer,
+    control: RunControl | None,
+    *,
+    owned: Callable[[], object] = lambda: None,
+    direct: bool = False,
+) -> AsyncIterator[Event]:
+    """Run ``req`` on its conversation once it is the caller's own or new (``owned()`` is
+    told then; another user's: the audited 403 as ``error`` + ``done``): a pending
+    confirmation is superseded first, then the graph runs from ``messages``; ``direct``: a
+    door's direct call (the run ends after the tools)."""
+    try:
+        graph, state = await owned_state(core, request_row(req))
+    except RequestRefused as refused:
+        async for ev in fail(seq, refused.event(), core.audit):
+            yield ev
+        return
+    values = state.values or {}
+    owned()
+
+    def context_for(turn_info: Mapping[str, Any]) -> AgentContext:
+        return core.context_for(req, turn_info, req.lang, control)
+
+    if state.interrupts:  # a new message (or call) supersedes a pending confirmation
+        async for ev in supersede(core, graph, state, req.principal, req.conv_id, seq, context_for):
+            yield ev
+    inp: dict[str, Any] = {
+        "messages": messages(values),
+        "owner": req.principal.user_id,
+        "turn": planned,
+        "pending": [],
+    }
+    if direct:
+        inp["direct"] = True
+    again = ask_again(req, planned) if isinstance(req, TurnRequest) else None
+    config = run_config(req.conv_id)
+    async for ev in run_graph(core, graph, inp, config, context_for(planned), seq, ask_again=again):
+        yield ev
+
+
+def ask_again(req: TurnRequest, planned: TurnInfo) -> Offer | None:
+    """The way on of a turn on a page whose context left tools out: the same message
+    again, without the page's context (offered when the model answered without a call)."""
+    excluded = planned.get("excluded") or {}
+    if req.uicontext is None or "context" not in excluded.values():
+        return None
+    label = t("ask_without_context", req.lang)
+    return Offer(kind="without_context", label=label, request=req.message, clear_context=True)
+
+
+async def supersede(
+    core: AgentCore,
+    graph: Any,
+    state: Any,
+    principal: Principal,
+    conv_id: str,
+    seq: Sequencer,
+    context_for: ContextFor,
+    *,
+    reason: str = SUPERSEDED,
+) -> AsyncIterator[Event]:
+    """Withdraw every pending confirmation of ``state``: each is spent (it can never be
+    confirmed), its call cancelled with an audit row, and the graph resumed with a denial
+    so the checkpoint is consistent. ``reason``: a new message, or a stop (``WITHDRAWN``)."""
+    while state.interrupts:
+        ctx = context_for(state.values.get("turn") or {})
+        for intr in state.interrupts:
+            cid = (intr.value or {}).get("confirmation_id")
+            if cid:
+                with audit_scope(ctx.channel, ctx.client):
+                    await core.confirmations.spend(graph, principal, conv_id, cid)
+            await core.audit.record(
+                kind="cancelled",
+                decision="cancel",
+                reason=reason,
+                **principal.audit_row(conv_id=conv_id, channel=ctx.channel, client=ctx.client),
+            )
+        denial: Command[Any] = Command(resume={"decision": "deny", "reason": reason})
+        async for ev in run_graph(core, graph, denial, run_config(conv_id), ctx, seq, final=False):
+            yield ev
+        state = await graph.aget_state(run_config(conv_id))  # several pending: deny them all
+
+
+# ---- the bookkeeping around a run ------------------------------------------------------
+def note_turn(core: AgentCore, req: TurnRequest, control: RunControl) -> None:
+    """Start writing the turn's row in the conversation list beside the run (the turn
+    found the conversation new or the person's own); it is committed before ``done``."""
+    ui = req.uicontext
+    noted = conversations.note_turn(
+        core.audit,
+        req.conv_id,
+        req.principal.user_id,
+        req.message,
+        ui.objectType if ui is not None else None,
+        req.env_id or (ui.envId if ui is not None else None),
+    )
+    noted.add_done_callback(_log_failure)
+    control.noted = noted
 
 
 def _log_failure(task: asyncio.Future[Any]) -> None:
@@ -42,111 +301,48 @@ def _log_failure(task: asyncio.Future[Any]) -> None:
         log.error("noting the turn in the conversation list failed: %r", task.exception())
 
 
-class Runs:
-    """``run_turn`` / ``resume`` and the bookkeeping after a run (see the module)."""
-
-    _registries: dict[int, tuple[weakref.ref[asyncio.AbstractEventLoop], TurnRegistry]]
-
-    # AgentCore's (annotations only: nothing is defined here)
-    db: Database
-    audit: AuditWriter
-    graph: Callable[[], Awaitable[Any]]
-    context_for: Callable[..., AgentContext]
-    _turn: Callable[[TurnRequest, RunControl], AsyncGenerator[Event, None]]
-    _resume: Callable[[ResumeRequest, RunControl], AsyncGenerator[Event, None]]
-
-    def turns(self) -> TurnRegistry:
-        """This event loop's registry of running conversations."""
-        loop = asyncio.get_running_loop()
-        entry = self._registries.get(id(loop))
-        if entry is None or entry[0]() is not loop:
-            entry = (weakref.ref(loop), TurnRegistry())
-            self._registries[id(loop)] = entry
-        return entry[1]
-
-    def run_turn(self, req: TurnRequest) -> AsyncIterator[Event]:
-        """A person's message: ``turn_start`` at once, then the run's events and ``done``;
-        the conversation list's row is written meanwhile (``_note_turn``, once the turn
-        has read the checkpoint), committed before ``done``."""
-        return self._controlled(req, self._turn)
-
-    def resume(self, req: ResumeRequest) -> AsyncIterator[Event]:
-        """Continue after ``prepare_resume`` consumed the confirmation."""
-        return self._controlled(req, self._resume)
-
-    async def _controlled(
-        self, req: Any, run: Callable[[Any, RunControl], AsyncGenerator[Event, None]]
-    ) -> AsyncIterator[Event]:
-        """``run(req, control)``'s events under the conversation's run control; at its
-        ``done``, a turn's list row is committed and the run's end state kept (``_after``)."""
-        registry = self.turns()
-        control = await registry.begin(req.conv_id, req.principal.user_id)
-        events = run(req, control)
-        try:
-            async for ev in events:
-                if isinstance(ev, DoneEvent):
-                    if control.noted is not None:
-                        await control.noted
-                    control.done_state = ev.state
-                yield ev
-        finally:
-            await events.aclose()
-            registry.end(control, lambda: self._after(control, req))
-
-    def _note_turn(self, req: TurnRequest, control: RunControl) -> None:
-        """Start writing the turn's row in the conversation list, beside the run (the
-        turn found the conversation new or the person's own in the checkpoint it read);
-        ``run_turn`` waits for it before ``done``."""
-        ui = req.uicontext
-        noted = history.note_turn(
-            self.audit,
-            req.conv_id,
-            req.principal.user_id,
-            req.message,
-            ui.objectType if ui is not None else None,
-            req.env_id or (ui.envId if ui is not None else None),
-        )
-        noted.add_done_callback(_log_failure)
-        control.noted = noted
-
-    async def _after(self, control: RunControl, req: Any) -> None:
-        """Once the run's graph has ended: a stopped run leaves no confirmation waiting
-        (withdrawn, audited); the list's badge follows the checkpoint."""
-        who = req.principal
-        if control.done_state is not None and not (control.stopped or control.detached):
-            # the stream saw the run to its end: its ``done`` says whether a confirmation
-            # waits; a turn's row was written without one (it supersedes any) before done
-            pending = control.done_state == AWAITING
-            if pending or isinstance(req, ResumeRequest):
-                await history.note_pending(self.db, control.conv_id, who.user_id, pending)
-            await self.audit.flush()
-            return
-        graph = await self.graph()
+async def settle(core: AgentCore, control: RunControl, req: DoorRequest) -> None:
+    """Once the run's graph has ended: a stopped run leaves no confirmation waiting
+    (withdrawn, audited); the list's badge follows whether a confirmation waits — known
+    from the run's own ``done`` when the stream saw it to the end, else read from the
+    checkpoint."""
+    who = req.principal
+    if control.done_state is not None and not (control.stopped or control.detached):
+        pending = control.done_state == AWAITING
+        if pending or isinstance(req, ResumeRequest):
+            await conversations.note_pending(core.db, control.conv_id, who.user_id, pending)
+        await core.audit.flush()
+        return
+    graph = await core.graph()
+    state = await graph.aget_state(run_config(control.conv_id))
+    if (state.values or {}).get("owner") != who.user_id:
+        return
+    if control.stopped and state.interrupts:
+        await withdraw(core, graph, state, req, control)
         state = await graph.aget_state(run_config(control.conv_id))
-        if (state.values or {}).get("owner") != who.user_id:
-            return
-        if control.stopped and state.interrupts:
-            await self._withdraw(graph, state, req, control)
-            state = await graph.aget_state(run_config(control.conv_id))
-        await history.note_pending(self.db, control.conv_id, who.user_id, bool(state.interrupts))
-        await self.audit.flush()
+    await conversations.note_pending(core.db, control.conv_id, who.user_id, bool(state.interrupts))
+    await core.audit.flush()
 
-    async def _withdraw(self, graph: Any, state: Any, req: Any, control: RunControl) -> str | None:
-        """Deny every pending confirmation of the conversation (the run answers "Stopped").
-        ``req``: who asked, through which door (a turn, a resume or a stop)."""
-        first = (state.interrupts[0].value or {}).get("confirmation_id")
-        control.stopped = True  # the model is not asked again after the withdrawal
-        lang = detect_lang(last_human_text((state.values or {}).get("messages") or []))
-        events = supersede(
-            self,  # type: ignore[arg-type]  # AgentCore, a Core
-            graph,
-            state,
-            req.principal,
-            control.conv_id,
-            Sequencer(control.conv_id),
-            lambda turn: self.context_for(req, turn, lang, control),
-            reason=WITHDRAWN,
-        )
-        async for _ in events:  # nobody listens after a stop: run the withdrawal (its
-            pass  # audit row and checkpoint update) to its end and drop its events
-        return first
+
+async def withdraw(
+    core: AgentCore, graph: Any, state: Any, req: DoorRequest, control: RunControl
+) -> str | None:
+    """Deny every pending confirmation of the conversation (the run answers "Stopped");
+    ``req``: who asked, through which door (a turn, an answer or a stop). Returns the first
+    confirmation's id."""
+    first = (state.interrupts[0].value or {}).get("confirmation_id")
+    control.stopped = True  # the model is not asked again after the withdrawal
+    lang = detect_lang(last_human_text((state.values or {}).get("messages") or []))
+    events = supersede(
+        core,
+        graph,
+        state,
+        req.principal,
+        control.conv_id,
+        Sequencer(control.conv_id),
+        lambda turn_info: core.context_for(req, turn_info, lang, control),
+        reason=WITHDRAWN,
+    )
+    async for _ in events:  # nobody listens after a stop: run the withdrawal (its audit
+        pass  # row and checkpoint update) to its end and drop its events
+    return first

@@ -1,6 +1,8 @@
-"""The one place a turn's (or a resume's) input is checked: ``prepare_turn`` and
-``prepare_resume``. Every door (page, HTTP, MCP) calls them once and hands the checked
-request to the core; nothing downstream checks the same input again.
+"""The one check of everything a door hands the core: ``prepare_turn``, ``prepare_call``
+and ``prepare_resume``. Every door (page, HTTP, MCP) calls one of them once and hands the
+checked request to the core (``AgentCore.run_turn`` / ``run_call`` / ``resume``); nothing
+downstream checks the same input again. Each refusal is a :class:`RequestRefused` whose
+audit row is committed before it is raised.
 
 ``prepare_turn``, in order:
   auth          the door's ``Caller``: its token (or a principal the door already
@@ -12,41 +14,54 @@ request to the core; nothing downstream checks the same input again.
   history       a list of ``{"role", "content"|"text"}``; only user/assistant text is
                 kept (crafted tool or system items are dropped); beyond
                 ``history_max_items`` items or ``history_max_bytes`` of text it is cut
-                to its newest items (the page sends its whole history on every turn,
-                and history only seeds a new conversation)                        422
+                to its newest items (history only seeds a new conversation)       422
   uicontext     ``validate_uicontext`` once: too large 413, invalid 422; text that is
                 not JSON at all is ignored with an audit row (the contract's rule)
 
-Each refusal is a :class:`RequestRefused` whose audit row is committed before it is
-raised. ``prepare_resume`` (``core.resuming``) checks a resume's fields the same way.
-Every door hands in the agent core (``core=``): its auth gate, audit writer and settings
-do the checking.
+``prepare_call`` (a door's direct tool call): the same auth and context; a tool name and
+its arguments (a JSON object of at most 64 KiB). Whether the caller may run the tool with
+these arguments is the guard's to say.
+
+``prepare_resume`` (a person's answer to a confirmation): the caller as the users table
+says NOW (a demoted admin is refused here, or denied by the graph's recheck under the
+current role: issue 23); ``confirmation_id`` / ``decision`` / ``reason`` (422); edited
+``args`` (their shape and the tool's own args model, ``core.edits``: 422 before the
+confirmation is spent); then the confirmation itself is answered and consumed
+(``app.agent.confirmation``: single use, bound, unexpired, its countdown).
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import uuid
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from app.agent.audit import AuditWriter
-from app.agent.core.protocol import Core
+from app.agent.audit import AuditWriter, audit_scope
+from app.agent.core.edits import edit_fits_tool, edit_shape
 from app.agent.core.requests import (
     FOREIGN,
     Caller,
+    CallRequest,
+    ConfirmationRefused,
     HistoryItem,
     RequestRefused,
+    ResumeInput,
+    ResumeRequest,
     TurnInput,
     TurnRequest,
 )
 from app.auth import Principal
 from app.context import UIContext, UIContextJSONError, validate_uicontext
-from app.errors import AuthError, UIContextError
-from app.i18n import detect_lang
+from app.errors import AuthError, ConfirmationError, UIContextError
+from app.i18n import DEFAULT_LANGUAGE, detect_lang, normalize_language
 from app.reasoning import cot_logger
 from app.vocab import CONV_ID_PATTERN, ENV_ID_PATTERN
+
+if TYPE_CHECKING:
+    from app.agent.core.agent import AgentCore
 
 _CONV_ID = re.compile(CONV_ID_PATTERN)
 _ENV_ID = re.compile(ENV_ID_PATTERN)
@@ -85,7 +100,7 @@ async def refuse_foreign(audit: AuditWriter, **row: Any) -> RequestRefused:
 
 
 async def authenticate(
-    caller: Caller, *, core: Core, conv_id: str | None = None, fresh: bool = False
+    caller: Caller, *, core: AgentCore, conv_id: str | None = None, fresh: bool = False
 ) -> Principal:
     """The verified ``caller``: its token's principal, or its already signed-in principal
     (the page's session) — either way checked again to be active (not disabled, deleted
@@ -125,7 +140,7 @@ async def authenticate(
 
 
 async def checked_caller(
-    caller: Caller, *, core: Core, conv_id: str, fresh: bool = False
+    caller: Caller, *, core: AgentCore, conv_id: str, fresh: bool = False
 ) -> tuple[Principal, dict[str, Any]]:
     """The verified caller (:func:`authenticate`, ``fresh`` as there) and the audit row's
     fields of its request (user, role, channel, client, conv_id) once ``conv_id`` is
@@ -176,7 +191,7 @@ def _history(
     return tuple(reversed(kept)), None
 
 
-async def prepare_turn(turn: TurnInput, *, core: Core, caller: Caller) -> TurnRequest:
+async def prepare_turn(turn: TurnInput, *, core: AgentCore, caller: Caller) -> TurnRequest:
     """Check a turn's input once (see the module docstring); raise ``RequestRefused``."""
     message, env_id = turn.message, turn.env_id
     conv_id = uuid.uuid4().hex if turn.conv_id is None else turn.conv_id
@@ -239,3 +254,123 @@ async def checked_uicontext(
         conv_id=row.get("conv_id"),
     )
     return ctx
+
+
+# ---- a door's direct call ---------------------------------------------------------------
+TOOL_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
+MAX_ARGUMENTS_BYTES = 64 * 1024
+
+
+def _arguments_problem(arguments: Any) -> tuple[int, str, str] | None:
+    if not isinstance(arguments, Mapping) or not all(isinstance(k, str) for k in arguments):
+        return 422, "invalid_arguments", "arguments must be an object"
+    try:
+        size = len(json.dumps(dict(arguments), ensure_ascii=False).encode("utf-8"))
+    except (TypeError, ValueError):
+        return 422, "invalid_arguments", "arguments must be JSON values"
+    except UnicodeEncodeError:
+        return 422, "invalid_arguments", "arguments must be valid text"
+    if size > MAX_ARGUMENTS_BYTES:
+        return 413, "arguments_too_large", f"arguments are over {MAX_ARGUMENTS_BYTES} bytes"
+    return None
+
+
+async def prepare_call(
+    *,
+    core: AgentCore,
+    caller: Caller,
+    tool_name: str,
+    arguments: Mapping[str, Any] | None,
+    conv_id: str | None,
+    uicontext: UIContext | str | bytes | Mapping[str, Any] | None,
+    lang: str | None = None,
+) -> CallRequest:
+    """Check a direct call's input once: auth 401; ``conv_id`` (a fresh id when None),
+    the tool's name and the arguments (a JSON object of at most 64 KiB) 422/413; the
+    context like a turn's (an already validated ``UIContext`` is kept). Whether the caller
+    may run the tool, and with these arguments, is the guard's to say. ``lang``: the
+    language the call's card and refusals are worded in (a door's page; else English;
+    one it does not know is English too: a call has no message to tell it from)."""
+    conv_id = f"call-{uuid.uuid4().hex}" if conv_id is None else conv_id
+    principal, row = await checked_caller(caller, core=core, conv_id=conv_id)
+    args = {} if arguments is None else arguments
+    if not isinstance(tool_name, str) or not TOOL_NAME.fullmatch(tool_name):
+        problem: tuple[int, str, str] | None = (
+            422,
+            "invalid_tool_name",
+            "a tool name is 1-64 letters, digits and underscores",
+        )
+    else:
+        problem = _arguments_problem(args)
+    if problem is not None:
+        raise await refuse(core.audit, *problem, kind="request_invalid", **row)
+    if isinstance(uicontext, UIContext):
+        ctx: UIContext | None = uicontext
+    else:
+        ctx = await checked_uicontext(core.audit, uicontext, row)
+    return CallRequest(
+        principal=principal,
+        conv_id=conv_id,
+        tool_name=tool_name,
+        arguments=dict(args),
+        uicontext=ctx,
+        channel=caller.channel,
+        client=caller.client,
+        lang=normalize_language(lang) or DEFAULT_LANGUAGE,
+    )
+
+
+# ---- a person's answer to a confirmation -------------------------------------------------
+MAX_REASON_CHARS = 2000
+MAX_CONFIRMATION_ID_CHARS = 128
+
+
+async def prepare_resume(answer: ResumeInput, *, core: AgentCore, caller: Caller) -> ResumeRequest:
+    """Check a resume's input, then validate and consume the confirmation (single use).
+    ``core``: the agent core whose conversation it is."""
+    conv_id, confirmation_id, decision = answer.conv_id, answer.confirmation_id, answer.decision
+    reason, args = answer.reason, answer.args
+    # the answer is a decision: the caller as the users table says NOW (a demoted admin
+    # is refused here, or denied by the graph's recheck under the current role)
+    principal, row = await checked_caller(caller, core=core, conv_id=conv_id, fresh=True)
+    problem = None
+    if not is_text(confirmation_id) or not 0 < len(confirmation_id) <= MAX_CONFIRMATION_ID_CHARS:
+        problem = ("invalid_confirmation_id", "confirmation_id must be 1-128 characters")
+    elif decision not in ("confirm", "deny"):
+        problem = ("invalid_decision", "decision must be 'confirm' or 'deny'")
+    elif reason is not None and (not is_text(reason) or len(reason) > MAX_REASON_CHARS):
+        problem = ("invalid_reason", f"reason must be text of at most {MAX_REASON_CHARS} chars")
+    elif args is not None:
+        problem = edit_shape(args, decision)
+        if problem is None:  # the tool's own args model, before the confirmation is spent
+            tool = await core.confirmations.tool_of(
+                confirmation_id, conv_id=conv_id, user_id=row["user"]
+            )
+            problem = edit_fits_tool(core.rules.policy(), tool, args)
+    if problem is not None:
+        raise await refuse(core.audit, 422, *problem, kind="request_invalid", **row)
+    graph = await core.graph()
+    try:
+        with audit_scope(caller.channel, caller.client):
+            confirmation = await core.confirmations.answer(
+                graph,
+                principal=principal,
+                conv_id=conv_id,
+                confirmation_id=confirmation_id,
+                decision=decision,
+                args=args,
+            )
+    except ConfirmationError as exc:  # audited by Confirmations.check
+        await core.audit.flush()
+        raise ConfirmationRefused(exc) from None
+    return ResumeRequest(
+        principal=principal,
+        conv_id=conv_id,
+        confirmation_id=confirmation_id,
+        decision=decision,  # type: ignore[arg-type]  # checked above
+        reason=reason,
+        channel=caller.channel,
+        args=None if args is None else dict(args),
+        confirmation=confirmation,
+        client=caller.client,
+    )
