@@ -103,7 +103,10 @@ def _first_admin(settings: Settings, db: Database) -> Path | None:
             return None
         password = secrets.token_urlsafe(18)
         users.create_user(
-            session, username=ADMIN_USERNAME, role="admin", password_hash=hash_password(password)
+            session,
+            username=ADMIN_USERNAME,
+            role="admin",
+            password_hash=hash_password(password, n=settings.scrypt_n),
         )
         # written before the commit: if the file cannot be written, no admin is created
         _write_private(

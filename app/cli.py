@@ -111,7 +111,10 @@ def _add(db: Database, args: argparse.Namespace) -> str:
         if user_store.get_user_by_name(session, username=name) is not None:
             raise CliError(f"user {name!r} already exists (use 'users passwd' to change it)")
         user_store.create_user(
-            session, username=name, role=role, password_hash=hash_password(password)
+            session,
+            username=name,
+            role=role,
+            password_hash=hash_password(password, n=args.scrypt_n),
         )
     return f"created user {name!r} with role {role}"
 
@@ -138,7 +141,9 @@ def _passwd(db: Database, args: argparse.Namespace) -> str:
     with db.session() as session:
         if user_store.get_user_by_name(session, username=name) is None:
             raise CliError(f"no user {name!r}")
-        user_store.set_password(session, username=name, password_hash=hash_password(password))
+        user_store.set_password(
+            session, username=name, password_hash=hash_password(password, n=args.scrypt_n)
+        )
         page_sessions.end_user_sessions(session, username=name)  # its tokens: a new stamp
     return f"password changed for {name!r}"
 
@@ -188,7 +193,9 @@ def users_main(argv: Sequence[str] | None = None, *, settings: Settings | None =
         return exc.code if isinstance(exc.code, int) else 2
     db: Database | None = None
     try:
-        db = Database.open((settings if settings is not None else Settings()).db_url)
+        settings = settings if settings is not None else Settings()
+        args.scrypt_n = settings.scrypt_n  # the cost of the hashes written (add, passwd)
+        db = Database.open(settings.db_url)
         print(COMMANDS[args.command](db, args))
     except CliError as exc:
         print(f"error: {exc}", file=sys.stderr)

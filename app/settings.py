@@ -63,6 +63,13 @@ class Settings(BaseSettings):
         description="How long a user's enabled/role check is cached; disabling, deleting or "
         "re-roling a user ends their tokens and page sessions within this many seconds.",
     )
+    scrypt_n: int = Field(
+        default=2**14,
+        ge=2,
+        le=2**20,
+        description="scrypt cost (N, a power of two) of the password hashes this app writes; "
+        "the test suite lowers it, production keeps the default",
+    )
     login_max_failures_per_user: int = Field(
         default=5, description="Failed sign-ins of one username before it is blocked"
     )
@@ -125,6 +132,13 @@ class Settings(BaseSettings):
     @classmethod
     def _blank_is_none(cls, v: str | None) -> str | None:
         return v or None
+
+    @field_validator("scrypt_n")
+    @classmethod
+    def _power_of_two(cls, v: int) -> int:
+        if v & (v - 1):
+            raise ValueError(f"scrypt_n {v}: not a power of two")
+        return v
 
     @model_validator(mode="after")
     def _secret_from_file(self) -> Settings:

@@ -3,7 +3,7 @@
 At import time (before any app module reads settings) the environment is made hermetic:
 ``SS_TOOLS_*`` variables from the caller's shell are dropped (except REQUIRE_ALL,
 SANDBOX_DIR and TEST_*), dev mode is on, data goes to a session temp dir, no Superset
-sandbox, no environments file, and retry/countdown delays are tiny.
+sandbox, no environments file, retry/countdown delays are tiny and password hashes cheap.
 
 Every test also gets its own data dir and SQLite file in the environment (autouse), so an
 app the NiceGUI ``user`` fixture starts (main.py: ``Settings()`` -> ``create_app``) is
@@ -43,6 +43,9 @@ os.environ.update(
         "SS_TOOLS_ENVIRONMENTS_FILE": str(TEST_ROOT / "no-environments.toml"),
         "SS_TOOLS_RETRY_DELAY_S": "0.01",
         "SS_TOOLS_COUNTDOWN_TICK_S": "0.01",
+        # cheap password hashes (tests.support.TEST_SCRYPT_N); production keeps 2**14,
+        # which tests/auth/test_passwords.py holds
+        "SS_TOOLS_SCRYPT_N": "16",
     }
 )
 

@@ -33,6 +33,7 @@ def server_env(data_dir: Path, **extra: str) -> dict[str, str]:
             "SS_TOOLS_DATA_DIR": str(data_dir),
             "SS_TOOLS_JWT_SECRET": "test-secret-for-subprocess-servers-0123456789",
             "SS_TOOLS_ENVIRONMENTS_FILE": str(data_dir / "environments.toml"),
+            "SS_TOOLS_SCRYPT_N": "16",  # cheap password hashes, as in the suite's own process
             "PYTHONUNBUFFERED": "1",
         }
     )

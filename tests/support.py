@@ -8,10 +8,19 @@ from typing import Any
 import pytest
 from nicegui import app as nicegui_app
 
-from app.auth import Principal
+from app.auth import Principal, hash_password
 from app.parts import Parts, installed
 from app.store import users
 from app.store.audit import list_audit
+
+#: The scrypt cost of the suite's password hashes (``SS_TOOLS_SCRYPT_N`` in tests/conftest.py
+#: and tests/server_proc.py); production's cost is held by tests/auth/test_passwords.py.
+TEST_SCRYPT_N = 16
+
+
+def password_hash_for(password: str) -> str:
+    """A stored hash of ``password`` at the suite's cheap cost (verifies like any other)."""
+    return hash_password(password, n=TEST_SCRYPT_N)
 
 
 def require_or_skip(condition: bool, reason: str) -> None:

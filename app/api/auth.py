@@ -60,7 +60,12 @@ def create_token(body: TokenRequest, request: Request) -> TokenResponse | JSONRe
             headers={"Retry-After": str(gate.retry_after_s)},
         )
     with auth.db.session() as session:
-        principal = authenticate(session, username=body.username, password=body.password)
+        principal = authenticate(
+            session,
+            username=body.username,
+            password=body.password,
+            scrypt_n=auth.settings.scrypt_n,
+        )
     if principal is None:
         login_failed(auth, body.username, client, gate)
         return error_response(

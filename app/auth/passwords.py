@@ -39,15 +39,18 @@ def _scrypt(password: str, salt: bytes, n: int, r: int, p: int, dklen: int) -> b
     )
 
 
-def hash_password(password: str) -> str:
-    """Hash ``password`` with a fresh 16-byte salt; the result is safe to store."""
+def hash_password(password: str, *, n: int = SCRYPT_N) -> str:
+    """Hash ``password`` with a fresh 16-byte salt; the result is safe to store.
+
+    ``n``: the scrypt cost, the settings' ``scrypt_n`` (production keeps the default; the
+    test suite lowers it). It is stored with the hash, so verifying costs the same."""
     if not isinstance(password, str):
         raise TypeError("password must be a str")
     salt = secrets.token_bytes(SALT_BYTES)
-    digest = _scrypt(password, salt, SCRYPT_N, SCRYPT_R, SCRYPT_P, HASH_BYTES)
+    digest = _scrypt(password, salt, n, SCRYPT_R, SCRYPT_P, HASH_BYTES)
     salt_b64 = base64.b64encode(salt).decode("ascii")
     hash_b64 = base64.b64encode(digest).decode("ascii")
-    return f"{SCHEME}${SCRYPT_N}${SCRYPT_R}${SCRYPT_P}${salt_b64}${hash_b64}"
+    return f"{SCHEME}${n}${SCRYPT_R}${SCRYPT_P}${salt_b64}${hash_b64}"
 
 
 def _parse(stored: str) -> tuple[int, int, int, bytes, bytes] | None:
@@ -83,13 +86,14 @@ def verify_password(password: str, stored: str | None) -> bool:
     return hmac.compare_digest(actual, expected)
 
 
-def dummy_verify(password: str) -> None:
+def dummy_verify(password: str, *, n: int = SCRYPT_N) -> None:
     """Spend the same time as a real verification (used when the user does not exist,
-    so response time does not reveal which usernames exist)."""
+    so response time does not reveal which usernames exist); ``n``: the cost the app
+    hashes with (the settings' ``scrypt_n``)."""
     _scrypt(
         password if isinstance(password, str) else "",
         _DUMMY_SALT,
-        SCRYPT_N,
+        n,
         SCRYPT_R,
         SCRYPT_P,
         HASH_BYTES,

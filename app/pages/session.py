@@ -118,7 +118,9 @@ def _check_credentials(
     if not gate.allowed:
         return SignIn("throttled", retry_after_s=gate.retry_after_s)
     with auth.db.session() as db:
-        principal = authenticate(db, username=username, password=password)
+        principal = authenticate(
+            db, username=username, password=password, scrypt_n=auth.settings.scrypt_n
+        )
     if principal is None:
         login_failed(auth, username, client, gate)
         return SignIn("bad")

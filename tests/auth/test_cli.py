@@ -12,6 +12,7 @@ from app.auth import Principal, authenticate
 from app.cli import users_main
 from app.settings import Settings
 from app.store.db import Database
+from app.store.users import get_user_by_name
 
 
 @pytest.fixture
@@ -117,3 +118,31 @@ def test_adding_a_duplicate_user_fails_and_keeps_the_first(data_dir: Path, capsy
     assert "user 'frank' already exists" in capsys.readouterr().err
     principal = _login("frank", "first-pass")
     assert principal is not None and principal.role == "admin"
+
+
+def test_users_add_and_passwd_hash_at_the_settings_cost(data_dir: Path) -> None:
+    """The CLI writes hashes at ``SS_TOOLS_SCRYPT_N`` (the suite's is cheap; production
+    keeps 2**14); the cost is stored with each hash, so it still verifies."""
+    settings = Settings(scrypt_n=32)
+    assert (
+        users_main(
+            ["add", "dora", "--role", "admin", "--password", "pw-12345678"], settings=settings
+        )
+        == 0
+    )
+
+    def stored_n() -> str:
+        db = Database.open(settings.db_url)
+        try:
+            with db.session() as session:
+                user = get_user_by_name(session, username="dora")
+                assert user is not None and user.password_hash
+                return user.password_hash.split("$")[1]
+        finally:
+            db.dispose()
+
+    assert stored_n() == "32"
+    settings = Settings(scrypt_n=64)
+    assert users_main(["passwd", "dora", "--password", "pw-87654321"], settings=settings) == 0
+    assert stored_n() == "64"
+    assert _login("dora", "pw-87654321", settings).role == "admin"

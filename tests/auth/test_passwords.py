@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from pydantic import ValidationError
 
 from app.auth import hash_password, verify_password
+from app.settings import Settings
 
 STORED = hash_password("correct horse battery")
 
@@ -48,3 +50,24 @@ def test_same_password_hashes_differently_each_time() -> None:
 )
 def test_verify_password(password: str, stored: str | None, expected: bool) -> None:
     assert verify_password(password, stored) is expected
+
+
+def test_production_hashes_at_the_real_scrypt_cost() -> None:
+    """The suite hashes cheaply (SS_TOOLS_SCRYPT_N in tests/conftest.py); a product
+    started without that setting keeps scrypt's real cost, N = 2**14."""
+    assert Settings.model_fields["scrypt_n"].default == 2**14
+    scheme, n, *_ = hash_password("x").split("$")
+    assert (scheme, n) == ("scrypt", str(2**14))
+
+
+def test_the_suite_hashes_at_its_cheap_cost_and_verifies_like_production() -> None:
+    assert Settings().scrypt_n == 16  # this environment (tests/conftest.py)
+    cheap = hash_password("pw", n=Settings().scrypt_n)
+    assert cheap.split("$")[1] == "16"
+    assert verify_password("pw", cheap) and not verify_password("pW", cheap)
+
+
+@pytest.mark.parametrize("bad", [3, 1000, 2**21, 1])
+def test_a_scrypt_cost_that_is_no_power_of_two_or_out_of_bounds_is_refused(bad: int) -> None:
+    with pytest.raises(ValidationError, match="scrypt_n"):
+        Settings(scrypt_n=bad)

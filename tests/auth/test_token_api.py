@@ -7,13 +7,13 @@ from typing import Any
 import pytest
 from nicegui.testing import User
 
-from app.auth import hash_password
 from app.parts import Parts
 from app.store import users
 from app.store.audit import list_audit
+from tests.support import password_hash_for
 
 PASSWORD = "correct-horse-battery"
-PASSWORD_HASH = hash_password(PASSWORD)  # one KDF run for the whole module
+PASSWORD_HASH = password_hash_for(PASSWORD)
 
 
 @pytest.fixture

@@ -10,18 +10,17 @@ from typing import Any
 import pytest
 from nicegui.testing import User
 
-from app.auth import hash_password
 from app.store import users
 from app.store.audit import list_audit
 from tests.agent.harness import harness, token_for
 from tests.server_proc import Server, cli, server_env
-from tests.support import served
+from tests.support import password_hash_for, served
 from tests.ui.conftest import _private_data_dir, core, parts, sign_in
 
 __all__ = ["_private_data_dir", "core", "harness", "parts", "served", "sign_in"]
 
 PASSWORD = "correct-horse-battery"
-PASSWORD_HASH = hash_password(PASSWORD)  # one KDF run for the whole suite
+PASSWORD_HASH = password_hash_for(PASSWORD)
 LIVE_SETTINGS = {
     "SS_TOOLS_REVOCATION_CACHE_S": "1",
     "SS_TOOLS_LOGIN_MAX_FAILURES_PER_USER": "5",

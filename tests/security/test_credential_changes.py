@@ -14,20 +14,19 @@ import pytest
 from nicegui.testing import User
 from sqlmodel import Session
 
-from app.auth import hash_password
 from app.errors import AuthError
 from app.parts import Parts
 from app.store import page_sessions
 from app.store import users as user_store
 from tests.security.conftest import PASSWORD, Live, assert_error_shape, bearer
-from tests.support import principal_for
+from tests.support import password_hash_for, principal_for
 
 SHORT_CACHE = pytest.mark.app_env(revocation_cache_s=0.3)
 CACHE_PASSES_S = 0.4
 
 
 def _password(s: Session, name: str, role: str) -> None:
-    user_store.set_password(s, username=name, password_hash=hash_password("new-pass-123456"))
+    user_store.set_password(s, username=name, password_hash=password_hash_for("new-pass-123456"))
 
 
 def _disable_then_enable(s: Session, name: str, role: str) -> None:

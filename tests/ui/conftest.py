@@ -13,9 +13,9 @@ import pytest
 from nicegui import app, storage, ui
 from nicegui.testing import User
 
-from app.auth import hash_password
 from app.parts import Parts, installed
 from app.store.users import create_user
+from tests.support import password_hash_for
 from tests.ui.fakes import ENVS, FakeCore
 
 
@@ -46,7 +46,9 @@ def core(user: User, monkeypatch) -> FakeCore:
 
 def add_account(parts: Parts, username: str, role: str, password: str = "pw-123456") -> None:
     with parts.db.session() as session:
-        create_user(session, username=username, role=role, password_hash=hash_password(password))
+        create_user(
+            session, username=username, role=role, password_hash=password_hash_for(password)
+        )
 
 
 SignIn = Callable[..., Awaitable[None]]
