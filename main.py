@@ -18,15 +18,10 @@ import os
 import sys
 from typing import Any
 
-from nicegui import app, helpers, ui
-
-from app.bootstrap import prepare_local_run
-from app.cli import users_main
-from app.reasoning import configure_cot_logging
-from app.sandbox.service import local_superset
 from app.settings import Settings
-from app.tasks.sweep import TaskSweeper
-from app.web import create_app
+
+# The server's modules (NiceGUI, the agent, every tool) are imported where they are used,
+# so ``python main.py users ...`` answers without loading them.
 
 TITLE = "ss-tools agent"
 #: The local model is slow on a CPU (a turn with every tool offered: up to minutes).
@@ -36,6 +31,8 @@ LOCAL_MODEL_TIMEOUT_S = 300.0
 def serve(settings: Settings, *, title: str = TITLE, **options: Any) -> None:
     """``ui.run`` as the product serves: the settings' host, port and page storage
     secret, no reload, no browser window (``options``: more of ``ui.run``'s)."""
+    from nicegui import ui
+
     ui.run(
         host=settings.host,
         port=settings.port,
@@ -51,6 +48,8 @@ def with_local_model(settings: Settings) -> Settings:
     """``start --local-model``: build (once per machine) and start llama-server with a small
     model on loopback, stopped when the product stops; the settings point the
     OpenAI-compatible provider at it (a timeout set in the environment is kept)."""
+    from nicegui import app
+
     from app.sandbox.llm import SandboxError, start_local_model  # dev tooling, like the sandbox
 
     try:
@@ -76,11 +75,22 @@ def main() -> None:
     if command in {"-h", "--help", "help"}:
         print(__doc__.split("Order:")[0].strip())
         sys.exit(0)
+    if command == "users":  # a command line of its own: the server's modules are not loaded
+        from app.cli import users_main
+
+        os.umask(0o077)  # the database file it may create is the product's own: 0600
+        sys.exit(users_main(sys.argv[2:], settings=Settings()))
+    from nicegui import app, helpers
+
+    from app.bootstrap import prepare_local_run
+    from app.reasoning import configure_cot_logging
+    from app.sandbox.service import local_superset
+    from app.tasks.sweep import TaskSweeper
+    from app.web import create_app
+
     if not helpers.is_pytest():
         os.umask(0o077)  # files the product writes (data dir, page storage) are its own: 0600
     settings = Settings()
-    if command == "users":
-        sys.exit(users_main(sys.argv[2:], settings=settings))
     if command == "start":
         settings = prepare_local_run(settings).settings
         sandbox = local_superset(settings, functools.partial(print, flush=True))  # dev tooling

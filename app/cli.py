@@ -25,12 +25,13 @@ from datetime import datetime
 
 from sqlalchemy.exc import SQLAlchemyError
 
-from app.auth import ROLES, hash_password
+from app.auth.passwords import hash_password
 from app.errors import SsToolsError
 from app.settings import Settings
 from app.store import page_sessions
 from app.store import users as user_store
 from app.store.db import Database
+from app.vocab import ROLES
 
 USERNAME_RE = re.compile(r"^[A-Za-z0-9_.@-]{1,64}$")
 MIN_PASSWORD_CHARS = 8

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import io
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,6 +15,7 @@ from app.cli import users_main
 from app.settings import Settings
 from app.store.db import Database
 from app.store.users import get_user_by_name
+from tests.server_proc import ROOT, server_env
 
 
 @pytest.fixture
@@ -146,3 +149,34 @@ def test_users_add_and_passwd_hash_at_the_settings_cost(data_dir: Path) -> None:
     assert users_main(["passwd", "dora", "--password", "pw-87654321"], settings=settings) == 0
     assert stored_n() == "64"
     assert _login("dora", "pw-87654321", settings).role == "admin"
+
+
+_HEAVY = ("nicegui", "langgraph", "langchain_core", "joserfc", "app.agent", "app.web", "httpx")
+
+
+def test_users_command_loads_no_server_module(tmp_path: Path) -> None:
+    """``python main.py users list`` answers without importing the server, the agent or
+    the JWT libraries (it took 7 s when it did; about one second now)."""
+    probe = (
+        "import runpy, sys\n"
+        "sys.argv = ['main.py', 'users', 'list']\n"
+        "try:\n"
+        "    runpy.run_path('main.py', run_name='__main__')\n"
+        "except SystemExit as exc:\n"
+        "    assert exc.code == 0, exc.code\n"
+        f"print(sorted(m for m in sys.modules if m.split('.')[0] in {_HEAVY!r} "
+        f"or m.startswith({_HEAVY!r})))\n"
+    )
+    env = server_env(tmp_path)
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    out = done.stdout.strip().splitlines()
+    assert out[0] == "(no users)"
+    assert out[-1] == "[]", out[-1]
