@@ -60,6 +60,16 @@ from app.store import db  # noqa: E402
 from tests.pg import PgUnavailableError, start_cluster  # noqa: E402
 from tests.support import require_or_skip  # noqa: E402
 
+# Fixtures shared across directories, each defined once (no conftest imports another's):
+# the page tests' (core, sign_in), the agent harness, the session-wide real parts (the
+# Superset sandbox, the local LLM; started only when a test asks for them, once per run).
+pytest_plugins = (
+    "tests.fixtures.pages",
+    "tests.agent.harness",
+    "tests.sandbox_fixtures",
+    "tests.llm_fixtures",
+)
+
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
@@ -95,6 +105,8 @@ def _private_app_environment(
     app is built, so a test states them before the app starts."""
     monkeypatch.setenv("SS_TOOLS_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("SS_TOOLS_DATABASE_URL", f"sqlite:///{tmp_path / 'app.db'}")
+    # absent unless the test writes it (before the app starts: it is read once)
+    monkeypatch.setenv("SS_TOOLS_ENVIRONMENTS_FILE", str(tmp_path / "environments.toml"))
     for marker in reversed(list(request.node.iter_markers("app_env"))):
         for name, value in marker.kwargs.items():
             monkeypatch.setenv(f"SS_TOOLS_{name.upper()}", str(value))
@@ -178,11 +190,3 @@ def pg_url() -> Iterator[str]:
         yield cluster.url
     finally:
         cluster.stop()
-
-
-# Superset sandbox fixtures (session-scoped, started only when a test asks for them); defined
-# once here so integration and browser tests share one sandbox per run.
-from tests.llm_fixtures import local_llm  # noqa: E402
-from tests.sandbox_fixtures import superset_envs_file, superset_sandbox  # noqa: E402
-
-__all__ = ["local_llm", "superset_envs_file", "superset_sandbox"]

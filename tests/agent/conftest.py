@@ -1,5 +1,5 @@
-"""Graph/handler test fixtures (see tests/agent/harness.py), and an audit writer on a
-database of its own."""
+"""An audit writer on a database of its own (the graph harness, ``harness``: tests/agent/harness.py,
+registered in tests/conftest.py)."""
 
 from collections.abc import Iterator
 from pathlib import Path
@@ -8,9 +8,6 @@ import pytest
 
 from app.agent.audit import AuditWriter
 from app.store.db import Database
-from tests.agent.harness import harness
-
-__all__ = ["harness"]
 
 
 @pytest.fixture

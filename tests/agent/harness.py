@@ -6,11 +6,11 @@ an ``AgentCore`` the test owns.
 * ``harness.run(...)`` / ``harness.resume(...)`` — the contract's SSE functions
   (``agent_handler`` / ``resume_handler``) with this core, collecting decoded event dicts.
 
-The harness works on the test's ``parts`` (the ``parts`` fixture): ``use()`` puts a core
-with the scripted model on them (``app.parts.with_core``). When those parts are the ones a
-page test's app installed (``app.state.parts``), ``use()`` installs the new parts there too,
-so the doors reached over HTTP serve the test's core. The fixture closes the core at
-teardown.
+The harness works on the test's parts: ``use()`` puts a core with the scripted model on
+them (``app.parts.with_core``). In a test that runs an app (the NiceGUI ``user`` fixture)
+they are the app's (``app_parts``) and ``use()`` installs the new parts there too, so the
+doors reached over HTTP serve the test's core; otherwise the ``parts`` fixture's. The fixture
+closes the core at teardown.
 """
 
 from __future__ import annotations
@@ -303,9 +303,14 @@ def _install_on_app(parts: Parts) -> None:
 
 
 @pytest.fixture
-async def harness(parts: Parts) -> Any:
-    installed = getattr(nicegui_app.state, PARTS_STATE, None) is parts
-    h = Harness(parts, _install_on_app if installed else None)
+async def harness(request: pytest.FixtureRequest) -> Any:
+    """A harness on the parts the test exercises: its app's (``app_parts``, and ``use()``
+    installs the new core there) when the test runs one (the NiceGUI ``user`` fixture),
+    else the test's own (``parts``)."""
+    if "user" in request.fixturenames:
+        h = Harness(request.getfixturevalue("app_parts"), _install_on_app)
+    else:
+        h = Harness(request.getfixturevalue("parts"))
     yield h
     if h.core is not None:
         await h.core.aclose()

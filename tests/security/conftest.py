@@ -1,5 +1,6 @@
-"""Shared pieces of the security probes (issue 9): the graph harness, HTTP helpers, a real
-server subprocess with a few short security settings (Chromium: ``tests/chromium.py``)."""
+"""Shared pieces of the security probes (issue 9): HTTP helpers, a real server subprocess
+with a few short security settings (Chromium: ``tests/chromium.py``; the graph harness and
+the page fixtures are the suite's: tests/conftest.py)."""
 
 from __future__ import annotations
 
@@ -12,12 +13,11 @@ from nicegui.testing import User
 
 from app.store import users
 from app.store.audit import list_audit
-from tests.agent.harness import harness, token_for
+from tests.agent.harness import token_for
 from tests.server_proc import Server, cli, server_env
 from tests.support import password_hash_for, served
-from tests.ui.conftest import _private_data_dir, core, parts, sign_in
 
-__all__ = ["_private_data_dir", "core", "harness", "parts", "served", "sign_in"]
+__all__ = ["served"]
 
 PASSWORD = "correct-horse-battery"
 PASSWORD_HASH = password_hash_for(PASSWORD)

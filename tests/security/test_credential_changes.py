@@ -55,49 +55,49 @@ CHANGES: dict[str, Callable[[Session, str, str], None]] = {
 @SHORT_CACHE
 @pytest.mark.parametrize("change", list(CHANGES))
 async def test_a_credential_change_ends_the_old_bearer_token(
-    user: User, parts: Parts, change: str
+    user: User, app_parts: Parts, change: str
 ) -> None:
     name = f"tok-{change}"
     old = bearer(name, "admin")
     assert (await user.http_client.get("/api/agent/tools", headers=old)).status_code == 200
-    with parts.db.session() as s:
+    with app_parts.db.session() as s:
         CHANGES[change](s, name, "admin")
     time.sleep(CACHE_PASSES_S)
     refused = await user.http_client.get("/api/agent/tools", headers=old)
     assert assert_error_shape(refused, 401)["reason"] == "credentials changed"
     assert_error_shape(await user.http_client.get("/api/audit.csv", headers=old), 403)
-    fresh = {"Authorization": f"Bearer {parts.auth.issue(username=name, role='admin')[0]}"}
+    fresh = {"Authorization": f"Bearer {app_parts.auth.issue(username=name, role='admin')[0]}"}
     assert (await user.http_client.get("/api/agent/tools", headers=fresh)).status_code == 200
 
 
 @SHORT_CACHE
 @pytest.mark.parametrize("change", list(CHANGES))
 async def test_a_credential_change_ends_the_page_session(
-    user: User, core: Any, sign_in: Any, parts: Parts, change: str
+    user: User, core: Any, sign_in: Any, app_parts: Parts, change: str
 ) -> None:
     name = f"page-{change}"
     await sign_in("admin", username=name)
     await user.should_see(marker="chat-input")
-    with parts.db.session() as s:
+    with app_parts.db.session() as s:
         CHANGES[change](s, name, "admin")
     time.sleep(CACHE_PASSES_S)
     await user.open("/agent")
     await user.should_see(marker="sign-in")  # the session ended at the next check
-    with parts.db.session() as s:
+    with app_parts.db.session() as s:
         assert page_sessions.live_sessions(s, username=name) == []
 
 
 @SHORT_CACHE
-def test_the_pages_in_memory_token_ends_with_the_password(parts: Parts) -> None:
+def test_the_pages_in_memory_token_ends_with_the_password(app_parts: Parts) -> None:
     """A page's model holds a token issued for the visit: it carries the session's stamp."""
-    hank = principal_for(parts, "hank", "analyst")
-    token, _ = parts.auth.issue(username="hank", role="analyst", stamp=hank.stamp)
-    assert parts.auth.verify(token) == hank
-    with parts.db.session() as s:
+    hank = principal_for(app_parts, "hank", "analyst")
+    token, _ = app_parts.auth.issue(username="hank", role="analyst", stamp=hank.stamp)
+    assert app_parts.auth.verify(token) == hank
+    with app_parts.db.session() as s:
         _password(s, "hank", "analyst")
     time.sleep(CACHE_PASSES_S)
     with pytest.raises(AuthError, match="credentials changed"):
-        parts.auth.verify(token)
+        app_parts.auth.verify(token)
 
 
 def test_users_passwd_on_a_real_server_ends_the_old_token(tmp_path: Any) -> None:

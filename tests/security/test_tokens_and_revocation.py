@@ -54,9 +54,9 @@ REASONS = {
 
 @pytest.mark.parametrize("probe", list(FORGED))
 async def test_refused_jwt_is_401_with_the_error_shape_and_an_audit_row(
-    user: User, parts: Parts, probe: str
+    user: User, app_parts: Parts, probe: str
 ) -> None:
-    ensure_user(parts, "alice", "analyst")
+    ensure_user(app_parts, "alice", "analyst")
     r = await user.http_client.get(
         CONVERSATION, headers={"Authorization": f"Bearer {FORGED[probe]()}"}
     )
@@ -67,11 +67,11 @@ async def test_refused_jwt_is_401_with_the_error_shape_and_an_audit_row(
 
 @SHORT_CACHE
 async def test_disabled_users_token_stops_working_within_the_cache_time(
-    user: User, parts: Parts
+    user: User, app_parts: Parts
 ) -> None:
     headers = bearer("carol", "analyst")
     assert (await user.http_client.get("/api/agent/tools", headers=headers)).status_code == 200
-    with parts.db.session() as s:
+    with app_parts.db.session() as s:
         user_store.set_disabled(s, username="carol", disabled=True)
     time.sleep(0.4)
     body = assert_error_shape(await user.http_client.get("/api/agent/tools", headers=headers), 401)
@@ -79,19 +79,21 @@ async def test_disabled_users_token_stops_working_within_the_cache_time(
 
 
 @SHORT_CACHE
-async def test_deleted_admins_token_cannot_download_the_audit_csv(user: User, parts: Parts) -> None:
+async def test_deleted_admins_token_cannot_download_the_audit_csv(
+    user: User, app_parts: Parts
+) -> None:
     headers = bearer("dana", "admin")
     assert (await user.http_client.get("/api/audit.csv", headers=headers)).status_code == 200
-    with parts.db.session() as s:
+    with app_parts.db.session() as s:
         user_store.delete_user(s, username="dana")
     time.sleep(0.4)
     assert_error_shape(await user.http_client.get("/api/audit.csv", headers=headers), 403)
 
 
 @SHORT_CACHE
-async def test_role_change_ends_the_tokens_of_the_old_role(user: User, parts: Parts) -> None:
+async def test_role_change_ends_the_tokens_of_the_old_role(user: User, app_parts: Parts) -> None:
     headers = bearer("erin", "admin")
-    with parts.db.session() as s:
+    with app_parts.db.session() as s:
         user_store.set_role(s, username="erin", role="analyst")
     time.sleep(0.4)
     body = assert_error_shape(await user.http_client.get(CONVERSATION, headers=headers), 401)
@@ -123,56 +125,56 @@ def test_revocation_over_http_on_a_real_server(tmp_path: Any) -> None:
 
 @SHORT_CACHE
 async def test_disabled_user_is_signed_out_of_the_page(
-    user: User, core: Any, sign_in: Any, parts: Parts
+    user: User, core: Any, sign_in: Any, app_parts: Parts
 ) -> None:
     await sign_in("analyst", username="gina")
     await user.should_see(marker="chat-input")
-    with parts.db.session() as s:
+    with app_parts.db.session() as s:
         user_store.set_disabled(s, username="gina", disabled=True)
         assert page_sessions.live_sessions(s, username="gina")  # still open in the table
     time.sleep(0.4)
     await user.open("/agent")
     await user.should_see(marker="sign-in")  # the session ended at the next check
-    with parts.db.session() as s:
+    with app_parts.db.session() as s:
         assert page_sessions.live_sessions(s, username="gina") == []
 
 
 @SHORT_CACHE
-def test_page_token_is_refused_once_the_user_is_disabled(parts: Parts) -> None:
+def test_page_token_is_refused_once_the_user_is_disabled(app_parts: Parts) -> None:
     """The page's in-memory token goes through the same check as a bearer token, so an
     open page cannot run tools after its user is disabled."""
-    ensure_user(parts, "hank", "admin")
-    token, _ = parts.auth.issue(username="hank", role="admin")
-    assert parts.auth.verify(token).user_id == "hank"
-    with parts.db.session() as s:
+    ensure_user(app_parts, "hank", "admin")
+    token, _ = app_parts.auth.issue(username="hank", role="admin")
+    assert app_parts.auth.verify(token).user_id == "hank"
+    with app_parts.db.session() as s:
         user_store.set_disabled(s, username="hank", disabled=True)
     time.sleep(0.4)
     with pytest.raises(AuthError, match="user disabled"):
-        parts.auth.verify(token)
+        app_parts.auth.verify(token)
 
 
 @SHORT_CACHE
 async def test_open_audit_page_of_a_disabled_admin_goes_to_login(
-    user: User, core: Any, sign_in: Any, parts: Parts
+    user: User, core: Any, sign_in: Any, app_parts: Parts
 ) -> None:
     await sign_in("admin", target="/audit", username="ivy")
     await user.should_see(marker="audit-table")
-    with parts.db.session() as s:
+    with app_parts.db.session() as s:
         user_store.set_disabled(s, username="ivy", disabled=True)
     await user.should_see(marker="sign-in", retries=40)  # the page's watch timer
 
 
 @SHORT_CACHE
-async def test_an_open_pages_principal_is_checked_again_at_every_turn(parts: Parts) -> None:
+async def test_an_open_pages_principal_is_checked_again_at_every_turn(app_parts: Parts) -> None:
     """The page hands the core its session's principal; a user disabled since the page
     opened is refused (401, audited) at the next message, not served from the page."""
-    ensure_user(parts, "hank", "analyst")
+    ensure_user(app_parts, "hank", "analyst")
     page_principal = Principal(user_id="hank", role="analyst")
-    ensure_user(parts, "hank", "analyst", disabled=True)
+    ensure_user(app_parts, "hank", "analyst", disabled=True)
     with pytest.raises(RequestRefused) as refused:
         await prepare_turn(
             TurnInput(message="what can you do?", conv_id="c-hank"),
-            core=parts.core,
+            core=app_parts.core,
             caller=Caller(principal=page_principal, channel="page"),
         )
     assert (refused.value.status, refused.value.reason) == (401, "user disabled")

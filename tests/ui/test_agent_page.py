@@ -8,7 +8,7 @@ from nicegui.testing import User
 
 from app.events import Alternative, MessageEvent, PermissionDeniedEvent
 from app.parts import Parts
-from tests.ui.conftest import add_account, page_model
+from tests.fixtures.pages import add_account, page_model
 from tests.ui.fakes import FakeClock, FakeEnv, Refused, confirm_event, done, message, token
 
 DEEP = "/agent?objectType=dashboard&objectId=42&objectName=Sales&envId=prod"
@@ -25,8 +25,8 @@ async def test_unauthenticated_visit_goes_to_login_and_back_to_the_deep_link(
     assert page_model(user).ui_context["objectId"] == "42"
 
 
-async def test_wrong_password_is_shown_inline(user: User, core, parts: Parts) -> None:
-    add_account(parts, "ann", "analyst")
+async def test_wrong_password_is_shown_inline(user: User, core, app_parts: Parts) -> None:
+    add_account(app_parts, "ann", "analyst")
     await user.open("/login")
     user.find(marker="username").type("ann")
     user.find(marker="password").type("nope")

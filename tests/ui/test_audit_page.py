@@ -22,8 +22,8 @@ AUDIT_ROWS: list[tuple[str, str, str, str, str, str, dict[str, Any]]] = [
 COLUMNS = ("kind", "user", "role", "tool", "env", "decision")
 
 
-def seed_audit(parts: Parts) -> None:
-    with parts.db.session() as session:
+def seed_audit(app_parts: Parts) -> None:
+    with app_parts.db.session() as session:
         for *values, more in AUDIT_ROWS:
             record_audit(session, **dict(zip(COLUMNS, values, strict=True)), **more)
 
@@ -49,9 +49,9 @@ async def test_unauthenticated_audit_goes_to_login(user: User, core) -> None:
     await user.should_see(marker="sign-in")
 
 
-async def test_admin_sees_rows_and_can_filter(user: User, core, sign_in, parts: Parts) -> None:
+async def test_admin_sees_rows_and_can_filter(user: User, core, sign_in, app_parts: Parts) -> None:
     await sign_in("admin")
-    seed_audit(parts)
+    seed_audit(app_parts)
     await user.open("/audit")
     table = user.find(marker="audit-table").elements.pop()
     users = {row["user"] for row in table.rows}
@@ -65,9 +65,11 @@ async def test_admin_sees_rows_and_can_filter(user: User, core, sign_in, parts: 
     ]
 
 
-async def test_admin_exports_filtered_rows_as_csv(user: User, core, sign_in, parts: Parts) -> None:
+async def test_admin_exports_filtered_rows_as_csv(
+    user: User, core, sign_in, app_parts: Parts
+) -> None:
     await sign_in("admin")
-    seed_audit(parts)
+    seed_audit(app_parts)
     response = await user.http_client.get("/api/audit.csv", params={"env": "prod"})
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("text/csv")
@@ -87,10 +89,10 @@ async def test_bad_date_filter_is_explained_inline(user: User, core, sign_in) ->
 
 
 async def test_export_button_downloads_the_filtered_csv(
-    user: User, core, sign_in, parts: Parts
+    user: User, core, sign_in, app_parts: Parts
 ) -> None:
     await sign_in("admin")
-    seed_audit(parts)
+    seed_audit(app_parts)
     await user.open("/audit")
     user.find(marker="filter-env").type("dev")
     user.find(kind=ui.button, marker="export-csv").click()

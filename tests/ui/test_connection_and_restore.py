@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from nicegui.testing import User
 
-from tests.ui.conftest import page_controller, page_model
+from tests.fixtures.pages import page_controller, page_model
 from tests.ui.fakes import FakeConversation, confirm_event, done, message
 
 

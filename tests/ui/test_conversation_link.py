@@ -14,8 +14,8 @@ from nicegui.testing import User
 from app.agent.core import AgentCore, Caller, prepare_call
 from app.auth import Principal
 from app.parts import Parts
+from tests.fixtures.pages import page_controller, page_model
 from tests.support import principal_for
-from tests.ui.conftest import page_controller, page_model
 
 PROD = """
 [[environment]]
@@ -52,10 +52,10 @@ async def pending_direct_call(core: AgentCore, principal: Principal) -> str:
 
 
 async def test_the_link_opens_the_pending_card_and_confirming_runs_the_call(
-    prod_env: None, user: User, sign_in, parts: Parts
+    prod_env: None, user: User, sign_in, app_parts: Parts
 ) -> None:
     await sign_in("admin", username="ops")
-    conv_id = await pending_direct_call(parts.core, page_controller(user).principal)
+    conv_id = await pending_direct_call(app_parts.core, page_controller(user).principal)
     await user.open(f"/agent?conv={conv_id}")
     await user.should_see(marker="confirmation-card", retries=50)
     model = page_model(user)
@@ -73,9 +73,9 @@ async def test_the_link_opens_the_pending_card_and_confirming_runs_the_call(
 
 
 async def test_another_users_conversation_is_refused_visibly(
-    user: User, sign_in, parts: Parts
+    user: User, sign_in, app_parts: Parts
 ) -> None:
-    conv_id = await pending_direct_call(parts.core, principal_for(parts, "ops", "admin"))
+    conv_id = await pending_direct_call(app_parts.core, principal_for(app_parts, "ops", "admin"))
     await sign_in("admin", username="alice")
     await user.open(f"/agent?conv={conv_id}")
     await user.should_see("This conversation belongs to another user.", retries=50)

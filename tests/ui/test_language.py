@@ -11,7 +11,7 @@ from app.events import (
 )
 from app.llm import OFFLINE_LABEL
 from tests.events import check_status_offer, timed_out
-from tests.ui.conftest import page_model
+from tests.fixtures.pages import page_model
 from tests.ui.fakes import done, message
 
 

@@ -19,7 +19,7 @@ from app.events import (
 )
 from app.screen.argsform import EditField
 from components.card_forms import edit_field
-from tests.ui.conftest import page_model
+from tests.fixtures.pages import page_model
 from tests.ui.fakes import FakeConversation, FakeCore, FakeSummary, confirm_event, done, message
 
 

@@ -8,7 +8,7 @@ import pytest
 from nicegui import app, ui
 from nicegui.testing import User
 
-from tests.ui.conftest import page_model
+from tests.fixtures.pages import page_model
 
 
 @pytest.mark.app_env(dangerous_countdown_s=1)  # read when the user fixture runs main.py

@@ -22,7 +22,7 @@ from app.events import Offer
 from tests.agent.harness import harness
 from tests.agent.scripted import call, recording_tools
 from tests.events import write_timed_out
-from tests.ui.conftest import page_model
+from tests.fixtures.pages import page_model
 from tests.ui.fakes import done, message
 
 __all__ = ["harness"]  # the graph harness's fixture: the real core with a scripted model
