@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from sqlalchemy.exc import SQLAlchemyError
@@ -42,16 +43,18 @@ class UserStatus:
 
 
 class UserStatusCache:
-    """username → (status, expiry), for ``ttl_s`` seconds (one database's users)."""
+    """username → (status, expiry), for ``ttl_s`` seconds (one database's users) by
+    ``clock`` (``time.monotonic``; a test sets a fake one)."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self.clock = clock
         self._lock = threading.Lock()
         self._entries: dict[str, tuple[UserStatus, float]] = {}
 
     def peek(self, username: str) -> UserStatus | None:
         with self._lock:
             hit = self._entries.get(username)
-        if hit is None or hit[1] <= time.monotonic():
+        if hit is None or hit[1] <= self.clock():
             return None
         return hit[0]
 
@@ -61,7 +64,7 @@ class UserStatusCache:
         with self._lock:
             if len(self._entries) >= MAX_ENTRIES:
                 self._entries.clear()
-            self._entries[username] = (status, time.monotonic() + ttl_s)
+            self._entries[username] = (status, self.clock() + ttl_s)
 
     def forget(self, username: str | None = None) -> None:
         with self._lock:

@@ -16,6 +16,7 @@ from app.store.audit import list_audit
 from tests.agent.harness import token_for
 from tests.server_proc import Server, cli, server_env
 from tests.support import password_hash_for, served
+from tests.ui.fakes import FakeClock
 
 __all__ = ["served"]
 
@@ -58,6 +59,17 @@ def assert_error_shape(response: Any, status: int, error: str | None = None) -> 
 
 async def post_json(user: User, path: str, body: Any, **headers: str) -> Any:
     return await user.http_client.post(path, json=body, headers=headers)
+
+
+@pytest.fixture
+def cache_clock(request: pytest.FixtureRequest) -> FakeClock:
+    """The revocation cache (``AuthGate.statuses``) of the parts under test on a fake clock —
+    the app's when the test runs one (``user``), else the test's ``parts``:
+    ``cache_clock.advance(s)`` stands for ``s`` seconds passing, without waiting them."""
+    parts = request.getfixturevalue("app_parts" if "user" in request.fixturenames else "parts")
+    clock = FakeClock()
+    parts.auth.statuses.clock = clock
+    return clock
 
 
 class Live:

@@ -20,6 +20,7 @@ from app.store import page_sessions
 from app.store import users as user_store
 from tests.security.conftest import PASSWORD, Live, assert_error_shape, bearer
 from tests.support import password_hash_for, principal_for
+from tests.ui.fakes import FakeClock
 
 SHORT_CACHE = pytest.mark.app_env(revocation_cache_s=0.3)
 CACHE_PASSES_S = 0.4
@@ -55,14 +56,14 @@ CHANGES: dict[str, Callable[[Session, str, str], None]] = {
 @SHORT_CACHE
 @pytest.mark.parametrize("change", list(CHANGES))
 async def test_a_credential_change_ends_the_old_bearer_token(
-    user: User, app_parts: Parts, change: str
+    cache_clock: FakeClock, user: User, app_parts: Parts, change: str
 ) -> None:
     name = f"tok-{change}"
     old = bearer(name, "admin")
     assert (await user.http_client.get("/api/agent/tools", headers=old)).status_code == 200
     with app_parts.db.session() as s:
         CHANGES[change](s, name, "admin")
-    time.sleep(CACHE_PASSES_S)
+    cache_clock.advance(CACHE_PASSES_S)
     refused = await user.http_client.get("/api/agent/tools", headers=old)
     assert assert_error_shape(refused, 401)["reason"] == "credentials changed"
     assert_error_shape(await user.http_client.get("/api/audit.csv", headers=old), 403)
@@ -73,14 +74,14 @@ async def test_a_credential_change_ends_the_old_bearer_token(
 @SHORT_CACHE
 @pytest.mark.parametrize("change", list(CHANGES))
 async def test_a_credential_change_ends_the_page_session(
-    user: User, core: Any, sign_in: Any, app_parts: Parts, change: str
+    cache_clock: FakeClock, user: User, core: Any, sign_in: Any, app_parts: Parts, change: str
 ) -> None:
     name = f"page-{change}"
     await sign_in("admin", username=name)
     await user.should_see(marker="chat-input")
     with app_parts.db.session() as s:
         CHANGES[change](s, name, "admin")
-    time.sleep(CACHE_PASSES_S)
+    cache_clock.advance(CACHE_PASSES_S)
     await user.open("/agent")
     await user.should_see(marker="sign-in")  # the session ended at the next check
     with app_parts.db.session() as s:
@@ -88,16 +89,18 @@ async def test_a_credential_change_ends_the_page_session(
 
 
 @SHORT_CACHE
-def test_the_pages_in_memory_token_ends_with_the_password(app_parts: Parts) -> None:
+def test_the_pages_in_memory_token_ends_with_the_password(
+    cache_clock: FakeClock, parts: Parts
+) -> None:
     """A page's model holds a token issued for the visit: it carries the session's stamp."""
-    hank = principal_for(app_parts, "hank", "analyst")
-    token, _ = app_parts.auth.issue(username="hank", role="analyst", stamp=hank.stamp)
-    assert app_parts.auth.verify(token) == hank
-    with app_parts.db.session() as s:
+    hank = principal_for(parts, "hank", "analyst")
+    token, _ = parts.auth.issue(username="hank", role="analyst", stamp=hank.stamp)
+    assert parts.auth.verify(token) == hank
+    with parts.db.session() as s:
         _password(s, "hank", "analyst")
-    time.sleep(CACHE_PASSES_S)
+    cache_clock.advance(CACHE_PASSES_S)
     with pytest.raises(AuthError, match="credentials changed"):
-        app_parts.auth.verify(token)
+        parts.auth.verify(token)
 
 
 def test_users_passwd_on_a_real_server_ends_the_old_token(tmp_path: Any) -> None:

@@ -27,6 +27,7 @@ from tests.security.conftest import (
     served,
 )
 from tests.support import ensure_user
+from tests.ui.fakes import FakeClock
 
 SHORT_CACHE = pytest.mark.app_env(revocation_cache_s=0.3)
 
@@ -67,35 +68,37 @@ async def test_refused_jwt_is_401_with_the_error_shape_and_an_audit_row(
 
 @SHORT_CACHE
 async def test_disabled_users_token_stops_working_within_the_cache_time(
-    user: User, app_parts: Parts
+    cache_clock: FakeClock, user: User, app_parts: Parts
 ) -> None:
     headers = bearer("carol", "analyst")
     assert (await user.http_client.get("/api/agent/tools", headers=headers)).status_code == 200
     with app_parts.db.session() as s:
         user_store.set_disabled(s, username="carol", disabled=True)
-    time.sleep(0.4)
+    cache_clock.advance(0.4)
     body = assert_error_shape(await user.http_client.get("/api/agent/tools", headers=headers), 401)
     assert body["reason"] == "user disabled"
 
 
 @SHORT_CACHE
 async def test_deleted_admins_token_cannot_download_the_audit_csv(
-    user: User, app_parts: Parts
+    cache_clock: FakeClock, user: User, app_parts: Parts
 ) -> None:
     headers = bearer("dana", "admin")
     assert (await user.http_client.get("/api/audit.csv", headers=headers)).status_code == 200
     with app_parts.db.session() as s:
         user_store.delete_user(s, username="dana")
-    time.sleep(0.4)
+    cache_clock.advance(0.4)
     assert_error_shape(await user.http_client.get("/api/audit.csv", headers=headers), 403)
 
 
 @SHORT_CACHE
-async def test_role_change_ends_the_tokens_of_the_old_role(user: User, app_parts: Parts) -> None:
+async def test_role_change_ends_the_tokens_of_the_old_role(
+    cache_clock: FakeClock, user: User, app_parts: Parts
+) -> None:
     headers = bearer("erin", "admin")
     with app_parts.db.session() as s:
         user_store.set_role(s, username="erin", role="analyst")
-    time.sleep(0.4)
+    cache_clock.advance(0.4)
     body = assert_error_shape(await user.http_client.get(CONVERSATION, headers=headers), 401)
     assert body["reason"] == "role changed"
 
@@ -125,14 +128,14 @@ def test_revocation_over_http_on_a_real_server(tmp_path: Any) -> None:
 
 @SHORT_CACHE
 async def test_disabled_user_is_signed_out_of_the_page(
-    user: User, core: Any, sign_in: Any, app_parts: Parts
+    cache_clock: FakeClock, user: User, core: Any, sign_in: Any, app_parts: Parts
 ) -> None:
     await sign_in("analyst", username="gina")
     await user.should_see(marker="chat-input")
     with app_parts.db.session() as s:
         user_store.set_disabled(s, username="gina", disabled=True)
         assert page_sessions.live_sessions(s, username="gina")  # still open in the table
-    time.sleep(0.4)
+    cache_clock.advance(0.4)
     await user.open("/agent")
     await user.should_see(marker="sign-in")  # the session ended at the next check
     with app_parts.db.session() as s:
@@ -140,17 +143,19 @@ async def test_disabled_user_is_signed_out_of_the_page(
 
 
 @SHORT_CACHE
-def test_page_token_is_refused_once_the_user_is_disabled(app_parts: Parts) -> None:
+def test_page_token_is_refused_once_the_user_is_disabled(
+    cache_clock: FakeClock, parts: Parts
+) -> None:
     """The page's in-memory token goes through the same check as a bearer token, so an
     open page cannot run tools after its user is disabled."""
-    ensure_user(app_parts, "hank", "admin")
-    token, _ = app_parts.auth.issue(username="hank", role="admin")
-    assert app_parts.auth.verify(token).user_id == "hank"
-    with app_parts.db.session() as s:
+    ensure_user(parts, "hank", "admin")
+    token, _ = parts.auth.issue(username="hank", role="admin")
+    assert parts.auth.verify(token).user_id == "hank"
+    with parts.db.session() as s:
         user_store.set_disabled(s, username="hank", disabled=True)
-    time.sleep(0.4)
+    cache_clock.advance(0.4)
     with pytest.raises(AuthError, match="user disabled"):
-        app_parts.auth.verify(token)
+        parts.auth.verify(token)
 
 
 @SHORT_CACHE
