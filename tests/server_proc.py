@@ -13,11 +13,13 @@ from typing import Any
 
 import httpx
 
+from app.cli import users_main
 from app.sandbox.processes import free_port  # one loopback free-port helper for all
+from app.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 
-__all__ = ["Server", "cli", "free_port", "server_env"]
+__all__ = ["Server", "add_user", "cli", "free_port", "server_env"]
 
 
 def server_env(data_dir: Path, **extra: str) -> dict[str, str]:
@@ -41,7 +43,22 @@ def server_env(data_dir: Path, **extra: str) -> dict[str, str]:
     return env
 
 
+def add_user(env: dict[str, str], name: str, role: str, password: str) -> None:
+    """``main.py users add NAME --role ROLE --password PW`` for the product ``env``
+    configures, run in this process (the same code, without starting a Python process;
+    the real command keeps its own tests: tests/auth/test_cli.py, ``Live.users``)."""
+    settings = Settings(
+        data_dir=Path(env["SS_TOOLS_DATA_DIR"]),
+        database_url=env.get("SS_TOOLS_DATABASE_URL") or None,
+        scrypt_n=int(env.get("SS_TOOLS_SCRYPT_N", "16")),
+    )
+    code = users_main(["add", name, "--role", role, "--password", password], settings=settings)
+    if code != 0:
+        raise RuntimeError(f"users add {name} failed with exit code {code}")
+
+
 def cli(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    """``python main.py ARGS`` as a process of its own, in ``env``."""
     return subprocess.run(
         [sys.executable, "main.py", *args],
         cwd=ROOT,

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from app.events import decode_sse
-from tests.server_proc import Server, cli, server_env
+from tests.server_proc import Server, add_user, server_env
 
 ENVS = """
 [[environment]]
@@ -25,7 +25,7 @@ def _prepare(tmp_path: Path, **extra: str) -> dict[str, str]:
     data.mkdir()
     (data / "environments.toml").write_text(ENVS)
     env = server_env(data, **extra)
-    cli(env, "users", "add", "ops", "--role", "admin", "--password", "s3cret-pass")
+    add_user(env, "ops", "admin", "s3cret-pass")
     return env
 
 

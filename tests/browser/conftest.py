@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from tests.server_proc import Server, cli, server_env
+from tests.server_proc import Server, add_user, server_env
 
 SHOTS = Path(__file__).resolve().parents[1] / "screenshots"
 PASSWORD = "browser-pw-123"
@@ -32,7 +32,7 @@ def product(
     sandbox.write_environments_file(envs_file)
     if add_environments is not None:
         add_environments(envs_file)
-    cli(env, "users", "add", "ops", "--role", "admin", "--password", PASSWORD)
+    add_user(env, "ops", "admin", PASSWORD)
     srv = Server(env).start()
     try:
         yield srv

@@ -19,7 +19,7 @@ import pytest
 
 from tests.mcp.clients import ERAS, McpEndpoint
 from tests.mcp.real_server import PASSWORD, real_mcp
-from tests.server_proc import Server, cli, server_env
+from tests.server_proc import Server, add_user, server_env
 
 COUNTDOWN_S = 2.0
 
@@ -49,8 +49,8 @@ def mcp_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FakeMcpServ
         SS_TOOLS_TEST_MCP_LOG=str(log_path),
         SS_TOOLS_TEST_MCP_COUNTDOWN_S=str(COUNTDOWN_S),
     )
-    cli(env, "users", "add", "ana", "--role", "analyst", "--password", PASSWORD)
-    cli(env, "users", "add", "ops", "--role", "admin", "--password", PASSWORD)
+    add_user(env, "ana", "analyst", PASSWORD)
+    add_user(env, "ops", "admin", PASSWORD)
     with Server(env, argv=("-m", "tests.mcp.serve_fake")) as server:
         tokens = {u: server.token(u, PASSWORD) for u in ("ana", "ops")}
         yield FakeMcpServer(server, tokens, log_path)

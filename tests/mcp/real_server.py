@@ -22,7 +22,7 @@ from app.events import decode_sse
 from app.store.audit import list_audit
 from app.store.db import make_engine
 from tests.mcp.clients import McpEndpoint
-from tests.server_proc import Server, cli, server_env
+from tests.server_proc import Server, add_user, server_env
 
 PASSWORD = "s3cret-pass"
 REAL_COUNTDOWN_S = 2
@@ -71,8 +71,8 @@ def real_mcp(
         SS_TOOLS_DANGEROUS_COUNTDOWN_S=str(REAL_COUNTDOWN_S),
         SS_TOOLS_PUBLIC_BASE_URL="https://agent.example.test",
     )
-    cli(env, "users", "add", "ana", "--role", "analyst", "--password", PASSWORD)
-    cli(env, "users", "add", "ops", "--role", "admin", "--password", PASSWORD)
+    add_user(env, "ana", "analyst", PASSWORD)
+    add_user(env, "ops", "admin", PASSWORD)
     engine = make_engine(f"sqlite:///{(data / 'ss_tools.db').resolve()}")
     try:
         with Server(env) as server:

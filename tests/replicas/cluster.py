@@ -17,7 +17,7 @@ from pathlib import Path
 import httpx
 
 from tests.nginx import Nginx
-from tests.server_proc import Server, cli, server_env
+from tests.server_proc import Server, add_user, server_env
 
 USER, PASSWORD = "ops", "s3cret-pass-for-replicas"
 SHARED_JWT_SECRET = "replicas-share-this-secret-0123456789abcdef"
@@ -69,7 +69,7 @@ def start_replicas(base: Path, db_url: str, count: int = 2) -> ReplicaSet:
         envs.append(
             server_env(data, SS_TOOLS_DATABASE_URL=db_url, SS_TOOLS_JWT_SECRET=SHARED_JWT_SECRET)
         )
-    cli(envs[0], "users", "add", USER, "--role", "admin", "--password", PASSWORD)
+    add_user(envs[0], USER, "admin", PASSWORD)
     servers = [Server(env) for env in envs]
     started: list[Server] = []
     try:

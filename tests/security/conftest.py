@@ -14,7 +14,7 @@ from nicegui.testing import User
 from app.store import users
 from app.store.audit import list_audit
 from tests.agent.harness import token_for
-from tests.server_proc import Server, cli, server_env
+from tests.server_proc import Server, add_user, cli, server_env
 from tests.support import password_hash_for, served
 from tests.ui.fakes import FakeClock
 
@@ -84,7 +84,7 @@ class Live:
         return cli(self.env, "users", *args).stdout
 
     def add(self, name: str, role: str) -> None:
-        self.users("add", name, "--role", role, "--password", PASSWORD)
+        add_user(self.env, name, role, PASSWORD)
 
     @property
     def url(self) -> str:
