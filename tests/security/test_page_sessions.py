@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 from nicegui import app as nicegui_app
 from nicegui.testing import User
 
@@ -68,6 +69,7 @@ def _private(path: Path, mode: int) -> bool:
     return stat.S_IMODE(path.stat().st_mode) == mode
 
 
+@pytest.mark.browser
 def test_session_fixation_and_sign_out_in_chromium(tmp_path: Path) -> None:
     """The issue's probe with a real browser: an attacker's ``session`` cookie planted in
     the victim's Chromium before an admin signs in gives the attacker nothing; sign-out
@@ -112,6 +114,7 @@ def check_page_storage(storage: Path) -> None:
     assert not any("eyJ" in f.read_text() or "token" in f.read_text() for f in files)
 
 
+@pytest.mark.browser
 def test_disabled_user_loses_the_open_page_in_chromium(tmp_path: Path) -> None:
     """``main.py users disable`` while the page is open: within seconds the open page
     leaves for /login by itself (its session watch), and the old page can do nothing."""
