@@ -91,9 +91,10 @@ class Live:
         return self.server.url
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Live]:
-    """One real server per test module (users differ per test)."""
+    """One real server for the probes that need a real process (started once a session;
+    each test uses users of its own)."""
     server = Live(tmp_path_factory.mktemp("live"))
     server.server.start()
     yield server

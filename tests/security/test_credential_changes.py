@@ -103,18 +103,15 @@ def test_the_pages_in_memory_token_ends_with_the_password(
         parts.auth.verify(token)
 
 
-def test_users_passwd_on_a_real_server_ends_the_old_token(tmp_path: Any) -> None:
+def test_users_passwd_on_a_real_server_ends_the_old_token(live: Live) -> None:
     """``main.py users passwd`` in another process: the old token is refused within the
     revocation cache time; the new password signs in."""
-    live = Live(tmp_path)
     live.add("paula", "analyst")
-    with live.server as srv:
-        old = srv.token("paula", PASSWORD)
-        assert srv.get("/api/agent/tools", old).status_code == 200
-        live.users("passwd", "paula", "--password", "another-pass-123")
-        time.sleep(1.5)  # SS_TOOLS_REVOCATION_CACHE_S=1 on this server
-        refused = srv.get("/api/agent/tools", old)
-        assert refused.status_code == 401 and refused.json()["reason"] == "credentials changed"
-        assert (
-            srv.get("/api/agent/tools", srv.token("paula", "another-pass-123")).status_code == 200
-        )
+    srv = live.server
+    old = srv.token("paula", PASSWORD)
+    assert srv.get("/api/agent/tools", old).status_code == 200
+    live.users("passwd", "paula", "--password", "another-pass-123")
+    time.sleep(1.5)  # SS_TOOLS_REVOCATION_CACHE_S=1 on this server
+    refused = srv.get("/api/agent/tools", old)
+    assert refused.status_code == 401 and refused.json()["reason"] == "credentials changed"
+    assert srv.get("/api/agent/tools", srv.token("paula", "another-pass-123")).status_code == 200

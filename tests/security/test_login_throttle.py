@@ -86,19 +86,18 @@ async def test_login_page_is_throttled_too(user: User, core: Any) -> None:
     await user.should_see(marker="sign-in")
 
 
-def test_limits_are_shared_by_two_replicas(tmp_path: Any) -> None:
+def test_limits_are_shared_by_two_replicas(live: Live) -> None:
     """Two servers on one database: failures on either count against the same username."""
-    first = Live(tmp_path)
-    first.add("frank", "analyst")
-    second_env = dict(first.env)
-    with first.server as a, Server(second_env) as b:
+    live.add("fiona", "analyst")
+    a = live.server
+    with Server(dict(live.env)) as b:
         codes = []
         for i in range(6):
             srv = a if i % 2 else b
             r = httpx.post(
-                srv.url + TOKEN, json={"username": "frank", "password": f"x{i}"}, timeout=10
+                srv.url + TOKEN, json={"username": "fiona", "password": f"x{i}"}, timeout=10
             )
             codes.append(r.status_code)
         assert codes == [401] * 5 + [429]
-        right = httpx.post(a.url + TOKEN, json={"username": "frank", "password": PASSWORD})
+        right = httpx.post(a.url + TOKEN, json={"username": "fiona", "password": PASSWORD})
         assert right.status_code == 429 and "retry-after" in right.headers

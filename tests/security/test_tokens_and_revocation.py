@@ -103,27 +103,26 @@ async def test_role_change_ends_the_tokens_of_the_old_role(
     assert body["reason"] == "role changed"
 
 
-def test_revocation_over_http_on_a_real_server(tmp_path: Any) -> None:
+def test_revocation_over_http_on_a_real_server(live: Live) -> None:
     """``main.py users disable/delete/role`` in another process: carol's, the deleted
     admin's and the re-roled user's earlier tokens are refused within seconds."""
-    live = Live(tmp_path)
     for name, role in (("carol", "analyst"), ("root", "admin"), ("frank", "admin")):
         live.add(name, role)
-    with live.server as srv:
-        carol, root, frank = (srv.token(n, PASSWORD) for n in ("carol", "root", "frank"))
-        stream = {"message": "list environments", "conv_id": "revoked-1"}
-        assert srv.post("/api/agent/stream", carol, stream).status_code == 200
-        assert srv.get("/api/audit.csv", root).status_code == 200
-        live.users("disable", "carol")
-        live.users("delete", "root")
-        live.users("role", "frank", "--role", "analyst")
-        time.sleep(1.5)  # SS_TOOLS_REVOCATION_CACHE_S=1 on this server
-        refused = srv.post("/api/agent/stream", carol, {**stream, "conv_id": "revoked-2"})
-        assert refused.status_code == 401 and refused.json()["reason"] == "user disabled"
-        assert srv.get("/api/audit.csv", root).status_code == 403
-        tools = srv.get("/api/agent/tools", frank)
-        assert tools.status_code == 401 and tools.json()["reason"] == "role changed"
-        assert httpx.get(srv.url + "/api/health", timeout=5).status_code == 200
+    srv = live.server
+    carol, root, frank = (srv.token(n, PASSWORD) for n in ("carol", "root", "frank"))
+    stream = {"message": "list environments", "conv_id": "revoked-1"}
+    assert srv.post("/api/agent/stream", carol, stream).status_code == 200
+    assert srv.get("/api/audit.csv", root).status_code == 200
+    live.users("disable", "carol")
+    live.users("delete", "root")
+    live.users("role", "frank", "--role", "analyst")
+    time.sleep(1.5)  # SS_TOOLS_REVOCATION_CACHE_S=1 on this server
+    refused = srv.post("/api/agent/stream", carol, {**stream, "conv_id": "revoked-2"})
+    assert refused.status_code == 401 and refused.json()["reason"] == "user disabled"
+    assert srv.get("/api/audit.csv", root).status_code == 403
+    tools = srv.get("/api/agent/tools", frank)
+    assert tools.status_code == 401 and tools.json()["reason"] == "role changed"
+    assert httpx.get(srv.url + "/api/health", timeout=5).status_code == 200
 
 
 @SHORT_CACHE
