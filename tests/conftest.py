@@ -79,6 +79,23 @@ def pytest_configure(config: pytest.Config) -> None:
     )
 
 
+#: a fixture that starts a slow real part -> the marker of the tests that use it, so
+#: ``-m "not superset and not browser and not postgres and not llm"`` leaves them all out
+_REAL_PART_MARKERS = {
+    "pg_url": "postgres",
+    "superset_sandbox": "superset",
+    "superset_envs_file": "superset",
+    "local_llm": "llm",
+}
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m deselects
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        for fixture in set(getattr(item, "fixturenames", ())) & set(_REAL_PART_MARKERS):
+            item.add_marker(_REAL_PART_MARKERS[fixture])
+
+
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Everything imported so far (the app, its libraries, the test modules) lives for the
     whole session: move it out of the garbage collector's sight (``gc.freeze``). The NiceGUI
