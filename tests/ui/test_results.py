@@ -3,7 +3,8 @@ Russian (NiceGUI user simulation, fake core yielding the real views of real resu
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AsyncExitStack
 from typing import Any
 
 import pytest
@@ -13,7 +14,10 @@ from nicegui.testing import User
 from app.agent.tools import TOOLS
 from app.events import ToolEndEvent, ToolStartEvent
 from app.views import build_view
+from components.chat_panel import chat_panel
+from tests.fixtures.components import component, feed
 from tests.samples import SQL_RESULT
+from tests.screen.test_model import make
 from tests.ui.fakes import confirm_event, done, message
 
 BASE = "http://superset.test:8088"
@@ -30,9 +34,30 @@ def ran(tool: str, result: dict[str, Any], call_id: str = "c1") -> list[Any]:
 
 
 @pytest.fixture
-def show(user: User, sign_in, core) -> Callable[[str, dict[str, Any], str], Awaitable[None]]:
-    """``show(tool, result, lang)``: an admin asks on the page in ``lang``, the fake core
-    answers with ``tool``'s completed call of ``result``; done once the result is shown."""
+async def show() -> AsyncIterator[Callable[[str, dict[str, Any], str], Awaitable[User]]]:
+    """``user = await show(tool, result, lang)``: the chat panel alone (a component test)
+    on an admin's model in ``lang`` that got ``tool``'s completed call of ``result``; the
+    page path (sign-in, send, the core's events) is
+    :func:`test_sql_rows_on_the_whole_page`'s."""
+    async with AsyncExitStack() as stack:
+
+        async def show(tool: str, result: dict[str, Any], lang: str) -> User:
+            model, _, _ = make(lang=lang)
+            feed(model, *ran(tool, result), message("ok"), done())
+            user = await stack.enter_async_context(component(lambda: chat_panel(model)))
+            await user.should_see(marker="tool-result")
+            return user
+
+        yield show
+
+
+@pytest.fixture
+def show_on_page(
+    user: User, sign_in, core
+) -> Callable[[str, dict[str, Any], str], Awaitable[None]]:
+    """``show_on_page(tool, result, lang)``: an admin asks on the whole page in ``lang``,
+    the fake core answers with ``tool``'s completed call of ``result``; done once the
+    result is shown."""
 
     async def show(tool: str, result: dict[str, Any], lang: str) -> None:
         core.replies = [*ran(tool, result), message("ok"), done()]
@@ -57,9 +82,9 @@ def one(user: User, marker: str, kind: type[ui.element] = ui.element) -> Any:
     [("en", "59,849.79", "2 rows"), ("ru", f"59{NBSP}849,79", "Строк: 2")],
 )
 async def test_sql_rows_are_a_sortable_table_with_numbers_in_the_page_language(
-    user: User, show, lang, east, count
+    show, lang, east, count
 ) -> None:
-    await show("superset_execute_sql", SQL_RESULT, lang)
+    user = await show("superset_execute_sql", SQL_RESULT, lang)
     table = one(user, "result-table", ui.table)
     assert [c["label"] for c in table.columns] == ["region", "total"]
     assert all(c["sortable"] for c in table.columns)
@@ -74,8 +99,17 @@ async def test_sql_rows_are_a_sortable_table_with_numbers_in_the_page_language(
     assert csv.splitlines() == ["region,total", "East,59849.78999999998", "North,1200"]
 
 
-async def test_a_truncated_result_says_so(user: User, show) -> None:
-    await show("superset_execute_sql", {**SQL_RESULT, "truncated": True}, "en")
+async def test_sql_rows_on_the_whole_page(user: User, show_on_page) -> None:
+    """The page path of every result test here: signed in, a message sent, the core's
+    events streamed into the tool card (the rest are component tests of the panel)."""
+    await show_on_page("superset_execute_sql", SQL_RESULT, "en")
+    table = one(user, "result-table", ui.table)
+    assert [r["c1__shown"] for r in table.rows] == ["59,849.79", "1,200"]
+    await user.should_see("2 rows")
+
+
+async def test_a_truncated_result_says_so(show) -> None:
+    user = await show("superset_execute_sql", {**SQL_RESULT, "truncated": True}, "en")
     await user.should_see("2 rows (truncated: the query returned more)")
 
 
@@ -98,9 +132,9 @@ DASHBOARDS = {
     ("lang", "owners"), [("en", "Owners: Ann Lee"), ("ru", "Владельцы: Ann Lee")]
 )
 async def test_dashboards_are_titles_linking_to_their_superset_in_a_new_tab(
-    user: User, show, lang, owners
+    show, lang, owners
 ) -> None:
-    await show("search_dashboards", DASHBOARDS, lang)
+    user = await show("search_dashboards", DASHBOARDS, lang)
     links = {link.text: link.props for link in user.find(marker="superset-link").elements}
     assert links["Sales demo"]["href"] == f"{BASE}/superset/dashboard/7/"
     assert links["Sales demo"]["target"] == "_blank"
@@ -128,9 +162,9 @@ HEALTH = {
     ],
 )
 async def test_health_is_a_chart_by_status_with_the_failing_listed(
-    user: User, show, lang, labels, verdict
+    show, lang, labels, verdict
 ) -> None:
-    await show("get_health_summary", HEALTH, lang)
+    user = await show("get_health_summary", HEALTH, lang)
     chart = one(user, "health-chart", ui.echart)
     assert chart.options["xAxis"]["data"] == labels
     assert [d["value"] for d in chart.options["series"][0]["data"]] == [1, 1, 0, 0]
@@ -141,9 +175,7 @@ async def test_health_is_a_chart_by_status_with_the_failing_listed(
 
 
 @pytest.mark.parametrize(("lang", "label"), [("en", "Backup"), ("ru", "Резервная копия")])
-async def test_a_delete_shows_its_facts_and_never_the_backup_path(
-    user: User, show, lang, label
-) -> None:
+async def test_a_delete_shows_its_facts_and_never_the_backup_path(show, lang, label) -> None:
     result = {
         "task_id": "t1",
         "deleted": {"id": 4, "title": "Browser Throwaway"},
@@ -152,25 +184,25 @@ async def test_a_delete_shows_its_facts_and_never_the_backup_path(
         "backup_path": "/srv/data/backups/prod/x.zip",
         "message": "Deleted … backup abf0123 at /srv/data/backups/prod/x.zip",
     }
-    await show("delete_dashboard", result, lang)
+    user = await show("delete_dashboard", result, lang)
     await user.should_see(label)
     await user.should_see("abf0123")
     await user.should_not_see("/srv/data")
 
 
 @pytest.mark.parametrize(("lang", "header"), [("en", "Backup"), ("ru", "Резервная копия")])
-async def test_backups_are_a_table(user: User, show, lang, header) -> None:
+async def test_backups_are_a_table(show, lang, header) -> None:
     backups = {"count": 1, "backups": [{"backup_id": "b1", "env_id": "dev", "path": "/srv/b1"}]}
-    await show("list_backups", backups, lang)
+    user = await show("list_backups", backups, lang)
     table = one(user, "result-table", ui.table)
     assert table.columns[0]["label"] == header
     assert all("/srv" not in str(v) for row in table.rows for v in row.values())
 
 
 @pytest.mark.parametrize(("lang", "state"), [("en", "running"), ("ru", "выполняется")])
-async def test_tasks_show_their_state_and_progress(user: User, show, lang, state) -> None:
+async def test_tasks_show_their_state_and_progress(show, lang, state) -> None:
     task = {"task_id": "93ff0a1b", "kind": "migration", "status": "running", "step": 1, "total": 4}
-    await show("get_task_status", {"task": task}, lang)
+    user = await show("get_task_status", {"task": task}, lang)
     with user.scope(marker="result-tasks"):
         await user.should_see(state)
         await user.should_see("1/4")
@@ -180,25 +212,23 @@ async def test_tasks_show_their_state_and_progress(user: User, show, lang, state
 @pytest.mark.parametrize(
     ("lang", "words"), [("en", ["warning", "info"]), ("ru", ["предупреждение", "замечание"])]
 )
-async def test_a_findings_severity_is_said_in_the_pages_language(
-    user: User, show, lang, words
-) -> None:
+async def test_a_findings_severity_is_said_in_the_pages_language(show, lang, words) -> None:
     findings = [
         {"severity": "warning", "object": "dashboard 5", "issue": "no description"},
         {"severity": "info", "object": "chart 2", "issue": "no description"},
     ]
-    await show("run_llm_validation", {"findings": findings, "counts": {}}, lang)
+    user = await show("run_llm_validation", {"findings": findings, "counts": {}}, lang)
     table = one(user, "result-table", ui.table)
     assert [row["c0__shown"] for row in table.rows] == words
     assert [row["c0"] for row in table.rows] == ["warning", "info"]  # sorted on the codes
 
 
-async def test_a_tools_risk_is_said_in_russian_on_the_russian_page(user: User, show) -> None:
+async def test_a_tools_risk_is_said_in_russian_on_the_russian_page(show) -> None:
     groups = {
         "dashboards": [{"name": "delete_dashboard", "risk": "delete", "description": "x"}],
         "meta": [{"name": "show_capabilities", "risk": "read", "description": "y"}],
     }
-    await show("show_capabilities", {"count": 2, "groups": groups}, "ru")
+    user = await show("show_capabilities", {"count": 2, "groups": groups}, "ru")
     table = one(user, "result-table", ui.table)
     assert [row["c2__shown"] for row in table.rows] == ["удаление", "чтение"]
     # Quasar's pagination words in Russian too, not its English defaults
@@ -217,9 +247,7 @@ TASK_STATES = {
 
 @pytest.mark.parametrize("lang", ["en", "ru"])
 @pytest.mark.parametrize("status", list(TASK_STATES))
-async def test_a_tasks_state_is_the_stores_own_in_the_pages_language(
-    user: User, show, lang, status
-) -> None:
+async def test_a_tasks_state_is_the_stores_own_in_the_pages_language(show, lang, status) -> None:
     en, ru, tone = TASK_STATES[status]
     state = ru if lang == "ru" else en
     """The task store's states (queued, running, succeeded, failed, interrupted), each in
@@ -233,7 +261,7 @@ async def test_a_tasks_state_is_the_stores_own_in_the_pages_language(
         "total": 2,
         "message": "done",
     }
-    await show("get_task_status", {"task": task}, lang)
+    user = await show("get_task_status", {"task": task}, lang)
     with user.scope(marker="result-tasks"):
         await user.should_see(state)
         if status != "queued":  # a queued task still shows its progress and message
@@ -256,8 +284,8 @@ DEPLOYED = {
 
 
 @pytest.mark.parametrize(("lang", "action"), [("en", "overwrite"), ("ru", "перезаписать")])
-async def test_a_deploy_shows_what_changed_as_a_diff(user: User, show, lang, action):
-    await show("deploy_dashboard", DEPLOYED, lang)
+async def test_a_deploy_shows_what_changed_as_a_diff(show, lang, action):
+    user = await show("deploy_dashboard", DEPLOYED, lang)
     with user.scope(marker="diff-table"):
         await user.should_see("Sales")
         await user.should_see(action)
@@ -296,8 +324,8 @@ async def test_the_confirmation_card_shows_the_preflight_as_a_diff_table(
     await user.should_not_see(marker="confirm-details")  # no JSON dump of the same
 
 
-async def test_formatted_sql_is_a_code_block(user: User, show) -> None:
-    await show("superset_format_sql", {"sql": "SELECT\n  1"}, "en")
+async def test_formatted_sql_is_a_code_block(show) -> None:
+    user = await show("superset_format_sql", {"sql": "SELECT\n  1"}, "en")
     code = one(user, "tool-result")
     assert any(isinstance(e, ui.code) for e in code.descendants())
 
@@ -338,9 +366,9 @@ ROLES = {
     ],
 )  # fmt: skip
 async def test_environments_and_permissions_are_tables_in_the_page_language(
-    user: User, show, lang, tool, result, headers, first_row
+    show, lang, tool, result, headers, first_row
 ) -> None:
-    await show(tool, result, lang)
+    user = await show(tool, result, lang)
     table = one(user, "result-table", ui.table)
     assert [c["label"] for c in table.columns] == headers
     shown = [table.rows[0][f"c{i}__shown"] for i in range(len(headers))]
@@ -350,9 +378,9 @@ async def test_environments_and_permissions_are_tables_in_the_page_language(
 
 
 @pytest.mark.parametrize("lang", ["en", "ru"])
-async def test_documentation_is_rendered_markdown(user: User, show, lang) -> None:
+async def test_documentation_is_rendered_markdown(show, lang) -> None:
     doc = {"markdown": "# Sales\nCharts:\n- Revenue\n- Units\n\n<script>x</script>"}
-    await show("run_llm_documentation", doc, lang)
+    user = await show("run_llm_documentation", doc, lang)
     box = one(user, "tool-result")
     html = "".join(e.props.get("innerHTML", "") for e in box.descendants())
     assert html.count("<li>") == 2 and "<script>" not in html
