@@ -11,7 +11,10 @@ import pytest
 from nicegui.testing import User
 
 from app.events import ErrorEvent, ToolEndEvent, ToolStartEvent
+from components.chat_panel import chat_panel
 from tests.events import timed_out
+from tests.fixtures.components import component, feed
+from tests.screen.test_model import make
 from tests.ui.fakes import done, message
 
 DEEP = "/agent?objectType=dashboard&objectId=42&objectName=Sales&envId=prod"
@@ -64,34 +67,32 @@ START = ToolStartEvent(
         ),
     ],
 )
-async def test_the_outcome_is_the_tool_cards_icon_and_colour(
-    user: User, core, sign_in, end, icon, tone
-) -> None:
-    core.replies = [START, end, done()]
-    await sign_in("admin")
-    await send(user)
-    await user.should_see(marker="tool-card", retries=30)
-    await user.should_not_see(marker="tool-args", retries=30)  # folded once done
-    element = next(iter(user.find(marker="tool-icon").elements))
-    assert element.props["name"] == icon and tone in element.classes
-    user.find(marker="tool-args-toggle").click()
-    await user.should_see(marker="tool-args")  # unfolds from the header
+async def test_the_outcome_is_the_tool_cards_icon_and_colour(end, icon, tone) -> None:
+    model, _, _ = make()
+    feed(model, START, end, done())
+    async with component(lambda: chat_panel(model)) as user:
+        await user.should_see(marker="tool-card")
+        await user.should_not_see(marker="tool-args")  # folded once done
+        element = next(iter(user.find(marker="tool-icon").elements))
+        assert element.props["name"] == icon and tone in element.classes
+        user.find(marker="tool-args-toggle").click()
+        await user.should_see(marker="tool-args")  # unfolds from the header
 
 
-async def test_a_running_card_shows_its_arguments(user: User, core, sign_in) -> None:
-    core.replies = [START]
-    await sign_in("admin")
-    await send(user)
-    await user.should_see("x: 1", retries=30)
+async def test_a_running_card_shows_its_arguments() -> None:
+    model, _, _ = make()
+    feed(model, START)
+    async with component(lambda: chat_panel(model)) as user:
+        await user.should_see("x: 1")
 
 
-async def test_a_list_answer_renders_as_list_items(user: User, core, sign_in) -> None:
-    core.replies = [message("I can:\n- search dashboards\n- check health"), done()]
-    await sign_in("admin")
-    await send(user, "what can you do?")
-    await user.should_see(marker="message-text", retries=30)
-    bodies = [e.props.get("innerHTML", "") for e in user.find(marker="message-text").elements]
-    assert any(b.count("<li>") == 2 for b in bodies)
+async def test_a_list_answer_renders_as_list_items() -> None:
+    model, _, _ = make()
+    feed(model, message("I can:\n- search dashboards\n- check health"), done())
+    async with component(lambda: chat_panel(model)) as user:
+        await user.should_see(marker="message-text")
+        bodies = [e.props.get("innerHTML", "") for e in user.find(marker="message-text").elements]
+        assert any(b.count("<li>") == 2 for b in bodies)
 
 
 @pytest.mark.parametrize(("lang", "step"), [("en", "Context"), ("ru", "Контекст")])

@@ -14,7 +14,10 @@ from app.events import (
     ToolStartEvent,
     ToolTimeoutEvent,
 )
+from components.chat_panel import chat_panel
 from tests.events import check_status_offer, timed_out
+from tests.fixtures.components import component, feed
+from tests.screen.test_model import make
 from tests.ui.fakes import done, message
 
 READ = ToolStartEvent(call_id="c1", tool_name="search_dashboards", tool_args={"query": "sales"})
@@ -51,28 +54,25 @@ def end(status: str, **kw) -> ToolEndEvent:
     ],
 )
 async def test_retry_button_visible_only_for_reads_or_transient_errors(
-    user: User, core, sign_in, events, status_text, retry_visible
+    events, status_text, retry_visible
 ) -> None:
-    core.replies = [*events, done()]
-    await sign_in("admin")
-    user.find(marker="chat-input").type("go").trigger("keydown.enter")
-    await user.should_see(marker="tool-card", retries=30)
-    await user.should_see(status_text)
-    if retry_visible:
-        await user.should_see(marker="retry-button")
-    else:
-        await user.should_not_see(marker="retry-button")
-    await user.should_not_see(marker="check-status-button")
+    model, _, _ = make()
+    feed(model, *events, done())
+    async with component(lambda: chat_panel(model)) as user:
+        await user.should_see(marker="tool-card")
+        await user.should_see(status_text)
+        if retry_visible:
+            await user.should_see(marker="retry-button")
+        else:
+            await user.should_not_see(marker="retry-button")
+        await user.should_not_see(marker="check-status-button")
 
 
-async def test_retrying_shows_the_attempt(user: User, core, sign_in) -> None:
-    core.replies = [
-        READ,
-        ToolRetryEvent(call_id="c1", tool_name="x", attempt=1, error="502"),
-    ]
-    await sign_in("admin")
-    user.find(marker="chat-input").type("go").trigger("keydown.enter")
-    await user.should_see("Retrying (attempt 1)", retries=30)
+async def test_retrying_shows_the_attempt() -> None:
+    model, _, _ = make()
+    feed(model, READ, ToolRetryEvent(call_id="c1", tool_name="x", attempt=1, error="502"))
+    async with component(lambda: chat_panel(model)) as user:
+        await user.should_see("Retrying (attempt 1)")
 
 
 async def test_retry_resends_the_last_message(user: User, core, sign_in) -> None:
