@@ -5,7 +5,8 @@
     python dev.py test       install into .venv (with test extras) if needed, then run pytest
     python dev.py check      the same install, then ruff check and mypy (what CI runs too)
 
-Extra arguments after ``test`` go to pytest (``python dev.py test -k policy``); after
+Extra arguments after ``test`` go to pytest (``python dev.py test -k policy``); the suite
+or a directory runs on two pytest-xdist workers unless ``-n`` says otherwise; after
 ``start`` they go to main.py. Only the standard library is used here.
 """
 
@@ -60,7 +61,24 @@ def main(argv: list[str]) -> int:
         )
         types = subprocess.call([str(PY), "-m", "mypy"], cwd=ROOT)
         return lint or types
-    return subprocess.call([str(PY), "-m", "pytest", *rest], cwd=ROOT, env=env)
+    return subprocess.call([str(PY), "-m", "pytest", *_workers(rest), *rest], cwd=ROOT, env=env)
+
+
+#: arguments after which the run stays in one process
+_ONE_PROCESS = ("-n", "--numprocesses", "--pdb", "--trace", "no:xdist", "--co", "--collect-only")
+
+
+def _workers(args: list[str]) -> list[str]:
+    """Two pytest-xdist workers (``-n 2 --dist loadgroup``: the tests of one real part —
+    Superset, PostgreSQL, the local model — stay on one worker, so each starts once) for a
+    run of the suite or of directories; none when the arguments name test files or
+    nodes, ask for a debugger, or set the workers themselves."""
+    if (os.cpu_count() or 1) < 2:
+        return []
+    for arg in args:
+        if arg.startswith(_ONE_PROCESS) or arg.endswith(".py") or "::" in arg:
+            return []
+    return ["-n", "2", "--dist", "loadgroup"]
 
 
 if __name__ == "__main__":

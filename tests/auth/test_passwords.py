@@ -47,6 +47,19 @@ def test_same_password_hashes_differently_each_time() -> None:
         # an empty stored hash
         ("x", "", False),
     ],
+    ids=[  # fixed names: the hashes are salted afresh in each process (pytest-xdist's workers)
+        "right",
+        "one-off",
+        "empty-password",
+        "non-ascii",
+        "other-scheme",
+        "truncated",
+        "broken-base64",
+        "absurd-cost",
+        "n-not-power-of-two",
+        "no-hash",
+        "empty-hash",
+    ],
 )
 def test_verify_password(password: str, stored: str | None, expected: bool) -> None:
     assert verify_password(password, stored) is expected

@@ -69,6 +69,8 @@ def test_a_dead_replicas_running_task_is_marked_interrupted(db: Database) -> Non
         # a finished task is history
         (DEAD, "succeeded", STALE_AFTER_S * 10, False),
     ],
+    ids=["live-replica", "own-process", "never-started", "finished"],  # the same in every
+    # process (PROCESS_OWNER differs), as pytest-xdist's workers need
 )
 def test_what_a_sweep_marks(db: Database, owner, state, after_s, swept) -> None:
     task_id = running(db, owner, status=state)
