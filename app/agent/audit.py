@@ -1,16 +1,17 @@
 """The seam's audit writer: every decision of the agent lands in the audit log.
 
 An :class:`AuditWriter` (one per app, a part built by the composition root) writes to its
-database. ``record()`` stamps the row's time now and holds it in its event loop's batch; the
-batch is committed (``app.agent.audit_commit``: on the loop when a SQLite file is free at
-once, else by the writer's thread) at the loop's next ``flush()`` or ``HOLD_SECONDS``
-after its first row, whichever comes first: a turn's rows travel together, one commit per
-turn, not one per row.
-``also(work)`` runs one of the app's own statements in the same transaction (a turn's
-row in the conversation list: one commit fewer per turn).
-``flush()`` (called before every ``done`` event) hands this loop's batch over and waits
-until this loop's rows are committed: a finished turn always has all its rows, and a
-failed write is reported, never swallowed. One bad row never loses the others.
+database behind the event loop: one thread of its own (a single-thread executor) commits
+each row the moment it is recorded, in its own transaction, in the order recorded. The
+loop never waits for the database, a row is committed within the time of one short
+write (a finished decision survives the process being killed right after), and one bad
+row never loses another.
+
+``record()`` stamps the row's time and queues its commit. ``also(work)`` queues one of
+the app's own statements the same way (a turn's row in the conversation list). ``flush()``
+(called before every ``done``) waits until this loop's rows are committed: a finished
+turn always has all its rows, and a failed write is reported there, never swallowed.
+Works on SQLite and PostgreSQL alike (the app's ``Database``).
 
 Every row records the door the turn came through (``channel``: page | http | mcp, and the
 MCP ``client``). The core passes them explicitly; rows written inside graph nodes (guard,
@@ -21,18 +22,24 @@ run's context, so a node never has to thread them through.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
+import logging
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from contextvars import ContextVar
 from datetime import UTC, datetime
+from functools import partial
 from typing import Any
 
-from app.agent.audit_commit import MAX_BATCH, BatchCommitter, Item, Work
+from sqlalchemy import Connection
+
+from app.store.audit import audit_values, insert_audit
 from app.store.db import Database
 
-# How long a loop's first held row waits for the rest of its batch before it is handed to
-# the writer anyway (a turn that runs long: a slow model, a long tool).
-HOLD_SECONDS = 0.05
+log = logging.getLogger("ss_tools.audit")
+
+# A statement of the app's own, run in a transaction of the writer's (``also``).
+Work = Callable[[Connection], object]
 
 # (channel, client) of the node running in this task; set only by ``audit_scope``.
 _DOOR: ContextVar[tuple[str | None, str | None]] = ContextVar("ss_tools_door", default=(None, None))
@@ -49,92 +56,74 @@ def audit_scope(channel: str | None, client: str | None = None) -> Iterator[None
         _DOOR.reset(token)
 
 
+def _insert_row(fields: dict[str, Any], conn: Connection) -> None:
+    insert_audit(conn, [audit_values(**fields)])
+
+
 class AuditWriter:
-    """The audit log's one writer: rows held per event loop, committed in batches (its
-    :class:`~app.agent.audit_commit.BatchCommitter`; :meth:`close` ends its thread)."""
+    """The audit log's one writer: each row committed at once by the writer's thread
+    (:meth:`close` ends it once the queued rows are written; a later row starts it
+    again)."""
 
     def __init__(self, db: Database) -> None:
         self.db = db
-        self.committer = BatchCommitter(db)
+        self._executor: ThreadPoolExecutor | None = None
+        # rows not yet committed, and rows whose commit failed until a flush reports them
         self._pending: set[asyncio.Future[None]] = set()
-        # each event loop's rows not yet committed, and the timer that hands them over if
-        # no flush comes first
-        self._held: dict[asyncio.AbstractEventLoop, list[Item]] = {}
-        self._timers: dict[asyncio.AbstractEventLoop, asyncio.TimerHandle] = {}
 
     async def record(self, **fields: Any) -> None:
         """Record one audit row (kind, user, role, conv_id, tool, env, decision, reason,
-        args, duration_ms, channel, client). The write completes in the background; see
-        :meth:`flush`. Without an explicit ``channel``, the enclosing ``audit_scope``'s."""
+        args, duration_ms, channel, client); its commit starts now, on the writer's
+        thread (see :meth:`flush`). Without an explicit ``channel``, the enclosing
+        ``audit_scope``'s."""
         fields.setdefault("ts", datetime.now(UTC))
         if "channel" not in fields:
             fields["channel"], door_client = _DOOR.get()
             fields.setdefault("client", door_client)
-        loop = asyncio.get_running_loop()
-        fut: asyncio.Future[None] = loop.create_future()
+        fut = self._submit(partial(_insert_row, fields))
         self._pending.add(fut)
-        fut.add_done_callback(self._pending.discard)
-        self._hold((fields, loop, fut))
+        fut.add_done_callback(self._settled)
 
     def also(self, work: Work) -> asyncio.Future[None]:
-        """Run ``work(conn)`` in the writer's next transaction, beside the audit rows
-        waiting (one commit for both; the conversation list's row of a turn). The future
-        ends once it is committed (it travels with the loop's next batch), or with its
-        error; :meth:`flush` hands it over but does not wait for it."""
-        loop = asyncio.get_running_loop()
-        fut: asyncio.Future[None] = loop.create_future()
-        self._hold((work, loop, fut))
-        return fut
+        """Run ``work(conn)`` in a transaction of the writer's thread, after the rows
+        recorded so far (the conversation list's row of a turn). The future ends once it
+        is committed, or with its error; :meth:`flush` does not wait for it."""
+        return self._submit(work)
 
     async def flush(self) -> None:
         """Wait for this loop's pending audit writes; a failed write raises here."""
         loop = asyncio.get_running_loop()
-        self._release(loop)
-        errors: list[BaseException] = []
-        waiting = []
-        for fut in [f for f in list(self._pending) if f.get_loop() is loop]:
-            if not fut.done():
-                waiting.append(fut)
-            elif not fut.cancelled() and fut.exception() is not None:
-                errors.append(fut.exception())  # type: ignore[arg-type]
-        if waiting:  # (committed on the loop: already done, no wait)
-            results = await asyncio.gather(*waiting, return_exceptions=True)
-            errors += [r for r in results if isinstance(r, BaseException)]
-        if errors:
-            raise errors[0]
-
-    def commit_now(self) -> None:
-        """Hand this loop's batch over now, without waiting (a run whose last row is in:
-        its commit overlaps the run's own end; ``flush`` still waits for it)."""
-        self._release(asyncio.get_running_loop())
+        mine = [f for f in list(self._pending) if f.get_loop() is loop]
+        if not mine:
+            return
+        await asyncio.wait(mine)
+        self._pending.difference_update(mine)
+        for fut in mine:
+            if not fut.cancelled() and fut.exception() is not None:
+                raise fut.exception()  # type: ignore[misc]
 
     def close(self) -> None:
-        """End the writer's thread once the rows recorded so far (held ones too) are
-        written."""
-        for loop in list(self._held):
-            self._hand_over(loop)
-        self.committer.close()
+        """End the writer's thread once the rows recorded so far are written."""
+        executor, self._executor = self._executor, None
+        if executor is not None:
+            executor.shutdown(wait=True)
 
-    # ---- a loop's batch ---------------------------------------------------------------
-    def _hold(self, item: Item) -> None:
-        """Keep ``item`` in its loop's batch; the first one starts the batch's timer."""
-        loop = item[1]
-        held = self._held.get(loop)
-        if held is None:
-            held = self._held[loop] = []
-            self._timers[loop] = loop.call_later(HOLD_SECONDS, self._release, loop)
-        held.append(item)
-        if len(held) >= MAX_BATCH:
-            self._release(loop)
+    # ---- the writer's thread ----------------------------------------------------------
+    def _submit(self, work: Work) -> asyncio.Future[None]:
+        if self._executor is None:
+            self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ss-tools-audit")
+        return asyncio.get_running_loop().run_in_executor(self._executor, self._commit, work)
 
-    def _release(self, loop: asyncio.AbstractEventLoop) -> None:
-        """Commit ``loop``'s batch now (called on that loop)."""
-        timer = self._timers.pop(loop, None)
-        if timer is not None:
-            timer.cancel()
-        self._hand_over(loop)
+    def _commit(self, work: Work) -> None:
+        """One transaction of its own (the pool's connection): ``work``, then commit."""
+        try:
+            with self.db.engine.begin() as conn:
+                work(conn)
+        except Exception as exc:  # reported by flush (or by the caller of ``also``)
+            log.error("audit write failed: %s", type(exc).__name__)
+            raise
 
-    def _hand_over(self, loop: asyncio.AbstractEventLoop) -> None:
-        held = self._held.pop(loop, None)
-        if held:
-            self.committer.submit(held)
+    def _settled(self, fut: asyncio.Future[None]) -> None:
+        """A committed row is done with; a failed one stays until a flush reports it."""
+        if fut.cancelled() or fut.exception() is None:
+            self._pending.discard(fut)
