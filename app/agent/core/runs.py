@@ -25,7 +25,6 @@ from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.types import Command
 
 from app.agent.audit import AuditWriter, audit_scope
-from app.agent.checkpoint import read_before_run
 from app.agent.core import conversations
 from app.agent.core.checks import refuse_foreign
 from app.agent.core.edits import shown_and_edited
@@ -185,7 +184,7 @@ async def owned_state(core: AgentCore, row: Mapping[str, Any]) -> tuple[Any, Any
     """The core's graph and the conversation's checkpointed state (``row``: who and where,
     as audited): the caller's own or a new one; another user's raises the audited 403."""
     graph = await core.graph()
-    state = await read_before_run(graph, run_config(row["conv_id"]))  # handed to the run
+    state = await graph.aget_state(run_config(row["conv_id"]))
     owner = (state.values or {}).get("owner")
     if owner and owner != row["user"]:
         raise await refuse_foreign(core.audit, **row)
