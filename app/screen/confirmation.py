@@ -12,8 +12,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from nicegui.binding import BindableProperty
+
 from app.i18n import t
-from app.screen.bindable import Bindable
 from app.screen.items import format_args
 from app.screen.uicontext import env_badge
 from app.screen.views import preflight_view
@@ -36,17 +37,17 @@ class PermissionDenial:
 
 class ConfirmationState:
     lang: str
-    pending_confirmation = Bindable()
-    card_state = Bindable()
-    confirm_enabled = Bindable()
-    confirm_tool = Bindable()
-    confirm_description = Bindable()
-    confirm_args_text = Bindable()
-    confirm_details_text = Bindable()
-    confirm_env_badge = Bindable()
-    dangerous_countdown = Bindable()
-    dangerous_countdown_active = Bindable()
-    countdown_text = Bindable()
+    pending_confirmation = BindableProperty()
+    card_state = BindableProperty()
+    confirm_enabled = BindableProperty()
+    confirm_tool = BindableProperty()
+    confirm_description = BindableProperty()
+    confirm_args_text = BindableProperty()
+    confirm_details_text = BindableProperty()
+    confirm_env_badge = BindableProperty()
+    dangerous_countdown = BindableProperty()
+    dangerous_countdown_active = BindableProperty()
+    countdown_text = BindableProperty()
 
     def __init__(self, *, clock: Callable[[], float], default_countdown_s: int) -> None:
         self.clock = clock

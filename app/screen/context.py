@@ -11,18 +11,19 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from nicegui.binding import BindableProperty
+
 from app.i18n import t
 from app.reasoning import cot_logger
-from app.screen.bindable import Bindable
 from app.screen.uicontext import EnvOption, context_from_params, pill_label
 
 
 class ContextState:
     lang: str
-    ui_context = Bindable()
-    active_env_id = Bindable()
-    is_prod_context = Bindable()
-    context_pill_label = Bindable()
+    ui_context = BindableProperty()
+    active_env_id = BindableProperty()
+    is_prod_context = BindableProperty()
+    context_pill_label = BindableProperty()
 
     def __init__(self) -> None:
         self.environments: list[EnvOption] = []

@@ -15,9 +15,10 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
+from nicegui.binding import BindableProperty
+
 from app.i18n import t
 from app.screen.argsform import EditField, args_from_fields, fields_from_schema
-from app.screen.bindable import Bindable
 
 if TYPE_CHECKING:
     from app.events import ConfirmRequiredEvent
@@ -34,9 +35,9 @@ class EditState:
     confirm: Callable[..., Awaitable[bool]]
     deny: Callable[..., Awaitable[bool]]
     _focus: Callable[[str], None]
-    card_form = Bindable()  # "" | "edit" | "deny": the form open on the card
-    edit_error = Bindable()
-    deny_reason = Bindable()
+    card_form = BindableProperty()  # "" | "edit" | "deny": the form open on the card
+    edit_error = BindableProperty()
+    deny_reason = BindableProperty()
 
     def __init__(self) -> None:
         self.edit_fields: list[EditField] = []

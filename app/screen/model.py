@@ -22,8 +22,9 @@ import uuid
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from nicegui.binding import BindableProperty
+
 from app.i18n import t
-from app.screen.bindable import Bindable
 from app.screen.confirmation import CONFIRMABLE, ConfirmationState, PermissionDenial
 from app.screen.context import ContextState
 from app.screen.edit import EditState
@@ -48,16 +49,16 @@ __all__ = ["BUSY", "CONFIRMABLE", "STATES", "AgentChatModel", "Decision", "Inten
 
 
 class AgentChatModel(ChatItems, ContextState, ConfirmationState, EditState, HistoryState):
-    state = Bindable()
-    lang = Bindable()
-    process_step = Bindable()
-    permission_denied = Bindable()
-    permission_alternatives = Bindable()
-    permission_text = Bindable()
-    is_empty = Bindable()
-    answered_by = Bindable()
-    stopping = Bindable()
-    focus_request = Bindable()  # ("card" | "input", n): where focus goes
+    state = BindableProperty()
+    lang = BindableProperty()
+    process_step = BindableProperty()
+    permission_denied = BindableProperty()
+    permission_alternatives = BindableProperty()
+    permission_text = BindableProperty()
+    is_empty = BindableProperty()
+    answered_by = BindableProperty()
+    stopping = BindableProperty()
+    focus_request = BindableProperty()  # ("card" | "input", n): where focus goes
 
     def __init__(
         self,
