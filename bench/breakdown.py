@@ -5,8 +5,8 @@ interleaved with the others and with the bare agent, the order reversed every ro
 neither drift nor a turn's place in the round favours one variant:
 
 * ``page``: as it is;
-* ``no audit commit``: the audit writer's rows end without a write or its thread (what
-  the durable audit commit costs the turn);
+* ``no audit commit``: the audit batch's futures end without a write (what the durable
+  audit commit costs the turn);
 * ``no screen``: the StreamProcessor drops the events (what updating the screen model
   costs);
 * ``neither``: both (what is left: the core's own work: plan, policy, guard, tool node,
@@ -27,10 +27,11 @@ import time
 import uuid
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 from langchain_core.messages import HumanMessage
 
-from app.agent.audit import AuditWriter, Work
+from app.agent import audit_commit
 from app.agent.tools import TOOL_CATALOG
 from app.planner import OfflinePlanner
 from bench.agent_bench import (
@@ -45,10 +46,9 @@ from bench.agent_bench import (
 VARIANTS = ("page", "no audit commit", "no screen", "neither")
 
 
-def _no_write(writer: AuditWriter, work: Work) -> asyncio.Future[None]:
-    done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-    done.set_result(None)
-    return done
+def _no_write(committer: Any, batch: list[audit_commit.Item]) -> None:
+    for item in batch:
+        audit_commit._resolve(item[2], None)
 
 
 async def breakdown(turns: int = 200) -> dict[str, float]:
@@ -59,13 +59,13 @@ async def breakdown(turns: int = 200) -> dict[str, float]:
     bare_graph, saver = await _bare_graph(
         OfflinePlanner(catalog=TOOL_CATALOG), data / "bare.db", offered_tools(parts)
     )
-    submit = AuditWriter._submit
+    submit = audit_commit.BatchCommitter.submit
     processor = controller.processor
     apply = processor.apply
 
     def variant(name: str) -> None:
         no_audit = name in ("no audit commit", "neither")
-        AuditWriter._submit = _no_write if no_audit else submit  # type: ignore[method-assign,assignment]
+        audit_commit.BatchCommitter.submit = _no_write if no_audit else submit  # type: ignore[method-assign,assignment]
         no_screen = name in ("no screen", "neither")
         processor.apply = (lambda event: None) if no_screen else apply  # type: ignore[method-assign,assignment]
 

@@ -18,6 +18,7 @@ from sqlalchemy import Connection, func, insert
 from sqlmodel import Session, col, select
 
 from app.redact import cut, redact
+from app.store.driver_sql import DriverStatement
 from app.store.models import AUDIT_TABLE, AuditEvent, as_utc
 from app.store.rows import moment_of, where_equal
 
@@ -77,13 +78,20 @@ def record_audit(session: Session, *, flush: bool = True, **fields: Any) -> Audi
     return row
 
 
-_INSERT = insert(AUDIT_TABLE)
+_INSERT = insert(AUDIT_TABLE)  # built once: it runs for every batch
+_INSERT_SQLITE = DriverStatement(_INSERT, given=AUDIT_TABLE.columns.keys())
 
 
 def insert_audit(conn: Connection, rows: Sequence[dict[str, Any]]) -> None:
-    """Insert rows made by :func:`audit_values` on a plain connection (no ORM objects:
-    the audit writer's path; the caller commits)."""
-    if rows:
+    """Insert many rows made by :func:`audit_values` in one statement on a plain
+    connection (no ORM objects: the batch writer's path, run for every turn; the caller
+    commits). On SQLite as driver SQL with the columns' bind processors (no statement
+    compiling: ``app.store.driver_sql``); elsewhere through Core."""
+    if not rows:
+        return
+    if conn.dialect.name == "sqlite":
+        _INSERT_SQLITE.execute(conn, rows)
+    else:
         conn.execute(_INSERT, list(rows))
 
 

@@ -15,6 +15,7 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlmodel import Session, col, select
 
+from app.store.driver_sql import DriverStatement
 from app.store.models import Conversation
 from app.store.rows import moment_of, saved
 
@@ -86,7 +87,9 @@ def _turn_upsert(insert: Any) -> Any:
     )
 
 
-_TURN_UPSERT = {"postgresql": _turn_upsert(pg_insert), "sqlite": _turn_upsert(sqlite_insert)}
+_TURN_VALUES = ("conv_id", "owner", "title", "object_type", "env_id", "updated_at")
+_TURN_UPSERT_PG = _turn_upsert(pg_insert)
+_TURN_UPSERT_SQLITE = DriverStatement(_turn_upsert(sqlite_insert), given=_TURN_VALUES)
 
 
 def note_turn(
@@ -102,7 +105,8 @@ def note_turn(
     """A turn of ``owner`` in ``conv_id``: create the row (title = the first request,
     shortened) or refresh its context and ``updated_at``; no confirmation waits any more
     (a new message supersedes it). Another user's row is left alone (False). One upsert
-    on a plain connection (the caller commits)."""
+    on a plain connection (no ORM unit of work: it runs on every turn, on SQLite as driver
+    SQL, ``app.store.driver_sql``; the caller commits)."""
     values = {
         "conv_id": conv_id,
         "owner": owner,
@@ -111,7 +115,9 @@ def note_turn(
         "env_id": env_id,
         "updated_at": moment_of(now),
     }
-    return conn.execute(_TURN_UPSERT[conn.dialect.name], values).first() is not None
+    if conn.dialect.name == "sqlite":
+        return _TURN_UPSERT_SQLITE.execute(conn, values) is not None
+    return conn.execute(_TURN_UPSERT_PG, values).first() is not None
 
 
 def note_pending(

@@ -1,12 +1,12 @@
 """The audit writer commits a statement of the app's own (``AuditWriter.also``: a turn's
-row in the conversation list) on its thread, in order with the audit rows, and a failing
-one never loses an audit row: its error goes to its own future alone."""
+row in the conversation list) in the same transaction as the audit rows waiting, and a
+failing one never loses an audit row."""
 
 from __future__ import annotations
 
-import pytest
+import asyncio
+
 from sqlalchemy import Connection, text
-from sqlalchemy.exc import OperationalError
 
 from app.agent.audit import AuditWriter
 from app.store.audit import list_audit
@@ -36,10 +36,12 @@ async def test_own_statement_is_committed_with_the_audit_rows(writer: AuditWrite
 
 
 async def test_a_failing_statement_loses_no_audit_row(writer: AuditWriter) -> None:
-    await writer.record(kind="k", user="a", decision="allow")
-    broken = writer.also(_broken)
-    await writer.record(kind="k", user="b", decision="allow")
-    await writer.flush()  # the audit rows are fine: nothing to report
-    with pytest.raises(OperationalError, match="no_such_table"):
-        await broken
+    loop = asyncio.get_running_loop()
+    rows = [{"kind": "k", "user": "a", "decision": "allow"}, _broken]
+    batch = [(item, loop, loop.create_future()) for item in rows]
+    batch.append(({"kind": "k", "user": "b", "decision": "allow"}, loop, loop.create_future()))
+    await asyncio.to_thread(writer.committer._write_batch, batch)
+    results = await asyncio.gather(*(f for _, _, f in batch), return_exceptions=True)
+    assert results[0] is None and results[2] is None
+    assert isinstance(results[1], Exception)
     assert _users(writer) == {"a", "b"}

@@ -68,7 +68,7 @@ async def test_turn_start_comes_before_the_turn_touches_the_checkpoint_or_databa
         return await read_state(*args, **kwargs)
 
     monkeypatch.setattr(graph, "aget_state", watched_read)
-    monkeypatch.setattr(harness.core.audit, "_submit", lambda _: touched.append("audit"))
+    monkeypatch.setattr(harness.core.audit.committer, "submit", lambda _: touched.append("audit"))
     events = harness.core.run_turn(req)
     first = await anext(events)
     assert isinstance(first, TurnStartEvent) and touched == []

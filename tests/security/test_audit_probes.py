@@ -1,9 +1,10 @@
 """The audit log (issue 9 item 8 and held probes), on SQLite and on PostgreSQL: one bad
-row (a NUL byte, a lone surrogate, NaN) never loses another; a row the database refuses
-anyway is lost alone, logged and reported by the next flush; rows are append-only."""
+row (a NUL byte, a lone surrogate, NaN) never loses a batch; if a batch fails anyway its
+rows are written one by one and the reasoning log says so; rows are append-only."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -67,7 +68,7 @@ BAD_VALUES = {
 
 
 @pytest.mark.parametrize("bad", list(BAD_VALUES))
-async def test_a_bad_value_never_loses_another_row(app_db: AppDb, bad: str) -> None:
+async def test_bad_row_never_loses_a_batch(app_db: AppDb, bad: str) -> None:
     writer = app_db.writer
     for i in range(3):
         await writer.record(kind="tool_call", user=f"other-{i}", decision="allow")
@@ -80,25 +81,30 @@ async def test_a_bad_value_never_loses_another_row(app_db: AppDb, bad: str) -> N
     assert "\x00" not in repr(stored.model_dump())
 
 
-async def test_a_row_the_database_refuses_is_lost_alone_and_logged(
+async def test_failed_batch_is_written_row_by_row_and_logged(
     app_db: AppDb, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """With sanitising switched off, PostgreSQL refuses a NUL row (a row with an unknown
-    decision is refused everywhere): each row is a commit of its own, so only that row is
-    lost; the writer logs it and the next flush reports it."""
+    """With sanitising switched off, a NUL row makes PostgreSQL refuse the batch (a row
+    with an unknown decision does so everywhere): the writer falls back to one row at a
+    time, only that row is lost and its waiter alone hears of it."""
     monkeypatch.setattr(redact, "clean_text", lambda value: value)
     bad = {"reason": "x\x00y"} if app_db.backend == "postgres" else {"decision": "maybe"}
-    writer = app_db.writer
-    with caplog.at_level(logging.ERROR, logger="ss_tools.audit"):
-        await writer.record(kind="batch", user="a", decision="allow")
-        await writer.record(kind="batch", user="bad", **bad)
-        await writer.record(kind="batch", user="b", decision="allow")
-        with pytest.raises((ValueError, DBAPIError)):
-            await writer.flush()
-    assert {r.user for r in app_db.rows(kind="batch")} == {"a", "b"}
-    assert [r.getMessage() for r in caplog.records if r.name == "ss_tools.audit"] == [
-        f"audit write failed: {'DataError' if app_db.backend == 'postgres' else 'ValueError'}"
+    loop = asyncio.get_running_loop()
+    rows = [
+        {"kind": "batch", "user": "a", "decision": "allow"},
+        {"kind": "batch", "user": "bad", **bad},
+        {"kind": "batch", "user": "b", "decision": "allow"},
     ]
+    batch = [(fields, loop, loop.create_future()) for fields in rows]
+    with caplog.at_level(logging.INFO, logger="ss_tools.cot"):
+        await asyncio.to_thread(app_db.writer.committer._write_batch, batch)
+        results = await asyncio.gather(*(f for _, _, f in batch), return_exceptions=True)
+    assert results[0] is None and results[2] is None
+    assert isinstance(results[1], ValueError | DBAPIError)
+    assert {r.user for r in app_db.rows(kind="batch")} == {"a", "b"}
+    lines = [r.cot for r in caplog.records if getattr(r, "cot", None)]
+    assert any(c["msg"] == "audit batch failed; writing its rows one by one" for c in lines)
+    assert any(c["msg"] == "audit batch written row by row" and c["failed"] == 1 for c in lines)
     caplog.clear()  # the writer's ERROR line for the bad row is expected
 
 
