@@ -96,7 +96,7 @@ class AgentPageController(ControllerControls, WaysForward):
         self.model.set_environments(environments)
         self.model.set_ui_context_from_params(params)
         self._learn_tier(self.model.context_env_id)
-        if self.model.active_env_id is None and (env := default_env(environments)):
+        if self.model.active_env_id is None and (env := self._default_env()):
             self.model.update_active_env(env)
 
     def _environments(self) -> list[EnvOption]:
@@ -112,12 +112,21 @@ class AgentPageController(ControllerControls, WaysForward):
             self.model.learn_env_tier(env_id, self._tier_of(env_id))
 
     def _tier_of(self, env_id: str) -> str | None:
-        """The resolver's answer (configured tier > derived from the id > prod)."""
+        """Policy's answer (configured tier > derived from the id > prod); None when the
+        environments cannot be read (the screen then shows the prod look)."""
         try:
-            return self.door.core.env_table().tier_of(env_id)
+            return self.door.core.tier(env_id)
         except SsToolsError as exc:
             self._warn(f"environment tiers unavailable: {exc}")
-            return "prod"  # fail safe: an environment nobody can place is prod
+            return None
+
+    def _default_env(self) -> str | None:
+        """Policy's default environment (the one a request naming none acts on)."""
+        try:
+            return self.door.core.default_env()
+        except SsToolsError as exc:
+            self._warn(f"environments unavailable on /agent: {exc}")
+            return None
 
     def _warn(self, text: str) -> None:
         log.warning("%s", text)
@@ -226,14 +235,6 @@ class AgentPageController(ControllerControls, WaysForward):
     def new_conversation(self) -> str:
         self.model.reset()
         return self.model.conv_id
-
-
-def default_env(environments: Sequence[EnvOption]) -> str | None:
-    """No env in the link: the first environment the resolver does not call prod."""
-    for env in environments:
-        if env.tier not in ("prod", None):
-            return env.id
-    return None
 
 
 def refusal_of(exc: SsToolsError) -> tuple[str, str]:

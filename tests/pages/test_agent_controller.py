@@ -215,7 +215,15 @@ def test_a_configured_tier_outside_the_list_comes_from_the_env_table() -> None:
 def test_without_an_env_in_the_link_the_first_non_prod_env_is_selected() -> None:
     core = fakes.FakeCore(environments=[fakes.ENVS[2], TEST_MAIN, fakes.ENVS[1], fakes.ENVS[0]])
     _, model, *_ = setup(core)
-    assert model.active_env_id == "staging" and not model.is_prod_context
+    assert model.active_env_id == core.default_env() and not model.is_prod_context
+
+
+def test_the_page_selects_policys_default_env_not_a_rule_of_its_own() -> None:
+    """[staging, dev, prod]: policy's default is dev (the least risky), and so is the page's."""
+    envs = [fakes.FakeEnv("staging", "Staging", "staging"), *fakes.ENVS[:1], fakes.ENVS[2]]
+    core = fakes.FakeCore(environments=envs)
+    _, model, *_ = setup(core)
+    assert core.default_env() == "dev" and model.active_env_id == "dev"
 
 
 def test_broken_environments_warn_and_leave_the_page_usable() -> None:
