@@ -266,12 +266,14 @@ class AgentChatModel(ChatItems, ContextState, ConfirmationState, EditState, Hist
         the countdown runs."""
         if not self.can_decide("confirm"):
             return False
+        self.composer_hint = ""
         await self._intents.decide("confirm", None, None if args is None else dict(args))
         return True
 
     async def deny(self, reason: str | None = None) -> bool:
         if not self.can_decide("deny"):
             return False
+        self.composer_hint = ""
         await self._intents.decide("deny", reason, None)
         return True
 
