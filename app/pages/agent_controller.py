@@ -135,6 +135,7 @@ class AgentPageController(ControllerControls, WaysForward):
             conv_id=self.model.conv_id,
             env_id=self.model.active_env_id,
             uicontext=self.model.ui_context,
+            lang=self.model.lang,  # the page's language: the turn is said in it
         )
         req = await self._checked(self.door.prepare_turn, turn)
         if req is not None:
