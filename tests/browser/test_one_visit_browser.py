@@ -139,3 +139,17 @@ def test_a_russian_dashboard_page_refuses_a_tool_with_no_english(server, two_das
         expect(page.get_by_text("REFUSED")).to_have_count(0)
         expect(page.get_by_text("is not offered")).to_have_count(0)
         page.screenshot(path=str(SHOTS / "25-7-russian-refusal-restored.png"), full_page=True)
+
+        # the audit page: the app's header, folded args, filters kept in the URL
+        page.goto(server.url + "/audit?user=ops")
+        expect(page.get_by_text("Audit log").first).to_be_visible(timeout=15_000)
+        expect(page.get_by_role("link", name="ss-tools agent")).to_be_visible()
+        expect(page.get_by_label("User")).to_have_value("ops")
+        page.get_by_label("Tool").fill("list_environments")
+        page.get_by_role("button", name="Apply").click()
+        expect(page).to_have_url(re.compile(r"/audit\?user=ops&tool=list_environments"))
+        summary = page.locator("summary").first
+        expect(summary).to_be_visible()
+        summary.click()  # the row's arguments unfold
+        expect(page.locator("details[open] pre").first).to_be_visible()
+        page.screenshot(path=str(SHOTS / "25-8-audit-in-the-shell.png"), full_page=True)
