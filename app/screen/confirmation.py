@@ -37,7 +37,10 @@ class PermissionDenial:
 class ConfirmationState:
     lang: str
     ui_context: dict[str, Any] | None  # the page's context (ContextState)
-    context_env_id: str | None
+    if TYPE_CHECKING:  # ContextState's
+
+        @property
+        def context_env_id(self) -> str | None: ...
     pending_confirmation = Bindable()
     card_state = Bindable()
     confirm_enabled = Bindable()
