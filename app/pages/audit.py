@@ -240,8 +240,7 @@ async def audit_page(request: Request, lang: str | None = None):
         on_language=choose_language,
         on_sign_out=sign_out,
     )
-    with ui.row().classes("w-full items-center gap-4 p-4"):
-        ui.label(t("audit_title", language)).classes("text-xl font-semibold")
+    with ui.row().classes("w-full items-center gap-4 p-4"):  # (the title is the header's)
         ui.space()
         count = ui.label("").mark("audit-count")
     with ui.row().classes("w-full items-end gap-2 px-4"):
