@@ -37,7 +37,7 @@ from app.pages.agent_controls import ControllerControls
 from app.pages.agent_ways import WaysForward
 from app.screen.model import AgentChatModel, Decision
 from app.screen.stream import StreamProcessor
-from app.screen.uicontext import EnvOption
+from app.screen.uicontext import EnvOption, held_params
 from app.vocab import Channel
 
 if TYPE_CHECKING:
@@ -94,7 +94,7 @@ class AgentPageController(ControllerControls, WaysForward):
         envId outside the list), and a default environment when the link names none."""
         environments = self._environments()
         self.model.set_environments(environments)
-        self.model.set_ui_context_from_params(params)
+        self.model.mount_context(params)
         self._learn_tier(self.model.context_env_id)
         if self.model.active_env_id is None and (env := self._default_env()):
             self.model.update_active_env(env)
@@ -144,6 +144,7 @@ class AgentPageController(ControllerControls, WaysForward):
             conv_id=self.model.conv_id,
             env_id=self.model.active_env_id,
             uicontext=self.model.ui_context,
+            lang=self.model.lang,  # the page's language: the turn is said in it
         )
         req = await self._checked(self.door.prepare_turn, turn)
         if req is not None:
@@ -221,15 +222,41 @@ class AgentPageController(ControllerControls, WaysForward):
         view = await self.door.core.conversation(self.principal, self.model.conv_id)
         self.processor.restore(view)
 
-    async def open_conversation(self) -> str:
-        """A link to a conversation (``/agent?conv=``): restore it; a conversation that is
-        not the user's (or not a conversation id) is refused with a visible message, and
-        the page goes on with a new conversation. Returns the conversation now shown."""
+    async def resume_visit(self) -> str:
+        """A reload or a second tab with a remembered conversation (issue 25): shown with
+        the context it was held in when the visit's link names none, or names that same
+        context; a link that names another context starts a new conversation in it (the
+        old one stays in the drawer, with its badge). Returns the conversation now shown.
+        A conversation that cannot be read (not the user's any more) is left the same way."""
         try:
-            await self.restore()
+            view = await self.door.core.conversation(self.principal, self.model.conv_id)
+        except SsToolsError as exc:
+            log.info("conversation %s not restored: %s", self.model.conv_id, exc)
+            return self.new_conversation()
+        held = held_params(getattr(view, "turn", None))
+        if not self.model.may_show_held(held):
+            log.info("conversation %s held in another context: a new one", self.model.conv_id)
+            return self.new_conversation()
+        if not self.model.link_context:
+            self.model.take_held_context(held)
+            self._learn_tier(self.model.context_env_id)
+        self.processor.restore(view)
+        return self.model.conv_id
+
+    async def open_conversation(self) -> str:
+        """A link to a conversation (``/agent?conv=``): restore it with the context it was
+        held in; a conversation that is not the user's (or not a conversation id) is
+        refused with a visible message, and the page goes on with a new conversation.
+        Returns the conversation now shown."""
+        try:
+            view = await self.door.core.conversation(self.principal, self.model.conv_id)
         except SsToolsError as exc:
             self.new_conversation()
             self._refused(exc)
+            return self.model.conv_id
+        self.model.take_held_context(held_params(getattr(view, "turn", None)))
+        self._learn_tier(self.model.context_env_id)
+        self.processor.restore(view)
         return self.model.conv_id
 
     def new_conversation(self) -> str:
