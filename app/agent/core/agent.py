@@ -369,7 +369,8 @@ class AgentCore:
         if answer is None or answer.ended:
             return None
         flights = list(answer.writes_in_flight)
-        args: dict[str, Any] = {"replica": answer.replica}
+        # the replica that ran it, by its tag (``/api/health``), not its host and pid
+        args: dict[str, Any] = {"replica": answer.replica.rpartition(":")[2]}
         if flights:
             args["writes_in_flight"] = flights
         reason = "stopped by the user"
