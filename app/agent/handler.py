@@ -28,6 +28,7 @@ from app.agent.core import (
     prepare_resume,
     prepare_turn,
 )
+from app.agent.core.replicas import opened
 from app.agent.core.requests import ResumeInput
 from app.agent.core.runner import fail
 from app.agent.stream import Sequencer
@@ -73,11 +74,12 @@ async def _frames(
     """The SSE frames of a prepared request run by ``run``; a refusal's frames instead."""
     try:
         req = await prepared
+        events = await opened(run(req))  # busy on another replica: refused before any event
     except RequestRefused as refused:
         async for frame in refusal_frames(conv_id, refused, core.audit):
             yield frame
         return
-    async for frame in encode_stream(run(req)):
+    async for frame in encode_stream(events):
         yield frame
 
 
