@@ -24,6 +24,7 @@ process) there is none and a run goes through the in-process registry alone, as 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import AsyncIterator
 from typing import Any
@@ -33,7 +34,6 @@ from app.agent.core.requests import RequestRefused
 from app.errors import CoordinationError
 from app.events import Event
 from app.store.db import Database
-from app.store.pg_link import is_postgres
 from app.store.run_locks import Lease, RunLocks, run_locks_for
 from app.store.run_signals import (
     OnStop,
@@ -65,7 +65,7 @@ UNREACHABLE_REASON = "The replicas' shared database did not answer; try again in
 
 def shared_database(db: Database) -> bool:
     """Does ``db`` coordinate replicas (PostgreSQL)?"""
-    return is_postgres(db.engine.url.render_as_string(hide_password=False))
+    return db.engine.dialect.name == "postgresql"
 
 
 class ReplicaRuns:
@@ -159,10 +159,8 @@ async def stop_local(control: RunControl | None) -> list[dict[str, str]] | None:
     if control is None:
         return None
     if control.closing and not control.stopped:
-        try:
+        with contextlib.suppress(TimeoutError):  # waited a moment; the asker reads it as ended
             await asyncio.wait_for(asyncio.shield(control.finished), ENDING_WAIT_S)
-        except TimeoutError:
-            pass
         return None
     return [{"call_id": w.call_id, "tool_name": w.tool_name} for w in control.stop()]
 
@@ -172,10 +170,8 @@ async def opened(events: AsyncIterator[Event]) -> AsyncIterator[Event]:
     ``conversation_busy``, 503) raises ``RequestRefused`` here, so a door can answer it
     before any stream begins."""
     first: list[Event] = []
-    try:
+    with contextlib.suppress(StopAsyncIteration):  # an empty stream: nothing to take
         first.append(await anext(events))
-    except StopAsyncIteration:
-        pass
     return _chained(first, events)
 
 
