@@ -62,6 +62,13 @@ Messages = Callable[[Mapping[str, Any]], list[Any]]
 ContextFor = Callable[[Mapping[str, Any]], AgentContext]
 
 
+def turn_lang(values: Mapping[str, Any]) -> str:
+    """The language of the conversation's last turn: as it was checkpointed, else the
+    language of its last message (a checkpoint from before the turn kept it)."""
+    kept = (values.get("turn") or {}).get("lang")
+    return str(kept) if kept else detect_lang(last_human_text(values.get("messages") or []))
+
+
 # ---- a turn, a direct call, an answer -------------------------------------------------
 def plan_request(
     policy: Policy, req: TurnRequest | CallRequest, env_id: str | None = None
@@ -142,7 +149,7 @@ async def resume(core: AgentCore, req: ResumeRequest, control: RunControl) -> As
     config = run_config(req.conv_id)
     state = await graph.aget_state(config)
     values = state.values or {}
-    lang = detect_lang(last_human_text(values.get("messages") or []))
+    lang = turn_lang(values)
     ctx = core.context_for(req, values.get("turn") or {}, lang, control)
     confirmed = req.decision == "confirm"
     record = req.confirmation
@@ -224,7 +231,7 @@ async def run_opened(
     inp: dict[str, Any] = {
         "messages": messages(values),
         "owner": req.principal.user_id,
-        "turn": planned,
+        "turn": {**planned, "lang": req.lang},  # a resume answers in the turn's language
         "pending": [],
     }
     if direct:
@@ -331,7 +338,7 @@ async def withdraw(
     confirmation's id."""
     first = (state.interrupts[0].value or {}).get("confirmation_id")
     control.stopped = True  # the model is not asked again after the withdrawal
-    lang = detect_lang(last_human_text((state.values or {}).get("messages") or []))
+    lang = turn_lang(state.values or {})
     events = supersede(
         core,
         graph,
