@@ -41,16 +41,16 @@ def _model_rows(rows: list[dict[str, str]]) -> list[dict[str, str]]:
     return [r for r in rows if r["reason"].startswith("model:")]
 
 
-def test_a_read_comes_back_with_its_result_card_and_streams_its_answer(llm_product: Any) -> None:
+def test_a_read_comes_back_with_its_result_card(llm_product: Any) -> None:
     admin = token(llm_product, "ops")
-    turn = ask(llm_product, admin, "list dashboards in dev", env_id="dev")
+    turn = ask(llm_product, admin, "find dashboards about sales", env_id="dev")
 
     turn.ended_well()
     start = turn.of("turn_start")[0]
     assert "qwen2.5-coder-0.5b" in start["model"]  # which model answers, said at once
     assert start["tools_offered"] == 22
-    ended = [e for e in turn.of("tool_end") if e["status"] == "ok"]
-    assert ended, turn.types
+    ended = [e for e in turn.of("tool_end") if e["status"] == "completed"]
+    assert ended, turn.events
     read = ended[0]
     assert read["tool_name"] in READ_TOOLS_WITH_CARDS, read["tool_name"]
     assert read["view"] is not None and read["data"] is not None  # the page's result card
@@ -58,14 +58,25 @@ def test_a_read_comes_back_with_its_result_card_and_streams_its_answer(llm_produ
     assert started[read["call_id"]]["is_write_tool"] is False
     rows = audit(llm_product, admin, turn.conv_id)
     assert any(r["kind"] == "executed" and r["tool"] == read["tool_name"] for r in rows), rows
-    # the answer after the result: streamed token by token (or the product's own sentence
-    # when the model asked for the same call again), then a message, then done
+    # then the model's answer, or the product's own sentence when the model went on with
+    # a call it may not repeat (each said on the message, each audited)
     assert turn.said().strip()
+    if turn.of("message")[-1].get("problem"):
+        assert _model_rows(rows) or any(r["decision"] == "error" for r in rows), rows
+
+
+def test_an_answer_in_text_streams_as_tokens_before_done(llm_product: Any) -> None:
+    admin = token(llm_product, "ops")
+    turn = ask(llm_product, admin, "what can you do?", env_id="dev")
+
+    turn.ended_well()
     tokens = turn.of("token")
-    if not turn.of("message")[-1].get("problem"):
-        assert len(tokens) >= 3, turn.types
-        last_token = max(i for i, kind in enumerate(turn.types) if kind == "token")
-        assert last_token < turn.types.index("done")
+    assert len(tokens) >= 3, turn.events  # streamed piece by piece, not in one block
+    assert max(i for i, kind in enumerate(turn.types) if kind == "token") < turn.types.index(
+        "message"
+    )
+    streamed = "".join(t["text"] for t in tokens)
+    assert streamed.strip() and not streamed.lstrip().startswith("{")  # never a call as text
 
 
 def test_a_delete_in_prod_stops_at_its_dangerous_confirmation(
@@ -162,12 +173,11 @@ def test_on_a_dashboard_page_a_delete_the_context_leaves_out_offers_the_way_forw
 
 
 def test_a_tool_name_the_model_makes_up_ends_the_turn_well(llm_product: Any) -> None:
-    """The small model names tools that do not exist for a request like this one
-    (llama.cpp then answers HTTP 500); the product repairs once, then says so."""
+    """The small model names a tool that does not exist for this request (llama.cpp then
+    answers HTTP 500: bench.llm_bench's eval, before and after the prompt's tightening);
+    the product repairs once, then says so."""
     admin = token(llm_product, "ops")
-    turn: Turn = ask(
-        llm_product, admin, "check the health of dashboard 1 in dev and fix it", env_id="dev"
-    )
+    turn: Turn = ask(llm_product, admin, "give me an overview of your tools", env_id="dev")
 
     turn.ended_well()
     assert turn.said().strip()  # a sentence, in the turn's language (English here)
