@@ -48,8 +48,9 @@ def test_the_page_with_a_real_model_shows_its_name_a_result_card_and_the_way_for
         sign_in(page, "ops", PASSWORD)
         expect(page.get_by_text(re.compile(r"^Ready$"))).to_be_visible(timeout=30_000)
 
-        # 1. a read: its card, the dashboards as links; the model's name on the page
-        ask(page, "list dashboards in dev")
+        # 1. a read (asked as the model routes it): its card, the dashboards as links; the
+        # model's name on the page
+        ask(page, "find dashboards about sales")
         card = page.locator(".tool-card").first
         expect(card).to_be_visible(timeout=TURN_MS)
         expect(page.get_by_text(re.compile(r"^Ready$"))).to_be_visible(timeout=TURN_MS)

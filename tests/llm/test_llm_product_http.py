@@ -67,7 +67,7 @@ def test_a_read_comes_back_with_its_result_card(llm_product: Any) -> None:
 
 def test_an_answer_in_text_streams_as_tokens_before_done(llm_product: Any) -> None:
     admin = token(llm_product, "ops")
-    turn = ask(llm_product, admin, "what can you do?", env_id="dev")
+    turn = ask(llm_product, admin, "hello! who are you?", env_id="dev")
 
     turn.ended_well()
     tokens = turn.of("token")
