@@ -6,6 +6,7 @@ environment set here and installs them (``app.state.parts``); ``parts`` is those
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Awaitable, Callable
 from urllib.parse import quote
 
@@ -40,7 +41,8 @@ def core(user: User, monkeypatch) -> FakeCore:
     """The page's agent core, scripted per test (set ``core.replies`` …). It is patched in
     after the user fixture ran main.py, so the page module it patches is the live one."""
     fake = FakeCore(environments=ENVS)
-    monkeypatch.setattr("app.pages.agent.core_door", lambda _core: fake.door())
+    page = importlib.import_module("app.pages.agent")  # the module main.py's app imported
+    monkeypatch.setattr(page, "core_door", lambda _core: fake.door())
     return fake
 
 
