@@ -103,7 +103,9 @@ def main() -> None:
     # at shutdown a running turn ends (or is cancelled), then the checkpointer closes
     app.on_shutdown(parts.core.aclose)
     if settings.is_postgres:  # several replicas: any live one marks a dead one's tasks
-        sweeper = TaskSweeper(parts.db, every_s=settings.task_sweep_s)
+        sweeper = TaskSweeper(
+            parts.db, every_s=settings.task_sweep_s, stale_after_s=settings.task_stale_s
+        )
         app.on_startup(sweeper.start)
         app.on_shutdown(sweeper.stop)
     if not helpers.is_pytest():  # tests read CoT records through caplog instead

@@ -35,6 +35,7 @@ FACTS_HEADER = "[TURN FACTS]"
 FACTS_END = "[END TURN FACTS]"
 SELECTED_ENV_KEY = "selected_env_id"
 ENVIRONMENTS_KEY = "environments"
+LANGUAGE_KEY = "language"  # the language the turn is said in ("en" | "ru")
 _BLOCK = re.compile(
     rf"^{re.escape(FACTS_HEADER)}$(.*?)(?:^{re.escape(FACTS_END)}$|\Z)", re.MULTILINE | re.DOTALL
 )
@@ -49,17 +50,18 @@ class TurnFacts:
 
     selected_env: str | None = None
     environments: Mapping[str, str] = field(default_factory=dict)  # env id -> tier
+    lang: str | None = None  # the turn's language (the page's): answers are said in it
 
     def block(self) -> str:
         envs = ", ".join(f"{env}({tier})" for env, tier in self.environments.items())
-        return "\n".join(
-            (
-                FACTS_HEADER,
-                f"{SELECTED_ENV_KEY}: {self.selected_env or 'none'}",
-                f"{ENVIRONMENTS_KEY}: {envs or 'none'}",
-                FACTS_END,
-            )
-        )
+        lines = [
+            FACTS_HEADER,
+            f"{SELECTED_ENV_KEY}: {self.selected_env or 'none'}",
+            f"{ENVIRONMENTS_KEY}: {envs or 'none'}",
+        ]
+        if self.lang:
+            lines.append(f"{LANGUAGE_KEY}: {self.lang}")
+        return "\n".join((*lines, FACTS_END))
 
 
 def read_turn_facts(text: str) -> TurnFacts | None:
@@ -75,7 +77,12 @@ def read_turn_facts(text: str) -> TurnFacts | None:
         m = _ENV.match(part)
         if m:
             envs[m.group(1)] = m.group(2)
-    return TurnFacts(None if selected in (None, "", "none") else selected, envs)
+    lang = values.get(LANGUAGE_KEY)
+    return TurnFacts(
+        None if selected in (None, "", "none") else selected,
+        envs,
+        lang if lang in ("en", "ru") else None,
+    )
 
 
 # ---- refusals --------------------------------------------------------------------------

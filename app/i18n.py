@@ -61,6 +61,11 @@ def t(key: str, lang: str = DEFAULT_LANGUAGE, **fmt: object) -> str:
     return said(STRINGS[key], lang, **fmt)
 
 
+def progress_line(key: str, lang: str = DEFAULT_LANGUAGE, **fmt: object) -> str:
+    """A long task's progress line (the catalog's ``[progress]`` section) in ``lang``."""
+    return said(_CATALOG["progress"][key], lang, **fmt)
+
+
 def refusal_text(error: str, reason: str, lang: str = DEFAULT_LANGUAGE) -> str:
     """Why a request was refused, for the user: the known codes in the page's language,
     any other code as "The request was refused: <reason>"."""

@@ -85,7 +85,7 @@ def build_parts(
         "registry": registry,
         "rules": rules,
         "audit": audit,
-        "tasks": TaskRunner(db),
+        "tasks": TaskRunner(db, heartbeat_s=settings.task_heartbeat_s),
         "auth": AuthGate(settings, db),
     }
     # the composition root picks the model (the planner is handed the rules' tools) and

@@ -121,7 +121,16 @@ class Settings(BaseSettings):
         default=30.0,
         gt=0,
         description="With PostgreSQL: how often each replica marks the tasks of a replica "
-        "that stopped answering (no heartbeat for 60 s) interrupted",
+        "that stopped answering (no heartbeat for task_stale_s) interrupted",
+    )
+    task_heartbeat_s: float = Field(
+        default=15.0, gt=0, description="How often a running long task's row is touched"
+    )
+    task_stale_s: float = Field(
+        default=60.0,
+        gt=0,
+        description="With PostgreSQL: a task whose row was not touched for this long belongs "
+        "to a replica that stopped answering (at least twice task_heartbeat_s)",
     )
 
     # --- superset sandbox ------------------------------------------------------------
@@ -139,6 +148,12 @@ class Settings(BaseSettings):
         if v & (v - 1):
             raise ValueError(f"scrypt_n {v}: not a power of two")
         return v
+
+    @model_validator(mode="after")
+    def _task_beats(self) -> Settings:
+        if self.task_stale_s < 2 * self.task_heartbeat_s:
+            raise ValueError("task_stale_s must be at least twice task_heartbeat_s")
+        return self
 
     @model_validator(mode="after")
     def _secret_from_file(self) -> Settings:

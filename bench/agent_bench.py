@@ -43,7 +43,6 @@ from app.agent.core.turns import plan_turn
 from app.agent.graph import openai_tool_schema
 from app.agent.handler import agent_handler
 from app.agent.tools import TOOL_CATALOG
-from app.auth import Principal
 from app.pages.agent import core_door
 from app.pages.agent_controller import AgentPageController
 from app.parts import Parts, build_parts
@@ -92,7 +91,7 @@ def bench_settings(data: Path) -> Settings:
 def page_controller(parts: Parts) -> tuple[AgentPageController, AgentChatModel]:
     """A page visit of the bench user on ``dev``: its controller and screen model."""
     token = parts.auth.issue(username=USER, role="admin")[0]
-    principal = Principal(user_id=USER, role="admin")
+    principal = parts.auth.decode(token)  # the session's principal (with its stamp)
     screen = AgentChatModel(role="admin")
     controller = AgentPageController(
         screen, core_door(parts.core), principal=principal, token=token

@@ -35,7 +35,7 @@ from app.agent.rules import default_policy
 from app.context import UIContext
 from app.facts import TurnFacts
 from app.llm import get_chat_model
-from app.sandbox.llm import start_local_model, unavailable_reason
+from app.sandbox.llm import MODEL_NAME, start_local_model, unavailable_reason
 from app.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -76,7 +76,15 @@ def one_step_cases(limit: int | None) -> tuple[dict[str, Any], list[dict[str, An
     path = next(p for p in EVAL_FILES if p.exists())
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
     cases = [c for c in data["cases"] if "say" in c and "expect" in c and "steps" not in c]
-    return data["defaults"], cases[:limit] if limit else cases
+    return data["defaults"], spread(cases, limit)
+
+
+def spread(cases: list[dict[str, Any]], limit: int | None) -> list[dict[str, Any]]:
+    """At most ``limit`` cases, evenly spaced over the file (it is grouped by tool, so the
+    first N would ask about a few tools only); all of them without a limit."""
+    if not limit or limit >= len(cases):
+        return cases
+    return [cases[i * len(cases) // limit] for i in range(limit)]
 
 
 async def routing(model: Any, limit: int | None) -> dict[str, Any]:
@@ -84,6 +92,9 @@ async def routing(model: Any, limit: int | None) -> dict[str, Any]:
     envs = dict(defaults["environments"])
     right = clean = 0
     misses = []
+    # cases on the same kind of page are offered the same tools: asked one after another,
+    # the server's prefix cache keeps the system text and the tools processed
+    cases = sorted(cases, key=lambda c: str((c.get("context") or {}).get("objectType") or ""))
     for case in cases:
         page = case.get("context")
         env = case.get("selected_env", defaults["selected_env"])
@@ -104,18 +115,25 @@ async def routing(model: Any, limit: int | None) -> dict[str, Any]:
     return {"cases": len(cases), "right": right, "clean": clean}
 
 
-async def run(limit: int | None) -> dict[str, Any]:
-    reason = unavailable_reason()
-    if reason:
-        raise SystemExit(f"[llm] the local model cannot run here: {reason}")
-    server = start_local_model(progress=lambda m: print(m, file=sys.stderr))
+async def run(
+    limit: int | None, base_url: str | None = None, tokens_only: bool = False
+) -> dict[str, Any]:
+    server = None
+    if base_url is None:
+        reason = unavailable_reason()
+        if reason:
+            raise SystemExit(f"[llm] the local model cannot run here: {reason}")
+        server = start_local_model(progress=lambda m: print(m, file=sys.stderr))
+        base_url = server.base_url
     try:
-        model = _model(server.base_url, server.model_name)
+        model = _model(base_url, MODEL_NAME)
         envs = {"dev": "dev", "staging": "staging", "prod": "prod"}
         t0 = time.perf_counter()
         first, second = await prompt_tokens(model, envs)
         print(f"[llm] prompt tokens, no-context turn, 22 tools: {first} (again: {second})")
         print(f"[llm] two calls took {time.perf_counter() - t0:.1f} s")
+        if tokens_only:
+            return {"prompt_tokens": first, "prompt_tokens_again": second}
         t0 = time.perf_counter()
         acc = await routing(model, limit)
         took = time.perf_counter() - t0
@@ -132,13 +150,23 @@ async def run(limit: int | None) -> dict[str, Any]:
             "routing_clean": acc["clean"],
         }
     finally:
-        server.stop()
+        if server is not None:
+            server.stop()
 
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cases", type=int, default=None, help="at most this many eval cases")
-    result = asyncio.run(run(parser.parse_args(argv).cases))
+    parser.add_argument(
+        "--cases", type=int, default=None, help="at most this many eval cases, spread evenly"
+    )
+    parser.add_argument(
+        "--base-url", default=None, help="a running llama-server's /v1 URL (else one is started)"
+    )
+    parser.add_argument(
+        "--tokens-only", action="store_true", help="the prompt tokens only, no routing eval"
+    )
+    args = parser.parse_args(argv)
+    result = asyncio.run(run(args.cases, args.base_url, args.tokens_only))
     print(json.dumps(result))
     return 0
 

@@ -5,6 +5,10 @@ input check, the core, the graph, the guard, the audit rows, SSE encoding) with 
 offline model, once to warm up and once traced. A module is *entered* when one of its
 functions runs during the traced turn (``sys.setprofile`` on the loop's thread and on
 worker threads). Prints the count and the modules, then one line of JSON.
+
+Two counts: every product module entered, and the same without the model's own modules
+(``app.planner``: the offline planner stands where any chat model would; with a real
+model none of its modules run).
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from bench.agent_bench import USER, bench_parts, bench_settings
 
 ROOT = Path(__file__).resolve().parent.parent
 MESSAGE = "what can you do?"
+MODEL_PACKAGE = "app.planner"
 
 
 def _module_of(filename: str) -> str | None:
@@ -80,8 +85,17 @@ def main() -> int:
         parts.close()
     for module in result["modules"]:
         print(f"  {module}")
+    without_model = [m for m in result["modules"] if not m.startswith(MODEL_PACKAGE)]
     print(f"[trace] '{MESSAGE}' entered {result['modules_entered']} product modules")
-    print(json.dumps({"modules_entered": result["modules_entered"]}))
+    print(f"[trace] without the model's own ({MODEL_PACKAGE}*): {len(without_model)}")
+    print(
+        json.dumps(
+            {
+                "modules_entered": result["modules_entered"],
+                "without_the_model": len(without_model),
+            }
+        )
+    )
     return 0
 
 

@@ -7,9 +7,10 @@
   after Esc closed the form under the pointer) and the args model's own message when a
   value is wrong; "Apply and confirm" follows the card's Confirm (disabled during a
   dangerous countdown);
-* :func:`deny_form` — Cancel with an optional reason (Enter cancels the operation).
+* :func:`cancel_reason` — the card's optional reason for a cancel: Cancel itself takes
+  one click (issue 25), and Enter in the field cancels too.
 
-Esc closes either form (an open choice's menu first).
+Esc closes the edit form (an open choice's menu first).
 """
 
 from __future__ import annotations
@@ -94,16 +95,11 @@ def edit_form(model: AgentChatModel) -> ui.element:
     return box
 
 
-def deny_form(model: AgentChatModel) -> ui.element:
+def cancel_reason(model: AgentChatModel) -> ui.element:
+    """The card's optional reason for a cancel (issue 25: Cancel itself takes one click;
+    Enter in this field cancels too)."""
     lang = model.lang
-    box = _form_box(ui.row().classes("items-end no-wrap"), model, "deny", model.cancel_deny)
-    with box:
-        reason = ui.input(t("deny_reason", lang)).bind_value(model, "deny_reason")
-        reason.classes("flex-grow").props('dense outlined maxlength="2000"').mark("deny-reason")
-        reason.on("keydown.enter", model.submit_deny)
-        focus_on(reason, model, "deny")
-        ui.button(t("back", lang), on_click=model.cancel_deny).props("flat").mark("deny-back")
-        ui.button(t("deny_submit", lang), on_click=model.submit_deny).props(
-            'color="negative"'
-        ).mark("deny-submit")
-    return box
+    reason = ui.input(t("deny_reason", lang)).bind_value(model, "deny_reason")
+    reason.classes("flex-grow").props('dense outlined maxlength="2000"').mark("deny-reason")
+    reason.on("keydown.enter", model.cancel_card)
+    return reason

@@ -2,7 +2,9 @@
 
 Enter sends and Shift+Enter starts a new line (a textarea that grows). While the agent
 streams, Send becomes **Stop**: reads in flight are cancelled, a write already under way
-goes on (its card says so). The box gets the focus back after a confirmation.
+goes on (its card says so). The box gets the focus back after a confirmation. A message
+sent while a confirmation card waits stays in the box, and the page says above the box
+to confirm or cancel the action first (issue 25).
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 from nicegui import ui
 
 from app.i18n import t
-from app.screen.model import BUSY, AgentChatModel
+from app.screen.model import AgentChatModel
 from components.focus import focus_on
 
 # Enter without Shift (and not while an input method composes): send, no newline.
@@ -22,11 +24,14 @@ def composer(model: AgentChatModel) -> ui.element:
 
     async def submit() -> None:
         text = field.value or ""
-        if not text.strip() or model.state in BUSY:
+        if not model.accepts_message(text):  # under a waiting card it says why
             return
         field.value = ""
         await model.send(text)
 
+    hint = ui.label().classes("text-sm font-semibold text-red-800").mark("composer-hint")
+    hint.props('role="alert"').bind_text_from(model, "composer_hint")
+    hint.bind_visibility_from(model, "composer_hint", backward=bool)
     with ui.row().classes("w-full items-end gap-2 no-wrap") as row:
         field = (
             ui.textarea(placeholder=t("chat_placeholder", lang))
@@ -36,8 +41,9 @@ def composer(model: AgentChatModel) -> ui.element:
         )
         field.on("keydown.enter", submit, js_handler=ENTER_SENDS)
         focus_on(field, model, "input")
+        # enabled under a waiting card too: a press there says what to do first
         ui.button(t("send", lang), icon="send", on_click=submit).bind_enabled_from(
-            model, "state", backward=lambda s: s not in BUSY
+            model, "state", backward=lambda s: s != "streaming"
         ).bind_visibility_from(model, "state", backward=lambda s: s != "streaming").mark(
             "send-button"
         )

@@ -1,7 +1,9 @@
 """The confirmation card: seven states with risk toning, env badge, tool, arguments,
 preflight details, and for dangerous calls the model's countdown (the card only reads
 ``dangerous_countdown``; an ``aria-live="assertive"`` region announces it every second).
-Edit («Изменить») and Cancel open the card's forms (``components.card_forms``); the
+Its header names the call's object and environment (and warns when they are not the
+ones the page's pill names). Cancel takes one click, with the optional reason typed
+beside it; Edit («Изменить») opens the card's form (``components.card_forms``); the
 card takes the focus when it appears.
 """
 
@@ -12,7 +14,7 @@ from nicegui import ui
 from app.i18n import t
 from app.screen.model import CONFIRMABLE, AgentChatModel
 from components.bind import bind_classes_from
-from components.card_forms import deny_form, edit_form
+from components.card_forms import cancel_reason, edit_form
 from components.focus import focus_on
 from components.results.diff import preflight_diff
 
@@ -51,11 +53,18 @@ def confirmation_card(model: AgentChatModel) -> ui.card:
                 model, "card_state", backward=lambda s: t(f"confirm_title_{s}", lang) if s else ""
             ).mark("confirm-title")
             ui.space()
+            target = ui.label().classes("text-sm font-semibold").mark("confirm-target")
+            target.bind_text_from(model, "confirm_target")
+            target.bind_visibility_from(model, "confirm_target", backward=bool)
             badge = ui.label().classes("rounded px-2 py-0.5 text-xs font-bold").mark("env-badge")
             badge.bind_text_from(model, "confirm_env_badge")
             bind_classes_from(
                 badge, model, "card_state", BADGE_TONES, default="bg-gray-600 text-white"
             )
+        off = ui.label().classes("text-sm font-semibold text-red-800").mark("confirm-off-context")
+        off.props('role="alert"')
+        off.bind_text_from(model, "confirm_off_context")
+        off.bind_visibility_from(model, "confirm_off_context", backward=bool)
         ui.label().classes("text-base").bind_text_from(
             model, "confirm_description"
         ).bind_visibility_from(model, "confirm_description", backward=bool).mark(
@@ -84,9 +93,12 @@ def confirmation_card(model: AgentChatModel) -> ui.card:
         countdown.props('aria-live="assertive" role="timer"')
         countdown.bind_text_from(model, "countdown_text")
         countdown.bind_visibility_from(model, "card_state", backward=lambda s: s == "dangerous")
-        actions = ui.row().classes("w-full justify-end gap-2")
+        actions = ui.row().classes("w-full items-center justify-end gap-2 no-wrap")
         actions.bind_visibility_from(model, "card_form", backward=lambda form: not form)
         with actions:
+            cancel_reason(model).bind_visibility_from(
+                model, "card_state", backward=lambda s: s in CONFIRMABLE
+            )
             ui.spinner(size="md").bind_visibility_from(
                 model, "card_state", backward=lambda s: s.startswith("loading") if s else False
             ).mark("confirm-spinner")
@@ -95,7 +107,7 @@ def confirmation_card(model: AgentChatModel) -> ui.card:
             ).bind_enabled_from(model, "card_state", backward=lambda s: s in CONFIRMABLE).mark(
                 "edit-button"
             )
-            ui.button(t("cancel", lang), on_click=model.begin_deny).props(
+            ui.button(t("cancel", lang), on_click=model.cancel_card).props(
                 "outline"
             ).bind_enabled_from(model, "card_state", backward=lambda s: s in CONFIRMABLE).mark(
                 "cancel-button"
@@ -104,5 +116,4 @@ def confirmation_card(model: AgentChatModel) -> ui.card:
             confirm.bind_enabled_from(model, "confirm_enabled").mark("confirm-button")
             bind_classes_from(confirm, model, "card_state", {"dangerous": "!bg-red-700"})
         edit_form(model)
-        deny_form(model)
     return card

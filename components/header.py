@@ -49,3 +49,37 @@ def header(
             "flat dense"
         ).mark("sign-out")
     return bar
+
+
+def shell_header(
+    *,
+    lang: str,
+    username: str,
+    role: str,
+    title: str,
+    on_language: Callable[[str], object],
+    on_sign_out: Callable[[], object],
+) -> ui.header:
+    """The app's header on a page other than /agent (the audit log, issue 25): the same
+    bar — product name (a link back to the agent), the page's title, the language switch,
+    the user and role, sign out."""
+    with ui.header().classes("items-center gap-3 bg-slate-800 text-white px-4 py-2") as bar:
+        ui.link(t("product_name", lang), "/agent").classes(
+            "text-lg font-bold text-white no-underline"
+        ).mark("product-name")
+        ui.label(title).classes("text-base opacity-90").mark("page-title")
+        ui.space()
+        ui.toggle(
+            {code: code.upper() for code in LANGUAGES},
+            value=lang,
+            on_change=lambda e: on_language(e.value),
+        ).props('dense flat aria-label="language"').mark("language-switch")
+        with ui.column().classes("gap-0 items-end"):
+            ui.label(username).classes("text-sm").mark("user-name")
+            ui.label(t(f"role_{role}", lang) if role in ("admin", "analyst") else role).classes(
+                "text-xs opacity-80"
+            ).mark("user-role")
+        ui.button(t("sign_out", lang), icon="logout", on_click=on_sign_out).props(
+            "flat dense"
+        ).mark("sign-out")
+    return bar

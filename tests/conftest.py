@@ -23,6 +23,7 @@ from __future__ import annotations
 import gc
 import os
 import shutil
+import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -54,6 +55,7 @@ from nicegui import app as nicegui_app  # noqa: E402  (after the environment is 
 from nicegui.testing import User  # noqa: E402
 from sqlmodel import Session  # noqa: E402
 
+from app.pages import PAGE_MODULES  # noqa: E402
 from app.parts import PARTS_STATE, Parts, build_parts, installed  # noqa: E402
 from app.settings import Settings  # noqa: E402
 from app.store import db  # noqa: E402
@@ -133,6 +135,20 @@ def _private_app_environment(
     for marker in reversed(list(request.node.iter_markers("app_env"))):
         for name, value in marker.kwargs.items():
             monkeypatch.setenv(f"SS_TOOLS_{name.upper()}", str(value))
+    if "user" in request.fixturenames:
+        _forget_page_modules()
+
+
+def _forget_page_modules() -> None:
+    """Before a ``user`` test's main.py runs, no page module is left imported.
+
+    NiceGUI's test plugin clears every page route at set-up, and at teardown unloads only
+    the modules whose pages it saw. A page module imported in between (a test importing
+    ``app.pages.audit`` for its helpers, say) would stay in ``sys.modules``:
+    ``create_app``'s import would then not run its ``@ui.page`` again, and the page
+    answers 404 (seen on CI, in a whole-suite order that no single directory shows)."""
+    for name in PAGE_MODULES:
+        sys.modules.pop(name, None)
 
 
 def settings_for(tmp_path: Path, **overrides: Any) -> Settings:

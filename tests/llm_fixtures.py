@@ -7,6 +7,10 @@ Qwen2.5-Coder-0.5B-Instruct, see :mod:`app.sandbox.llm`).
   free loopback port, yields the :class:`LocalModelServer` (``.base_url`` ends in ``/v1``,
   ``.model_name``) and stops it at the end of the session.
 
+``SS_TOOLS_TEST_LLM_THREADS`` sets llama-server's threads (default: one per CPU). On a
+machine shared with other busy processes, 1 generates several times faster than 2: a
+thread that is descheduled holds up the other at every token.
+
 When it cannot be built or started (no cmake / compiler, no network on a fresh machine)
 the tests skip with the reason — except under ``SS_TOOLS_REQUIRE_ALL=1`` (CI), where they
 fail. Mark tests ``@pytest.mark.llm``; since the first test to ask for the fixture pays
@@ -43,6 +47,7 @@ def local_llm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalModelSe
         server = start_local_model(
             progress=_progress,
             cache_dir=cache_dir,
+            threads=int(os.environ.get("SS_TOOLS_TEST_LLM_THREADS") or 0) or None,
             log_file=tmp_path_factory.mktemp("local-llm") / "llama-server.log",
         )
     except SandboxError as exc:

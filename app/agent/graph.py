@@ -10,7 +10,11 @@ deps_factory, tools=None, decls=TOOLS, ...)`` is a factory: the agent core build
 per event loop from its parts (``decls``: its rules' tool declarations); tests hand the
 core their own tool implementations (``tools``: name → function, replacing the declared
 ones), preflight, deps factory and environment table.
-A door's direct tool call enters at the guard and ends after the tools (``direct.py``).
+A door may call one tool without the model (``app.agent.core.runs``): the core puts an
+``AIMessage`` proposing that call into the conversation and sets ``direct`` (checkpointed,
+so a resume from any door ends there too). The graph then starts at the guard (the same
+guard -> confirm -> tools seam, the same audit rows) and ends after the tools instead of
+asking the model again.
 """
 
 from __future__ import annotations
@@ -27,7 +31,6 @@ from langgraph.types import interrupt
 
 from app.agent.audit import AuditWriter, audit_scope
 from app.agent.confirmation import Confirmations
-from app.agent.direct import after_tools, entry, is_direct
 from app.agent.guard import DepsFactory, Guard, PreflightOverride
 from app.agent.model_step import PROBLEM_KEY, ask_model, ended, turn_limit
 from app.agent.prompts import SYSTEM_PROMPT, prompt_messages, tool_schema
@@ -42,6 +45,26 @@ from app.settings import Settings
 from app.store.db import Database
 from app.superset.registry import EnvironmentRegistry
 from app.tasks.worker import TaskRunner
+
+
+def is_direct(state: AgentState) -> bool:
+    """Whether this run is a door's direct call (no model before or after it)."""
+    return bool(state.get("direct"))
+
+
+def entry(state: AgentState) -> Literal["model", "guard"]:
+    """A direct call goes straight to the guard; a person's message to the model."""
+    messages = state.get("messages") or []
+    last = messages[-1] if messages else None
+    if is_direct(state) and isinstance(last, AIMessage) and last.tool_calls:
+        return "guard"
+    return "model"
+
+
+def after_tools(state: AgentState) -> Literal["model", "__end__"]:
+    """The model reads the tools' results, except after a direct call."""
+    return "__end__" if is_direct(state) else "model"
+
 
 #: The tool as a model is offered it (``app.agent.prompts.tool_schema``).
 openai_tool_schema = tool_schema

@@ -279,7 +279,9 @@ class Guard:
             )
         if decision.outcome == "deny":
             required = decision.required_role or "admin"
-            alts = alternatives_for(ctx.role, ctx.object_type, exclude={name}, policy=policy)
+            alts = alternatives_for(
+                ctx.role, ctx.object_type, exclude={name}, policy=policy, lang=ctx.lang
+            )
             cot_logger.explore("permission denied", tool=name, role=ctx.role, required=required)
             return await self._refuse(
                 call,

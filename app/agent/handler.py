@@ -1,12 +1,15 @@
 """The contract's stream functions: async generators of SSE frames over the agent core.
 
     agent_handler(message, history, conv_id, user_id, user_jwt, env_id, uicontext_str=None)
-    resume_handler(conv_id, user_jwt, confirmation_id, decision, reason=None)
+    resume_handler(conv_id, user_jwt, decision, reason=None, *, confirmation_id=None)
     get_conversation(conv_id, user_jwt) -> dict
 
 Each is ``prepare_*`` (the one input check) + the core + :func:`encode_sse`; a refusal
-becomes ``error`` + ``done`` frames. The contract's positional arguments are kept; the
-agent core is handed in by keyword (``core=``: the app's, ``app.parts``; a test's own).
+becomes ``error`` + ``done`` frames. The contract's positional arguments are kept as
+DESIGN.md lists them. The agent core is an optional keyword (``core=``): by default the
+running app's (``app.parts``), else a test's own. ``resume_handler`` answers the
+conversation's pending confirmation; ``confirmation_id=`` names the card the person saw
+(the HTTP door always does), so an answer meant for a card that was replaced is refused.
 In-process callers that want typed events use the core directly (``app.agent.core``),
 with no SSE text in between.
 """
@@ -25,13 +28,27 @@ from app.agent.core import (
     prepare_resume,
     prepare_turn,
 )
+from app.agent.core.replicas import opened
 from app.agent.core.requests import ResumeInput
 from app.agent.core.runner import fail
 from app.agent.stream import Sequencer
+from app.errors import AuthError
 from app.events import Event, encode_sse
 from app.vocab import Channel
 
 R = TypeVar("R")
+NONE_PENDING = "none-pending"  # not a uuid: no confirmation row has it
+
+
+def _the_core(core: AgentCore | None) -> AgentCore:
+    """``core`` or, by default, the running app's (the parts ``create_app`` installed)."""
+    if core is not None:
+        return core
+    from nicegui import app as running_app  # only when no core is handed in
+
+    from app.parts import installed
+
+    return installed(running_app).core
 
 
 async def encode_stream(events: AsyncIterator[Event]) -> AsyncIterator[str]:
@@ -57,11 +74,12 @@ async def _frames(
     """The SSE frames of a prepared request run by ``run``; a refusal's frames instead."""
     try:
         req = await prepared
+        events = await opened(run(req))  # busy on another replica: refused before any event
     except RequestRefused as refused:
         async for frame in refusal_frames(conv_id, refused, core.audit):
             yield frame
         return
-    async for frame in encode_stream(run(req)):
+    async for frame in encode_stream(events):
         yield frame
 
 
@@ -74,9 +92,10 @@ async def agent_handler(
     env_id: str | None,
     uicontext_str: str | Mapping[str, Any] | None = None,
     *,
-    core: AgentCore,
+    core: AgentCore | None = None,
     channel: Channel = "page",
 ) -> AsyncIterator[str]:
+    core = _the_core(core)
     turn = TurnInput(
         message=message, history=history, conv_id=conv_id, env_id=env_id, uicontext=uicontext_str
     )
@@ -86,16 +105,30 @@ async def agent_handler(
         yield frame
 
 
+async def _pending_id(core: AgentCore, conv_id: str, user_jwt: str) -> str:
+    """The id of the conversation's pending confirmation, else an id no card has:
+    ``prepare_resume`` then refuses the answer (``confirmation_unknown``), audited."""
+    try:
+        principal = core.auth.verify(user_jwt)
+        view = await core.conversation(principal, conv_id)
+    except (AuthError, RequestRefused):  # the one input check below says why, audited
+        return NONE_PENDING
+    return view.pending.confirmation_id if view.pending is not None else NONE_PENDING
+
+
 async def resume_handler(
     conv_id: str,
     user_jwt: str,
-    confirmation_id: str,
     decision: str,
     reason: str | None = None,
     *,
-    core: AgentCore,
+    confirmation_id: str | None = None,
+    core: AgentCore | None = None,
     channel: Channel = "page",
 ) -> AsyncIterator[str]:
+    core = _the_core(core)
+    if confirmation_id is None:
+        confirmation_id = await _pending_id(core, conv_id, user_jwt)
     answer = ResumeInput(
         conv_id=conv_id, confirmation_id=confirmation_id, decision=decision, reason=reason
     )
@@ -104,9 +137,12 @@ async def resume_handler(
         yield frame
 
 
-async def get_conversation(conv_id: str, user_jwt: str, *, core: AgentCore) -> dict[str, Any]:
+async def get_conversation(
+    conv_id: str, user_jwt: str, *, core: AgentCore | None = None
+) -> dict[str, Any]:
     """Messages, tool calls and any pending confirmation (reloads and second tabs).
     Raises ``AuthError`` for a bad token, ``RequestRefused`` (403) for another's."""
+    core = _the_core(core)
     principal = core.auth.verify(user_jwt)
     view = await core.conversation(principal, conv_id)
     return view.as_dict()

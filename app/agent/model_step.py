@@ -11,8 +11,9 @@ whether it must end instead (:func:`turn_limit`):
 Then the model is asked. What it wrote is read leniently once (:func:`salvage`): a call
 written as JSON in the text (fenced or not) becomes a tool call. A reply the server could
 not parse (HTTP 4xx/5xx: llama.cpp answers 500 when the model names a tool it does not
-know), or JSON that is not a call, gets one repair try: the same prompt plus a note of
-what went wrong and which tools exist. A second failure, or a model server out of reach,
+know; when streaming, it sends that error inside the opened stream), or JSON that is not
+a call, gets one repair try: the same prompt plus a note of what went wrong and which
+tools exist. A second failure, or a model server out of reach,
 ends the turn.
 
 A turn that ends here ends with a plain sentence in the turn's language (an
@@ -150,6 +151,21 @@ def _repair_note(problem: str, tools: Sequence[str]) -> SystemMessage:
     )
 
 
+def server_answer(exc: Exception) -> str | None:
+    """What the model server answered, when ``exc`` is its answer (an HTTP error status,
+    or an error it sent inside a stream it had already opened: llama.cpp streams its
+    parse failure as ``data: {"error": {"code": 500, …}}`` after a 200, which the
+    OpenAI client raises without a status); None when the server was not reached."""
+    status = getattr(exc, "status_code", None)
+    if isinstance(status, int):
+        return f"the model server answered HTTP {status}: {exc}"[:500]
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict) and ("code" in body or "message" in body):
+        said = body.get("message") or exc
+        return f"the model server answered an error ({body.get('code')}): {said}"[:500]
+    return None
+
+
 async def ask_model(
     bound: Any, prompt: list[BaseMessage], tools: Sequence[str], lang: str
 ) -> tuple[AIMessage, str | None]:
@@ -161,10 +177,10 @@ async def ask_model(
         try:
             raw = await bound.ainvoke(prompt)
         except Exception as exc:  # the model server: its error is the model's doing or not
-            status = getattr(exc, "status_code", None)
-            if not isinstance(status, int):
+            answered = server_answer(exc)
+            if answered is None:
                 return ended("unreachable", lang), f"{type(exc).__name__}: {exc}"[:500]
-            note = f"the model server answered HTTP {status}: {exc}"[:500]
+            note = answered
         else:
             try:
                 return salvage(raw), note

@@ -20,6 +20,7 @@ class TurnInfo(TypedDict, total=False):
     uicontext: dict[str, Any] | None
     allowed_tools: list[str]
     excluded: dict[str, str]  # tool -> layer ('rbac' | 'context')
+    lang: str  # the language the turn is said in (a resume answers in it)
 
 
 class PendingCall(TypedDict, total=False):

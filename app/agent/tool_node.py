@@ -35,8 +35,7 @@ from app.agent.stopping import (
     shielded,
 )
 from app.agent.stream import emit
-from app.agent.tool_data import tool_data
-from app.agent.tool_view import present
+from app.agent.tool_results import present, tool_data
 from app.agent.tools import ToolDecl, ToolFn
 from app.errors import ToolError, ToolTimeoutError
 from app.events import (

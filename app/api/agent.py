@@ -39,6 +39,7 @@ from app.agent.core import (
     prepare_resume,
     prepare_turn,
 )
+from app.agent.core.replicas import opened
 from app.agent.handler import encode_stream
 from app.api.deps import core_of
 from app.api.errors import error_response
@@ -169,9 +170,10 @@ async def _stream_door(
         body = await _body(request, model)
         caller = Caller(principal=principal, channel=CHANNEL)
         req = await prepare(given(**dict(body)), core=core, caller=caller)
+        events = await opened(run(core, req))  # busy on another replica: 409, no stream
     except RequestRefused as refused:
         return refusal(refused)
-    return _sse(encode_stream(run(core, req)))
+    return _sse(encode_stream(events))
 
 
 @router.post("/stream", openapi_extra=_openapi(StreamBody))

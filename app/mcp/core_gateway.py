@@ -25,6 +25,7 @@ from app.agent.core import (
     prepare_call,
     prepare_resume,
 )
+from app.agent.core.replicas import opened
 from app.agent.core.requests import DoorRequest
 from app.auth import Principal
 from app.context import UIContext
@@ -63,9 +64,10 @@ async def _run(
     """The events of a prepared request run by ``run``; a refusal raises GatewayRefused."""
     try:
         req = await prepared
+        events = await opened(run(req))  # busy on another replica: refused before any event
     except RequestRefused as exc:
         raise _refused(exc) from None
-    async for event in run(req):
+    async for event in events:
         yield event
 
 

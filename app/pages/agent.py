@@ -3,6 +3,10 @@
 ``/agent?conv=<conv_id>`` opens one of the user's conversations with its pending card
 (the link the MCP door hands out when a client cannot show a confirmation).
 
+One visit, one context (issue 25): a link that names a context starts a new conversation
+in it, unless the remembered conversation was held in that same context (a reload); a
+visit without one shows the remembered conversation with the context it was held in.
+
 Per visit: one AgentChatModel (kept in ``app.storage.client['agent_model']`` so tests can
 reach it) and one AgentPageController (``['agent_controller']``) wired to the agent core;
 components bind to the model; a ``ui.timer`` drives its countdown ``tick``.
@@ -21,7 +25,6 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse
 
 from app.agent.core import AgentCore, prepare_call, prepare_resume, prepare_turn
-from app.errors import SsToolsError
 from app.i18n import normalize_language, pick_language
 from app.pages import session
 from app.pages.agent_controller import AgentPageController, CoreDoor
@@ -110,20 +113,11 @@ async def agent_page(request: Request, lang: str | None = None):
     root.mark("agent-root")
     if linked:
         app.storage.user["conv_id"] = await controller.open_conversation()
-    elif conv_id:
-        await _restore(controller)
+    elif conv_id:  # one visit, one context (issue 25): see resume_visit
+        app.storage.user["conv_id"] = await controller.resume_visit()
     # a revoked session (disabled, deleted, re-roled) leaves the page
     session.watch(parts.auth, request)
     return None
-
-
-async def _restore(controller: AgentPageController) -> None:
-    """A reload or a second tab: bring back the history, tool cards and a pending card."""
-    try:
-        await controller.restore()
-    except SsToolsError as exc:
-        log.info("conversation %s not restored: %s", controller.model.conv_id, exc)
-        app.storage.user["conv_id"] = controller.new_conversation()
 
 
 def _without_lang(request: Request) -> str:

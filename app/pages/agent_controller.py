@@ -37,7 +37,7 @@ from app.pages.agent_controls import ControllerControls
 from app.pages.agent_ways import WaysForward
 from app.screen.model import AgentChatModel, Decision
 from app.screen.stream import StreamProcessor
-from app.screen.uicontext import EnvOption
+from app.screen.uicontext import EnvOption, held_params
 from app.vocab import Channel
 
 if TYPE_CHECKING:
@@ -94,9 +94,9 @@ class AgentPageController(ControllerControls, WaysForward):
         envId outside the list), and a default environment when the link names none."""
         environments = self._environments()
         self.model.set_environments(environments)
-        self.model.set_ui_context_from_params(params)
+        self.model.mount_context(params)
         self._learn_tier(self.model.context_env_id)
-        if self.model.active_env_id is None and (env := default_env(environments)):
+        if self.model.active_env_id is None and (env := self._default_env()):
             self.model.update_active_env(env)
 
     def _environments(self) -> list[EnvOption]:
@@ -112,12 +112,21 @@ class AgentPageController(ControllerControls, WaysForward):
             self.model.learn_env_tier(env_id, self._tier_of(env_id))
 
     def _tier_of(self, env_id: str) -> str | None:
-        """The resolver's answer (configured tier > derived from the id > prod)."""
+        """Policy's answer (configured tier > derived from the id > prod); None when the
+        environments cannot be read (the screen then shows the prod look)."""
         try:
-            return self.door.core.env_table().tier_of(env_id)
+            return self.door.core.tier(env_id)
         except SsToolsError as exc:
             self._warn(f"environment tiers unavailable: {exc}")
-            return "prod"  # fail safe: an environment nobody can place is prod
+            return None
+
+    def _default_env(self) -> str | None:
+        """Policy's default environment (the one a request naming none acts on)."""
+        try:
+            return self.door.core.default_env()
+        except SsToolsError as exc:
+            self._warn(f"environments unavailable on /agent: {exc}")
+            return None
 
     def _warn(self, text: str) -> None:
         log.warning("%s", text)
@@ -135,6 +144,7 @@ class AgentPageController(ControllerControls, WaysForward):
             conv_id=self.model.conv_id,
             env_id=self.model.active_env_id,
             uicontext=self.model.ui_context,
+            lang=self.model.lang,  # the page's language: the turn is said in it
         )
         req = await self._checked(self.door.prepare_turn, turn)
         if req is not None:
@@ -212,28 +222,46 @@ class AgentPageController(ControllerControls, WaysForward):
         view = await self.door.core.conversation(self.principal, self.model.conv_id)
         self.processor.restore(view)
 
-    async def open_conversation(self) -> str:
-        """A link to a conversation (``/agent?conv=``): restore it; a conversation that is
-        not the user's (or not a conversation id) is refused with a visible message, and
-        the page goes on with a new conversation. Returns the conversation now shown."""
+    async def resume_visit(self) -> str:
+        """A reload or a second tab with a remembered conversation (issue 25): shown with
+        the context it was held in when the visit's link names none, or names that same
+        context; a link that names another context starts a new conversation in it (the
+        old one stays in the drawer, with its badge). Returns the conversation now shown.
+        A conversation that cannot be read (not the user's any more) is left the same way."""
         try:
-            await self.restore()
+            view = await self.door.core.conversation(self.principal, self.model.conv_id)
+        except SsToolsError as exc:
+            log.info("conversation %s not restored: %s", self.model.conv_id, exc)
+            return self.new_conversation()
+        held = held_params(getattr(view, "turn", None))
+        if not self.model.may_show_held(held):
+            log.info("conversation %s held in another context: a new one", self.model.conv_id)
+            return self.new_conversation()
+        if not self.model.link_context:
+            self.model.take_held_context(held)
+            self._learn_tier(self.model.context_env_id)
+        self.processor.restore(view)
+        return self.model.conv_id
+
+    async def open_conversation(self) -> str:
+        """A link to a conversation (``/agent?conv=``): restore it with the context it was
+        held in; a conversation that is not the user's (or not a conversation id) is
+        refused with a visible message, and the page goes on with a new conversation.
+        Returns the conversation now shown."""
+        try:
+            view = await self.door.core.conversation(self.principal, self.model.conv_id)
         except SsToolsError as exc:
             self.new_conversation()
             self._refused(exc)
+            return self.model.conv_id
+        self.model.take_held_context(held_params(getattr(view, "turn", None)))
+        self._learn_tier(self.model.context_env_id)
+        self.processor.restore(view)
         return self.model.conv_id
 
     def new_conversation(self) -> str:
         self.model.reset()
         return self.model.conv_id
-
-
-def default_env(environments: Sequence[EnvOption]) -> str | None:
-    """No env in the link: the first environment the resolver does not call prod."""
-    for env in environments:
-        if env.tier not in ("prod", None):
-            return env.id
-    return None
 
 
 def refusal_of(exc: SsToolsError) -> tuple[str, str]:

@@ -22,6 +22,7 @@ from app.auth import Principal
 from app.errors import SsToolsError
 from app.events import ToolEndEvent
 from app.screen.history import ConversationEntry
+from app.screen.uicontext import held_params
 from app.store.conversations import ConversationChange
 from app.vocab import Channel
 
@@ -45,6 +46,7 @@ class ControllerControls:
     _tasks: set[asyncio.Task[Any]]  # background work of this page (following writes …)
 
     def _refused(self, exc: SsToolsError) -> None: ...
+    def _learn_tier(self, env_id: str | None) -> None: ...
 
     @property
     def _core(self) -> AgentCore:
@@ -124,11 +126,8 @@ class ControllerControls:
             self._refused(exc)
             return
         self.model.reset(conv_id=conv_id)
-        turn = getattr(view, "turn", None) or {}
-        ui = turn.get("uicontext") or {}
-        params = {k: ui.get(k) for k in ("objectType", "objectId", "objectName", "envId")}
-        params["envId"] = params["envId"] or turn.get("selected_env")
-        self.model.set_ui_context_from_params(params)
+        self.model.take_held_context(held_params(getattr(view, "turn", None)))
+        self._learn_tier(self.model.context_env_id)
         self.processor.restore(view)
         await self.list_conversations()
 

@@ -1,4 +1,6 @@
-"""/audit (admins only): the audit rows with filters and a CSV export.
+"""/audit (admins only): the audit rows with filters and a CSV export, in the app's
+shell (its header); the database pages the rows (the table holds millions), the filters
+and the page number are the URL's query, and each row's arguments are folded.
 
 Analysts get a plain 403 page ("Admins only"). The export is ``GET /api/audit.csv`` with the
 same filters as query parameters; it accepts the page session or an admin Bearer token.
@@ -23,9 +25,10 @@ from app.errors import AuthError, error_shape
 from app.i18n import pick_language, t
 from app.pages import session
 from app.parts import installed
-from app.store.audit import DECISIONS, list_audit
+from app.store.audit import DECISIONS, count_audit, list_audit
 from app.store.db import Database
 from app.text import csv_cell
+from components.header import shell_header
 
 FILTERS = ("user", "tool", "decision", "env", "since", "until")
 COLUMNS = (
@@ -33,6 +36,17 @@ COLUMNS = (
     "channel", "client", "conv_id",
 )  # fmt: skip
 CSV_PATH = "/api/audit.csv"
+PAGE_SIZE = 50  # rows a page of /audit shows (the database pages, issue 25)
+#: the args cell: folded, its first characters as the summary, the whole JSON unfolded
+# (Vue's {{ }} escapes the text: a row's JSON is never markup)
+ARGS_CELL = (
+    '<q-td :props="props">'
+    '<details v-if="props.value"><summary class="cursor-pointer font-mono text-xs">'
+    "{{ props.value.length > 40 ? props.value.slice(0, 40) + '…' : props.value }}"
+    "</summary>"
+    '<pre class="whitespace-pre-wrap text-xs">{{ props.value }}</pre></details>'
+    "</q-td>"
+)
 
 
 class FilterError(ValueError):
@@ -52,21 +66,36 @@ def parse_day(value: str | None, *, end: bool = False) -> datetime | None:
     return parsed
 
 
-def fetch_rows(db: Database, filters: dict[str, str], limit: int = 500) -> list[dict[str, Any]]:
-    """Blocking: the audit rows matching ``filters`` as display dicts (newest first)."""
-    since = parse_day(filters.get("since"))
-    until = parse_day(filters.get("until"), end=True)
+def _store_filters(filters: dict[str, str]) -> dict[str, Any]:
+    return {
+        "user": filters.get("user") or None,
+        "tool": filters.get("tool") or None,
+        "decision": filters.get("decision") or None,
+        "env": filters.get("env") or None,
+        "since": parse_day(filters.get("since")),
+        "until": parse_day(filters.get("until"), end=True),
+    }
+
+
+def fetch_page(
+    db: Database, filters: dict[str, str], page: int, per_page: int = PAGE_SIZE
+) -> tuple[list[dict[str, Any]], int]:
+    """Blocking: one page of the rows matching ``filters`` (newest first; ``page`` from 1)
+    and how many rows match: the database pages, the page never loads the whole table."""
+    where = _store_filters(filters)
     with db.session() as s:
-        rows = list_audit(
-            s,
-            user=filters.get("user") or None,
-            tool=filters.get("tool") or None,
-            decision=filters.get("decision") or None,
-            env=filters.get("env") or None,
-            since=since,
-            until=until,
-            limit=limit,
-        )
+        total = count_audit(s, **where)
+    offset = (max(1, page) - 1) * per_page
+    return fetch_rows(db, filters, per_page, offset=offset), total
+
+
+def fetch_rows(
+    db: Database, filters: dict[str, str], limit: int = 500, *, offset: int = 0
+) -> list[dict[str, Any]]:
+    """Blocking: the audit rows matching ``filters`` as display dicts (newest first)."""
+    where = _store_filters(filters)
+    with db.session() as s:
+        rows = list_audit(s, limit=limit, offset=offset, **where)
         return [
             {
                 "id": str(r.id),
@@ -148,6 +177,8 @@ if not any(getattr(r, "path", None) == CSV_PATH for r in app.routes):
 
 @ui.page("/audit", title="Audit · ss-tools agent")
 async def audit_page(request: Request, lang: str | None = None):
+    """The audit log in the app's shell (its header); the filters and the page number
+    live in the URL, so a filtered view can be shared (issue 25)."""
     auth = installed(request.app).auth
     user = session.current_user(auth)
     if user is None:
@@ -158,28 +189,58 @@ async def audit_page(request: Request, lang: str | None = None):
     if not user.is_admin:
         return forbidden_page(language)
     filters = {k: request.query_params.get(k, "") for k in FILTERS}
-    columns = [
-        {"name": c, "label": c, "field": c, "align": "left", "sortable": True} for c in COLUMNS
-    ]
+    state = {"page": _page_number(request.query_params.get("page")), "pages": 1}
+    columns = [{"name": c, "label": c, "field": c, "align": "left"} for c in COLUMNS]
 
-    async def apply() -> None:
+    def query(page: int) -> str:
+        params = {k: v for k, v in filters.items() if v}
+        if page > 1:
+            params["page"] = str(page)
+        return urlencode(params)
+
+    async def show(page: int) -> None:
         error.set_text("")
         try:
-            rows = await run.io_bound(fetch_rows, auth.db, dict(filters)) or []
+            rows, total = await run.io_bound(fetch_page, auth.db, dict(filters), page) or ([], 0)
         except FilterError:
             error.set_text(t("bad_date", language))
             return
+        state["pages"] = max(1, -(-total // PAGE_SIZE))
+        state["page"] = min(max(1, page), state["pages"])
         table.rows = rows
         table.update()
-        count.set_text(t("rows_found", language, n=len(rows)))
+        count.set_text(t("rows_found", language, n=total))
+        where.set_text(t("audit_page", language, page=state["page"], pages=state["pages"]))
+        back.set_enabled(state["page"] > 1)
+        on.set_enabled(state["page"] < state["pages"])
+        shared = query(state["page"])
+        ui.navigate.history.replace("/audit" + (f"?{shared}" if shared else ""))
+
+    async def apply() -> None:
+        await show(1)
 
     def export() -> None:
-        query = urlencode({k: v for k, v in filters.items() if v})
-        ui.download(CSV_PATH + (f"?{query}" if query else ""), filename="audit.csv")
+        shared = urlencode({k: v for k, v in filters.items() if v})
+        ui.download(CSV_PATH + (f"?{shared}" if shared else ""), filename="audit.csv")
 
-    with ui.row().classes("w-full items-center gap-4 p-4"):
-        ui.label(t("audit_title", language)).classes("text-xl font-semibold")
-        ui.link(t("back_to_agent", language), "/agent")
+    def choose_language(value: str) -> None:
+        app.storage.user["lang"] = value
+        shared = query(state["page"])
+        ui.navigate.to("/audit" + (f"?{shared}" if shared else ""))
+
+    def sign_out() -> None:
+        session.sign_out(auth)
+        ui.navigate.to("/login")
+
+    shell_header(
+        lang=language,
+        username=user.username,
+        role=user.role,
+        title=t("audit_title", language),
+        on_language=choose_language,
+        on_sign_out=sign_out,
+    )
+    with ui.row().classes("w-full items-center gap-4 p-4"):  # (the title is the header's)
         ui.space()
         count = ui.label("").mark("audit-count")
     with ui.row().classes("w-full items-end gap-2 px-4"):
@@ -196,9 +257,37 @@ async def audit_page(request: Request, lang: str | None = None):
         )
         ui.button(t("export_csv", language), icon="download", on_click=export).mark("export-csv")
     error = ui.label("").classes("text-red-700 px-4").mark("audit-error")
-    table = ui.table(columns=columns, rows=[], row_key="id", pagination=50)
-    table.classes("w-full px-4").props("dense wrap-cells").mark("audit-table")
-    await apply()
+    table = ui.table(columns=columns, rows=[], row_key="id", pagination=0)
+    table.classes("w-full px-4").props("dense wrap-cells hide-pagination").mark("audit-table")
+    table.add_slot("body-cell-args", ARGS_CELL)
+    with ui.row().classes("w-full items-center justify-end gap-2 px-4 pb-4"):
+        back = (
+            ui.button(
+                t("audit_previous", language),
+                icon="chevron_left",
+                on_click=lambda: show(state["page"] - 1),
+            )
+            .props("flat")
+            .mark("audit-previous")
+        )
+        where = ui.label("").mark("audit-page")
+        on = (
+            ui.button(
+                t("audit_next", language),
+                icon="chevron_right",
+                on_click=lambda: show(state["page"] + 1),
+            )
+            .props("flat")
+            .mark("audit-next")
+        )
+    await show(state["page"])
     # last: a timer makes NiceGUI answer as soon as the page connects (before apply ends)
     session.watch(auth, request)  # a revoked admin loses the open page within seconds
     return None
+
+
+def _page_number(value: str | None) -> int:
+    try:
+        return max(1, int(value or 1))
+    except ValueError:
+        return 1

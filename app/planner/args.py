@@ -19,6 +19,7 @@ from app.planner.args_ops import (
     start_maintenance_args,
     task_status_args,
 )
+from app.planner.phrases import say
 from app.planner.request import Request
 
 ArgsFn = Callable[[Request], dict[str, Any]]
@@ -128,8 +129,18 @@ def _execute_sql(req: Request) -> dict[str, Any]:
     return args
 
 
+def name_before(req: Request, keywords: str) -> str | None:
+    """The identifier right before one of ``keywords`` ("the customers table")."""
+    pattern = re.compile(rf"([A-Za-z_][\w.]*)\s+(?:{keywords})", re.IGNORECASE)
+    for m in pattern.finditer(req.scan):
+        word = m.group(1)
+        if word.lower() not in STOP and not req.envs.pattern.fullmatch(word):
+            return word
+    return None
+
+
 def _create_dataset(req: Request) -> dict[str, Any]:
-    table = req.name_after(TABLE, stop=STOP)
+    table = req.name_after(TABLE, stop=STOP) or name_before(req, TABLE)
     schema = req.name_after(SCHEMA, stop=STOP)
     if table and "." in table and schema is None:
         schema, table = table.rsplit(".", 1)
@@ -145,8 +156,12 @@ def _create_dataset(req: Request) -> dict[str, Any]:
     }
 
 
+#: words after "roles" that name no role ("which roles can see everything?")
+_NOT_A_ROLE = STOP | frozenset("can could may see sees get gets which who that have".split())
+
+
 def _audit(req: Request) -> dict[str, Any]:
-    role = req.name_after(r"\broles?\b|\bрол[иья]\w*", stop=STOP)
+    role = req.name_after(r"\broles?\b|\bрол[иья]\w*", stop=_NOT_A_ROLE)
     return {"env_id": req.env_id(), "role": role or (req.quoted[0] if req.quoted else None)}
 
 
@@ -196,6 +211,8 @@ def _commit(req: Request) -> dict[str, Any]:
             re.IGNORECASE,
         )
         message = (m.group(1) or m.group(2)).strip() if m else None
+    if message is None and refs:  # a default naming the dashboards (editable on the card)
+        message = say("default_commit_message", req.lang, ids=", ".join(map(str, refs)))
     branch = req.name_after(r"\bbranch\b|ветк[уеи]", stop=STOP)
     return {
         "message": message,

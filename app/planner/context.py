@@ -22,6 +22,7 @@ from langchain_core.messages import BaseMessage, SystemMessage
 
 from app.context import CONTEXT_BLOCK_END, CONTEXT_BLOCK_HEADER
 from app.facts import TurnFacts, read_turn_facts
+from app.planner.text import Lang
 
 _UICONTEXT_KEYS = ("objectType", "objectId", "objectName", "envId", "route")
 _BLOCK = re.compile(
@@ -36,6 +37,7 @@ class TurnContext:
     selected_env: str | None = None
     environments: dict[str, str] = field(default_factory=dict)  # env id -> tier
     ui: dict[str, str] = field(default_factory=dict)  # the page: UIContext's fields
+    lang: Lang | None = None  # the turn's language as the facts state it (the page's)
 
     @property
     def object_type(self) -> str | None:
@@ -88,4 +90,5 @@ def turn_context(messages: list[BaseMessage]) -> TurnContext:
     if page is None:
         page = next((p for p in map(read_page, systems) if p is not None), None)
     facts = facts or TurnFacts()
-    return TurnContext(facts.selected_env, dict(facts.environments), page or {})
+    lang: Lang | None = "ru" if facts.lang == "ru" else "en" if facts.lang == "en" else None
+    return TurnContext(facts.selected_env, dict(facts.environments), page or {}, lang)

@@ -173,6 +173,9 @@ INTENTS: tuple[Intent, ...] = (
         "superset_audit_permissions",
         [
             r"\bpermissions?\b|access\s+rights|who\s+(?:has|can)\s+access|\brbac\b",
+            # "which roles can see everything?", "over-broad grants"
+            r"\broles?\b.{0,30}\b(?:see|access|read)\b|\bgrants?\b|over[\s-]?broad|too\s+broad",
+            r"\bрол[иья]\w*.{0,30}(?:вид|доступ)\w*|избыточн\w*\s+(?:прав|доступ)\w*",
             r"\baudit\b(?!\s+(?:of\s+)?(?:this\s+|the\s+|my\s+)?dashboard)",
             r"прав\w*\s+доступ\w*|\bправа\b|аудит\w*|полномочи\w*|у\s+кого\s+(?:есть\s+)?доступ",
         ],

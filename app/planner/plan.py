@@ -24,6 +24,7 @@ The language (Russian when the person's latest message has Cyrillic) holds for t
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 from collections.abc import Collection
@@ -182,7 +183,7 @@ def plan_reply(
     ctx = turn_context(messages)
     known = known or Known()
     said = [m for m in messages if not isinstance(m, SystemMessage)]  # prompt, facts, notes
-    turn = read_turn(said)
+    turn = dataclasses.replace(read_turn(said), said_in=ctx.lang)
     intent = _intent(turn, ctx, bound, known)
     if turn.ended_with_tool:
         return _next_step(turn, intent, known)

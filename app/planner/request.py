@@ -65,7 +65,7 @@ class Request:
         scan = blank_quoted(split.prefix)
         return cls(
             text=text,
-            lang=detect_lang(text),
+            lang=ctx.lang or detect_lang(text),
             ctx=ctx,
             envs=envs,
             sql=split.sql,

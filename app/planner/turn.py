@@ -51,11 +51,15 @@ class Turn:
     steps: tuple[Step, ...] = field(default_factory=tuple)
     ended_with_tool: bool = False  # the conversation's last message is a tool result
     size: int = 0  # how many messages the conversation has (for call ids)
+    said_in: Lang | None = None  # the turn's language as its facts state it (the page's)
 
     @property
     def lang(self) -> Lang:
-        """Russian when the message has Cyrillic; a short answer to a question ("#9",
-        "prod") keeps the language of the request it completes."""
+        """The language the turn's facts state (the page's: issue 25), else Russian when
+        the message has Cyrillic; a short answer to a question ("#9", "prod") keeps the
+        language of the request it completes."""
+        if self.said_in is not None:
+            return self.said_in
         if self.earlier and len(self.text.split()) <= SHORT_ANSWER_WORDS:
             return detect_lang(self.text + " " + self.earlier)
         return detect_lang(self.text)

@@ -11,6 +11,7 @@ timeouts and confirm rules.
 
 from __future__ import annotations
 
+import re
 import string
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -151,6 +152,10 @@ def _plain_line(name: str) -> CardLine:
     return CardLine(en=f"{words} in {{env}}", ru=f"{name} в {{env}}")
 
 
+#: an example that asks about the page's object
+_ABOUT_THE_PAGE = re.compile(r"\bthis\s+(?:dashboard|dataset|migration)\b", re.IGNORECASE)
+
+
 @dataclass(frozen=True)
 class ToolSpec:
     """What policy knows about one tool: everything but its implementation.
@@ -191,6 +196,12 @@ class ToolSpec:
     maintenance_exempt: bool = False
     idempotent: bool = False
     open_world: bool = True
+
+    @property
+    def example_needs_page(self) -> bool:
+        """Whether the example asks about the page's object ("… this dashboard"): an
+        alternative offered only on such a page."""
+        return bool(_ABOUT_THE_PAGE.search(self.example_prompt))
 
     @property
     def read_only(self) -> bool:

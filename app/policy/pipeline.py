@@ -162,12 +162,15 @@ def alternatives_for(
     *,
     policy: Policy | None = None,
     limit: int = 4,
+    lang: str = "en",
 ) -> list[dict[str, str]]:
     """Up to ``limit`` tools this role may run in this context, as ``{action, prompt}``,
-    under ``policy`` (default: the product's).
+    under ``policy`` (default: the product's); the prompt in ``lang``.
 
     Ranked: same family as the excluded tool(s), then sharing their contexts, then read
-    tools, then catalog order; show_capabilities only as a last resort.
+    tools, then catalog order; show_capabilities only as a last resort. A tool whose
+    example asks about the page's object ("Check the health of this dashboard") is
+    offered only on a page with an object (issue 25).
     """
     policy = in_force(policy)
     excluded = {exclude} if isinstance(exclude, str) else set(exclude or ())
@@ -176,7 +179,11 @@ def alternatives_for(
     contexts = {c for s in refused for c in s.affinity}
     allowed = build_tool_pipeline(policy.catalog.values(), user_role, object_type, policy=policy)
     order = {name: i for i, name in enumerate(policy.catalog)}
-    candidates = [s for s in allowed.tools if s.name not in excluded]
+    candidates = [
+        s
+        for s in allowed.tools
+        if s.name not in excluded and (object_type is not None or not s.example_needs_page)
+    ]
 
     def rank(spec: ToolSpec) -> tuple[int, ...]:
         return (
@@ -188,4 +195,10 @@ def alternatives_for(
         )
 
     ranked = sorted(candidates, key=rank)[: max(limit, 0)]
-    return [{"action": s.name, "prompt": s.example_prompt or f"Run {s.name}"} for s in ranked]
+    return [{"action": s.name, "prompt": _prompt(s, lang)} for s in ranked]
+
+
+def _prompt(spec: ToolSpec, lang: str) -> str:
+    if spec.example is not None:
+        return spec.example.ru if lang == "ru" else spec.example.en
+    return spec.example_prompt or f"Run {spec.name}"

@@ -110,7 +110,7 @@ def build_confirmation_contract_v2(
         needs_card = risk != "read" or spec.confirm == "always"
     else:
         required = decision.required_role
-        alternatives = alternatives_for(user_role, object_type, tool_name, policy=policy)
+        alternatives = alternatives_for(user_role, object_type, tool_name, policy=policy, lang=lang)
         needs_card = False
     return {
         "tool_name": tool_name,

@@ -12,10 +12,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from nicegui.binding import BindableProperty
+
 from app.i18n import t
-from app.screen.bindable import Bindable
 from app.screen.items import format_args
-from app.screen.uicontext import env_badge
+from app.screen.uicontext import card_off_context, card_target, env_badge
 from app.screen.views import preflight_view
 from app.vocab import CARD_STATES
 
@@ -36,17 +37,25 @@ class PermissionDenial:
 
 class ConfirmationState:
     lang: str
-    pending_confirmation = Bindable()
-    card_state = Bindable()
-    confirm_enabled = Bindable()
-    confirm_tool = Bindable()
-    confirm_description = Bindable()
-    confirm_args_text = Bindable()
-    confirm_details_text = Bindable()
-    confirm_env_badge = Bindable()
-    dangerous_countdown = Bindable()
-    dangerous_countdown_active = Bindable()
-    countdown_text = Bindable()
+    ui_context: dict[str, Any] | None  # the page's context (ContextState)
+    if TYPE_CHECKING:  # ContextState's
+
+        @property
+        def context_env_id(self) -> str | None: ...
+
+    pending_confirmation = BindableProperty()
+    card_state = BindableProperty()
+    confirm_enabled = BindableProperty()
+    confirm_tool = BindableProperty()
+    confirm_description = BindableProperty()
+    confirm_args_text = BindableProperty()
+    confirm_details_text = BindableProperty()
+    confirm_env_badge = BindableProperty()
+    confirm_target = BindableProperty()  # the header's "Dashboard · Sales (#1) · prod"
+    confirm_off_context = BindableProperty()  # the card names another object/env than the pill
+    dangerous_countdown = BindableProperty()
+    dangerous_countdown_active = BindableProperty()
+    countdown_text = BindableProperty()
 
     def __init__(self, *, clock: Callable[[], float], default_countdown_s: int) -> None:
         self.clock = clock
@@ -58,6 +67,7 @@ class ConfirmationState:
         self.confirm_tool = self.confirm_args_text = self.confirm_details_text = ""
         self.confirm_description = ""
         self.confirm_env_badge = ""
+        self.confirm_target, self.confirm_off_context = "", ""
         self.dangerous_countdown, self.dangerous_countdown_active = 0, False
         self.countdown_text = ""
 
@@ -121,14 +131,28 @@ class ConfirmationState:
         self.confirm_args_text = format_args(meta.tool_args)
         self.confirm_details_text = _details_text(meta.details)
         self.confirm_env_badge = env_badge(meta.env_id, meta.env_context, self.lang)
+        self._refresh_card_target()
         if self.card_state == "dangerous":
             self.start_dangerous_countdown(event.countdown_s)  # the policy's, as the card says
         else:
             self._stop_countdown()
         self._refresh_confirm()
 
+    def _refresh_card_target(self) -> None:
+        """The card's object and environment, and a warning when they are not the ones
+        the page's pill names (issue 25: a card never passes for the pill's object)."""
+        card = self.pending_confirmation
+        if card is None:
+            self.confirm_target, self.confirm_off_context = "", ""
+            return
+        meta, ctx = card.metadata, self.ui_context
+        self.confirm_target = card_target(meta.tool_args, meta.env_id, ctx, self.lang)
+        off = card_off_context(meta.tool_args, meta.env_id, ctx, self.context_env_id)
+        self.confirm_off_context = t("card_off_context", self.lang) if off else ""
+
     def clear_confirmation(self) -> None:
         self.pending_confirmation = None
+        self.confirm_target, self.confirm_off_context = "", ""
         self.card_state = ""
         self._stop_countdown()
         self._refresh_confirm()

@@ -11,18 +11,25 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from nicegui.binding import BindableProperty
+
 from app.i18n import t
 from app.reasoning import cot_logger
-from app.screen.bindable import Bindable
-from app.screen.uicontext import EnvOption, context_from_params, pill_label
+from app.screen.uicontext import (
+    EnvOption,
+    carries_context,
+    context_from_params,
+    context_key,
+    pill_label,
+)
 
 
 class ContextState:
     lang: str
-    ui_context = Bindable()
-    active_env_id = Bindable()
-    is_prod_context = Bindable()
-    context_pill_label = Bindable()
+    ui_context = BindableProperty()
+    active_env_id = BindableProperty()
+    is_prod_context = BindableProperty()
+    context_pill_label = BindableProperty()
 
     def __init__(self) -> None:
         self.environments: list[EnvOption] = []
@@ -31,6 +38,34 @@ class ContextState:
         self.active_env_id = None  # str | None
         self.is_prod_context = False
         self.context_pill_label = t("no_context", self.lang)
+        self.link_context = False  # the visit's link named a context (issue 25)
+
+    def mount_context(self, params: Mapping[str, str | None]) -> None:
+        """The visit's context, from its link (once, at page mount): a link that names a
+        context starts a conversation of its own (see :meth:`may_show_held`)."""
+        self.link_context = carries_context(params)
+        self.set_ui_context_from_params(params)
+
+    def may_show_held(self, held: Mapping[str, str | None]) -> bool:
+        """Whether a remembered conversation, held in ``held`` (its latest turn's context
+        as link params), may be shown on this visit: always on a visit whose link names no
+        context (the page then takes the conversation's context); on a visit whose link
+        names one, only a conversation held in that same context (a reload). Anything
+        else starts a new conversation: a pending card never shows under a pill that
+        names another object or environment."""
+        if not self.link_context:
+            return True
+        ctx, env = context_from_params(held)
+        return context_key(ctx, env) == context_key(self.ui_context, self.context_env_id)
+
+    def take_held_context(self, held: Mapping[str, str | None]) -> None:
+        """Show the context a conversation was held in (opened from the drawer, restored
+        on a visit without a context of its own); a conversation held in none keeps the
+        selected environment."""
+        if carries_context(held):
+            self.set_ui_context_from_params(held)
+        else:
+            self.clear_ui_context()
 
     def set_ui_context_from_params(self, params: Mapping[str, str | None]) -> None:
         """URL params → UIContext (contextVersion 1); a malformed objectType becomes null.

@@ -5,9 +5,10 @@
   checked with the args model's own messages before anything is sent; "Apply and
   confirm" answers the confirmation with the edited arguments (the server checks them
   against policy again: a higher risk or another environment comes back as a new card);
-* **Cancel with a reason** — an optional reason that reaches the model and the audit log.
+* **Cancel** — one click (issue 25); the card's optional reason field, when filled, goes
+  with it to the model and the audit log.
 
-Esc closes either form. The forms close whenever the card changes.
+Esc closes the edit form. The forms close whenever the card changes.
 """
 
 from __future__ import annotations
@@ -15,9 +16,10 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
+from nicegui.binding import BindableProperty
+
 from app.i18n import t
 from app.screen.argsform import EditField, args_from_fields, fields_from_schema
-from app.screen.bindable import Bindable
 
 if TYPE_CHECKING:
     from app.events import ConfirmRequiredEvent
@@ -34,9 +36,9 @@ class EditState:
     confirm: Callable[..., Awaitable[bool]]
     deny: Callable[..., Awaitable[bool]]
     _focus: Callable[[str], None]
-    card_form = Bindable()  # "" | "edit" | "deny": the form open on the card
-    edit_error = Bindable()
-    deny_reason = Bindable()
+    card_form = BindableProperty()  # "" | "edit": the form open on the card
+    edit_error = BindableProperty()
+    deny_reason = BindableProperty()  # the card's optional reason for a cancel
 
     def __init__(self) -> None:
         self.edit_fields: list[EditField] = []
@@ -94,25 +96,17 @@ class EditState:
         self.card_form = ""
         return await self.confirm(args=args)
 
-    # ---- cancel with a reason -------------------------------------------------------------
-    def begin_deny(self) -> bool:
+    # ---- cancel: one click, with the optional reason typed on the card ------------------
+    async def cancel_card(self) -> bool:
+        """Cancel the pending call at once (issue 25: the safe choice is never the slower
+        one); a reason typed in the card's optional field goes with it to the model and
+        the audit log."""
         if self.pending_confirmation is None or not self.can_decide("deny"):
             return False
-        self.deny_reason, self.card_form = "", "deny"
-        self._focus("deny")
-        return True
-
-    def cancel_deny(self) -> None:
-        if self.card_form == "deny":
-            self.card_form = ""
-
-    async def submit_deny(self) -> bool:
-        if self.card_form != "deny":
-            return False
         reason = (self.deny_reason or "").strip() or None
-        self.card_form = ""
         return await self.deny(reason)
 
     def _close_forms(self) -> None:
-        """The card changed (a new one, a decision, a reset): no form stays open."""
-        self.card_form, self.edit_error = "", ""
+        """The card changed (a new one, a decision, a reset): no form stays open, and no
+        reason typed for another card stays in its field."""
+        self.card_form, self.edit_error, self.deny_reason = "", "", ""

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from app.screen.bindable import Bindable
+from nicegui.binding import BindableProperty
 
 
 @dataclass(frozen=True)
@@ -28,7 +28,7 @@ class HistoryState:
     conv_id: str
     state: str
     _intents: Any
-    drawer_open = Bindable()
+    drawer_open = BindableProperty()
 
     def __init__(self) -> None:
         self.conversations: list[ConversationEntry] = []

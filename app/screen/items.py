@@ -11,9 +11,9 @@ import dataclasses
 import itertools
 import json
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast, dataclass_transform
 
-from app.screen.bindable import bindable
+from nicegui import binding
 
 if TYPE_CHECKING:
     from app.events import Offer
@@ -26,15 +26,24 @@ MessageKind = Literal["text", "error", "notice", "problem"]
 ANSWER_KINDS: tuple[MessageKind, ...] = ("text", "problem")
 
 _ids = itertools.count(1)
+_T = TypeVar("_T")
 
 
 def _next_id() -> int:
     return next(_ids)
 
 
+@dataclass_transform()
+def _bindable(*fields: str) -> Callable[[type[_T]], type[_T]]:
+    """NiceGUI's ``bindable_dataclass`` with only ``fields`` bindable (typed for mypy)."""
+    return cast(
+        "Callable[[type[_T]], type[_T]]", binding.bindable_dataclass(bindable_fields=fields)
+    )
+
+
 # Only the fields a component binds to (and that change after the item is shown) are
 # bindable: a bindable field costs a binding propagation on every change.
-@bindable("text", "detail", "offers")
+@_bindable("text", "detail", "offers")
 class ChatMessage:
     """A chat bubble. ``detail`` is the server's own text behind a translated error;
     ``offers`` the ways on the core offered with it (``app.events.Offer``: choices,
@@ -48,7 +57,7 @@ class ChatMessage:
     offers: list[Offer] = dataclasses.field(default_factory=list)
 
 
-@bindable(
+@_bindable(
     "status",
     "view",
     "error",

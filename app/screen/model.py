@@ -22,8 +22,9 @@ import uuid
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from nicegui.binding import BindableProperty
+
 from app.i18n import t
-from app.screen.bindable import Bindable
 from app.screen.confirmation import CONFIRMABLE, ConfirmationState, PermissionDenial
 from app.screen.context import ContextState
 from app.screen.edit import EditState
@@ -48,16 +49,17 @@ __all__ = ["BUSY", "CONFIRMABLE", "STATES", "AgentChatModel", "Decision", "Inten
 
 
 class AgentChatModel(ChatItems, ContextState, ConfirmationState, EditState, HistoryState):
-    state = Bindable()
-    lang = Bindable()
-    process_step = Bindable()
-    permission_denied = Bindable()
-    permission_alternatives = Bindable()
-    permission_text = Bindable()
-    is_empty = Bindable()
-    answered_by = Bindable()
-    stopping = Bindable()
-    focus_request = Bindable()  # ("card" | "input", n): where focus goes
+    state = BindableProperty()
+    lang = BindableProperty()
+    process_step = BindableProperty()
+    permission_denied = BindableProperty()
+    permission_alternatives = BindableProperty()
+    permission_text = BindableProperty()
+    is_empty = BindableProperty()
+    answered_by = BindableProperty()
+    stopping = BindableProperty()
+    focus_request = BindableProperty()  # ("card" | "input", n): where focus goes
+    composer_hint = BindableProperty()  # why a typed message was not sent (a card waits)
 
     def __init__(
         self,
@@ -85,11 +87,16 @@ class AgentChatModel(ChatItems, ContextState, ConfirmationState, EditState, Hist
         HistoryState.__init__(self)
         self.stopping = False
         self.focus_request = ("input", 0)
+        self.composer_hint = ""
         self.writes_going_on: set[str] = set()  # stopped turn's writes still running
 
     def connect(self, intents: Intents) -> None:
         """Route the actions to ``intents`` (the page controller does this once)."""
         self._intents = intents
+
+    def _refresh_context(self) -> None:
+        ContextState._refresh_context(self)
+        self._refresh_card_target()  # the card's header follows the pill
 
     def set_language(self, lang: str) -> None:
         self.lang = lang
@@ -104,6 +111,7 @@ class AgentChatModel(ChatItems, ContextState, ConfirmationState, EditState, Hist
         if not text or self.state in BUSY:
             return None
         self.dismiss_permission()
+        self.composer_hint = ""
         history = self.history()
         self.add_message("user", text)
         self.state, self.process_step = "streaming", "thinking"
@@ -126,6 +134,7 @@ class AgentChatModel(ChatItems, ContextState, ConfirmationState, EditState, Hist
         if not self.can_decide(decision) or self.pending_confirmation is None:
             return None
         self._close_forms()
+        self.composer_hint = ""
         self.card_state = f"loading_{decision}"
         self._stop_countdown()
         self._refresh_confirm()
@@ -233,11 +242,24 @@ class AgentChatModel(ChatItems, ContextState, ConfirmationState, EditState, Hist
         self._close_forms()
         self.state, self.process_step, self.is_empty = "idle", "context", True
         self.stopping, self.writes_going_on = False, set()
+        self.composer_hint = ""
         self._clear_items()
 
     # ---- actions (components call these) ------------------------------------------------
+    def accepts_message(self, text: str) -> bool:
+        """Whether the composer may send ``text`` now. Under a waiting card it may not,
+        and the page says so at the composer (issue 25: never a silent drop); the text
+        stays in the box and the focus goes to the card."""
+        if not text.strip():
+            return False
+        if self.state == "awaiting_confirmation" and self.pending_confirmation is not None:
+            self.composer_hint = t("confirm_first", self.lang)
+            self._focus("card")
+            return False
+        return self.state not in BUSY
+
     async def send(self, text: str) -> None:
-        if text.strip() and self.state not in BUSY:
+        if self.accepts_message(text):
             await self._intents.send(text)
 
     async def confirm(self, args: Mapping[str, Any] | None = None) -> bool:
@@ -245,12 +267,14 @@ class AgentChatModel(ChatItems, ContextState, ConfirmationState, EditState, Hist
         the countdown runs."""
         if not self.can_decide("confirm"):
             return False
+        self.composer_hint = ""
         await self._intents.decide("confirm", None, None if args is None else dict(args))
         return True
 
     async def deny(self, reason: str | None = None) -> bool:
         if not self.can_decide("deny"):
             return False
+        self.composer_hint = ""
         await self._intents.decide("deny", reason, None)
         return True
 

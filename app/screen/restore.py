@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, get_args
 
 from app.events import Offer
+from app.facts import Refusal, read_refusal
 from app.screen.items import ToolCall, ToolCallStatus
 from app.screen.views import view_or_none
 
@@ -41,6 +42,15 @@ def in_order(
 def restored_offers(rows: Any) -> list[Offer]:
     """The typed offers a restored row carries (none when the view keeps none)."""
     return [Offer.model_validate(o) for o in rows or ()]
+
+
+def restored_refusal(row: Mapping[str, Any]) -> Refusal | None:
+    """The refusal a restored call's result states (a call that never ran, other than one
+    the person cancelled on its card), or None."""
+    if row.get("status") != "failed":
+        return None
+    refusal = read_refusal(str(row.get("result") or ""))
+    return refusal if refusal is not None and refusal.code != "cancelled" else None
 
 
 def restored_call(row: Mapping[str, Any]) -> ToolCall:

@@ -25,7 +25,13 @@ from app.i18n import error_text, t
 from app.screen.confirmation import PermissionDenial
 from app.screen.items import ChatItem, ChatMessage, ToolCall
 from app.screen.refusals import is_notice, refusal_notice
-from app.screen.restore import ConversationLike, in_order, restored_call, restored_offers
+from app.screen.restore import (
+    ConversationLike,
+    in_order,
+    restored_call,
+    restored_offers,
+    restored_refusal,
+)
 
 if TYPE_CHECKING:
     from app.events import (
@@ -286,6 +292,12 @@ class StreamProcessor:
                 role = "user" if row.get("role") == "user" else "assistant"
                 text = str(row.get("text") or row.get("content") or "")
                 sink.add_message(role, text).offers = restored_offers(row.get("offers"))
+            elif (refusal := restored_refusal(row)) is not None:
+                # a refused call, as the live turn said it: the page's words, never the
+                # server's English (issue 25)
+                text, detail = refusal_notice(refusal, sink.lang)
+                kind = "notice" if is_notice(refusal) else "error"
+                sink.add_message("assistant", text, kind).detail = detail
             elif pending is None or row.get("call_id") != pending.call_id:
                 sink.add_item(restored_call(row))  # (the confirmation card stands for it)
         if pending is not None:

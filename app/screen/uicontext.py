@@ -91,3 +91,79 @@ def env_badge(env_id: str | None, tier: str | None, lang: str) -> str:
     if env_id and tier and env_id != tier:
         return f"{env_id} · {tier}"
     return env_id or tier or t("env_unknown", lang)
+
+
+#: the deep link's params that carry a page context
+CONTEXT_PARAMS = ("objectType", "objectId", "objectName", "envId")
+
+
+def carries_context(params: Mapping[str, str | None]) -> bool:
+    """Whether a link names a context (an object or an environment): such a visit starts
+    a conversation of its own (issue 25)."""
+    return any((params.get(k) or "").strip() for k in CONTEXT_PARAMS)
+
+
+def held_params(turn: Mapping[str, Any] | None) -> dict[str, str | None]:
+    """The context a conversation was held in (its latest turn: the UIContext and the
+    selected environment), as deep-link params."""
+    turn = turn or {}
+    ui = turn.get("uicontext") or {}
+    params = {k: (str(ui[k]) if ui.get(k) is not None else None) for k in CONTEXT_PARAMS}
+    params["envId"] = params["envId"] or turn.get("selected_env")
+    return params
+
+
+def context_key(context: Mapping[str, Any] | None, env: str | None) -> tuple[Any, ...]:
+    """What makes two contexts the same: the object (type and id) and the environment."""
+    ctx = context or {}
+    return (ctx.get("objectType"), str(ctx.get("objectId") or "") or None, env or None)
+
+
+def call_object(args: Mapping[str, Any]) -> tuple[str, str] | None:
+    """The object a call's arguments name (``dashboard_id: 2`` → ("dashboard", "2")),
+    or None when they name no single object."""
+    for object_type in OBJECT_TYPES:
+        value = args.get(f"{object_type}_id")
+        if value not in (None, ""):
+            return object_type, str(value)
+        many = args.get(f"{object_type}_ids")
+        if isinstance(many, list) and len(many) == 1:
+            return object_type, str(many[0])
+    return None
+
+
+def card_target(
+    args: Mapping[str, Any], env_id: str | None, context: Mapping[str, Any] | None, lang: str
+) -> str:
+    """The confirmation card's header line: the object the call acts on and its
+    environment ("Dashboard · Sales (#1) · prod"); the page context lends the object's
+    name when it is that same object."""
+    obj = call_object(args)
+    ctx = context or {}
+    if obj is None:
+        return env_id or ""
+    object_type, oid = obj
+    same = ctx.get("objectType") == object_type and str(ctx.get("objectId") or "") == oid
+    named = {"objectType": object_type, "objectId": oid}
+    if same and ctx.get("objectName"):
+        named["objectName"] = ctx["objectName"]
+    return pill_label(named, env_id, lang)
+
+
+def card_off_context(
+    args: Mapping[str, Any],
+    env_id: str | None,
+    context: Mapping[str, Any] | None,
+    page_env: str | None,
+) -> bool:
+    """Whether a card acts on another object or environment than the pill names (the
+    card then says so: it never passes for the pill's object)."""
+    ctx = context or {}
+    if not ctx.get("objectType"):
+        return False  # the pill names no object (nor an environment)
+    if env_id and page_env and env_id != page_env:
+        return True
+    obj = call_object(args)
+    if obj is None or not ctx.get("objectId"):
+        return False
+    return obj != (ctx["objectType"], str(ctx["objectId"]))

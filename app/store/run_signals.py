@@ -15,7 +15,8 @@ The seam (the agent core calls it; one per event loop, beside its ``TurnRegistry
 
 ``on_stop(conv_id)`` is the running side's stop: the core's ``RunControl.stop()`` for that
 conversation, answering its writes in flight as ``[{"call_id", "tool_name"}]`` (the
-run's end then withdraws a pending confirmation, as it does today). It runs on the
+run's end then withdraws a pending confirmation, as it does today), or None when there
+is nothing to stop (the run is ending: the asker then reads it as ``ended``). It runs on the
 replica that runs the turn, in a task of its signals object, and must not wait for the
 run to end. The PostgreSQL side is :mod:`app.store.run_signals_pg`.
 
@@ -51,7 +52,7 @@ STOP_WAIT_S = 3.0
 HEARTBEAT_S = 5.0
 STALE_AFTER_S = 20.0
 
-OnStop = Callable[[str], Awaitable[list[dict[str, str]]]]
+OnStop = Callable[[str], Awaitable[list[dict[str, str]] | None]]
 
 
 @dataclass(frozen=True)

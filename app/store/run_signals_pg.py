@@ -209,6 +209,8 @@ class PgRunSignals:
         except Exception:  # the core's stop failed: logged; the asker hears no answer
             log.exception("stopping %s for another replica failed", ticket.conv_id)
             return None
+        if writes is None:  # nothing to stop here: the run is ending; its row goes with it
+            return None
         await self._db(
             run_rows.record_stopped, conv_id=ticket.conv_id, run_id=ticket.run_id, writes=writes
         )

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from app.errors import SupersetNotFoundError, ToolError
+from app.i18n import progress_line
 from app.superset import rison
 from app.superset.bundle import (
     Bundle,
@@ -185,9 +186,10 @@ async def preflight_migration(
 
 
 async def run_migration(
-    plan: Plan, target_client: Any, ctx: Reporter | None = None
+    plan: Plan, target_client: Any, ctx: Reporter | None = None, *, lang: str = "en"
 ) -> dict[str, Any]:
-    """Import the planned bundle into the target, one dashboard at a time, then verify."""
+    """Import the planned bundle into the target, one dashboard at a time, then verify;
+    its steps are reported in ``lang`` (the turn's language)."""
     if plan.errors:
         raise ToolError("migration refused: " + "; ".join(plan.errors))
     parts = dashboard_bundles(plan.remap.bundle)
@@ -197,12 +199,13 @@ async def run_migration(
         if ctx is not None:
             await ctx.report(step, message, total=total)
 
-    await report(2, "mapped databases: " + _mapping_text(plan.remap.databases))
+    mapping = _mapping_text(plan.remap.databases) or progress_line("no_databases", lang)
+    await report(2, progress_line("mapped_databases", lang, mapping=mapping))
     actions = {r["uuid"]: r["action"] for r in plan.diff["dashboards"]}
     results = []
     for i, (dash, sub) in enumerate(parts, start=1):
         title = dash.get("dashboard_title")
-        await report(2 + i, f"importing dashboard {i} of {len(parts)}: {title}")
+        await report(2 + i, progress_line("importing", lang, i=i, n=len(parts), title=title))
         if sub.objects("charts"):
             await target_client.request(
                 "POST",
@@ -214,7 +217,7 @@ async def run_migration(
             )
         await target_client.import_dashboards(write_bundle(sub), overwrite=True)
         results.append((dash, sub))
-    await report(total, "verifying the target")
+    await report(total, progress_line("verifying", lang))
     verified = [await _verify(target_client, dash, sub, actions) for dash, sub in results]
     return {
         "source_env": plan.source_env,
@@ -245,4 +248,4 @@ async def _verify(client: Any, dash: dict[str, Any], sub: Bundle, actions: dict)
 
 
 def _mapping_text(rows: list[dict[str, Any]]) -> str:
-    return ", ".join(f"{r['source_name']} → {r['target_name']}" for r in rows) or "none"
+    return ", ".join(f"{r['source_name']} → {r['target_name']}" for r in rows)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.i18n import said
+from app.i18n import catalog, said
 from app.superset.health import SAYS, chart_dataset_id, said_object
 
 
@@ -57,20 +57,30 @@ def _cell(value: Any) -> str:
     return str(value if value not in (None, "") else "—").replace("|", "\\|").replace("\n", " ")
 
 
-def documentation_markdown(env_id: str, bundle: Any, datasets: list[dict[str, Any]]) -> str:
+def documentation_markdown(
+    env_id: str, bundle: Any, datasets: list[dict[str, Any]], lang: str = "en"
+) -> str:
+    """The dashboard's documentation as markdown, its headings and labels in ``lang``
+    (the catalog's ``[documentation]``); names and descriptions are Superset's own."""
+    words = catalog("documentation")
+
+    def w(key: str, **fmt: object) -> str:
+        return said(words[key], lang, **fmt)
+
     d = bundle.dashboard
     ds_names = {ds["id"]: ds.get("table_name") or ds.get("name") for ds in datasets}
-    lines = [f"# {bundle.title or 'Untitled dashboard'}", ""]
+    owners = ", ".join(_owner(o) for o in d.get("owners") or []) or "—"
+    lines = [f"# {bundle.title or w('untitled')}", ""]
     lines += [
-        f"- Environment: `{env_id}`",
-        f"- Dashboard id: {bundle.id}; slug: {_cell(d.get('slug'))}",
-        f"- Published: {'yes' if d.get('published') else 'no'}",
-        f"- Owners: {', '.join(_owner(o) for o in d.get('owners') or []) or '—'}",
-        f"- Last changed: {_cell(d.get('changed_on'))}",
+        f"- {w('environment')}: `{env_id}`",
+        f"- {w('dashboard_id', id=bundle.id, slug=_cell(d.get('slug')))}",
+        f"- {w('published')}: {w('yes') if d.get('published') else w('no')}",
+        f"- {w('owners')}: {owners}",
+        f"- {w('last_changed')}: {_cell(d.get('changed_on'))}",
         "",
-        f"## Charts ({len(bundle.charts)})",
+        f"## {w('charts', n=len(bundle.charts))}",
         "",
-        "| Chart | Type | Dataset | Description |",
+        f"| {w('chart')} | {w('type')} | {w('dataset')} | {w('description')} |",
         "|---|---|---|---|",
     ]
     for c in bundle.charts:
@@ -79,14 +89,14 @@ def documentation_markdown(env_id: str, bundle: Any, datasets: list[dict[str, An
             f"| {_cell(c.get('slice_name'))} | {_cell(c.get('viz_type'))} | "
             f"{_cell(ds_names.get(ds_id, ds_id))} | {_cell(c.get('description'))} |"
         )
-    lines += ["", f"## Datasets ({len(datasets)})"]
+    lines += ["", f"## {w('datasets', n=len(datasets))}"]
     for ds in datasets:
         db = (ds.get("database") or {}).get("database_name")
         lines += ["", f"### {ds.get('table_name')}", ""]
-        lines.append(f"Database: {_cell(db)}; schema: {_cell(ds.get('schema'))}")
+        lines.append(w("database_schema", db=_cell(db), schema=_cell(ds.get("schema"))))
         if ds.get("sql"):
             lines += ["", "```sql", str(ds["sql"]).strip(), "```"]
-        lines += ["", "| Column | Type | Description |", "|---|---|---|"]
+        lines += ["", f"| {w('column')} | {w('type')} | {w('description')} |", "|---|---|---|"]
         for col in ds.get("columns") or []:
             lines.append(
                 f"| {_cell(col.get('column_name'))} | {_cell(col.get('type'))} | "
@@ -94,7 +104,7 @@ def documentation_markdown(env_id: str, bundle: Any, datasets: list[dict[str, An
             )
         metrics = ds.get("metrics") or []
         if metrics:
-            lines += ["", "| Metric | Expression |", "|---|---|"]
+            lines += ["", f"| {w('metric')} | {w('expression')} |", "|---|---|"]
             for m in metrics:
                 lines.append(f"| {_cell(m.get('metric_name'))} | `{_cell(m.get('expression'))}` |")
     return "\n".join(lines) + "\n"

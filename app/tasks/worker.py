@@ -107,8 +107,9 @@ def _error_text(exc: BaseException) -> str:
 class TaskRunner:
     """Runs jobs as task rows of ``db``. One per app (a part); tests make their own."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, *, heartbeat_s: float = HEARTBEAT_S) -> None:
         self.db = db
+        self.heartbeat_s = heartbeat_s  # how often a running task's row is touched
         self._jobs: dict[str, asyncio.Task[Any]] = {}
 
     async def _db(self, fn: Callable[..., Any], **kwargs: Any) -> Any:
@@ -163,7 +164,7 @@ class TaskRunner:
     async def _heartbeat(self, task_id: str) -> None:
         """Tell other replicas this task's process is alive (see recover_interrupted)."""
         while True:
-            await asyncio.sleep(HEARTBEAT_S)
+            await asyncio.sleep(self.heartbeat_s)
             await self._db(task_store.touch, task_id=task_id)
 
     async def _run_job(self, ctx: TaskContext, coro_factory: Job) -> Any:

@@ -285,9 +285,9 @@ class Harness:
         frames = resume_handler(
             o.conv_id or self.conv_id,
             token,
-            confirmation_id,
             decision,
             o.reason,
+            confirmation_id=confirmation_id,
             core=self.core,  # type: ignore[arg-type]
             channel=o.channel,
         )

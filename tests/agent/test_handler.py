@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import uuid
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -166,6 +167,48 @@ async def test_deny_cancels_and_passes_the_reason_to_the_model(harness: Any) -> 
     assert refusal is not None and refusal.code == "cancelled"
     assert refusal.reason == "not during the demo"
     assert harness.audit_rows(kind="cancelled", conv_id=harness.conv_id)
+
+
+async def test_resume_handler_as_design_lists_it_answers_the_pending_card(harness: Any) -> None:
+    """``resume_handler(conv_id, user_jwt, decision)`` with no confirmation id answers the
+    conversation's pending card, once; with nothing pending it is refused, audited."""
+    from app.agent.handler import resume_handler
+    from tests.agent.harness import Answer, _collect
+
+    log: list[Any] = []
+    harness.use_deploy(log)
+    first(await harness.run("deploy 42 to prod"), "confirm_required")
+    token = harness._token(Answer())
+    events = await _collect(resume_handler(harness.conv_id, token, "confirm", core=harness.core))
+    assert first(events, "tool_end")["status"] == "completed"
+    assert [entry[0] for entry in log] == ["deploy_dashboard"]
+    again = await _collect(resume_handler(harness.conv_id, token, "confirm", core=harness.core))
+    assert types_of(again)[-2:] == ["error", "done"] and len(log) == 1
+    assert first(again, "error")["code"] == "confirmation_unknown"
+    assert harness.audit_rows(kind="confirmation_refused", conv_id=harness.conv_id)
+
+
+async def test_the_contract_functions_default_to_the_running_apps_core(harness: Any) -> None:
+    """``core=`` is optional: without it the handler runs on the parts the app installed."""
+    from dataclasses import replace
+
+    from nicegui import app as nicegui_app
+
+    from app.agent.handler import agent_handler
+    from app.parts import PARTS_STATE
+    from tests.agent.harness import Answer, _collect
+
+    harness.use("Hello from the installed core.")
+    before = getattr(nicegui_app.state, PARTS_STATE, None)
+    setattr(nicegui_app.state, PARTS_STATE, replace(harness.parts, core=harness.core))
+    try:
+        token = harness._token(Answer())
+        conv_id = uuid.uuid4().hex
+        frames = agent_handler("hi", None, conv_id, "alice", token, "dev")
+        events = await _collect(frames)
+    finally:
+        setattr(nicegui_app.state, PARTS_STATE, before)
+    assert first(events, "message")["text"] == "Hello from the installed core."
 
 
 async def test_replayed_confirmation_is_refused(harness: Any) -> None:

@@ -138,6 +138,32 @@ async def test_a_reply_the_server_could_not_parse_gets_one_repair_try(harness: A
     assert [r["kind"] for r in model_rows(harness)] == ["retried"]
 
 
+class StreamedError(Exception):
+    """What the OpenAI client raises for an error a server sends inside a stream it has
+    already opened (no status; the error's body): llama.cpp's parse failure when the model
+    names a tool it does not know, seen with the local model (tests/llm)."""
+
+    def __init__(self) -> None:
+        super().__init__("The model produced output that does not match the expected format")
+        self.body = {"code": 500, "message": str(self), "type": "server_error"}
+
+
+async def test_an_error_streamed_by_the_server_gets_the_repair_try_not_unreachable(
+    harness: Any,
+) -> None:
+    log: list[Any] = []
+    harness.use(
+        raising(StreamedError()),
+        call("search_dashboards", query="sales"),
+        "Found one.",
+        tools=recording_tools(log),
+    )
+    events = await harness.turn("find sales dashboards")
+    assert len(log) == 1 and final(events).problem is None
+    (row,) = model_rows(harness)
+    assert row["kind"] == "retried" and "answered an error (500)" in row["reason"]
+
+
 async def test_two_unreadable_replies_end_the_turn_plainly(harness: Any) -> None:
     harness.use(raising(ServerError(500)), AIMessage(content='{"name": "search_dash'))
     events = await harness.turn("find sales dashboards")

@@ -123,9 +123,9 @@ def test_editing_a_deploys_target_from_staging_to_prod_asks_a_new_prod_confirmat
         page.screenshot(path=str(SHOTS / "13-new-prod-confirmation.png"))
 
         # cancel it with a reason: the agent acknowledges it in one sentence
-        prod.get_by_role("button", name="Cancel").click()
-        page.get_by_label("Reason (optional)").fill("only checking the prod card")
-        page.keyboard.press("Enter")
+        # (the reason is typed on the card; Cancel itself takes one click: issue 25)
+        page.get_by_label("Reason for cancelling (optional)").fill("only checking the prod card")
+        prod.get_by_role("button", name="Cancel", exact=True).click()
         # … naming the call as edited (to prod), not as first proposed
         answer = page.get_by_text(re.compile(r"Cancelled — .* to prod: only checking the prod"))
         expect(answer.first).to_be_visible(timeout=30_000)

@@ -163,11 +163,6 @@ def test_the_handlers_take_designs_positional_arguments():
     assert positional(resume_handler)[:2] == ["conv_id", "user_jwt"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="resume_handler takes (conv_id, user_jwt, confirmation_id, decision, reason=None) "
-    "since the first build; DESIGN.md lists (conv_id, user_jwt, decision)",
-)
 def test_resume_handler_takes_exactly_designs_positional_arguments():
     assert [p for p in positional(resume_handler) if p != "reason"] == [
         "conv_id",

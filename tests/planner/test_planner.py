@@ -337,3 +337,24 @@ def test_a_system_note_after_a_result_is_not_part_of_the_conversation():
         SystemMessage("Answer in one sentence."),
     ]
     assert planner().invoke(messages).text == "There are no dashboards in dev."
+
+
+def test_the_turn_facts_language_wins_over_the_messages_letters() -> None:
+    """Issue 25: a Latin message on a Russian page is answered in Russian (the page's
+    language reaches the planner in the turn facts)."""
+    facts = SystemMessage(TurnFacts("dev", {"dev": "dev"}, "ru").block())
+    reply = planner().invoke([facts, HumanMessage("delete dashboard 42")])
+    assert detect_lang(reply.text) == "ru"
+    assert reply.tool_calls[0]["name"] == "delete_dashboard"
+    english = planner().invoke(
+        [SystemMessage(TurnFacts("dev", {}).block()), HumanMessage("delete dashboard 42")]
+    )
+    assert detect_lang(english.text) == "en"
+
+
+def test_the_facts_block_states_the_language_and_reads_it_back() -> None:
+    from app.facts import read_turn_facts
+
+    assert read_turn_facts(TurnFacts("dev", {"dev": "dev"}, "ru").block()).lang == "ru"
+    assert read_turn_facts(TurnFacts("dev", {}).block()).lang is None
+    assert "language" not in TurnFacts("dev", {}).block()  # unchanged without one

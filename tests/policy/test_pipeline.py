@@ -210,3 +210,37 @@ def test_every_admin_only_tool_is_denied_to_analysts_and_allowed_to_admins():
     for name in ADMIN_ONLY:
         assert enforce_tool_permission(name, "analyst", policy=DEFAULT_POLICY).outcome == "deny"
         assert enforce_tool_permission(name, "admin", policy=DEFAULT_POLICY).outcome == "allow"
+
+
+# ---- issue 25: an alternative that needs a page is offered only on one ---------------------
+@pytest.mark.parametrize(
+    ("object_type", "lang", "offered", "absent"),
+    [
+        # no page: "Check the health of this dashboard" would name nothing
+        (None, "en", None, "Check the health of this dashboard"),
+        # on a dashboard page it names that dashboard
+        ("dashboard", "en", "Check the health of this dashboard", None),
+        # a Russian page reads the Russian example
+        (
+            "dashboard",
+            "ru",
+            "Проверь здоровье этого дашборда",
+            "Check the health of this dashboard",
+        ),
+    ],
+)
+def test_alternatives_that_need_a_page_object_come_only_with_one(
+    object_type: str | None, lang: str, offered: str | None, absent: str | None
+) -> None:
+    from app.policy import alternatives_for
+
+    prompts = [
+        a["prompt"]
+        for a in alternatives_for("analyst", object_type, "start_maintenance", limit=30, lang=lang)
+    ]
+    if offered is not None:
+        assert offered in prompts
+    if absent is not None:
+        assert absent not in prompts
+    if object_type is None:
+        assert not any("this dashboard" in p or "этот дашборд" in p for p in prompts)

@@ -5,11 +5,15 @@ with the checked-in ``deploy/nginx.conf`` (``tests.nginx``). ``stop()`` ends the
 
 The replicas know one Superset environment that never answers (``dev``: nothing listens
 on port 9), which is enough for what needs no Superset (maintenance, capabilities).
+:class:`BlackHole` is a Superset that accepts connections and never answers: a turn
+that reads from it runs until its tool times out (``start_replicas(..., envs=...)``).
 """
 
 from __future__ import annotations
 
+import socket
 import string
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +34,55 @@ username = "admin"
 password = "unused"
 tier = "dev"
 """
+
+
+class BlackHole:
+    """A TCP server on loopback that accepts every connection and never answers (nor
+    closes one) until :meth:`close`: a Superset that hangs."""
+
+    def __init__(self) -> None:
+        self._sock = socket.socket()
+        self._sock.bind(("127.0.0.1", 0))
+        self._sock.listen(256)
+        self.port = self._sock.getsockname()[1]
+        self.url = f"http://127.0.0.1:{self.port}"
+        self._held: list[socket.socket] = []
+        self._closed = threading.Event()
+        threading.Thread(target=self._accept, name="black-hole", daemon=True).start()
+
+    def _accept(self) -> None:
+        while not self._closed.is_set():
+            try:
+                conn, _ = self._sock.accept()
+            except OSError:
+                return
+            self._held.append(conn)
+
+    @property
+    def connections(self) -> int:
+        return len(self._held)
+
+    def close(self) -> None:
+        self._closed.set()
+        self._sock.close()
+        for conn in self._held:
+            conn.close()
+
+
+def envs_with(url: str, env_id: str = "hole", tier: str = "dev") -> str:
+    """``ENVS`` and one more environment at ``url``."""
+    return (
+        ENVS
+        + f"""
+[[environment]]
+id = "{env_id}"
+name = "Hangs"
+url = "{url}"
+username = "admin"
+password = "unused"
+tier = "{tier}"
+"""
+    )
 
 
 @dataclass
@@ -59,15 +112,20 @@ class ReplicaSet:
             server.stop()
 
 
-def start_replicas(base: Path, db_url: str, count: int = 2) -> ReplicaSet:
-    """``count`` replicas on ``db_url`` behind nginx, all answering ``/api/health``."""
+def start_replicas(
+    base: Path, db_url: str, count: int = 2, *, envs_toml: str = ENVS, **extra: str
+) -> ReplicaSet:
+    """``count`` replicas on ``db_url`` behind nginx, all answering ``/api/health``
+    (``envs_toml``: their environments; ``extra``: more environment variables)."""
     envs = []
     for name in string.ascii_lowercase[:count]:
         data = base / f"replica-{name}"
         data.mkdir(parents=True)
-        (data / "environments.toml").write_text(ENVS)
+        (data / "environments.toml").write_text(envs_toml)
         envs.append(
-            server_env(data, SS_TOOLS_DATABASE_URL=db_url, SS_TOOLS_JWT_SECRET=SHARED_JWT_SECRET)
+            server_env(
+                data, SS_TOOLS_DATABASE_URL=db_url, SS_TOOLS_JWT_SECRET=SHARED_JWT_SECRET, **extra
+            )
         )
     add_user(envs[0], USER, "admin", PASSWORD)
     servers = [Server(env) for env in envs]

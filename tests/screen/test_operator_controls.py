@@ -171,17 +171,34 @@ def test_escape_closes_the_form_and_a_new_card_closes_it_too() -> None:
     assert model.card_form == ""
 
 
-# ---- cancel with a reason -----------------------------------------------------------------
+# ---- cancel: one click, an optional reason ----------------------------------------------
 
 
 @pytest.mark.parametrize(("typed", "sent"), [("  wrong env ", "wrong env"), ("   ", None)])
-async def test_cancel_offers_an_optional_reason(typed: str, sent: str | None) -> None:
+async def test_cancel_takes_the_optional_reason_typed_on_the_card(
+    typed: str, sent: str | None
+) -> None:
     model, _, intents = make()
     model.show_confirmation(deploy_card())
-    assert model.begin_deny() and model.card_form == "deny"
     model.deny_reason = typed
-    assert await model.submit_deny() is True
+    assert await model.cancel_card() is True  # one action, no form in between
     assert intents.decided == [("deny", sent)]
+
+
+async def test_cancel_is_one_click_on_a_dangerous_card_during_its_countdown() -> None:
+    model, _, intents = make()
+    model.show_confirmation(deploy_card("prod", dangerous=True))
+    assert model.dangerous_countdown_active and not model.confirm_enabled
+    assert await model.cancel_card() is True
+    assert intents.decided == [("deny", None)]
+
+
+def test_a_reason_typed_for_one_card_is_gone_on_the_next() -> None:
+    model, _, _ = make()
+    model.show_confirmation(deploy_card())
+    model.deny_reason = "typo"
+    model.show_confirmation(deploy_card("prod"))
+    assert model.deny_reason == ""
 
 
 # ---- stop ------------------------------------------------------------------------------------

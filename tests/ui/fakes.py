@@ -31,7 +31,7 @@ from app.events import (
     TokenEvent,
 )
 from app.pages.agent_controller import CoreDoor
-from app.policy.envs import EnvTable
+from app.policy.envs import EnvTable, tier
 from app.store.conversations import ConversationChange
 
 Script = list[Event] | Callable[[str], list[Event]]
@@ -231,7 +231,15 @@ class FakeCore:
         tiers = self.configured_tiers
         if tiers is None:
             tiers = {env.id: env.tier for env in self.envs}  # type: ignore[misc]
-        return EnvTable(tiers=tiers)  # type: ignore[arg-type]
+        return EnvTable.configured(tiers)  # type: ignore[arg-type]
+
+    def tier(self, env_id: str) -> str:
+        """Policy's rule, as the real core answers it (``AgentCore.tier``)."""
+        return tier(env_id, self.env_table())
+
+    def default_env(self) -> str | None:
+        """Policy's default environment, as the real core answers it."""
+        return self.env_table().default
 
 
 def confirm_event(

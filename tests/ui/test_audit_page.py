@@ -100,3 +100,31 @@ async def test_export_button_downloads_the_filtered_csv(
     assert response.status_code == 200
     rows = response.text.strip().splitlines()[1:]
     assert len(rows) == 1 and "search_dashboards" in rows[0]
+
+
+# ---- issue 25: the app's shell, server-side pages, filters in the URL, folded args -------
+async def test_audit_pages_on_the_server_and_keeps_filters_in_the_url(
+    user: User, core, sign_in, parts: Parts
+) -> None:
+    from app.pages.audit import PAGE_SIZE, fetch_page
+
+    await sign_in("admin")
+    with parts.db.session() as session:
+        for i in range(PAGE_SIZE + 7):
+            record_audit(session, kind="executed", user="pager", role="admin",
+                         tool="search_dashboards", env="dev", decision="allow",
+                         args={"query": f"q{i}"})  # fmt: skip
+    rows, total = fetch_page(parts.db, {"user": "pager"}, 2)
+    assert total == PAGE_SIZE + 7 and len(rows) == 7  # one page read, not the whole table
+    await user.open("/audit?user=pager&page=2")  # a shared link: its filter and its page
+    await user.should_see(f"{PAGE_SIZE + 7} rows", retries=30)
+    await user.should_see("Page 2 of 2")
+    table = user.find(marker="audit-table").elements.pop()
+    assert len(table.rows) == 7 and {r["user"] for r in table.rows} == {"pager"}
+    assert user.find(marker="filter-user").elements.pop().value == "pager"
+    user.find(kind=ui.button, marker="audit-previous").click()
+    await user.should_see("Page 1 of 2", retries=30)
+    assert len(table.rows) == PAGE_SIZE
+    assert "body-cell-args" in table.slots  # the args folded into each row
+    await user.should_see(marker="page-title")  # the app's header
+    await user.should_see("Sign out")

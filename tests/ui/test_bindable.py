@@ -1,18 +1,15 @@
-"""``app.screen.bindable`` behaves as NiceGUI's own bindable property, only cheaper: the
-same scenario runs on both and must leave the same trace. Fails when a NiceGUI upgrade
-changes what the fast property relies on (its value storage, its registry of bindable
-properties, its propagation)."""
+"""The screen's changing fields are NiceGUI's own bindable properties (no fast path of
+ours): a change reaches a bound element at once, without polling, and a field the page
+never binds stays a plain attribute."""
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
-import pytest
 from nicegui import binding
 
-from app.screen.bindable import Bindable, bindable
 from app.screen.items import ChatMessage, ToolCall
+from app.screen.model import AgentChatModel
 
 
 class Target:
@@ -22,77 +19,30 @@ class Target:
         self.text: Any = None
 
 
-def _class(prop: type[binding.BindableProperty], changes: list[Any]) -> type:
-    class Source:
-        value = prop(on_change=lambda owner, v: changes.append(v))
-        other = prop()
-
-        def __init__(self) -> None:
-            self.value = "a"
-            self.other = 0
-
-    return Source
-
-
-def _trace(prop: type[binding.BindableProperty]) -> list[Any]:
-    changes: list[Any] = []
-    source = _class(prop, changes)()
-    target = Target()
-    trace: list[Any] = [
-        (id(source), ("value",)) in binding.bindable_properties,
-        (id(source), ("other",)) in binding.bindable_properties,
-    ]
+def test_a_chat_items_change_reaches_its_bound_element_without_polling() -> None:
+    message, call, target, status = (
+        ChatMessage(role="assistant"),
+        ToolCall("c1", "t"),
+        Target(),
+        Target(),
+    )
     links = len(binding.active_links)
-    binding.bind_from(target, "text", source, "value", backward=lambda v: f"<{v}>")
-    trace.append(len(binding.active_links) - links)  # 0: a bindable source is not polled
-    trace.append(target.text)
-    for value in ("a", "b", "b", "", None, "c"):
-        source.value = value
-        trace.append((target.text, list(changes)))
-    twin = copy.copy(source)
-    trace.append((id(twin), ("value",)) in binding.bindable_properties)
-    trace.append((twin.value, twin.other))
-    binding.remove([source, target])
-    return trace
+    binding.bind_from(target, "text", message, "text", backward=lambda v: f"<{v}>")
+    binding.bind_from(status, "text", call, "status", backward=None)
+    assert len(binding.active_links) == links  # bindable sources: not polled
+    message.text = "Hel"
+    message.text += "lo"
+    call.status = "completed"
+    assert (target.text, status.text) == ("<Hello>", "completed")
+    assert "tool_args" not in ToolCall.__dict__ or not isinstance(
+        ToolCall.__dict__["tool_args"], binding.BindableProperty
+    )
+    binding.remove([message, call, target, status])
 
 
-def test_same_trace_as_nicegui() -> None:
-    ours, theirs = _trace(Bindable), _trace(binding.BindableProperty)
-    assert ours == theirs
-    # and the trace says what matters: registered, not polled, changes propagate once
-    assert ours[:3] == [True, True, 0]
-    assert ours[3] == "<a>"
-    assert ours[4:10] == [
-        ("<a>", []),
-        ("<b>", ["b"]),
-        ("<b>", ["b"]),
-        ("<>", ["b", ""]),
-        ("<None>", ["b", "", None]),
-        ("<c>", ["b", "", None, "c"]),
-    ]
-    assert ours[10:] == [True, ("c", 0)]
-
-
-def test_dataclass_fields() -> None:
-    @bindable("live")
-    class Item:
-        live: str = ""
-        fixed: int = 0
-
-    assert isinstance(Item.__dict__["live"], Bindable)
-    assert "fixed" not in Item.__dict__ or not isinstance(Item.__dict__["fixed"], Bindable)
-    item, target = Item(live="x", fixed=2), Target()
-    binding.bind_from(target, "text", item, "live", backward=None)
-    item.live = "y"
-    assert (item.live, item.fixed, target.text) == ("y", 2, "y")
-    assert repr(item) == "test_dataclass_fields.<locals>.Item(live='y', fixed=2)"
-    binding.remove([item, target])
-    with pytest.raises(ValueError, match="not a dataclass field"):
-        bindable("nope")(type("Other", (), {"__annotations__": {"a": "int"}, "a": 0}))
-
-
-def test_chat_items_use_it() -> None:
-    """The chat items' changing fields (the ones the page binds) are the fast kind."""
-    for cls, names in ((ChatMessage, ("text", "detail", "offers")), (ToolCall, ("status",))):
-        for name in names:
-            assert isinstance(cls.__dict__[name], Bindable), (cls, name)
+def test_the_screen_models_state_reaches_its_bound_element() -> None:
+    screen, target = AgentChatModel(role="admin"), Target()
+    binding.bind_from(target, "text", screen, "state", backward=None)
+    screen.state = "streaming"
+    assert target.text == "streaming"
+    binding.remove([screen, target])

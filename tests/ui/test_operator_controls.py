@@ -105,15 +105,14 @@ async def test_on_the_russian_page_the_edit_form_is_labelled_and_explained_in_ru
     assert source.props["hint"] == "Окружение, из которого копировать; пусто — выбранное."
 
 
-async def test_cancel_offers_a_reason_that_is_sent_with_the_denial(
+async def test_cancel_sends_the_optional_reason_typed_on_the_card(
     user: User, core, sign_in
 ) -> None:
     core.on_deny = [message("Cancelled — not deploying dashboard 42: wrong env."), done()]
     await _card(user, core, sign_in)
-    user.find(kind=ui.button, marker="cancel-button").click()
-    await user.should_see(marker="deny-reason")
+    await user.should_see(marker="deny-reason")  # on the card, before any click
     user.find(marker="deny-reason").type("wrong env")
-    user.find(kind=ui.button, marker="deny-submit").click()
+    user.find(kind=ui.button, marker="cancel-button").click()
     await user.should_see("not deploying dashboard 42: wrong env", retries=30)
     assert core.decisions[-1]["decision"] == "deny"
     assert core.decisions[-1]["reason"] == "wrong env"

@@ -34,12 +34,20 @@ from app.agent.core import conversations, edits, runs
 from app.agent.core.checks import refuse_foreign, valid_conv_id
 from app.agent.core.control import RunControl, TurnRegistry
 from app.agent.core.conversations import ConversationSummary, ConversationView
+from app.agent.core.replicas import (
+    BUSY_WAIT_S,
+    RESUME_WAIT_S,
+    ReplicaRuns,
+    shared_database,
+    stop_local,
+)
 from app.agent.core.requests import (
     CallRequest,
     DoorRequest,
     RequestRefused,
     ResumeRequest,
     TurnRequest,
+    request_row,
 )
 from app.agent.core.turns import build_context, run_config, tool_listing
 from app.agent.graph import build_graph, tool_deps_factory
@@ -141,6 +149,10 @@ class AgentCore:
         Loop = weakref.ref[asyncio.AbstractEventLoop]
         self._graphs: dict[int, tuple[Loop, Any]] = {}
         self._registries: dict[int, tuple[Loop, TurnRegistry]] = {}
+        # several replicas share a PostgreSQL database: runs are also locked and stopped
+        # across them (app.agent.core.replicas); on SQLite, one process, there is no need
+        self._shared = shared_database(db)
+        self._replica_runs: dict[int, tuple[Loop, ReplicaRuns]] = {}
 
     # ---- what it works with, per event loop ----------------------------------------------
     async def graph(self) -> Any:
@@ -165,12 +177,31 @@ class AgentCore:
             self._registries[id(loop)] = entry
         return entry[1]
 
+    def replica_runs(self) -> ReplicaRuns | None:
+        """This event loop's share of the replicas' run control (PostgreSQL), or None (one
+        process on SQLite: the in-process registry is all there is)."""
+        if not self._shared:
+            return None
+        loop = asyncio.get_running_loop()
+        entry = self._replica_runs.get(id(loop))
+        if entry is None or entry[0]() is not loop:
+            entry = (weakref.ref(loop), ReplicaRuns(self.db, self._stop_for_replica))
+            self._replica_runs[id(loop)] = entry
+        return entry[1]
+
+    async def _stop_for_replica(self, conv_id: str) -> list[dict[str, str]] | None:
+        """Another replica's ``/cancel`` of a run of ours (the asker audits it)."""
+        return await stop_local(self.turns().active(conv_id))
+
     async def aclose(self) -> None:
         """Close the running loop's checkpointer (app shutdown, test teardown), once the
         runs have ended (a graph still running gets a grace period, then is cancelled) and
-        this loop's audit rows are committed."""
+        this loop's audit rows are committed; then its replicas' locks and listener."""
         await self.turns().shut_down()
         await self.audit.flush()
+        shared = self._replica_runs.pop(id(asyncio.get_running_loop()), None)
+        if shared is not None:
+            await shared[1].aclose()
         self._graphs.pop(id(asyncio.get_running_loop()), None)
         if isinstance(self._saver, SaverPool):
             await self._saver.aclose()
@@ -244,6 +275,8 @@ class AgentCore:
         list row is committed; once the graph has ended, the bookkeeping (``runs.settle``)."""
         registry = self.turns()
         control = await registry.begin(req.conv_id, req.principal.user_id)
+        wait_s = RESUME_WAIT_S if isinstance(req, ResumeRequest) else BUSY_WAIT_S
+        await self._claim(control, req, wait_s)
         events = run(self, req, control)
         try:
             async for ev in events:
@@ -255,6 +288,23 @@ class AgentCore:
         finally:
             await events.aclose()  # type: ignore[attr-defined]  # an async generator
             registry.end(control, lambda: runs.settle(self, control, req))
+
+    async def _claim(self, control: RunControl, req: DoorRequest, wait_s: float) -> None:
+        """Take the conversation across replicas too (PostgreSQL; nothing on SQLite): a run
+        of it on another replica refuses this one (409 ``conversation_busy``, audited)."""
+        shared = self.replica_runs()
+        if shared is None:
+            return
+        try:
+            await shared.claim(control, wait_s=wait_s)
+        except BaseException as exc:
+            self.turns().abandon(control)
+            if isinstance(exc, RequestRefused):
+                await self.audit.record(
+                    kind="request_invalid", decision="refused", reason=exc.error, **request_row(req)
+                )
+                await self.audit.flush()
+            raise
 
     # ---- stop -----------------------------------------------------------------------------
     async def cancel(
@@ -281,6 +331,10 @@ class AgentCore:
             )
             await self.audit.flush()
             return StopReport(conv_id, stopped=True, writes_in_flight=flights)
+        if control is None:
+            elsewhere = await self._cancel_elsewhere(principal, conv_id, row)
+            if elsewhere is not None:
+                return elsewhere
         graph = await self.graph()
         state = await graph.aget_state(run_config(conv_id))
         await self._own((state.values or {}).get("owner"), principal, row)
@@ -288,6 +342,7 @@ class AgentCore:
             return StopReport(conv_id)
         req = DoorRequest(principal=principal, conv_id=conv_id, channel=channel)
         control = await self.turns().begin(conv_id, principal.user_id)
+        await self._claim(control, req, BUSY_WAIT_S)
         try:
             state = await graph.aget_state(run_config(conv_id))  # a run may have ended it
             withdrawn = None
@@ -296,6 +351,36 @@ class AgentCore:
         finally:
             self.turns().end(control, lambda: runs.settle(self, control, req))
         return StopReport(conv_id, withdrawn=withdrawn)
+
+    async def _cancel_elsewhere(
+        self, principal: Principal, conv_id: str, row: dict[str, Any]
+    ) -> StopReport | None:
+        """Stop ``conv_id``'s run on another replica (PostgreSQL): the same answer and audit
+        row as a local stop. None when no replica runs it (or its run ended meanwhile): a
+        pending confirmation is then withdrawn here."""
+        shared = self.replica_runs()
+        if shared is None:
+            return None
+        info = await shared.running(conv_id)
+        if info is None:
+            return None
+        await self._own(info.user_id, principal, row)
+        answer = await shared.request_stop(conv_id, by=principal.user_id)
+        if answer is None or answer.ended:
+            return None
+        flights = list(answer.writes_in_flight)
+        # the replica that ran it, by its tag (``/api/health``), not its host and pid
+        args: dict[str, Any] = {"replica": answer.replica.rpartition(":")[2]}
+        if flights:
+            args["writes_in_flight"] = flights
+        reason = "stopped by the user"
+        if not answer.answered:  # the row keeps the request: its heartbeat picks it up
+            reason = "stop requested by the user; its replica has not answered yet"
+        await self.audit.record(
+            kind="turn_stopped", decision="cancel", reason=reason, args=args, **row
+        )
+        await self.audit.flush()
+        return StopReport(conv_id, stopped=True, writes_in_flight=flights)
 
     async def follow(self, principal: Principal, conv_id: str) -> AsyncIterator[Event]:
         """The tool events of a stopped turn's run that went on for its writes (their

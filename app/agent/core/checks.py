@@ -222,7 +222,7 @@ async def prepare_turn(turn: TurnInput, *, core: AgentCore, caller: Caller) -> T
         env_id=env_id or None,
         uicontext=ctx,
         channel=caller.channel,
-        lang=detect_lang(message),
+        lang=normalize_language(turn.lang) or detect_lang(message),
         client=caller.client,
     )
 

@@ -50,6 +50,9 @@ class RunControl:
         self.closing = False  # the consumer is done; bookkeeping may still run
         self.done_state: str | None = None  # the ``done`` the consumer saw, if it did
         self.noted: asyncio.Future[None] | None = None  # a turn's conversation-list row
+        # what frees the conversation beyond this process (its replicas' run lock), run
+        # once the run has ended (``TurnRegistry`` close path; app.agent.core.replicas)
+        self.release: Callable[[], Awaitable[None]] | None = None
         self._jobs: dict[asyncio.Future[Any], Flight] = {}
         self._queue: asyncio.Queue[tuple[str, Any]] | None = None
         self.producers: set[asyncio.Task[None]] = set()
@@ -172,10 +175,25 @@ class TurnRegistry:
         except Exception:  # bookkeeping failed: logged; the conversation must not stay busy
             log.exception("closing the run of %s failed", control.conv_id)
         finally:
-            if self._active.get(control.conv_id) is control:
-                del self._active[control.conv_id]
-            if not control.finished.done():
-                control.finished.set_result(None)
+            await self._release(control)
+            self.abandon(control)
+
+    @staticmethod
+    async def _release(control: RunControl) -> None:
+        release, control.release = control.release, None
+        if release is None:
+            return
+        try:
+            await release()
+        except Exception:  # never raises by contract; logged if it does
+            log.exception("releasing the run of %s failed", control.conv_id)
+
+    def abandon(self, control: RunControl) -> None:
+        """Free the conversation at once: the run ended, or never started (refused)."""
+        if self._active.get(control.conv_id) is control:
+            del self._active[control.conv_id]
+        if not control.finished.done():
+            control.finished.set_result(None)
 
     async def drain(self) -> None:
         """Wait for every run being closed (core shutdown, tests)."""

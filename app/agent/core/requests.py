@@ -51,13 +51,15 @@ class Caller:
 class TurnInput:
     """A turn as a door received it, not yet checked (``prepare_turn`` checks it): the
     message, the page's history, the conversation (None: a new one), the environment
-    and the page context (JSON text or an object)."""
+    and the page context (JSON text or an object); ``lang``: the page's language, which a
+    door with a page gives (its turns are said in it, issue 25), else the message's."""
 
     message: str
     history: Sequence[Mapping[str, Any]] | None = None
     conv_id: str | None = None
     env_id: str | None = None
     uicontext: str | bytes | Mapping[str, Any] | None = None
+    lang: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

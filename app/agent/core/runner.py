@@ -208,10 +208,6 @@ async def run_graph(
             if mode == "updates" and isinstance(data.get("model"), dict):
                 replies = data["model"].get("messages") or []
                 last_ai = replies[-1] if replies else last_ai
-                if isinstance(last_ai, AIMessage) and not last_ai.tool_calls:
-                    # the run's last step: its rows are in, so their commit starts now and
-                    # overlaps the run's own end (its checkpoint writes, off the loop)
-                    audit.commit_now()
     except SsToolsError as exc:
         async for ev in fail(seq, ErrorEvent(code="agent_error", message=str(exc)), audit):
             yield ev

@@ -25,7 +25,6 @@ from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.types import Command
 
 from app.agent.audit import AuditWriter, audit_scope
-from app.agent.checkpoint import read_before_run
 from app.agent.core import conversations
 from app.agent.core.checks import refuse_foreign
 from app.agent.core.edits import shown_and_edited
@@ -61,6 +60,13 @@ AWAITING = "awaiting_confirmation"
 Messages = Callable[[Mapping[str, Any]], list[Any]]
 #: The run's context, for the checkpointed turn it continues.
 ContextFor = Callable[[Mapping[str, Any]], AgentContext]
+
+
+def turn_lang(values: Mapping[str, Any]) -> str:
+    """The language of the conversation's last turn: as it was checkpointed, else the
+    language of its last message (a checkpoint from before the turn kept it)."""
+    kept = (values.get("turn") or {}).get("lang")
+    return str(kept) if kept else detect_lang(last_human_text(values.get("messages") or []))
 
 
 # ---- a turn, a direct call, an answer -------------------------------------------------
@@ -143,7 +149,7 @@ async def resume(core: AgentCore, req: ResumeRequest, control: RunControl) -> As
     config = run_config(req.conv_id)
     state = await graph.aget_state(config)
     values = state.values or {}
-    lang = detect_lang(last_human_text(values.get("messages") or []))
+    lang = turn_lang(values)
     ctx = core.context_for(req, values.get("turn") or {}, lang, control)
     confirmed = req.decision == "confirm"
     record = req.confirmation
@@ -185,7 +191,7 @@ async def owned_state(core: AgentCore, row: Mapping[str, Any]) -> tuple[Any, Any
     """The core's graph and the conversation's checkpointed state (``row``: who and where,
     as audited): the caller's own or a new one; another user's raises the audited 403."""
     graph = await core.graph()
-    state = await read_before_run(graph, run_config(row["conv_id"]))  # handed to the run
+    state = await graph.aget_state(run_config(row["conv_id"]))
     owner = (state.values or {}).get("owner")
     if owner and owner != row["user"]:
         raise await refuse_foreign(core.audit, **row)
@@ -225,7 +231,7 @@ async def run_opened(
     inp: dict[str, Any] = {
         "messages": messages(values),
         "owner": req.principal.user_id,
-        "turn": planned,
+        "turn": {**planned, "lang": req.lang},  # a resume answers in the turn's language
         "pending": [],
     }
     if direct:
@@ -332,7 +338,7 @@ async def withdraw(
     confirmation's id."""
     first = (state.interrupts[0].value or {}).get("confirmation_id")
     control.stopped = True  # the model is not asked again after the withdrawal
-    lang = detect_lang(last_human_text((state.values or {}).get("messages") or []))
+    lang = turn_lang(state.values or {})
     events = supersede(
         core,
         graph,

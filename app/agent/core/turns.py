@@ -79,7 +79,7 @@ def build_context(
         selected_env=selected,
         uicontext=uictx,
         lang=lang,
-        facts=TurnFacts(selected, dict(environments)),
+        facts=TurnFacts(selected, dict(environments), lang),
         channel=channel,
         client=client,
     )

@@ -81,13 +81,13 @@ async def take_backup(
         ]
         if not dashboards:
             raise ToolError(f"environment '{env_id}' has no dashboards to back up")
-    await ctx.report(step, f"exporting {len(dashboards)} dashboard(s) from {env_id}")
+    await ctx.report(step, deps.say("exporting", n=len(dashboards), env=env_id))
     data = await client.export_dashboards([d["id"] for d in dashboards])
     bundle = read_bundle(data)  # refuse to store anything that is not a real export
     backup_id = uuid4().hex
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     path = backup_dir(deps.settings.data_dir, env_id) / f"{stamp}_{backup_id}.zip"
-    await ctx.report(step + 1, f"writing {len(data)} bytes to {path.name}")
+    await ctx.report(step + 1, deps.say("writing", size=len(data), file=path.name))
     await asyncio.to_thread(_write_atomically, path, data)
     ids: list[str] = []
     if dashboard_ids:
@@ -173,9 +173,11 @@ async def restore_backup(args: RestoreBackupArgs, deps: ToolDeps) -> dict[str, A
     client = deps.registry.client(target.id)
 
     async def job(ctx: TaskContext) -> dict[str, Any]:
-        await ctx.report(1, f"reading backup {view['backup_id']} of {view['env_id']}")
+        await ctx.report(
+            1, deps.say("reading_backup", backup=view["backup_id"], env=view["env_id"])
+        )
         plan = await plan_bundle(view["env_id"], read_bundle(data), client)
-        result = await run_migration(plan, client, ctx)
+        result = await run_migration(plan, client, ctx, lang=deps.lang)
         return {"task_id": ctx.task_id, "backup_id": view["backup_id"], **result}
 
     return await deps.run_task("restore", job, env_id=target.id, total_steps=4)

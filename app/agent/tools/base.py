@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from app.i18n import progress_line
 from app.policy.tools.base import (
     DASHBOARD_ID,
     ENV_ID,
@@ -89,6 +90,11 @@ class ToolDeps:
         """This call's environment (:meth:`env`) and its pooled Superset client."""
         env = self.env(env_id)
         return env, self.registry.client(env.id)
+
+    def say(self, key: str, **fmt: object) -> str:
+        """A progress line of the catalog's ``[progress]`` section, in this turn's
+        language (issue 25: a long task's lines are said like the rest of the turn)."""
+        return progress_line(key, self.lang, **fmt)
 
     async def report(self, step: int, total: int, message: str) -> None:
         """Report progress of a long tool ("step i of n"); a no-op without a listener."""

@@ -121,7 +121,7 @@ async def run_llm_documentation(args: DashboardArgs, deps: ToolDeps) -> dict[str
     env, client = deps.env_client(args.env_id)
     bundle = await load_bundle(client, args.dashboard_id)
     datasets = [await client.get_dataset(ds["id"]) for ds in bundle.datasets]
-    md = documentation_markdown(env.id, bundle, datasets)
+    md = documentation_markdown(env.id, bundle, datasets, deps.lang)
     return {
         "env": env.id,
         "dashboard": {"id": bundle.id, "title": bundle.title},
@@ -137,7 +137,7 @@ async def delete_dashboard(args: DashboardArgs, deps: ToolDeps) -> dict[str, Any
     async def job(ctx: TaskContext) -> dict[str, Any]:
         dash = (await resolve_dashboards(client, [args.dashboard_id]))[0]
         backup = await take_backup(deps, env.id, [str(dash["id"])], ctx, step=1)
-        await ctx.report(3, f"deleting dashboard {dash['id']} ({dash['title']})")
+        await ctx.report(3, deps.say("deleting", id=dash["id"], title=dash["title"]))
         await client.delete_dashboard(dash["id"])
         return {
             "task_id": ctx.task_id,

@@ -41,9 +41,10 @@ async def _migrate(deps: ToolDeps, kind: str, ids: list[str], source_env: str | 
     source_client, target_client = deps.registry.client(source.id), deps.registry.client(target.id)
 
     async def job(ctx: TaskContext) -> dict[str, Any]:
-        await ctx.report(1, f"exporting {len(ids)} dashboard(s) from {source.id}")
+        await ctx.report(1, deps.say("exporting", n=len(ids), env=source.id))
         plan, _ = await plan_migration(source_client, target_client, ids, mapping)
-        return {"task_id": ctx.task_id, **await run_migration(plan, target_client, ctx)}
+        done = await run_migration(plan, target_client, ctx, lang=deps.lang)
+        return {"task_id": ctx.task_id, **done}
 
     return await deps.run_task(kind, job, env_id=target.id, total_steps=len(ids) + 3)
 

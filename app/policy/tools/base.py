@@ -39,7 +39,7 @@ def ru_texts(info: Any) -> Ru | None:
 
 
 ENV_ID = "Environment id; omit for the selected one."
-DASHBOARD_ID = "Dashboard id (a number such as '42') or its slug."
+DASHBOARD_ID = "Dashboard id (a number) or its slug."
 RU_DASHBOARD = Ru("Дашборд", "Id дашборда (число, например 42) или его slug.")
 
 

@@ -1,0 +1,96 @@
+"""The product with a real small LLM answering, on the page in a real Chromium, against
+the real Superset sandbox. What the person sees, read from the rendered DOM (never the
+model's wording):
+
+* the page says which model answers ("Answered by …qwen2.5-coder-0.5b…");
+* a read ends with its result card (the tool card with the dashboards as links into
+  the sandbox's Superset);
+* on a dashboard's page, a delete the page's context leaves out ends with a button that
+  goes on without the page's context (or, if the model called a tool the page offers,
+  that tool's card); the button leads to the dangerous confirmation card, cancelled.
+
+Screenshots go to ``tests/screenshots/`` (``31-…`` to ``33-…``)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from tests.browser.conftest import PASSWORD, SHOTS
+from tests.browser.test_conversation import ask
+from tests.chromium import chromium, sign_in
+from tests.llm.conftest import TURN_TIMEOUT_S, dashboard_exists
+from tests.llm_fixtures import LLM_TEST_TIMEOUT_S
+
+pytestmark = [
+    pytest.mark.llm,
+    pytest.mark.browser,
+    pytest.mark.superset,
+    pytest.mark.timeout(LLM_TEST_TIMEOUT_S),
+]
+
+TURN_MS = int(TURN_TIMEOUT_S * 1000)
+WAY_ON = re.compile(
+    r"^(Ask again without this page's context|Continue without this page's context)$"
+)
+
+
+def test_the_page_with_a_real_model_shows_its_name_a_result_card_and_the_way_forward(
+    llm_product: Any, superset_sandbox: Any, prod_dashboard: int
+) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    dev_url = superset_sandbox.env("dev").url.rstrip("/")
+    with chromium(viewport={"width": 1280, "height": 1100}) as (context, expect):
+        page = context.new_page()
+        page.goto(llm_product.url + "/agent?envId=dev")
+        sign_in(page, "ops", PASSWORD)
+        expect(page.get_by_text(re.compile(r"^Ready$"))).to_be_visible(timeout=30_000)
+
+        # 1. a read (asked as the model routes it): its card, the dashboards as links; the
+        # model's name on the page
+        ask(page, "find dashboards about sales")
+        card = page.locator(".tool-card").first
+        expect(card).to_be_visible(timeout=TURN_MS)
+        expect(page.get_by_text(re.compile(r"^Ready$"))).to_be_visible(timeout=TURN_MS)
+        answered = page.get_by_text(re.compile(r"^Answered by .*qwen2\.5-coder-0\.5b"))
+        expect(answered).to_be_visible()
+        links = page.locator(f'a[href^="{dev_url}/superset/dashboard/"]')
+        if "search_dashboards" in card.inner_text():  # the read the request names
+            expect(links.first).to_be_visible()
+        page.screenshot(path=str(SHOTS / "31-llm-read-card.png"), full_page=True)
+
+        # 2. a dashboard's page: the delete is left out by the page's context
+        page.get_by_role("button", name="New conversation").click()
+        deep = (
+            f"/agent?objectType=dashboard&objectId={prod_dashboard}"
+            "&objectName=LLM%20Keep&envId=prod"
+        )
+        page.goto(llm_product.url + deep)
+        expect(page.get_by_text(f"Dashboard · LLM Keep (#{prod_dashboard}) · prod")).to_be_visible(
+            timeout=30_000
+        )
+        ask(page, f"delete dashboard {prod_dashboard} in prod")
+        onwards = page.get_by_role("button", name=WAY_ON)
+        a_card = page.locator(".tool-card")
+        expect(onwards.or_(a_card).first).to_be_visible(timeout=TURN_MS)
+        expect(page.get_by_text(re.compile(r"^Ready$"))).to_be_visible(timeout=TURN_MS)
+        expect(page.get_by_text("Dangerous action")).to_be_hidden()  # the context holds
+        page.screenshot(path=str(SHOTS / "32-llm-way-forward.png"), full_page=True)
+        if onwards.count() == 0:  # the model called a tool the page offers: no way on needed
+            return
+
+        # 3. one click goes on without the page's context: the delete reaches its card
+        onwards.first.click()
+        expect(page.get_by_text("No context selected")).to_be_visible(timeout=30_000)
+        dangerous = page.get_by_text("Dangerous action")
+        expect(dangerous.or_(page.get_by_text(re.compile(r"^Ready$"))).first).to_be_visible(
+            timeout=TURN_MS
+        )
+        page.screenshot(path=str(SHOTS / "33-llm-after-the-way-forward.png"), full_page=True)
+        if dangerous.count() == 0:  # the model, asked again, did not call the delete: no
+            return  # write ran (the card is the only way to one)
+        page.get_by_role("button", name="Cancel", exact=True).click()  # one click cancels
+        expect(page.get_by_text("Dangerous action")).to_be_hidden(timeout=TURN_MS)
+    assert dashboard_exists(superset_sandbox, "prod", prod_dashboard)
