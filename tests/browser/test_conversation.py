@@ -158,6 +158,6 @@ def test_results_are_presented_and_context_is_a_way_forward(
         expect(page.get_by_text("Контекст не выбран")).to_be_visible()
         expect(page.get_by_text(f"dashboard_id: {kept_dashboard}")).to_be_visible()
         page.screenshot(path=str(SHOTS / "15-delete-confirmation.png"), full_page=True)
-        page.get_by_role("button", name="Отмена").click()  # opens the reason form
-        page.get_by_role("button", name="Отменить операцию").click()
+        page.get_by_role("button", name="Отмена", exact=True).click()  # one click cancels
         settled(page, expect)
+        expect(page.get_by_text("Опасное действие")).to_be_hidden(timeout=TURN_S)
