@@ -78,7 +78,10 @@ def pill_label(context: dict[str, Any] | None, env: str | None, lang: str) -> st
         return t("no_context", lang)
     head = t(f"object_{context['objectType']}", lang)
     name, oid = context.get("objectName"), context.get("objectId")
-    named = " ".join(p for p in (name, f"(#{oid})" if oid else None) if p)
+    if name:
+        named = f"{name} (#{oid})" if oid else name
+    else:  # no name: "Dashboard · #42", not an empty name before "(#42)"
+        named = f"#{oid}" if oid else ""
     parts = [f"{head} · {named}" if named else head]
     if env:
         parts.append(env)

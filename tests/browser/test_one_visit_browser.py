@@ -68,7 +68,7 @@ def test_a_deep_link_in_a_second_tab_never_opens_onto_the_first_tabs_pending_car
         ask(first, f"delete dashboard {health} in dev")
         expect(first.get_by_text("Dangerous action")).to_be_visible(timeout=TURN_S)
         # the card's header names its object and environment
-        expect(first.get_by_text(f"Dashboard · (#{health}) · dev")).to_be_visible()
+        expect(first.get_by_text(f"Dashboard · #{health} · dev")).to_be_visible()
         first.screenshot(path=str(SHOTS / "25-1-first-tab-card.png"), full_page=True)
 
         # a message typed under the card: the page says what to do, the text stays

@@ -287,4 +287,4 @@ async def test_a_visit_without_a_context_shows_the_conversation_in_its_own_conte
     assert await controller.resume_visit() == "old"
     assert model.card_state == "dangerous"
     assert model.active_env_id == "dev" and not model.is_prod_context
-    assert model.confirm_target == "Dashboard · (#42) · dev"  # the card names its own
+    assert model.confirm_target == "Dashboard · #42 · dev"  # the card names its own

@@ -61,6 +61,12 @@ FULL = {"objectType": "dashboard", "objectId": "42", "objectName": "Sales", "env
     [
         # full params: a context with contextVersion 1 and a descriptive pill
         (FULL, "dashboard", "Dashboard · Sales (#42) · prod"),
+        # no name: the id alone, not an empty name before "(#42)"
+        (
+            {k: v for k, v in FULL.items() if k != "objectName"},
+            "dashboard",
+            "Dashboard · #42 · prod",
+        ),
         # no params: no context at all
         ({}, None, "No context selected"),
         # malformed objectType is treated as null (the pill says no context)

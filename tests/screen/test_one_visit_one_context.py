@@ -99,7 +99,7 @@ def test_a_pending_card_names_its_environment_and_object_in_its_header() -> None
     model, _, _ = make()
     model.mount_context({})
     model.show_confirmation(confirm_event("dangerous", env="dev", dangerous=True, countdown_s=10))
-    assert model.confirm_target == "Dashboard · (#42) · dev"
+    assert model.confirm_target == "Dashboard · #42 · dev"
     assert model.confirm_env_badge == "dev"
     assert model.confirm_off_context == ""  # the pill names no object
 
@@ -127,14 +127,14 @@ def test_a_card_about_another_object_or_env_than_the_pill_says_so(
     model.show_confirmation(confirm_event("dangerous", env=env, dangerous=True))  # 42 in dev
     assert model.confirm_off_context == warning
     target = card_target({"dashboard_id": "42"}, env, model.ui_context, lang)
-    assert model.confirm_target == target and "(#42)" in target and env in target
+    assert model.confirm_target == target and "#42" in target and env in target
 
 
 def test_the_cards_header_follows_the_language() -> None:
     model, _, _ = make()
     model.show_confirmation(confirm_event("write_dev", env="dev"))
     model.set_language("ru")
-    assert model.confirm_target == "Дашборд · (#42) · dev"
+    assert model.confirm_target == "Дашборд · #42 · dev"
 
 
 async def test_a_message_typed_under_a_waiting_card_is_answered_at_the_composer() -> None:
