@@ -6,8 +6,9 @@
     python dev.py check      the same install, then ruff check and mypy (what CI runs too)
 
 Extra arguments after ``test`` go to pytest (``python dev.py test -k policy``); the suite
-or a directory runs on two pytest-xdist workers unless ``-n`` says otherwise; after
-``start`` they go to main.py. Only the standard library is used here.
+or a directory runs as two pytest processes side by side (the tests of the real parts, and
+the rest), unless the arguments name files or nodes, ``-m`` or ``-n``; after ``start``
+they go to main.py. Only the standard library is used here.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import hashlib
 import os
 import subprocess
 import sys
+import tempfile
 import venv
 from pathlib import Path
 
@@ -61,24 +63,64 @@ def main(argv: list[str]) -> int:
         )
         types = subprocess.call([str(PY), "-m", "mypy"], cwd=ROOT)
         return lint or types
-    return subprocess.call([str(PY), "-m", "pytest", *_workers(rest), *rest], cwd=ROOT, env=env)
+    shards = _shards(rest)
+    if shards is None:
+        return subprocess.call([str(PY), "-m", "pytest", *rest], cwd=ROOT, env=env)
+    return _run_shards(shards, env)
 
 
 #: arguments after which the run stays in one process
 _ONE_PROCESS = ("-n", "--numprocesses", "--pdb", "--trace", "no:xdist", "--co", "--collect-only")
 
+#: the tests of the slow real parts: the Superset sandbox, the local model, Chromium
+REAL_PARTS = "superset or llm or browser"
 
-def _workers(args: list[str]) -> list[str]:
-    """Two pytest-xdist workers (``-n 2 --dist loadgroup``: the tests of one real part —
-    Superset, PostgreSQL, the local model — stay on one worker, so each starts once) for a
-    run of the suite or of directories; none when the arguments name test files or
-    nodes, ask for a debugger, or set the workers themselves."""
+
+def _shards(args: list[str]) -> list[list[str]] | None:
+    """The suite (or directories) as two pytest processes side by side, one per core: the
+    tests of the slow real parts (each part started once, in that process) and all the
+    others. A run that selects by marker (``-m``, the inner loop) is one shard on two
+    pytest-xdist workers. None (one process) on one core, or when the arguments name
+    test files or nodes, ask for a debugger, or set xdist workers themselves.
+
+    Why not pytest-xdist's ``--dist loadgroup``: with pytest 9.2 a group's ``@name``
+    suffix never reaches the node ids (xdist 3.8 sets ``item._nodeid``, which pytest 9.2
+    no longer reads), so both workers started the sandbox and the model."""
     if (os.cpu_count() or 1) < 2:
-        return []
+        return None
     for arg in args:
         if arg.startswith(_ONE_PROCESS) or arg.endswith(".py") or "::" in arg:
-            return []
-    return ["-n", "2", "--dist", "loadgroup"]
+            return None
+    if any(arg == "-m" or arg.startswith("-m") for arg in args):
+        return [["-n", "2", *args]]
+    return [["-m", REAL_PARTS, *args], ["-m", f"not ({REAL_PARTS})", *args]]
+
+
+def _run_shards(shards: list[list[str]], env: dict[str, str]) -> int:
+    """Run the shards at once: the first prints as it goes, the others' output follows
+    when they end. The exit code is pytest's: a failure in any shard fails the run; "no
+    tests collected" (5) counts only when no shard collected any."""
+    procs = []
+    for i, shard in enumerate(shards):
+        basetemp = tempfile.mkdtemp(prefix=f"ss-tools-pytest-{i}-")
+        out = None if i == 0 else tempfile.TemporaryFile("w+")
+        _say(f"shard {i + 1}/{len(shards)}: pytest {' '.join(shard)}")
+        cmd = [str(PY), "-m", "pytest", f"--basetemp={basetemp}", *shard]
+        procs.append((subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=out), out))
+    codes = []
+    for i, (proc, out) in enumerate(procs):
+        codes.append(proc.wait())
+        if out is not None:
+            out.seek(0)
+            _say(f"shard {i + 1}/{len(shards)} (pytest {' '.join(shards[i])}):")
+            sys.stdout.write(out.read())
+            sys.stdout.flush()
+            out.close()
+    _say(f"shard exit codes: {codes}")
+    failed = [c for c in codes if c not in (0, 5)]
+    if failed:
+        return failed[0]
+    return 5 if all(c == 5 for c in codes) else 0
 
 
 if __name__ == "__main__":

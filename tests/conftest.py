@@ -91,17 +91,13 @@ _REAL_PART_MARKERS = {
 }
 
 
-@pytest.hookimpl(tryfirst=True)  # before -m deselects and before xdist groups
+@pytest.hookimpl(tryfirst=True)  # before -m deselects
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark the tests of a real part; under pytest-xdist (``-n 2 --dist loadgroup``, as
-    dev.py runs) all the tests of one real part go to one worker, so each part starts once."""
+    """Mark the tests of a real part by the fixtures they use, so ``-m`` selects them
+    (dev.py runs the real parts' tests in a process of their own: each part starts once)."""
     for item in items:
         for fixture in set(getattr(item, "fixturenames", ())) & set(_REAL_PART_MARKERS):
             item.add_marker(_REAL_PART_MARKERS[fixture])
-        for part in ("superset", "llm", "postgres"):  # the sandbox first: browser tests use it
-            if item.get_closest_marker(part) is not None:
-                item.add_marker(pytest.mark.xdist_group(part))
-                break
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
