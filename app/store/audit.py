@@ -59,8 +59,7 @@ from sqlalchemy.sql.compiler import SQLCompiler
 from sqlmodel import Session, col, select
 
 from app.redact import cut, redact
-from app.store.models import AUDIT_TABLE, AuditEvent, as_utc
-from app.store.rows import moment_of, where_equal
+from app.store.models import AUDIT_TABLE, AuditEvent, as_utc, moment_of, where_equal
 
 log = logging.getLogger("ss_tools.store")
 

@@ -16,8 +16,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlmodel import Session, col, select
 
 from app.store.audit import DriverStatement
-from app.store.models import Conversation
-from app.store.rows import moment_of, saved
+from app.store.models import Conversation, moment_of, saved
 
 CONVERSATION_TABLE: Table = Conversation.__table__  # type: ignore[attr-defined]  # SQLModel's
 

@@ -13,8 +13,7 @@ import secrets
 from sqlmodel import Session, col, select
 
 from app.errors import SsToolsError
-from app.store.models import User
-from app.store.rows import saved
+from app.store.models import User, saved
 
 
 class UserExistsError(SsToolsError):
