@@ -3,7 +3,7 @@
 ``recheck`` runs every call a person confirmed, edited or not, through the guard's
 per-call policy again (``app.agent.recheck``: the caller's current role, the environment,
 maintenance, the risk); a stopped turn ends through its own nodes
-(``app.agent.stopping``), so its checkpoint stays consistent.
+(``app.agent.state``: stopping), so its checkpoint stays consistent.
 
 ``build_graph(*, model, checkpointer, settings, db, audit, confirmations, policy, envs,
 deps_factory, tools=None, decls=TOOLS, ...)`` is a factory: the agent core builds one graph
@@ -35,8 +35,16 @@ from app.agent.guard import DepsFactory, Guard, PreflightOverride
 from app.agent.model_step import PROBLEM_KEY, ask_model, ended, turn_limit
 from app.agent.prompts import SYSTEM_PROMPT, prompt_messages, tool_schema
 from app.agent.recheck import EDIT, is_answered, recheck_edits
-from app.agent.state import AgentContext, AgentState, call_row
-from app.agent.stopping import Stopped, cancel_calls, cancellable, is_stopped, stopped_reply
+from app.agent.state import (
+    AgentContext,
+    AgentState,
+    Stopped,
+    call_row,
+    cancel_calls,
+    cancellable,
+    is_stopped,
+    stopped_reply,
+)
 from app.agent.tool_node import ToolNode
 from app.agent.tools import TOOLS, ToolDecl, ToolFn
 from app.agent.tools.base import ToolDeps

@@ -25,16 +25,19 @@ from app.agent.audit import AuditWriter
 from app.agent.execution import execute_with_timeout, retry_read_tool, summarise_response
 from app.agent.guard import DepsFactory
 from app.agent.offers import check_status, choices
-from app.agent.state import AgentContext, AgentState, PendingCall, call_row
-from app.agent.stopping import (
+from app.agent.state import (
+    AgentContext,
+    AgentState,
+    PendingCall,
     Stopped,
+    call_row,
     cancel_calls,
     cancellable,
     cancelled_call,
+    emit,
     is_stopped,
     shielded,
 )
-from app.agent.stream import emit
 from app.agent.tool_results import present, tool_data
 from app.agent.tools import ToolDecl, ToolFn
 from app.errors import ToolError, ToolTimeoutError
@@ -92,7 +95,7 @@ class ToolNode:
 
     async def _run(self, p: PendingCall, ctx: AgentContext) -> ToolMessage:
         """A stopped turn starts no call; a stop cancels a read in flight; a write is
-        shielded: it runs to its end whatever happens to the run (``app.agent.stopping``)."""
+        shielded: it runs to its end whatever happens to the run (``app.agent.state``: stopping)."""
         if is_stopped(ctx):
             return (await cancel_calls([p], ctx, self.audit))[0]
         work = self._execute(p, ctx)

@@ -52,8 +52,7 @@ from app.agent.core.requests import (
 from app.agent.core.turns import build_context, run_config, tool_listing
 from app.agent.graph import build_graph, tool_deps_factory
 from app.agent.rules import Rules
-from app.agent.state import AgentContext
-from app.agent.stream import Sequencer
+from app.agent.state import AgentContext, Sequencer
 from app.auth import AuthGate, Principal
 from app.events import DoneEvent, Event, ToolEndEvent, ToolProgressEvent, ToolTimeoutEvent
 from app.policy import PipelineResult

@@ -9,7 +9,7 @@ core's :class:`TurnRegistry` (one per core and event loop; no module globals).
 * **The graph runs in its own task** (:meth:`RunControl.pump`): the stream's consumer
   reads its output from a queue. A consumer that goes away (a closed page or HTTP
   stream) stops the run; the graph itself is never cancelled, it ends through its own
-  nodes (``app.agent.stopping``).
+  nodes (``app.agent.state``: stopping).
 * **Stop** (:meth:`RunControl.stop`): cancels the model call and reads in flight, lets
   writes run to their end, and puts a marker in the stream so the consumer can answer at
   once. With a write in flight the consumer *detaches*; the rest of the run's events go
@@ -58,7 +58,7 @@ class RunControl:
         self.producers: set[asyncio.Task[None]] = set()
         self.finished: asyncio.Future[None] = asyncio.get_running_loop().create_future()
 
-    # ---- what the nodes tell it (app.agent.stopping.RunControlLike) ---------------------
+    # ---- what the nodes tell it (app.agent.state.RunControlLike) ---------------------
     def track(
         self, job: asyncio.Future[Any], *, call_id: str = "", tool_name: str = "", write: bool
     ) -> None:

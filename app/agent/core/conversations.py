@@ -24,7 +24,7 @@ from app.agent.audit import AuditWriter
 from app.agent.core.checks import refuse_foreign, valid_conv_id
 from app.agent.core.requests import RequestRefused
 from app.agent.core.turns import run_config
-from app.agent.stream import confirm_required_event
+from app.agent.state import confirm_required_event
 from app.auth import Principal
 from app.cpu import off_loop
 from app.events import ConfirmRequiredEvent

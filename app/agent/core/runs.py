@@ -39,8 +39,7 @@ from app.agent.core.requests import (
 from app.agent.core.runner import fail, run_graph
 from app.agent.core.turns import history_messages, last_human_text, plan_turn, run_config
 from app.agent.model_step import DIRECT_KEY
-from app.agent.state import AgentContext, TurnInfo
-from app.agent.stream import Sequencer
+from app.agent.state import AgentContext, Sequencer, TurnInfo
 from app.auth import Principal
 from app.events import Event, Offer, TurnStartEvent
 from app.i18n import detect_lang, t
