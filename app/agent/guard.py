@@ -34,7 +34,7 @@ from app.agent.confirmation import Confirmations
 from app.agent.model_step import this_turn
 from app.agent.offers import without_context
 from app.agent.state import AgentContext, AgentState, PendingCall, call_row, emit
-from app.agent.tools.declare import ToolDecl
+from app.agent.tools.base import ToolDecl
 from app.cpu import off_loop
 from app.errors import ToolError
 from app.events import BaseEvent, ErrorEvent, Offer, PermissionDeniedEvent

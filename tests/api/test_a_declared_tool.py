@@ -19,8 +19,7 @@ from app.agent.core import offered_tools
 from app.agent.prompts import build_system_prompt
 from app.agent.rules import Rules
 from app.agent.tools import FAMILIES, catalog_of, join
-from app.agent.tools.base import ToolDeps
-from app.agent.tools.declare import Family
+from app.agent.tools.base import Family, ToolDeps
 from app.auth import Principal
 from app.context import inject_uicontext
 from app.planner import OfflinePlanner

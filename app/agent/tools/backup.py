@@ -24,8 +24,7 @@ from uuid import uuid4
 
 from sqlmodel import Session
 
-from app.agent.tools.base import ToolDeps
-from app.agent.tools.declare import Family
+from app.agent.tools.base import Family, ToolDeps
 from app.errors import ToolError
 from app.policy.tools import backup as specs
 from app.policy.tools.backup import ListBackupsArgs, RestoreBackupArgs, RunBackupArgs

@@ -7,8 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.agent.tools.backup import take_backup
-from app.agent.tools.base import ToolDeps
-from app.agent.tools.declare import Family
+from app.agent.tools.base import Family, ToolDeps
 from app.agent.tools.review import model_review
 from app.i18n import t
 from app.policy.tools import dashboards as specs

@@ -16,8 +16,7 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from app.agent.tools.base import ToolDeps
-from app.agent.tools.declare import Family
+from app.agent.tools.base import Family, ToolDeps
 from app.errors import ToolError
 from app.gitrepo import GitRepo, user_identity
 from app.policy.tools import git as specs

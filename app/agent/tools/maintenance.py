@@ -11,8 +11,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from app.agent.tools.base import ToolDeps
-from app.agent.tools.declare import Family
+from app.agent.tools.base import Family, ToolDeps
 from app.errors import ToolError
 from app.policy.tools import maintenance as specs
 from app.policy.tools.base import EnvArgs

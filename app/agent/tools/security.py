@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.agent.tools.base import ToolDeps
-from app.agent.tools.declare import Family
+from app.agent.tools.base import Family, ToolDeps
 from app.policy.tools import security as specs
 from app.policy.tools.security import AuditPermissionsArgs
 from app.superset.permissions import audit_roles

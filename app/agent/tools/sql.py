@@ -11,8 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from app.agent.tools.base import ToolDeps
-from app.agent.tools.declare import Family
+from app.agent.tools.base import Family, ToolDeps
 from app.cpu import off_loop
 from app.errors import SupersetError, ToolError
 from app.i18n import t
