@@ -28,7 +28,7 @@ import yaml
 from langchain_core.messages import HumanMessage
 from pydantic import SecretStr
 
-from app.agent.core.turns import plan_turn
+from app.agent.core.runs import plan_turn
 from app.agent.graph import openai_tool_schema
 from app.agent.prompts import prompt_messages
 from app.agent.rules import default_policy

@@ -28,7 +28,7 @@ from app.agent.core import (
     prepare_resume,
     prepare_turn,
 )
-from app.agent.core.replicas import opened
+from app.agent.core.control import opened
 from app.agent.core.requests import ResumeInput
 from app.agent.core.runner import fail
 from app.agent.state import Sequencer
