@@ -2,7 +2,7 @@
 writes' fast paths.
 
 There is deliberately no update or delete function here (see ``models.AuditEvent``).
-Arguments are redacted before they are stored (``app.redact``): secret-looking keys become
+Arguments are redacted before they are stored (``app.text.redact``): secret-looking keys become
 ``"***"`` and long strings are cut, so the log never holds a password or a 10 MB payload.
 Every text (columns, keys and values) has NUL bytes and lone surrogates replaced by
 U+FFFD, which PostgreSQL could not store: one bad value must never fail a batch of rows.
@@ -58,8 +58,8 @@ from sqlalchemy.sql import ClauseElement
 from sqlalchemy.sql.compiler import SQLCompiler
 from sqlmodel import Session, col, select
 
-from app.redact import cut, redact
 from app.store.models import AUDIT_TABLE, AuditEvent, as_utc, moment_of, where_equal
+from app.text import cut, redact
 
 log = logging.getLogger("ss_tools.store")
 
