@@ -66,7 +66,7 @@ class PendingCall(TypedDict, total=False):
     tool_name: str
     tool_args: dict[str, Any]
     env_id: str | None  # the call's environment: the card names it, the tool runs on it
-    env_source: str  # where env_id came from (app.policy.envs.EnvSource)
+    env_source: str  # where env_id came from (app.policy.risk.EnvSource)
     selected_env: str | None  # the page's environment (a deploy's omitted source)
     risk: str
     risk_level: str

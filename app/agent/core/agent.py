@@ -57,7 +57,7 @@ from app.agent.state import AgentContext, Sequencer
 from app.auth import AuthGate, Principal
 from app.events import DoneEvent, Event, ToolEndEvent, ToolProgressEvent, ToolTimeoutEvent
 from app.policy import PipelineResult
-from app.policy.envs import EnvTable, tier
+from app.policy.risk import EnvTable, tier
 from app.settings import Settings
 from app.store.conversations import ConversationChange, short_title
 from app.store.db import Database

@@ -78,7 +78,7 @@ class ToolDeps:
     ``env_id`` is the environment the guard resolved for this call (the one the
     confirmation card named): the call's own ``env_id``/``target_env``, else the selected
     environment, else the registry's default. ``env_source`` says where it came from
-    (``app.policy.envs.EnvSource``: args, submitted, context, backup, default, none).
+    (``app.policy.risk.EnvSource``: args, submitted, context, backup, default, none).
     ``selected_env`` is the page's environment (submitted, else UIContext, else the
     registry's default) whatever the call names: a deploy's omitted source.
     ``db`` (the product's tables: backups, maintenance, tasks) and ``tasks`` (the task
