@@ -32,8 +32,15 @@ from langgraph.types import interrupt
 from app.agent.audit import AuditWriter, audit_scope
 from app.agent.confirmation import Confirmations
 from app.agent.guard import DepsFactory, Guard, PreflightOverride
-from app.agent.model_step import PROBLEM_KEY, ask_model, ended, turn_limit
-from app.agent.prompts import SYSTEM_PROMPT, prompt_messages, tool_schema
+from app.agent.model_step import (
+    PROBLEM_KEY,
+    SYSTEM_PROMPT,
+    ask_model,
+    ended,
+    prompt_messages,
+    tool_schema,
+    turn_limit,
+)
 from app.agent.recheck import EDIT, is_answered, recheck_edits
 from app.agent.state import (
     AgentContext,
@@ -74,7 +81,7 @@ def after_tools(state: AgentState) -> Literal["model", "__end__"]:
     return "__end__" if is_direct(state) else "model"
 
 
-#: The tool as a model is offered it (``app.agent.prompts.tool_schema``).
+#: The tool as a model is offered it (``app.agent.model_step.tool_schema``).
 openai_tool_schema = tool_schema
 
 
