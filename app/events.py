@@ -116,7 +116,7 @@ class ToolEndEvent(ToolCallEvent):
     retry_exhausted: bool = False
     task_id: str | None = None
     duration_ms: float | None = None
-    # The tool's result as JSON values (``app.agent.tool_results``): at most 64 KiB, cut
+    # The tool's result as JSON values (``app.agent.tool_node.tool_data``): at most 64 KiB, cut
     # structurally beyond that (``data_truncated``); None for a text result or a failure.
     data: Any = None
     data_truncated: bool = False

@@ -1,6 +1,6 @@
 """The contract's "CoT logger" (the reasoning log): a structured log of why the product
 did what it did. A logger, not a store: a leaf any part may use (it knows only the
-redaction rule, ``app.redact``).
+redaction rule, ``app.text.redact``).
 
 Three phases, each a logging level between INFO (20) and WARNING (30):
 
@@ -21,7 +21,7 @@ import sys
 from datetime import UTC, datetime
 from typing import IO, Any
 
-from app.redact import redact
+from app.text import redact
 
 LOGGER_NAME = "ss_tools.cot"
 REASON = 21

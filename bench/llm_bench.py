@@ -2,7 +2,7 @@
 
 Starts the local small LLM (``app.sandbox.llm``: built and cached once per machine) and
 asks it what the product's model node asks, with the product's own prompt
-(``app.agent.prompts.prompt_messages``) and tool schemas (``app.agent.graph``):
+(``app.agent.model_step.prompt_messages``) and tool schemas (``app.agent.graph``):
 
 * **prompt tokens per call** (the server's ``usage``) for the no-context turn with every
   tool an admin is offered (22), twice: the second call shows what the server's prefix
@@ -28,9 +28,9 @@ import yaml
 from langchain_core.messages import HumanMessage
 from pydantic import SecretStr
 
-from app.agent.core.turns import plan_turn
+from app.agent.core.runs import plan_turn
 from app.agent.graph import openai_tool_schema
-from app.agent.prompts import prompt_messages
+from app.agent.model_step import prompt_messages
 from app.agent.rules import default_policy
 from app.context import UIContext
 from app.facts import TurnFacts

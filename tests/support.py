@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from typing import Any
 
 import pytest
 from nicegui import app as nicegui_app
 
+from app.agent.tools import TOOLS
+from app.agent.tools.base import ToolDeps
 from app.auth import Principal, hash_password
 from app.parts import Parts, installed
+from app.policy import resolve_env
 from app.store import users
 from app.store.audit import list_audit
 
@@ -73,3 +77,20 @@ def audit_rows(parts: Parts, **filters: Any) -> list[dict[str, Any]]:
     dicts, newest first."""
     with parts.db.session() as s:
         return [r.model_dump() for r in list_audit(s, **filters)]
+
+
+async def run_tool(name: str, deps: ToolDeps, **args: Any) -> Any:
+    """Tool ``name`` called directly (no guard), on the environment the seam would give it
+    (``app.agent.guard.call_env``): the call's own ``target_env``/``env_id``, else a
+    ``resolve_target`` hook's answer (a restore's backup), else ``deps``'s own env_id."""
+    decl = TOOLS[name]
+    model = decl.args_model(**args)
+    values = model.model_dump(mode="json")
+    if decl.resolve_target is not None:
+        target = await decl.resolve_target(model, deps)
+        choice = resolve_env(values, submitted=None if target else deps.env_id, backup_env=target)
+    else:
+        choice = resolve_env(values, submitted=deps.env_id)
+    if choice.source in ("args", "backup"):
+        deps = dataclasses.replace(deps, env_id=choice.env_id, env_source=choice.source)
+    return await decl.fn(model, deps)

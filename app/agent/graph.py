@@ -3,7 +3,7 @@
 ``recheck`` runs every call a person confirmed, edited or not, through the guard's
 per-call policy again (``app.agent.recheck``: the caller's current role, the environment,
 maintenance, the risk); a stopped turn ends through its own nodes
-(``app.agent.stopping``), so its checkpoint stays consistent.
+(``app.agent.state``: stopping), so its checkpoint stays consistent.
 
 ``build_graph(*, model, checkpointer, settings, db, audit, confirmations, policy, envs,
 deps_factory, tools=None, decls=TOOLS, ...)`` is a factory: the agent core builds one graph
@@ -32,11 +32,26 @@ from langgraph.types import interrupt
 from app.agent.audit import AuditWriter, audit_scope
 from app.agent.confirmation import Confirmations
 from app.agent.guard import DepsFactory, Guard, PreflightOverride
-from app.agent.model_step import PROBLEM_KEY, ask_model, ended, turn_limit
-from app.agent.prompts import SYSTEM_PROMPT, prompt_messages, tool_schema
+from app.agent.model_step import (
+    PROBLEM_KEY,
+    SYSTEM_PROMPT,
+    ask_model,
+    ended,
+    prompt_messages,
+    tool_schema,
+    turn_limit,
+)
 from app.agent.recheck import EDIT, is_answered, recheck_edits
-from app.agent.state import AgentContext, AgentState, call_row
-from app.agent.stopping import Stopped, cancel_calls, cancellable, is_stopped, stopped_reply
+from app.agent.state import (
+    AgentContext,
+    AgentState,
+    Stopped,
+    call_row,
+    cancel_calls,
+    cancellable,
+    is_stopped,
+    stopped_reply,
+)
 from app.agent.tool_node import ToolNode
 from app.agent.tools import TOOLS, ToolDecl, ToolFn
 from app.agent.tools.base import ToolDeps
@@ -66,7 +81,7 @@ def after_tools(state: AgentState) -> Literal["model", "__end__"]:
     return "__end__" if is_direct(state) else "model"
 
 
-#: The tool as a model is offered it (``app.agent.prompts.tool_schema``).
+#: The tool as a model is offered it (``app.agent.model_step.tool_schema``).
 openai_tool_schema = tool_schema
 
 

@@ -1,5 +1,5 @@
 """The policy seam: every proposed tool call goes guard -> (confirmation) -> execute, with an
-audit row at each step. Nodes emit event objects (``app.agent.stream.emit``); the core
+audit row at each step. Nodes emit event objects (``app.agent.state.emit``); the core
 numbers them.
 
 Guard order for one call:
@@ -33,9 +33,8 @@ from app.agent.audit import AuditWriter
 from app.agent.confirmation import Confirmations
 from app.agent.model_step import this_turn
 from app.agent.offers import without_context
-from app.agent.state import AgentContext, AgentState, PendingCall, call_row
-from app.agent.stream import emit
-from app.agent.tools.declare import ToolDecl
+from app.agent.state import AgentContext, AgentState, PendingCall, call_row, emit
+from app.agent.tools.base import ToolDecl
 from app.cpu import off_loop
 from app.errors import ToolError
 from app.events import BaseEvent, ErrorEvent, Offer, PermissionDeniedEvent

@@ -28,10 +28,10 @@ from app.agent.core import (
     prepare_resume,
     prepare_turn,
 )
-from app.agent.core.replicas import opened
+from app.agent.core.control import opened
 from app.agent.core.requests import ResumeInput
 from app.agent.core.runner import fail
-from app.agent.stream import Sequencer
+from app.agent.state import Sequencer
 from app.errors import AuthError
 from app.events import Event, encode_sse
 from app.vocab import Channel

@@ -33,8 +33,7 @@ from langchain_core.messages import AIMessage, ToolMessage
 
 from app.agent.confirmation import raises_the_stakes
 from app.agent.guard import Checked, Guard
-from app.agent.state import AgentContext, AgentState, PendingCall, call_row
-from app.agent.stream import emit
+from app.agent.state import AgentContext, AgentState, PendingCall, call_row, emit
 from app.events import ErrorEvent
 
 EDIT = "edit"

@@ -39,7 +39,7 @@ from app.agent.core import (
     prepare_resume,
     prepare_turn,
 )
-from app.agent.core.replicas import opened
+from app.agent.core.control import opened
 from app.agent.handler import encode_stream
 from app.api.deps import core_of
 from app.api.errors import error_response

@@ -16,8 +16,7 @@ from typing import Any
 from fastapi import HTTPException, Request
 from starlette.concurrency import run_in_threadpool
 
-from app.auth.active import check_status
-from app.auth.gate import AuthGate
+from app.auth.gate import AuthGate, check_status
 from app.auth.tokens import Principal
 from app.errors import AuthError
 

@@ -25,7 +25,7 @@ from app.agent.core import (
     prepare_call,
     prepare_resume,
 )
-from app.agent.core.replicas import opened
+from app.agent.core.control import opened
 from app.agent.core.requests import DoorRequest
 from app.auth import Principal
 from app.context import UIContext

@@ -32,15 +32,6 @@ from app.policy.catalog import (
     roles_for,
 )
 from app.policy.config import Policy, default_policy, load_policy, policy_from_dict
-from app.policy.envs import (
-    EnvChoice,
-    EnvTable,
-    default_env,
-    derive_tier,
-    resolve_env,
-    tier,
-    tier_of,
-)
 from app.policy.pipeline import (
     Decision,
     Exclusion,
@@ -52,9 +43,16 @@ from app.policy.pipeline import (
 )
 from app.policy.risk import (
     RISK_LEVELS,
+    EnvChoice,
+    EnvTable,
     build_confirmation_contract_v2,
     card_state,
+    default_env,
+    derive_tier,
     normalize_env,
+    resolve_env,
+    tier,
+    tier_of,
     tool_risk,
 )
 from app.policy.sql import SqlVerdict, classify_sql, sql_risk, worst

@@ -1,26 +1,67 @@
-"""The audit log: append-only rows for every decision of the agent.
+"""The audit log: append-only rows for every decision of the agent, and the per-turn
+writes' fast paths.
 
 There is deliberately no update or delete function here (see ``models.AuditEvent``).
-Arguments are redacted before they are stored (``app.redact``): secret-looking keys become
+Arguments are redacted before they are stored (``app.text.redact``): secret-looking keys become
 ``"***"`` and long strings are cut, so the log never holds a password or a 10 MB payload.
 Every text (columns, keys and values) has NUL bytes and lone surrogates replaced by
 U+FFFD, which PostgreSQL could not store: one bad value must never fail a batch of rows.
+
+Read top to bottom: the rows (:func:`audit_values`, :func:`record_audit`,
+:func:`insert_audit`) and the audit page's queries (:func:`list_audit`,
+:func:`count_audit`); then the two fast paths the audit writer (``app.agent.audit``)
+commits a turn's rows through.
+
+**A Core statement as the driver's own SQL** (:class:`DriverStatement`). SQLAlchemy's
+``Connection.execute`` costs several times the write itself for a small statement (cache
+lookup, parameter processing, result set-up); the statements that run on every turn (the
+audit INSERT, the conversation list's upsert in ``app.store.conversations``) are compiled
+once per dialect instead, and their values go to the driver positionally, each through its
+bind parameter's own processor (the exact stored formats of the column types: a UUID's
+hex, SQLite's datetime text, JSON). The statement stays written once, in Core; this only
+skips the machinery around it. Positional paramstyles only (SQLite's qmark): PostgreSQL
+keeps Core, whose driver adapters (psycopg's JSONB) need the statement's bind casts.
+
+**A short write on the calling thread, for a SQLite file** (:class:`LoopWriter`). With
+WAL and ``synchronous=NORMAL`` a SQLite commit is an append to the WAL, with no fsync: a
+turn's few audit rows take a fraction of a millisecond to commit, less than handing them
+to a thread and waking the event loop again when they are written. A :class:`LoopWriter`
+runs such a transaction where it is called (the event loop), on a connection of its own,
+only when it can run at once:
+
+* it never waits for a lock: its connection has ``busy_timeout = 0``, so while another
+  writer holds the database (a task's progress, a session's commit) the write is declined
+  (``run`` returns False) and the caller hands the work to its thread, which waits;
+* it never checkpoints the WAL (``wal_autocheckpoint = 0``: copying the WAL into the
+  database fsyncs, which must not happen on the loop); the caller checkpoints off the loop
+  every ``CHECKPOINT_EVERY`` commits (:func:`checkpoint`);
+* one caller at a time (a second event loop's thread is declined, never blocked).
+
+Any failure declines too (the transaction rolled back; the connection closed unless the
+database was only busy): the thread's path writes the work again and reports what fails
+there (a bad row: row by row). PostgreSQL and an in-memory SQLite (one connection shared
+by the whole app) have no fast path (:meth:`LoopWriter.for_engine` gives None).
 """
 
 from __future__ import annotations
 
+import logging
+import threading
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypedDict, Unpack
 
-from sqlalchemy import Connection, func, insert
+from sqlalchemy import Connection, Dialect, Engine, func, insert
+from sqlalchemy.sql import ClauseElement
+from sqlalchemy.sql.compiler import SQLCompiler
 from sqlmodel import Session, col, select
 
-from app.redact import cut, redact
-from app.store.driver_sql import DriverStatement
-from app.store.models import AUDIT_TABLE, AuditEvent, as_utc
-from app.store.rows import moment_of, where_equal
+from app.store.models import AUDIT_TABLE, AuditEvent, as_utc, moment_of, where_equal
+from app.text import cut, redact
+
+log = logging.getLogger("ss_tools.store")
 
 DECISIONS = frozenset({"allow", "deny", "confirm", "cancel", "ok", "error", "refused"})
 
@@ -78,6 +119,71 @@ def record_audit(session: Session, *, flush: bool = True, **fields: Any) -> Audi
     return row
 
 
+# ---- a Core statement as the driver's own SQL (SQLite) ----------------------------
+Processor = Callable[[Any], Any]
+
+
+@dataclass(frozen=True)
+class _Compiled:
+    sql: str
+    names: tuple[str, ...]  # the value each position takes
+    processors: tuple[Processor | None, ...]
+    fixed: Mapping[str, Any]  # the statement's own values (its literals)
+
+    def params(self, values: Mapping[str, Any]) -> tuple[Any, ...]:
+        out = []
+        for name, process in zip(self.names, self.processors, strict=True):
+            value = values[name] if name in values else self.fixed[name]
+            out.append(value if process is None else process(value))
+        return tuple(out)
+
+
+class DriverStatement:
+    """``stmt`` compiled once per dialect; ``given``: the names of the values each run
+    passes (every other bind parameter is one of the statement's own literals)."""
+
+    def __init__(self, stmt: ClauseElement, given: Iterable[str]) -> None:
+        self._stmt = stmt
+        self._given = frozenset(given)
+        self._by_dialect: dict[type[Dialect], _Compiled] = {}
+
+    def execute(
+        self, conn: Connection, values: Mapping[str, Any] | Sequence[Mapping[str, Any]]
+    ) -> Any:
+        """Run it on ``conn``'s driver connection, in ``conn``'s transaction (the caller
+        commits), with one set of ``values`` (a mapping: the first row it returns, e.g.
+        by RETURNING, or None) or many (a sequence: executemany; None)."""
+        compiled = self._compiled(conn.dialect)
+        cursor = conn.connection.cursor()
+        try:
+            if isinstance(values, Mapping):
+                cursor.execute(compiled.sql, compiled.params(values))
+                return cursor.fetchone()
+            cursor.executemany(compiled.sql, [compiled.params(v) for v in values])
+            return None
+        finally:
+            cursor.close()
+
+    def _compiled(self, dialect: Dialect) -> _Compiled:
+        found = self._by_dialect.get(type(dialect))
+        if found is None:
+            c = self._stmt.compile(dialect=dialect)
+            if not isinstance(c, SQLCompiler) or not c.positiontup:
+                raise ValueError(f"{dialect.name}: not a positional paramstyle")
+            names = tuple(c.positiontup)
+            binds = {name: c.binds[name] for name in names}
+            found = _Compiled(
+                sql=c.string,
+                names=names,
+                processors=tuple(
+                    binds[n].type.dialect_impl(dialect).bind_processor(dialect) for n in names
+                ),
+                fixed={n: b.value for n, b in binds.items() if n not in self._given},
+            )
+            self._by_dialect[type(dialect)] = found
+        return found
+
+
 _INSERT = insert(AUDIT_TABLE)  # built once: it runs for every batch
 _INSERT_SQLITE = DriverStatement(_INSERT, given=AUDIT_TABLE.columns.keys())
 
@@ -86,7 +192,7 @@ def insert_audit(conn: Connection, rows: Sequence[dict[str, Any]]) -> None:
     """Insert many rows made by :func:`audit_values` in one statement on a plain
     connection (no ORM objects: the batch writer's path, run for every turn; the caller
     commits). On SQLite as driver SQL with the columns' bind processors (no statement
-    compiling: ``app.store.driver_sql``); elsewhere through Core."""
+    compiling: :class:`DriverStatement`); elsewhere through Core."""
     if not rows:
         return
     if conn.dialect.name == "sqlite":
@@ -145,3 +251,88 @@ def count_audit(session: Session, **filters: Unpack[AuditFilters]) -> int:
     """How many rows match every given filter (those of :func:`list_audit`)."""
     stmt = _filtered(select(func.count()).select_from(AuditEvent), filters)
     return int(session.exec(stmt).one())
+
+
+# ---- the loop's own short writes (a SQLite file) ----------------------------------
+# Commits between two WAL checkpoints (a turn writes a few pages per commit; SQLite's own
+# default is a checkpoint once the WAL passes 1000 pages).
+CHECKPOINT_EVERY = 200
+_BUSY = ("SQLITE_BUSY", "SQLITE_LOCKED")  # another writer: the connection itself is fine
+
+
+def checkpoint(conn: Connection) -> tuple[int, int, int]:
+    """Copy the WAL into the database as far as no reader needs it (PASSIVE: never waits
+    for a reader or writer). Run it off the event loop. SQLite's answer: (1 if it was
+    blocked, frames in the WAL, frames copied)."""
+    busy, frames, copied = conn.exec_driver_sql("PRAGMA wal_checkpoint(PASSIVE)").one()
+    conn.commit()
+    return int(busy), int(frames), int(copied)
+
+
+class LoopWriter:
+    """A SQLite file's connection of its own for short transactions that never wait."""
+
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+        self._conn: Connection | None = None
+        self._lock = threading.Lock()
+        self.commits = 0  # transactions committed, for the caller's checkpoint cadence
+
+    @classmethod
+    def for_engine(cls, engine: Engine) -> LoopWriter | None:
+        """A writer for a SQLite file's engine; None where there is no fast path."""
+        if engine.dialect.name != "sqlite" or engine.url.database in (None, "", ":memory:"):
+            return None
+        return cls(engine)
+
+    def run(self, work: Callable[[Connection], object]) -> bool:
+        """Run ``work(conn)`` in one transaction and commit it now; False (nothing written)
+        if that cannot be done at once: the database is busy, another thread is writing
+        here, or the transaction failed."""
+        if not self._lock.acquire(blocking=False):
+            return False
+        try:
+            conn = self._connection()
+            with conn.begin():
+                work(conn)
+        except Exception as exc:  # declined: the caller's thread writes it again, and reports
+            name = getattr(getattr(exc, "orig", None), "sqlite_errorname", "")
+            log.debug("loop write declined: %s %s", type(exc).__name__, name)
+            if name not in _BUSY:  # the connection may be broken: the next run opens anew
+                self._close()
+            return False
+        else:
+            self.commits += 1
+            return True
+        finally:
+            self._lock.release()
+
+    def close(self) -> None:
+        with self._lock:
+            self._close()
+
+    def _connection(self) -> Connection:
+        if self._conn is None:
+            conn = self._engine.connect()
+            conn.detach()  # its settings below never reach the pool's other users
+            raw = conn.connection.dbapi_connection
+            assert raw is not None
+            raw.execute("PRAGMA busy_timeout = 0")
+            raw.execute("PRAGMA wal_autocheckpoint = 0")
+            self._conn = conn
+        return self._conn
+
+    def _close(self) -> None:
+        conn, self._conn = self._conn, None
+        close_quietly(conn, "loop writer")
+
+
+def close_quietly(conn: Connection | None, whose: str) -> None:
+    """Close ``conn`` (if any); a broken connection may fail to close: it is dropped, and
+    the failure logged at debug level (the caller has already reported what broke it)."""
+    if conn is None:
+        return
+    try:
+        conn.close()
+    except Exception as exc:
+        log.debug("%s connection close failed: %s", whose, type(exc).__name__)

@@ -9,8 +9,7 @@ import builtins
 
 from sqlmodel import Session, col, select
 
-from app.store.models import Backup
-from app.store.rows import saved
+from app.store.models import Backup, saved
 
 
 def add_backup(session: Session, backup: Backup) -> Backup:

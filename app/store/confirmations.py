@@ -8,8 +8,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import update
 from sqlmodel import Session, col
 
-from app.store.models import Confirmation, as_utc, utcnow
-from app.store.rows import changed, moment_of, new_row
+from app.store.models import Confirmation, as_utc, changed, moment_of, new_row, utcnow
 
 DEFAULT_TTL_S = 600.0
 

@@ -18,8 +18,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import update
 from sqlmodel import Session, col, select
 
-from app.store.models import PageSession, utcnow
-from app.store.rows import changed
+from app.store.models import PageSession, changed, utcnow
 
 TICKET_TTL_S = 60
 

@@ -20,8 +20,7 @@ from typing import Any
 from sqlalchemy import delete, text, update
 from sqlmodel import Session, col, select
 
-from app.store.models import RunSignal
-from app.store.rows import changed, moment_of
+from app.store.models import RunSignal, changed, moment_of
 
 #: NOTIFY channels: a stop asked (payload: conv_id, run_id, replica); a stop answered or a
 #: run that ended while one was asked (payload: conv_id, run_id, and the answer).

@@ -14,8 +14,7 @@ from sqlalchemy import or_, update
 from sqlmodel import Session, col, select
 
 from app.errors import SsToolsError
-from app.store.models import Task, as_utc, utcnow
-from app.store.rows import changed, new_row, saved, where_equal
+from app.store.models import Task, as_utc, changed, new_row, saved, utcnow, where_equal
 
 UNFINISHED = ("queued", "running")
 FINISHED = ("succeeded", "failed", "interrupted")

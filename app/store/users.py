@@ -2,7 +2,7 @@
 
 Every change of credentials — a new password, a new role, disabling — gives the user a new
 ``token_stamp`` (issue 23 item 9): tokens and page sessions carry the stamp they were
-issued under, so the earlier ones stop working (``app.auth.active``) even when the change
+issued under, so the earlier ones stop working (``app.auth.gate``) even when the change
 is undone later (re-enabled, the old role back, the account deleted and made again).
 """
 
@@ -13,8 +13,7 @@ import secrets
 from sqlmodel import Session, col, select
 
 from app.errors import SsToolsError
-from app.store.models import User
-from app.store.rows import saved
+from app.store.models import User, saved
 
 
 class UserExistsError(SsToolsError):

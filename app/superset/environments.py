@@ -13,7 +13,7 @@ File format (path from ``SS_TOOLS_ENVIRONMENTS_FILE``, default ``./environments.
 A bad file fails with a :class:`ConfigError` naming the file, the line and the reason.
 A missing password variable only disables that one environment (``registry.errors``).
 An Environment keeps only its configured ``tier``; the tier a part acts on comes from the
-one resolver, :func:`app.policy.envs.tier_of` (configured tier > derived from the id > prod).
+one resolver, :func:`app.policy.risk.tier_of` (configured tier > derived from the id > prod).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The configured Superset environments and one pooled client per environment.
 
 The registry knows each environment's configured tier (None when unset) but decides no
-tier itself: the agent side resolves environments and tiers with :mod:`app.policy.envs`
+tier itself: the agent side resolves environments and tiers with :mod:`app.policy.risk`
 (``app.agent.rules.Rules.envs()``), including the default environment. The composition
 root loads one registry (:func:`load_environments`) and hands it to the parts.
 """
@@ -71,7 +71,7 @@ class EnvironmentRegistry:
         """Pick the environment of a call: the explicit ``env_id``; else ``selected`` (the
         environment the agent resolved for the call, default included); else the only
         configured env. The registry never guesses among several: with nothing named it
-        raises NoEnvironmentError (the default is the resolver's, app.policy.envs).
+        raises NoEnvironmentError (the default is the resolver's, app.policy.risk).
         """
         if env_id:
             return self.get(env_id)

@@ -12,8 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from app.views import build_ops as ops
-from app.views.cells import cell, dict_table, numeric, said_in_words
-from app.views.links import Links, without_paths
+from app.views.cells import Links, cell, dict_table, numeric, said_in_words, without_paths
 from app.views.models import (
     HEALTH_STATUSES,
     Cell,

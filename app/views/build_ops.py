@@ -7,8 +7,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from app.views import models as vm
-from app.views.cells import cell, dict_table
-from app.views.links import Links, hidden_key, without_paths
+from app.views.cells import Links, cell, dict_table, hidden_key, without_paths
 
 Builder = Callable[[Mapping[str, Any], Links], vm.ToolView | None]
 DIFF_KINDS = (("dashboards", "dashboard"), ("charts", "chart"), ("datasets", "dataset"),

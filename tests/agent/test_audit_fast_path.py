@@ -1,5 +1,5 @@
 """On a SQLite file the audit writer commits a loop's batch right on the loop when the
-database is free at once (``app.store.loop_writer``), and sends it to its thread when it
+database is free at once (``app.store.audit.LoopWriter``), and sends it to its thread when it
 is not: a busy database never blocks the loop, a failing batch is still written row by
 row, the WAL is checkpointed off the loop, and PostgreSQL always uses the thread."""
 
@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Connection, create_engine, text
 
-from app.agent import audit_commit
+from app.agent import audit
 from app.agent.audit import AuditWriter
+from app.store.audit import LoopWriter, checkpoint
 from app.store.db import SQLITE_BUSY_TIMEOUT_MS, Database
-from app.store.loop_writer import LoopWriter, checkpoint
 
 
 def _users(w: AuditWriter) -> list[str]:
@@ -77,7 +77,7 @@ async def test_a_batch_that_fails_on_the_loop_is_written_row_by_row_by_the_threa
 async def test_the_thread_checkpoints_the_wal_every_so_many_loop_commits(
     writer: AuditWriter, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(audit_commit, "CHECKPOINT_EVERY", 3)
+    monkeypatch.setattr(audit, "CHECKPOINT_EVERY", 3)
     done: list[tuple[str, tuple[int, int, int]]] = []
 
     def watched(conn: Connection) -> tuple[int, int, int]:
@@ -85,7 +85,7 @@ async def test_the_thread_checkpoints_the_wal_every_so_many_loop_commits(
         done.append((threading.current_thread().name, result))
         return result
 
-    monkeypatch.setattr(audit_commit, "checkpoint", watched)
+    monkeypatch.setattr(audit, "checkpoint", watched)
     for n in range(3):
         assert done == []  # the loop's commits leave the WAL alone
         await writer.record(kind="k", user=f"u{n}", decision="allow")

@@ -11,7 +11,7 @@ import pytest
 from langchain_core.messages import AIMessage, ToolMessage
 
 from app.agent.core import ConfirmationRefused, RequestRefused
-from app.agent.core.turns import run_config
+from app.agent.core.conversations import run_config
 from app.auth import Principal
 from app.events import (
     ConfirmRequiredEvent,

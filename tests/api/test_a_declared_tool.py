@@ -16,11 +16,10 @@ from nicegui.testing import User
 from pydantic import Field
 
 from app.agent.core import offered_tools
-from app.agent.prompts import build_system_prompt
+from app.agent.model_step import build_system_prompt
 from app.agent.rules import Rules
 from app.agent.tools import FAMILIES, catalog_of, join
-from app.agent.tools.base import ToolDeps
-from app.agent.tools.declare import Family
+from app.agent.tools.base import Family, ToolDeps
 from app.auth import Principal
 from app.context import inject_uicontext
 from app.planner import OfflinePlanner

@@ -12,8 +12,8 @@ import pytest
 from sqlmodel import Session
 
 from app.auth import AuthGate, Principal
+from app.auth.gate import VerifiedTokens
 from app.auth.tokens import issue_token
-from app.auth.verified import VerifiedTokens
 from app.errors import AuthError
 from app.parts import Parts
 from app.settings import Settings

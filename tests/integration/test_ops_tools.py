@@ -13,7 +13,6 @@ from typing import Any
 
 import pytest
 
-from app.agent.tools import ALL_TOOLS, TOOL_CATALOG
 from app.agent.tools.backup import backup_dir
 from app.agent.tools.base import ToolDeps
 from app.errors import SupersetNotFoundError, ToolError
@@ -22,6 +21,7 @@ from app.store import maintenance as maintenance_store
 from app.store import tasks as task_store
 from app.superset.migration import list_all, preflight_migration
 from app.superset.registry import EnvironmentRegistry
+from tests.support import run_tool
 
 pytestmark = pytest.mark.superset
 
@@ -64,7 +64,7 @@ def deps(registry: EnvironmentRegistry, parts: Parts) -> Deps:
 
 
 async def run(name: str, d: ToolDeps, **args: Any) -> Any:
-    return await ALL_TOOLS[name](TOOL_CATALOG[name].args_model(**args), d)
+    return await run_tool(name, d, **args)
 
 
 async def prod_titles(registry: EnvironmentRegistry) -> list[str]:

@@ -10,13 +10,14 @@ from typing import Any
 import pytest
 
 from app.agent.rules import default_policy
-from app.agent.tools import ALL_TOOLS, TOOL_CATALOG, TOOLS
+from app.agent.tools import TOOL_CATALOG, TOOLS
 from app.agent.tools.base import ToolDeps
 from app.errors import SupersetError
 from app.parts import Parts
 from app.sandbox import Sandbox
 from app.sandbox.demo import BROKEN_CHART
 from app.superset.registry import EnvironmentRegistry
+from tests.support import run_tool
 
 pytestmark = pytest.mark.superset
 
@@ -40,7 +41,7 @@ def deps(registry: EnvironmentRegistry, parts: Parts) -> Deps:
 
 
 async def run(name: str, d: ToolDeps, **args: Any) -> Any:
-    return await ALL_TOOLS[name](TOOL_CATALOG[name].args_model(**args), d)
+    return await run_tool(name, d, **args)
 
 
 async def test_search_finds_sales_overview_by_title_and_by_slug(

@@ -1,4 +1,4 @@
-"""The tools as a model is offered them (``app.agent.prompts.tool_schema``) are compact:
+"""The tools as a model is offered them (``app.agent.model_step.tool_schema``) are compact:
 every token is sent with every model call (``python -m bench.llm_bench`` measures the
 no-context turn with all 22 tools: 2,735 prompt tokens on the local model, the goal is
 at most 3,000). No model runs here: these read the schemas the product sends."""
@@ -8,8 +8,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from app.agent.core.turns import plan_turn
-from app.agent.prompts import SYSTEM_PROMPT, tool_schema
+from app.agent.core.runs import plan_turn
+from app.agent.model_step import SYSTEM_PROMPT, tool_schema
 from app.agent.rules import default_policy
 from app.policy.tools.base import ENV_ID
 

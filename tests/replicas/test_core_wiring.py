@@ -1,4 +1,4 @@
-"""How the core uses the replicas' run control (``app.agent.core.replicas``), in one
+"""How the core uses the replicas' run control (``app.agent.core.control``: ReplicaRuns), in one
 process: on SQLite nothing of it is touched; on PostgreSQL two replicas' worth of
 ``ReplicaRuns`` refuse each other's conversation until the run's close path releases it;
 the running side's stop; a door's first event taken before its stream."""
@@ -12,8 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from app.agent.core.control import TurnRegistry
-from app.agent.core.replicas import ReplicaRuns, opened, stop_local
+from app.agent.core.control import ReplicaRuns, TurnRegistry, opened, stop_local
 from app.agent.core.requests import RequestRefused
 from app.events import Event, TokenEvent
 from app.store.db import Database

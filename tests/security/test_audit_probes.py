@@ -15,7 +15,7 @@ from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError
 from sqlmodel import SQLModel
 
-from app import redact
+from app import text as redact
 from app.agent.audit import AuditWriter
 from app.store import audit as audit_store
 from app.store.audit import list_audit

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from app.redact import redact
+from app.text import redact
 
 REDACTIONS: list[Any] = [
     # password keys are masked
@@ -78,7 +78,7 @@ def test_redact_survives_deeply_nested_input() -> None:
 def test_long_keys_are_checked_but_not_remembered() -> None:
     """A short key's verdict is remembered; a long one is checked every time (a flood of
     large keys cannot grow the memory) and masked all the same."""
-    from app import redact as r
+    from app import text as r
 
     before = r._is_secret_text.cache_info().currsize
     long_secret, long_plain = "x" * 100 + "_password", "y" * 100

@@ -102,7 +102,7 @@ def test_missing_file_means_no_environments(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("env_id", ["prod-eu", "staging", "dev", "sandbox"])
 def test_an_environment_keeps_only_its_configured_tier(env_id: str) -> None:
-    # the tier a part acts on is the resolver's (app.policy.envs, tests/policy/test_envs.py)
+    # the tier a part acts on is the resolver's (app.policy.risk, tests/policy/test_envs.py)
     assert Environment(id=env_id, url="http://a").tier is None
     assert Environment(id=env_id, url="http://a", tier="dev").tier == "dev"
 
@@ -132,7 +132,7 @@ def test_resolve_picks_the_environment_of_a_call(
 
 
 def test_the_registry_never_guesses_among_several_environments() -> None:
-    # the default (first dev) is the resolver's: app.policy.envs.default_env
+    # the default (first dev) is the resolver's: app.policy.risk.default_env
     reg = EnvironmentRegistry([_env("prod", "prod"), _env("dev2", "dev")])
     with pytest.raises(NoEnvironmentError, match=r"^no environment selected; configured: prod"):
         reg.resolve(None)

@@ -14,8 +14,7 @@ import pytest
 
 import app.policy
 from app.agent.tools import ALL_TOOLS, FAMILIES, TOOL_CATALOG, TOOLS, join
-from app.agent.tools.base import ToolDeps
-from app.agent.tools.declare import Family
+from app.agent.tools.base import Family, ToolDeps
 from app.policy import CardLine, Phrase
 from app.policy.tools import FAMILIES as SPEC_FAMILIES
 from app.policy.tools import join_specs

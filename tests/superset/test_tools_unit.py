@@ -9,7 +9,6 @@ import httpx
 import pytest
 
 from app.agent.rules import default_policy
-from app.agent.tools import ALL_TOOLS, TOOL_CATALOG
 from app.agent.tools.base import ToolDeps
 from app.errors import NoEnvironmentError, SupersetError, SupersetUnavailableError
 from app.parts import Parts
@@ -18,6 +17,7 @@ from app.superset.environments import Environment
 from app.superset.health import ChartCheck, verdict
 from app.superset.registry import EnvironmentRegistry
 from tests.superset.fake import FakeSuperset, make_env
+from tests.support import run_tool
 
 
 def deps_for(
@@ -54,7 +54,7 @@ def tool_deps(
 
 
 async def call(name: str, deps: ToolDeps, **args: Any) -> Any:
-    return await ALL_TOOLS[name](TOOL_CATALOG[name].args_model(**args), deps)
+    return await run_tool(name, deps, **args)
 
 
 def dashboard_fake(chart_data: dict[int, Any]) -> FakeSuperset:

@@ -1,5 +1,5 @@
 """A tool is a spec (``app.policy.tools.declare``: what a spec leaves out follows from what
-it says) and an implementation (``app.agent.tools.declare``: ``@family.implements``)."""
+it says) and an implementation (``app.agent.tools.base``: ``@family.implements``)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,7 @@ from typing import Any
 
 import pytest
 
-from app.agent.tools.base import ToolDeps
-from app.agent.tools.declare import Family
+from app.agent.tools.base import Family, ToolDeps
 from app.policy import CardLine, Phrase, ToolSpec
 from app.policy.tools.base import EnvArgs, NoArgs
 from app.policy.tools.declare import LONG_TASK_TIMEOUT_S, SpecFamily

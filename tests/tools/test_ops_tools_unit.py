@@ -13,7 +13,6 @@ import httpx
 import pytest
 import yaml
 
-from app.agent.tools import TOOLS
 from app.agent.tools.base import ToolDeps
 from app.errors import ToolError
 from app.gitrepo import GitError
@@ -24,6 +23,7 @@ from app.store.maintenance import MaintenanceActiveError
 from app.superset.migration import preflight_migration
 from app.superset.registry import EnvironmentRegistry
 from tests.superset.fake import FakeSuperset, make_env
+from tests.support import run_tool
 from tests.tools.export_zip import CHART_UUID, DASHBOARD_UUID, DB_UUID, make_export_zip
 
 DASH = {"id": 1, "dashboard_title": "Sales Overview", "slug": "sales-overview"}
@@ -89,8 +89,7 @@ def deps_for(fake: FakeSuperset, parts: Parts, *, progress=None, task_id=None) -
 
 
 async def call(name: str, deps: ToolDeps, **args: Any) -> Any:
-    decl = TOOLS[name]
-    return await decl.fn(decl.args_model(**args), deps)
+    return await run_tool(name, deps, **args)
 
 
 def git(tmp_path, *args: str) -> str:

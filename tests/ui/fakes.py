@@ -5,7 +5,7 @@
 ``resume`` and ``run_call`` (a way on's direct call) yield event objects of
 ``app.events``; ``conversation`` returns a ConversationView-like value; ``environments``
 rows carry their resolved tier and ``env_table`` is the real resolver's table
-(``app.policy.envs``).
+(``app.policy.risk``).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from app.events import (
     TokenEvent,
 )
 from app.pages.agent_controller import CoreDoor
-from app.policy.envs import EnvTable, tier
+from app.policy.risk import EnvTable, tier
 from app.store.conversations import ConversationChange
 
 Script = list[Event] | Callable[[str], list[Event]]

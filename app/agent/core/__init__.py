@@ -4,9 +4,10 @@ Every door (the page, the HTTP stream API, MCP) checks its input once (``checks`
 ``prepare_turn`` / ``prepare_call`` / ``prepare_resume``) and hands the checked request to
 :class:`AgentCore`, which yields typed events (``app.events``) with ``conv_id`` and ``seq``
 set. Modules, read top to bottom: ``requests`` (what a door hands in, a refusal),
-``checks``, ``agent`` (AgentCore), ``runs`` (what a run does), ``turns`` (the tool set and
+``checks``, ``agent`` (AgentCore), ``runs`` (what a run does, and the tool set and
 context of a run), ``runner`` (the graph's output as events), ``control`` (one run at a
-time, stop), ``conversations`` (the read model and the list), ``edits`` (the edit form).
+time, stop; in one process and across replicas), ``conversations`` (the read model and
+the list), ``edits`` (the edit form).
 """
 
 from app.agent.core.agent import AgentCore, EnvView, StopReport
@@ -26,7 +27,7 @@ from app.agent.core.requests import (
     TurnRequest,
     confirmation_status,
 )
-from app.agent.core.turns import OfferedTool, offered_tools
+from app.agent.core.runs import OfferedTool, offered_tools
 
 __all__ = [
     "CONFIRMATION_STATUS",

@@ -32,15 +32,16 @@ from app.agent.checkpoint import SaverPool
 from app.agent.confirmation import Confirmations
 from app.agent.core import conversations, edits, runs
 from app.agent.core.checks import refuse_foreign, valid_conv_id
-from app.agent.core.control import RunControl, TurnRegistry
-from app.agent.core.conversations import ConversationSummary, ConversationView
-from app.agent.core.replicas import (
+from app.agent.core.control import (
     BUSY_WAIT_S,
     RESUME_WAIT_S,
     ReplicaRuns,
+    RunControl,
+    TurnRegistry,
     shared_database,
     stop_local,
 )
+from app.agent.core.conversations import ConversationSummary, ConversationView, run_config
 from app.agent.core.requests import (
     CallRequest,
     DoorRequest,
@@ -49,15 +50,14 @@ from app.agent.core.requests import (
     TurnRequest,
     request_row,
 )
-from app.agent.core.turns import build_context, run_config, tool_listing
+from app.agent.core.runs import build_context, tool_listing
 from app.agent.graph import build_graph, tool_deps_factory
 from app.agent.rules import Rules
-from app.agent.state import AgentContext
-from app.agent.stream import Sequencer
+from app.agent.state import AgentContext, Sequencer
 from app.auth import AuthGate, Principal
 from app.events import DoneEvent, Event, ToolEndEvent, ToolProgressEvent, ToolTimeoutEvent
 from app.policy import PipelineResult
-from app.policy.envs import EnvTable, tier
+from app.policy.risk import EnvTable, tier
 from app.settings import Settings
 from app.store.conversations import ConversationChange, short_title
 from app.store.db import Database
@@ -150,7 +150,7 @@ class AgentCore:
         self._graphs: dict[int, tuple[Loop, Any]] = {}
         self._registries: dict[int, tuple[Loop, TurnRegistry]] = {}
         # several replicas share a PostgreSQL database: runs are also locked and stopped
-        # across them (app.agent.core.replicas); on SQLite, one process, there is no need
+        # across them (app.agent.core.control.ReplicaRuns); on SQLite, one process, there is no need
         self._shared = shared_database(db)
         self._replica_runs: dict[int, tuple[Loop, ReplicaRuns]] = {}
 

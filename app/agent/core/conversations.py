@@ -6,7 +6,7 @@ LangGraph's public state API (``graph.aget_state``); and a person's list (issue 
 A list entry's title is the first request, shortened (renamable); ``object_type`` /
 ``env_id`` are the page context of the latest turn; ``pending_confirmation`` is set after
 every run from the checkpoint (the drawer's badge). Archiving hides an entry and deletes
-nothing.
+nothing. A conversation is one checkpoint thread of the graph (:func:`run_config`).
 """
 
 from __future__ import annotations
@@ -23,8 +23,7 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from app.agent.audit import AuditWriter
 from app.agent.core.checks import refuse_foreign, valid_conv_id
 from app.agent.core.requests import RequestRefused
-from app.agent.core.turns import run_config
-from app.agent.stream import confirm_required_event
+from app.agent.state import confirm_required_event
 from app.auth import Principal
 from app.cpu import off_loop
 from app.events import ConfirmRequiredEvent
@@ -41,6 +40,12 @@ if TYPE_CHECKING:
 TURN_KEYS = ("object_type", "selected_env", "uicontext")
 RESULT_LIMIT = 4000
 FAILED_PREFIX = "ERROR: "  # a tool's failure, as the tool node words it for the model
+RECURSION_LIMIT = 30
+
+
+def run_config(conv_id: str) -> dict[str, Any]:
+    """The graph config of a conversation (one checkpoint thread per conversation)."""
+    return {"configurable": {"thread_id": conv_id}, "recursion_limit": RECURSION_LIMIT}
 
 
 @dataclass(frozen=True)

@@ -18,8 +18,7 @@ from langchain_core.messages import AIMessage, AIMessageChunk, ToolMessage
 from app.agent.audit import AuditWriter
 from app.agent.core.control import ITEM, STOP, RunControl
 from app.agent.model_step import PROBLEM_KEY
-from app.agent.state import AgentContext
-from app.agent.stream import Sequencer, confirm_required_event
+from app.agent.state import AgentContext, Sequencer, confirm_required_event
 from app.errors import SsToolsError
 from app.events import (
     DoneEvent,

@@ -2,7 +2,7 @@
 
 A **turn** (:func:`turn`) and a door's **direct call** (:func:`call`) open the same way
 (:func:`run_opened`): the tools the request is offered (RBAC, then the page's context;
-``turns.plan_turn``), audited (``tool_filtered``); the conversation, which must be the
+:func:`plan_turn`), audited (``tool_filtered``); the conversation, which must be the
 caller's own or new; a confirmation still pending is withdrawn first (:func:`supersede`:
 spent, its call cancelled); then the graph runs from the new messages and its output
 becomes typed events (``runner.run_graph``). A direct call enters at the guard and ends
@@ -11,6 +11,12 @@ after the tools. An **answer** (:func:`resume`) to a confirmation, already consu
 
 After a run (:func:`settle`) the conversation list's badge follows the checkpoint, and a
 stopped run leaves no confirmation waiting (:func:`withdraw`).
+
+Last, what a run of the graph is asked under: the turn's tool set (:func:`plan_turn`: the
+pipeline, RBAC then the page's context), the per-run context the nodes read
+(:func:`build_context`, rebuilt for a resume from the checkpointed turn); and the same
+pipeline's answer for a door's tool list (:func:`offered_tools`: MCP ``tools/list``;
+:func:`tool_listing`: ``GET /api/agent/tools``).
 """
 
 from __future__ import annotations
@@ -19,32 +25,38 @@ import asyncio
 import logging
 import uuid
 from collections.abc import AsyncIterator, Callable, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from langchain_core.messages import AIMessage, HumanMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langgraph.types import Command
 
 from app.agent.audit import AuditWriter, audit_scope
 from app.agent.core import conversations
 from app.agent.core.checks import refuse_foreign
+from app.agent.core.conversations import run_config
 from app.agent.core.edits import shown_and_edited
 from app.agent.core.requests import (
     CallRequest,
     DoorRequest,
+    HistoryItem,
     RequestRefused,
     ResumeRequest,
     TurnRequest,
     request_row,
 )
 from app.agent.core.runner import fail, run_graph
-from app.agent.core.turns import history_messages, last_human_text, plan_turn, run_config
 from app.agent.model_step import DIRECT_KEY
-from app.agent.state import AgentContext, TurnInfo
-from app.agent.stream import Sequencer
+from app.agent.state import AgentContext, Sequencer, TurnInfo
+from app.agent.tools import ToolDecl
 from app.auth import Principal
+from app.context import UIContext
 from app.events import Event, Offer, TurnStartEvent
+from app.facts import TurnFacts
 from app.i18n import detect_lang, t
-from app.policy import Policy
+from app.policy import Exclusion, PipelineResult, Policy, build_tool_pipeline
+from app.reasoning import cot_logger
+from app.vocab import Risk
 
 if TYPE_CHECKING:
     from app.agent.core.agent import AgentCore
@@ -352,3 +364,126 @@ async def withdraw(
     async for _ in events:  # nobody listens after a stop: run the withdrawal (its audit
         pass  # row and checkpoint update) to its end and drop its events
     return first
+
+
+# ---- what a run is asked under: its tool set and context ----------------------------
+def plan_turn(
+    policy: Policy,
+    role: str,
+    object_type: str | None,
+    selected_env: str | None,
+    uicontext: dict[str, Any] | None,
+) -> TurnInfo:
+    """The tools this turn offers (RBAC, then the page's context) and what it was asked
+    under; checkpointed with the conversation so a resume rebuilds the same context."""
+    result = build_tool_pipeline(
+        list(policy.catalog.values()),
+        role,
+        object_type,
+        policy=policy,
+        log=lambda exclusion: cot_logger.reason(str(exclusion)),
+    )
+    return TurnInfo(
+        object_type=object_type,
+        selected_env=selected_env,
+        uicontext=uicontext,
+        allowed_tools=[t.name for t in result.tools],
+        excluded={e.name: e.layer for e in result.excluded},
+    )
+
+
+def build_context(
+    principal: Principal,
+    conv_id: str,
+    turn: Mapping[str, Any],
+    lang: str,
+    *,
+    environments: Mapping[str, str],
+    channel: str,
+    client: str | None = None,
+) -> AgentContext:
+    """The run's context. ``environments``: env id -> tier (already resolved)."""
+    raw = turn.get("uicontext")
+    # validated by prepare_turn before it was checkpointed: trusted, not checked again
+    uictx = UIContext.model_construct(**raw) if isinstance(raw, Mapping) else None
+    selected = turn.get("selected_env")
+    return AgentContext(
+        user_id=principal.user_id,
+        role=principal.role,
+        conv_id=conv_id,
+        allowed_tools=list(turn.get("allowed_tools") or []),
+        excluded=dict(turn.get("excluded") or {}),
+        object_type=turn.get("object_type"),
+        selected_env=selected,
+        uicontext=uictx,
+        lang=lang,
+        facts=TurnFacts(selected, dict(environments), lang),
+        channel=channel,
+        client=client,
+    )
+
+
+def history_messages(history: tuple[HistoryItem, ...]) -> list[BaseMessage]:
+    """Earlier text of a conversation the checkpoint does not know (seeds a new one)."""
+    return [
+        HumanMessage(content=h.text) if h.role == "user" else AIMessage(content=h.text)
+        for h in history
+    ]
+
+
+def last_human_text(messages: list[Any]) -> str:
+    for m in reversed(messages):
+        if isinstance(m, HumanMessage):
+            return str(m.content)
+    return ""
+
+
+@dataclass(frozen=True)
+class OfferedTool:
+    name: str
+    description: str  # what the model reads
+    input_schema: dict[str, Any]  # the args model's JSON schema
+    risk: Risk  # the tool's own risk (a call's may be higher, e.g. parsed SQL)
+    idempotent: bool
+    open_world: bool
+
+
+def offered_tools(
+    policy: Policy,
+    principal: Principal,
+    uicontext: UIContext | None,
+    tools: Mapping[str, ToolDecl],
+) -> list[OfferedTool]:
+    """The caller's tools for this context under ``policy`` (the core's
+    ``rules.policy()``), in catalog order, with the hints of their declarations in
+    ``tools`` (the core's ``rules.tools``)."""
+    object_type = uicontext.objectType if uicontext is not None else None
+    env_id = uicontext.envId if uicontext is not None else None
+    turn = plan_turn(policy, principal.role, object_type, env_id, None)
+    catalog = policy.catalog
+    offered = []
+    for name in turn["allowed_tools"]:
+        spec, decl = catalog[name], tools.get(name)
+        offered.append(
+            OfferedTool(
+                name=name,
+                description=spec.description,
+                input_schema=spec.args_model.model_json_schema(),
+                risk=spec.risk,
+                idempotent=decl.idempotent if decl is not None else False,
+                open_world=decl.open_world if decl is not None else True,
+            )
+        )
+    return offered
+
+
+def tool_listing(policy: Policy, role: str | None, object_type: str | None) -> PipelineResult[Any]:
+    """What ``role`` would be offered on a page of ``object_type`` and why each other tool
+    is left out (``GET /api/agent/tools``): the same pipeline a turn runs."""
+
+    def logged(ex: Exclusion) -> None:
+        cot_logger.reason("tool excluded", tool=ex.name, layer=ex.layer, why=ex.reason, role=role)
+
+    return build_tool_pipeline(
+        list(policy.catalog.values()), role, object_type, policy=policy, log=logged
+    )

@@ -2,7 +2,7 @@
 
 A tool's spec (what it is) lives in policy, ``app/policy/tools/<family>.py``; its
 implementation (what it does) in ``app/agent/tools/<family>.py``, tied to the spec by
-``@family.implements(spec)`` (see :mod:`app.agent.tools.declare`). This package joins the
+``@family.implements(spec)`` (see :mod:`app.agent.tools.base`). This package joins the
 implementations, refusing a name implemented twice or a spec left without one:
 
 * :data:`TOOLS`: name → ToolDecl (the spec, the function and its I/O hooks), in the
@@ -20,8 +20,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 
 from app.agent.tools import backup, dashboards, deploy, git, maintenance, meta, security, sql
-from app.agent.tools.base import ToolDeps, ToolFn
-from app.agent.tools.declare import Family, ToolDecl
+from app.agent.tools.base import Family, ToolDecl, ToolDeps, ToolFn
 from app.policy import ToolSpec
 from app.policy.tools import TOOL_CATALOG
 

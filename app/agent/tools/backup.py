@@ -24,8 +24,7 @@ from uuid import uuid4
 
 from sqlmodel import Session
 
-from app.agent.tools.base import ToolDeps
-from app.agent.tools.declare import Family
+from app.agent.tools.base import Family, ToolDeps
 from app.errors import ToolError
 from app.policy.tools import backup as specs
 from app.policy.tools.backup import ListBackupsArgs, RestoreBackupArgs, RunBackupArgs
@@ -112,7 +111,7 @@ async def take_backup(
 @family.implements(specs.run_backup)
 async def run_backup(args: RunBackupArgs, deps: ToolDeps) -> dict[str, Any]:
     """:func:`take_backup` as a task of two steps."""
-    env = deps.env(args.env_id)
+    env = deps.env()
     ids = list(args.dashboard_ids or [])
 
     async def job(ctx: TaskContext) -> dict[str, Any]:
@@ -124,7 +123,7 @@ async def run_backup(args: RunBackupArgs, deps: ToolDeps) -> dict[str, Any]:
 @family.implements(specs.list_backups)
 async def list_backups(args: ListBackupsArgs, deps: ToolDeps) -> dict[str, Any]:
     """The index rows (50 at most); the registry's default env does not narrow them."""
-    env_id = args.env_id or (deps.env_id if deps.env_chosen else None)
+    env_id = deps.env_id if deps.env_chosen else None  # the call's own env_id first
 
     def read() -> list[dict[str, Any]]:
         with deps.db.session() as session:
@@ -169,8 +168,7 @@ def _load_backup(db: Database, backup_id: str) -> tuple[dict[str, Any], bytes]:
 async def restore_backup(args: RestoreBackupArgs, deps: ToolDeps) -> dict[str, Any]:
     """The backup's zip imported with overwrite through the migration path, as a task."""
     view, data = await asyncio.to_thread(_load_backup, deps.db, args.backup_id)
-    target = deps.registry.get(args.env_id or view["env_id"])
-    client = deps.registry.client(target.id)
+    target, client = deps.env_client()  # the call's env_id, else the backup's (restore_target)
 
     async def job(ctx: TaskContext) -> dict[str, Any]:
         await ctx.report(

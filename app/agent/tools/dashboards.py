@@ -7,8 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.agent.tools.backup import take_backup
-from app.agent.tools.base import ToolDeps
-from app.agent.tools.declare import Family
+from app.agent.tools.base import Family, ToolDeps
 from app.agent.tools.review import model_review
 from app.i18n import t
 from app.policy.tools import dashboards as specs
@@ -49,7 +48,7 @@ def _label(dashboard: dict[str, Any], lang: str) -> str:
 @family.implements(specs.search_dashboards, choices=dashboard_choices)
 async def search_dashboards(args: SearchDashboardsArgs, deps: ToolDeps) -> dict[str, Any]:
     """One page of ``/api/v1/dashboard/`` filtered by title, with absolute URLs."""
-    env, client = deps.env_client(args.env_id)
+    env, client = deps.env_client()
     data = await client.list_dashboards(args.query or "", args.page, args.page_size)
     return {
         "env": env.id,
@@ -78,7 +77,7 @@ async def search_dashboards(args: SearchDashboardsArgs, deps: ToolDeps) -> dict[
 async def get_health_summary(args: DashboardArgs, deps: ToolDeps) -> dict[str, Any]:
     """Loads the dashboard's bundle, runs every chart's query and checks its datasets'
     freshness (:mod:`app.superset.health`)."""
-    env, client = deps.env_client(args.env_id)
+    env, client = deps.env_client()
     bundle = await load_bundle(client, args.dashboard_id)
     checks = await check_charts(client, bundle.charts)
     stale = await stale_datasets(client, bundle.datasets)
@@ -97,7 +96,7 @@ async def get_health_summary(args: DashboardArgs, deps: ToolDeps) -> dict[str, A
 async def run_llm_validation(args: DashboardArgs, deps: ToolDeps) -> dict[str, Any]:
     """The rule checks (:mod:`app.superset.quality`), plus the configured model's review
     (:mod:`app.agent.tools.review`) when there is one."""
-    env, client = deps.env_client(args.env_id)
+    env, client = deps.env_client()
     bundle = await load_bundle(client, args.dashboard_id)
     checks = await check_charts(client, bundle.charts)
     findings = rule_findings(bundle, checks, deps.lang)
@@ -118,7 +117,7 @@ async def run_llm_validation(args: DashboardArgs, deps: ToolDeps) -> dict[str, A
 @family.implements(specs.run_llm_documentation)
 async def run_llm_documentation(args: DashboardArgs, deps: ToolDeps) -> dict[str, Any]:
     """Markdown built from the dashboard's bundle and its datasets (no model call)."""
-    env, client = deps.env_client(args.env_id)
+    env, client = deps.env_client()
     bundle = await load_bundle(client, args.dashboard_id)
     datasets = [await client.get_dataset(ds["id"]) for ds in bundle.datasets]
     md = documentation_markdown(env.id, bundle, datasets, deps.lang)
@@ -132,7 +131,7 @@ async def run_llm_documentation(args: DashboardArgs, deps: ToolDeps) -> dict[str
 @family.implements(specs.delete_dashboard)
 async def delete_dashboard(args: DashboardArgs, deps: ToolDeps) -> dict[str, Any]:
     """A task of three steps: back the dashboard up (:func:`take_backup`), then delete it."""
-    env, client = deps.env_client(args.env_id)
+    env, client = deps.env_client()
 
     async def job(ctx: TaskContext) -> dict[str, Any]:
         dash = (await resolve_dashboards(client, [args.dashboard_id]))[0]

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.agent.tools.base import ToolDeps
-from app.agent.tools.declare import Family
+from app.agent.tools.base import Family, ToolDeps
 from app.policy.tools import deploy as specs
 from app.policy.tools.deploy import DeployDashboardArgs, MigrationArgs
 from app.superset.migration import plan_migration, preflight_migration, run_migration

@@ -16,8 +16,7 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from app.agent.tools.base import ToolDeps
-from app.agent.tools.declare import Family
+from app.agent.tools.base import Family, ToolDeps
 from app.errors import ToolError
 from app.gitrepo import GitRepo, user_identity
 from app.policy.tools import git as specs
@@ -45,7 +44,7 @@ async def _locked(repo: GitRepo, fn: Any, *args: Any, **kwargs: Any) -> Any:
 async def create_branch(args: CreateBranchArgs, deps: ToolDeps) -> dict[str, Any]:
     """A new checked-out branch; with a dashboard, its scope (env, ids) is remembered."""
     repo = repo_for(deps)
-    env_id = deps.env(args.env_id).id if args.dashboard_id else (args.env_id or deps.env_id)
+    env_id = deps.env().id if args.dashboard_id else deps.env_id
     scope = [str(args.dashboard_id)] if args.dashboard_id else []
 
     def make() -> dict[str, Any]:

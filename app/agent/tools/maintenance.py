@@ -11,8 +11,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from app.agent.tools.base import ToolDeps
-from app.agent.tools.declare import Family
+from app.agent.tools.base import Family, ToolDeps
 from app.errors import ToolError
 from app.policy.tools import maintenance as specs
 from app.policy.tools.base import EnvArgs
@@ -38,7 +37,7 @@ def window_view(row: Maintenance) -> dict[str, Any]:
 @family.implements(specs.start_maintenance)
 async def start_maintenance(args: StartMaintenanceArgs, deps: ToolDeps) -> dict[str, Any]:
     """A new window row (an env already in maintenance is refused by the store)."""
-    env = deps.env(args.env_id)
+    env = deps.env()
 
     def start() -> dict[str, Any]:
         with deps.db.session() as session:
@@ -58,7 +57,7 @@ async def start_maintenance(args: StartMaintenanceArgs, deps: ToolDeps) -> dict[
 @family.implements(specs.end_maintenance)
 async def end_maintenance(args: EnvArgs, deps: ToolDeps) -> dict[str, Any]:
     """Closes the env's active window row; none active is a tool error."""
-    env = deps.env(args.env_id)
+    env = deps.env()
 
     def end() -> dict[str, Any] | None:
         with deps.db.session() as session:

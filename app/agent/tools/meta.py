@@ -6,8 +6,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from app.agent.tools.base import ToolDeps
-from app.agent.tools.declare import Family
+from app.agent.tools.base import Family, ToolDeps
 from app.agent.tools.maintenance import window_view
 from app.errors import ToolError
 from app.policy import EnvTable, build_tool_pipeline

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.agent.tools.base import ToolDeps
-from app.agent.tools.declare import Family
+from app.agent.tools.base import Family, ToolDeps
 from app.policy.tools import security as specs
 from app.policy.tools.security import AuditPermissionsArgs
 from app.superset.permissions import audit_roles
@@ -17,7 +16,7 @@ family = Family(specs.family)
 @family.implements(specs.superset_audit_permissions)
 async def superset_audit_permissions(args: AuditPermissionsArgs, deps: ToolDeps) -> dict[str, Any]:
     """:func:`app.superset.permissions.audit_roles` and a one-line summary."""
-    env = deps.env(args.env_id)
+    env = deps.env()
     roles, user_count = await audit_roles(deps.registry.client(env.id), args.role, deps.lang)
     flagged = [r["name"] for r in roles if r["flags"]]
     return {

@@ -11,8 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from app.agent.tools.base import ToolDeps
-from app.agent.tools.declare import Family
+from app.agent.tools.base import Family, ToolDeps
 from app.cpu import off_loop
 from app.errors import SupersetError, ToolError
 from app.i18n import t
@@ -76,7 +75,7 @@ def schema_choices(
 @family.implements(specs.superset_explore_database, choices=schema_choices)
 async def superset_explore_database(args: ExploreDatabaseArgs, deps: ToolDeps) -> dict[str, Any]:
     """One level of the database catalog: databases, schemas, tables or columns."""
-    env, client = deps.env_client(args.env_id)
+    env, client = deps.env_client()
     if not args.database:
         dbs = await client.list_databases()
         return {
@@ -110,7 +109,7 @@ async def superset_explore_database(args: ExploreDatabaseArgs, deps: ToolDeps) -
 @family.implements(specs.superset_format_sql)
 async def superset_format_sql(args: FormatSqlArgs, deps: ToolDeps) -> dict[str, Any]:
     """Superset's ``/api/v1/sqllab/format_sql/``; nothing runs."""
-    env = deps.env(args.env_id)
+    env = deps.env()
     formatted = await deps.registry.client(env.id).format_sql(args.sql)
     return {"env": env.id, "sql": formatted}
 
@@ -119,7 +118,7 @@ async def superset_format_sql(args: FormatSqlArgs, deps: ToolDeps) -> dict[str, 
 async def superset_execute_sql(args: ExecuteSqlArgs, deps: ToolDeps) -> dict[str, Any]:
     """SQL Lab's execute, after the database's own dialect rated the text no worse than
     the call was confirmed for; at most ``MAX_ROWS_RETURNED`` rows come back."""
-    env, client = deps.env_client(args.env_id)
+    env, client = deps.env_client()
     db = await _database(client, args.database)
     await _rated_alike_on(db, args.sql)
     limit = max(1, int(args.row_limit))
@@ -153,7 +152,7 @@ async def superset_execute_sql(args: ExecuteSqlArgs, deps: ToolDeps) -> dict[str
 async def _no_such_dataset(args: CreateDatasetArgs, deps: ToolDeps) -> dict[str, Any]:
     """Before the card: a dataset of that name already on that database blocks the call
     (Superset would refuse it after the confirmation, as "Dataset could not be created")."""
-    env, client = deps.env_client(args.env_id)
+    env, client = deps.env_client()
     db = await client.database_by_name_or_id(args.database)
     found = await client.existing_dataset(db["id"], args.table_name, args.schema)
     if found is None:
@@ -169,7 +168,7 @@ async def _no_such_dataset(args: CreateDatasetArgs, deps: ToolDeps) -> dict[str,
 async def superset_create_dataset(args: CreateDatasetArgs, deps: ToolDeps) -> dict[str, Any]:
     """``POST /api/v1/dataset/`` (physical, or virtual with ``sql``); the preflight refused
     a name already taken on that database."""
-    env, client = deps.env_client(args.env_id)
+    env, client = deps.env_client()
     db = await client.database_by_name_or_id(args.database)
     created = await client.create_dataset(db["id"], args.table_name, args.schema, args.sql)
     return {
