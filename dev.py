@@ -72,8 +72,9 @@ def main(argv: list[str]) -> int:
 #: arguments after which the run stays in one process
 _ONE_PROCESS = ("-n", "--numprocesses", "--pdb", "--trace", "no:xdist", "--co", "--collect-only")
 
-#: the tests of the slow real parts: the Superset sandbox, the local model, Chromium
-REAL_PARTS = "superset or llm or browser"
+#: the tests of the slow real parts, each started once in that shard: the Superset sandbox
+#: and the local model (Chromium starts in a second or two: its other tests go anywhere)
+REAL_PARTS = "superset or llm"
 
 
 def _shards(args: list[str]) -> list[list[str]] | None:
@@ -93,7 +94,13 @@ def _shards(args: list[str]) -> list[list[str]] | None:
             return None
     if any(arg == "-m" or arg.startswith("-m") for arg in args):
         return [["-n", "2", *args]]
-    return [["-m", REAL_PARTS, *args], ["-m", f"not ({REAL_PARTS})", *args]]
+    return [["-m", REAL_PARTS, *args], ["-n", "2", "-m", f"not ({REAL_PARTS})", *args]]
+
+
+def _lower_priority() -> None:
+    """The other shards yield the CPU to the first: the real parts' tests (the local
+    model above all) are the longest path, the others fill the gaps on two workers."""
+    os.nice(10)
 
 
 def _run_shards(shards: list[list[str]], env: dict[str, str]) -> int:
@@ -106,7 +113,13 @@ def _run_shards(shards: list[list[str]], env: dict[str, str]) -> int:
         out = None if i == 0 else tempfile.TemporaryFile("w+")
         _say(f"shard {i + 1}/{len(shards)}: pytest {' '.join(shard)}")
         cmd = [str(PY), "-m", "pytest", f"--basetemp={basetemp}", *shard]
-        procs.append((subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=out), out))
+        nice = _lower_priority if i > 0 and hasattr(os, "nice") else None
+        procs.append(
+            (
+                subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=out, preexec_fn=nice),
+                out,
+            )
+        )
     codes = []
     for i, (proc, out) in enumerate(procs):
         codes.append(proc.wait())
@@ -117,6 +130,12 @@ def _run_shards(shards: list[list[str]], env: dict[str, str]) -> int:
             sys.stdout.flush()
             out.close()
     _say(f"shard exit codes: {codes}")
+    return combined_exit(codes)
+
+
+def combined_exit(codes: list[int]) -> int:
+    """pytest's exit code for the shards together: the first failure; "no tests
+    collected" (5) only when no shard collected any."""
     failed = [c for c in codes if c not in (0, 5)]
     if failed:
         return failed[0]

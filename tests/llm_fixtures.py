@@ -11,6 +11,12 @@ Qwen2.5-Coder-0.5B-Instruct, see :mod:`app.sandbox.llm`).
 machine shared with other busy processes, 1 generates several times faster than 2: a
 thread that is descheduled holds up the other at every token.
 
+The server is started (and built, on a fresh machine) in the background as soon as the
+session has collected an ``llm`` test, and it is asked once for the product's stable
+prompt prefix (system text and the 22 tools of a no-context turn): the server caches
+that prefix, and processing it (about 2,700 tokens, most of a minute on two busy cores)
+overlaps the tests that run before the first LLM test instead of adding to them.
+
 When it cannot be built or started (no cmake / compiler, no network on a fresh machine)
 the tests skip with the reason — except under ``SS_TOOLS_REQUIRE_ALL=1`` (CI), where they
 fail. Mark tests ``@pytest.mark.llm``; since the first test to ask for the fixture pays
@@ -21,8 +27,12 @@ from __future__ import annotations
 
 import os
 import sys
+import tempfile
+import threading
 from collections.abc import Iterator
+from pathlib import Path
 
+import httpx
 import pytest
 
 from app.sandbox.llm import LocalModelServer, SandboxError, start_local_model, unavailable_reason
@@ -37,21 +47,90 @@ def _progress(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
+class _Start:
+    """The background start of the session's server (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self.thread: threading.Thread | None = None
+        self.server: LocalModelServer | None = None
+        self.error: SandboxError | None = None
+
+    def begin(self) -> None:
+        if self.thread is None:
+            self.thread = threading.Thread(target=self._run, name="local-llm", daemon=True)
+            self.thread.start()
+
+    def _run(self) -> None:
+        cache_dir = os.environ.get("SS_TOOLS_LLM_CACHE_DIR") or None
+        if unavailable_reason(cache_dir) is not None:
+            return  # the fixture says why
+        try:
+            self.server = start_local_model(
+                progress=_progress,
+                cache_dir=cache_dir,
+                threads=int(os.environ.get("SS_TOOLS_TEST_LLM_THREADS") or 0) or None,
+                log_file=Path(tempfile.mkdtemp(prefix="ss-tools-llm-")) / "llama-server.log",
+            )
+        except SandboxError as exc:
+            self.error = exc
+            return
+        _warm(self.server)
+
+    def result(self) -> LocalModelServer | None:
+        self.begin()
+        assert self.thread is not None
+        self.thread.join()
+        return self.server
+
+
+_START = _Start()
+
+
+def _warm(server: LocalModelServer) -> None:
+    """One call with the product's prompt prefix, so the server caches it (best effort: a
+    failure here only means the first test pays for the prefix)."""
+    from app.agent.core.runs import plan_turn
+    from app.agent.model_step import SYSTEM_PROMPT, tool_schema
+    from app.agent.rules import default_policy
+
+    policy = default_policy()
+    names = plan_turn(policy, "admin", None, "dev", None)["allowed_tools"]  # their order
+    body = {
+        "model": server.model_name,
+        "messages": [
+            {"role": "system", "content": SYSTEM_PROMPT},
+            {"role": "user", "content": "what can you do?"},
+        ],
+        "tools": [tool_schema(policy.catalog[name]) for name in names],
+        "max_tokens": 1,
+    }
+    try:
+        httpx.post(f"{server.base_url}/chat/completions", json=body, timeout=600)
+    except httpx.HTTPError as exc:
+        _progress(f"local LLM warm-up failed (the first test pays for the prefix): {exc}")
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    if session.config.option.collectonly:
+        return
+    if any(item.get_closest_marker("llm") is not None for item in session.items):
+        _START.begin()
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    if _START.thread is not None and not _START.thread.is_alive() and _START.server:
+        _START.server.stop()  # the fixture stops it too; a second stop does nothing
+
+
 @pytest.fixture(scope="session")
-def local_llm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalModelServer]:
+def local_llm() -> Iterator[LocalModelServer]:
     """A running llama-server on 127.0.0.1 with the small model (stopped at session end)."""
     cache_dir = os.environ.get("SS_TOOLS_LLM_CACHE_DIR") or None
     reason = unavailable_reason(cache_dir)
     require_or_skip(reason is None, f"local LLM cannot be built here: {reason}")
-    try:
-        server = start_local_model(
-            progress=_progress,
-            cache_dir=cache_dir,
-            threads=int(os.environ.get("SS_TOOLS_TEST_LLM_THREADS") or 0) or None,
-            log_file=tmp_path_factory.mktemp("local-llm") / "llama-server.log",
-        )
-    except SandboxError as exc:
-        require_or_skip(False, f"local LLM could not be built or started: {exc}")
-        raise  # unreachable: require_or_skip skips or fails
+    server = _START.result()
+    if server is None:
+        require_or_skip(False, f"local LLM could not be built or started: {_START.error}")
+        raise AssertionError("unreachable: require_or_skip skips or fails")
     with server:
         yield server
