@@ -74,7 +74,10 @@ class _Start:
         except SandboxError as exc:
             self.error = exc
             return
-        _warm(self.server)
+        try:
+            _warm(self.server)
+        except Exception as exc:  # best effort: said, and the first test pays the prefix
+            _progress(f"local LLM warm-up failed: {exc!r}")
 
     def result(self) -> LocalModelServer | None:
         self.begin()
