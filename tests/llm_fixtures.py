@@ -7,9 +7,10 @@ Qwen2.5-Coder-0.5B-Instruct, see :mod:`app.sandbox.llm`).
   free loopback port, yields the :class:`LocalModelServer` (``.base_url`` ends in ``/v1``,
   ``.model_name``) and stops it at the end of the session.
 
-``SS_TOOLS_TEST_LLM_THREADS`` sets llama-server's threads (default: one per CPU). On a
-machine shared with other busy processes, 1 generates several times faster than 2: a
-thread that is descheduled holds up the other at every token.
+``SS_TOOLS_TEST_LLM_THREADS`` sets llama-server's threads (default 1: the suite's other
+shard keeps the other core busy, and with 2 threads a descheduled one holds up the other
+at every token; measured on 2 cores, the Chromium LLM test took 100 s with 1 thread and
+107-141 s with 2).
 
 The server is started (and built, on a fresh machine) in the background as soon as the
 session has collected an ``llm`` test, and it is asked once for the product's stable
@@ -68,7 +69,7 @@ class _Start:
             self.server = start_local_model(
                 progress=_progress,
                 cache_dir=cache_dir,
-                threads=int(os.environ.get("SS_TOOLS_TEST_LLM_THREADS") or 0) or None,
+                threads=int(os.environ.get("SS_TOOLS_TEST_LLM_THREADS") or 1),
                 log_file=Path(tempfile.mkdtemp(prefix="ss-tools-llm-")) / "llama-server.log",
             )
         except SandboxError as exc:
