@@ -14,7 +14,9 @@ under ``SS_TOOLS_REQUIRE_ALL=1`` (CI), where they fail. Mark tests ``@pytest.mar
 from __future__ import annotations
 
 import sys
+import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -52,3 +54,30 @@ def superset_envs_file(superset_sandbox: Sandbox, tmp_path_factory: pytest.TempP
     return superset_sandbox.write_environments_file(
         tmp_path_factory.mktemp("superset-envs") / "environments.toml"
     )
+
+
+@contextmanager
+def sandbox_dashboard(sandbox: Sandbox, env: str, title: str, slug: str = "test") -> Iterator[int]:
+    """A dashboard made on the sandbox's ``env`` for one test (its id); removed afterwards
+    unless the test deleted it already."""
+    from app.sandbox.client import SupersetSession
+
+    inst = sandbox.env(env)
+    with SupersetSession(inst.url, inst.username, inst.password) as ss:
+        created = ss.call(
+            "POST",
+            "/api/v1/dashboard/",
+            json={"dashboard_title": title, "slug": f"{slug}-{uuid.uuid4().hex[:8]}"},
+        )
+        yield int(created["id"])
+        ss.raw("DELETE", f"/api/v1/dashboard/{created['id']}", expect=(200, 404))
+
+
+def dashboard_exists(sandbox: Sandbox, env: str, dashboard_id: int) -> bool:
+    """Whether the sandbox's ``env`` still has the dashboard."""
+    from app.sandbox.client import SupersetSession
+
+    inst = sandbox.env(env)
+    with SupersetSession(inst.url, inst.username, inst.password) as ss:
+        response = ss.raw("GET", f"/api/v1/dashboard/{dashboard_id}", expect=(200, 404))
+        return response.status_code == 200

@@ -13,13 +13,13 @@ Screenshots go to ``tests/screenshots/`` (gitignored)."""
 from __future__ import annotations
 
 import re
-import uuid
 from typing import Any
 
 import pytest
 
 from tests.browser.conftest import PASSWORD, SHOTS, product
 from tests.chromium import chromium, sign_in
+from tests.sandbox_fixtures import sandbox_dashboard
 
 pytestmark = pytest.mark.browser
 
@@ -29,17 +29,8 @@ TURN_S = 60_000
 @pytest.fixture
 def kept_dashboard(superset_sandbox):
     """A dashboard on the sandbox's prod that this test asks to delete (and then cancels)."""
-    from app.sandbox.client import SupersetSession
-
-    prod = superset_sandbox.env("prod")
-    with SupersetSession(prod.url, prod.username, prod.password) as ss:
-        created = ss.call(
-            "POST",
-            "/api/v1/dashboard/",
-            json={"dashboard_title": "Browser Keep", "slug": f"keep-{uuid.uuid4().hex[:8]}"},
-        )
-        yield int(created["id"])
-        ss.raw("DELETE", f"/api/v1/dashboard/{created['id']}", expect=(200, 404))
+    with sandbox_dashboard(superset_sandbox, "prod", "Browser Keep", "keep") as dashboard_id:
+        yield dashboard_id
 
 
 @pytest.fixture

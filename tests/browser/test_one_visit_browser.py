@@ -14,40 +14,25 @@ Screenshots go to ``tests/screenshots/`` (25-*.png)."""
 from __future__ import annotations
 
 import re
-import uuid
 
 import pytest
 
 from tests.browser.conftest import PASSWORD, SHOTS, product
 from tests.browser.test_conversation import TURN_S, ask, settled
 from tests.chromium import chromium, sign_in
+from tests.sandbox_fixtures import sandbox_dashboard
 
 pytestmark = pytest.mark.browser
-
-
-def _dashboard(ss, title: str) -> int:
-    created = ss.call(
-        "POST",
-        "/api/v1/dashboard/",
-        json={"dashboard_title": title, "slug": f"p25-{uuid.uuid4().hex[:8]}"},
-    )
-    return int(created["id"])
 
 
 @pytest.fixture
 def two_dashboards(superset_sandbox):
     """Customer Health on dev (its delete is cancelled) and Sales Overview on prod."""
-    from app.sandbox.client import SupersetSession
-
-    d, p = superset_sandbox.env("dev"), superset_sandbox.env("prod")
     with (
-        SupersetSession(d.url, d.username, d.password) as dev,
-        SupersetSession(p.url, p.username, p.password) as prod,
+        sandbox_dashboard(superset_sandbox, "dev", "Customer Health", "p25") as health,
+        sandbox_dashboard(superset_sandbox, "prod", "Sales Overview", "p25") as sales,
     ):
-        health, sales = _dashboard(dev, "Customer Health"), _dashboard(prod, "Sales Overview")
         yield health, sales
-        dev.raw("DELETE", f"/api/v1/dashboard/{health}", expect=(200, 404))
-        prod.raw("DELETE", f"/api/v1/dashboard/{sales}", expect=(200, 404))
 
 
 @pytest.fixture

@@ -5,12 +5,12 @@
 from __future__ import annotations
 
 import re
-import uuid
 
 import pytest
 
 from tests.browser.conftest import PASSWORD, SHOTS, product
 from tests.chromium import chromium, sign_in
+from tests.sandbox_fixtures import dashboard_exists, sandbox_dashboard
 
 pytestmark = pytest.mark.browser
 
@@ -20,22 +20,8 @@ COUNTDOWN_S = 3  # the server's dangerous gate for this run (SS_TOOLS_DANGEROUS_
 @pytest.fixture
 def throwaway_dashboard(superset_sandbox):
     """A dashboard created on the sandbox's prod for this test to delete for real."""
-    from app.sandbox.client import SupersetSession
-
-    prod = superset_sandbox.env("prod")
-    slug = f"browser-{uuid.uuid4().hex[:8]}"
-    with SupersetSession(prod.url, prod.username, prod.password) as ss:
-        created = ss.call(
-            "POST",
-            "/api/v1/dashboard/",
-            json={"dashboard_title": "Browser Throwaway", "slug": slug},
-        )
-        yield int(created["id"])
-        if (
-            ss.raw("GET", f"/api/v1/dashboard/{created['id']}", expect=(200, 404)).status_code
-            == 200
-        ):
-            ss.raw("DELETE", f"/api/v1/dashboard/{created['id']}")
+    with sandbox_dashboard(superset_sandbox, "prod", "Browser Throwaway", "browser") as dash:
+        yield dash
 
 
 @pytest.fixture
@@ -95,9 +81,4 @@ def test_sign_in_prod_deep_link_dangerous_countdown_confirm_result(
         # one plain sentence: what was deleted, the backup, and how to bring it back
         answer = rf"Deleted “Browser Throwaway” \(#{dash}\) from prod\. Backup \w+… was taken"
         expect(page.get_by_text(re.compile(answer)).first).to_be_visible()
-        from app.sandbox.client import SupersetSession
-
-        prod = superset_sandbox.env("prod")
-        with SupersetSession(prod.url, prod.username, prod.password) as ss:
-            gone = ss.raw("GET", f"/api/v1/dashboard/{dash}", expect=(200, 404))
-        assert gone.status_code == 404  # really deleted on prod
+        assert not dashboard_exists(superset_sandbox, "prod", dash)  # really deleted on prod

@@ -8,13 +8,13 @@ which reaches the dangerous confirmation card. Screenshots go to ``tests/screens
 from __future__ import annotations
 
 import re
-import uuid
 
 import pytest
 
 from tests.browser.conftest import PASSWORD, SHOTS, product
 from tests.browser.test_conversation import TURN_S, ask, settled
 from tests.chromium import chromium, sign_in
+from tests.sandbox_fixtures import sandbox_dashboard
 
 pytestmark = pytest.mark.browser
 
@@ -22,17 +22,8 @@ pytestmark = pytest.mark.browser
 @pytest.fixture
 def page_dashboard(superset_sandbox):
     """A dashboard on the sandbox's prod whose page the test opens (its delete is cancelled)."""
-    from app.sandbox.client import SupersetSession
-
-    prod = superset_sandbox.env("prod")
-    with SupersetSession(prod.url, prod.username, prod.password) as ss:
-        created = ss.call(
-            "POST",
-            "/api/v1/dashboard/",
-            json={"dashboard_title": "Browser Way", "slug": f"way-{uuid.uuid4().hex[:8]}"},
-        )
-        yield int(created["id"])
-        ss.raw("DELETE", f"/api/v1/dashboard/{created['id']}", expect=(200, 404))
+    with sandbox_dashboard(superset_sandbox, "prod", "Browser Way", "way") as dashboard_id:
+        yield dashboard_id
 
 
 @pytest.fixture

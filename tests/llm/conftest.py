@@ -28,6 +28,7 @@ import pytest
 
 from app.events import decode_sse, parse_event
 from tests.browser.conftest import PASSWORD, product
+from tests.sandbox_fixtures import sandbox_dashboard
 from tests.server_proc import Server, add_user
 
 #: A turn of the small model on a busy 2-core machine: a ~3,000-token prompt at ~50
@@ -60,26 +61,8 @@ def llm_product(
 
 @pytest.fixture(scope="module")
 def prod_dashboard(superset_sandbox: Any) -> Iterator[int]:
-    from app.sandbox.client import SupersetSession
-
-    prod = superset_sandbox.env("prod")
-    with SupersetSession(prod.url, prod.username, prod.password) as ss:
-        created = ss.call(
-            "POST",
-            "/api/v1/dashboard/",
-            json={"dashboard_title": "LLM Keep", "slug": f"llm-keep-{uuid.uuid4().hex[:8]}"},
-        )
-        yield int(created["id"])
-        ss.raw("DELETE", f"/api/v1/dashboard/{created['id']}", expect=(200, 404))
-
-
-def dashboard_exists(sandbox: Any, env: str, dashboard_id: int) -> bool:
-    from app.sandbox.client import SupersetSession
-
-    inst = sandbox.env(env)
-    with SupersetSession(inst.url, inst.username, inst.password) as ss:
-        response = ss.raw("GET", f"/api/v1/dashboard/{dashboard_id}", expect=(200, 404))
-        return response.status_code == 200
+    with sandbox_dashboard(superset_sandbox, "prod", "LLM Keep", "llm-keep") as dashboard_id:
+        yield dashboard_id
 
 
 @dataclass

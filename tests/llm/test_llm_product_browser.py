@@ -21,8 +21,9 @@ import pytest
 from tests.browser.conftest import PASSWORD, SHOTS
 from tests.browser.test_conversation import ask
 from tests.chromium import chromium, sign_in
-from tests.llm.conftest import TURN_TIMEOUT_S, dashboard_exists
+from tests.llm.conftest import TURN_TIMEOUT_S
 from tests.llm_fixtures import LLM_TEST_TIMEOUT_S
+from tests.sandbox_fixtures import dashboard_exists
 
 pytestmark = [
     pytest.mark.llm,

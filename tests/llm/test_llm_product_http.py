@@ -24,8 +24,9 @@ from typing import Any
 
 import pytest
 
-from tests.llm.conftest import Turn, ask, audit, dashboard_exists, stream, token
+from tests.llm.conftest import Turn, ask, audit, stream, token
 from tests.llm_fixtures import LLM_TEST_TIMEOUT_S
+from tests.sandbox_fixtures import dashboard_exists
 
 pytestmark = [
     pytest.mark.llm,
