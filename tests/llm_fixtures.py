@@ -115,8 +115,8 @@ def _warm(server: LocalModelServer) -> None:
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
-    if session.config.option.collectonly:
-        return
+    if session.config.option.collectonly or os.environ.get("PYTEST_XDIST_WORKER"):
+        return  # an xdist worker collects every test: its fixture starts the model on use
     if any(item.get_closest_marker("llm") is not None for item in session.items):
         _START.begin()
 
