@@ -92,7 +92,7 @@ def _shards(args: list[str]) -> list[list[str]] | None:
     for arg in args:
         if arg.startswith(_ONE_PROCESS) or arg.endswith(".py") or "::" in arg:
             return None
-    if any(arg == "-m" or arg.startswith("-m") for arg in args):
+    if any(arg.startswith("-m") for arg in args):
         return [["-n", "2", *args]]
     return [["-m", REAL_PARTS, *args], ["-n", "2", "-m", f"not ({REAL_PARTS})", *args]]
 
@@ -108,8 +108,11 @@ def _run_shards(shards: list[list[str]], env: dict[str, str]) -> int:
     when they end. The exit code is pytest's: a failure in any shard fails the run; "no
     tests collected" (5) counts only when no shard collected any."""
     procs = []
+    checkout = hashlib.sha256(str(ROOT).encode()).hexdigest()[:8]
     for i, shard in enumerate(shards):
-        basetemp = tempfile.mkdtemp(prefix=f"ss-tools-pytest-{i}-")
+        # one temp dir per checkout and shard, cleared by pytest at the next run (as its
+        # own numbered dirs are): a new one per run kept 170 MB each in the temp folder
+        basetemp = Path(tempfile.gettempdir()) / f"ss-tools-pytest-{checkout}-{i}"
         out = None if i == 0 else tempfile.TemporaryFile("w+")
         _say(f"shard {i + 1}/{len(shards)}: pytest {' '.join(shard)}")
         cmd = [str(PY), "-m", "pytest", f"--basetemp={basetemp}", *shard]
