@@ -13,10 +13,12 @@ at every token; measured on 2 cores, the Chromium LLM test took 100 s with 1 thr
 107-141 s with 2).
 
 The server is started (and built, on a fresh machine) in the background as soon as the
-session has collected an ``llm`` test, and it is asked once for the product's stable
-prompt prefix (system text and the 22 tools of a no-context turn): the server caches
-that prefix, and processing it (about 2,700 tokens, most of a minute on two busy cores)
-overlaps the tests that run before the first LLM test instead of adding to them.
+session has collected an ``llm`` test. It serves three slots, and each slot gets one of
+the prompt prefixes the LLM tests send (:data:`PREFIXES`: the system text and a turn's
+tools). A prefix is computed once per machine (2,700 tokens took about a minute on one
+busy core) and kept in the cache as a llama-server slot file; later runs read it back in
+milliseconds (``LocalModelServer.keep_prefixes``). On a fresh machine the computing
+overlaps the tests that run before the first LLM test.
 
 When it cannot be built or started (no cmake / compiler, no network on a fresh machine)
 the tests skip with the reason — except under ``SS_TOOLS_REQUIRE_ALL=1`` (CI), where they
@@ -30,10 +32,10 @@ import os
 import sys
 import tempfile
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 
 from app.sandbox.llm import LocalModelServer, SandboxError, start_local_model, unavailable_reason
@@ -70,6 +72,7 @@ class _Start:
                 progress=_progress,
                 cache_dir=cache_dir,
                 threads=int(os.environ.get("SS_TOOLS_TEST_LLM_THREADS") or 1),
+                slots=len(PREFIXES),
                 log_file=Path(tempfile.mkdtemp(prefix="ss-tools-llm-")) / "llama-server.log",
             )
         except SandboxError as exc:
@@ -90,28 +93,42 @@ class _Start:
 _START = _Start()
 
 
-def _warm(server: LocalModelServer) -> None:
-    """One call with the product's prompt prefix, so the server caches it (best effort: a
-    failure here only means the first test pays for the prefix)."""
+#: the turns whose prompt prefixes (system text and offered tools) the LLM tests send:
+#: (role, the page's object type); one server slot keeps each
+PREFIXES = (("admin", None), ("analyst", None), ("admin", "dashboard"))
+
+
+def prefix_requests(model_name: str) -> list[dict[str, object]]:
+    """One chat request per :data:`PREFIXES` entry, as the product sends its turns: the
+    system text, then the tools offered (in the order the product offers them)."""
     from app.agent.core.runs import plan_turn
     from app.agent.model_step import SYSTEM_PROMPT, tool_schema
     from app.agent.rules import default_policy
 
     policy = default_policy()
-    names = plan_turn(policy, "admin", None, "dev", None)["allowed_tools"]  # their order
-    body = {
-        "model": server.model_name,
-        "messages": [
-            {"role": "system", "content": SYSTEM_PROMPT},
-            {"role": "user", "content": "what can you do?"},
-        ],
-        "tools": [tool_schema(policy.catalog[name]) for name in names],
-        "max_tokens": 1,
-    }
-    try:
-        httpx.post(f"{server.base_url}/chat/completions", json=body, timeout=600)
-    except httpx.HTTPError as exc:
-        _progress(f"local LLM warm-up failed (the first test pays for the prefix): {exc}")
+    requests = []
+    for role, object_type in PREFIXES:
+        names = plan_turn(policy, role, object_type, "dev", None)["allowed_tools"]
+        requests.append(
+            {
+                "model": model_name,
+                "messages": [
+                    {"role": "system", "content": SYSTEM_PROMPT},
+                    {"role": "user", "content": "what can you do?"},
+                ],
+                "tools": [tool_schema(policy.catalog[name]) for name in names],
+            }
+        )
+    return requests
+
+
+def _warm(server: LocalModelServer) -> None:
+    """Each slot gets one of the tests' prompt prefixes: read back from the cache when a
+    run on this machine computed it before, else computed now (best effort: a failure
+    here only means the first test of that prefix pays for it)."""
+    started = time.monotonic()
+    done = server.keep_prefixes(prefix_requests(server.model_name))
+    _progress(f"local LLM prompt prefixes {done} in {time.monotonic() - started:.1f} s")
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

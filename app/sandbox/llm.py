@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -35,11 +36,12 @@ import time
 import urllib.error
 import urllib.request
 import zipfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
 from app.sandbox.common import Below, Progress, SandboxError, tail
 from app.sandbox.install import run_logged
@@ -72,6 +74,10 @@ DOWNLOAD_TIMEOUT_S = 1800
 CONFIGURE_TIMEOUT_S = 600
 BUILD_TIMEOUT_S = 3600
 HEALTH_TIMEOUT_S = 120.0
+#: computing a turn's prompt prefix on one busy core: about a minute
+PREFIX_TIMEOUT_S = 600.0
+#: a saved prefix nobody restored for this long is deleted (about 33 MB each)
+PREFIX_KEEP_DAYS = 7
 #: How often the build's progress (cmake's ``[ NN%]``) is reported.
 BUILD_REPORT_EVERY_S = 30.0
 
@@ -102,6 +108,8 @@ class LlmPaths:
     model_stamp = Below("model_dir", "verified.stamp")
     model_work = Below("root", f"{MODEL_NAME}.partial")
     run_dir = Below("root", "run")
+    #: prompt prefixes the server computed once, kept as llama-server slot files
+    prefix_dir = Below("root", "prefixes")
 
 
 def _say(progress: Progress, message: str) -> None:
@@ -418,6 +426,8 @@ class LocalModelServer:
         threads: int,
         template: Path = TEMPLATE_FILE,
         context: int = CONTEXT_TOKENS,
+        slots: int = 1,
+        prefix_dir: Path | None = None,
     ) -> None:
         self.binary = binary
         self.model = model
@@ -425,7 +435,9 @@ class LocalModelServer:
         self.log_file = log_file
         self.threads = threads
         self.template = template
-        self.context = context
+        self.context = context  # per slot
+        self.slots = slots
+        self.prefix_dir = prefix_dir
         self.model_name = MODEL_NAME
         self._proc: subprocess.Popen[bytes] | None = None
 
@@ -446,15 +458,18 @@ class LocalModelServer:
             "--port", str(self.port),
             "--jinja",
             "--chat-template-file", str(self.template),
-            "-c", str(self.context),
+            "-c", str(self.context * self.slots),
             "-t", str(self.threads),
-            "-np", "1",
+            "-np", str(self.slots),
             "--no-webui",
             "--alias", self.model_name,
+            *(["--slot-save-path", str(self.prefix_dir)] if self.prefix_dir else []),
         ]  # fmt: skip
 
     def start(self, progress: Progress = print, timeout: float = HEALTH_TIMEOUT_S) -> None:
         self.log_file.parent.mkdir(parents=True, exist_ok=True)
+        if self.prefix_dir is not None:
+            self.prefix_dir.mkdir(parents=True, exist_ok=True)
         with open(self.log_file, "w", encoding="utf-8") as out:
             out.write("$ " + " ".join(self.command()) + "\n")
             out.flush()
@@ -499,6 +514,65 @@ class LocalModelServer:
         except (urllib.error.URLError, OSError):
             return False
 
+    def keep_prefixes(self, requests: Sequence[Mapping[str, Any]]) -> list[str]:
+        """Give slot *i* the prompt prefix of ``requests[i]`` (chat-completion bodies: the
+        system text and the tools are what later calls share), so a call that starts the
+        same way processes only what differs. A prefix this binary and model computed
+        before is read back from its slot file in milliseconds; otherwise it is computed
+        once (a one-token call, tens of seconds for a turn's 2,700 tokens on one core)
+        and saved. Returns what each slot did: ``restored`` or ``computed``. Needs
+        ``prefix_dir``; raises SandboxError when the server refuses a step."""
+        if self.prefix_dir is None or len(requests) > self.slots:
+            raise SandboxError(f"{len(requests)} prefixes need as many slots and a prefix_dir")
+        self.prefix_dir.mkdir(parents=True, exist_ok=True)
+        done = []
+        for slot, body in enumerate(requests):
+            name = f"{self._prefix_key(body)}.bin"
+            if (self.prefix_dir / name).exists():
+                try:
+                    self._slot_action(slot, "restore", name)
+                    os.utime(self.prefix_dir / name)  # in use: not swept below
+                    done.append("restored")
+                    continue
+                except SandboxError:  # a file cut short or from another build: compute again
+                    (self.prefix_dir / name).unlink(missing_ok=True)
+            self._post("/v1/chat/completions", {**body, "max_tokens": 1, "id_slot": slot})
+            part = f"{name}.{os.getpid()}.part"  # another process may read the old one
+            self._slot_action(slot, "save", part)
+            os.replace(self.prefix_dir / part, self.prefix_dir / name)
+            done.append("computed")
+        if "computed" in done:  # a prompt or a pin changed: sweep the files nobody reads
+            stale = time.time() - PREFIX_KEEP_DAYS * 86400
+            for old in self.prefix_dir.glob("*.bin"):
+                if old.stat().st_mtime < stale:
+                    old.unlink(missing_ok=True)
+        return done
+
+    def _prefix_key(self, body: Mapping[str, Any]) -> str:
+        """What the saved state depends on: the request, the model, the server build and
+        the template that renders the request to tokens."""
+        digest = hashlib.sha256()
+        for part in (LLAMA_CPP_VERSION, MODEL_SHA256, str(self.context)):
+            digest.update(part.encode() + b"\0")
+        digest.update(self.template.read_bytes() + b"\0")
+        digest.update(json.dumps(body, sort_keys=True).encode())
+        return digest.hexdigest()[:24]
+
+    def _slot_action(self, slot: int, action: str, filename: str) -> None:
+        self._post(f"/slots/{slot}?action={action}", {"filename": filename})
+
+    def _post(self, path: str, body: Mapping[str, Any]) -> None:
+        request = urllib.request.Request(
+            self.root_url + path,
+            data=json.dumps(body).encode(),
+            headers={"Content-Type": "application/json"},
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=PREFIX_TIMEOUT_S) as resp:
+                resp.read()
+        except (urllib.error.URLError, OSError) as exc:
+            raise SandboxError(f"llama-server {path}: {exc}") from exc
+
     @property
     def running(self) -> bool:
         return self._proc is not None and self._proc.poll() is None
@@ -534,10 +608,13 @@ def start_local_model(
     *,
     threads: int | None = None,
     log_file: Path | None = None,
+    slots: int = 1,
 ) -> LocalModelServer:
     """Ensure the binary and the model (building / downloading them on first use), start
     ``llama-server`` on ``port`` (a free one by default) of 127.0.0.1 and return it once
-    ``/health`` answers. Its output goes to ``log_file`` (default: the cache's ``run/``)."""
+    ``/health`` answers. Its output goes to ``log_file`` (default: the cache's ``run/``);
+    ``slots`` prompts are served (and kept, :meth:`LocalModelServer.keep_prefixes`) at
+    once, each with the whole context."""
     paths = LlmPaths.at(cache_dir)
     binary, model = ensure_local_model(progress, paths.root)
     port = port or free_port()
@@ -547,6 +624,8 @@ def start_local_model(
         port=port,
         log_file=log_file or paths.run_dir / f"llama-server-{port}.log",
         threads=threads or _cpus(),
+        slots=slots,
+        prefix_dir=paths.prefix_dir,
     )
     server.start(progress)
     return server

@@ -132,3 +132,24 @@ async def test_another_users_message_leaves_the_conversation_list_row_alone(
     assert [e["type"] for e in events][-2:] == ["error", "done"]
     assert before and before[0][:2] == ("alice", "first request")
     assert _committed(harness, sql, c=harness.conv_id) == before
+
+
+async def test_waiting_for_runs_being_closed_ends_while_a_finished_one_is_still_listed() -> None:
+    """A finished task leaves the registry's sets by its done callback, a loop iteration
+    later. Waiting for the set to empty spun forever on Python 3.12 (a gather of finished
+    tasks returns there without yielding, so the callback never ran): the core's shutdown
+    hung. Here a finished task stays listed (no callback at all): the waits still end."""
+    import asyncio
+
+    from app.agent.core.control import TurnRegistry, wait_all
+
+    async def nothing() -> None:
+        return None
+
+    finished = asyncio.ensure_future(nothing())
+    await finished
+    registry = TurnRegistry()
+    registry._closing.add(finished)
+    await asyncio.wait_for(registry.drain(), timeout=5)
+    await asyncio.wait_for(wait_all({finished}), timeout=5)
+    assert registry._closing == {finished}  # nothing removed it: the wait did not need to

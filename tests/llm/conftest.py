@@ -48,10 +48,11 @@ def llm_product(
         "SS_TOOLS_LLM_MODEL": local_llm.model_name,
         "SS_TOOLS_LLM_API_KEY": "none",
         "SS_TOOLS_LLM_TIMEOUT_S": str(TURN_TIMEOUT_S),
-        # an answer or a call is short (a call's JSON is under 80 tokens); a model that
-        # pads or loops stops here instead of at 512: a test asserts on what the product
-        # does with an answer, never on a long answer's words
-        "SS_TOOLS_LLM_MAX_TOKENS": "160",
+        # an answer or a call is short (the tests' calls: under 50 tokens); a model that
+        # pads or loops stops here instead of at 512 (asked for "an overview of your
+        # tools", it copies the tool list until the cap: twice, with the repair): a test
+        # asserts on what the product does with an answer, never on a long answer's words
+        "SS_TOOLS_LLM_MAX_TOKENS": "112",
         "SS_TOOLS_DANGEROUS_COUNTDOWN_S": "3",
     }
     with product(tmp_path_factory.mktemp("llm-product"), superset_sandbox, **settings) as srv:

@@ -14,7 +14,7 @@ from langchain_core.messages import AIMessageChunk, BaseMessage
 from langchain_openai import ChatOpenAI
 
 from app.sandbox.llm import LocalModelServer
-from tests.llm_fixtures import LLM_TEST_TIMEOUT_S
+from tests.llm_fixtures import LLM_TEST_TIMEOUT_S, PREFIXES, prefix_requests
 
 pytestmark = [pytest.mark.llm, pytest.mark.timeout(LLM_TEST_TIMEOUT_S)]
 
@@ -131,3 +131,32 @@ def test_the_shipped_template_is_read_as_one_with_tool_calls(local_llm: LocalMod
     it the server would hand the model's JSON back as text."""
     caps = httpx.get(f"{local_llm.root_url}/props", timeout=10).json()["chat_template_caps"]
     assert caps["supports_tools"] and caps["supports_tool_calls"], caps
+
+
+def test_kept_prompt_prefixes_are_read_back_and_a_turn_reuses_them(
+    local_llm: LocalModelServer,
+) -> None:
+    """The session's warm-up kept the LLM tests' prompt prefixes in the cache (slot files);
+    keeping them again reads each back instead of computing it, and a turn that starts the
+    same way (the analyst's system text and tools) has the server process only its own
+    message, not the 1,700 tokens before it."""
+    requests = prefix_requests(local_llm.model_name)
+    assert local_llm.keep_prefixes(requests) == ["restored"] * len(PREFIXES)
+    analyst = requests[PREFIXES.index(("analyst", None))]
+    turn = {
+        **analyst,
+        "messages": [analyst["messages"][0], {"role": "user", "content": "list the backups"}],
+        "max_tokens": 1,
+    }
+    # the chat request as the template renders it, then completed as raw text: llama.cpp
+    # reports the timings of every completion (a chat reply it cannot parse has none)
+    rendered = httpx.post(f"{local_llm.root_url}/apply-template", json=turn, timeout=60)
+    assert rendered.status_code == 200, rendered.text
+    response = httpx.post(
+        f"{local_llm.root_url}/completion",
+        json={"prompt": rendered.json()["prompt"], "n_predict": 1, "cache_prompt": True},
+        timeout=REQUEST_TIMEOUT_S,
+    )
+    assert response.status_code == 200, response.text
+    timings = response.json()["timings"]
+    assert timings["cache_n"] > 1000 and timings["prompt_n"] < 50, timings

@@ -179,6 +179,15 @@ class RunControl:
                 yield item
 
 
+async def wait_all(tasks: set[asyncio.Task[None]]) -> None:
+    """Wait until every task of ``tasks`` has finished, those added meanwhile too. A task
+    leaves such a set by its done callback, which runs a loop iteration after it finished;
+    so only the unfinished ones are awaited: on Python 3.12 a gather of finished tasks
+    returns without yielding to the loop, and waiting for the set to empty spun forever."""
+    while pending := [task for task in tasks if not task.done()]:
+        await asyncio.gather(*pending, return_exceptions=True)
+
+
 class TurnRegistry:
     """The running :class:`RunControl` of each conversation (per core and event loop)."""
 
@@ -208,8 +217,7 @@ class TurnRegistry:
 
     async def _close(self, control: RunControl, after: Callable[[], Awaitable[None]]) -> None:
         try:
-            while control.producers:
-                await asyncio.gather(*list(control.producers), return_exceptions=True)
+            await wait_all(control.producers)
             await after()
         except Exception:  # bookkeeping failed: logged; the conversation must not stay busy
             log.exception("closing the run of %s failed", control.conv_id)
@@ -236,8 +244,7 @@ class TurnRegistry:
 
     async def drain(self) -> None:
         """Wait for every run being closed (core shutdown, tests)."""
-        while self._closing:
-            await asyncio.gather(*list(self._closing), return_exceptions=True)
+        await wait_all(self._closing)
 
     async def shut_down(self, grace_s: float | None = None) -> None:
         """Core shutdown: the runs being closed end; a graph still running (its page or
