@@ -1,15 +1,24 @@
 """Run the real product as a subprocess (``python main.py``) on a free loopback port, for
-tests that need a real process: restarts, several replicas, a real browser."""
+tests that need a real process: restarts, several replicas, a real browser.
+
+The process is forked from :mod:`tests.forkserver`, which imported the product once for
+this test process (a start then costs about 0.3 s of CPU instead of 3.3 s); set
+``SS_TOOLS_TEST_FORKSERVER=0`` to start each as ``python main.py`` instead."""
 
 from __future__ import annotations
 
+import atexit
+import json
 import os
+import select
+import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import httpx
 
@@ -70,6 +79,122 @@ def cli(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+class _ForkServer:
+    """This test process's fork server (started on first use, ended with the process)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._proc: subprocess.Popen[str] | None = None
+
+    def _pipe(self) -> subprocess.Popen[str]:
+        if self._proc is None or self._proc.poll() is not None:
+            env = {
+                k: v
+                for k, v in os.environ.items()
+                if not k.startswith(("SS_TOOLS_", "PYTEST_", "NICEGUI_"))
+            }
+            self._proc = subprocess.Popen(
+                [sys.executable, "-u", "-m", "tests.forkserver"],
+                cwd=ROOT,
+                env=dict(env, PYTHONUNBUFFERED="1"),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                text=True,
+            )
+            atexit.register(self.close)
+            self._read(self._proc, "ready")
+        return self._proc
+
+    @staticmethod
+    def _read(proc: subprocess.Popen[str], key: str) -> dict[str, Any]:
+        out: IO[str] | None = proc.stdout
+        assert out is not None
+        for line in out:  # anything an import printed comes before the first answer
+            if line.startswith("{"):
+                reply: dict[str, Any] = json.loads(line)
+                if "error" in reply:
+                    raise RuntimeError(f"fork server: {reply['error']}")
+                if key in reply:
+                    return reply
+        raise RuntimeError(f"the fork server ended (exit code {proc.wait()})")
+
+    def ask(self, request: dict[str, Any], key: str) -> dict[str, Any]:
+        with self._lock:
+            proc = self._pipe()
+            assert proc.stdin is not None
+            proc.stdin.write(json.dumps(request) + "\n")
+            proc.stdin.flush()
+            return self._read(proc, key)
+
+    def close(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is not None and proc.stdin is not None:
+            proc.stdin.close()  # it ends when its input does
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
+_FORKSERVER = _ForkServer()
+
+
+def _forkserver_on() -> bool:
+    return os.environ.get("SS_TOOLS_TEST_FORKSERVER", "1") != "0" and hasattr(os, "pidfd_open")
+
+
+class Forked:
+    """A process of the fork server, with the part of ``subprocess.Popen`` that
+    :class:`Server` uses (it is the fork server's child: its end is seen on a pidfd)."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.returncode: int | None = None
+        self._fd = os.pidfd_open(pid)
+
+    def _ended(self, timeout: float | None) -> bool:
+        ready, _, _ = select.select([self._fd], [], [], timeout)
+        return bool(ready)
+
+    def _collect(self) -> int:
+        for _ in range(200):  # the fork server reaps it on SIGCHLD: at once, as a rule
+            reply = _FORKSERVER.ask({"status": self.pid}, "exited")
+            if reply["exited"]:
+                self.returncode = int(reply["code"])
+                break
+            time.sleep(0.01)
+        else:
+            self.returncode = -1  # ended, but its code was not seen
+        os.close(self._fd)
+        return self.returncode
+
+    def poll(self) -> int | None:
+        if self.returncode is None and self._ended(0):
+            self._collect()
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        if self.returncode is None:
+            if not self._ended(timeout):
+                raise subprocess.TimeoutExpired(f"pid {self.pid}", timeout or 0)
+            self._collect()
+        assert self.returncode is not None
+        return self.returncode
+
+    def _signal(self, sig: signal.Signals) -> None:
+        if self.poll() is None:
+            try:
+                signal.pidfd_send_signal(self._fd, sig)
+            except ProcessLookupError:
+                pass
+
+    def terminate(self) -> None:
+        self._signal(signal.SIGTERM)
+
+    def kill(self) -> None:
+        self._signal(signal.SIGKILL)
+
+
 class Server:
     def __init__(
         self, env: dict[str, str], port: int | None = None, *, argv: Sequence[str] = ("main.py",)
@@ -81,18 +206,27 @@ class Server:
         log_dir = Path(self.env["SS_TOOLS_DATA_DIR"])
         log_dir.mkdir(parents=True, exist_ok=True)
         self.log_path = log_dir / f"server-{self.port}.log"
-        self.proc: subprocess.Popen[bytes] | None = None
+        self.proc: subprocess.Popen[bytes] | Forked | None = None
 
     def start(self, timeout: float = 60) -> Server:
-        log = self.log_path.open("ab")
-        self.proc = subprocess.Popen(
-            [sys.executable, *self.argv],
-            cwd=ROOT,
-            env=self.env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
+        if _forkserver_on():
+            request = {
+                "argv": list(self.argv),
+                "env": self.env,
+                "cwd": str(ROOT),
+                "log": str(self.log_path),
+            }
+            self.proc = Forked(int(_FORKSERVER.ask(request, "pid")["pid"]))
+        else:
+            with self.log_path.open("ab") as log:
+                self.proc = subprocess.Popen(
+                    [sys.executable, *self.argv],
+                    cwd=ROOT,
+                    env=self.env,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    start_new_session=True,
+                )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
