@@ -1,6 +1,6 @@
 """``GET /api/health``: liveness plus the database check (503 when the database is down),
 for a load balancer's health checks. ``replica`` is this process's random tag
-(``app.replica.REPLICA_TAG``, new at every start): behind a balancer it tells the
+(``app.replica.replica_tag``, new at every start): behind a balancer it tells the
 replicas apart, and a rolling restart shows as a new tag."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from fastapi.responses import JSONResponse
 
 from app import __version__
 from app.api.deps import db_of
-from app.replica import REPLICA_TAG
+from app.replica import replica_tag
 
 router = APIRouter(tags=["health"])
 
@@ -24,7 +24,7 @@ def health(request: Request) -> JSONResponse:
     body = {
         "status": "ok" if ok else "degraded",
         "version": __version__,
-        "replica": REPLICA_TAG,
+        "replica": replica_tag(),
         "database": database,
     }
     return JSONResponse(body, status_code=200 if ok else 503)

@@ -244,7 +244,7 @@ class LoginThrottle(SQLModel, table=True):
 
 class RunSignal(SQLModel, table=True):
     """A conversation's running turn, for the other replicas (``app.store.run_signals``):
-    where it runs (``replica``: ``app.replica.REPLICA_ID``), for whom, a heartbeat, and a
+    where it runs (``replica``: ``app.replica.replica_id``), for whom, a heartbeat, and a
     stop asked from any replica with the running replica's answer (``stopped_at``, the
     writes it let run on). One row per conversation (one run at a time: the run lock);
     deleted when the run ends."""

@@ -22,7 +22,7 @@ from typing import Any
 
 from sqlalchemy.exc import SQLAlchemyError
 
-from app.replica import REPLICA_ID
+from app.replica import replica_id
 from app.store import run_rows
 from app.store.db import Database
 from app.store.models import RunSignal, utcnow
@@ -54,11 +54,11 @@ class PgRunSignals:
         self,
         db: Database,
         *,
-        replica: str = REPLICA_ID,
+        replica: str | None = None,
         heartbeat_s: float = HEARTBEAT_S,
         stale_after_s: float = STALE_AFTER_S,
     ) -> None:
-        self.db, self.replica = db, replica
+        self.db, self.replica = db, replica or replica_id()
         self._url = db.engine.url.render_as_string(hide_password=False)
         self._heartbeat_s, self._stale_after_s = heartbeat_s, stale_after_s
         self._on_stop: OnStop | None = None

@@ -27,7 +27,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from app.store import tasks as task_store
 from app.store.db import Database
 from app.store.models import utcnow
-from app.tasks.worker import PROCESS_OWNER, STALE_AFTER_S
+from app.tasks.worker import STALE_AFTER_S, process_owner
 
 log = logging.getLogger(__name__)
 
@@ -44,13 +44,14 @@ class TaskSweeper:
         *,
         every_s: float = SWEEP_EVERY_S,
         stale_after_s: float = STALE_AFTER_S,
-        owner: str = PROCESS_OWNER,
+        owner: str | None = None,
         limit: int = SWEEP_LIMIT,
         clock: Callable[[], datetime] = utcnow,
     ) -> None:
         self.db = db
         self.every_s, self.stale_after_s = every_s, stale_after_s
-        self.owner, self.limit, self.clock = owner, limit, clock
+        self.owner = owner or process_owner()  # this process: never swept by itself
+        self.limit, self.clock = limit, clock
         self._task: asyncio.Task[None] | None = None
 
     def sweep_once(self) -> list[str]:

@@ -31,7 +31,7 @@ from functools import partial
 from typing import Any, TypedDict, Unpack
 
 from app.errors import SsToolsError, ToolError
-from app.replica import HOST, REPLICA_ID
+from app.replica import HOST, replica_id
 from app.store import tasks as task_store
 from app.store.db import Database
 from app.store.models import Task
@@ -39,9 +39,14 @@ from app.store.models import Task
 log = logging.getLogger(__name__)
 
 _HOST = HOST
-#: "host:pid:boot" of this process (``app.replica.REPLICA_ID``); a task row's owner while
-#: it runs.
-PROCESS_OWNER = REPLICA_ID
+
+
+def process_owner() -> str:
+    """"host:pid:boot" of this process (``app.replica.replica_id``); a task row's owner
+    while it runs."""
+    return replica_id()
+
+
 HEARTBEAT_S = 15.0
 STALE_AFTER_S = 60.0
 
@@ -153,7 +158,7 @@ class TaskRunner:
 
     async def _drive(self, ctx: TaskContext, coro_factory: Job) -> Any:
         await self._db(
-            task_store.start, task_id=ctx.task_id, message="started", owner=PROCESS_OWNER
+            task_store.start, task_id=ctx.task_id, message="started", owner=process_owner()
         )
         beat = asyncio.create_task(self._heartbeat(ctx.task_id))
         try:
@@ -213,7 +218,7 @@ def _create_or_adopt(session: Any, *, task_id: str | None = None, **fields: Any)
                 )
             return existing
     return task_store.create_task(
-        session, task_id=task_id, message="queued", owner=PROCESS_OWNER, **fields
+        session, task_id=task_id, message="queued", owner=process_owner(), **fields
     )
 
 
@@ -226,7 +231,7 @@ def owner_alive(owner: str) -> bool:
         return host != _HOST
     pid = int(pid_text)
     if pid == os.getpid():  # an earlier process with our pid (we own nothing yet)
-        return owner == PROCESS_OWNER
+        return owner == process_owner()
     try:
         os.kill(pid, 0)
     except ProcessLookupError:

@@ -12,7 +12,7 @@ from nicegui.testing import User
 import app as app_package
 from app.agent.tools import TOOL_CATALOG
 from app.parts import PARTS_STATE, Parts
-from app.replica import REPLICA_TAG
+from app.replica import replica_tag
 from app.sandbox.processes import free_port
 from app.store.db import Database, make_engine
 
@@ -40,7 +40,7 @@ async def test_health_reports_ok_version_and_database(user: User) -> None:
     assert r.json() == {
         "status": "ok",
         "version": app_package.__version__,
-        "replica": REPLICA_TAG,
+        "replica": replica_tag(),
         "database": {"ok": True, "dialect": "sqlite"},
     }
 

@@ -13,7 +13,7 @@ from app.store import tasks as task_store
 from app.store.db import Database
 from app.store.models import utcnow
 from app.tasks.sweep import TaskSweeper
-from app.tasks.worker import PROCESS_OWNER, STALE_AFTER_S
+from app.tasks.worker import STALE_AFTER_S, process_owner
 
 DEAD = "elsewhere:4242:deadbeef"  # another host's replica: known dead only by its heartbeat
 
@@ -63,17 +63,17 @@ def test_a_dead_replicas_running_task_is_marked_interrupted(db: Database) -> Non
         # a live replica's heartbeat is fresh: left alone
         (DEAD, "running", STALE_AFTER_S - 5, False),
         # this process's own task, however late its heartbeat: slow, not dead
-        (PROCESS_OWNER, "running", STALE_AFTER_S * 10, False),
+        ("THIS PROCESS", "running", STALE_AFTER_S * 10, False),
         # a queued row nobody ever started, long ago: abandoned too
         (None, "queued", STALE_AFTER_S + 1, True),
         # a finished task is history
         (DEAD, "succeeded", STALE_AFTER_S * 10, False),
     ],
     ids=["live-replica", "own-process", "never-started", "finished"],  # the same in every
-    # process (PROCESS_OWNER differs), as pytest-xdist's workers need
+    # process (the process's owner differs), as pytest-xdist's workers need
 )
 def test_what_a_sweep_marks(db: Database, owner, state, after_s, swept) -> None:
-    task_id = running(db, owner, status=state)
+    task_id = running(db, process_owner() if owner == "THIS PROCESS" else owner, status=state)
     marked = sweeper(db, later(after_s)).sweep_once()
     assert (marked == [task_id]) is swept
     assert (status(db, task_id)[0] == "interrupted") is swept
@@ -129,3 +129,27 @@ async def test_replicas_sweeping_at_once_mark_each_task_once(pg_db_url: str) -> 
     finally:
         a.dispose()
         b.dispose()
+
+
+def test_a_forked_process_is_another_replica() -> None:
+    """A process forked from one that imported the app (a pre-fork server, the suite's
+    fork server) gets an identity of its own: sharing its parent's, two children would
+    each take the other's task rows and run signals for its own."""
+    import json
+    import os
+
+    from app.replica import replica_id, replica_tag
+
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: report its identity, then leave without pytest's cleanup
+        try:
+            os.write(write, json.dumps([replica_id(), replica_tag()]).encode())
+        finally:
+            os._exit(0)
+    os.close(write)
+    child_id, child_tag = json.loads(os.read(read, 4096))
+    os.close(read)
+    os.waitpid(pid, 0)
+    assert child_tag != replica_tag() and child_id != replica_id()
+    assert child_id.split(":")[1] == str(pid) and child_id.endswith(child_tag)

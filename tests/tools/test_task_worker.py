@@ -190,7 +190,7 @@ def test_owner_alive_tells_live_replicas_from_dead_processes(owner: str, alive: 
     from app.tasks import worker
 
     owner = (
-        worker.PROCESS_OWNER
+        worker.process_owner()
         if owner == "PROCESS"
         else owner.replace("HOST", worker._HOST)
         .replace("PPID", str(os.getppid()))
