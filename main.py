@@ -16,6 +16,9 @@ import atexit
 import functools
 import os
 import sys
+import threading
+import time
+from collections.abc import Callable
 from typing import Any
 
 from app.settings import Settings
@@ -26,6 +29,10 @@ from app.settings import Settings
 TITLE = "ss-tools agent"
 #: The local model is slow on a CPU (a turn with every tool offered: up to minutes).
 LOCAL_MODEL_TIMEOUT_S = 300.0
+#: the turns whose prompt prefix the local model keeps, one server slot each: (role, the
+#: page's object type). The first start on a machine computes them (about a minute each
+#: on two cores, in the background); later starts read them back in milliseconds.
+LOCAL_MODEL_PREFIXES = (("admin", None), ("analyst", None), ("admin", "dashboard"))
 
 
 def serve(settings: Settings, *, title: str = TITLE, **options: Any) -> None:
@@ -53,11 +60,14 @@ def with_local_model(settings: Settings) -> Settings:
     from app.sandbox.llm import SandboxError, start_local_model  # dev tooling, like the sandbox
 
     try:
-        server = start_local_model(progress=functools.partial(print, flush=True))
+        server = start_local_model(
+            progress=functools.partial(print, flush=True), slots=len(LOCAL_MODEL_PREFIXES)
+        )
     except SandboxError as exc:  # asked for by name: no silent fallback to the offline planner
         sys.exit(f"[llm] the local model could not be started: {exc}")
     app.on_shutdown(server.stop)
     atexit.register(server.stop)
+    threading.Thread(target=keep_prefixes, args=(server,), name="llm-prefixes", daemon=True).start()
     overrides: dict[str, Any] = {
         "llm_provider": "openai",
         "llm_base_url": server.base_url,
@@ -68,6 +78,27 @@ def with_local_model(settings: Settings) -> Settings:
         overrides["llm_timeout_s"] = LOCAL_MODEL_TIMEOUT_S
     print(f"[llm] the agent's model: {server.model_name} at {server.base_url}", flush=True)
     return Settings(**{**settings.model_dump(exclude_unset=True), **overrides})
+
+
+def keep_prefixes(server: Any, say: Callable[[str], object] = print) -> None:
+    """Have the local model keep the prompt prefixes of :data:`LOCAL_MODEL_PREFIXES` (see
+    ``LocalModelServer.keep_prefixes``), and say how it went: a failure only means the
+    first turn of that kind computes its prefix itself."""
+    from app.agent.model_step import prefix_request
+    from app.agent.rules import default_policy
+
+    policy = default_policy()
+    started = time.monotonic()
+    try:
+        requests = [
+            prefix_request(policy, role, page, server.model_name)
+            for role, page in LOCAL_MODEL_PREFIXES
+        ]
+        done = server.keep_prefixes(requests)
+    except Exception as exc:  # said, and the turns go on without it
+        say(f"[llm] the prompt prefixes were not kept ({exc}); each first turn computes its own")
+        return
+    say(f"[llm] prompt prefixes {', '.join(done)} in {time.monotonic() - started:.1f} s")
 
 
 def main() -> None:

@@ -32,13 +32,14 @@ import os
 import sys
 import tempfile
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from app.sandbox.llm import LocalModelServer, SandboxError, start_local_model, unavailable_reason
+from main import LOCAL_MODEL_PREFIXES, keep_prefixes
 from tests.support import require_or_skip
 
 #: pytest-timeout counts fixture setup: the first LLM test of a fresh machine builds
@@ -93,42 +94,24 @@ class _Start:
 _START = _Start()
 
 
-#: the turns whose prompt prefixes (system text and offered tools) the LLM tests send:
-#: (role, the page's object type); one server slot keeps each
-PREFIXES = (("admin", None), ("analyst", None), ("admin", "dashboard"))
+#: the turns whose prompt prefixes (system text and offered tools) the product keeps, and
+#: the LLM tests send: (role, the page's object type); one server slot keeps each
+PREFIXES = LOCAL_MODEL_PREFIXES
 
 
-def prefix_requests(model_name: str) -> list[dict[str, object]]:
-    """One chat request per :data:`PREFIXES` entry, as the product sends its turns: the
-    system text, then the tools offered (in the order the product offers them)."""
-    from app.agent.core.runs import plan_turn
-    from app.agent.model_step import SYSTEM_PROMPT, tool_schema
+def prefix_requests(model_name: str) -> list[dict[str, Any]]:
+    """One chat request per :data:`PREFIXES` entry, as the product starts its turns."""
+    from app.agent.model_step import prefix_request
     from app.agent.rules import default_policy
 
     policy = default_policy()
-    requests = []
-    for role, object_type in PREFIXES:
-        names = plan_turn(policy, role, object_type, "dev", None)["allowed_tools"]
-        requests.append(
-            {
-                "model": model_name,
-                "messages": [
-                    {"role": "system", "content": SYSTEM_PROMPT},
-                    {"role": "user", "content": "what can you do?"},
-                ],
-                "tools": [tool_schema(policy.catalog[name]) for name in names],
-            }
-        )
-    return requests
+    return [prefix_request(policy, role, page, model_name) for role, page in PREFIXES]
 
 
 def _warm(server: LocalModelServer) -> None:
-    """Each slot gets one of the tests' prompt prefixes: read back from the cache when a
-    run on this machine computed it before, else computed now (best effort: a failure
-    here only means the first test of that prefix pays for it)."""
-    started = time.monotonic()
-    done = server.keep_prefixes(prefix_requests(server.model_name))
-    _progress(f"local LLM prompt prefixes {done} in {time.monotonic() - started:.1f} s")
+    """As ``start --local-model`` does: each slot gets one prompt prefix, read back from the
+    cache when a run on this machine computed it before, else computed now."""
+    keep_prefixes(server, say=_progress)
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

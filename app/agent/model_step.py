@@ -57,6 +57,7 @@ from pydantic import BaseModel
 from app.context import UIContext, inject_uicontext
 from app.facts import TurnFacts, read_refusal
 from app.i18n import t
+from app.policy import Policy, build_tool_pipeline
 from app.policy.tools.base import ENV_ID
 
 SYSTEM_PROMPT = "\n".join(
@@ -162,6 +163,25 @@ def tool_schema(spec: Any) -> dict[str, Any]:
     """A tool as a model is offered it (OpenAI's function format), compact: every token
     here is sent with every model call."""
     return _tool_schema(spec.name, spec.description, spec.args_model)
+
+
+def prefix_request(
+    policy: Policy, role: str, object_type: str | None, model: str
+) -> dict[str, Any]:
+    """What every model call of a turn by ``role`` on an ``object_type`` page starts with,
+    as an OpenAI chat request: the system text, then the tools that turn offers, in the
+    order it offers them (RBAC, then the page's context). A server that keeps prompt
+    prefixes computes it once, before the first turn that needs it
+    (``app.sandbox.llm.LocalModelServer.keep_prefixes``)."""
+    offered = build_tool_pipeline(list(policy.catalog.values()), role, object_type, policy=policy)
+    return {
+        "model": model,
+        "messages": [
+            {"role": "system", "content": SYSTEM_PROMPT},
+            {"role": "user", "content": "what can you do?"},
+        ],
+        "tools": [tool_schema(spec) for spec in offered.tools],
+    }
 
 
 def turn_block(facts: TurnFacts, uicontext: UIContext | dict[str, Any] | None) -> str:
