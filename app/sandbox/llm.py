@@ -411,6 +411,10 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+class _Refused(SandboxError):
+    """llama-server answered a request with an HTTP error (it is up)."""
+
+
 class LocalModelServer:
     """A running ``llama-server`` on 127.0.0.1 (OpenAI-compatible API at
     :attr:`base_url`, model id :attr:`model_name`); :meth:`stop` ends it. A context
@@ -534,9 +538,15 @@ class LocalModelServer:
                     os.utime(self.prefix_dir / name)  # in use: not swept below
                     done.append("restored")
                     continue
-                except SandboxError:  # a file cut short or from another build: compute again
+                except _Refused:  # the server read the file and refused it: compute again
                     (self.prefix_dir / name).unlink(missing_ok=True)
-            self._post("/v1/chat/completions", {**body, "max_tokens": 1, "id_slot": slot})
+            try:  # the prompt is processed into the slot whatever the one token was
+                self._post(
+                    "/v1/chat/completions",
+                    {**body, "max_tokens": 1, "temperature": 0, "id_slot": slot},
+                )
+            except _Refused:  # e.g. a first token its tool-call parser cannot read
+                pass
             part = f"{name}.{os.getpid()}.part"  # another process may read the old one
             self._slot_action(slot, "save", part)
             os.replace(self.prefix_dir / part, self.prefix_dir / name)
@@ -570,7 +580,9 @@ class LocalModelServer:
         try:
             with urllib.request.urlopen(request, timeout=PREFIX_TIMEOUT_S) as resp:
                 resp.read()
-        except (urllib.error.URLError, OSError) as exc:
+        except urllib.error.HTTPError as exc:  # it answered: the request was refused
+            raise _Refused(f"llama-server {path}: {exc}") from exc
+        except (urllib.error.URLError, OSError) as exc:  # no answer: the server is gone
             raise SandboxError(f"llama-server {path}: {exc}") from exc
 
     @property
