@@ -1,12 +1,12 @@
 """Start the product's test processes from one that imported the product already.
 
 Each ``python main.py`` the suite starts (restarts, replicas, the MCP door, the browser
-and LLM tests: about 23 a run) spent 3.3 s of CPU importing NiceGUI, LangGraph, the MCP
-SDK and the app before it served. A test process that starts servers runs this module
-once (``python -m tests.forkserver``): it imports all that, then forks one child per
-server asked for. The child is a process of its own, as ``python main.py`` was: its own
-pid and session, its output in its own log, the environment the test gave it, the entry
-run as ``__main__``; a signal or a crash ends it alone. It answers in about 0.3 s of CPU.
+and LLM tests: about 23 a run) took 3.4 s to import NiceGUI, LangGraph, the MCP SDK and
+the app before it served. A test process that starts servers runs this module once
+(``python -m tests.forkserver``): it imports all that, then forks one child per server
+asked for. The child is a process of its own, as ``python main.py`` was: its own pid and
+session, its output in its own log, the environment the test gave it, the entry run as
+``__main__``; a signal or a crash ends it alone. A start takes about 0.3 s.
 
 What a fork shares, and why it is safe here: the imported modules only (nothing here
 starts a thread, an event loop or a connection: :func:`_check_forkable` makes sure before

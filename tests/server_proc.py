@@ -2,7 +2,7 @@
 tests that need a real process: restarts, several replicas, a real browser.
 
 The process is forked from :mod:`tests.forkserver`, which imported the product once for
-this test process (a start then costs about 0.3 s of CPU instead of 3.3 s); set
+this test process (a start then takes about 0.3 s instead of 3.4 s); set
 ``SS_TOOLS_TEST_FORKSERVER=0`` to start each as ``python main.py`` instead."""
 
 from __future__ import annotations
