@@ -8,6 +8,7 @@ this test process (a start then takes about 0.3 s instead of 3.4 s); set
 from __future__ import annotations
 
 import atexit
+import functools
 import json
 import os
 import select
@@ -139,8 +140,18 @@ class _ForkServer:
 _FORKSERVER = _ForkServer()
 
 
+@functools.cache
+def _pidfds() -> bool:
+    """Can this kernel watch a process that is not our child (Linux 5.3+)?"""
+    try:
+        os.close(os.pidfd_open(os.getpid()))
+    except (AttributeError, OSError):
+        return False
+    return True
+
+
 def _forkserver_on() -> bool:
-    return os.environ.get("SS_TOOLS_TEST_FORKSERVER", "1") != "0" and hasattr(os, "pidfd_open")
+    return os.environ.get("SS_TOOLS_TEST_FORKSERVER", "1") != "0" and _pidfds()
 
 
 class Forked:
