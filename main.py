@@ -80,21 +80,23 @@ def with_local_model(settings: Settings) -> Settings:
     return Settings(**{**settings.model_dump(exclude_unset=True), **overrides})
 
 
-def keep_prefixes(server: Any, say: Callable[[str], object] = print) -> None:
-    """Have the local model keep the prompt prefixes of :data:`LOCAL_MODEL_PREFIXES` (see
-    ``LocalModelServer.keep_prefixes``), and say how it went: a failure only means the
-    first turn of that kind computes its prefix itself."""
+def prefix_requests(model_name: str) -> list[dict[str, Any]]:
+    """One chat request per :data:`LOCAL_MODEL_PREFIXES` entry, as the product starts
+    such a turn (``app.agent.model_step.prefix_request``)."""
     from app.agent.model_step import prefix_request
     from app.agent.rules import default_policy
 
     policy = default_policy()
+    return [prefix_request(policy, role, page, model_name) for role, page in LOCAL_MODEL_PREFIXES]
+
+
+def keep_prefixes(server: Any, say: Callable[[str], object] = print) -> None:
+    """Have the local model keep the prompt prefixes of :data:`LOCAL_MODEL_PREFIXES` (see
+    ``LocalModelServer.keep_prefixes``), and say how it went: a failure only means the
+    first turn of that kind computes its prefix itself."""
     started = time.monotonic()
     try:
-        requests = [
-            prefix_request(policy, role, page, server.model_name)
-            for role, page in LOCAL_MODEL_PREFIXES
-        ]
-        done = server.keep_prefixes(requests)
+        done = server.keep_prefixes(prefix_requests(server.model_name))
     except Exception as exc:  # said, and the turns go on without it
         say(f"[llm] the prompt prefixes were not kept ({exc}); each first turn computes its own")
         return

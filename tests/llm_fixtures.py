@@ -14,11 +14,11 @@ at every token; measured on 2 cores, the Chromium LLM test took 100 s with 1 thr
 
 The server is started (and built, on a fresh machine) in the background as soon as the
 session has collected an ``llm`` test. It serves three slots, and each slot gets one of
-the prompt prefixes the LLM tests send (:data:`PREFIXES`: the system text and a turn's
-tools). A prefix is computed once per machine (2,700 tokens took about a minute on one
-busy core) and kept in the cache as a llama-server slot file; later runs read it back in
-milliseconds (``LocalModelServer.keep_prefixes``). On a fresh machine the computing
-overlaps the tests that run before the first LLM test.
+the prompt prefixes the product keeps and the LLM tests send (``main.LOCAL_MODEL_PREFIXES``:
+the system text and a turn's tools). A prefix is computed once per machine (2,700 tokens
+took about a minute on one busy core) and kept in the cache as a llama-server slot file;
+later runs read it back in milliseconds (``LocalModelServer.keep_prefixes``). On a fresh
+machine the computing overlaps the tests that run before the first LLM test.
 
 When it cannot be built or started (no cmake / compiler, no network on a fresh machine)
 the tests skip with the reason — except under ``SS_TOOLS_REQUIRE_ALL=1`` (CI), where they
@@ -34,7 +34,6 @@ import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -73,16 +72,15 @@ class _Start:
                 progress=_progress,
                 cache_dir=cache_dir,
                 threads=int(os.environ.get("SS_TOOLS_TEST_LLM_THREADS") or 1),
-                slots=len(PREFIXES),
+                slots=len(LOCAL_MODEL_PREFIXES),
                 log_file=Path(tempfile.mkdtemp(prefix="ss-tools-llm-")) / "llama-server.log",
             )
         except SandboxError as exc:
             self.error = exc
             return
-        try:
-            _warm(self.server)
-        except Exception as exc:  # best effort: said, and the first test pays the prefix
-            _progress(f"local LLM warm-up failed: {exc!r}")
+        # as ``start --local-model`` does; a failure is said, and the first test of that
+        # prefix computes it
+        keep_prefixes(self.server, say=_progress)
 
     def result(self) -> LocalModelServer | None:
         self.begin()
@@ -92,26 +90,6 @@ class _Start:
 
 
 _START = _Start()
-
-
-#: the turns whose prompt prefixes (system text and offered tools) the product keeps, and
-#: the LLM tests send: (role, the page's object type); one server slot keeps each
-PREFIXES = LOCAL_MODEL_PREFIXES
-
-
-def prefix_requests(model_name: str) -> list[dict[str, Any]]:
-    """One chat request per :data:`PREFIXES` entry, as the product starts its turns."""
-    from app.agent.model_step import prefix_request
-    from app.agent.rules import default_policy
-
-    policy = default_policy()
-    return [prefix_request(policy, role, page, model_name) for role, page in PREFIXES]
-
-
-def _warm(server: LocalModelServer) -> None:
-    """As ``start --local-model`` does: each slot gets one prompt prefix, read back from the
-    cache when a run on this machine computed it before, else computed now."""
-    keep_prefixes(server, say=_progress)
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

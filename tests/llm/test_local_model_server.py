@@ -14,7 +14,8 @@ from langchain_core.messages import AIMessageChunk, BaseMessage
 from langchain_openai import ChatOpenAI
 
 from app.sandbox.llm import LocalModelServer
-from tests.llm_fixtures import LLM_TEST_TIMEOUT_S, PREFIXES, prefix_requests
+from main import LOCAL_MODEL_PREFIXES, prefix_requests
+from tests.llm_fixtures import LLM_TEST_TIMEOUT_S
 
 pytestmark = [pytest.mark.llm, pytest.mark.timeout(LLM_TEST_TIMEOUT_S)]
 
@@ -141,8 +142,8 @@ def test_kept_prompt_prefixes_are_read_back_and_a_turn_reuses_them(
     same way (the analyst's system text and tools) has the server process only its own
     message, not the 1,700 tokens before it."""
     requests = prefix_requests(local_llm.model_name)
-    assert local_llm.keep_prefixes(requests) == ["restored"] * len(PREFIXES)
-    analyst = requests[PREFIXES.index(("analyst", None))]
+    assert local_llm.keep_prefixes(requests) == ["restored"] * len(LOCAL_MODEL_PREFIXES)
+    analyst = requests[LOCAL_MODEL_PREFIXES.index(("analyst", None))]
     turn = {
         **analyst,
         "messages": [analyst["messages"][0], {"role": "user", "content": "list the backups"}],
