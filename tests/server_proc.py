@@ -8,6 +8,7 @@ this test process (a start then takes about 0.3 s instead of 3.4 s); set
 from __future__ import annotations
 
 import atexit
+import contextlib
 import functools
 import json
 import os
@@ -29,15 +30,33 @@ from app.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 
-__all__ = ["Server", "add_user", "cli", "free_port", "server_env"]
+__all__ = ["UNREACHABLE_DEV", "Server", "add_user", "cli", "free_port", "server_env"]
+
+#: an environments.toml with one dev environment nothing answers on: for servers whose
+#: tests need no Superset (the offline planner's turns, maintenance windows, sign-in)
+UNREACHABLE_DEV = """
+[[environment]]
+id = "dev"
+name = "Development"
+url = "http://127.0.0.1:9"
+username = "admin"
+password = "unused"
+tier = "dev"
+"""
 
 
-def server_env(data_dir: Path, **extra: str) -> dict[str, str]:
-    env = {
+def _clean_environ() -> dict[str, str]:
+    """This process's environment without the suite's own settings (``SS_TOOLS_``,
+    ``PYTEST_``, ``NICEGUI_``): what a product process the suite starts begins from."""
+    return {
         k: v
         for k, v in os.environ.items()
         if not k.startswith(("SS_TOOLS_", "PYTEST_", "NICEGUI_"))
     }
+
+
+def server_env(data_dir: Path, **extra: str) -> dict[str, str]:
+    env = _clean_environ()
     env.update(
         {
             "SS_TOOLS_DEV": "1",
@@ -86,23 +105,18 @@ class _ForkServer:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._proc: subprocess.Popen[str] | None = None
+        atexit.register(self.close)
 
     def _pipe(self) -> subprocess.Popen[str]:
         if self._proc is None or self._proc.poll() is not None:
-            env = {
-                k: v
-                for k, v in os.environ.items()
-                if not k.startswith(("SS_TOOLS_", "PYTEST_", "NICEGUI_"))
-            }
             self._proc = subprocess.Popen(
                 [sys.executable, "-u", "-m", "tests.forkserver"],
                 cwd=ROOT,
-                env=dict(env, PYTHONUNBUFFERED="1"),
+                env=dict(_clean_environ(), PYTHONUNBUFFERED="1"),
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 text=True,
             )
-            atexit.register(self.close)
             self._read(self._proc, "ready")
         return self._proc
 
@@ -161,9 +175,13 @@ class Forked:
     def __init__(self, pid: int) -> None:
         self.pid = pid
         self.returncode: int | None = None
-        self._fd = os.pidfd_open(pid)
+        self._fd: int | None = None
+        with contextlib.suppress(ProcessLookupError):  # else it ended (and was reaped) at once
+            self._fd = os.pidfd_open(pid)
 
     def _ended(self, timeout: float | None) -> bool:
+        if self._fd is None:
+            return True
         ready, _, _ = select.select([self._fd], [], [], timeout)
         return bool(ready)
 
@@ -176,7 +194,8 @@ class Forked:
             time.sleep(0.01)
         else:
             self.returncode = -1  # ended, but its code was not seen
-        os.close(self._fd)
+        if self._fd is not None:
+            os.close(self._fd)
         return self.returncode
 
     def poll(self) -> int | None:
@@ -193,11 +212,9 @@ class Forked:
         return self.returncode
 
     def _signal(self, sig: signal.Signals) -> None:
-        if self.poll() is None:
-            try:
+        if self.poll() is None and self._fd is not None:
+            with contextlib.suppress(ProcessLookupError):  # it ended meanwhile
                 signal.pidfd_send_signal(self._fd, sig)
-            except ProcessLookupError:
-                pass
 
     def terminate(self) -> None:
         self._signal(signal.SIGTERM)

@@ -9,23 +9,13 @@ from pathlib import Path
 
 import httpx
 
-from tests.server_proc import Forked, Server, server_env
-
-ENVS = """
-[[environment]]
-id = "dev"
-name = "Development"
-url = "http://127.0.0.1:9"
-username = "admin"
-password = "unused"
-tier = "dev"
-"""
+from tests.server_proc import UNREACHABLE_DEV, Forked, Server, server_env
 
 
 def _env(tmp_path: Path, name: str) -> dict[str, str]:
     data = tmp_path / name
     data.mkdir()
-    (data / "environments.toml").write_text(ENVS)
+    (data / "environments.toml").write_text(UNREACHABLE_DEV)
     return server_env(data)
 
 

@@ -21,6 +21,7 @@ None. Failures raise :class:`SandboxError` with the tail of the step's log.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import hashlib
 import json
@@ -540,13 +541,13 @@ class LocalModelServer:
                     continue
                 except _Refused:  # the server read the file and refused it: compute again
                     (self.prefix_dir / name).unlink(missing_ok=True)
-            try:  # the prompt is processed into the slot whatever the one token was
+            # the prompt is processed into the slot whatever the one token was: a refusal
+            # (e.g. a first token its tool-call parser cannot read) still leaves it there
+            with contextlib.suppress(_Refused):
                 self._post(
                     "/v1/chat/completions",
                     {**body, "max_tokens": 1, "temperature": 0, "id_slot": slot},
                 )
-            except _Refused:  # e.g. a first token its tool-call parser cannot read
-                pass
             part = f"{name}.{os.getpid()}.part"  # another process may read the old one
             self._slot_action(slot, "save", part)
             os.replace(self.prefix_dir / part, self.prefix_dir / name)

@@ -7,23 +7,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from app.events import decode_sse
-from tests.server_proc import Server, add_user, server_env
-
-ENVS = """
-[[environment]]
-id = "dev"
-name = "Development"
-url = "http://127.0.0.1:9"
-username = "admin"
-password = "unused"
-tier = "dev"
-"""
+from tests.server_proc import UNREACHABLE_DEV, Server, add_user, server_env
 
 
 def _prepare(tmp_path: Path, **extra: str) -> dict[str, str]:
     data = tmp_path / "data"
     data.mkdir()
-    (data / "environments.toml").write_text(ENVS)
+    (data / "environments.toml").write_text(UNREACHABLE_DEV)
     env = server_env(data, **extra)
     add_user(env, "ops", "admin", "s3cret-pass")
     return env

@@ -21,19 +21,10 @@ from pathlib import Path
 import httpx
 
 from tests.nginx import Nginx
-from tests.server_proc import Server, add_user, server_env
+from tests.server_proc import UNREACHABLE_DEV, Server, add_user, server_env
 
 USER, PASSWORD = "ops", "s3cret-pass-for-replicas"
 SHARED_JWT_SECRET = "replicas-share-this-secret-0123456789abcdef"
-ENVS = """
-[[environment]]
-id = "dev"
-name = "Development"
-url = "http://127.0.0.1:9"
-username = "admin"
-password = "unused"
-tier = "dev"
-"""
 
 
 class BlackHole:
@@ -70,9 +61,9 @@ class BlackHole:
 
 
 def envs_with(url: str, env_id: str = "hole", tier: str = "dev") -> str:
-    """``ENVS`` and one more environment at ``url``."""
+    """``UNREACHABLE_DEV`` and one more environment at ``url``."""
     return (
-        ENVS
+        UNREACHABLE_DEV
         + f"""
 [[environment]]
 id = "{env_id}"
@@ -113,7 +104,7 @@ class ReplicaSet:
 
 
 def start_replicas(
-    base: Path, db_url: str, count: int = 2, *, envs_toml: str = ENVS, **extra: str
+    base: Path, db_url: str, count: int = 2, *, envs_toml: str = UNREACHABLE_DEV, **extra: str
 ) -> ReplicaSet:
     """``count`` replicas on ``db_url`` behind nginx, all answering ``/api/health``
     (``envs_toml``: their environments; ``extra``: more environment variables)."""
