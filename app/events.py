@@ -51,14 +51,16 @@ class Offer(BaseModel):
     * ``without_context`` — the page's context left the call out: ``call`` is the call
       with the object spelled out, made after leaving the context (``clear_context``);
     * ``choice`` — a name matched several objects: ``request`` picks one;
-    * ``check_status`` — a write timed out: ``call`` asks for its task by id.
+    * ``check_status`` — a write timed out: ``call`` asks for its task by id;
+    * ``suggestion`` — the turn ended on the model's mistakes: ``call`` shows what the
+      person can ask (``show_capabilities``), beside "ask in other words".
 
     ``label`` is what the button says and ``request`` what the person would say, both in
     the turn's language; with a ``call`` a door makes the call, else it sends
     ``request`` as the person's message."""
 
     model_config = ConfigDict(extra="forbid")
-    kind: Literal["without_context", "choice", "check_status"]
+    kind: Literal["without_context", "choice", "check_status", "suggestion"]
     label: str
     request: str
     call: OfferedCall | None = None

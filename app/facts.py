@@ -6,19 +6,22 @@
     [TURN FACTS]
     selected_env_id: prod
     environments: dev(dev), prod(prod)
+    other_tools: deploy_dashboard, run_backup, …
     [END TURN FACTS]
 
-The core writes it (:meth:`TurnFacts.block`); a model reads it as text, and a model
-without a language model in it (the offline planner) reads it back with
-:func:`read_turn_facts`. Environment ids are checked by the doors
+(``other_tools``: the allowed tools a narrowed model call was not offered, by name:
+``app.agent.tool_offer``.) The core writes it (:meth:`TurnFacts.block`); a model reads
+it as text, and a model without a language model in it (the offline planner) reads it
+back with :func:`read_turn_facts`. Environment ids are checked by the doors
 (``ENV_ID_PATTERN``), so the block holds nothing a person typed freely.
 
 **A refusal** (:class:`Refusal`) is why a proposed call did not run: the guard said no
 (permission, the page's context, the environment, a maintenance window, an unknown
-tool, invalid arguments, a failed preflight), the turn stopped a repeated call, or the
-person cancelled it. The guard returns it as a value; the model reads it as the call's
-result (:meth:`Refusal.tool_result`: ``REFUSED: {json}``, read back with
-:func:`read_refusal`); the events carry it (``ErrorEvent.refusal``).
+tool, invalid arguments, a failed preflight), the turn stopped a repeated call, the
+model asked for several calls in one reply and only one ran, or the person cancelled
+it. The guard returns it as a value; the model reads it as the call's result
+(:meth:`Refusal.tool_result`: ``REFUSED: {json}``, read back with :func:`read_refusal`);
+the events carry it (``ErrorEvent.refusal``).
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ FACTS_END = "[END TURN FACTS]"
 SELECTED_ENV_KEY = "selected_env_id"
 ENVIRONMENTS_KEY = "environments"
 LANGUAGE_KEY = "language"  # the language the turn is said in ("en" | "ru")
+OTHER_TOOLS_KEY = "other_tools"  # allowed tools the model call was not offered, by name
 _BLOCK = re.compile(
     rf"^{re.escape(FACTS_HEADER)}$(.*?)(?:^{re.escape(FACTS_END)}$|\Z)", re.MULTILINE | re.DOTALL
 )
@@ -51,6 +55,8 @@ class TurnFacts:
     selected_env: str | None = None
     environments: Mapping[str, str] = field(default_factory=dict)  # env id -> tier
     lang: str | None = None  # the turn's language (the page's): answers are said in it
+    # the allowed tools this model call was not offered (app.agent.tool_offer): by name
+    other_tools: tuple[str, ...] = ()
 
     def block(self) -> str:
         envs = ", ".join(f"{env}({tier})" for env, tier in self.environments.items())
@@ -61,6 +67,8 @@ class TurnFacts:
         ]
         if self.lang:
             lines.append(f"{LANGUAGE_KEY}: {self.lang}")
+        if self.other_tools:
+            lines.append(f"{OTHER_TOOLS_KEY}: {', '.join(self.other_tools)}")
         return "\n".join((*lines, FACTS_END))
 
 
@@ -95,6 +103,7 @@ RefusalCode = Literal[
     "maintenance",  # the environment is in a maintenance window (reason)
     "preflight_failed",  # the check before the card found problems (errors)
     "repeated_call",  # the same call with the same arguments again in one turn
+    "one_at_a_time",  # another call of a reply that asked for several (tools: set aside)
     "cancelled",  # the person cancelled it on the card (reason)
 ]
 REFUSAL_CODES: tuple[str, ...] = RefusalCode.__args__  # type: ignore[attr-defined]
@@ -125,7 +134,8 @@ class Refusal(BaseModel):
     env_id: str | None = None
     reason: str | None = None  # a maintenance window's or a person's own words
     errors: list[str] = Field(default_factory=list)
-    tools: list[str] = Field(default_factory=list)  # unknown_tool: the tools that exist
+    # unknown_tool: the tools that exist; one_at_a_time: the calls set aside
+    tools: list[str] = Field(default_factory=list)
     alternatives: list[Alternative] = Field(default_factory=list)
 
     def tool_result(self) -> str:

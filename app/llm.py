@@ -5,7 +5,11 @@ OpenAI-compatible server. The core gets the model and its label from here
 ``SS_TOOLS_LLM_PROVIDER=offline`` (default) → :class:`OfflinePlanner` (deterministic,
 no network), handed the tools' catalog so it knows what each tool can do and asks
 for. ``openai`` → ``ChatOpenAI`` against ``SS_TOOLS_LLM_BASE_URL`` with
-``SS_TOOLS_LLM_MODEL`` and ``SS_TOOLS_LLM_API_KEY``.
+``SS_TOOLS_LLM_MODEL`` and ``SS_TOOLS_LLM_API_KEY``, asked for one tool call per reply
+unless ``SS_TOOLS_LLM_PARALLEL_TOOL_CALLS`` says the model handles several.
+
+:func:`tool_ranker` is the planner's reading of a request as a ranking of the tools,
+handed to the core so each model call is offered the few tools it most likely needs.
 
 Each ChatOpenAI gets its own async HTTP client: langchain-openai otherwise shares one
 lru-cached client per (base_url, timeout) across the process, and that client breaks
@@ -15,7 +19,7 @@ with a loop per test). :func:`model_label` never shows the API key.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -27,6 +31,7 @@ from pydantic import SecretStr
 from app.errors import ConfigError
 from app.i18n import t
 from app.planner import OfflinePlanner
+from app.planner.rank import ToolRanker
 from app.policy import ToolSpec
 from app.settings import Settings
 
@@ -34,8 +39,20 @@ OFFLINE_LABEL = t("offline_planner", "en")  # the page says it in its language
 DEFAULT_OPENAI_HOST = "api.openai.com"
 
 
+class OneCallChatOpenAI(ChatOpenAI):
+    """``ChatOpenAI`` that asks the server for at most one tool call per reply
+    (``parallel_tool_calls: false``) whenever tools are bound: for a model not known to
+    handle parallel calls (``Settings.llm_parallel_tool_calls`` off)."""
+
+    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> Any:
+        if tools and kwargs.get("parallel_tool_calls") is None:
+            kwargs["parallel_tool_calls"] = False
+        return super().bind_tools(tools, **kwargs)
+
+
 def _openai_model(settings: Settings) -> BaseChatModel:
-    return ChatOpenAI(
+    chat = ChatOpenAI if settings.llm_parallel_tool_calls else OneCallChatOpenAI
+    return chat(
         model=settings.llm_model,
         base_url=settings.llm_base_url,
         api_key=settings.llm_api_key or SecretStr("sk-none"),
@@ -62,6 +79,13 @@ def get_chat_model(
     if settings.llm_provider == "openai":
         return _openai_model(settings)
     raise ConfigError(f"unknown SS_TOOLS_LLM_PROVIDER {settings.llm_provider!r}")
+
+
+def tool_ranker(settings: Settings, catalog: Callable[[], Mapping[str, ToolSpec]]) -> Any:
+    """Which tools a request most likely asks for (the offline planner's reading, handed
+    to the core: ``app.agent.tool_offer``), for the catalog ``catalog()`` returns; None
+    when every allowed tool is offered (``llm_tools_top_k`` 0). For any model."""
+    return ToolRanker(catalog) if settings.llm_tools_top_k > 0 else None
 
 
 def _host(base_url: str | None) -> str:

@@ -30,7 +30,7 @@ from app.agent.audit import AuditWriter
 from app.agent.core import AgentCore
 from app.agent.rules import Rules
 from app.auth import AuthGate
-from app.llm import get_chat_model, model_label
+from app.llm import get_chat_model, model_label, tool_ranker
 from app.settings import Settings
 from app.store.db import Database
 from app.superset.registry import EnvironmentRegistry, load_environments
@@ -92,6 +92,8 @@ def build_parts(
     # names it; the core only talks to it
     chat = model if model is not None else get_chat_model(settings, rules.policy().catalog)
     core_options.setdefault("label", model_label(chat))
+    # which tools a request most likely needs (the planner's reading): for any model
+    core_options.setdefault("ranker", tool_ranker(settings, lambda: rules.policy().catalog))
     core = AgentCore(model=chat, **services, **core_options)
     return Parts(core=core, **services)
 

@@ -103,6 +103,21 @@ class Settings(BaseSettings):
     llm_timeout_s: float = 60.0
     # an answer is one or two sentences; a small model left alone may write pages
     llm_max_tokens: int = Field(default=512, ge=16, le=32768)
+    llm_tools_top_k: int = Field(
+        default=4,
+        ge=0,
+        le=64,
+        description="A model call is offered the tools the request most likely needs: at "
+        "most this many, plus show_capabilities (the other allowed tools are named, and "
+        "offered again when the model asks for one); 0 offers every allowed tool",
+    )
+    llm_parallel_tool_calls: bool = Field(
+        default=False,
+        description="The model handles several calls in one reply: the server is not "
+        "asked for one call at a time, and every call of a reply runs (each through the "
+        "guard). Off: OpenAI-compatible servers are sent parallel_tool_calls=false, and "
+        "of a reply with several calls only the first the guard passes runs",
+    )
 
     tool_timeout_s: float = 30.0
     retry_delay_s: float = 1.0

@@ -9,7 +9,10 @@ maintenance, the risk); a stopped turn ends through its own nodes
 deps_factory, tools=None, decls=TOOLS, ...)`` is a factory: the agent core builds one graph
 per event loop from its parts (``decls``: its rules' tool declarations); tests hand the
 core their own tool implementations (``tools``: name → function, replacing the declared
-ones), preflight, deps factory and environment table.
+ones), preflight, deps factory and environment table. ``ranker`` (the composition root's
+reading of which tools a request most likely asks for) narrows what each model call is
+offered (``app.agent.tool_offer``); the guard still checks every call against the turn's
+allowed tools, and with ``Settings.llm_parallel_tool_calls`` off runs one call a reply.
 A door may call one tool without the model (``app.agent.core.runs``): the core puts an
 ``AIMessage`` proposing that call into the conversation and sets ``direct`` (checkpointed,
 so a resume from any door ends there too). The graph then starts at the guard (the same
@@ -21,6 +24,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import replace
 from typing import Any, Literal
 
 from langchain_core.language_models import BaseChatModel
@@ -53,6 +57,7 @@ from app.agent.state import (
     stopped_reply,
 )
 from app.agent.tool_node import ToolNode
+from app.agent.tool_offer import Ranker, offer_for
 from app.agent.tools import TOOLS, ToolDecl, ToolFn
 from app.agent.tools.base import ToolDeps
 from app.policy import EnvTable, Policy
@@ -183,6 +188,7 @@ def build_graph(
     preflight: PreflightOverride | None = None,
     system_prompt: Any = None,
     decls: Mapping[str, ToolDecl] = TOOLS,
+    ranker: Ranker | None = None,
 ) -> Any:
     guard = Guard(
         decls,
@@ -193,6 +199,7 @@ def build_graph(
         confirmations=confirmations,
         audit=audit,
         preflight=preflight,
+        one_call=not settings.llm_parallel_tool_calls,
     )
     run_tools = ToolNode(
         decls,
@@ -204,6 +211,7 @@ def build_graph(
     )
     system = SYSTEM_PROMPT if system_prompt is None else system_prompt
     bound = BoundModels(model)
+    top_k = settings.llm_tools_top_k
 
     async def model_node(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
         ctx = runtime.context
@@ -212,11 +220,15 @@ def build_graph(
         if is_stopped(ctx):  # a stopped turn ends here, without asking the model
             reply = stopped_reply(ctx)
         elif limit is not None:  # the turn ends here: a loop, a repeated mistake, the cap
-            reply, problem = ended(limit[0], ctx.lang, limit[1]), f"{limit[0]}: {limit[1]}"
+            reply = ended(limit.problem, ctx.lang, limit.detail, limit.count)
+            problem = f"{limit.problem}: {limit.detail} ({limit.count})"
         else:
-            offered = bound(policy().catalog, tuple(ctx.allowed_tools))
-            prompt = prompt_messages(state["messages"], ctx.facts, ctx.uicontext, system)
-            work = ask_model(offered, prompt, ctx.allowed_tools, ctx.lang)
+            catalog, allowed = policy().catalog, ctx.allowed_tools
+            offer = await offer_for(ranker, allowed, state["messages"], top_k)
+            facts = replace(ctx.facts, other_tools=offer.others)
+            prompt = prompt_messages(state["messages"], facts, ctx.uicontext, system)
+            every = (bound(catalog, tuple(allowed)), allowed) if offer.narrowed else None
+            work = ask_model(bound(catalog, offer.tools), prompt, offer.tools, ctx.lang, every)
             try:
                 reply, problem = await cancellable(ctx, work)
             except Stopped:

@@ -6,15 +6,19 @@ Guard order for one call:
   unknown tool           -> error event, never executed
   enforce_tool_permission -> permission_denied event with alternatives (never a confirmation)
   not in this turn's set  -> error "tool not available in this context" (context exclusion)
-  invalid arguments       -> error event
+  invalid arguments       -> error event (a read whose only fault is argument names it
+                             does not have runs without them: ``app.agent.model_mistakes``)
   the call's environment  -> resolved ONCE (the tool's resolve_target hook, then
                              app.policy.resolve_env); the card names it, the tool runs on it
   maintenance window      -> refused with reason ``maintenance`` (writes; not exempt tools)
   build_confirmation_contract_v2 -> safe: run; guarded/dangerous: interrupt for a person
 
-The policy and the environment table are read per call (``policy()``/``envs()``), so a
-changed policy file applies to the next call. The guard's I/O (the maintenance table,
-confirmation rows, audit rows) goes through the parts the core hands it.
+A reply with several calls runs only the first that passes, the others set aside with
+one note, and a turn shows at most one line for the model's mistakes
+(``app.agent.model_mistakes``). The policy and the environment table are read per call
+(``policy()``/``envs()``), so a changed policy file applies to the next call. The guard's
+I/O (the maintenance table, confirmation rows, audit rows) goes through the parts the core
+hands it.
 """
 
 from __future__ import annotations
@@ -31,9 +35,17 @@ from pydantic import BaseModel, ValidationError
 
 from app.agent.audit import AuditWriter
 from app.agent.confirmation import Confirmations
+from app.agent.model_mistakes import (
+    DROPPED_NOTE,
+    audit_strays,
+    guard_step,
+    one_call_of,
+    say_line,
+    without_strays,
+)
 from app.agent.model_step import this_turn
 from app.agent.offers import without_context
-from app.agent.state import AgentContext, AgentState, PendingCall, call_row, emit
+from app.agent.state import AgentContext, AgentState, PendingCall, call_row
 from app.agent.tools.base import ToolDecl
 from app.cpu import off_loop
 from app.errors import ToolError
@@ -172,6 +184,9 @@ class Guard:
     confirmations: Confirmations
     audit: AuditWriter
     preflight: PreflightOverride | None = None
+    #: a reply with several calls runs only the first that passes (``model_mistakes``);
+    #: False: every call runs (a model known to handle parallel calls)
+    one_call: bool = True
 
     async def open(self, checked: Checked, ctx: AgentContext) -> None:
         """Ask a person: a new single-use confirmation bound to the checked call."""
@@ -180,10 +195,17 @@ class Guard:
     async def __call__(self, state: AgentState, ctx: AgentContext) -> dict[str, Any]:
         last = state["messages"][-1]
         assert isinstance(last, AIMessage)
-        refused: list[ToolMessage] = []
-        pending: list[PendingCall] = []
         # the calls made before ``last`` in this run (a door's direct call starts a run)
         made = {_call_key(c) for m in this_turn(state["messages"])[:-1] for c in _calls(m)}
+        with guard_step(state["messages"]):
+            if self.one_call and len(last.tool_calls) > 1:
+                return await self._one_of([dict(c) for c in last.tool_calls], made, ctx)
+            return await self._each(last, made, ctx)
+
+    async def _each(self, last: AIMessage, made: set[str], ctx: AgentContext) -> dict[str, Any]:
+        """Every call of the reply, each through the per-call policy."""
+        refused: list[ToolMessage] = []
+        pending: list[PendingCall] = []
         for call in last.tool_calls:
             key = _call_key(call)
             if key in made:  # the same call again in one turn: a loop, never run twice
@@ -198,6 +220,21 @@ class Guard:
                 await self.open(outcome, ctx)
             pending.append(outcome.call)
         return {"messages": refused, "pending": pending}
+
+    async def _one_of(
+        self, calls: list[dict[str, Any]], made: set[str], ctx: AgentContext
+    ) -> dict[str, Any]:
+        """A reply of several calls: the first that passes the guard runs, the others are
+        set aside with one note (``app.agent.model_mistakes``)."""
+
+        async def police(call: dict[str, Any]) -> Checked | ToolMessage:
+            key = _call_key(call)
+            if key in made:
+                return await self._repeated(call, ctx)
+            made.add(key)
+            return await self.police(call, ctx)
+
+        return await one_call_of(calls, police, ctx, self.audit, self.open)
 
     async def _repeated(self, call: dict[str, Any], ctx: AgentContext) -> ToolMessage:
         refusal = Refusal(
@@ -236,7 +273,7 @@ class Guard:
                 refusal=refusal,
                 offers=offers or [],
             )
-        emit(event)
+        say_line(event, refusal)  # a model's mistake: at most one line a turn
         await self.audit.record(
             kind=kind,
             decision=decision,
@@ -297,23 +334,29 @@ class Guard:
             )
         if name not in ctx.allowed_tools:
             return await self._not_available(call, ctx, decl, raw, policy, refusal)
+        dropped: list[str] = []
         try:
             model = decl.args_model.model_validate(raw)
         except ValidationError as exc:
-            errors = [
-                f"{'.'.join(map(str, e['loc'])) or 'args'}: {e['msg']}" for e in exc.errors()[:5]
-            ]
-            return await self._refuse(
-                call,
-                ctx,
-                refusal(
-                    "invalid_arguments",
-                    f"invalid arguments for {name}: {'; '.join(errors)}",
-                    errors=errors,
-                ),
-                kind="failed",
-                decision="error",
-            )
+            lenient = without_strays(policy.spec(name), decl.args_model, raw, exc)
+            if lenient is None:
+                errors = [
+                    f"{'.'.join(map(str, e['loc'])) or 'args'}: {e['msg']}"
+                    for e in exc.errors()[:5]
+                ]
+                return await self._refuse(
+                    call,
+                    ctx,
+                    refusal(
+                        "invalid_arguments",
+                        f"invalid arguments for {name}: {'; '.join(errors)}",
+                        errors=errors,
+                    ),
+                    kind="failed",
+                    decision="error",
+                )
+            model, dropped = lenient
+            await audit_strays(self.audit, ctx, name, raw, dropped)
         args = model.model_dump(mode="json")
         envs = self.envs()
         target = None
@@ -344,9 +387,12 @@ class Guard:
                     ),
                     kind="maintenance_refused",
                 )
-        return await self._pending(
+        checked = await self._pending(
             call, ctx, decl, model, contract, risk, env, selected, policy, preflight=preflight
         )
+        if dropped and isinstance(checked, Checked):  # the model reads which were ignored
+            checked.call["note"] = DROPPED_NOTE.format(names=", ".join(dropped))
+        return checked
 
     async def _not_available(
         self,

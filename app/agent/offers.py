@@ -6,7 +6,9 @@
 * :func:`check_status` — a write timed out: ask for its task by id (a direct
   ``get_task_status`` call), leaving a page context that filters the tool out;
 * :func:`choices` — a lookup found several candidates (or none) and the model answered:
-  each candidate is a request that picks it (the tool's ``choices`` hook says how).
+  each candidate is a request that picks it (the tool's ``choices`` hook says how);
+* :func:`what_i_can_do` — the turn ended on the model's mistakes (its sentence says
+  "ask in other words"): what the person can ask, as a direct ``show_capabilities`` call.
 
 Words are the catalog's (``app/strings.toml``), in the turn's language.
 """
@@ -21,6 +23,7 @@ from app.i18n import t
 from app.policy import Policy
 
 STATUS_TOOL = "get_task_status"
+CAPABILITIES_TOOL = "show_capabilities"
 MAX_CHOICES = 8
 
 
@@ -64,4 +67,18 @@ def choices(picks: list[tuple[str, str]]) -> list[Offer]:
     """A lookup's candidates as choice offers: (label, the request that picks it)."""
     return [Offer(kind="choice", label=label, request=request) for label, request in picks][
         :MAX_CHOICES
+    ]
+
+
+def what_i_can_do(allowed: list[str], lang: str) -> list[Offer]:
+    """The way on of a turn the model could not carry: the capabilities, when allowed."""
+    if CAPABILITIES_TOOL not in allowed:
+        return []
+    return [
+        Offer(
+            kind="suggestion",
+            label=t("offer_capabilities", lang),
+            request=t("offer_capabilities_request", lang),
+            call=OfferedCall(tool_name=CAPABILITIES_TOOL),
+        )
     ]

@@ -79,6 +79,7 @@ class PendingCall(TypedDict, total=False):
     decision: str | None  # confirm | deny | edit (confirmed with edited_args, to recheck)
     reason: str | None
     edited_args: dict[str, Any] | None  # a person's edit before approving (issue 11)
+    note: str  # what the model reads before the result (arguments the guard dropped)
 
 
 class AgentState(TypedDict, total=False):

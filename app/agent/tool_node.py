@@ -247,8 +247,9 @@ class ToolNode:
             picks = choices(decl.choices(args_obj, result, ctx.lang))
             if picks:
                 artifact["offers"] = [o.model_dump(mode="json") for o in picks]
+        note = p.get("note", "")  # what the model reads first, e.g. arguments the guard dropped
         return ToolMessage(
-            content=text, tool_call_id=call_id, name=name, artifact=artifact or None
+            content=note + text, tool_call_id=call_id, name=name, artifact=artifact or None
         )
 
     async def _failed(

@@ -70,7 +70,8 @@ async def test_a_second_unknown_tool_ends_the_turn_with_a_sentence(harness: Any)
     harness.use(call("run_select_region", region="eu"), call("deploy_dashboard_1_to_prod"))
     events = await harness.turn("покажи регион")
     message = final(events)
-    assert message.problem == "unknown_tool" and "несуществующий" in message.text
+    assert message.problem == "unknown_tool" and "несуществующие" in message.text
+    assert "попыток: 2" in message.text  # one sentence says how many
     assert events[-1].state == "idle"
     assert [r["kind"] for r in model_rows(harness)] == ["failed"]
 
@@ -84,8 +85,11 @@ async def test_arguments_refused_twice_end_the_turn(harness: Any) -> None:
     )
     events = await harness.turn("check dashboard 2")
     codes = [e.refusal.code for e in events if isinstance(e, ErrorEvent) and e.refusal]
-    assert codes == ["invalid_arguments", "invalid_arguments"] and log == []
-    assert final(events).problem == "invalid_arguments"
+    assert codes == ["invalid_arguments"] and log == []  # one line; the second is audited
+    message = final(events)
+    assert message.problem == "invalid_arguments" and "2 times" in message.text
+    refused = [r for r in harness.audit_rows() if r["kind"] == "failed" and r["tool"]]
+    assert len(refused) == 2
 
 
 async def test_the_same_call_again_in_one_turn_is_never_run_twice(harness: Any) -> None:
@@ -236,5 +240,5 @@ def test_a_turn_limit_reads_only_this_turn() -> None:
         call("y"),
         ToolMessage(refusal.tool_result(), tool_call_id="2"),
     ]
-    assert turn_limit(earlier) == ("unknown_tool", "x, x")
+    assert turn_limit(earlier) == ("unknown_tool", "x", 2)
     assert turn_limit([*earlier, AIMessage("ok"), HumanMessage("b")]) is None

@@ -264,6 +264,7 @@ REFUSALS: dict[str, dict[str, Any]] = {  # code -> the facts the guard would sta
     "maintenance": {"env_id": "prod", "reason": "upgrade"},
     "preflight_failed": {"errors": ["dashboard 42 does not exist in dev"]},
     "repeated_call": {},
+    "one_at_a_time": {"tools": ["list_environments"]},
     "cancelled": {"reason": "wrong target"},
 }
 REWORDED = "Something entirely different — permission denied; not available (dataset page)"

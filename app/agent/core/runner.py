@@ -1,6 +1,7 @@
 """Drives one run of the graph (``graph.astream``) and turns what it streams into typed,
 numbered events: model tokens, the nodes' own events (``emit``), a confirmation for each
-interrupt, and the closing ``message`` / ``error`` + ``done``.
+interrupt, and the closing ``message`` / ``error`` + ``done``. A turn that ended on what
+the model did (the message's ``problem``) also offers what the person can ask.
 
 Every audit row of the run is committed before ``done`` (``AuditWriter.flush``); a failed
 write is said in an ``error`` event, never swallowed. With a run control (``core.control``) the
@@ -18,6 +19,7 @@ from langchain_core.messages import AIMessage, AIMessageChunk, ToolMessage
 from app.agent.audit import AuditWriter
 from app.agent.core.control import ITEM, STOP, RunControl
 from app.agent.model_step import PROBLEM_KEY
+from app.agent.offers import what_i_can_do
 from app.agent.state import AgentContext, Sequencer, confirm_required_event
 from app.errors import SsToolsError
 from app.events import (
@@ -236,6 +238,8 @@ async def run_graph(
     if isinstance(last_ai, AIMessage) and not last_ai.tool_calls:
         text, problem = str(last_ai.content), last_ai.response_metadata.get(PROBLEM_KEY)
         offers = ways.offers()
+        if problem is not None and problem != "unreachable":  # the model could not carry it
+            offers += what_i_can_do(ctx.allowed_tools, ctx.lang)
         yield seq(MessageEvent(text=text, model=core.model_label, offers=offers, problem=problem))
     async for ev in finish(seq, "idle", audit):
         yield ev

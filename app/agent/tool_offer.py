@@ -1,0 +1,98 @@
+"""The tools one model call is offered: the turn's allowed tools, narrowed to the few the
+request most likely needs.
+
+Policy comes first and is not touched here: the turn's allowed tools are what RBAC and
+the page's context allow (``app.agent.core.runs.plan_turn``), and the guard still checks
+every call against them. This module only chooses which of them the model *reads*
+(their schemas are most of a prompt: 22 tools were 2,300 of a call's 2,735 tokens):
+
+* a :data:`Ranker` (handed over by the composition root: the offline planner's reading
+  of a request, ``app.planner.rank.ToolRanker``; no core module imports the planner)
+  ranks the allowed tools for the person's latest message, and again for it read
+  together with their message before (an answer to a question, a pick) when the latest
+  alone says nothing;
+* the model is offered the ``top_k`` best, in rank order, plus :data:`ALWAYS` (what
+  the agent can do); the other allowed tools are named in the turn's facts
+  (``other_tools``) so a model can still ask for one by name;
+* a request the ranker cannot place (no candidates) is offered every allowed tool, as
+  is the rest of a turn in which the model asked for a tool outside its offer (the
+  guard refused it as unknown, or the server could not read the reply: the repair try
+  is offered every tool too, ``app.agent.model_step.ask_model``).
+
+Nothing here knows which model answers: a capable model gets the narrowed offer too,
+and reaches any other allowed tool through the same fallback.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from langchain_core.messages import BaseMessage, HumanMessage, ToolMessage
+
+from app.agent.model_step import this_turn
+from app.cpu import off_loop
+from app.facts import read_refusal
+
+#: (the request's text, the allowed tools) -> the tools it most likely asks for, best
+#: first; empty when it cannot tell
+Ranker = Callable[[str, Sequence[str]], Sequence[str]]
+#: offered whenever allowed: what the agent can do answers any request it cannot place
+ALWAYS = ("show_capabilities",)
+
+
+@dataclass(frozen=True)
+class ToolOffer:
+    """What one model call is offered: ``tools`` (bound, in this order) and ``others``
+    (allowed, not bound: named in the turn's facts); ``narrowed``: fewer than allowed."""
+
+    tools: tuple[str, ...]
+    others: tuple[str, ...] = ()
+
+    @property
+    def narrowed(self) -> bool:
+        return bool(self.others)
+
+
+def every_tool(allowed: Sequence[str]) -> ToolOffer:
+    return ToolOffer(tuple(allowed))
+
+
+def _said(messages: Sequence[BaseMessage]) -> list[str]:
+    return [str(m.content) for m in messages if isinstance(m, HumanMessage)]
+
+
+def asked_outside(messages: Sequence[BaseMessage]) -> bool:
+    """Whether the model asked for a tool it was not offered in this turn (the guard
+    refused it as unknown): the rest of the turn is offered every tool."""
+    for m in this_turn(messages):
+        if isinstance(m, ToolMessage):
+            refusal = read_refusal(str(m.content))
+            if refusal is not None and refusal.code == "unknown_tool":
+                return True
+    return False
+
+
+def narrow(ranker: Ranker, allowed: Sequence[str], said: Sequence[str], top_k: int) -> ToolOffer:
+    """The offer for a conversation whose person said ``said`` (oldest first)."""
+    if not said or top_k <= 0:
+        return every_tool(allowed)
+    ranked = list(ranker(said[-1], allowed))
+    if not ranked and len(said) > 1:  # an answer to a question: read with the request
+        ranked = list(ranker(f"{said[-2]}\n{said[-1]}", allowed))
+    if not ranked:
+        return every_tool(allowed)
+    picked = [t for t in ranked if t in allowed][:top_k]
+    picked += [t for t in ALWAYS if t in allowed and t not in picked]
+    others = tuple(t for t in allowed if t not in picked)
+    return ToolOffer(tuple(picked), others)
+
+
+async def offer_for(
+    ranker: Ranker | None, allowed: Sequence[str], messages: Sequence[BaseMessage], top_k: int
+) -> ToolOffer:
+    """The offer for the next model call of a turn (see the module); the ranking runs in
+    the CPU pool (it reads a person's message with many patterns)."""
+    if ranker is None or top_k <= 0 or asked_outside(messages):
+        return every_tool(allowed)
+    return await off_loop(narrow, ranker, list(allowed), _said(messages), top_k)
