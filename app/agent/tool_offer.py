@@ -8,9 +8,8 @@ every call against them. This module only chooses which of them the model *reads
 
 * a :data:`Ranker` (handed over by the composition root: the offline planner's reading
   of a request, ``app.planner.rank.ToolRanker``; no core module imports the planner)
-  ranks the allowed tools for the person's latest message, and again for it read
-  together with their message before (an answer to a question, a pick) when the latest
-  alone says nothing;
+  ranks the allowed tools for the person's latest message (read together with the one
+  before when it is an answer to a question, a pick);
 * the model is offered the ``top_k`` best, in rank order, plus :data:`ALWAYS` (what
   the agent can do); the other allowed tools are named in the turn's facts
   (``other_tools``) so a model can still ask for one by name;
@@ -34,9 +33,9 @@ from app.agent.model_step import this_turn
 from app.cpu import off_loop
 from app.facts import read_refusal
 
-#: (the request's text, the allowed tools) -> the tools it most likely asks for, best
-#: first; empty when it cannot tell
-Ranker = Callable[[str, Sequence[str]], Sequence[str]]
+#: (the person's messages, oldest first; the allowed tools) -> the tools their latest
+#: message most likely asks for, best first; empty when it cannot tell
+Ranker = Callable[[Sequence[str], Sequence[str]], Sequence[str]]
 #: offered whenever allowed: what the agent can do answers any request it cannot place
 ALWAYS = ("show_capabilities",)
 
@@ -77,9 +76,7 @@ def narrow(ranker: Ranker, allowed: Sequence[str], said: Sequence[str], top_k: i
     """The offer for a conversation whose person said ``said`` (oldest first)."""
     if not said or top_k <= 0:
         return every_tool(allowed)
-    ranked = list(ranker(said[-1], allowed))
-    if not ranked and len(said) > 1:  # an answer to a question: read with the request
-        ranked = list(ranker(f"{said[-2]}\n{said[-1]}", allowed))
+    ranked = list(ranker(said[-2:], allowed))
     if not ranked:
         return every_tool(allowed)
     picked = [t for t in ranked if t in allowed][:top_k]

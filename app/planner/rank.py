@@ -19,6 +19,8 @@ does, and adds what the tools' own texts say:
 :meth:`ToolRanker.__call__` answers the candidates best first, or nothing when the
 request matches no row and no declared phrase (the caller then offers every tool). A
 request the table reads as asking for no tool (deleting a backup) also answers nothing.
+A message that asks for nothing by itself (an answer to the planner's question, a
+pick such as "dashboard 7 in dev") is read together with the message before it.
 """
 
 from __future__ import annotations
@@ -135,9 +137,24 @@ class ToolRanker:
                 score[tool] = score.get(tool, 0.0) + share
         return score
 
-    def __call__(self, text: str, among: Sequence[str]) -> list[str]:
-        """The tools of ``among`` ``text`` most likely asks for, best first (those with
-        at least :data:`MIN_SCORE`); none when the request gives no such evidence."""
+    def asks(self, text: str) -> bool:
+        """Whether ``text`` names something to do (a strong row or a declared phrase), as
+        the planner decides whether a message is a request or an answer to its question."""
+        known, _ = self._parts()
+        lowered = Request.build(text, TurnContext()).prefix.lower()
+        return bool(matching(lowered)[0] or known.heard(lowered))
+
+    def __call__(self, said: Sequence[str], among: Sequence[str]) -> list[str]:
+        """The tools of ``among`` the person's latest message most likely asks for, best
+        first (those with at least :data:`MIN_SCORE`); none when it gives no such
+        evidence. ``said``: their messages, oldest first: a latest one that asks for
+        nothing by itself (an answer, a pick: "dashboard 7 in dev") is read together
+        with the one before, as the planner reads it."""
+        if not said:
+            return []
+        text = said[-1]
+        if len(said) > 1 and not self.asks(text) and self.asks(f"{said[-2]}\n{text}"):
+            text = f"{said[-2]}\n{text}"
         score = self.scores(text, among)
         ranked = sorted(score, key=lambda tool: (-score[tool], among.index(tool)))
         return [tool for tool in ranked if score[tool] >= MIN_SCORE]

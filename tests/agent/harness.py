@@ -147,14 +147,18 @@ class Harness:
         checkpointer: Any = None,
         model: Any = None,
         envs: Any = None,
+        ranker: Any = None,
     ) -> Any:
         """Build a core with a scripted model (or ``model``, e.g. the offline planner).
         ``real=True`` keeps the product's tools, preflight and dependencies (Superset
         registry) — for integration tests. ``envs`` is the environment table the guard
-        resolves with (an ``EnvTable``; default: the registry's)."""
+        resolves with (an ``EnvTable``; default: the registry's). ``ranker`` narrows each
+        model call's tools (``app.agent.tool_offer``; default: every allowed tool)."""
         scripted_model, self.recorder = scripted(*script)
         model = model if model is not None else scripted_model
-        table = {} if envs is None else {"envs": lambda: envs}
+        table: dict[str, Any] = {} if envs is None else {"envs": lambda: envs}
+        if ranker is not None:
+            table["ranker"] = ranker
         if real:
             options: dict[str, Any] = dict(system_prompt="sys", **table)
         else:

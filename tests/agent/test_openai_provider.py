@@ -189,3 +189,20 @@ async def test_tool_call_and_tokens_survive_langgraph_messages_streaming(stub):
     assert message_chunks >= 3
     assert final is not None
     assert final.tool_calls[0]["args"] == {"env_id": "prod"}
+
+
+@pytest.mark.parametrize(
+    ("parallel", "tools", "sent"),
+    [
+        (False, ["list_backups", "run_backup"], False),  # the default: one call a reply
+        (True, ["list_backups", "run_backup"], None),  # a model known to handle several
+        (False, [], None),  # no tools bound: the parameter is not sent (OpenAI refuses it)
+    ],
+)
+async def test_the_server_is_asked_for_one_call_at_a_time_unless_the_model_handles_more(
+    stub, parallel, tools, sent
+):
+    model = get_chat_model(_settings(stub, llm_parallel_tool_calls=parallel))
+    bound = model.bind_tools([_tool(name) for name in tools]) if tools else model
+    await bound.ainvoke([HumanMessage("list backups")])
+    assert stub.requests[-1]["body"].get("parallel_tool_calls") is sent
