@@ -2,14 +2,20 @@
 
 Starts the local small LLM (``app.sandbox.llm``: built and cached once per machine) and
 asks it what the product's model node asks, with the product's own prompt
-(``app.agent.model_step.prompt_messages``) and tool schemas (``app.agent.graph``):
+(``app.agent.model_step.prompt_messages``), tool schemas (``app.agent.graph``) and tool
+offer (``app.agent.tool_offer``: the allowed tools narrowed by the planner's ranking to
+``--top-k`` plus show_capabilities, the others named in the turn's facts; ``--top-k 0``
+offers every allowed tool, as the product did before the narrowing):
 
-* **prompt tokens per call** (the server's ``usage``) for the no-context turn with every
-  tool an admin is offered (22), twice: the second call shows what the server's prefix
-  cache leaves to process;
+* **prompt tokens per call** (the server's ``usage``) for the no-context turn ("what can
+  you do?", an admin on dev) as the product sends it, twice: the second call shows what
+  the server's prefix cache leaves to process; and, for reference, the same turn offered
+  every tool (22: the fallback of a request the ranking cannot place);
 * **routing accuracy** on the operator-request eval (the planner's eval file, its
   one-step cases): the first tool the model proposes against the expected one, in each
-  case's page context and environment. A figure, not an assertion.
+  case's page context and environment, on the first try and after the product's one
+  repair try (``ask_model``: a reply the server could not read is asked again, offered
+  every allowed tool). A figure, not an assertion.
 
 Prints numbers, then one line of JSON.
 """
@@ -21,6 +27,7 @@ import asyncio
 import json
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -30,17 +37,23 @@ from pydantic import SecretStr
 
 from app.agent.core.runs import plan_turn
 from app.agent.graph import openai_tool_schema
-from app.agent.model_step import prompt_messages
+from app.agent.model_step import ask_model, prompt_messages
 from app.agent.rules import default_policy
+from app.agent.tool_offer import ToolOffer, every_tool, narrow
+from app.agent.tools import TOOL_CATALOG
 from app.context import UIContext
 from app.facts import TurnFacts
 from app.llm import get_chat_model
+from app.planner.rank import ToolRanker
 from app.sandbox.llm import MODEL_NAME, start_local_model, unavailable_reason
 from app.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 EVAL_FILES = (ROOT / "tests/planner/planner_eval.yaml", ROOT / "tests/agent/planner_eval.yaml")
 NO_CONTEXT_REQUEST = "what can you do?"
+
+
+RANKER = ToolRanker(lambda: TOOL_CATALOG)
 
 
 def _model(base_url: str, name: str) -> Any:
@@ -51,23 +64,32 @@ def _model(base_url: str, name: str) -> Any:
     return get_chat_model(settings)
 
 
-def _bound(model: Any, object_type: str | None, env: str | None) -> Any:
-    policy = default_policy()
-    names = plan_turn(policy, "admin", object_type, env, None)["allowed_tools"]
-    return model.bind_tools([openai_tool_schema(policy.catalog[n]) for n in names]), names
+def _offer(text: str, object_type: str | None, env: str | None, top_k: int) -> ToolOffer:
+    """What the product offers the model for ``text`` (an admin's turn)."""
+    allowed = plan_turn(default_policy(), "admin", object_type, env, None)["allowed_tools"]
+    return narrow(RANKER, allowed, [text], top_k) if top_k > 0 else every_tool(allowed)
 
 
-def _prompt(text: str, env: str | None, envs: dict[str, str], page: dict[str, Any] | None) -> Any:
+def _bound(model: Any, names: tuple[str, ...]) -> Any:
+    catalog = default_policy().catalog
+    return model.bind_tools([openai_tool_schema(catalog[n]) for n in names])
+
+
+def _prompt(
+    text: str, env: str | None, envs: dict[str, str], page: dict[str, Any] | None, offer: ToolOffer
+) -> Any:
     ui = UIContext(**page) if page else None
-    return prompt_messages([HumanMessage(text)], TurnFacts(env, envs), ui)
+    facts = replace(TurnFacts(env, envs), other_tools=offer.others)
+    return prompt_messages([HumanMessage(text)], facts, ui)
 
 
-async def prompt_tokens(model: Any, envs: dict[str, str]) -> list[int]:
-    bound, names = _bound(model, None, "dev")
-    assert len(names) == 22, names
+async def prompt_tokens(model: Any, envs: dict[str, str], top_k: int) -> list[int]:
+    """The no-context turn's prompt tokens: twice as offered, then offered every tool."""
     counts = []
-    for _ in range(2):
-        reply = await bound.ainvoke(_prompt(NO_CONTEXT_REQUEST, "dev", envs, None))
+    for k in (top_k, top_k, 0):
+        offer = _offer(NO_CONTEXT_REQUEST, None, "dev", k)
+        prompt = _prompt(NO_CONTEXT_REQUEST, "dev", envs, None, offer)
+        reply = await _bound(model, offer.tools).ainvoke(prompt)
         counts.append(int((reply.usage_metadata or {}).get("input_tokens", 0)))
     return counts
 
@@ -87,36 +109,44 @@ def spread(cases: list[dict[str, Any]], limit: int | None) -> list[dict[str, Any
     return [cases[i * len(cases) // limit] for i in range(limit)]
 
 
-async def routing(model: Any, limit: int | None) -> dict[str, Any]:
+async def routing(model: Any, limit: int | None, top_k: int) -> dict[str, Any]:
     defaults, cases = one_step_cases(limit)
     envs = dict(defaults["environments"])
-    right = clean = 0
+    first = right = clean = offered = 0
     misses = []
-    # cases on the same kind of page are offered the same tools: asked one after another,
-    # the server's prefix cache keeps the system text and the tools processed
+    # cases on the same kind of page are asked one after another: the server's prefix
+    # cache keeps the system text and the tools they share processed
     cases = sorted(cases, key=lambda c: str((c.get("context") or {}).get("objectType") or ""))
     for case in cases:
         page = case.get("context")
         env = case.get("selected_env", defaults["selected_env"])
-        bound, _ = _bound(model, (page or {}).get("objectType"), env)
-        try:
-            reply = await bound.ainvoke(_prompt(case["say"], env, envs, page))
-        except Exception as exc:  # the server's 500 on output it cannot parse, say
-            misses.append((case["say"], case["expect"], type(exc).__name__))
-            continue
-        clean += 1
+        offer = _offer(case["say"], (page or {}).get("objectType"), env, top_k)
+        offered += case["expect"] in offer.tools
+        allowed = _offer(case["say"], (page or {}).get("objectType"), env, 0).tools
+        every = (_bound(model, allowed), allowed) if offer.narrowed else None
+        prompt = _prompt(case["say"], env, envs, page, offer)
+        # as the model node asks: a reply the server could not read is asked once more
+        reply, note = await ask_model(_bound(model, offer.tools), prompt, offer.tools, "en", every)
         got = reply.tool_calls[0]["name"] if reply.tool_calls else "answer"
+        clean += note is None  # the first try was read as it came
         if got == case["expect"]:
             right += 1
+            first += note is None
         else:
-            misses.append((case["say"], case["expect"], got))
+            misses.append((case["say"], case["expect"], got if note is None else f"{got} ({note})"))
     for say, expect, got in misses[:15]:
         print(f"  miss: {say!r}: expected {expect}, got {got}")
-    return {"cases": len(cases), "right": right, "clean": clean}
+    return {
+        "cases": len(cases),
+        "right": right,
+        "first": first,
+        "clean": clean,
+        "offered": offered,
+    }
 
 
 async def run(
-    limit: int | None, base_url: str | None = None, tokens_only: bool = False
+    limit: int | None, base_url: str | None = None, tokens_only: bool = False, top_k: int = 4
 ) -> dict[str, Any]:
     server = None
     if base_url is None:
@@ -129,25 +159,32 @@ async def run(
         model = _model(base_url, MODEL_NAME)
         envs = {"dev": "dev", "staging": "staging", "prod": "prod"}
         t0 = time.perf_counter()
-        first, second = await prompt_tokens(model, envs)
-        print(f"[llm] prompt tokens, no-context turn, 22 tools: {first} (again: {second})")
-        print(f"[llm] two calls took {time.perf_counter() - t0:.1f} s")
-        if tokens_only:
-            return {"prompt_tokens": first, "prompt_tokens_again": second}
-        t0 = time.perf_counter()
-        acc = await routing(model, limit)
-        took = time.perf_counter() - t0
-        share = acc["right"] / max(1, acc["cases"])
+        first, second, every = await prompt_tokens(model, envs, top_k)
         print(
-            f"[llm] routing: {acc['right']}/{acc['cases']} right ({share:.0%}), "
-            f"{acc['clean']} answered without a server error, {took:.0f} s"
+            f"[llm] prompt tokens, no-context turn (top {top_k}): {first} (again: {second}); "
+            f"offered every tool: {every}"
+        )
+        print(f"[llm] three calls took {time.perf_counter() - t0:.1f} s")
+        tokens = {"prompt_tokens": first, "prompt_tokens_again": second, "every_tool": every}
+        if tokens_only:
+            return tokens
+        t0 = time.perf_counter()
+        acc = await routing(model, limit, top_k)
+        took = time.perf_counter() - t0
+        n = max(1, acc["cases"])
+        print(
+            f"[llm] routing: {acc['right']}/{acc['cases']} right ({acc['right'] / n:.0%}) after "
+            f"the repair try, {acc['first']} ({acc['first'] / n:.0%}) on the first; "
+            f"{acc['clean']} first tries read as they came; expected tool offered in "
+            f"{acc['offered']}; {took:.0f} s"
         )
         return {
-            "prompt_tokens": first,
-            "prompt_tokens_again": second,
+            **tokens,
             "routing_right": acc["right"],
+            "routing_first_try": acc["first"],
             "routing_cases": acc["cases"],
             "routing_clean": acc["clean"],
+            "expected_offered": acc["offered"],
         }
     finally:
         if server is not None:
@@ -165,8 +202,12 @@ def main(argv: list[str]) -> int:
     parser.add_argument(
         "--tokens-only", action="store_true", help="the prompt tokens only, no routing eval"
     )
+    parser.add_argument(
+        "--top-k", type=int, default=Settings().llm_tools_top_k,
+        help="tools offered besides show_capabilities (0: every allowed tool)",
+    )  # fmt: skip
     args = parser.parse_args(argv)
-    result = asyncio.run(run(args.cases, args.base_url, args.tokens_only))
+    result = asyncio.run(run(args.cases, args.base_url, args.tokens_only, args.top_k))
     print(json.dumps(result))
     return 0
 

@@ -10,9 +10,11 @@ every call against them. This module only chooses which of them the model *reads
   of a request, ``app.planner.rank.ToolRanker``; no core module imports the planner)
   ranks the allowed tools for the person's latest message (read together with the one
   before when it is an answer to a question, a pick);
-* the model is offered the ``top_k`` best, in rank order, plus :data:`ALWAYS` (what
-  the agent can do); the other allowed tools are named in the turn's facts
-  (``other_tools``) so a model can still ask for one by name;
+* the model is offered :data:`ALWAYS` (what the agent can do) and then the ``top_k``
+  best, in rank order; the other allowed tools are named in the turn's facts
+  (``other_tools``) so a model can still ask for one by name. The prompt keeps a stable
+  head for servers that cache prompt prefixes: the system text, then :data:`ALWAYS`
+  (the first tool of every offer, the full list's too), then what differs per turn;
 * a request the ranker cannot place (no candidates) is offered every allowed tool, as
   is the rest of a turn in which the model asked for a tool outside its offer (the
   guard refused it as unknown, or the server could not read the reply: the repair try
@@ -79,8 +81,8 @@ def narrow(ranker: Ranker, allowed: Sequence[str], said: Sequence[str], top_k: i
     ranked = list(ranker(said[-2:], allowed))
     if not ranked:
         return every_tool(allowed)
-    picked = [t for t in ranked if t in allowed][:top_k]
-    picked += [t for t in ALWAYS if t in allowed and t not in picked]
+    head = [t for t in ALWAYS if t in allowed]  # first: a prefix every offer shares
+    picked = head + [t for t in ranked if t in allowed and t not in head][:top_k]
     others = tuple(t for t in allowed if t not in picked)
     return ToolOffer(tuple(picked), others)
 

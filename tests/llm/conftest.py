@@ -31,8 +31,9 @@ from tests.browser.conftest import PASSWORD, product
 from tests.sandbox_fixtures import sandbox_dashboard
 from tests.server_proc import Server, add_user
 
-#: A turn of the small model on a busy 2-core machine: a ~3,000-token prompt at ~50
-#: tokens/s, twice when it is repaired, plus the answer after a tool result.
+#: A turn of the small model on a busy 2-core machine: a prompt of up to ~3,000 tokens
+#: (every tool, when the offer cannot be narrowed) at ~50 tokens/s, twice when it is
+#: repaired, plus the answer after a tool result.
 TURN_TIMEOUT_S = 600.0
 #: What the product must never show for what a model wrote.
 GENERIC_FAILURE = "could not finish this turn"
@@ -84,15 +85,27 @@ class Turn:
     def offers(self) -> list[dict[str, Any]]:
         return [o for e in self.events for o in e.get("offers") or []]
 
+    def lines(self) -> list[dict[str, Any]]:
+        """The refusals' lines the page shows (``error`` and ``permission_denied``)."""
+        return [e for e in self.events if e["type"] in ("error", "permission_denied")]
+
     def ended_well(self) -> None:
         """The invariants of any turn, whatever the model wrote: every event is one of the
-        product's, the stream ends with ``done``, no generic failure, no stack trace."""
+        product's, the stream ends with ``done``, no generic failure, no stack trace; at
+        most one line for what went wrong, and never the step cap."""
         for event in self.events:
             parse_event(event)
         assert self.types and self.types[-1] == "done", self.types
         assert not [e for e in self.of("error") if e["code"] == "agent_error"], self.events
         assert GENERIC_FAILURE not in self.raw, self.raw
         assert "Traceback" not in self.raw and 'File "' not in self.raw, self.raw
+        assert len(self.lines()) <= 1, self.lines()
+        assert all(m.get("problem") != "step_cap" for m in self.of("message")), self.events
+
+    def reached(self) -> list[str]:
+        """The tools the turn ran or stopped at the confirmation card of."""
+        cards = [e["metadata"]["tool_name"] for e in self.of("confirm_required")]
+        return [e["tool_name"] for e in self.of("tool_start")] + cards
 
     def said(self) -> str:
         """The turn's last sentence for the person (a message event's text)."""

@@ -7,13 +7,17 @@ model's wording):
   the sandbox's Superset);
 * on a dashboard's page, a delete the page's context leaves out ends with a button that
   goes on without the page's context (or, if the model called a tool the page offers,
-  that tool's card); the button leads to the dangerous confirmation card, cancelled.
+  that tool's card); the button leads to the dangerous confirmation card, cancelled;
+* the three asks of a new user ("what can you do?", "find dashboards about sales",
+  "delete dashboard N in dev"): each ends with its card, at most one line for what went
+  wrong, never the step cap.
 
-Screenshots go to ``tests/screenshots/`` (``31-…`` to ``33-…``)."""
+Screenshots go to ``tests/screenshots/`` (``31-…`` to ``36-…``)."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -23,7 +27,7 @@ from tests.browser.test_conversation import ask
 from tests.chromium import chromium, sign_in
 from tests.llm.conftest import TURN_TIMEOUT_S
 from tests.llm_fixtures import LLM_TEST_TIMEOUT_S
-from tests.sandbox_fixtures import dashboard_exists
+from tests.sandbox_fixtures import dashboard_exists, sandbox_dashboard
 
 pytestmark = [
     pytest.mark.llm,
@@ -95,3 +99,52 @@ def test_the_page_with_a_real_model_shows_its_name_a_result_card_and_the_way_for
         page.get_by_role("button", name="Cancel", exact=True).click()  # one click cancels
         expect(page.get_by_text("Dangerous action")).to_be_hidden(timeout=TURN_MS)
     assert dashboard_exists(superset_sandbox, "prod", prod_dashboard)
+
+
+#: a line for what went wrong (a refusal's notice or an error), as the chat shows it
+MISTAKE_ICON = re.compile(r"^(info|error_outline)$")
+
+
+@pytest.fixture(scope="module")
+def dev_dashboard(superset_sandbox: Any) -> Iterator[int]:
+    with sandbox_dashboard(superset_sandbox, "dev", "LLM Delete Me", "llm-delete") as found:
+        yield found
+
+
+def test_three_asks_read_like_an_assistant(
+    llm_product: Any, superset_sandbox: Any, dev_dashboard: int
+) -> None:
+    """"what can you do?", "find dashboards about sales" and "delete dashboard N in dev"
+    (a dashboard made for the test) each end with their card and at most one line for
+    what went wrong, never the step cap (``34-…`` to ``36-…``)."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    with chromium(viewport={"width": 1280, "height": 1100}) as (context, expect):
+        page = context.new_page()
+        page.goto(llm_product.url + "/agent?envId=dev")
+        sign_in(page, "ops", PASSWORD)
+        ready = page.get_by_text(re.compile(r"^Ready$"))
+        expect(ready).to_be_visible(timeout=30_000)
+        lines = page.locator("i.q-icon", has_text=MISTAKE_ICON)
+        asks = [
+            ("what can you do?", "34-llm-what-can-you-do.png", "show_capabilities"),
+            ("find dashboards about sales", "35-llm-find-dashboards.png", "search_dashboards"),
+            (f"delete dashboard {dev_dashboard} in dev", "36-llm-delete-in-dev.png", None),
+        ]
+        for text, shot, tool in asks:
+            before_cards = page.locator(".tool-card").count()
+            before_lines = lines.count()
+            ask(page, text)
+            if tool is not None:  # a read: its card
+                card = page.locator(".tool-card", has_text=tool)
+                expect(card.first).to_be_visible(timeout=TURN_MS)
+            else:  # the delete: its confirmation card, nothing deleted before the answer
+                expect(page.get_by_role("button", name="Cancel", exact=True)).to_be_visible(
+                    timeout=TURN_MS
+                )
+            expect(ready).to_be_visible(timeout=TURN_MS)
+            page.screenshot(path=str(SHOTS / shot), full_page=True)
+            assert page.locator(".tool-card").count() > before_cards
+            assert lines.count() - before_lines <= 1, text
+            expect(page.get_by_text(re.compile(r"stopped after \d+ steps"))).to_have_count(0)
+        page.get_by_role("button", name="Cancel", exact=True).click()
+    assert dashboard_exists(superset_sandbox, "dev", dev_dashboard)
