@@ -15,7 +15,13 @@ from typing import Protocol
 from app.i18n import STRINGS, t
 
 #: codes shown as a notice (info), not as an error: the turn goes on from them
-NOTICE_CODES = ("not_available", "unknown_tool", "invalid_arguments", "repeated_call")
+NOTICE_CODES = (
+    "not_available",
+    "unknown_tool",
+    "invalid_arguments",
+    "repeated_call",
+    "one_at_a_time",
+)
 #: codes whose facts (``errors``) are worth a folded detail: the check's own findings
 DETAIL_CODES = ("preflight_failed",)
 
@@ -37,6 +43,8 @@ class RefusalFacts(Protocol):
     def reason(self) -> str | None: ...
     @property
     def errors(self) -> Sequence[str]: ...
+    @property
+    def tools(self) -> Sequence[str]: ...
 
 
 def refusal_notice(refusal: RefusalFacts, lang: str) -> tuple[str, str]:
@@ -55,8 +63,8 @@ def refusal_notice(refusal: RefusalFacts, lang: str) -> tuple[str, str]:
     elif code in ("maintenance", "cancelled"):
         key = f"refusal_{code}_why" if reason else f"refusal_{code}"
         text = t(key, lang, tool=tool, env=env, reason=reason or "")
-    elif f"refusal_{code}" in STRINGS:
-        text = t(f"refusal_{code}", lang, tool=tool, env=env)
+    elif f"refusal_{code}" in STRINGS:  # one_at_a_time: ``tools`` are the calls set aside
+        text = t(f"refusal_{code}", lang, tool=tool, env=env, count=len(refusal.tools) + 1)
     else:  # a code this page does not know yet: still its words, never the server's
         text = t("error_other", lang, code=code)
     detail = "\n".join(refusal.errors) if code in DETAIL_CODES else ""

@@ -129,6 +129,14 @@ def refused(code: str, message: str = "the guard's English sentence", **facts) -
         ),
         ("en", refused("repeated_call"), "notice",
          "“delete_dashboard” was already called with these arguments in this turn.", ""),
+        # a reply of several calls: one ran, the rest set aside, said once with the count
+        ("en", refused("one_at_a_time", tools=["list_environments", "get_task_status"]),
+         "notice",
+         "The model asked for 3 calls at once; one runs at a time, so only "
+         "“delete_dashboard” ran.", ""),
+        ("ru", refused("one_at_a_time", tools=["list_environments"]), "notice",
+         "Модель запросила сразу несколько вызовов (2); выполняется по одному, поэтому "
+         "запущен только «delete_dashboard».", ""),
         # a failed check: its findings folded away as the detail
         (
             "en",
