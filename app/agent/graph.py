@@ -220,8 +220,8 @@ def build_graph(
         if is_stopped(ctx):  # a stopped turn ends here, without asking the model
             reply = stopped_reply(ctx)
         elif limit is not None:  # the turn ends here: a loop, a repeated mistake, the cap
-            reply = ended(limit.problem, ctx.lang, limit.detail, limit.count)
-            problem = f"{limit.problem}: {limit.detail} ({limit.count})"
+            reply = ended(limit.problem, ctx.lang, limit.detail, limit.times)
+            problem = f"{limit.problem}: {limit.detail} ({limit.times})"
         else:
             catalog, allowed = policy().catalog, ctx.allowed_tools
             offer = await offer_for(ranker, allowed, state["messages"], top_k)

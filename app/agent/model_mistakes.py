@@ -128,7 +128,7 @@ async def first_that_passes(
                 break
     if not isinstance(outcomes[-1], ToolMessage):
         return len(outcomes) - 1, outcomes, held
-    codes = [r.code for _, r in held]
+    codes: list[str] = [r.code for _, r in held]
     if held and not any(codes.count(code) >= 2 for code in MISTAKES):
         say_line(*held[0])
     return None, outcomes, held

@@ -281,7 +281,7 @@ class Limit(NamedTuple):
 
     problem: Problem
     detail: str
-    count: int = 1
+    times: int = 1
 
 
 #: The model's mistakes a turn forgives once (the refusal tells the model what exists or
