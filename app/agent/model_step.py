@@ -24,7 +24,9 @@ second half).
 whether it must end instead (:func:`turn_limit`):
 
 * :data:`MAX_STEPS` steps that proposed calls in one turn (the step cap);
-* the same call with the same arguments again (the guard refused it: ``repeated_call``);
+* the same call with the same arguments again (the guard refused it: ``repeated_call``;
+  when the first one's result is in, that result is the answer: ``repeated_result``, said
+  plainly, not as a problem);
 * a second call to a tool that does not exist, or a second call with arguments an args
   model refuses (any tool), after the first one's refusal told the model (the one
   repair try): the sentence says how many there were (:data:`MISTAKES`; the guard shows
@@ -245,8 +247,18 @@ def build_system_prompt(
 MAX_STEPS = 8
 PROBLEM_KEY = "problem"
 Problem = Literal[
-    "step_cap", "repeated_call", "unknown_tool", "invalid_arguments", "unreadable", "unreachable"
+    "step_cap",
+    "repeated_call",
+    "repeated_result",
+    "unknown_tool",
+    "invalid_arguments",
+    "unreadable",
+    "unreachable",
 ]
+#: Endings that are no problem for the person: the model asked again for a call whose
+#: result it already has (a small model's habit after a read): the result is the answer.
+QUIET: frozenset[Problem] = frozenset({"repeated_result"})
+_FAILED = ("REFUSED", "ERROR", "CANCELLED")
 _FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
 _NAME_KEYS = ("name", "tool", "tool_name", "function")
 _ARGS_KEYS = ("arguments", "args", "parameters", "input")
@@ -303,7 +315,11 @@ def turn_limit(messages: Sequence[BaseMessage]) -> Limit | None:
     codes = [r.code for r in refusals]
     if "repeated_call" in codes:
         tool = next(r.tool_name for r in refusals if r.code == "repeated_call")
-        return Limit("repeated_call", tool)
+        done = any(
+            isinstance(m, ToolMessage) and m.name == tool and not str(m.content).startswith(_FAILED)
+            for m in turn
+        )
+        return Limit("repeated_result" if done else "repeated_call", tool)
     for mistake in MISTAKES:
         tools = [r.tool_name for r in refusals if r.code == mistake]
         if len(tools) >= 2:
@@ -317,6 +333,8 @@ def ended(problem: Problem, lang: str, detail: str = "", count: int = 2) -> AIMe
     """The turn's last word when it ends for ``problem`` (``count``: how many times the
     model made that mistake in the turn)."""
     text = t(f"model_{problem}", lang, steps=MAX_STEPS, tool=detail, count=count)
+    if problem in QUIET:  # the turn's answer, plainly (its audit row says what happened)
+        return AIMessage(content=text)
     return AIMessage(content=text, response_metadata={PROBLEM_KEY: problem})
 
 

@@ -102,6 +102,16 @@ async def test_the_same_call_again_in_one_turn_is_never_run_twice(harness: Any) 
     )
     events = await harness.turn("find sales dashboards")
     assert [name for name, _ in log] == ["search_dashboards"]
+    message = final(events)  # its result is in: that is the answer, said plainly
+    assert message.problem is None and message.text == "Here is the result."
+    assert [r["reason"] for r in model_rows(harness)] == [
+        "model: repeated_result: search_dashboards (1)"
+    ]
+
+
+async def test_the_same_failed_call_again_ends_the_turn_on_the_repeat(harness: Any) -> None:
+    harness.use(call("search_dashboards", query="sales"), call("search_dashboards", query="sales"))
+    events = await harness.turn("find sales dashboards")  # no implementation: it fails
     message = final(events)
     assert message.problem == "repeated_call" and "search_dashboards" in message.text
 

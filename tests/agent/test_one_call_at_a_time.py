@@ -135,14 +135,25 @@ async def test_a_turn_shows_one_line_for_the_models_mistakes(harness: Any) -> No
 
 
 async def test_a_repeated_call_ends_the_turn_without_a_line_of_its_own(harness: Any) -> None:
+    search = call("search_dashboards", query="sales")
+    harness.use(search, call("search_dashboards", query="sales"))  # it fails: no body
+    events = await harness.turn("find sales dashboards")
+    assert lines(events) == []
+    message = final(events)
+    assert message.problem == "repeated_call"
+    assert [o.kind for o in message.offers] == ["suggestion"]
+
+
+async def test_a_repeat_of_a_call_whose_result_is_in_ends_with_that_result(
+    harness: Any,
+) -> None:
     log: list[Any] = []
     search = call("search_dashboards", query="sales")
     harness.use(search, call("search_dashboards", query="sales"), tools=recording_tools(log))
     events = await harness.turn("find sales dashboards")
     assert lines(events) == [] and len(log) == 1
     message = final(events)
-    assert message.problem == "repeated_call"
-    assert [o.kind for o in message.offers] == ["suggestion"]
+    assert message.problem is None and message.offers == []  # the answer, not a problem
 
 
 async def test_a_stray_argument_on_a_read_is_dropped_with_a_note(harness: Any) -> None:
