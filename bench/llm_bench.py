@@ -15,7 +15,8 @@ offers every allowed tool, as the product did before the narrowing):
   one-step cases): the first tool the model proposes against the expected one, in each
   case's page context and environment, on the first try and after the product's one
   repair try (``ask_model``: a reply the server could not read is asked again, offered
-  every allowed tool). A figure, not an assertion.
+  every allowed tool). The first call of a turn with a narrowed offer asks for a call
+  (``tool_choice: required``), as the product does. A figure, not an assertion.
 
 Prints numbers, then one line of JSON.
 """
@@ -39,7 +40,7 @@ from app.agent.core.runs import plan_turn
 from app.agent.graph import openai_tool_schema
 from app.agent.model_step import ask_model, prompt_messages
 from app.agent.rules import default_policy
-from app.agent.tool_offer import ToolOffer, every_tool, narrow
+from app.agent.tool_offer import ToolOffer, bind_options, offer_for
 from app.agent.tools import TOOL_CATALOG
 from app.context import UIContext
 from app.facts import TurnFacts
@@ -64,15 +65,16 @@ def _model(base_url: str, name: str) -> Any:
     return get_chat_model(settings)
 
 
-def _offer(text: str, object_type: str | None, env: str | None, top_k: int) -> ToolOffer:
-    """What the product offers the model for ``text`` (an admin's turn)."""
+async def _offer(text: str, object_type: str | None, env: str | None, top_k: int) -> ToolOffer:
+    """What the product offers the first model call of an admin's turn saying ``text``."""
     allowed = plan_turn(default_policy(), "admin", object_type, env, None)["allowed_tools"]
-    return narrow(RANKER, allowed, [text], top_k) if top_k > 0 else every_tool(allowed)
+    return await offer_for(RANKER, allowed, [HumanMessage(text)], top_k)
 
 
-def _bound(model: Any, names: tuple[str, ...]) -> Any:
+def _bound(model: Any, offer: ToolOffer) -> Any:
     catalog = default_policy().catalog
-    return model.bind_tools([openai_tool_schema(catalog[n]) for n in names])
+    schemas = [openai_tool_schema(catalog[n]) for n in offer.tools]
+    return model.bind_tools(schemas, **bind_options(offer))
 
 
 def _prompt(
@@ -87,9 +89,15 @@ async def prompt_tokens(model: Any, envs: dict[str, str], top_k: int) -> list[in
     """The no-context turn's prompt tokens: twice as offered, then offered every tool."""
     counts = []
     for k in (top_k, top_k, 0):
-        offer = _offer(NO_CONTEXT_REQUEST, None, "dev", k)
+        offer = await _offer(NO_CONTEXT_REQUEST, None, "dev", k)
         prompt = _prompt(NO_CONTEXT_REQUEST, "dev", envs, None, offer)
-        reply = await _bound(model, offer.tools).ainvoke(prompt)
+        # one token is enough for the server to count the prompt (and a reply it cannot
+        # parse has no usage): the count is the prompt's whatever the model would say
+        one = model.model_copy(update={"max_tokens": 1})
+        try:
+            reply = await _bound(one, offer).ainvoke(prompt)
+        except Exception as exc:  # the server's error on a cut-off call
+            raise SystemExit(f"[llm] the prompt could not be counted: {exc}") from exc
         counts.append(int((reply.usage_metadata or {}).get("input_tokens", 0)))
     return counts
 
@@ -120,20 +128,21 @@ async def routing(model: Any, limit: int | None, top_k: int) -> dict[str, Any]:
     for case in cases:
         page = case.get("context")
         env = case.get("selected_env", defaults["selected_env"])
-        offer = _offer(case["say"], (page or {}).get("objectType"), env, top_k)
+        offer = await _offer(case["say"], (page or {}).get("objectType"), env, top_k)
         offered += case["expect"] in offer.tools
-        allowed = _offer(case["say"], (page or {}).get("objectType"), env, 0).tools
-        every = (_bound(model, allowed), allowed) if offer.narrowed else None
+        wide = await _offer(case["say"], (page or {}).get("objectType"), env, 0)
+        every = (_bound(model, wide), wide.tools) if offer.narrowed else None
         prompt = _prompt(case["say"], env, envs, page, offer)
         # as the model node asks: a reply the server could not read is asked once more
-        reply, note = await ask_model(_bound(model, offer.tools), prompt, offer.tools, "en", every)
+        reply, note = await ask_model(_bound(model, offer), prompt, offer.tools, "en", every)
         got = reply.tool_calls[0]["name"] if reply.tool_calls else "answer"
         clean += note is None  # the first try was read as it came
         if got == case["expect"]:
             right += 1
             first += note is None
         else:
-            misses.append((case["say"], case["expect"], got if note is None else f"{got} ({note})"))
+            said = got if note is None else f"{got} (repaired: {note[:60]})"
+            misses.append((case["say"], case["expect"], said))
     for say, expect, got in misses[:15]:
         print(f"  miss: {say!r}: expected {expect}, got {got}")
     return {

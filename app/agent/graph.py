@@ -57,7 +57,7 @@ from app.agent.state import (
     stopped_reply,
 )
 from app.agent.tool_node import ToolNode
-from app.agent.tool_offer import Ranker, offer_for
+from app.agent.tool_offer import Ranker, bind_options, offer_for
 from app.agent.tools import TOOLS, ToolDecl, ToolFn
 from app.agent.tools.base import ToolDeps
 from app.policy import EnvTable, Policy
@@ -101,13 +101,17 @@ class BoundModels:
         self._catalog: Mapping[str, Any] | None = None
         self._bound: dict[tuple[str, ...], Any] = {}
 
-    def __call__(self, catalog: Mapping[str, Any], names: tuple[str, ...]) -> Any:
+    def __call__(
+        self, catalog: Mapping[str, Any], names: tuple[str, ...], **options: Any
+    ) -> Any:
+        """``options``: ``bind_tools``' own (``tool_offer.bind_options``)."""
         if catalog is not self._catalog or len(self._bound) >= self.LIMIT:
             self._catalog, self._bound = catalog, {}
-        found = self._bound.get(names)
+        key = (*names, *sorted(f"{k}={v}" for k, v in options.items()))
+        found = self._bound.get(key)
         if found is None:
             schemas = [openai_tool_schema(catalog[n]) for n in names if n in catalog]
-            found = self._bound[names] = self.model.bind_tools(schemas)
+            found = self._bound[key] = self.model.bind_tools(schemas, **options)
         return found
 
 
@@ -228,7 +232,8 @@ def build_graph(
             facts = replace(ctx.facts, other_tools=offer.others)
             prompt = prompt_messages(state["messages"], facts, ctx.uicontext, system)
             every = (bound(catalog, tuple(allowed)), allowed) if offer.narrowed else None
-            work = ask_model(bound(catalog, offer.tools), prompt, offer.tools, ctx.lang, every)
+            offered = bound(catalog, offer.tools, **bind_options(offer))
+            work = ask_model(offered, prompt, offer.tools, ctx.lang, every)
             try:
                 reply, problem = await cancellable(ctx, work)
             except Stopped:

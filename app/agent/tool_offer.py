@@ -10,11 +10,16 @@ every call against them. This module only chooses which of them the model *reads
   of a request, ``app.planner.rank.ToolRanker``; no core module imports the planner)
   ranks the allowed tools for the person's latest message (read together with the one
   before when it is an answer to a question, a pick);
-* the model is offered :data:`ALWAYS` (what the agent can do) and then the ``top_k``
-  best, in rank order; the other allowed tools are named in the turn's facts
-  (``other_tools``) so a model can still ask for one by name. The prompt keeps a stable
-  head for servers that cache prompt prefixes: the system text, then :data:`ALWAYS`
-  (the first tool of every offer, the full list's too), then what differs per turn;
+* the model is offered the ``top_k`` best, in rank order (the first listed is the one a
+  weak model picks most), then :data:`ALWAYS` (what the agent can do); the other allowed
+  tools are named in the turn's facts (``other_tools``) so a model can still ask for one
+  by name. For servers that cache prompt prefixes the system text comes first (the
+  stable head of every call), then the offered tools, then what differs per turn;
+* the first model call of a turn whose offer was narrowed asks for a call
+  (``tool_choice: required``): the request named something the offered tools do.
+  (A small model otherwise often copies a tool's definition instead of calling it; a
+  server that constrains replies to the call format then reads a call.) Once a call
+  has run, the model answers freely;
 * a request the ranker cannot place (no candidates) is offered every allowed tool, as
   is the rest of a turn in which the model asked for a tool outside its offer (the
   guard refused it as unknown, or the server could not read the reply: the repair try
@@ -27,9 +32,10 @@ and reaches any other allowed tool through the same fallback.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Any
 
-from langchain_core.messages import BaseMessage, HumanMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
 from app.agent.model_step import this_turn
 from app.cpu import off_loop
@@ -49,6 +55,7 @@ class ToolOffer:
 
     tools: tuple[str, ...]
     others: tuple[str, ...] = ()
+    required: bool = False  # the model is asked for a call (``tool_choice: required``)
 
     @property
     def narrowed(self) -> bool:
@@ -81,8 +88,8 @@ def narrow(ranker: Ranker, allowed: Sequence[str], said: Sequence[str], top_k: i
     ranked = list(ranker(said[-2:], allowed))
     if not ranked:
         return every_tool(allowed)
-    head = [t for t in ALWAYS if t in allowed]  # first: a prefix every offer shares
-    picked = head + [t for t in ranked if t in allowed and t not in head][:top_k]
+    picked = [t for t in ranked if t in allowed][:top_k]
+    picked += [t for t in ALWAYS if t in allowed and t not in picked]
     others = tuple(t for t in allowed if t not in picked)
     return ToolOffer(tuple(picked), others)
 
@@ -94,4 +101,11 @@ async def offer_for(
     the CPU pool (it reads a person's message with many patterns)."""
     if ranker is None or top_k <= 0 or asked_outside(messages):
         return every_tool(allowed)
-    return await off_loop(narrow, ranker, list(allowed), _said(messages), top_k)
+    offer = await off_loop(narrow, ranker, list(allowed), _said(messages), top_k)
+    first = not any(isinstance(m, AIMessage) and m.tool_calls for m in this_turn(messages))
+    return replace(offer, required=True) if offer.narrowed and first else offer
+
+
+def bind_options(offer: ToolOffer) -> dict[str, Any]:
+    """``bind_tools``' options for ``offer``: a call asked for (``tool_choice``)."""
+    return {"tool_choice": "required"} if offer.required else {}

@@ -42,8 +42,11 @@ from app.policy import ToolSpec
 STEM = 5
 #: what each kind of evidence weighs (the lexical score adds at most about 1)
 FIRST_STRONG, STRONG, HEARD, FIRST_WEAK, WEAK = 10.0, 6.0, 5.0, 3.0, 2.0
-#: a candidate must weigh at least this much (a weak row) to be offered
+#: a candidate must weigh at least this much (a weak row) to be offered, and at least
+#: this share of the best one (a request that names an action leaves the generic words'
+#: tools out: fewer tools to choose among for a small model)
 MIN_SCORE = WEAK
+MIN_SHARE = 0.5
 _WORD = re.compile(r"[^\W\d_]{3,}")
 _STOP = frozenset(
     "the and for with from this that what which you your can could are there here please "
@@ -146,15 +149,16 @@ class ToolRanker:
 
     def __call__(self, said: Sequence[str], among: Sequence[str]) -> list[str]:
         """The tools of ``among`` the person's latest message most likely asks for, best
-        first (those with at least :data:`MIN_SCORE`); none when it gives no such
-        evidence. ``said``: their messages, oldest first: a latest one that asks for
-        nothing by itself (an answer, a pick: "dashboard 7 in dev") is read together
-        with the one before, as the planner reads it."""
+        first (those with at least :data:`MIN_SCORE` and :data:`MIN_SHARE` of the best);
+        none when it gives no such evidence. ``said``: their messages, oldest first: a
+        latest one that asks for nothing by itself (an answer, a pick: "dashboard 7 in
+        dev") is read together with the one before, as the planner reads it."""
         if not said:
             return []
         text = said[-1]
         if len(said) > 1 and not self.asks(text) and self.asks(f"{said[-2]}\n{text}"):
             text = f"{said[-2]}\n{text}"
         score = self.scores(text, among)
+        floor = max(MIN_SCORE, MIN_SHARE * max(score.values(), default=0.0))
         ranked = sorted(score, key=lambda tool: (-score[tool], among.index(tool)))
-        return [tool for tool in ranked if score[tool] >= MIN_SCORE]
+        return [tool for tool in ranked if score[tool] >= floor]

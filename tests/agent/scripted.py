@@ -21,6 +21,7 @@ class Recorder:
     def __init__(self, script: list[Any]) -> None:
         self.script = list(script)
         self.bound: list[list[str]] = []
+        self.options: list[dict[str, Any]] = []  # bind_tools' options of each call
         self.seen: list[list[BaseMessage]] = []
 
 
@@ -56,6 +57,7 @@ class ScriptedChatModel(BaseChatModel):
     model_config = ConfigDict(arbitrary_types_allowed=True)
     recorder: Recorder
     bound_names: list[str] = Field(default_factory=list)
+    bound_options: dict[str, Any] = Field(default_factory=dict)
 
     @property
     def _llm_type(self) -> str:
@@ -63,12 +65,13 @@ class ScriptedChatModel(BaseChatModel):
 
     def bind_tools(self, tools: Any, **kwargs: Any) -> ScriptedChatModel:  # type: ignore[override]
         names = [t["function"]["name"] if isinstance(t, dict) else t.name for t in tools]
-        return self.model_copy(update={"bound_names": names})
+        return self.model_copy(update={"bound_names": names, "bound_options": dict(kwargs)})
 
     def _generate(
         self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kwargs: Any
     ) -> ChatResult:
         self.recorder.bound.append(list(self.bound_names))
+        self.recorder.options.append(dict(self.bound_options))
         self.recorder.seen.append(list(messages))
         item: Any = self.recorder.script.pop(0) if self.recorder.script else "Done."
         if isinstance(item, Callable) and not isinstance(item, AIMessage):  # type: ignore[arg-type]

@@ -7,10 +7,10 @@ narrowed offer at the model node (``app.agent.tool_offer``), with a scripted mod
 * a turn shows at most one line for the model's mistakes; a repeat ends the turn with a
   sentence that says how many, "ask in other words" and what the person can ask;
 * a stray argument on a read is dropped with a note; a write stays strict;
-* the model node offers the narrowed tools (the others named in the turn's facts), and
-  every allowed tool after the model asked outside the offer or its reply could not be
-  read; a call to an allowed tool it was not offered still runs (the guard checks what
-  policy allows, not what was offered).
+* the model node offers the narrowed tools (the others named in the turn's facts), asks
+  the first call of the turn for a call, and offers every allowed tool after the model
+  asked outside the offer or its reply could not be read; a call to an allowed tool it
+  was not offered still runs (the guard checks what policy allows, not what was offered).
 """
 
 from __future__ import annotations
@@ -189,16 +189,24 @@ async def test_the_model_node_offers_the_narrowed_tools_and_names_the_others(
 ) -> None:
     rec = harness.use(call("search_dashboards", query="sales"), "Found one.", ranker=RANKER)
     await harness.turn("find dashboards about sales")
-    assert rec.bound[0] == ["show_capabilities", "search_dashboards"]
+    assert rec.bound[0] == ["search_dashboards", "show_capabilities"]
     facts = [m for m in rec.seen[0] if isinstance(m, SystemMessage) and "TURN FACTS" in m.text]
     assert "other_tools: list_environments, get_task_status" in facts[0].text
     assert rec.bound[1] == rec.bound[0]  # the same offer for the whole turn
+    # the first call is asked for a call; once one has run, the model answers freely
+    assert rec.options == [{"tool_choice": "required"}, {}]
+
+
+async def test_a_turn_the_ranking_cannot_place_leaves_the_model_free(harness: Any) -> None:
+    rec = harness.use("Hello! I am the Superset operator's assistant.", ranker=RANKER)
+    await harness.turn("hello there")
+    assert len(rec.bound[0]) == len(TOOL_CATALOG) and rec.options == [{}]
 
 
 async def test_a_model_that_asked_outside_the_offer_is_offered_every_tool(harness: Any) -> None:
     rec = harness.use(call("check_health", dashboard_id="2"), "Sorry.", ranker=RANKER)
     await harness.turn("find dashboards about sales")
-    assert rec.bound[0] == ["show_capabilities", "search_dashboards"]
+    assert rec.bound[0] == ["search_dashboards", "show_capabilities"]
     assert len(rec.bound[1]) == len(TOOL_CATALOG)  # the repair: every allowed tool
 
 
@@ -218,7 +226,7 @@ async def test_an_unreadable_reply_to_a_narrowed_offer_is_repaired_with_every_to
         ranker=RANKER,
     )
     events = await harness.turn("find dashboards about sales")
-    assert rec.bound[0] == ["show_capabilities", "search_dashboards"]
+    assert rec.bound[0] == ["search_dashboards", "show_capabilities"]
     assert len(rec.bound[1]) == len(TOOL_CATALOG)
     assert "deploy_dashboard" in str(rec.seen[1][-1].content)  # the repair note lists it
     assert "confirm_required" in types_of(events)  # reached through the fallback
@@ -239,4 +247,4 @@ async def test_an_analyst_is_never_offered_a_write_whatever_the_ranking(harness:
 
     rec = harness.use("No.", ranker=ranks_writes_first)
     await harness.turn("delete dashboard 2", role="analyst")
-    assert rec.bound[0] == ["show_capabilities", "search_dashboards"]
+    assert rec.bound[0] == ["search_dashboards", "show_capabilities"]

@@ -87,18 +87,22 @@ def test_a_narrowed_offer_is_a_subset_of_what_policy_allows(role: str, page: str
     ("said", "offered", "why"),
     [
         (["what can you do?"], ["show_capabilities"], "the capabilities only"),
-        (["find dashboards about sales"], ["show_capabilities", "search_dashboards"], "one tool"),
+        (["find dashboards about sales"], ["search_dashboards", "show_capabilities"], "one tool"),
+        (
+            ["check dashboard 5"],
+            ["get_health_summary", "run_llm_validation", "search_dashboards", "show_capabilities"],
+            "generic words only (weak rows): each tool they may mean",
+        ),
         (
             ["проверь здоровье дашборда Продажи"],
-            ["show_capabilities", "get_health_summary", "search_dashboards", "run_llm_validation"],
-            "a dashboard named by its title is looked up first: the search is offered too "
-            "(and «проверь» may be a validation)",
+            ["get_health_summary", "search_dashboards", "show_capabilities"],
+            "a dashboard named by its title is looked up first: the search is offered too",
         ),
         (["hello there"], None, "nothing to place it by: every allowed tool"),
         (
             ["check the health of Sales demo", "dashboard 7 in dev"],
-            ["show_capabilities", "get_health_summary", "search_dashboards", "run_llm_validation"],
-            "an answer to a question is read with the request",
+            ["get_health_summary", "show_capabilities"],
+            "an answer to a question (a pick) is read with the request",
         ),
     ],
 )
