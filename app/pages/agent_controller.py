@@ -147,8 +147,10 @@ class AgentPageController(ControllerControls, WaysForward):
             lang=self.model.lang,  # the page's language: the turn is said in it
         )
         req = await self._checked(self.door.prepare_turn, turn)
-        if req is not None:
-            await self._stream(self.door.core.run_turn(req))
+        if req is None:  # refused before it started: the text goes back into the composer
+            self.model.give_back(text)
+            return
+        await self._stream(self.door.core.run_turn(req))
 
     async def decide(
         self, decision: Decision, reason: str | None, args: Mapping[str, Any] | None = None
@@ -201,7 +203,8 @@ class AgentPageController(ControllerControls, WaysForward):
     def _refused(self, exc: SsToolsError) -> None:
         error, reason = refusal_of(exc)
         log.info("request of %s refused: %s (%s)", self.principal.user_id, error, reason)
-        self.model.show_error(refusal_text(error, reason, self.model.lang))
+        wait = getattr(exc, "retry_after_s", None)  # a user over a limit: when to try again
+        self.model.show_error(refusal_text(error, reason, self.model.lang, seconds=wait))
 
     # ---- reconnect and restore -------------------------------------------------------------
     async def reconnect(self) -> bool:

@@ -214,6 +214,7 @@ async def prepare_turn(turn: TurnInput, *, core: AgentCore, caller: Caller) -> T
             core.audit, 422, "invalid_history", bad_history, kind="request_invalid", **row
         )
     ctx = await checked_uicontext(core.audit, turn.uicontext, row)
+    slot = await core.limits.admit("turn", principal, row, core.audit)
     return TurnRequest(
         principal=principal,
         conv_id=conv_id,
@@ -224,6 +225,7 @@ async def prepare_turn(turn: TurnInput, *, core: AgentCore, caller: Caller) -> T
         channel=caller.channel,
         lang=normalize_language(turn.lang) or detect_lang(message),
         client=caller.client,
+        slot=slot,
     )
 
 
@@ -308,6 +310,7 @@ async def prepare_call(
         ctx: UIContext | None = uicontext
     else:
         ctx = await checked_uicontext(core.audit, uicontext, row)
+    slot = await core.limits.admit("call", principal, row, core.audit)
     return CallRequest(
         principal=principal,
         conv_id=conv_id,
@@ -317,6 +320,7 @@ async def prepare_call(
         channel=caller.channel,
         client=caller.client,
         lang=normalize_language(lang) or DEFAULT_LANGUAGE,
+        slot=slot,
     )
 
 
@@ -350,6 +354,9 @@ async def prepare_resume(answer: ResumeInput, *, core: AgentCore, caller: Caller
     if problem is not None:
         raise await refuse(core.audit, 422, *problem, kind="request_invalid", **row)
     graph = await core.graph()
+    # a confirmed answer runs again: one of the user's slots, before the confirmation is
+    # spent (refused, it stays pending); a denial is never limited
+    slot = await core.limits.hold(principal, row, core.audit) if decision == "confirm" else None
     try:
         with audit_scope(caller.channel, caller.client):
             confirmation = await core.confirmations.answer(
@@ -360,8 +367,11 @@ async def prepare_resume(answer: ResumeInput, *, core: AgentCore, caller: Caller
                 decision=decision,
                 args=args,
             )
-    except ConfirmationError as exc:  # audited by Confirmations.check
-        await core.audit.flush()
+    except BaseException as exc:
+        await core.limits.free(slot)
+        if not isinstance(exc, ConfirmationError):
+            raise
+        await core.audit.flush()  # audited by Confirmations.check
         raise ConfirmationRefused(exc) from None
     return ResumeRequest(
         principal=principal,
@@ -373,4 +383,5 @@ async def prepare_resume(answer: ResumeInput, *, core: AgentCore, caller: Caller
         args=None if args is None else dict(args),
         confirmation=confirmation,
         client=caller.client,
+        slot=slot,
     )
