@@ -296,6 +296,8 @@ class AgentCore:
         finally:
             await events.aclose()  # type: ignore[attr-defined]  # an async generator
             registry.end(control, lambda: self._settle(control, req, slot))
+            if all(task.done() for task in control.producers):  # the graph has ended:
+                await self.limits.free(slot)  # the slot is free before the door answers
 
     async def _settle(self, control: RunControl, req: Any, slot: Any) -> None:
         """The run's bookkeeping, then its user's slot back (whatever the bookkeeping did)."""

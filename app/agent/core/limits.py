@@ -39,7 +39,7 @@ import logging
 import math
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -86,14 +86,21 @@ class Slot:
 
 class UserLimits:
     """The per-user limits of one app (one per core); ``clock`` gives epoch seconds
-    (``time.time``; a test sets a fake one)."""
+    (``time.time``) and ``sleep`` waits between a lease's renewals (``asyncio.sleep``):
+    a test sets fake ones."""
 
     def __init__(
-        self, settings: Settings, db: Database, *, clock: Callable[[], float] = time.time
+        self,
+        settings: Settings,
+        db: Database,
+        *,
+        clock: Callable[[], float] = time.time,
+        sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
     ) -> None:
         self.settings = settings
         self.db = db
         self.clock = clock
+        self.sleep = sleep
         self._pruned_at = -math.inf
 
     # ---- at the door ------------------------------------------------------------------
@@ -178,6 +185,10 @@ class UserLimits:
         beat, slot.beat = slot.beat, None
         if beat is not None:
             beat.cancel()
+        await asyncio.shield(self._give_back(slot, beat))  # not left half done if cancelled
+
+    async def _give_back(self, slot: Slot, beat: asyncio.Task[None] | None) -> None:
+        if beat is not None:
             with contextlib.suppress(asyncio.CancelledError):
                 await beat
         try:
@@ -188,7 +199,7 @@ class UserLimits:
     async def _beat(self, slot: Slot) -> None:
         ttl = self.settings.run_slot_ttl_s
         while True:
-            await asyncio.sleep(ttl / 3)
+            await self.sleep(ttl / 3)
             try:
                 kept = await asyncio.to_thread(self._renew, slot, self.clock() + ttl)
             except SQLAlchemyError as exc:  # the next beat tries again before it expires
