@@ -17,17 +17,21 @@ audit row is committed before it is raised.
                 to its newest items (history only seeds a new conversation)       422
   uicontext     ``validate_uicontext`` once: too large 413, invalid 422; text that is
                 not JSON at all is ignored with an audit row (the contract's rule)
+  limits        one of the user's running slots, then the user's pace of turns
+                (``app.agent.core.limits``; the slot rides on the request)     429
 
 ``prepare_call`` (a door's direct tool call): the same auth and context; a tool name and
-its arguments (a JSON object of at most 64 KiB). Whether the caller may run the tool with
-these arguments is the guard's to say.
+its arguments (a JSON object of at most 64 KiB); a slot and the pace of calls (429).
+Whether the caller may run the tool with these arguments is the guard's to say.
 
 ``prepare_resume`` (a person's answer to a confirmation): the caller as the users table
 says NOW (a demoted admin is refused here, or denied by the graph's recheck under the
 current role: issue 23); ``confirmation_id`` / ``decision`` / ``reason`` (422); edited
 ``args`` (their shape and the tool's own args model, ``core.edits``: 422 before the
-confirmation is spent); then the confirmation itself is answered and consumed
-(``app.agent.confirmation``: single use, bound, unexpired, its countdown).
+confirmation is spent); a confirmed answer takes one of the user's slots (429 while all
+are busy: the confirmation stays pending; answers are not paced, a denial never waits);
+then the confirmation itself is answered and consumed (``app.agent.confirmation``: single
+use, bound, unexpired, its countdown).
 """
 
 from __future__ import annotations
