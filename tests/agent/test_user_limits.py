@@ -283,7 +283,7 @@ async def test_an_unreadable_limits_table_refuses_rather_than_run_unlimited(
     def down(*_a: Any, **_k: Any) -> Any:
         raise OperationalError("SELECT", {}, Exception("database is locked"))
 
-    monkeypatch.setattr(core.limits, "_acquire", down)
+    monkeypatch.setattr(core.limits, "_admit", down)
     with pytest.raises(RequestRefused) as caught:
         await harness.turn("hello")
     assert (caught.value.status, caught.value.error) == (503, "coordination_unavailable")

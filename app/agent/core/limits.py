@@ -84,6 +84,14 @@ class Slot:
     freed: bool = False
 
 
+@dataclass(frozen=True)
+class Admitted:
+    """What one admission found: the slot's number (None: none taken) and the pace."""
+
+    number: int | None
+    pace: user_rates.Pace | None
+
+
 class UserLimits:
     """The per-user limits of one app (one per core); ``clock`` gives epoch seconds
     (``time.time``) and ``sleep`` waits between a lease's renewals (``asyncio.sleep``):
@@ -107,48 +115,49 @@ class UserLimits:
     async def admit(
         self, kind: Kind, principal: Principal, row: dict[str, Any], audit: AuditWriter
     ) -> Slot | None:
-        """A turn's or a direct call's slot and pace (a refusal of either is audited and
-        raised as ``RateLimited``); the slot first, so a refused one costs no pace."""
-        slot = await self.hold(principal, row, audit)
-        try:
-            await self.pace(kind, principal, row, audit)
-        except BaseException:
-            await self.free(slot)
-            raise
-        return slot
-
-    async def pace(
-        self, kind: Kind, principal: Principal, row: dict[str, Any], audit: AuditWriter
-    ) -> None:
-        """Count one ``kind`` of request of the user; refuse it when over the pace."""
-        limit = (
+        """A turn's or a direct call's slot and pace, in one transaction (a refused pace
+        gives the slot back; a refused slot counts no pace); a refusal of either is
+        audited and raised as ``RateLimited``. None: no slot limit."""
+        pace_limit = (
             self.settings.user_turns_per_minute
             if kind == "turn"
             else self.settings.user_calls_per_minute
         )
-        if limit <= 0:
-            return
-        pace = await self._blocking(self._take, f"{kind}:{user_key(principal.user_id)}", limit)
-        if pace.allowed:
-            return
-        wait = max(1, math.ceil(pace.retry_after_s))
-        what = "turns" if kind == "turn" else "tool calls"
-        reason = f"Too many {what}: at most {limit} a minute."
-        args = {"limit": f"{kind}s_per_minute", "max": limit, "retry_after_s": wait}
-        raise await self._refuse(audit, "rate_limited", reason, wait, args, row)
+        if pace_limit <= 0 and self.settings.user_max_running <= 0:
+            return None
+        key, lease = user_key(principal.user_id), uuid.uuid4().hex
+        admitted = await self._blocking(
+            self._admit, key, lease, row.get("conv_id"), f"{kind}:{key}", pace_limit
+        )
+        if admitted.pace is not None and not admitted.pace.allowed:
+            wait = max(1, math.ceil(admitted.pace.retry_after_s))
+            what = "turns" if kind == "turn" else "tool calls"
+            reason = f"Too many {what}: at most {pace_limit} a minute."
+            args = {"limit": f"{kind}s_per_minute", "max": pace_limit, "retry_after_s": wait}
+            raise await self._refuse(audit, "rate_limited", reason, wait, args, row)
+        return await self._slot(admitted, key, lease, audit, row)
 
     async def hold(
         self, principal: Principal, row: dict[str, Any], audit: AuditWriter
     ) -> Slot | None:
-        """One of the user's ``user_max_running`` slots (None: no limit), or the audited
-        refusal when all are held."""
+        """One of the user's ``user_max_running`` slots, unpaced (a confirmed answer);
+        None: no slot limit."""
+        if self.settings.user_max_running <= 0:
+            return None
+        key, lease = user_key(principal.user_id), uuid.uuid4().hex
+        admitted = await self._blocking(self._admit, key, lease, row.get("conv_id"), "", 0)
+        return await self._slot(admitted, key, lease, audit, row)
+
+    async def _slot(
+        self, admitted: Admitted, key: str, lease: str, audit: AuditWriter, row: dict[str, Any]
+    ) -> Slot | None:
+        """The slot taken; None when slots are not limited; the audited refusal when one
+        was needed and none was free."""
+        if admitted.number is not None:
+            return Slot(key, admitted.number, lease)
         limit = self.settings.user_max_running
         if limit <= 0:
             return None
-        key, lease = user_key(principal.user_id), uuid.uuid4().hex
-        number = await self._blocking(self._acquire, key, limit, lease, row.get("conv_id"))
-        if number is not None:
-            return Slot(key, number, lease)
         reason = (
             f"{limit} of your requests are already running (at most {limit} at once). "
             "Wait for one to end, or stop one."
@@ -217,26 +226,33 @@ class UserLimits:
             log.warning("per-user limits unreadable: %r", exc)
             raise RequestRefused(503, "coordination_unavailable", UNREACHABLE) from None
 
-    def _take(self, key: str, limit: int) -> user_rates.Pace:
-        now = self.clock()
+    def _admit(
+        self, key: str, lease: str, conv_id: str | None, pace_key: str, pace_limit: int
+    ) -> Admitted:
+        """One transaction: a slot (when slots are limited), then the pace (when paced);
+        a refused pace rolls the slot back, a refused slot counts no pace."""
+        now, slots = self.clock(), self.settings.user_max_running
         with self.db.session() as session:
+            number = None
+            if slots > 0:
+                number = run_slots.acquire(
+                    session, user_key=key, limit=slots, lease=lease, holder=replica_id(),
+                    conv_id=conv_id, now=now, ttl_s=self.settings.run_slot_ttl_s,
+                )  # fmt: skip
+                if number is None:
+                    return Admitted(None, None)
+            if pace_limit <= 0:
+                return Admitted(number, None)
             if now - self._pruned_at >= PRUNE_EVERY_S:
                 self._pruned_at = now
                 user_rates.prune(session, now=now)
-            return user_rates.take(session, key=key, limit=limit, window_s=WINDOW_S, now=now)
-
-    def _acquire(self, key: str, limit: int, lease: str, conv_id: str | None) -> int | None:
-        with self.db.session() as session:
-            return run_slots.acquire(
-                session,
-                user_key=key,
-                limit=limit,
-                lease=lease,
-                holder=replica_id(),
-                conv_id=conv_id,
-                now=self.clock(),
-                ttl_s=self.settings.run_slot_ttl_s,
+            pace = user_rates.take(
+                session, key=pace_key, limit=pace_limit, window_s=WINDOW_S, now=now
             )
+            if not pace.allowed:
+                session.rollback()  # the slot goes back with it
+                return Admitted(None, pace)
+            return Admitted(number, pace)
 
     def _renew(self, slot: Slot, expires_at: float) -> bool:
         with self.db.session() as session:
