@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from app.agent.core import Caller, ResumeInput, TurnInput
+from app.agent.core.requests import RateLimited
 from app.auth import Principal
 from app.errors import AuthError, ConfirmationError, ForbiddenError, SsToolsError, UIContextError
 from app.i18n import refusal_text
@@ -204,7 +205,11 @@ class AgentPageController(ControllerControls, WaysForward):
         error, reason = refusal_of(exc)
         log.info("request of %s refused: %s (%s)", self.principal.user_id, error, reason)
         wait = getattr(exc, "retry_after_s", None)  # a user over a limit: when to try again
-        self.model.show_error(refusal_text(error, reason, self.model.lang, seconds=wait))
+        text = refusal_text(error, reason, self.model.lang, seconds=wait)
+        if isinstance(exc, RateLimited) and self.model.card_state.startswith("loading"):
+            self.model.answer_later(text)  # refused before it was spent: the card stays
+        else:
+            self.model.show_error(text)
 
     # ---- reconnect and restore -------------------------------------------------------------
     async def reconnect(self) -> bool:

@@ -159,6 +159,14 @@ class AgentChatModel(ChatItems, ContextState, ConfirmationState, EditState, Hist
         if decision == "deny" and not answered:
             self.add_message("assistant", t("operation_cancelled", self.lang))
 
+    def answer_later(self, text: str) -> None:
+        """An answer refused before it was spent (too many of the person's requests are
+        running): the reason, and the card back, to answer again."""
+        self.card_back()
+        self.add_message("assistant", text, "error")
+        self.state, self.process_step = "awaiting_confirmation", "confirm"
+        self._focus("card")
+
     def show_error(self, text: str) -> ChatMessage:
         """An error (an error event, or a refused request) as a message; state error."""
         if self.card_state.startswith("loading"):

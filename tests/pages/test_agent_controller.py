@@ -128,6 +128,24 @@ async def test_a_refused_turn_is_an_error_message_never_a_traceback(refusal, lan
     assert model.draft_request[0] == "hello"  # the text goes back into the composer
 
 
+async def test_a_confirm_refused_while_the_users_requests_are_full_keeps_the_card() -> None:
+    core, model, *_ = setup(lang="ru")
+    core.replies = [
+        fakes.confirm_event("write_prod", env="prod"),
+        fakes.done("awaiting_confirmation"),
+    ]
+    await model.send("deploy")
+    card = model.pending_confirmation
+    core.refuse = RateLimited("too_many_running", "3 running", 5)
+    await model.confirm()
+    assert model.items[-1].kind == "error"
+    assert model.items[-1].text.startswith("Несколько ваших запросов ещё выполняются")
+    assert model.pending_confirmation is card and model.card_state == "write_prod"
+    assert model.state == "awaiting_confirmation" and model.confirm_enabled
+    assert await model.confirm() is True  # answered again once a slot is free
+    assert [d["decision"] for d in core.decisions] == ["confirm"]
+
+
 async def test_a_refused_confirmation_is_explained_in_the_pages_language() -> None:
     core, model, *_ = setup(lang="ru")
     core.replies = [fakes.confirm_event("write_dev"), fakes.done("awaiting_confirmation")]
