@@ -17,8 +17,9 @@ Two wires, one rule:
 A dangerous call accepted before its countdown ran is refused by the gateway
 (``too_early``), and so is an acceptance while the person's running requests are full
 (``too_many_running``: the confirmation is not spent); the door asks again, at most
-:data:`MAX_ASKS` times in all, and then leaves the confirmation pending with its link. A client that cannot show a form gets
-the confirmation id and the link (``results.pending_result``); nothing runs unconfirmed.
+:data:`MAX_ASKS` times in all, and then leaves the confirmation pending with its link.
+A client that cannot show a form gets the confirmation id and the link
+(``results.pending_result``); nothing runs unconfirmed.
 """
 
 from __future__ import annotations
