@@ -42,7 +42,7 @@ from app.agent.core.control import (
     stop_local,
 )
 from app.agent.core.conversations import ConversationSummary, ConversationView, run_config
-from app.agent.core.limits import UserLimits
+from app.agent.core.limits import Slot, UserLimits
 from app.agent.core.requests import (
     CallRequest,
     DoorRequest,
@@ -299,7 +299,7 @@ class AgentCore:
             if all(task.done() for task in control.producers):  # the graph has ended:
                 await self.limits.free(slot)  # the slot is free before the door answers
 
-    async def _settle(self, control: RunControl, req: Any, slot: Any) -> None:
+    async def _settle(self, control: RunControl, req: Any, slot: Slot | None) -> None:
         """The run's bookkeeping, then its user's slot back (whatever the bookkeeping did)."""
         try:
             await runs.settle(self, control, req)
