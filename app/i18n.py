@@ -66,12 +66,16 @@ def progress_line(key: str, lang: str = DEFAULT_LANGUAGE, **fmt: object) -> str:
     return said(_CATALOG["progress"][key], lang, **fmt)
 
 
-def refusal_text(error: str, reason: str, lang: str = DEFAULT_LANGUAGE) -> str:
+def refusal_text(
+    error: str, reason: str, lang: str = DEFAULT_LANGUAGE, *, seconds: int | None = None
+) -> str:
     """Why a request was refused, for the user: the known codes in the page's language,
-    any other code as "The request was refused: <reason>"."""
+    any other code as "The request was refused: <reason>"; ``seconds``: a refusal's wait
+    (a user over a limit), "a few" when not known."""
     key = f"refused_{error}"
     if key in STRINGS:
-        return t(key, lang, reason=reason)
+        wait = seconds if seconds is not None else t("a_few", lang)
+        return t(key, lang, reason=reason, seconds=wait)
     return t("refused", lang, reason=reason or error)
 
 

@@ -88,6 +88,39 @@ class Settings(BaseSettings):
     jwt_role_claim: str = "role"
     external_issuer: str | None = None
     external_audience: str | None = None
+    external_user_map: dict[str, str] = Field(
+        default_factory=dict,
+        description="Optional: an IdP identity (its namespaced id, '<issuer>#<subject>') -> "
+        "the ss-tools user name it acts as, e.g. "
+        '\'{"https://idp.example/realms/ops#ada": "ada"}\'. Unmapped identities act as '
+        "their namespaced id; an IdP subject never matches a local account by its bare name.",
+    )
+
+    # --- per-user limits (every door; held in the database, so across replicas) -------
+    user_turns_per_minute: int = Field(
+        default=20,
+        ge=0,
+        description="Turns (messages to the agent) one user may start per minute, as a "
+        "bucket of this many that refills evenly over the minute; 0: no limit",
+    )
+    user_calls_per_minute: int = Field(
+        default=60,
+        ge=0,
+        description="Direct tool calls (MCP tools/call, /api/agent/call, a page's way on) one "
+        "user may start per minute, the same way; 0: no limit",
+    )
+    user_max_running: int = Field(
+        default=3,
+        ge=0,
+        description="Turns, direct calls and confirmed answers of one user running at once, "
+        "on all replicas together; 0: no limit",
+    )
+    run_slot_ttl_s: float = Field(
+        default=60.0,
+        ge=3.0,
+        description="A running turn's hold on one of its user's slots lasts this long and is "
+        "renewed every third of it; a replica that dies frees its slots within this time",
+    )
 
     # --- policy and environments ---------------------------------------------------
     policy_file: Path | None = Field(

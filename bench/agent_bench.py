@@ -85,6 +85,10 @@ def bench_settings(data: Path) -> Settings:
         data_dir=data,
         database_url=f"sqlite:///{data / 'ss_tools.db'}",
         environments_file=data / "environments.toml",
+        # hundreds of turns of one bench user: its pace is checked (and timed) on every
+        # turn, but never refuses one; its running slots keep their default
+        user_turns_per_minute=1_000_000,
+        user_calls_per_minute=1_000_000,
     )
 
 

@@ -10,6 +10,13 @@ set, and the role is read from the claim named by ``jwt_role_claim`` (a dotted p
 as ``realm_access.roles``; a list maps to ``admin`` when it holds "admin", else
 ``analyst``).
 
+An IdP token's subject is never taken for a local account of the same name: its user is
+the identity namespaced by its issuer, ``<issuer>#<subject>`` (:func:`external_user_id`;
+no local username holds a ``#``), unless ``external_user_map`` maps that identity to an
+ss-tools user name explicitly. What the caller owns (conversations, confirmations, audit
+rows, runs) is keyed by that ``Principal.user_id``; ``issuer`` and ``subject`` keep the
+token's own claims.
+
 The route is chosen from the header's ``alg`` *before* any key is touched, and each
 route passes exactly one algorithm to ``jwt.decode``: an RS256 token never meets the HMAC
 secret and an HS256 token never meets an RSA public key (no algorithm confusion).
@@ -46,6 +53,7 @@ from joserfc.errors import (
 )
 from joserfc.jwk import OctKey, RSAKey
 
+from app.auth.external_ids import external_user_id, identity_claims
 from app.auth.jwks import JwksCache
 from app.errors import AuthError
 from app.settings import Settings
@@ -60,13 +68,19 @@ STAMP_CLAIM = "stp"
 
 @dataclass(frozen=True, slots=True)
 class Principal:
-    """Who is calling: ``user_id`` is the username (the token's ``sub``)."""
+    """Who is calling. ``user_id`` owns what the caller does (conversations,
+    confirmations, audit rows, runs): a local account's username, or for an IdP token its
+    namespaced identity (:func:`external_user_id`) or the ss-tools user it is mapped to
+    (``external_user_map``). ``issuer`` / ``subject``: an IdP token's own ``iss`` and
+    ``sub`` (None for a local token)."""
 
     user_id: str
     role: str
     source: Literal["local", "external"] = "local"
     # the user's token stamp when the token or page session was issued (issue 23 item 9)
     stamp: str | None = None
+    issuer: str | None = None
+    subject: str | None = None
 
     @property
     def is_admin(self) -> bool:
@@ -228,7 +242,16 @@ def _verify_external(
     registry = jwt.JWTClaimsRegistry(leeway=LEEWAY_S, **options)
     claims = _decode(token, key, EXTERNAL_ALG, registry, ("sub", "exp"))
     role = external_role(claims, settings.jwt_role_claim)
-    return Principal(user_id=claims["sub"], role=role, source="external"), float(claims["exp"])
+    issuer, subject = identity_claims(claims)
+    namespaced = external_user_id(issuer, subject)
+    principal = Principal(
+        user_id=settings.external_user_map.get(namespaced, namespaced),
+        role=role,
+        source="external",
+        issuer=issuer,
+        subject=subject,
+    )
+    return principal, float(claims["exp"])
 
 
 def external_enabled(settings: Settings) -> bool:

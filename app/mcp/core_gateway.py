@@ -39,7 +39,10 @@ R = TypeVar("R")
 
 def _refused(exc: RequestRefused) -> GatewayRefused:
     code = getattr(exc, "code", None)  # a refused confirmation's reason, e.g. too_early
-    return GatewayRefused(exc.reason, status=exc.status, error=exc.error, reason=code or exc.error)
+    wait = getattr(exc, "retry_after_s", None)  # a user over a limit: when to try again
+    return GatewayRefused(
+        exc.reason, status=exc.status, error=exc.error, reason=code or exc.error, retry_after_s=wait
+    )
 
 
 def _fields(value: Any) -> dict[str, Any]:

@@ -158,13 +158,19 @@ async def collect(
 
 
 def refused_outcome(exc: GatewayRefused, tool_name: str) -> Outcome:
-    structured = {
+    """A refusal as a tool error; one over the user's limits says when to try again
+    (``retry_after_s``, as the HTTP door's ``Retry-After``)."""
+    structured: dict[str, Any] = {
         "error": exc.error,
         "reason": exc.reason,
         "status": exc.status,
         "message": exc.message,
     }
-    return Outcome("refused", tool_name, f"{exc.error} ({exc.reason}): {exc.message}", structured)
+    text = f"{exc.error} ({exc.reason}): {exc.message}"
+    if exc.retry_after_s is not None:
+        structured["retry_after_s"] = exc.retry_after_s
+        text += f" Retry after {exc.retry_after_s} s."
+    return Outcome("refused", tool_name, text, structured)
 
 
 def pending_result(card: PendingCard, *, base_url: str, note: str = "") -> types.CallToolResult:

@@ -150,6 +150,16 @@ class ConfirmationState:
         off = card_off_context(meta.tool_args, meta.env_id, ctx, self.context_env_id)
         self.confirm_off_context = t("card_off_context", self.lang) if off else ""
 
+    def card_back(self) -> None:
+        """The card as it was before an answer that was refused unspent (the user's
+        running requests were full): to answer again (a confirm came after any countdown)."""
+        event = self.pending_confirmation
+        if event is None:
+            return
+        state = "dangerous" if event.metadata.dangerous else event.metadata.card_state
+        self.card_state = state if state in CONFIRMABLE else "read"
+        self._refresh_confirm()
+
     def clear_confirmation(self) -> None:
         self.pending_confirmation = None
         self.confirm_target, self.confirm_off_context = "", ""

@@ -60,6 +60,7 @@ class AgentChatModel(ChatItems, ContextState, ConfirmationState, EditState, Hist
     stopping = BindableProperty()
     focus_request = BindableProperty()  # ("card" | "input", n): where focus goes
     composer_hint = BindableProperty()  # why a typed message was not sent (a card waits)
+    draft_request = BindableProperty()  # (text, n): a refused message back in the composer
 
     def __init__(
         self,
@@ -88,6 +89,7 @@ class AgentChatModel(ChatItems, ContextState, ConfirmationState, EditState, Hist
         self.stopping = False
         self.focus_request = ("input", 0)
         self.composer_hint = ""
+        self.draft_request = ("", 0)
         self.writes_going_on: set[str] = set()  # stopped turn's writes still running
 
     def connect(self, intents: Intents) -> None:
@@ -157,6 +159,14 @@ class AgentChatModel(ChatItems, ContextState, ConfirmationState, EditState, Hist
         if decision == "deny" and not answered:
             self.add_message("assistant", t("operation_cancelled", self.lang))
 
+    def answer_later(self, text: str) -> None:
+        """An answer refused before it was spent (too many of the person's requests are
+        running): the reason, and the card back, to answer again."""
+        self.card_back()
+        self.add_message("assistant", text, "error")
+        self.state, self.process_step = "awaiting_confirmation", "confirm"
+        self._focus("card")
+
     def show_error(self, text: str) -> ChatMessage:
         """An error (an error event, or a refused request) as a message; state error."""
         if self.card_state.startswith("loading"):
@@ -211,6 +221,12 @@ class AgentChatModel(ChatItems, ContextState, ConfirmationState, EditState, Hist
 
     def _focus(self, target: str) -> None:
         self.focus_request = (target, self.focus_request[1] + 1)
+
+    def give_back(self, text: str) -> None:
+        """A message whose turn was refused before it started (e.g. too many a minute)
+        goes back into the composer, to send again."""
+        self.draft_request = (text, self.draft_request[1] + 1)
+        self._focus("input")
 
     def show_permission_denied(self, denial: PermissionDenial) -> None:
         self.permission_denied = denial

@@ -190,6 +190,33 @@ class Conversation(SQLModel, table=True):
     )
 
 
+class UserRate(SQLModel, table=True):
+    """One user's pace of one kind of request (``turn:<user>`` / ``call:<user>``), for
+    every replica (``app.store.user_rates``): ``tat`` is when the user's bucket is full
+    again (epoch seconds; the "theoretical arrival time" of a GCRA limiter)."""
+
+    __tablename__ = "user_rate"
+
+    key: str = Field(primary_key=True)
+    tat: float = Field(default=0.0, index=True)
+    allowed: bool = True  # the latest request's answer (set by the same statement)
+
+
+class RunSlot(SQLModel, table=True):
+    """One of a user's slots for running turns (``app.store.run_slots``): numbered
+    ``0 .. user_max_running - 1``, held by one run (``lease``) until it ends or its
+    ``expires_at`` (epoch seconds) passes without a renewal (a replica that died)."""
+
+    __tablename__ = "run_slot"
+
+    user_key: str = Field(primary_key=True)
+    slot: int = Field(primary_key=True)
+    lease: str
+    holder: str  # the replica and process that runs it (``app.replica.replica_id``)
+    conv_id: str | None = None
+    expires_at: float = Field(index=True)
+
+
 class Backup(SQLModel, table=True):
     __tablename__ = "backup"
 

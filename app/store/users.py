@@ -28,6 +28,8 @@ def create_user(session: Session, *, username: str, role: str, password_hash: st
     name = username.strip()
     if not name:
         raise ValueError("username must not be empty")
+    if "#" in name:  # how an IdP identity is named (app.auth.external_ids): never a local one
+        raise ValueError("a username cannot hold '#'")
     if not role:
         raise ValueError("role must not be empty")
     if get_user_by_name(session, username=name) is not None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from app.agent.core import Caller
+from app.agent.core.requests import RateLimited
 from app.auth import Principal
 from app.errors import ConfigError, ConfirmationError
 from app.events import ToolEndEvent, ToolStartEvent
@@ -102,9 +103,16 @@ async def test_deny_without_an_answer_says_operation_cancelled(lang, text) -> No
         # the core's RequestRefused, said in the page's language
         (fakes.Refused(422, "history_too_long", "20 items max"), "ru", "Диалог слишком длинный"),
         (fakes.Refused(401, "unauthorized", "expired"), "en", "Your session has expired"),
+        # a user over their pace: the page's sentence, with the wait
+        (
+            RateLimited("rate_limited", "Too many turns", 7),
+            "en",
+            "You are sending requests faster than allowed. Try again in 7 seconds.",
+        ),
+        (RateLimited("too_many_running", "3 running", 5), "ru", "Несколько ваших запросов"),
         # a code the page has no sentence for: the reason is shown
         (
-            fakes.Refused(429, "rate_limited", "slow down"),
+            fakes.Refused(418, "teapot", "slow down"),
             "en",
             "The request was refused: slow down",
         ),
@@ -117,6 +125,25 @@ async def test_a_refused_turn_is_an_error_message_never_a_traceback(refusal, lan
     assert model.state == "error"
     assert model.items[-1].kind == "error" and model.items[-1].text.startswith(text)
     assert core.sent == []  # nothing ran
+    assert model.draft_request[0] == "hello"  # the text goes back into the composer
+
+
+async def test_a_confirm_refused_while_the_users_requests_are_full_keeps_the_card() -> None:
+    core, model, *_ = setup(lang="ru")
+    core.replies = [
+        fakes.confirm_event("write_prod", env="prod"),
+        fakes.done("awaiting_confirmation"),
+    ]
+    await model.send("deploy")
+    card = model.pending_confirmation
+    core.refuse = RateLimited("too_many_running", "3 running", 5)
+    await model.confirm()
+    assert model.items[-1].kind == "error"
+    assert model.items[-1].text.startswith("Несколько ваших запросов ещё выполняются")
+    assert model.pending_confirmation is card and model.card_state == "write_prod"
+    assert model.state == "awaiting_confirmation" and model.confirm_enabled
+    assert await model.confirm() is True  # answered again once a slot is free
+    assert [d["decision"] for d in core.decisions] == ["confirm"]
 
 
 async def test_a_refused_confirmation_is_explained_in_the_pages_language() -> None:

@@ -42,6 +42,7 @@ from app.agent.core.control import (
     stop_local,
 )
 from app.agent.core.conversations import ConversationSummary, ConversationView, run_config
+from app.agent.core.limits import Slot, UserLimits
 from app.agent.core.requests import (
     CallRequest,
     DoorRequest,
@@ -129,6 +130,7 @@ class AgentCore:
         self.auth = auth
         self.tasks = tasks
         self.confirmations = Confirmations(db, audit, ttl_s=settings.confirmation_ttl_s)
+        self.limits = UserLimits(settings, db)  # per-user pace and running runs (checks)
         self.model_label = label or type(model).__name__
         self._saver = checkpointer if checkpointer is not None else SaverPool(settings)
         given = dict(tools) if tools is not None else None  # {}: no tool has an implementation
@@ -272,11 +274,17 @@ class AgentCore:
         self, req: Any, run: Callable[[AgentCore, Any, RunControl], AsyncIterator[Event]]
     ) -> AsyncGenerator[Event, None]:
         """``run``'s events under the conversation's run control; at its ``done`` a turn's
-        list row is committed; once the graph has ended, the bookkeeping (``runs.settle``)."""
+        list row is committed; once the graph has ended, the bookkeeping (``runs.settle``)
+        and the user's slot is freed (``req.slot``, taken by ``prepare_*``)."""
         registry = self.turns()
-        control = await registry.begin(req.conv_id, req.principal.user_id)
-        wait_s = RESUME_WAIT_S if isinstance(req, ResumeRequest) else BUSY_WAIT_S
-        await self._claim(control, req, wait_s)
+        slot = self.limits.adopt(getattr(req, "slot", None))
+        try:
+            control = await registry.begin(req.conv_id, req.principal.user_id)
+            wait_s = RESUME_WAIT_S if isinstance(req, ResumeRequest) else BUSY_WAIT_S
+            await self._claim(control, req, wait_s)
+        except BaseException:
+            await asyncio.shield(self.limits.free(slot))
+            raise
         events = run(self, req, control)
         try:
             async for ev in events:
@@ -287,7 +295,16 @@ class AgentCore:
                 yield ev
         finally:
             await events.aclose()  # type: ignore[attr-defined]  # an async generator
-            registry.end(control, lambda: runs.settle(self, control, req))
+            registry.end(control, lambda: self._settle(control, req, slot))
+            if all(task.done() for task in control.producers):  # the graph has ended:
+                await self.limits.free(slot)  # the slot is free before the door answers
+
+    async def _settle(self, control: RunControl, req: Any, slot: Slot | None) -> None:
+        """The run's bookkeeping, then its user's slot back (whatever the bookkeeping did)."""
+        try:
+            await runs.settle(self, control, req)
+        finally:
+            await self.limits.free(slot)
 
     async def _claim(self, control: RunControl, req: DoorRequest, wait_s: float) -> None:
         """Take the conversation across replicas too (PostgreSQL; nothing on SQLite): a run
