@@ -26,10 +26,13 @@ OFF_LOOP_JSON = 256 * 1024  # smaller bodies parse in well under a millisecond
 _HOP_HEADERS = frozenset({"content-encoding", "content-length", "transfer-encoding"})
 
 
+def _size(n: int) -> str:
+    return f"{n / 1024**2:g} MiB" if n >= 1024**2 else f"{n / 1024:g} KiB"
+
+
 def too_large(what: str, max_bytes: int, env_id: str | None) -> SupersetError:
-    mib = max_bytes / (1024 * 1024)
     return SupersetError(
-        f"Superset's answer to {what} is larger than {mib:.0f} MiB and was not read: ask "
+        f"Superset's answer to {what} is larger than {_size(max_bytes)} and was not read: ask "
         "for fewer rows or columns, or shorter values (LIMIT, substr())",
         env_id=env_id,
     )

@@ -33,10 +33,15 @@ def _with(view: Any, cut: Cut, **update: Any) -> Any:
     return view.model_copy(update={**update, "cut": total})
 
 
+#: the largest ``cut`` a view may carry: its room is kept free
+_WIDEST = Cut(rows=10**12, cells=10**12, cell_chars=10**12, chars=10**12)
+
+
 def _room(view: Any, field: str, caps: ResultCaps) -> int:
-    """Bytes left for ``field`` once the rest of the view is counted."""
+    """Bytes left for ``field`` once the rest of the view (and its cut) is counted."""
     empty = [] if field != "text" else ""
-    return caps.max_bytes - json_size(view.model_copy(update={field: empty}).model_dump())
+    rest = view.model_copy(update={field: empty, "cut": _WIDEST})
+    return caps.max_bytes - json_size(rest.model_dump(mode="json"))
 
 
 def _table(view: TableView, caps: ResultCaps) -> TableView:
@@ -53,8 +58,8 @@ def _text(view: TextView, caps: ResultCaps) -> TextView:
     if json_size(view.text) <= room:
         return view
     head = view.text.encode("utf-8")[: max(room, 0)].decode("utf-8", "ignore")
-    while head and json_size(head) > room:  # JSON escapes: each character costs ≥ 1 byte
-        head = head[: len(head) - (json_size(head) - room)]
+    while head and (size := json_size(head)) > room:  # JSON escapes cost more bytes
+        head = head[: min(len(head) - 1, len(head) * room // size)]
     return _with(view, Cut(chars=len(view.text) - len(head)), text=head + CUT)
 
 
