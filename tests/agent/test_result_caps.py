@@ -6,8 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 
 from app.caps import ResultCaps, cap_rows, json_size
+from app.settings import Settings
 from app.views import (
     Column,
     Cut,
@@ -127,3 +129,40 @@ def test_the_cut_is_said_in_the_pages_language(
     cut: Cut | None, table_view: bool, lang: str, sentence: str
 ) -> None:
     assert cut_sentence(cut, lang, table=table_view) == sentence
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "read"),
+    [
+        # each cap is an operator's setting (SS_TOOLS_ prefix), read into its group
+        ("SS_TOOLS_RESULT_MAX_ROWS", "50", lambda s: s.result_caps().max_rows),
+        ("SS_TOOLS_RESULT_MAX_CELL_CHARS", "300", lambda s: s.result_caps().max_cell_chars),
+        ("SS_TOOLS_RESULT_MAX_BYTES", "8192", lambda s: s.result_caps().max_bytes),
+        ("SS_TOOLS_BUNDLE_MAX_BYTES", "2048", lambda s: s.bundle_caps().max_bytes),
+        ("SS_TOOLS_BUNDLE_MAX_RATIO", "20", lambda s: s.bundle_caps().max_ratio),
+        ("SS_TOOLS_BUNDLE_MAX_FILES", "7", lambda s: s.bundle_caps().max_members),
+        ("SS_TOOLS_MODEL_INPUT_MAX_CHARS", "9000", lambda s: s.model_input_max_chars),
+    ],
+)
+def test_every_cap_is_a_setting(
+    monkeypatch: pytest.MonkeyPatch, variable: str, value: str, read: Any
+) -> None:
+    assert read(Settings()) != int(value)  # not the default already
+    monkeypatch.setenv(variable, value)
+    assert read(Settings()) == int(value)
+
+
+@pytest.mark.parametrize(
+    ("variable", "value"),
+    [
+        ("SS_TOOLS_RESULT_MAX_BYTES", "100"),  # too small to hold a view's own fields
+        ("SS_TOOLS_MODEL_INPUT_MAX_CHARS", "10"),  # too small for the system text
+        ("SS_TOOLS_BUNDLE_MAX_RATIO", "1"),  # every zip would be a bomb
+    ],
+)
+def test_a_cap_too_small_to_work_is_refused_at_start(
+    monkeypatch: pytest.MonkeyPatch, variable: str, value: str
+) -> None:
+    monkeypatch.setenv(variable, value)
+    with pytest.raises(ValidationError, match=variable.removeprefix("SS_TOOLS_").lower()):
+        Settings()
