@@ -21,11 +21,13 @@ defaults from these constants and makes the groups from what is configured
 * **A Superset answer** (:data:`MAX_RESPONSE_BYTES`): 16 MiB, read before parsing.
   Larger than any answer the product needs (an export within the bundle cap compresses to
   less; 1,001 rows of ordinary width are a few MB), small enough to parse off the loop.
-* **An export bundle** (:class:`BundleCaps`): 64 MiB of YAML once unpacked (thousands
-  of dashboards' charts; a real export is a few KB an object), 10,000 files, and no more
-  than 100 times its packed size once it unpacks past 1 MiB (YAML deflates 4–15 times;
-  a zip bomb hundreds to a thousand times). A YAML document whose aliases would make it
-  more than :data:`MAX_ALIAS_GROWTH` times its own nodes is a bomb too.
+* **An export bundle** (:class:`BundleCaps`): 32 MiB of YAML once unpacked (about
+  20,000 objects: Superset writes 1–3 KB an object; parsed, YAML takes several times its
+  text in memory and seconds a MB of CPU, off the loop), 10,000 files, and no more than
+  100 times its packed size once it unpacks past 1 MiB (Superset stores its exports
+  uncompressed; YAML deflates 4–15 times; a zip bomb hundreds to a thousand times). A
+  YAML document whose aliases would make it more than :data:`MAX_ALIAS_GROWTH` times its
+  own nodes is a bomb too.
 """
 
 from __future__ import annotations
@@ -52,7 +54,7 @@ class ResultCaps:
 class BundleCaps:
     """What one export zip may unpack to."""
 
-    max_bytes: int = 64 * 1024 * 1024
+    max_bytes: int = 32 * 1024 * 1024
     max_ratio: int = 100
     max_members: int = 10_000
     ratio_floor: int = 1024 * 1024  # smaller archives may compress as well as they like
