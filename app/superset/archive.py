@@ -22,7 +22,6 @@ import yaml
 from app.caps import ALIAS_FLOOR, MAX_ALIAS_GROWTH, BundleCaps
 from app.errors import ToolError
 
-
 #: libyaml's parser where PyYAML has it (the same safe constructor, a faster parse)
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
