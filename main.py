@@ -29,6 +29,10 @@ from app.settings import Settings
 TITLE = "ss-tools agent"
 #: The local model is slow on a CPU (a turn with every tool offered: up to minutes).
 LOCAL_MODEL_TIMEOUT_S = 300.0
+#: Characters a token of the local model's prompts holds at the least (Qwen's tokenizer:
+#: about 3-4 in English, 2.5 in Russian and JSON): its input budget is its context less
+#: the answer's tokens, in these characters.
+LOCAL_MODEL_CHARS_PER_TOKEN = 2.5
 #: the turns whose prompt prefix the local model keeps, one server slot each: (role, the
 #: page's object type). The first start on a machine computes them (about a minute each
 #: on two cores, in the background); later starts read them back in milliseconds.
@@ -76,6 +80,9 @@ def with_local_model(settings: Settings) -> Settings:
     }
     if "llm_timeout_s" not in settings.model_fields_set:
         overrides["llm_timeout_s"] = LOCAL_MODEL_TIMEOUT_S
+    if "model_input_max_chars" not in settings.model_fields_set:
+        room = (server.context - settings.llm_max_tokens) * LOCAL_MODEL_CHARS_PER_TOKEN
+        overrides["model_input_max_chars"] = int(room)
     print(f"[llm] the agent's model: {server.model_name} at {server.base_url}", flush=True)
     return Settings(**{**settings.model_dump(exclude_unset=True), **overrides})
 

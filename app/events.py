@@ -121,6 +121,9 @@ class ToolEndEvent(ToolCallEvent):
     data: Any = None
     data_truncated: bool = False
     view: ToolView | None = None  # how the page presents the result (app.views)
+    # What the result caps left out of the view (``view.cut``), said in the turn's
+    # language; "" when nothing was (``app.agent.tool_node.cut_note``).
+    cut_note: str = ""
 
 
 class ToolRetryEvent(ToolCallEvent):

@@ -14,6 +14,7 @@ from typing import Literal
 from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from app.caps import MODEL_INPUT_MAX_CHARS, BundleCaps, ResultCaps
 from app.errors import ConfigError
 
 DEFAULT_JWT_SECRET = "ss-tools-dev-secret-change-me-0123456789abcdef"
@@ -149,6 +150,36 @@ class Settings(BaseSettings):
     history_max_items: int = Field(default=50, ge=0)
     history_max_bytes: int = Field(default=64 * 1024, ge=0)
 
+    # --- size caps (app/caps.py gives the reasons for the defaults) ---------------------
+    model_input_max_chars: int = Field(
+        default=MODEL_INPUT_MAX_CHARS,
+        ge=2000,
+        description="Characters one model call sends at most (system text, tools, "
+        "conversation); older turns' tool results are shortened, then old turns dropped",
+    )
+    result_max_rows: int = Field(
+        default=ResultCaps.max_rows, ge=1, description="Rows a tool result's view keeps"
+    )
+    result_max_cell_chars: int = Field(
+        default=ResultCaps.max_cell_chars, ge=16, description="Characters a value in a result keeps"
+    )
+    result_max_bytes: int = Field(
+        default=ResultCaps.max_bytes,
+        ge=4096,
+        description="Bytes of JSON a tool result's view, its data and its checkpoint keep",
+    )
+    bundle_max_bytes: int = Field(
+        default=BundleCaps.max_bytes, ge=1024, description="Bytes an export zip may unpack to"
+    )
+    bundle_max_ratio: int = Field(
+        default=BundleCaps.max_ratio,
+        ge=2,
+        description="How many times its packed size an export zip may unpack to (above 1 MiB)",
+    )
+    bundle_max_files: int = Field(
+        default=BundleCaps.max_members, ge=1, description="Files one export zip may hold"
+    )
+
     # --- replicas (several processes on one PostgreSQL) ---------------------------------
     task_sweep_s: float = Field(
         default=30.0,
@@ -213,6 +244,12 @@ class Settings(BaseSettings):
     @property
     def checkpoint_path(self) -> Path:
         return (self.data_dir / "checkpoints.db").resolve()
+
+    def result_caps(self) -> ResultCaps:
+        return ResultCaps(self.result_max_rows, self.result_max_cell_chars, self.result_max_bytes)
+
+    def bundle_caps(self) -> BundleCaps:
+        return BundleCaps(self.bundle_max_bytes, self.bundle_max_ratio, self.bundle_max_files)
 
     @property
     def uses_default_secret(self) -> bool:

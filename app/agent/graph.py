@@ -20,6 +20,7 @@ asking the model again.
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Literal
 
@@ -30,6 +31,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
 from app.agent.audit import AuditWriter, audit_scope
+from app.agent.budget import InputBudget
 from app.agent.confirmation import Confirmations
 from app.agent.guard import DepsFactory, Guard, PreflightOverride
 from app.agent.model_step import (
@@ -94,15 +96,20 @@ class BoundModels:
     def __init__(self, model: BaseChatModel) -> None:
         self.model = model
         self._catalog: Mapping[str, Any] | None = None
-        self._bound: dict[tuple[str, ...], Any] = {}
+        self._bound: dict[tuple[str, ...], tuple[Any, int]] = {}
 
     def __call__(self, catalog: Mapping[str, Any], names: tuple[str, ...]) -> Any:
+        return self.bound(catalog, names)[0]
+
+    def bound(self, catalog: Mapping[str, Any], names: tuple[str, ...]) -> tuple[Any, int]:
+        """The bound model and how many characters its tools add to every call."""
         if catalog is not self._catalog or len(self._bound) >= self.LIMIT:
             self._catalog, self._bound = catalog, {}
         found = self._bound.get(names)
         if found is None:
             schemas = [openai_tool_schema(catalog[n]) for n in names if n in catalog]
-            found = self._bound[names] = self.model.bind_tools(schemas)
+            size = len(json.dumps(schemas, ensure_ascii=False))
+            found = self._bound[names] = (self.model.bind_tools(schemas), size)
         return found
 
 
@@ -214,9 +221,10 @@ def build_graph(
         elif limit is not None:  # the turn ends here: a loop, a repeated mistake, the cap
             reply, problem = ended(limit[0], ctx.lang, limit[1]), f"{limit[0]}: {limit[1]}"
         else:
-            offered = bound(policy().catalog, tuple(ctx.allowed_tools))
+            offered, tools_chars = bound.bound(policy().catalog, tuple(ctx.allowed_tools))
             prompt = prompt_messages(state["messages"], ctx.facts, ctx.uicontext, system)
-            work = ask_model(offered, prompt, ctx.allowed_tools, ctx.lang)
+            budget = InputBudget(settings.model_input_max_chars, tools_chars)
+            work = ask_model(offered, prompt, ctx.allowed_tools, ctx.lang, budget)
             try:
                 reply, problem = await cancellable(ctx, work)
             except Stopped:

@@ -36,6 +36,10 @@ a call, gets one repair try: the same prompt plus a note of what went wrong and 
 tools exist. A second failure, or a model server out of reach,
 ends the turn.
 
+What a call sends is kept within the model's input budget (:mod:`app.agent.budget`, in
+:func:`ask_model`): older turns' results shortened, then old turns dropped; the stable
+prefix and the current turn kept.
+
 A turn that ends here ends with a plain sentence in the turn's language (an
 ``AIMessage`` whose ``response_metadata["problem"]`` names the reason: the runner puts it
 on the ``message`` event) and an audit row. Nothing a model writes ends a turn in an
@@ -54,6 +58,7 @@ from typing import Any, Literal
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 from pydantic import BaseModel
 
+from app.agent.budget import InputBudget, within_budget
 from app.context import UIContext, inject_uicontext
 from app.facts import TurnFacts, read_refusal
 from app.i18n import t
@@ -369,15 +374,19 @@ def server_answer(exc: Exception) -> str | None:
 
 
 async def ask_model(
-    bound: Any, prompt: list[BaseMessage], tools: Sequence[str], lang: str
+    bound: Any,
+    prompt: list[BaseMessage],
+    tools: Sequence[str],
+    lang: str,
+    budget: InputBudget | None = None,
 ) -> tuple[AIMessage, str | None]:
-    """The model's reply to ``prompt`` (read leniently, repaired once), and what went wrong
-    on the way (for the audit row; None when nothing did)."""
+    """The model's reply to ``prompt`` sent within ``budget`` (read leniently, repaired
+    once), and what went wrong on the way (for the audit row; None when nothing did)."""
     note: str | None = None
     for attempt in (1, 2):
         unread: list[BaseMessage] = []
         try:
-            raw = await bound.ainvoke(prompt)
+            raw = await bound.ainvoke(within_budget(prompt, budget))
         except Exception as exc:  # the model server: its error is the model's doing or not
             answered = server_answer(exc)
             if answered is None:

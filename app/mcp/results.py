@@ -99,6 +99,8 @@ def _from_event(ev: Event, tool: str) -> Outcome | None:
             text = ev.result or f"{ev.tool_name} completed."
             if ev.data_truncated:
                 text += f" (structured output cut to {DATA_LIMIT_BYTES // 1024} KiB)"
+            if ev.cut_note:
+                text += f"\n{ev.cut_note}"
             return Outcome("completed", ev.tool_name, text, _structured_output(ev))
         if ev.status == "cancelled":
             structured = {"status": "cancelled", "tool": ev.tool_name, "message": ev.result}

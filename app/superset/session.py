@@ -7,7 +7,9 @@ again once when Superset answers 401. Writes (POST/PUT/DELETE) carry the CSRF to
 from ``/api/v1/security/csrf_token/`` plus the session cookie that endpoint sets.
 Errors become typed errors (see :mod:`app.superset.errors`); 5xx and connection
 errors are :class:`SupersetUnavailableError` (transient: read tools retry once).
-Credentials never appear in messages, logs or reprs.
+Credentials never appear in messages, logs or reprs. Every answer is read within
+:attr:`SupersetSession.max_response_bytes` and a large JSON body is parsed off the event
+loop (:mod:`app.superset.body`).
 """
 
 from __future__ import annotations
@@ -20,7 +22,9 @@ from typing import Any
 
 import httpx
 
+from app.caps import MAX_RESPONSE_BYTES
 from app.errors import SupersetAuthError, SupersetError
+from app.superset.body import json_of, json_or_empty, send_capped
 from app.superset.environments import Environment
 from app.superset.errors import error_for, error_message, unreachable
 from app.superset.paths import check_path
@@ -36,6 +40,9 @@ _AUTH_PATHS = ("/api/v1/security/login", "/api/v1/security/refresh")
 class SupersetSession:
     """Authenticated requests to one Superset environment (the endpoints are
     :class:`~app.superset.client.SupersetClient`'s). Safe to share between concurrent tasks."""
+
+    #: the largest answer read (:mod:`app.superset.body`); a larger one is a SupersetError
+    max_response_bytes = MAX_RESPONSE_BYTES
 
     def __init__(
         self,
@@ -75,7 +82,14 @@ class SupersetSession:
     async def _raw(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
         what = f"{method} {path}"
         try:
-            return await self._http.request(method, path, **kwargs)
+            request = self._http.build_request(method, path, **kwargs)
+            return await send_capped(
+                self._http,
+                request,
+                max_bytes=self.max_response_bytes,
+                what=what,
+                env_id=self.env.id,
+            )
         except httpx.HTTPError as exc:
             log.info("superset %s %s: %s", self.env.id, what, type(exc).__name__)
             raise unreachable(exc, env_id=self.env.id, url=self.env.url, what=what) from None
@@ -207,16 +221,16 @@ class SupersetSession:
         raise error_for(resp, env_id=self.env.id, what=f"{method} {path}", secrets=self._secrets())
 
     async def get_json(self, path: str, params: dict[str, Any] | None = None) -> Any:
-        return (await self.request("GET", path, params=params)).json()
+        return await json_of(await self.request("GET", path, params=params))
 
     async def post_json(self, path: str, json: Any = None) -> Any:
-        return _json_or_empty(await self.request("POST", path, json=json))
+        return await json_or_empty(await self.request("POST", path, json=json))
 
     async def put_json(self, path: str, json: Any = None) -> Any:
-        return _json_or_empty(await self.request("PUT", path, json=json))
+        return await json_or_empty(await self.request("PUT", path, json=json))
 
     async def delete(self, path: str) -> Any:
-        return _json_or_empty(await self.request("DELETE", path))
+        return await json_or_empty(await self.request("DELETE", path))
 
     async def health(self, timeout: float = 3.0) -> bool:
         """True when ``/health`` answers 200 within ``timeout`` seconds (no login)."""
@@ -234,12 +248,3 @@ class SupersetSession:
 def _csrf_refused(resp: httpx.Response) -> bool:
     msg, _ = error_message(resp)
     return "csrf" in msg.lower()
-
-
-def _json_or_empty(resp: httpx.Response) -> Any:
-    if not resp.content:
-        return {}
-    try:
-        return resp.json()
-    except ValueError:
-        return {"text": resp.text}

@@ -6,18 +6,23 @@
   result + the environment's Superset base URL → a view (or None).
 * :func:`preflight_view` — a migration/deploy preflight (confirmation ``details``) as a
   diff, for the confirmation card.
+* :func:`cap_view` — a view within the result caps (``app.caps``), what was left out in
+  its ``cut``; :func:`cut_sentence` says that in words.
 
-A leaf for the page: it imports only pydantic and the standard library.
+A leaf for the page: besides pydantic and the standard library it imports only the
+caps (``app.caps``) and the catalog (``app.i18n``).
 """
 
 from pydantic import TypeAdapter
 
 from app.views.build import build_view
 from app.views.build_ops import preflight_view
+from app.views.capped import cap_view, cut_sentence
 from app.views.models import (
     HEALTH_STATUSES,
     Cell,
     Column,
+    Cut,
     Detail,
     DiffRow,
     DiffView,
@@ -47,6 +52,7 @@ __all__ = [
     "VIEW_ADAPTER",
     "Cell",
     "Column",
+    "Cut",
     "Detail",
     "DiffRow",
     "DiffView",
@@ -62,6 +68,8 @@ __all__ = [
     "TextView",
     "ToolView",
     "build_view",
+    "cap_view",
+    "cut_sentence",
     "parse_view",
     "preflight_view",
 ]

@@ -17,6 +17,7 @@ from app.views.models import (
     HEALTH_STATUSES,
     Cell,
     Column,
+    Cut,
     Detail,
     HealthProblem,
     HealthView,
@@ -148,6 +149,7 @@ def execute_sql(result: Mapping[str, Any], links: Links) -> TableView:
         row_count=int(result.get("row_count") or len(rows)),
         truncated=bool(result.get("truncated")),
         csv_name="query",
+        cut=Cut.model_validate(result["cut"]) if result.get("cut") else None,
     )
 
 

@@ -113,6 +113,27 @@ async def test_a_truncated_result_says_so(show) -> None:
     await user.should_see("2 rows (truncated: the query returned more)")
 
 
+@pytest.mark.parametrize(
+    ("lang", "sentence"),
+    [
+        (
+            "en",
+            "Cut to stay within the result limits: 37 more rows not shown; 3 long values "
+            "shortened to 1000 characters. The CSV download holds the same.",
+        ),
+        (
+            "ru",
+            "Результат обрезан по ограничениям: не показано строк: 37; длинных значений "
+            "сокращено до 1000 символов: 3. CSV содержит то же самое.",
+        ),
+    ],
+)
+async def test_a_result_cut_by_the_caps_says_so_on_its_card(show, lang: str, sentence: str) -> None:
+    cut = {"rows": 37, "cells": 3, "cell_chars": 1000}
+    user = await show("superset_execute_sql", {**SQL_RESULT, "cut": cut}, lang)
+    await user.should_see(sentence, marker="result-cut")
+
+
 DASHBOARDS = {
     "env": "dev",
     "count": 2,

@@ -31,7 +31,7 @@ from app.policy.tools.backup import ListBackupsArgs, RestoreBackupArgs, RunBacku
 from app.store import backups as backup_store
 from app.store.db import Database
 from app.store.models import Backup
-from app.superset.bundle import read_bundle
+from app.superset.bundle import BundleError, load_bundle
 from app.superset.migration import list_all, plan_bundle, resolve_dashboards, run_migration
 from app.tasks.worker import TaskContext
 
@@ -82,7 +82,8 @@ async def take_backup(
             raise ToolError(f"environment '{env_id}' has no dashboards to back up")
     await ctx.report(step, deps.say("exporting", n=len(dashboards), env=env_id))
     data = await client.export_dashboards([d["id"] for d in dashboards])
-    bundle = read_bundle(data)  # refuse to store anything that is not a real export
+    # refuse to store anything that is not a real export (or a bomb), read off the loop
+    bundle = await load_bundle(data, deps.settings.bundle_caps())
     backup_id = uuid4().hex
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     path = backup_dir(deps.settings.data_dir, env_id) / f"{stamp}_{backup_id}.zip"
@@ -155,26 +156,34 @@ async def restore_target(args: RestoreBackupArgs, deps: ToolDeps) -> str | None:
     return await asyncio.to_thread(_backup_env, deps.db, args.backup_id)
 
 
-def _load_backup(db: Database, backup_id: str) -> tuple[dict[str, Any], bytes]:
+def _load_backup(db: Database, backup_id: str, max_bytes: int) -> tuple[dict[str, Any], bytes]:
+    """The backup's row and its zip; a file larger than an export may unpack to is not
+    read (a zip is never larger than what it holds, give or take its directory)."""
     with db.session() as session:
         row = _backup(session, backup_id)
         view, path = _view(row), Path(row.path)
     if not path.is_file():
         raise ToolError(f"backup '{backup_id}' is indexed but its file is missing ({path.name})")
+    size = path.stat().st_size
+    if size > max_bytes:
+        raise BundleError(
+            f"backup '{backup_id}' is {size} bytes, over the export limit of {max_bytes}: not read"
+        )
     return view, path.read_bytes()
 
 
 @family.implements(specs.restore_backup, resolve_target=restore_target)
 async def restore_backup(args: RestoreBackupArgs, deps: ToolDeps) -> dict[str, Any]:
     """The backup's zip imported with overwrite through the migration path, as a task."""
-    view, data = await asyncio.to_thread(_load_backup, deps.db, args.backup_id)
+    caps = deps.settings.bundle_caps()
+    view, data = await asyncio.to_thread(_load_backup, deps.db, args.backup_id, caps.max_bytes)
     target, client = deps.env_client()  # the call's env_id, else the backup's (restore_target)
 
     async def job(ctx: TaskContext) -> dict[str, Any]:
         await ctx.report(
             1, deps.say("reading_backup", backup=view["backup_id"], env=view["env_id"])
         )
-        plan = await plan_bundle(view["env_id"], read_bundle(data), client)
+        plan = await plan_bundle(view["env_id"], await load_bundle(data, caps), client)
         result = await run_migration(plan, client, ctx, lang=deps.lang)
         return {"task_id": ctx.task_id, "backup_id": view["backup_id"], **result}
 

@@ -29,7 +29,11 @@ async def _preflight(args: DeployDashboardArgs | MigrationArgs, deps: ToolDeps) 
     else:
         ids, mapping = [args.dashboard_id], {}
     return await preflight_migration(
-        deps.registry.client(source.id), deps.registry.client(target.id), ids, mapping
+        deps.registry.client(source.id),
+        deps.registry.client(target.id),
+        ids,
+        mapping,
+        deps.settings.bundle_caps(),
     )
 
 
@@ -41,7 +45,8 @@ async def _migrate(deps: ToolDeps, kind: str, ids: list[str], source_env: str | 
 
     async def job(ctx: TaskContext) -> dict[str, Any]:
         await ctx.report(1, deps.say("exporting", n=len(ids), env=source.id))
-        plan, _ = await plan_migration(source_client, target_client, ids, mapping)
+        caps = deps.settings.bundle_caps()
+        plan, _ = await plan_migration(source_client, target_client, ids, mapping, caps)
         done = await run_migration(plan, target_client, ctx, lang=deps.lang)
         return {"task_id": ctx.task_id, **done}
 

@@ -17,11 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from app.agent.tools.base import Family, ToolDeps
+from app.cpu import off_loop
 from app.errors import ToolError
 from app.gitrepo import GitRepo, user_identity
 from app.policy.tools import git as specs
 from app.policy.tools.git import CommitChangesArgs, CreateBranchArgs
-from app.superset.bundle import git_files, read_bundle, stale_paths
+from app.superset.bundle import git_files, load_bundle, stale_paths
 from app.superset.migration import list_all, resolve_dashboards
 
 family = Family(specs.family)
@@ -83,8 +84,9 @@ async def commit_changes(args: CommitChangesArgs, deps: ToolDeps) -> dict[str, A
         dashboards = [{"id": int(r["id"]), "title": r.get("dashboard_title")} for r in rows]
         if not dashboards:
             raise ToolError(f"environment '{env.id}' has no dashboards to commit")
-    bundle = read_bundle(await client.export_dashboards([d["id"] for d in dashboards]))
-    files = git_files(bundle, env.id)
+    exported = await client.export_dashboards([d["id"] for d in dashboards])
+    bundle = await load_bundle(exported, deps.settings.bundle_caps())  # off the loop
+    files = await off_loop(git_files, bundle, env.id)
 
     def commit() -> dict[str, Any]:
         if branch and branch != repo.current_branch():

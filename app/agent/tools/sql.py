@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from app.agent.tools.base import Family, ToolDeps
+from app.caps import cap_rows, json_size
 from app.cpu import off_loop
 from app.errors import SupersetError, ToolError
 from app.i18n import t
@@ -25,8 +26,6 @@ from app.policy.tools.sql import (
     FormatSqlArgs,
 )
 from app.superset.client import SupersetClient, own_limit
-
-MAX_ROWS_RETURNED = 200
 
 family = Family(specs.family)
 
@@ -117,7 +116,9 @@ async def superset_format_sql(args: FormatSqlArgs, deps: ToolDeps) -> dict[str, 
 @family.implements(specs.superset_execute_sql)
 async def superset_execute_sql(args: ExecuteSqlArgs, deps: ToolDeps) -> dict[str, Any]:
     """SQL Lab's execute, after the database's own dialect rated the text no worse than
-    the call was confirmed for; at most ``MAX_ROWS_RETURNED`` rows come back."""
+    the call was confirmed for. What comes back is within the settings' result caps
+    (rows, a value's characters, bytes: ``app.caps.ResultCaps``), and ``cut`` says what
+    they left out; ``row_count`` is how many rows SQL Lab returned."""
     env, client = deps.env_client()
     db = await _database(client, args.database)
     await _rated_alike_on(db, args.sql)
@@ -136,17 +137,23 @@ async def superset_execute_sql(args: ExecuteSqlArgs, deps: ToolDeps) -> dict[str
     rows = res.get("data") or []
     own_cap = await off_loop(own_limit, args.sql) or limit + 1
     columns = [c.get("column_name") or c.get("name") for c in res.get("columns") or []]
-    shown = rows[: min(limit, MAX_ROWS_RETURNED)]
-    return {
+    caps = deps.settings.result_caps()
+    kept = await off_loop(cap_rows, rows[:limit], caps, room=caps.max_bytes - json_size(columns))
+    out = {
         "env": env.id,
         "database": db.get("database_name"),
         "status": res.get("status"),
         "columns": columns,
-        "rows": shown,
+        "rows": kept.rows,
         "row_count": len(rows),
         # cut by the row limit, not by the query's own LIMIT (what the person asked for)
-        "truncated": len(shown) < len(rows) or (len(rows) >= limit and own_cap > limit),
+        "truncated": len(kept.rows) < len(rows) or (len(rows) >= limit and own_cap > limit),
     }
+    if kept.cut:
+        chars = caps.max_cell_chars if kept.cells_shortened else 0
+        out["cut"] = {"rows": kept.rows_left_out, "cells": kept.cells_shortened,
+                      "cell_chars": chars}  # fmt: skip
+    return out
 
 
 async def _no_such_dataset(args: CreateDatasetArgs, deps: ToolDeps) -> dict[str, Any]:
