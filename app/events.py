@@ -25,6 +25,7 @@ from app.vocab import (
     Risk,
     RiskLevel,
     ToolStatus,
+    Undo,
 )
 
 
@@ -51,18 +52,21 @@ class Offer(BaseModel):
     * ``without_context`` — the page's context left the call out: ``call`` is the call
       with the object spelled out, made after leaving the context (``clear_context``);
     * ``choice`` — a name matched several objects: ``request`` picks one;
-    * ``check_status`` — a write timed out: ``call`` asks for its task by id.
+    * ``check_status`` — a write timed out: ``call`` asks for its task by id;
+    * ``undo`` — a write that can be undone: ``call`` is the ``undo_change`` call that
+      undoes it, available until ``expires_at`` (ISO time, UTC).
 
     ``label`` is what the button says and ``request`` what the person would say, both in
     the turn's language; with a ``call`` a door makes the call, else it sends
     ``request`` as the person's message."""
 
     model_config = ConfigDict(extra="forbid")
-    kind: Literal["without_context", "choice", "check_status"]
+    kind: Literal["without_context", "choice", "check_status", "undo"]
     label: str
     request: str
     call: OfferedCall | None = None
     clear_context: bool = False
+    expires_at: str | None = None
 
 
 class TurnStartEvent(BaseEvent):
@@ -124,6 +128,7 @@ class ToolEndEvent(ToolCallEvent):
     # What the result caps left out of the view (``view.cut``), said in the turn's
     # language; "" when nothing was (``app.agent.tool_node.cut_note``).
     cut_note: str = ""
+    offers: list[Offer] = Field(default_factory=list)  # an undoable write's ``undo``
 
 
 class ToolRetryEvent(ToolCallEvent):
@@ -159,6 +164,10 @@ class ConfirmMetadataV2(BaseModel):
     details: dict[str, Any] | None = None  # e.g. a migration's preflight diff
     description: str = ""
     countdown_s: int = 0  # the policy's wait before a dangerous card can be confirmed
+    # whether what the call changes can be undone (for ``undo_days`` days) or not; None
+    # for a read (``app.policy.undo``)
+    undo: Undo | None = None
+    undo_days: int = 0
 
 
 class ConfirmRequiredEvent(BaseEvent):

@@ -96,6 +96,8 @@ RefusalCode = Literal[
     "preflight_failed",  # the check before the card found problems (errors)
     "repeated_call",  # the same call with the same arguments again in one turn
     "cancelled",  # the person cancelled it on the card (reason)
+    "changed_since",  # an undo: the object changed after the agent's write (errors: what)
+    "not_undoable",  # an undo: unknown, expired or already undone (reason)
 ]
 REFUSAL_CODES: tuple[str, ...] = RefusalCode.__args__  # type: ignore[attr-defined]
 REFUSED_PREFIX = "REFUSED: "

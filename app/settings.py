@@ -143,6 +143,12 @@ class Settings(BaseSettings):
     confirmation_ttl_s: int = 600
     dangerous_countdown_s: int = 10
     countdown_tick_s: float = 1.0
+    undo_retention_days: int = Field(
+        default=7,
+        ge=1,
+        le=365,
+        description="How long an undoable change keeps its undo offer (docs/undo.md)",
+    )
     summarise_limit: int = 4000
     # A turn's input (checked once, by prepare_turn). History beyond these caps is cut to
     # its newest items; a longer message is refused (422).

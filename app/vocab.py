@@ -20,6 +20,8 @@ RISK_LEVEL: Final[dict[str, RiskLevel]] = {
 RISK_ORDER: Final[tuple[Risk, ...]] = ("read", "write", "delete")
 Confirm = Literal["auto", "always", "never"]
 Presentation = Literal["text", "table", "linked_list", "health", "facts", "tasks", "diff"]
+#: whether what a write changes can be undone (an ``undo`` offer on its result) or not
+Undo = Literal["undoable", "final"]
 
 # ---- SQL --------------------------------------------------------------------------
 #: The most tokens one reading of a SQL text parses (policy rates a longer text dangerous
@@ -89,6 +91,7 @@ AuditKind = Literal[
     "request_invalid",
     "turn_stopped",
     "conversation_changed",
+    "undone",  # a later row on an undone change: who undid it, linked by the undo id
 ]
 AUDIT_KINDS: Final[tuple[AuditKind, ...]] = get_args(AuditKind)
 AuditDecision = Literal["allow", "deny", "confirm", "cancel", "ok", "error", "refused"]

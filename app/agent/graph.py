@@ -200,6 +200,7 @@ def build_graph(
         confirmations=confirmations,
         audit=audit,
         preflight=preflight,
+        undo_days=settings.undo_retention_days,
     )
     run_tools = ToolNode(
         decls,

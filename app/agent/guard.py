@@ -9,8 +9,13 @@ Guard order for one call:
   invalid arguments       -> error event
   the call's environment  -> resolved ONCE (the tool's resolve_target hook, then
                              app.policy.resolve_env); the card names it, the tool runs on it
-  maintenance window      -> refused with reason ``maintenance`` (writes; not exempt tools)
+  maintenance window      -> refused with reason ``maintenance`` (writes; not exempt tools,
+                             nor a call its tool's ``exempt`` hook exempts: an undo that
+                             ends a window)
   build_confirmation_contract_v2 -> safe: run; guarded/dangerous: interrupt for a person
+                             (the card also says whether the call can be undone:
+                             app.policy.undo; a preflight refusing with a code, such as
+                             an undo's ``changed_since``, is that typed refusal)
 
 The policy and the environment table are read per call (``policy()``/``envs()``), so a
 changed policy file applies to the next call. The guard's I/O (the maintenance table,
@@ -36,7 +41,7 @@ from app.agent.offers import without_context
 from app.agent.state import AgentContext, AgentState, PendingCall, call_row, emit
 from app.agent.tools.base import ToolDecl
 from app.cpu import off_loop
-from app.errors import ToolError
+from app.errors import CallRefused, ToolError
 from app.events import BaseEvent, ErrorEvent, Offer, PermissionDeniedEvent
 from app.facts import Alternative, Refusal, RefusalCode
 from app.policy import (
@@ -49,6 +54,7 @@ from app.policy import (
     resolve_env,
     tool_risk,
 )
+from app.policy.undo import undo_note
 from app.reasoning import cot_logger
 from app.store import maintenance
 from app.store.db import Database
@@ -172,6 +178,7 @@ class Guard:
     confirmations: Confirmations
     audit: AuditWriter
     preflight: PreflightOverride | None = None
+    undo_days: int = 7  # how long an undoable call's change can be undone (its card says)
 
     async def open(self, checked: Checked, ctx: AgentContext) -> None:
         """Ask a person: a new single-use confirmation bound to the checked call."""
@@ -328,7 +335,7 @@ class Guard:
                 )  # fmt: skip
         env, selected = call_env(args, ctx, envs, target)
         risk, contract = await _rated(name, args, ctx, policy, envs, env)
-        if risk != "read" and not decl.maintenance_exempt and env.env_id:
+        if risk != "read" and env.env_id and not await self._exempt(decl, model, ctx, env, policy):
             active = await asyncio.to_thread(_active_maintenance, self.db, env.env_id)
             if active:
                 why = f": {active['reason']}" if active.get("reason") else ""
@@ -380,6 +387,17 @@ class Guard:
             offers=[offer],
         )
 
+    async def _exempt(
+        self, decl: ToolDecl, model: BaseModel, ctx: AgentContext, env: EnvChoice, policy: Policy
+    ) -> bool:
+        """Whether the call runs during a maintenance window: its tool's (the spec's
+        ``maintenance_exempt``), else this call's (the tool's ``exempt`` hook)."""
+        if decl.maintenance_exempt:
+            return True
+        if decl.exempt is None:
+            return False
+        return bool(await decl.exempt(model, self._deps(ctx, env, None, policy)))
+
     def _deps(self, ctx: AgentContext, env: EnvChoice, selected: str | None, policy: Policy) -> Any:
         return self.deps_factory(
             ctx=ctx, env_id=env.env_id, env_source=env.source, selected_env=selected,
@@ -404,6 +422,7 @@ class Guard:
         name, env_id = call["name"], contract.get("env_id")
         p = pending_call(call, contract, risk, source=env.source, selected_env=selected)
         metadata = {k: v for k, v in contract.items() if k != "requires_confirmation"}
+        metadata |= undo_note(policy.spec(name), risk, self.undo_days)
         if not p["needs_confirmation"] or not preflight:
             return Checked(p, contract, metadata)
         check = decl.preflight
@@ -412,6 +431,16 @@ class Guard:
         if check is not None:
             try:
                 details = await check(model, deps)
+            except CallRefused as exc:  # the tool's own check said no, with its reason
+                refused = Refusal.model_validate(
+                    {"code": exc.code, "tool_name": name, "message": str(exc),
+                     "args": p["tool_args"], "env_id": env_id, "errors": exc.errors, **exc.facts}
+                )  # fmt: skip
+                denied = exc.code == "permission_denied"
+                return await self._refuse(
+                    call, ctx, refused, kind="permission_denied" if denied else "failed",
+                    decision="deny" if denied else "error",
+                )  # fmt: skip
             except Exception as exc:  # a preflight failure blocks the call, visibly
                 why = f"{type(exc).__name__}: {exc}" if not isinstance(exc, ToolError) else str(exc)
                 return await self._refuse(
@@ -429,6 +458,11 @@ class Guard:
                     decision="error",
                 )
             if details:
+                # a preflight may say the call better than its arguments (an undo names
+                # the change it undoes)
+                if isinstance(details.get("description"), str):
+                    details = dict(details)
+                    metadata["description"] = details.pop("description")
                 metadata["details"] = details
                 if details.get("errors"):
                     errors = [str(e) for e in details["errors"]]

@@ -27,6 +27,7 @@ from app.pages import session
 from app.parts import installed
 from app.store.audit import DECISIONS, count_audit, list_audit
 from app.store.db import Database
+from app.store.undo import undone_for_audit
 from app.text import csv_cell
 from components.header import shell_header
 
@@ -78,7 +79,7 @@ def _store_filters(filters: dict[str, str]) -> dict[str, Any]:
 
 
 def fetch_page(
-    db: Database, filters: dict[str, str], page: int, per_page: int = PAGE_SIZE
+    db: Database, filters: dict[str, str], page: int, per_page: int = PAGE_SIZE, lang: str = "en"
 ) -> tuple[list[dict[str, Any]], int]:
     """Blocking: one page of the rows matching ``filters`` (newest first; ``page`` from 1)
     and how many rows match: the database pages, the page never loads the whole table."""
@@ -86,16 +87,18 @@ def fetch_page(
     with db.session() as s:
         total = count_audit(s, **where)
     offset = (max(1, page) - 1) * per_page
-    return fetch_rows(db, filters, per_page, offset=offset), total
+    return fetch_rows(db, filters, per_page, offset=offset, lang=lang), total
 
 
 def fetch_rows(
-    db: Database, filters: dict[str, str], limit: int = 500, *, offset: int = 0
+    db: Database, filters: dict[str, str], limit: int = 500, *, offset: int = 0, lang: str = "en"
 ) -> list[dict[str, Any]]:
-    """Blocking: the audit rows matching ``filters`` as display dicts (newest first)."""
+    """Blocking: the audit rows matching ``filters`` as display dicts (newest first); an
+    undone change's reason says "undone by …" (from its undo's record: rows never change)."""
     where = _store_filters(filters)
     with db.session() as s:
         rows = list_audit(s, limit=limit, offset=offset, **where)
+        undone = undone_for_audit(s, audit_ids=[str(r.id) for r in rows])
         return [
             {
                 "id": str(r.id),
@@ -106,7 +109,7 @@ def fetch_rows(
                 "tool": r.tool or "",
                 "env": r.env or "",
                 "decision": r.decision or "",
-                "reason": r.reason or "",
+                "reason": _reason(r.reason, undone.get(str(r.id)), lang),
                 "args": json.dumps(r.args, ensure_ascii=False) if r.args is not None else "",
                 "duration_ms": "" if r.duration_ms is None else round(r.duration_ms, 1),
                 "channel": r.channel or "",
@@ -115,6 +118,11 @@ def fetch_rows(
             }
             for r in rows
         ]
+
+
+def _reason(reason: str | None, undone: tuple[str, datetime] | None, lang: str) -> str:
+    at = undone and t("audit_undone_by", lang, user=undone[0], at=f"{undone[1]:%Y-%m-%d %H:%M}")
+    return " · ".join(filter(None, (reason, at)))
 
 
 def to_csv(rows: list[dict[str, Any]]) -> str:
@@ -201,7 +209,9 @@ async def audit_page(request: Request, lang: str | None = None):
     async def show(page: int) -> None:
         error.set_text("")
         try:
-            rows, total = await run.io_bound(fetch_page, auth.db, dict(filters), page) or ([], 0)
+            rows, total = await run.io_bound(
+                fetch_page, auth.db, dict(filters), page, PAGE_SIZE, language
+            ) or ([], 0)
         except FilterError:
             error.set_text(t("bad_date", language))
             return

@@ -1,0 +1,48 @@
+"""The undo tool's spec: ``undo_change`` undoes one earlier change by its ``undo_id``.
+(Implementation: ``app/agent/tools/undo.py``; what can be undone: ``docs/undo.md``.)
+
+An undoable write (a spec with ``undo="undoable"``) gets an ``undo`` offer on its result:
+a call of this tool with the change's id. The undo is a call like any other: the guard,
+the confirmation (a countdown: it overwrites or deletes what is there now), a second
+person where policy asks for one, and the audit. Its environment is the change's own
+(the implementation's ``resolve_target``), so the card, the maintenance gate and the
+banner see where it acts. It is admin-only (a delete no table opens to other roles), and
+the undo itself cannot be undone.
+"""
+
+from __future__ import annotations
+
+from app.policy.catalog import CardLine, Phrase
+from app.policy.tools.base import Ru, ToolArgs, arg
+from app.policy.tools.declare import SpecFamily
+
+family = SpecFamily("undo")
+UNDO_TOOL = "undo_change"
+
+
+class UndoArgs(ToolArgs):
+    undo_id: str = arg(
+        "The undo_id an earlier change's result gave.",
+        Ru("Изменение", "undo_id из результата изменения, которое нужно отменить."),
+        min_length=1,
+        max_length=64,
+        pattern=r"^[0-9a-f]{8,64}$",
+    )
+
+
+undo_change = family.spec(
+    UNDO_TOOL,
+    args=UndoArgs,
+    risk="delete",
+    description="""Undoes an earlier change the agent made (deploy, migration, restore,
+    delete, new dataset, maintenance window, git branch or commit) by its undo_id, unless
+    someone changed the object since. Needs confirmation after a countdown. Returns what
+    was restored or removed.""",
+    can=Phrase("undo a change the agent made", "отменить изменение агента"),
+    example=Phrase("Undo the last change", "Отмени последнее изменение"),
+    card=CardLine(en="Undo change {undo_id} in {env}", ru="Отменить изменение {undo_id} в {env}"),
+    triggers=("undo", "revert that", "отмени это", "верни как было"),
+    long_task=True,
+)
+
+SPECS = family.specs
