@@ -56,7 +56,8 @@ CONTEXT_TOOL_AFFINITY: dict[str, set[str]] = {
 }
 
 # Admin-only tools. The contract lists the first seven; DESIGN.md also makes
-# delete_dashboard and restore_backup admin-only, so all nine are here.
+# delete_dashboard and restore_backup admin-only; undo_change (it overwrites or deletes what
+# is on a target now) is admin-only too.
 TOOL_PERMISSIONS: dict[str, list[str]] = {
     "deploy_dashboard": ["admin"],
     "commit_changes": ["admin"],
@@ -67,6 +68,7 @@ TOOL_PERMISSIONS: dict[str, list[str]] = {
     "end_maintenance": ["admin"],
     "delete_dashboard": ["admin"],
     "restore_backup": ["admin"],
+    "undo_change": ["admin"],
 }
 
 
