@@ -265,6 +265,8 @@ REFUSALS: dict[str, dict[str, Any]] = {  # code -> the facts the guard would sta
     "preflight_failed": {"errors": ["dashboard 42 does not exist in dev"]},
     "repeated_call": {},
     "cancelled": {"reason": "wrong target"},
+    "changed_since": {"errors": ["dashboard “Sales” was changed since"]},
+    "not_undoable": {"reason": "expired"},
 }
 REWORDED = "Something entirely different — permission denied; not available (dataset page)"
 

@@ -22,11 +22,11 @@ UNDO_TOOL = "undo_change"
 
 class UndoArgs(ToolArgs):
     undo_id: str = arg(
-        "The undo_id an earlier change's result gave.",
+        "From the change's result.",
         Ru("Изменение", "undo_id из результата изменения, которое нужно отменить."),
         min_length=1,
         max_length=64,
-        pattern=r"^[0-9a-f]{8,64}$",
+        pattern=r"^[A-Za-z0-9_-]+$",
     )
 
 
@@ -34,10 +34,9 @@ undo_change = family.spec(
     UNDO_TOOL,
     args=UndoArgs,
     risk="delete",
-    description="""Undoes an earlier change the agent made (deploy, migration, restore,
-    delete, new dataset, maintenance window, git branch or commit) by its undo_id, unless
-    someone changed the object since. Needs confirmation after a countdown. Returns what
-    was restored or removed.""",
+    description="""Undoes a change the agent made, by the undo_id its result gave, unless
+    the object changed since. Needs confirmation after a countdown. Returns what was
+    restored or removed.""",
     can=Phrase("undo a change the agent made", "отменить изменение агента"),
     example=Phrase("Undo the last change", "Отмени последнее изменение"),
     card=CardLine(en="Undo change {undo_id} in {env}", ru="Отменить изменение {undo_id} в {env}"),
