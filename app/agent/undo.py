@@ -87,9 +87,7 @@ async def settle(
     return Settled({"undo_id": record.id, "undo_until": until, **result}, settled.audit_id, [offer])
 
 
-async def note_undone(
-    audit: AuditWriter, deps: Any, p: PendingCall, ctx: AgentContext
-) -> None:
+async def note_undone(audit: AuditWriter, deps: Any, p: PendingCall, ctx: AgentContext) -> None:
     """The ``undone`` audit row of an undo call (nothing for any other call)."""
     undone = getattr(deps, "undone", None)
     if not isinstance(undone, Undone):
@@ -132,6 +130,4 @@ async def available_offers(db: Database, rows: list[dict[str, Any]]) -> None:
         return
     open_ids = await asyncio.to_thread(_available, db, offered)
     for row in rows:
-        row["offers"] = [
-            o for o in row.get("offers") or [] if offered_ids([o]) <= open_ids
-        ]
+        row["offers"] = [o for o in row.get("offers") or [] if offered_ids([o]) <= open_ids]

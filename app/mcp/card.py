@@ -3,8 +3,8 @@
 Form-mode elicitation carries a message and a flat form; the card's facts (tool,
 arguments, environment and tier, risk level, the preflight diff of a migration, whether
 it can be undone) go in the message, and the form holds one optional field, the reason.
-:class:`PendingCard` is what the door keeps of a pending confirmation between two asks (also across the
-stateless rounds of MCP 2026-07-28, sealed in ``requestState``).
+:class:`PendingCard` is what the door keeps of a pending confirmation between two asks
+(also across the stateless rounds of MCP 2026-07-28, sealed in ``requestState``).
 """
 
 from __future__ import annotations

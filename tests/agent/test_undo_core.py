@@ -134,7 +134,9 @@ async def test_the_offer_is_kept_with_the_result_not_the_answer(agent: Any) -> N
     await confirmed(agent, "start_maintenance", {"env_id": "prod"})
     graph = await agent.core.graph()
     state = await graph.aget_state({"configurable": {"thread_id": agent.conv_id}})
-    [result] = [m for m in state.values["messages"] if getattr(m, "name", "") == "start_maintenance"]
+    [result] = [
+        m for m in state.values["messages"] if getattr(m, "name", "") == "start_maintenance"
+    ]
     assert [o["kind"] for o in result.artifact[ARTIFACT_KEY]] == ["undo"]
     assert "offers" not in result.artifact
     assert '"undo_id"' in result.content  # a model can say "undo that" too
@@ -149,8 +151,12 @@ async def test_the_offer_is_kept_with_the_result_not_the_answer(agent: Any) -> N
         ("delete_dashboard", {"dashboard_id": "1", "env_id": "prod"}, "undoable", 3),
         ("start_maintenance", {"env_id": "prod"}, "undoable", 3),
         # SQL DML writes rows no export holds: it cannot be undone, and the card says so
-        ("superset_execute_sql", {"database": "1", "sql": "delete from t", "env_id": "prod"},
-         "final", 0),  # fmt: skip
+        (
+            "superset_execute_sql",
+            {"database": "1", "sql": "delete from t", "env_id": "prod"},
+            "final",
+            0,
+        ),
         ("run_backup", {"env_id": "prod"}, "final", 0),  # a backup stays taken
     ],
 )
@@ -168,7 +174,8 @@ async def test_a_read_has_no_undo_line(harness: Any) -> None:
     harness.serve(PROD)
     harness.use(tools=recording_tools([]))
     events = await harness.call(
-        "superset_execute_sql", {"database": "1", "sql": "select 1", "env_id": "prod"},
+        "superset_execute_sql",
+        {"database": "1", "sql": "select 1", "env_id": "prod"},
         conv_id="read",
     )
     end = one(events, ToolEndEvent)

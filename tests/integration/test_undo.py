@@ -28,7 +28,6 @@ from app.pages.audit import fetch_rows
 from app.superset.bundle import chart_bundle, dump_yaml, load_bundle, read_bundle, write_bundle
 from app.superset.migration import list_all
 from app.superset.registry import EnvironmentRegistry
-from tests.agent.scripted import call
 
 pytestmark = pytest.mark.superset
 KINDS = ("dashboard", "chart", "dataset")
@@ -154,7 +153,9 @@ async def test_a_new_dashboard_deployed_then_undone_is_gone_with_its_charts_and_
     held = await inventory(prod)
     offer = undo_offer(
         await confirmed(
-            agent, "execute_migration", {"dashboard_ids": ["marketing-funnel"], "target_env": "prod"}
+            agent,
+            "execute_migration",
+            {"dashboard_ids": ["marketing-funnel"], "target_env": "prod"},
         )
     )
     assert (await inventory(prod))["chart"] > held["chart"]

@@ -48,8 +48,8 @@ def test_a_failed_write_offers_no_undo() -> None:
 def test_a_completed_undo_takes_the_button_off_the_change_it_undid() -> None:
     m, p = setup()
     _write(p, "c1", "start_maintenance", {"env_id": "prod"}, [UNDO])
-    other = UNDO.model_copy(update={"call": ev.OfferedCall(tool_name="undo_change",
-                                                          args={"undo_id": "cd" * 16})})  # fmt: skip
+    another = ev.OfferedCall(tool_name="undo_change", args={"undo_id": "cd" * 16})
+    other = UNDO.model_copy(update={"call": another})
     _write(p, "c2", "create_branch", {"branch": "b"}, [other])
     _write(p, "c3", "undo_change", {"undo_id": "ab" * 16}, [])
     first, second, undo = m.items
