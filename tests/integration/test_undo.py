@@ -130,6 +130,7 @@ async def test_deploy_to_prod_then_undo_leaves_prod_byte_for_byte_as_it_was(
     end = one(done, ToolEndEvent)
     assert end.status == "completed", end.error
     assert end.offers == []  # nothing to undo an undo with
+    assert end.data["restored_dashboards"] == "Sales Overview"
 
     assert await objects(prod, "sales-overview") == before  # byte for byte, every object
     assert await inventory(prod) == held  # and nothing the deploy made is left
@@ -161,7 +162,7 @@ async def test_a_new_dashboard_deployed_then_undone_is_gone_with_its_charts_and_
     assert (await inventory(prod))["chart"] > held["chart"]
     end = one(await confirmed(agent, "undo_change", offer.call.args), ToolEndEvent)
     assert end.status == "completed", end.error
-    assert end.data["deleted"]["dashboards"] == 1 and end.data["deleted"]["charts"] == 2
+    assert end.data["deleted_dashboards"] == 1 and end.data["deleted_charts"] == 2
     assert await inventory(prod) == held
 
 

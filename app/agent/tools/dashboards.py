@@ -181,9 +181,9 @@ async def _after_delete(deps: ToolDeps, client: Any, env_id: str, backup_id: str
 async def _undo_delete(change: UndoView, deps: ToolDeps) -> dict[str, Any]:
     client = deps.client(change.env_id)
     done = await reimport(deps, str(change.inverse["backup_id"]), client)
-    titles = [d.get("title") for d in done.get("dashboards") or []]
-    restored = {"dashboards": titles}
-    return {"env_id": change.env_id, "restored": restored, "verified": done.get("verified")}
+    titles = ", ".join(str(d.get("title")) for d in done.get("dashboards") or [])
+    return {"env_id": change.env_id, "restored_dashboards": titles,
+            "verified": done.get("verified")}  # fmt: skip
 
 
 #: drift as for an import: the dashboard re-created since, or one of its charts changed

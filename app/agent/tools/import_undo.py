@@ -127,13 +127,14 @@ async def drift(change: UndoView, deps: ToolDeps) -> list[str]:
 
 async def delete_created(client: Any, created: Mapping[str, list[str]]) -> dict[str, int]:
     """Delete the objects an import created (dashboards first, then their charts, then
-    their datasets); how many of each kind."""
+    their datasets); how many of each kind (``deleted_dashboards`` …; none: left out)."""
     deleted: dict[str, int] = {}
     for kind in KINDS:
         found = await ids_by_uuid(client, kind, created.get(kind) or [])
         for object_id in sorted(found.values()):
             await client.delete(api_path(f"/api/v1/{kind}/{{}}", object_id))
-        deleted[KINDS[kind]] = len(found)
+        if found:
+            deleted[f"deleted_{KINDS[kind]}"] = len(found)
     return deleted
 
 
@@ -145,7 +146,8 @@ async def run(change: UndoView, deps: ToolDeps) -> dict[str, Any]:
     restored: dict[str, Any] = {}
     if inverse.get("snapshot"):
         done = await reimport(deps, str(inverse["snapshot"]), client)
-        restored["dashboards"] = [d.get("title") for d in done.get("dashboards") or []]
+        titles = [str(d.get("title")) for d in done.get("dashboards") or []]
+        restored["restored_dashboards"] = ", ".join(titles)
     if inverse.get("charts_file"):
         caps = deps.settings.bundle_caps()
         name = str(inverse["charts_file"])
@@ -157,9 +159,15 @@ async def run(change: UndoView, deps: ToolDeps) -> dict[str, Any]:
             files={"formData": ("charts.zip", data, "application/zip")},
             data={"overwrite": "true"},
         )  # fmt: skip
-        restored["charts_file"] = name
+        restored["restored_charts"] = len(await chart_uuids(data, caps))
     deleted = await delete_created(client, inverse.get("created") or {})
-    return {"env_id": env_id, "restored": restored, "deleted": deleted}
+    return {"env_id": env_id, **restored, **deleted}
+
+
+async def chart_uuids(data: bytes, caps: Any) -> list[str]:
+    """The charts of a chart export."""
+    bundle = await load_bundle(data, caps)
+    return [str(doc.get("uuid")) for _, doc in bundle.objects("charts")]
 
 
 INVERSE = Inverse(drift=drift, run=run)

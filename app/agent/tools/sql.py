@@ -230,7 +230,7 @@ async def _dataset_drift(change: UndoView, deps: ToolDeps) -> list[str]:
 async def _undo_create(change: UndoView, deps: ToolDeps) -> dict[str, Any]:
     client = deps.client(change.env_id)
     deleted = await import_undo.delete_created(client, change.inverse["created"])
-    return {"env_id": change.env_id, "deleted": deleted}
+    return {"env_id": change.env_id, **deleted}
 
 
 UNDO_CREATE = Inverse(drift=_dataset_drift, run=_undo_create)
