@@ -12,8 +12,11 @@ from typing import Any
 
 import pytest
 
+from app.agent.offers import undo as undo_offer
 from app.agent.undo import ARTIFACT_KEY
 from app.auth import Principal
+from app.pages.audit import fetch_rows
+from app.policy.tools import DEFAULT_POLICY
 from app.events import ConfirmRequiredEvent, ErrorEvent, ToolEndEvent
 from app.store import maintenance as maintenance_store
 from app.store import undo as undo_store
@@ -111,6 +114,44 @@ async def test_an_undo_runs_once_and_the_change_then_says_so(agent: Any) -> None
     assert undone["args"]["undo_id"] == args["undo_id"]
     undo_rows = [r for r in agent.audit_rows(kind="executed") if r["tool"] == "undo_change"]
     assert undo_rows[0]["args"] == args  # the undo's own row names the change it undid
+    # the audit page: the change's own row says who undid it (no row was changed)
+    shown = fetch_rows(agent.parts.db, {"tool": "start_maintenance"})
+    [original] = [r for r in shown if r["kind"] == "executed"]
+    assert original["id"] == undone["args"]["undoes_audit_id"]
+    assert original["reason"].startswith("undone by alice (")
+    # reopened from the drawer: the change offers no undo any more
+    view = await agent.core.conversation(Principal("alice", "admin"), agent.conv_id)
+    [row] = [r for r in view.tool_calls if r["tool_name"] == "start_maintenance"]
+    assert row["offers"] == []
+
+
+async def test_an_edit_made_while_the_undos_card_waited_stops_it_when_confirmed(
+    agent: Any,
+) -> None:
+    args = undo_args(await confirmed(agent, "start_maintenance", {"env_id": "prod"}))
+    card = one(await agent.call("undo_change", args), ConfirmRequiredEvent)  # nothing changed
+    with agent.parts.db.session() as s:
+        maintenance_store.end(s, env_id="prod", ended_by="bob")  # while the card waits
+    end = one(await agent.answer(card.confirmation_id), ToolEndEvent)
+    assert end.status == "failed" and "changed since" in (end.error or "")
+    assert agent.audit_rows(kind="undone") == []
+    with agent.parts.db.session() as s:  # never claimed: nothing was undone
+        assert undo_store.why_not(undo_store.get(s, undo_id=args["undo_id"])) is None
+
+
+@pytest.mark.parametrize(
+    ("page", "leaves_it"),
+    [
+        (None, False),  # no page context: the call is made as it is
+        ("dashboard", True),  # the undo fits no page's context: the page leaves it first
+    ],
+)
+def test_the_offer_leaves_a_page_context_that_filters_the_undo_out(
+    page: str | None, leaves_it: bool
+) -> None:
+    offer = undo_offer(DEFAULT_POLICY, "f" * 32, "Deploy dashboard 1 to prod", "2026", page, "ru")
+    assert offer.clear_context is leaves_it
+    assert (offer.label, offer.request) == ("Отменить", "Отменить: Deploy dashboard 1 to prod")
 
 
 async def test_an_expired_undo_is_refused_and_no_longer_offered(agent: Any) -> None:
