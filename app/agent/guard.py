@@ -9,13 +9,10 @@ Guard order for one call:
   invalid arguments       -> error event
   the call's environment  -> resolved ONCE (the tool's resolve_target hook, then
                              app.policy.resolve_env); the card names it, the tool runs on it
-  maintenance window      -> refused with reason ``maintenance`` (writes; not exempt tools,
-                             nor a call its tool's ``exempt`` hook exempts: an undo that
-                             ends a window)
+  maintenance window      -> refused with reason ``maintenance`` (writes; not exempt:
+                             ``app.agent.call_checks``)
   build_confirmation_contract_v2 -> safe: run; guarded/dangerous: interrupt for a person
-                             (the card also says whether the call can be undone:
-                             app.policy.undo; a preflight refusing with a code, such as
-                             an undo's ``changed_since``, is that typed refusal)
+                             (the card says whether it can be undone: app.policy.undo)
 
 The policy and the environment table are read per call (``policy()``/``envs()``), so a
 changed policy file applies to the next call. The guard's I/O (the maintenance table,
@@ -35,6 +32,7 @@ from langchain_core.messages import AIMessage, ToolMessage
 from pydantic import BaseModel, ValidationError
 
 from app.agent.audit import AuditWriter
+from app.agent.call_checks import card_of, exempt_from_maintenance, refusal_of
 from app.agent.confirmation import Confirmations
 from app.agent.model_step import this_turn
 from app.agent.offers import without_context
@@ -335,7 +333,8 @@ class Guard:
                 )  # fmt: skip
         env, selected = call_env(args, ctx, envs, target)
         risk, contract = await _rated(name, args, ctx, policy, envs, env)
-        if risk != "read" and env.env_id and not await self._exempt(decl, model, ctx, env, policy):
+        deps = functools.partial(self._deps, ctx, env, None, policy)  # made if the hook asks
+        if risk != "read" and env.env_id and not await exempt_from_maintenance(decl, model, deps):
             active = await asyncio.to_thread(_active_maintenance, self.db, env.env_id)
             if active:
                 why = f": {active['reason']}" if active.get("reason") else ""
@@ -387,17 +386,6 @@ class Guard:
             offers=[offer],
         )
 
-    async def _exempt(
-        self, decl: ToolDecl, model: BaseModel, ctx: AgentContext, env: EnvChoice, policy: Policy
-    ) -> bool:
-        """Whether the call runs during a maintenance window: its tool's (the spec's
-        ``maintenance_exempt``), else this call's (the tool's ``exempt`` hook)."""
-        if decl.maintenance_exempt:
-            return True
-        if decl.exempt is None:
-            return False
-        return bool(await decl.exempt(model, self._deps(ctx, env, None, policy)))
-
     def _deps(self, ctx: AgentContext, env: EnvChoice, selected: str | None, policy: Policy) -> Any:
         return self.deps_factory(
             ctx=ctx, env_id=env.env_id, env_source=env.source, selected_env=selected,
@@ -432,15 +420,8 @@ class Guard:
             try:
                 details = await check(model, deps)
             except CallRefused as exc:  # the tool's own check said no, with its reason
-                refused = Refusal.model_validate(
-                    {"code": exc.code, "tool_name": name, "message": str(exc),
-                     "args": p["tool_args"], "env_id": env_id, "errors": exc.errors, **exc.facts}
-                )  # fmt: skip
-                denied = exc.code == "permission_denied"
-                return await self._refuse(
-                    call, ctx, refused, kind="permission_denied" if denied else "failed",
-                    decision="deny" if denied else "error",
-                )  # fmt: skip
+                refused, kind, decision = refusal_of(exc, name, p["tool_args"], env_id)
+                return await self._refuse(call, ctx, refused, kind=kind, decision=decision)
             except Exception as exc:  # a preflight failure blocks the call, visibly
                 why = f"{type(exc).__name__}: {exc}" if not isinstance(exc, ToolError) else str(exc)
                 return await self._refuse(
@@ -458,12 +439,7 @@ class Guard:
                     decision="error",
                 )
             if details:
-                # a preflight may say the call better than its arguments (an undo names
-                # the change it undoes)
-                if isinstance(details.get("description"), str):
-                    details = dict(details)
-                    metadata["description"] = details.pop("description")
-                metadata["details"] = details
+                metadata = card_of(metadata, details)
                 if details.get("errors"):
                     errors = [str(e) for e in details["errors"]]
                     return await self._refuse(
