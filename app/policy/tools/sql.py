@@ -139,13 +139,9 @@ def rate_sql(args: Mapping[str, Any]) -> Risk:
     return sql_risk(args.get("sql"))
 
 
-def sql_details(args: Mapping[str, Any]) -> dict[str, Any]:
-    """Why the SQL is rated as it is (e.g. "calls pg_sleep(), which has side effects")."""
-    return {"sql_risk_reason": classify_sql(args.get("sql")).reason}
-
-
 def sql_reason(args: Mapping[str, Any], lang: Lang) -> str:
-    """The card's reason: why the SQL is rated as it is, in ``lang``."""
+    """The card's reason: why the SQL is rated as it is, in ``lang`` (e.g. "calls
+    pg_sleep(), which has side effects", "templated SQL: …")."""
     return said(classify_sql(args.get("sql")), lang)
 
 
@@ -156,11 +152,6 @@ def rate_dataset(args: Mapping[str, Any]) -> Risk:
     if not sql:  # no SQL (or ""): a physical table, as the implementation sends it
         return "write"
     return "write" if sql_risk(sql) == "read" else "delete"
-
-
-def dataset_details(args: Mapping[str, Any]) -> dict[str, Any] | None:
-    """A virtual dataset's SQL and why it is rated as it is; nothing for a table."""
-    return sql_details(args) if args.get("sql") else None
 
 
 def dataset_reason(args: Mapping[str, Any], lang: Lang) -> str | None:
@@ -204,7 +195,6 @@ superset_execute_sql = family.spec(
     args=ExecuteSqlArgs,
     risk="write",
     call_risk=rate_sql,
-    call_details=sql_details,
     call_reason=sql_reason,
     description="""Runs SQL through Superset's SQL Lab and returns columns and up to
     row_limit rows. Prefer SELECT queries; statements that change data need the user's
@@ -223,7 +213,6 @@ superset_create_dataset = family.spec(
     args=CreateDatasetArgs,
     risk="write",
     call_risk=rate_dataset,
-    call_details=dataset_details,
     call_reason=dataset_reason,
     description="""Creates a Superset dataset from a physical table (`table_name`, optional
     `schema`), or a virtual dataset from `sql` (`table_name` becomes its name). Use when
