@@ -47,6 +47,7 @@ def serve(settings: Settings, *, title: str = TITLE, **options: Any) -> None:
     ui.run(
         host=settings.host,
         port=settings.port,
+        uvicorn_logging_level=settings.log_level,
         title=title,
         storage_secret=settings.nicegui_storage_secret(),
         reload=False,
@@ -111,6 +112,9 @@ def keep_prefixes(server: Any, say: Callable[[str], object] = print) -> None:
 
 
 def main() -> None:
+    from app.logtext import escape_log_records
+
+    escape_log_records()  # every log line shows control characters, never obeys them
     command = sys.argv[1] if __name__ == "__main__" and len(sys.argv) > 1 else ""
     if command in {"-h", "--help", "help"}:
         print(__doc__.split("Order:")[0].strip())

@@ -157,6 +157,7 @@ class ConfirmMetadataV2(BaseModel):
     alternatives: list[Alternative] = Field(default_factory=list)
     card_state: CardState = "read"
     details: dict[str, Any] | None = None  # e.g. a migration's preflight diff
+    risk_reason: str | None = None  # why it is rated so, in the card's language
     description: str = ""
     countdown_s: int = 0  # the policy's wait before a dangerous card can be confirmed
 

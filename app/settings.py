@@ -48,6 +48,11 @@ class Settings(BaseSettings):
         description="CSP frame-ancestors: who may embed the pages, e.g. "
         "\"'self' https://superset.example.com\" to embed /agent in Superset",
     )
+    log_level: Literal["critical", "error", "warning", "info", "debug"] = Field(
+        default="warning",
+        description="The server's log level (uvicorn's); info adds its access log, a line "
+        "per request. Every log line shows control characters escaped (app.logtext).",
+    )
 
     # --- auth -------------------------------------------------------------------
     jwt_secret: SecretStr = SecretStr(DEFAULT_JWT_SECRET)

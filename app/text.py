@@ -13,6 +13,8 @@
   starting with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return is a formula to
   Excel, LibreOffice and Google Sheets (``=HYPERLINK(…)``); OWASP's advice is to prefix
   it with a single quote, which the spreadsheet shows as text.
+* :func:`control_character`: where a text holds a control character a terminal would
+  run (what git history and branch names must not keep).
 * :func:`redact` / :func:`cut`: the one redaction rule, shared by the audit log and the
   reasoning log: secret-looking keys become ``"***"``, long strings are cut, and every
   text (keys and values) has NUL bytes and lone surrogates replaced by U+FFFD (PostgreSQL
@@ -53,6 +55,17 @@ def is_valid_unicode(text: str) -> bool:
 def clean_text(text: str) -> str:
     """``text`` with every lone surrogate and NUL replaced by U+FFFD."""
     return _BAD_CHARS.sub(REPLACEMENT, text)
+
+
+def control_character(text: str, allowed: str = "") -> str | None:
+    """Where ``text`` holds its first control character (C0, DEL or C1, Unicode's ``Cc``)
+    that is not in ``allowed``: ``"U+001B at character 5"``; None when it holds none. A
+    terminal runs these (ESC sequences, OSC-8 links, BEL) when it shows the text."""
+    for i, ch in enumerate(text):
+        code = ord(ch)
+        if (code < 0x20 or 0x7F <= code < 0xA0) and ch not in allowed:
+            return f"U+{code:04X} at character {i + 1}"
+    return None
 
 
 def host_of(url: str) -> str | None:

@@ -79,6 +79,11 @@ def confirmation_card(model: AgentChatModel) -> ui.card:
             ui.label().classes("font-mono whitespace-pre-wrap").bind_text_from(
                 model, "confirm_args_text"
             ).mark("confirm-args")
+            why = ui.label(t("card_why", lang)).classes("text-gray-600")
+            why.bind_visibility_from(model, "confirm_reason", backward=bool)
+            reason = ui.label().classes("font-semibold").mark("confirm-reason")
+            reason.bind_text_from(model, "confirm_reason")
+            reason.bind_visibility_from(model, "confirm_reason", backward=bool)
         with (
             ui.column()
             .classes("w-full")

@@ -98,6 +98,7 @@ def card_message(ev: ConfirmRequiredEvent) -> str:
         "",
         f"Environment: {env} (tier {tier}){' — PRODUCTION' if tier == 'prod' else ''}",
         f"Risk: {md.risk_level} ({md.risk})",
+        *([f"Why: {md.risk_reason}"] if md.risk_reason else []),
     ]
     if md.tool_args:
         lines.append("Arguments:")

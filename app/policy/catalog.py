@@ -162,8 +162,9 @@ class ToolSpec:
 
     ``description`` is what the model reads (one line). ``risk`` is the tool's own risk;
     ``call_risk`` (when set) rates one call from its arguments (e.g. the parsed SQL of
-    ``superset_execute_sql``) and ``call_details`` says why, for the confirmation card
-    (e.g. which function made it risky). ``timeout_s`` None means the settings' default
+    ``superset_execute_sql``) and ``call_reason`` says why on the card, as a sentence in
+    the card's language (e.g. which function made it risky); ``call_details`` adds facts
+    to the card's details. ``timeout_s`` None means the settings' default
     tool timeout (a ``long_task`` waits 600 s for its task unless it says otherwise).
     ``card`` renders the confirmation card's line. ``can`` (what the tool does, for a
     list of capabilities), ``example`` (a request that asks for it) and ``triggers``
@@ -191,6 +192,7 @@ class ToolSpec:
     triggers: tuple[str, ...] = ()
     call_risk: Callable[[Mapping[str, Any]], Risk] | None = None
     call_details: Callable[[Mapping[str, Any]], dict[str, Any] | None] | None = None
+    call_reason: Callable[[Mapping[str, Any], Lang], str | None] | None = None
     presentation: Presentation = "text"
     long_task: bool = False
     maintenance_exempt: bool = False

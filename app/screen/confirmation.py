@@ -50,6 +50,7 @@ class ConfirmationState:
     confirm_description = BindableProperty()
     confirm_args_text = BindableProperty()
     confirm_details_text = BindableProperty()
+    confirm_reason = BindableProperty()  # why the call is rated so ("templated SQL: …")
     confirm_env_badge = BindableProperty()
     confirm_target = BindableProperty()  # the header's "Dashboard · Sales (#1) · prod"
     confirm_off_context = BindableProperty()  # the card names another object/env than the pill
@@ -65,6 +66,7 @@ class ConfirmationState:
         self.card_state = ""
         self.confirm_enabled = False
         self.confirm_tool = self.confirm_args_text = self.confirm_details_text = ""
+        self.confirm_reason = ""
         self.confirm_description = ""
         self.confirm_env_badge = ""
         self.confirm_target, self.confirm_off_context = "", ""
@@ -130,6 +132,7 @@ class ConfirmationState:
         self.confirm_description = meta.description or ""
         self.confirm_args_text = format_args(meta.tool_args)
         self.confirm_details_text = _details_text(meta.details)
+        self.confirm_reason = meta.risk_reason or ""
         self.confirm_env_badge = env_badge(meta.env_id, meta.env_context, self.lang)
         self._refresh_card_target()
         if self.card_state == "dangerous":

@@ -98,7 +98,11 @@ def test_which_tools_have_a_preflight_and_only_restore_a_target_hook() -> None:
         "superset_create_dataset",  # a dataset that exists already blocks it before the card
     }
     assert {n for n, d in TOOLS.items() if d.resolve_target} == {"restore_backup"}
-    assert {n for n, d in TOOLS.items() if d.call_risk} == {"superset_execute_sql"}
+    # the tools rated per call from the SQL they send (a virtual dataset's runs on renders)
+    assert {n for n, d in TOOLS.items() if d.call_risk} == {
+        "superset_execute_sql",
+        "superset_create_dataset",
+    }
 
 
 def _toy_specs(name: str, tool_name: str = "toy") -> SpecFamily:

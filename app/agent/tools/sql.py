@@ -2,8 +2,9 @@
 (Their specs and args: ``app/policy/tools/sql.py``.)
 
 ``superset_execute_sql`` is declared ``write`` (what it may do); each call is rated from
-its parsed SQL (:func:`app.policy.sql_risk`, the spec's ``call_risk``); at run time the
-database's own dialect reads it again (:func:`_rated_alike_on`).
+its parsed SQL (:func:`app.policy.sql_risk`, the spec's ``call_risk``), and so is a
+virtual dataset's; at run time the database's own dialect reads it again
+(:func:`_rated_alike_on`).
 """
 
 from __future__ import annotations
@@ -173,10 +174,12 @@ async def _no_such_dataset(args: CreateDatasetArgs, deps: ToolDeps) -> dict[str,
 
 @family.implements(specs.superset_create_dataset, preflight=_no_such_dataset)
 async def superset_create_dataset(args: CreateDatasetArgs, deps: ToolDeps) -> dict[str, Any]:
-    """``POST /api/v1/dataset/`` (physical, or virtual with ``sql``); the preflight refused
-    a name already taken on that database."""
+    """``POST /api/v1/dataset/`` (physical, or virtual with ``sql``, read again in the
+    database's own dialect first); the preflight refused a name already taken there."""
     env, client = deps.env_client()
     db = await client.database_by_name_or_id(args.database)
+    if args.sql:  # Superset runs it on every chart render: rated as the card said, or not at all
+        await _rated_alike_on(db, args.sql)
     created = await client.create_dataset(db["id"], args.table_name, args.schema, args.sql)
     return {
         "env": env.id,
