@@ -32,6 +32,7 @@ from pydantic import BaseModel, ValidationError
 from app.agent.audit import AuditWriter
 from app.agent.confirmation import Confirmations
 from app.agent.model_step import this_turn
+from app.agent.names import KnownNames, named_line, result_names
 from app.agent.offers import without_context
 from app.agent.state import AgentContext, AgentState, PendingCall, call_row, emit
 from app.agent.tools.base import ToolDecl
@@ -173,8 +174,16 @@ class Guard:
     audit: AuditWriter
     preflight: PreflightOverride | None = None
 
-    async def open(self, checked: Checked, ctx: AgentContext) -> None:
-        """Ask a person: a new single-use confirmation bound to the checked call."""
+    async def open(
+        self, checked: Checked, ctx: AgentContext, known: KnownNames | None = None
+    ) -> None:
+        """Ask a person: a new single-use confirmation bound to the checked call. Its card
+        names the objects as the person knows them (the page's context, and ``known``: the
+        names this turn's results gave; ``app.agent.names``)."""
+        spec = self.policy().spec(checked.call["tool_name"])
+        line = named_line(spec, checked.call, ctx.uicontext, ctx.lang, known or {})
+        if line is not None:
+            checked.contract["description"] = checked.metadata["description"] = line
         await self.confirmations.open(checked.call, ctx, checked.contract, checked.metadata)
 
     async def __call__(self, state: AgentState, ctx: AgentContext) -> dict[str, Any]:
@@ -183,7 +192,9 @@ class Guard:
         refused: list[ToolMessage] = []
         pending: list[PendingCall] = []
         # the calls made before ``last`` in this run (a door's direct call starts a run)
-        made = {_call_key(c) for m in this_turn(state["messages"])[:-1] for c in _calls(m)}
+        turn = this_turn(state["messages"])
+        made = {_call_key(c) for m in turn[:-1] for c in _calls(m)}
+        known: KnownNames | None = None  # the names the turn's results gave (cards only)
         for call in last.tool_calls:
             key = _call_key(call)
             if key in made:  # the same call again in one turn: a loop, never run twice
@@ -195,7 +206,8 @@ class Guard:
                 refused.append(outcome)
                 continue
             if outcome.call["needs_confirmation"]:
-                await self.open(outcome, ctx)
+                known = result_names(turn) if known is None else known
+                await self.open(outcome, ctx, known)
             pending.append(outcome.call)
         return {"messages": refused, "pending": pending}
 

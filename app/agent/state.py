@@ -43,6 +43,7 @@ from langchain_core.messages import AIMessage, AnyMessage, ToolMessage
 from langgraph.config import get_stream_writer
 from langgraph.graph.message import add_messages
 
+from app import vocab
 from app.agent.audit import AuditWriter
 from app.context import UIContext
 from app.events import BaseEvent, ConfirmMetadataV2, ConfirmRequiredEvent, ToolEndEvent
@@ -166,7 +167,7 @@ def confirm_required_event(value: Mapping[str, Any], conv_id: str = "") -> Confi
 # ---- stopping a turn, as the nodes see it ------------------------------------------
 T = TypeVar("T")
 
-STOPPED_REASON = "the turn was stopped"
+STOPPED_REASON = vocab.STOPPED_REASON
 
 
 class RunControlLike(Protocol):
