@@ -7,7 +7,10 @@ prod):
 * from the page's context: the same object type and id, in the page's environment;
 * from a result earlier in the turn: the typed view a tool's result was presented as
   (``app.views``: a list of dashboards or datasets, a dashboard's health), kept with its
-  message; its environment is the view's own.
+  message; its environment is the view's own;
+* from earlier in the conversation: the names the guard learnt are kept with it (the
+  state's ``names``, at most :data:`MAX_REMEMBERED`), so "Continue without this page's
+  context" (a direct call, with the context left) still names the page's object.
 
 Nothing is fetched for a name. A name is Superset data: one line of plain text, cut to
 :data:`NAME_LIMIT` characters; it only ever fills the card's text.
@@ -27,6 +30,7 @@ from app.text import one_line
 #: (object type, environment id, object id) -> the object's name
 KnownNames = dict[tuple[str, str, str], str]
 NAME_LIMIT = 80
+MAX_REMEMBERED = 200
 #: the id arguments a card line names an object by, and the object's type
 ID_ARGS = {"dashboard_id": "dashboard", "dataset_id": "dataset"}
 
@@ -73,6 +77,34 @@ def result_names(messages: Iterable[BaseMessage]) -> KnownNames:
         if isinstance(view, Mapping):
             known.update((key, name) for key, name in _view_names(view) if name)
     return known
+
+
+def remembered(state: Mapping[str, Any] | None) -> KnownNames:
+    """The names kept with the conversation (``"type|env|id": name``)."""
+    known: KnownNames = {}
+    for key, name in (state or {}).items():
+        kind, _, rest = str(key).partition("|")
+        env, _, object_id = rest.partition("|")
+        if kind and env and object_id and isinstance(name, str):
+            known[(kind, env, object_id)] = name
+    return known
+
+
+def to_state(known: KnownNames) -> dict[str, str]:
+    """The names to keep with the conversation (the latest :data:`MAX_REMEMBERED`)."""
+    kept = list(known.items())[-MAX_REMEMBERED:]
+    return {f"{kind}|{env}|{object_id}": name for (kind, env, object_id), name in kept}
+
+
+def learnt(
+    state: Mapping[str, Any] | None,
+    ui: UIContext | None,
+    page_env: str | None,
+    turn: Iterable[BaseMessage],
+) -> KnownNames:
+    """Every name known now: the conversation's, the page's, this turn's results' (the
+    fresher source wins)."""
+    return {**remembered(state), **page_names(ui, page_env), **result_names(turn)}
 
 
 def object_env(args: Mapping[str, Any], env_id: str | None, page_env: str | None) -> str | None:

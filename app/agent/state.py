@@ -91,6 +91,9 @@ class AgentState(TypedDict, total=False):
     # ends after the tools, also when it is resumed later (from any door). The model node
     # clears it: a run the model answers is a chat turn again.
     direct: bool
+    # The names a person knows the conversation's objects by ("type|env|id" -> name; the
+    # guard keeps them for the cards: ``app.agent.names``).
+    names: dict[str, str]
 
 
 @dataclass
