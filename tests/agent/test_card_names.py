@@ -65,7 +65,7 @@ def test_the_card_line_names_a_known_object(tool, args, env, lang, line) -> None
     ("ui", "page_env", "expected"),
     [
         (_ui(), None, {("dashboard", "dev", "2"): "Customer Health"}),  # the link's env
-        (_ui(envId=None), "prod", {("dashboard", "prod", "2"): "Customer Health"}),  # else the page's
+        (_ui(envId=None), "prod", {("dashboard", "prod", "2"): "Customer Health"}),  # or the page
         (_ui(objectName=None), "dev", {}),  # no name: nothing to say
         (_ui(envId=None), None, {}),  # no environment: a name of nowhere
         (None, "dev", {}),  # no page context
