@@ -26,6 +26,14 @@ SETTINGS_FILE = "ask_agent.json"
 MARKER = "# the ss-tools agent entry (deploy/superset/ask_agent)"
 
 
+def cookie_name(env_id: str) -> str:
+    """The instance's session cookie. Every instance and the product are on 127.0.0.1, and
+    a browser keeps cookies by host, not port: with one name ("session") signing in to one
+    signed the others (and the product) out, so a click from a dashboard to the agent
+    landed at the sign-in every time."""
+    return f"superset_{env_id}_session"
+
+
 def talisman_on(env_id: str) -> bool:
     """Whether the instance runs with Superset's default CSP (the prod one)."""
     return env_id == "prod"
