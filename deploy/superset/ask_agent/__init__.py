@@ -74,18 +74,19 @@ class AskAgentSettings:
         else:
             self._fixed = None
             self.settings_file = Path(settings_file)
-        self._seen: tuple[float, dict[str, str] | None] | None = None
+        self._seen: tuple[tuple[int, int, int], dict[str, str] | None] | None = None
 
     def current(self) -> dict[str, str] | None:
         """``{"product_url", "env_id"}``, or None when the file is missing or wrong."""
         if self._fixed is not None or self.settings_file is None:
             return self._fixed
         try:
-            mtime = self.settings_file.stat().st_mtime
+            st = self.settings_file.stat()
         except OSError:
             return None
-        if self._seen is None or self._seen[0] != mtime:
-            self._seen = (mtime, _read(self.settings_file))
+        stamp = (st.st_mtime_ns, st.st_size, st.st_ino)
+        if self._seen is None or self._seen[0] != stamp:
+            self._seen = (stamp, _read(self.settings_file))
         return self._seen[1]
 
 
@@ -93,6 +94,8 @@ def checked(product_url: str | None, env_id: str | None) -> dict[str, str]:
     """The settings, or ValueError: an http(s) URL without credentials, query or fragment,
     and an environment id as ``environments.toml`` spells one."""
     url = (product_url or "").strip().rstrip("/")
+    if any(ch in url for ch in "\"'<>\\`") or any(ch.isspace() or ord(ch) < 32 for ch in url):
+        raise ValueError(f"ask_agent: product_url has characters a URL does not: {url!r}")
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ValueError(f"ask_agent: product_url must be an http(s) URL, not {url!r}")
