@@ -170,3 +170,26 @@ def test_the_artefact_in_superset_s_own_python() -> None:
     assert "<script" not in out["bad_file"]  # a file changed to something wrong: no entry
     assert out["other"] == "other"  # every other template is the site's own
     assert out["static"] == [200, "text/javascript"]
+
+
+def test_the_products_start_points_the_sandboxs_entry_at_itself(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from app.sandbox import service
+    from app.settings import Settings
+
+    asked: dict[str, object] = {}
+
+    def fake_ensure(envs: object, **kwargs: object) -> tuple[object, bool]:
+        asked.update(kwargs)
+        raise service.SandboxError("no Superset in this test")
+
+    monkeypatch.setattr(service, "ensure_sandbox", fake_ensure)
+    settings = Settings(
+        host="0.0.0.0",
+        port=8123,
+        sandbox=True,
+        environments_file=str(tmp_path / "environments.toml"),
+    )
+    assert service.local_superset(settings, progress=lambda _m: None) is None
+    assert asked["product_url"] == "http://127.0.0.1:8123"
