@@ -21,7 +21,7 @@ start-up, to the Flask app:
   request's CSP nonce when Talisman is on, so Superset's default policy
   (``script-src 'self' 'strict-dynamic'`` with a nonce) runs it without ``unsafe-inline``.
 
-The script reads the page's URL (``/superset/dashboard/<id or slug>/``, ``/dataset/<id>``,
+The script reads the page's URL (``/superset/dashboard/<id or slug>/``,
 ``/explore/?datasource_type=table&datasource_id=<id>``), asks Superset's own API from the
 person's session for the object's id and title, and shows a link that opens
 ``<product>/agent?objectType=…&objectId=…&objectName=…&envId=…`` in a new tab. It reads

@@ -3,8 +3,8 @@
  *
  * Loaded by the <script> tag deploy/superset/ask_agent puts into every page; its two
  * settings are that tag's data-product-url and data-env-id. On a dashboard
- * (/superset/dashboard/<id or slug>/), a dataset (/dataset/<id>) or a dataset's explore
- * page (/explore/?datasource_type=table&datasource_id=<id>) it asks Superset's own API,
+ * (/superset/dashboard/<id or slug>/) or a dataset's explore page
+ * (/explore/?datasource_type=table&datasource_id=<id>) it asks Superset's own API,
  * with the person's session, for the object's id and title, then shows one link:
  *   <product>/agent?objectType=…&objectId=…&objectName=…&envId=…  (a new tab)
  * Superset is a single-page app: the page's URL is watched and the link follows it.
@@ -78,10 +78,6 @@
       }
       // only the API's numeric id (or a plain number) ever leaves as objectId
       return ref && ref.length <= 255 ? { type: "dashboard", ref: ref } : null;
-    }
-    m = /^\/dataset\/(\d{1,18})\/?$/.exec(path);
-    if (m) {
-      return { type: "dataset", ref: m[1] };
     }
     if (/^\/(superset\/)?explore\/?$/.test(path)) {
       var id = params.get("datasource_type") === "table" ? params.get("datasource_id") : null;
@@ -191,6 +187,8 @@
       }
       var words = WORDS[language()];
       var link = entry();
+      // on an explore page, above its Results/Samples bar (bottom right, like its toggle)
+      link.style.bottom = object.type === "dataset" ? "72px" : "20px";
       link.textContent = words.label;
       link.href = agentUrl(object, found);
       link.title = words.title.replace("{what}", words[object.type]);
