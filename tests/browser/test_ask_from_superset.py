@@ -46,11 +46,18 @@ def server(superset_sandbox: Any, tmp_path_factory: pytest.TempPathFactory) -> I
 
 
 def superset_sign_in(page: Any, env: Any) -> None:
+    """Superset's own sign-in form, once its page has settled: typed into before React
+    took the form over, the fields came back empty and the form stayed (seen under load)."""
+    from playwright.sync_api import expect
+
     page.goto(env.url + "/login/")
-    page.get_by_label("Username").fill(env.username)
-    page.get_by_label("Password").fill(env.password)
-    page.keyboard.press("Enter")
-    # the welcome page itself (the login page's own URL may name it in ?next=)
+    page.wait_for_load_state("networkidle", timeout=SUPERSET_MS)
+    username, password = page.get_by_label("Username"), page.get_by_label("Password")
+    username.fill(env.username)
+    password.fill(env.password)
+    expect(username).to_have_value(env.username)
+    expect(password).to_have_value(env.password)
+    password.press("Enter")
     page.wait_for_url(
         lambda url: urlsplit(url).path.startswith("/superset/welcome"), timeout=SUPERSET_MS
     )
