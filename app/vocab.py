@@ -32,9 +32,15 @@ ENV_TIERS: Final[tuple[EnvTier, ...]] = get_args(EnvTier)
 ENV_ID_PATTERN: Final = r"^[A-Za-z0-9_.-]{1,64}$"
 CONV_ID_PATTERN: Final = r"^[A-Za-z0-9_.:-]{1,128}$"
 
+#: The reason of the calls a stop cancelled (a person's Cancel gives its own, or none).
+STOPPED_REASON: Final = "the turn was stopped"
+
 # ---- page context --------------------------------------------------------------------
 ObjectType = Literal["dashboard", "dataset", "migration"]
 OBJECT_TYPES: Final[tuple[ObjectType, ...]] = get_args(ObjectType)
+#: What a deep link's objectId may be: a Superset id or slug (letters, digits, ``_.~-``);
+#: anything else (markup, quotes, spaces, a path) gives the link no object at all.
+OBJECT_ID_PATTERN: Final = r"^[A-Za-z0-9][A-Za-z0-9_.~-]{0,63}$"
 Lang = Literal["en", "ru"]
 LANGS: Final[tuple[Lang, ...]] = get_args(Lang)
 

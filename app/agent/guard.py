@@ -32,6 +32,14 @@ from pydantic import BaseModel, ValidationError
 from app.agent.audit import AuditWriter
 from app.agent.confirmation import Confirmations
 from app.agent.model_step import this_turn
+from app.agent.names import (
+    KnownNames,
+    card_names,
+    learnt,
+    named_line,
+    page_names,
+    to_state,
+)
 from app.agent.offers import without_context
 from app.agent.state import AgentContext, AgentState, PendingCall, call_row, emit
 from app.agent.tools.base import ToolDecl
@@ -173,8 +181,16 @@ class Guard:
     audit: AuditWriter
     preflight: PreflightOverride | None = None
 
-    async def open(self, checked: Checked, ctx: AgentContext) -> None:
-        """Ask a person: a new single-use confirmation bound to the checked call."""
+    async def open(
+        self, checked: Checked, ctx: AgentContext, known: KnownNames | None = None
+    ) -> None:
+        """Ask a person: a new single-use confirmation bound to the checked call. Its card
+        names the objects as the person knows them (the page's context, and ``known``: the
+        names this turn's results gave; ``app.agent.names``)."""
+        spec = self.policy().spec(checked.call["tool_name"])
+        line = named_line(spec, checked.call, ctx.uicontext, ctx.lang, known or {})
+        if line is not None:
+            checked.contract["description"] = checked.metadata["description"] = line
         await self.confirmations.open(checked.call, ctx, checked.contract, checked.metadata)
 
     async def __call__(self, state: AgentState, ctx: AgentContext) -> dict[str, Any]:
@@ -183,7 +199,10 @@ class Guard:
         refused: list[ToolMessage] = []
         pending: list[PendingCall] = []
         # the calls made before ``last`` in this run (a door's direct call starts a run)
-        made = {_call_key(c) for m in this_turn(state["messages"])[:-1] for c in _calls(m)}
+        turn = this_turn(state["messages"])
+        made = {_call_key(c) for m in turn[:-1] for c in _calls(m)}
+        # the names a person knows objects by (cards and ways on; kept with the conversation)
+        known = learnt(state.get("names"), ctx.uicontext, ctx.selected_env, turn)
         for call in last.tool_calls:
             key = _call_key(call)
             if key in made:  # the same call again in one turn: a loop, never run twice
@@ -195,8 +214,11 @@ class Guard:
                 refused.append(outcome)
                 continue
             if outcome.call["needs_confirmation"]:
-                await self.open(outcome, ctx)
+                await self.open(outcome, ctx, known)
             pending.append(outcome.call)
+        names = to_state(known)
+        if names != (state.get("names") or {}):
+            return {"messages": refused, "pending": pending, "names": names}
         return {"messages": refused, "pending": pending}
 
     async def _repeated(self, call: dict[str, Any], ctx: AgentContext) -> ToolMessage:
@@ -361,11 +383,13 @@ class Guard:
         call with the object and the environment spelled out, made without the context)."""
         name = call["name"]
         page = ctx.object_type or "this"
-        env, _ = call_env(raw, ctx, self.envs())
+        env, page_env = call_env(raw, ctx, self.envs())
         spelled = dict(raw)
         if env.env_id and "env_id" in decl.args_model.model_fields:
             spelled.setdefault("env_id", env.env_id)
-        offer = without_context(policy, name, spelled, env.env_id, ctx.lang)
+        known = page_names(ctx.uicontext, page_env)
+        names = card_names(spelled, env.env_id, page_env, known)
+        offer = without_context(policy, name, spelled, env.env_id, ctx.lang, names)
         return await self._refuse(
             call,
             ctx,

@@ -25,10 +25,16 @@ MAX_CHOICES = 8
 
 
 def without_context(
-    policy: Policy, tool_name: str, args: Mapping[str, Any], env_id: str | None, lang: str
+    policy: Policy,
+    tool_name: str,
+    args: Mapping[str, Any],
+    env_id: str | None,
+    lang: str,
+    names: Mapping[str, str] | None = None,
 ) -> Offer:
+    """``names``: the objects' names the page knows (the call's words name them)."""
     spec = policy.spec(tool_name)
-    said = spec.describe(args, env_id, lang) if spec is not None else tool_name
+    said = spec.describe(args, env_id, lang, names) if spec is not None else tool_name
     return Offer(
         kind="without_context",
         label=t("continue_without_context", lang),

@@ -43,6 +43,7 @@ from langchain_core.messages import AIMessage, AnyMessage, ToolMessage
 from langgraph.config import get_stream_writer
 from langgraph.graph.message import add_messages
 
+from app import vocab
 from app.agent.audit import AuditWriter
 from app.context import UIContext
 from app.events import BaseEvent, ConfirmMetadataV2, ConfirmRequiredEvent, ToolEndEvent
@@ -90,6 +91,9 @@ class AgentState(TypedDict, total=False):
     # ends after the tools, also when it is resumed later (from any door). The model node
     # clears it: a run the model answers is a chat turn again.
     direct: bool
+    # The names a person knows the conversation's objects by ("type|env|id" -> name; the
+    # guard keeps them for the cards: ``app.agent.names``).
+    names: dict[str, str]
 
 
 @dataclass
@@ -166,7 +170,7 @@ def confirm_required_event(value: Mapping[str, Any], conv_id: str = "") -> Confi
 # ---- stopping a turn, as the nodes see it ------------------------------------------
 T = TypeVar("T")
 
-STOPPED_REASON = "the turn was stopped"
+STOPPED_REASON = vocab.STOPPED_REASON
 
 
 class RunControlLike(Protocol):

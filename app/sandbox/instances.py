@@ -34,6 +34,7 @@ from app.sandbox.common import (
 )
 from app.sandbox.config import superset_env, write_superset_config
 from app.sandbox.data import ensure_sales_db
+from app.sandbox.entry import config_block, cookie_name, talisman_on
 from app.sandbox.install import admin_password, ensure_bootstrapped, secret_key
 from app.sandbox.processes import HOST, free_port, is_superset_process, terminate_group
 
@@ -173,7 +174,13 @@ def _prepare_home(env_id: str, base_dir: Path, paths: CachePaths, template_db: P
     home.mkdir(parents=True)
     shutil.copyfile(template_db, home / "superset.db")
     shutil.copyfile(ensure_sales_db(paths.sales_db), home / "sales.db")
-    write_superset_config(home, secret_key=secret_key(paths))
+    write_superset_config(
+        home,
+        secret_key=secret_key(paths),
+        cookie_name=cookie_name(env_id),
+        talisman=talisman_on(env_id),
+        extra=config_block(home),
+    )
     return home
 
 

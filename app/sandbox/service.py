@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
+from app.sandbox import entry
 from app.sandbox.common import CachePaths, Progress, SandboxError
 from app.sandbox.instances import ENV_FILE_MARKER, STATE_FILE, Sandbox, start_sandbox
 from app.sandbox.seed import seed_sandbox
@@ -24,7 +25,8 @@ def _reusable(base_dir: Path, env_ids: list[str], progress: Progress) -> Sandbox
         return None
     recorded = Sandbox.load(base_dir)
     if [e.id for e in recorded.environments] == env_ids and all(
-        e.is_running() and e.is_healthy() for e in recorded.environments
+        e.is_running() and e.is_healthy() and entry.is_installed(e.home)
+        for e in recorded.environments
     ):
         progress(f"[sandbox] reusing the running sandbox in {base_dir}")
         return recorded
@@ -40,10 +42,12 @@ def ensure_sandbox(
     *,
     env_file: Path | None = None,
     paths: CachePaths | None = None,
+    product_url: str | None = None,
 ) -> tuple[Sandbox, bool]:
     """A healthy, seeded sandbox and ``True`` when this call started it.
 
-    Writes the environments file to ``env_file`` when given. Raises SandboxError.
+    Writes the environments file to ``env_file`` when given, and points the instances'
+    "Ask the agent" entry at ``product_url`` when given. Raises SandboxError.
     """
     paths = paths or CachePaths.default()
     env_ids = list(dict.fromkeys(envs))
@@ -56,6 +60,8 @@ def ensure_sandbox(
         seed_sandbox(sandbox, progress)
         if env_file is not None:
             sandbox.write_environments_file(env_file)
+        if product_url is not None:
+            entry.point_entry({e.id: e.home for e in sandbox.environments}, product_url)
     except SandboxError:
         if started:
             sandbox.stop(progress)
@@ -84,7 +90,11 @@ def local_superset(settings: Settings, progress: Progress = print) -> Sandbox | 
     )
     try:
         sandbox, started = ensure_sandbox(
-            ("dev", "prod"), env_file=env_file, paths=CachePaths.of(settings), progress=progress
+            ("dev", "prod"),
+            env_file=env_file,
+            paths=CachePaths.of(settings),
+            progress=progress,
+            product_url=entry.product_url(settings.host, settings.port),
         )
     except SandboxError as exc:
         progress(
@@ -93,4 +103,5 @@ def local_superset(settings: Settings, progress: Progress = print) -> Sandbox | 
         return None
     urls = ", ".join(f"{e.id}={e.url}" for e in sandbox.environments)
     progress(f"[sandbox] running: {urls}; environments file {env_file}")
+    progress('[sandbox] its dashboards carry an "Ask the agent" link to this product')
     return sandbox if started else None

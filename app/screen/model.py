@@ -91,6 +91,7 @@ class AgentChatModel(ChatItems, ContextState, ConfirmationState, EditState, Hist
         self.composer_hint = ""
         self.draft_request = ("", 0)
         self.writes_going_on: set[str] = set()  # stopped turn's writes still running
+        self._cancel_said = False  # this Cancel's "Operation cancelled" is on screen
 
     def connect(self, intents: Intents) -> None:
         """Route the actions to ``intents`` (the page controller does this once)."""
@@ -138,6 +139,7 @@ class AgentChatModel(ChatItems, ContextState, ConfirmationState, EditState, Hist
         self._close_forms()
         self.composer_hint = ""
         self.card_state = f"loading_{decision}"
+        self._cancel_said = False
         self._stop_countdown()
         self._refresh_confirm()
         self.state, self.process_step = "streaming", "thinking"
@@ -149,15 +151,29 @@ class AgentChatModel(ChatItems, ContextState, ConfirmationState, EditState, Hist
             self.state = "idle"
 
     def end_decision(self, decision: Decision, *, answered: bool) -> None:
-        """After the resume stream: drop the loading card (unless a new card replaced it);
-        a denial the agent did not answer says "Operation cancelled"."""
+        """After the resume stream: drop the loading card (unless a new card replaced it).
+        A denial always ends with the product's own "Operation cancelled", whatever the
+        model said (``answered``): said when the cancelled call's card ended, else here."""
         if self.card_state == f"loading_{decision}":
             self.clear_confirmation()
             self._focus("input")
             if self.state == "awaiting_confirmation":
                 self.state = "idle"
-        if decision == "deny" and not answered:
-            self.add_message("assistant", t("operation_cancelled", self.lang))
+        if decision == "deny" and not self._cancel_said:
+            self.say_cancelled()
+        self._cancel_said = False
+
+    def note_call_cancelled(self) -> None:
+        """A call's card ended cancelled. After the person's Cancel the product says so in
+        its own words, once, before whatever the model then says."""
+        if self.card_state == "loading_deny" and not self._cancel_said:
+            self.say_cancelled()
+
+    def say_cancelled(self) -> ChatMessage:
+        """The product's line after a Cancel (the seed's recovery rule), in the page's
+        language."""
+        self._cancel_said = True
+        return self.add_message("assistant", t("operation_cancelled", self.lang))
 
     def answer_later(self, text: str) -> None:
         """An answer refused before it was spent (too many of the person's requests are

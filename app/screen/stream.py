@@ -27,6 +27,7 @@ from app.screen.items import ChatItem, ChatMessage, ToolCall
 from app.screen.refusals import is_notice, refusal_notice
 from app.screen.restore import (
     ConversationLike,
+    denied_on_its_card,
     in_order,
     restored_call,
     restored_offers,
@@ -75,6 +76,8 @@ class ChatSink(Protocol):
     def show_confirmation(self, event: ConfirmRequiredEvent) -> None: ...
     def show_permission_denied(self, denial: PermissionDenial) -> None: ...
     def note_stopped(self, writes_in_flight: Sequence[str]) -> None: ...
+    def note_call_cancelled(self) -> None: ...
+    def say_cancelled(self) -> ChatMessage: ...
     def reset(self, conv_id: str | None = None) -> None: ...
 
 
@@ -257,6 +260,8 @@ class StreamProcessor:
         if call.status == "completed":
             call.progress = 1.0 if call.progress is not None else None
         call.refresh_actions()
+        if call.status == "cancelled":
+            self.sink.note_call_cancelled()  # after a Cancel: the product's own line
 
     # ---- confirmation and permission ------------------------------------------------------
     def _on_confirm_required(self, ev: ConfirmRequiredEvent) -> None:
@@ -300,5 +305,7 @@ class StreamProcessor:
                 sink.add_message("assistant", text, kind).detail = detail
             elif pending is None or row.get("call_id") != pending.call_id:
                 sink.add_item(restored_call(row))  # (the confirmation card stands for it)
+                if denied_on_its_card(row):
+                    sink.say_cancelled()  # as the live turn said it
         if pending is not None:
             self._on_confirm_required(pending)

@@ -98,6 +98,16 @@ def test_a_deep_link_in_a_second_tab_never_opens_onto_the_first_tabs_pending_car
         expect(first.get_by_text("Confirm or cancel the action above first.")).to_be_hidden()
         first.screenshot(path=str(SHOTS / "25-5-one-click-cancel.png"), full_page=True)
 
+        # its audit row unfolds into the call's arguments, a name/value table
+        first.goto(server.url + "/audit?tool=delete_dashboard")
+        unfold = first.locator("[data-audit-unfold]").first
+        expect(unfold).to_be_visible(timeout=15_000)
+        unfold.click()
+        args = first.locator("[data-audit-args]").first
+        expect(args.locator("th", has_text="dashboard_id")).to_be_visible()
+        expect(args.locator("td", has_text=str(health)).first).to_be_visible()
+        first.screenshot(path=str(SHOTS / "25-9-audit-row-unfolded.png"), full_page=True)
+
 
 def test_a_russian_dashboard_page_refuses_a_tool_with_no_english(server, two_dashboards) -> None:
     _, sales = two_dashboards
@@ -133,8 +143,7 @@ def test_a_russian_dashboard_page_refuses_a_tool_with_no_english(server, two_das
         page.get_by_label("Tool").fill("list_environments")
         page.get_by_role("button", name="Apply").click()
         expect(page).to_have_url(re.compile(r"/audit\?user=ops&tool=list_environments"))
-        summary = page.locator("summary").first
-        expect(summary).to_be_visible()
-        summary.click()  # the row's arguments unfold
-        expect(page.locator("details[open] pre").first).to_be_visible()
+        expect(page.locator("[data-audit-conversation]").first).to_have_attribute(
+            "href", re.compile(r"^/agent\?conv=")
+        )  # ops's own conversation opens in the chat
         page.screenshot(path=str(SHOTS / "25-8-audit-in-the-shell.png"), full_page=True)
