@@ -110,7 +110,7 @@ async def superset_explore_database(args: ExploreDatabaseArgs, deps: ToolDeps) -
 async def superset_format_sql(args: FormatSqlArgs, deps: ToolDeps) -> dict[str, Any]:
     """Superset's ``/api/v1/sqllab/format_sql/``; nothing runs."""
     env = deps.env()
-    formatted = await deps.registry.client(env.id).format_sql(args.sql)
+    formatted = await deps.client(env.id).format_sql(args.sql)
     return {"env": env.id, "sql": formatted}
 
 
