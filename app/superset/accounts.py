@@ -128,9 +128,10 @@ class Accounts:
     # ---- linking ----------------------------------------------------------------------
     async def link(
         self, env: Environment, user_id: str, username: str, password: str
-    ) -> tuple[LinkView, str]:
-        """Sign ``username`` in to ``env`` once and keep the link; the link and the access
-        token Superset issued (a first call needs no refresh). Raises LinkRefused."""
+    ) -> tuple[LinkView, Linked, str]:
+        """Sign ``username`` in to ``env`` once and keep the link; the link (as shown, and
+        as a session uses it) and the access token Superset issued (so the first call
+        needs no refresh). Raises LinkRefused."""
         if env.identity != "person" or self.sealer is None:
             raise LinkRefused(
                 422, "invalid_request",
@@ -144,7 +145,8 @@ class Accounts:
             expires_at=token_expiry(refresh) or now + REFRESH_LIFETIME,
         )  # fmt: skip
         saved = await asyncio.to_thread(self._save, row)
-        return _view(saved), access
+        linked = Linked(saved.superset_username, refresh, saved.generation)
+        return _view(saved), linked, access
 
     def _save(self, row: store.SupersetLink) -> store.SupersetLink:
         with self.db.session() as session:

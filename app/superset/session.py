@@ -125,6 +125,11 @@ class SupersetSession:
                 await self._sign_in(renew=True)
             return self._access
 
+    def prime(self, access_token: str) -> None:
+        """Start from an access token Superset just issued to this session's account (a
+        link's sign-in), so the first call needs no refresh."""
+        self._access, self._signed_in, self._issued_at = access_token, True, self._clock()
+
     async def authenticate(self) -> None:
         """Have a working token now (sign in or renew when needed): a refused link or login
         is raised here, before any other request."""

@@ -23,7 +23,9 @@ def person_env(**overrides: object) -> Environment:
 
 @dataclass
 class PeopleSuperset:
-    passwords: dict[str, str] = field(default_factory=lambda: {"ann": "ann-pw-1", "bob": "bob-pw-1"})
+    passwords: dict[str, str] = field(
+        default_factory=lambda: {"ann": "ann-pw-1", "bob": "bob-pw-1"}
+    )
     inactive: set[str] = field(default_factory=set)
     refresh_of: dict[str, str] = field(default_factory=dict)  # refresh token -> user
     access_of: dict[str, str] = field(default_factory=dict)  # access token -> user

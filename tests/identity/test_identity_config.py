@@ -91,9 +91,7 @@ def _envs(tmp_path: Path, *tables: str) -> Path:
         ('id = "a";url = "http://a";identity = "assertion"', "SS_TOOLS_SUPERSET_ASSERTION_KEY_FILE"),
     ],
 )  # fmt: skip
-def test_outside_dev_a_missing_key_stops_start_up(
-    tmp_path: Path, table: str, missing: str
-) -> None:
+def test_outside_dev_a_missing_key_stops_start_up(tmp_path: Path, table: str, missing: str) -> None:
     settings = Settings(data_dir=tmp_path, environments_file=_envs(tmp_path, table), dev=False)
     with pytest.raises(ConfigError, match=missing):
         build_parts(settings, registry=load_environments(settings.environments_file))

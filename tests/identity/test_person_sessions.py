@@ -107,7 +107,9 @@ async def test_a_deactivated_account_ends_its_link_and_nothing_runs_as_anyone_el
     before = len(fake.seen)
     with pytest.raises(SupersetRefused) as info:
         await client.get_json("/api/v1/mine")
-    assert info.value.code == "link_expired" and "Error loading the user" in (info.value.reason or "")
+    assert info.value.code == "link_expired" and "Error loading the user" in (
+        info.value.reason or ""
+    )
     after = fake.seen[before:]
     assert [p for _, p, _ in after] == ["/api/v1/mine", "/api/v1/security/refresh"]
     assert fake.acted_as() <= {"ann", None}  # never another account, never the service
@@ -129,7 +131,9 @@ async def test_supersets_own_403_is_a_typed_refusal_with_its_words() -> None:
     with pytest.raises(SupersetRefused) as info:
         await registry.client("dev", "u-ann").get_json("/api/v1/forbidden")
     assert (info.value.code, info.value.reason, info.value.account) == (
-        "superset_denied", "Forbidden", "ann"
+        "superset_denied",
+        "Forbidden",
+        "ann",
     )
     await registry.aclose()
 

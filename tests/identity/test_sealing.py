@@ -9,7 +9,7 @@ import pytest
 
 from app.errors import ConfigError
 from app.settings import Settings
-from app.superset.sealing import SealError, Sealer, configured_secrets
+from app.superset.sealing import Sealer, SealError, configured_secrets
 
 OLD = "old-key-" + "o" * 40
 NEW = "new-key-" + "n" * 40
