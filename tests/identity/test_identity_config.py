@@ -88,7 +88,8 @@ def _envs(tmp_path: Path, *tables: str) -> Path:
         # linked accounts are sealed with a key from the settings, never from the database
         ('id = "p";url = "http://p";identity = "person"', "SS_TOOLS_SECRET_KEY"),
         # assertions are signed with the operator's key
-        ('id = "a";url = "http://a";identity = "assertion"', "SS_TOOLS_SUPERSET_ASSERTION_KEY_FILE"),
+        ('id = "a";url = "http://a";identity = "assertion"',
+         "SS_TOOLS_SUPERSET_ASSERTION_KEY_FILE"),
     ],
 )  # fmt: skip
 def test_outside_dev_a_missing_key_stops_start_up(tmp_path: Path, table: str, missing: str) -> None:
