@@ -19,7 +19,6 @@ Superset's reason), 429 too many attempts (``Retry-After``), 503 Superset unreac
 
 from __future__ import annotations
 
-import asyncio
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Request
@@ -29,9 +28,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from app.api.deps import auth_of, require_principal
 from app.api.errors import error_response
 from app.auth import Principal
-from app.auth.throttle import begin_login, login_failed, login_succeeded
-from app.errors import NoEnvironmentError
-from app.superset.accounts import Accounts, LinkRefused
+from app.superset.accounts import Accounts
+from app.superset.link_flow import link_attempt
 from app.superset.registry import EnvironmentRegistry
 
 router = APIRouter(prefix="/api/superset", tags=["superset"])
@@ -57,51 +55,19 @@ def _accounts(registry: EnvironmentRegistry) -> Accounts:
     return registry.accounts
 
 
-def throttle_key(env_id: str, username: str) -> str:
-    """The sign-in throttle's username key of a link attempt (apart from product logins)."""
-    return f"superset:{env_id}:{username}"
-
-
-async def link_account(
-    request: Request, registry: EnvironmentRegistry, principal: Principal, body: LinkBody
-) -> JSONResponse:
-    """Link ``body``'s account for ``principal`` (the door's work, shared with the page)."""
-    try:
-        env = registry.get(body.env_id)
-    except NoEnvironmentError:
-        return error_response(404, "not_found", f"no environment '{body.env_id}'")
-    accounts, auth = _accounts(registry), auth_of(request)
-    client = request.client.host if request.client else None
-    key = throttle_key(env.id, body.username)
-    gate = await asyncio.to_thread(begin_login, auth, key, client)
-    if not gate.allowed:
-        return error_response(
-            429, "too_many_requests",
-            f"too many sign-in attempts; try again in {gate.retry_after_s} s",
-            headers={"Retry-After": str(gate.retry_after_s)},
-        )  # fmt: skip
-    try:
-        view, linked, access = await accounts.link(
-            env, principal.user_id, body.username, body.password
-        )
-    except LinkRefused as refused:
-        if refused.error == "superset_login_refused":
-            await asyncio.to_thread(login_failed, auth, key, client, gate)
-        await accounts.refused_link(
-            env.id, principal.user_id, body.username, refused.reason, client
-        )
-        return error_response(refused.status, refused.error, refused.reason)
-    await asyncio.to_thread(login_succeeded, auth, key, client)
-    registry.forget(env.id, principal.user_id)  # a client of an older link goes
-    registry.client(env.id, principal.user_id, found=linked).prime(access)
-    return JSONResponse(view.as_dict(), status_code=201)
-
-
 @router.post("/accounts", status_code=201)
 async def create_link(
     body: LinkBody, request: Request, principal: Annotated[Principal, Depends(require_principal)]
 ) -> JSONResponse:
-    return await link_account(request, _registry(request), principal, body)
+    outcome = await link_attempt(
+        auth_of(request), _registry(request), user_id=principal.user_id, env_id=body.env_id,
+        username=body.username, password=body.password,
+        client=request.client.host if request.client else None,
+    )  # fmt: skip
+    if outcome.ok:
+        return JSONResponse(outcome.link, status_code=201)
+    headers = {"Retry-After": str(outcome.retry_after_s)} if outcome.status == 429 else None
+    return error_response(outcome.status, outcome.error, outcome.reason, headers=headers)
 
 
 @router.get("/accounts")

@@ -244,6 +244,7 @@ class Accounts:
                     f"no Superset username is set for user {user_id!r}: an operator sets "
                     "it (python main.py users set-superset-username)",
                     code="account_not_linked", env_id=env.id,
+                    reason="no Superset username is set for this user",
                 )  # fmt: skip
             return mapped
         row = await asyncio.to_thread(self._link_row, user_id, env.id)

@@ -81,6 +81,11 @@ class PeopleSuperset:
             if self.csrf_of.get(cookie) != (user, request.headers.get("x-csrftoken")):
                 return httpx.Response(400, json={"message": "The CSRF session token is missing."})
             return httpx.Response(200, json={"result": {"user": user, "cookie": cookie}})
+        if path == "/api/v1/dashboard/":  # each person sees their own dashboard only
+            mine = {"id": 7, "dashboard_title": f"{user}'s board", "slug": f"{user}-board"}
+            return httpx.Response(200, json={"count": 1, "result": [mine]})
+        if path == "/api/v1/database/":  # no database is granted to anyone here
+            return httpx.Response(200, json={"count": 0, "result": []})
         if path == "/api/v1/forbidden":
             return httpx.Response(403, json={"message": "Forbidden"})
         return httpx.Response(404, json={"message": "Not found"})

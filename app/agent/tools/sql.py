@@ -13,7 +13,7 @@ from typing import Any
 
 from app.agent.tools.base import Family, ToolDeps
 from app.cpu import off_loop
-from app.errors import SupersetError, ToolError
+from app.errors import SupersetError, SupersetRefused, ToolError
 from app.i18n import t
 from app.policy import SqlVerdict, classify_sql
 from app.policy.sql import RISK_ORDER
@@ -124,6 +124,8 @@ async def superset_execute_sql(args: ExecuteSqlArgs, deps: ToolDeps) -> dict[str
     limit = max(1, int(args.row_limit))
     try:
         res = await client.execute_sql(db["id"], args.sql, schema=args.schema, row_limit=limit)
+    except SupersetRefused:  # Superset refused the account: the typed refusal, its words kept
+        raise
     except SupersetError as exc:
         hint = ""
         if "dml" in exc.message.lower() or exc.details.get("error_type") == "DML_NOT_ALLOWED_ERROR":
