@@ -9,7 +9,7 @@ import sys as _sys
 
 _sys.path.insert(0, _os.path.dirname(_os.path.abspath(__file__)))
 
-from act_as_security import ActAsSecurityManager  # noqa: E402
+from act_as_security import ActAsSecurityManager
 
 CUSTOM_SECURITY_MANAGER = ActAsSecurityManager
 with open(_os.path.join(_os.path.dirname(_os.path.abspath(__file__)), "ss-tools-act-as.pem")) as _f:
