@@ -16,7 +16,8 @@ with open(_os.path.join(_os.path.dirname(_os.path.abspath(__file__)), "ss-tools-
     SS_TOOLS_ACT_AS_PUBLIC_KEY = _f.read()
 # SS_TOOLS_ACT_AS_JWKS_URL = "https://agent.example.com/api/superset/jwks.json"  # instead
 SS_TOOLS_ACT_AS_ISSUER = "ss-tools"  # ss-tools' SS_TOOLS_SUPERSET_ASSERTION_ISSUER
-SS_TOOLS_ACT_AS_AUDIENCE = "https://superset.example.com"  # the environment's assertion_audience (default: its url)
+# the environment's assertion_audience in environments.toml (default: its url)
+SS_TOOLS_ACT_AS_AUDIENCE = "https://superset.example.com"
 SS_TOOLS_ACT_AS_REFUSED_ROLES = ["Admin"]  # never act as these, whoever asks
 SS_TOOLS_ACT_AS_MAX_TTL = 300  # seconds an assertion may live at most
 # SS_TOOLS_ACT_AS_HEADER = "X-Act-As"  # ss-tools' SS_TOOLS_SUPERSET_ASSERTION_HEADER
