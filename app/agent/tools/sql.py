@@ -13,7 +13,7 @@ from typing import Any
 
 from app.agent.tools.base import Family, ToolDeps
 from app.cpu import off_loop
-from app.errors import SupersetError, SupersetRefused, ToolError
+from app.errors import SupersetError, SupersetNotFoundError, SupersetRefused, ToolError
 from app.i18n import t
 from app.policy import SqlVerdict, classify_sql
 from app.policy.sql import RISK_ORDER
@@ -49,9 +49,17 @@ async def _rated_alike_on(db: Mapping[str, Any], sql: str) -> None:
 
 
 async def _database(client: SupersetClient, database: str | None) -> dict[str, Any]:
-    """The database named/numbered ``database``, or the only one when not given."""
+    """The database named/numbered ``database``, or the only one when not given. A person
+    asking for a database by id that Superset does not list for them gets Superset's own
+    answer (its refusal, in its words), not a guess of ours."""
     if database:
-        return await client.database_by_name_or_id(database)
+        try:
+            return await client.database_by_name_or_id(database)
+        except SupersetNotFoundError:
+            person = client.credentials.kind in ("person", "assertion")
+            if person and database.strip().isdigit():
+                return {"id": int(database), "database_name": database.strip(), "backend": None}
+            raise
     dbs = await client.list_databases()
     if len(dbs) == 1:
         return dbs[0]
