@@ -108,3 +108,19 @@ def offers_of(registry: EnvironmentRegistry | None, exc: SupersetRefused, lang: 
     if env is None or env.identity != "person":
         return []
     return [link_account(env.id, lang)]
+
+
+async def link_offer(
+    registry: EnvironmentRegistry, user_id: str, env_id: str | None, lang: str
+) -> Offer | None:
+    """The way to connect the person's Superset account when ``env_id`` links accounts
+    and they have no working link there (a database read; no request to Superset)."""
+    env = registry.environments.get(env_id or "")
+    if env is None or env.identity != "person" or registry.accounts is None:
+        return None
+    try:
+        await registry.accounts.account(env, user_id)
+    except SupersetRefused as exc:
+        found = offers_of(registry, exc, lang)
+        return found[0] if found else None
+    return None

@@ -110,3 +110,21 @@ async def test_the_offline_planner_says_the_refusal_in_the_turns_language(
     assert [o.kind for o in message.offers] == ["link_account"]
     expected = "not connected" if lang == "en" else "не подключена"
     assert expected in message.text
+
+
+async def test_a_turn_on_a_person_environment_offers_to_connect_whatever_the_model_does(
+    harness: Harness, people: PeopleSuperset
+) -> None:
+    """A model that answers without any call still leaves the way to connect the account;
+    once linked, the offer is gone."""
+    harness.use("Hello! Ask me about your dashboards.")
+    events = await harness.turn("hello", user="carol", role="analyst")
+    (message,) = _of(events, MessageEvent)
+    assert [(o.kind, o.env_id) for o in message.offers] == [("link_account", "dev")]
+    accounts = harness.parts.registry.accounts
+    assert accounts is not None
+    await accounts.link(harness.parts.registry.get("dev"), "carol", "ann", "ann-pw-1")
+    harness.use("Hello again.")
+    events = await harness.turn("hello", user="carol", role="analyst")
+    (message,) = _of(events, MessageEvent)
+    assert message.offers == []

@@ -45,19 +45,23 @@ def person_product(
         yield srv
 
 
+#: tools that never sign in to Superset (they may run, whatever the link)
+NO_SIGN_IN = {"list_environments", "show_capabilities", "get_task_status", "list_backups"}
+
+
 def test_no_link_ends_with_the_link_offer_and_a_sentence(person_product: Server) -> None:
     analyst = token(person_product, "ana")
     turn = ask(person_product, analyst, "find dashboards about sales", env_id="people")
 
     turn.ended_well()
     assert turn.said().strip()  # a sentence for the person
-    refused = [e["refusal"] for e in turn.of("error") if e.get("refusal")]
-    assert refused, turn.events  # the model's call met the guard
-    assert {r["code"] for r in refused} == {"account_not_linked"}
-    assert {r["env_id"] for r in refused} == {"people"}
     offers = [o for o in turn.of("message")[-1]["offers"] if o["kind"] == "link_account"]
-    assert [o["env_id"] for o in offers] == ["people"]
-    assert not turn.of("tool_end")  # nothing reached Superset
+    assert [o["env_id"] for o in offers] == ["people"], turn.events
+    # whatever the model called: a call that signs in to "people" met the guard's refusal,
+    # and nothing reached Superset as anyone
+    refused = [e["refusal"] for e in turn.of("error") if e.get("refusal")]
+    assert all(r["code"] == "account_not_linked" for r in refused if r.get("env_id") == "people")
     admin = token(person_product, "ops")
     rows = audit(person_product, admin, turn.conv_id)
-    assert any(r["kind"] == "account_refused" for r in rows), rows
+    on_people = [r for r in rows if r["kind"] == "executed" and r["env"] == "people"]
+    assert [r["tool"] for r in on_people if r["tool"] not in NO_SIGN_IN] == [], rows
