@@ -67,7 +67,7 @@ def _parts(sandbox: Sandbox, data: Path) -> Parts:
 async def _call(parts: Parts, caller: Caller, env_id: str) -> float:
     req = await prepare_call(
         core=parts.core, caller=caller, tool_name="search_dashboards",
-        arguments={"env_id": env_id, "query": "sales"}, conv_id=uuid.uuid4().hex,
+        arguments={"env_id": env_id, "query": "sales"}, conv_id=uuid.uuid4().hex, uicontext=None,
     )  # fmt: skip
     started = time.perf_counter()
     ended = [e async for e in parts.core.run_call(req) if e.type == "tool_end"]
