@@ -24,15 +24,13 @@ without secrets.
 from __future__ import annotations
 
 import asyncio
-import base64
-import json
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 import httpx
 
-from app.errors import SsToolsError, SupersetRefused
+from app.errors import SupersetRefused
 from app.store import superset_links as store
 from app.store.audit import record_audit
 from app.store.db import Database
@@ -48,21 +46,10 @@ from app.superset.credentials import (
     ServiceCredentials,
 )
 from app.superset.environments import Environment
-from app.superset.errors import error_message
 from app.superset.sealing import Sealer, SealError
+from app.superset.sign_in import REFRESH_LIFETIME, LinkRefused, sign_in_once, token_expiry
 
-#: flask-jwt-extended's default refresh lifetime (Superset 6.1 keeps it): when the token's
-#: own ``exp`` cannot be read
-REFRESH_LIFETIME = timedelta(days=30)
-
-
-class LinkRefused(SsToolsError):
-    """A link was not made: ``status`` (the HTTP answer), ``error`` (its code) and
-    ``reason`` (Superset's own words when it refused the sign-in)."""
-
-    def __init__(self, status: int, error: str, reason: str) -> None:
-        super().__init__(reason)
-        self.status, self.error, self.reason = status, error, reason
+__all__ = ["Accounts", "LinkRefused", "LinkView"]
 
 
 @dataclass(frozen=True)
@@ -93,16 +80,6 @@ def _view(row: store.SupersetLink) -> LinkView:
         row.env_id, row.superset_username, row.linked_at, row.expires_at,
         expired=not row.active, expired_reason=row.expired_reason,
     )  # fmt: skip
-
-
-def token_expiry(token: str | None) -> datetime | None:
-    """The ``exp`` a JWT states (read, not verified: only to show when a link ends)."""
-    try:
-        payload = (token or "").split(".")[1]
-        exp = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))["exp"]
-        return datetime.fromtimestamp(int(exp), UTC)
-    except (IndexError, ValueError, KeyError, TypeError):
-        return None
 
 
 class Accounts:
@@ -137,7 +114,7 @@ class Accounts:
                 422, "invalid_request",
                 f"environment '{env.id}' does not link accounts (identity = {env.identity!r})",
             )  # fmt: skip
-        access, refresh, me = await self._sign_in(env, username, password)
+        access, refresh, me = await sign_in_once(env, username, password, self._transport)
         now = utcnow()
         row = store.SupersetLink(
             user_id=user_id, env_id=env.id, superset_username=str(me.get("username") or username),
@@ -159,44 +136,6 @@ class Accounts:
             found = store.get_link(session, user_id=row.user_id, env_id=row.env_id)
         assert found is not None
         return found
-
-    async def _sign_in(
-        self, env: Environment, username: str, password: str
-    ) -> tuple[str, str, dict[str, Any]]:
-        async with httpx.AsyncClient(
-            base_url=env.url, transport=self._transport, verify=env.verify_ssl,
-            timeout=httpx.Timeout(env.timeout, connect=min(env.timeout, 5.0)),
-            headers={"Accept": "application/json", "User-Agent": "ss-tools-agent"},
-        ) as http:  # fmt: skip
-            try:
-                resp = await http.post(
-                    "/api/v1/security/login",
-                    json={"username": username, "password": password,
-                          "provider": env.login_provider, "refresh": True},
-                )  # fmt: skip
-                if resp.status_code != 200:
-                    said, _ = error_message(resp)
-                    status = 503 if resp.status_code >= 500 else 422
-                    error = "unavailable" if status == 503 else "superset_login_refused"
-                    raise LinkRefused(
-                        status, error, f"Superset '{env.id}' refused the sign-in: {said}"[:300]
-                    )
-                tokens = resp.json()
-                access, refresh = tokens.get("access_token"), tokens.get("refresh_token")
-                if not access or not refresh:
-                    raise LinkRefused(503, "unavailable", f"Superset '{env.id}' issued no tokens")
-                me = await http.get("/api/v1/me/", headers={"Authorization": f"Bearer {access}"})
-            except httpx.HTTPError as exc:
-                raise LinkRefused(
-                    503, "unavailable", f"Superset '{env.id}' is unreachable ({type(exc).__name__})"
-                ) from None
-        result = (me.json().get("result") or {}) if me.status_code == 200 else {}
-        if not result.get("is_active", False):
-            raise LinkRefused(
-                422, "superset_login_refused",
-                f"Superset '{env.id}' does not show {username!r} as an active account",
-            )  # fmt: skip
-        return access, refresh, result
 
     async def refused_link(
         self, env_id: str, user_id: str, username: str, reason: str, client: str | None
