@@ -47,9 +47,9 @@ async def sign_in_once(
     password: str,
     transport: httpx.AsyncBaseTransport | None = None,
 ) -> tuple[str, str, dict[str, Any]]:
-    """Sign ``username`` in to ``env`` once (``refresh: true``, the environment's
-        provider) and check the account is active: (access token, refresh token, /me's result).
-    Raises LinkRefused with Superset's reason."""
+    """Sign ``username`` in to ``env`` once (``refresh: true``, the environment's provider)
+    and check the account is active: (access token, refresh token, /me's result). Raises
+    LinkRefused with Superset's reason."""
     async with httpx.AsyncClient(
         base_url=env.url, transport=transport, verify=env.verify_ssl,
         timeout=httpx.Timeout(env.timeout, connect=min(env.timeout, 5.0)),
