@@ -69,8 +69,8 @@ def save_link(session: Session, link: SupersetLink) -> bool:
         index_elements=[_TABLE.c.user_id, _TABLE.c.env_id],
         set_=replaced,
         where=_TABLE.c.linked_at <= stmt.excluded.linked_at,
-    )
-    return changed(session.execute(stmt)) > 0
+    ).returning(_TABLE.c.generation)
+    return session.execute(stmt).first() is not None  # a row: inserted, or replaced
 
 
 def get_link(session: Session, *, user_id: str, env_id: str) -> SupersetLink | None:

@@ -5,6 +5,7 @@ a missing or refused link is a typed refusal before anything else is sent."""
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -153,3 +154,38 @@ async def test_the_pool_is_bounded_and_a_newer_link_replaces_a_persons_client() 
     found = await accounts.account(registry.get("dev"), "u0")
     assert registry.client("dev", "u0", found=found) is not current
     await registry.aclose()
+
+
+async def test_two_replicas_refreshing_at_once_both_keep_working(tmp_path: Path) -> None:
+    """Superset's refresh does not rotate the refresh token: two replicas (two registries
+    on one database) renewing the same person's token at once both get a working token,
+    and the link stays as it was."""
+    fake = PeopleSuperset()
+    db = Database.open(f"sqlite:///{tmp_path / 'shared.db'}")
+    transport = fake.transport()
+    replicas = [
+        EnvironmentRegistry(
+            [person_env()], transport=transport,
+            accounts=Accounts(db, sealer=Sealer([KEY]), signer=None, transport=transport),
+        )
+        for _ in range(2)
+    ]  # fmt: skip
+    await _link(replicas[0], "u-ann", "ann", "ann-pw-1")
+    with db.session() as s:
+        before = store.get_link(s, user_id="u-ann", env_id="dev")
+    answers = await asyncio.gather(
+        *(r.client("dev", "u-ann").get_json("/api/v1/mine") for r in replicas for _ in range(3))
+    )
+    assert {a["result"]["user"] for a in answers} == {"ann"}
+    refreshes = [p for _, p, _ in fake.seen if p == "/api/v1/security/refresh"]
+    assert len(refreshes) == 2  # one each: a replica's concurrent calls share its session
+    with db.session() as s:
+        after = store.get_link(s, user_id="u-ann", env_id="dev")
+    assert after is not None and before is not None
+    assert (after.generation, after.sealed_token, after.active) == (
+        before.generation,
+        before.sealed_token,
+        True,
+    )
+    for r in replicas:
+        await r.aclose()

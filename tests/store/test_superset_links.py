@@ -1,9 +1,12 @@
 """Links live in the database: every write is one statement, so two replicas racing never
-put an older link over a newer one, and an old link's failure never ends a newer link."""
+put an older link over a newer one, and an old link's failure never ends a newer link
+(SQLite and PostgreSQL: the ``engine`` fixture runs each test on both)."""
 
 from __future__ import annotations
 
 from datetime import timedelta
+
+from sqlalchemy import Engine
 
 from app.store import superset_links as store
 from app.store.db import Database
@@ -15,8 +18,8 @@ def _link(user: str = "ann", env: str = "dev", **kw: object) -> store.SupersetLi
     return store.SupersetLink(user_id=user, env_id=env, superset_username=user, **fields)
 
 
-def test_a_newer_link_replaces_and_an_older_one_never_does() -> None:
-    db = Database.open("sqlite://")
+def test_a_newer_link_replaces_and_an_older_one_never_does(engine: Engine) -> None:
+    db = Database(engine)
     now = utcnow()
     newer = _link(linked_at=now, sealed_token="new")
     older = _link(linked_at=now - timedelta(seconds=5), sealed_token="old")
@@ -28,8 +31,8 @@ def test_a_newer_link_replaces_and_an_older_one_never_does() -> None:
         assert store.get_link(s, user_id="ann", env_id="dev").sealed_token == "3"
 
 
-def test_an_expired_generation_never_ends_the_link_that_replaced_it() -> None:
-    db = Database.open("sqlite://")
+def test_an_expired_generation_never_ends_the_link_that_replaced_it(engine: Engine) -> None:
+    db = Database(engine)
     first = _link(linked_at=utcnow() - timedelta(seconds=1))
     with db.session() as s:
         store.save_link(s, first)
@@ -52,8 +55,8 @@ def test_an_expired_generation_never_ends_the_link_that_replaced_it() -> None:
         )
 
 
-def test_links_are_per_person_and_environment_and_unlink_forgets() -> None:
-    db = Database.open("sqlite://")
+def test_links_are_per_person_and_environment_and_unlink_forgets(engine: Engine) -> None:
+    db = Database(engine)
     with db.session() as s:
         for user, env in (("ann", "dev"), ("ann", "prod"), ("bob", "dev")):
             store.save_link(s, _link(user, env))
