@@ -72,7 +72,8 @@ def seed_people(s: SupersetSession, paths: CachePaths, datasets: dict[str, int])
         _grant(s, role_id, datasets[GRANTED_DATASET])
         created.append(f"role:{PERSON_ROLE}")
     users = s.call("GET", "/api/v1/security/users/", params={"q": "(page_size:100)"})["result"]
-    if _one(users, "username", PERSON) is None:
+    found = _one(users, "username", PERSON)
+    if found is None:
         base = [_role_id(s, "Gamma"), _role_id(s, "sql_lab")]
         s.call("POST", "/api/v1/security/users/", json={
             "active": True, "username": PERSON, "first_name": "Alice", "last_name": "North",
@@ -80,6 +81,9 @@ def seed_people(s: SupersetSession, paths: CachePaths, datasets: dict[str, int])
             "roles": [r for r in base if r is not None] + [role_id],
         })  # fmt: skip
         created.append(f"user:{PERSON}")
+    else:  # the cache's password file is the truth (a seeded template may be older)
+        s.call("PUT", f"/api/v1/security/users/{found['id']}",
+               json={"password": person_password(paths), "active": True})  # fmt: skip
     rules = s.call("GET", "/api/v1/rowlevelsecurity/", params={"q": "(page_size:100)"})["result"]
     if _one(rules, "name", RLS_NAME) is None:
         s.call("POST", "/api/v1/rowlevelsecurity/", json={
