@@ -31,6 +31,7 @@ class PeopleSuperset:
     access_of: dict[str, str] = field(default_factory=dict)  # access token -> user
     csrf_of: dict[str, tuple[str, str]] = field(default_factory=dict)  # cookie -> (user, csrf)
     seen: list[tuple[str, str, str | None]] = field(default_factory=list)  # method path user
+    providers: list[str] = field(default_factory=list)  # each sign-in's provider
     _n: itertools.count = field(default_factory=itertools.count)
 
     def transport(self) -> httpx.MockTransport:
@@ -46,6 +47,7 @@ class PeopleSuperset:
         if path == "/api/v1/security/login":
             body = json.loads(request.content)
             user = body["username"]
+            self.providers.append(body["provider"])
             self.seen.append((request.method, path, user))
             if self.passwords.get(user) != body["password"] or user in self.inactive:
                 return httpx.Response(401, json={"message": "Not authorized"})

@@ -189,3 +189,12 @@ async def test_two_replicas_refreshing_at_once_both_keep_working(tmp_path: Path)
     )
     for r in replicas:
         await r.aclose()
+
+
+@pytest.mark.parametrize("provider", ["db", "ldap"])
+async def test_a_link_signs_in_with_the_environments_login_provider(provider: str) -> None:
+    fake = PeopleSuperset()
+    db = Database.open("sqlite://")
+    accounts = Accounts(db, sealer=Sealer([KEY]), signer=None, transport=fake.transport())
+    await accounts.link(person_env(login_provider=provider), "u-ann", "ann", "ann-pw-1")
+    assert fake.providers == [provider]
