@@ -51,18 +51,23 @@ class Offer(BaseModel):
     * ``without_context`` — the page's context left the call out: ``call`` is the call
       with the object spelled out, made after leaving the context (``clear_context``);
     * ``choice`` — a name matched several objects: ``request`` picks one;
-    * ``check_status`` — a write timed out: ``call`` asks for its task by id.
+    * ``check_status`` — a write timed out: ``call`` asks for its task by id;
+    * ``link_account`` — the person has no working link to their Superset account on
+      ``env_id``: a door opens its "Connect your Superset account" form (the page) or
+      points at ``POST /api/superset/accounts`` (HTTP, MCP); the password never goes
+      through the conversation.
 
     ``label`` is what the button says and ``request`` what the person would say, both in
     the turn's language; with a ``call`` a door makes the call, else it sends
     ``request`` as the person's message."""
 
     model_config = ConfigDict(extra="forbid")
-    kind: Literal["without_context", "choice", "check_status"]
+    kind: Literal["without_context", "choice", "check_status", "link_account"]
     label: str
     request: str
     call: OfferedCall | None = None
     clear_context: bool = False
+    env_id: str | None = None  # link_account: the environment to link
 
 
 class TurnStartEvent(BaseEvent):

@@ -15,7 +15,8 @@ without a language model in it (the offline planner) reads it back with
 
 **A refusal** (:class:`Refusal`) is why a proposed call did not run: the guard said no
 (permission, the page's context, the environment, a maintenance window, an unknown
-tool, invalid arguments, a failed preflight), the turn stopped a repeated call, or the
+tool, invalid arguments, a failed preflight, no Superset account of the person's), Superset
+refused the person's account, the turn stopped a repeated call, or the
 person cancelled it. The guard returns it as a value; the model reads it as the call's
 result (:meth:`Refusal.tool_result`: ``REFUSED: {json}``, read back with
 :func:`read_refusal`); the events carry it (``ErrorEvent.refusal``).
@@ -96,6 +97,9 @@ RefusalCode = Literal[
     "preflight_failed",  # the check before the card found problems (errors)
     "repeated_call",  # the same call with the same arguments again in one turn
     "cancelled",  # the person cancelled it on the card (reason)
+    "account_not_linked",  # the person has no Superset account on env_id (a way: link one)
+    "link_expired",  # Superset no longer honours the person's link on env_id (reason)
+    "superset_denied",  # Superset refused the person's account (reason: its own words)
 ]
 REFUSAL_CODES: tuple[str, ...] = RefusalCode.__args__  # type: ignore[attr-defined]
 REFUSED_PREFIX = "REFUSED: "
@@ -123,7 +127,8 @@ class Refusal(BaseModel):
     required_role: str | None = None
     page: str | None = None  # the page's object type (not_available)
     env_id: str | None = None
-    reason: str | None = None  # a maintenance window's or a person's own words
+    reason: str | None = None  # a maintenance window's, a person's or Superset's own words
+    account: str | None = None  # the Superset account the call acted as
     errors: list[str] = Field(default_factory=list)
     tools: list[str] = Field(default_factory=list)  # unknown_tool: the tools that exist
     alternatives: list[Alternative] = Field(default_factory=list)

@@ -128,6 +128,35 @@ class Settings(BaseSettings):
         "renewed every third of it; a replica that dies frees its slots within this time",
     )
 
+    # --- acting in Superset as the person (docs/identity.md) ---------------------------
+    secret_key: SecretStr | None = Field(
+        default=None,
+        description="Keys that encrypt linked Superset accounts at rest: one, or several "
+        "separated by commas, newest first (rotate by putting a new key in front; links "
+        "sealed with an older key stay readable while it is listed). Never in the database.",
+    )
+    secret_key_file: Path | None = Field(
+        default=None,
+        description="File holding those keys, one a line, newest first; used when "
+        "SS_TOOLS_SECRET_KEY is unset (dev mode generates <data_dir>/.secret_key).",
+    )
+    superset_assertion_key_file: Path | None = Field(
+        default=None,
+        description="RSA private key (PEM) that signs the assertions of identity = "
+        "'assertion' environments (dev mode generates <data_dir>/.assertion_key.pem).",
+    )
+    superset_assertion_issuer: str = Field(default="ss-tools", min_length=1)
+    superset_assertion_ttl_s: int = Field(
+        default=120, ge=10, le=300, description="An assertion's lifetime (at most 5 min)"
+    )
+    superset_assertion_header: str = Field(default="X-Act-As", pattern=r"^[A-Za-z0-9-]{1,64}$")
+    superset_clients_max: int = Field(
+        default=256,
+        ge=1,
+        description="Superset sessions kept per process (one per person "
+        "and environment, least recently used dropped first)",
+    )
+
     # --- policy and environments ---------------------------------------------------
     policy_file: Path | None = Field(
         default=None, description="policy.toml overriding roles, timeouts, confirm rules"

@@ -190,6 +190,7 @@ def build_graph(
     preflight: PreflightOverride | None = None,
     system_prompt: Any = None,
     decls: Mapping[str, ToolDecl] = TOOLS,
+    registry: EnvironmentRegistry | None = None,
 ) -> Any:
     guard = Guard(
         decls,
@@ -200,6 +201,7 @@ def build_graph(
         confirmations=confirmations,
         audit=audit,
         preflight=preflight,
+        registry=registry,
     )
     run_tools = ToolNode(
         decls,
@@ -208,6 +210,7 @@ def build_graph(
         settings=settings,
         audit=audit,
         fns=tools,
+        registry=registry,
     )
     system = SYSTEM_PROMPT if system_prompt is None else system_prompt
     bound = BoundModels(model)

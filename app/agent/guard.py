@@ -10,6 +10,9 @@ Guard order for one call:
   the call's environment  -> resolved ONCE (the tool's resolve_target hook, then
                              app.policy.resolve_env); the card names it, the tool runs on it
   maintenance window      -> refused with reason ``maintenance`` (writes; not exempt tools)
+  the Superset account    -> the person's own on a person/assertion environment (both ends
+                             of a cross-environment tool): refused ``account_not_linked`` /
+                             ``link_expired`` with a way to connect it (``app.agent.acting``)
   build_confirmation_contract_v2 -> safe: run; guarded/dangerous: interrupt for a person
 
 The policy and the environment table are read per call (``policy()``/``envs()``), so a
@@ -29,6 +32,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, ToolMessage
 from pydantic import BaseModel, ValidationError
 
+from app.agent.acting import accounts_for, offers_of, refusal_of, superset_envs
 from app.agent.audit import AuditWriter
 from app.agent.confirmation import Confirmations
 from app.agent.model_step import this_turn
@@ -44,7 +48,7 @@ from app.agent.offers import without_context
 from app.agent.state import AgentContext, AgentState, PendingCall, call_row, emit
 from app.agent.tools.base import ToolDecl
 from app.cpu import off_loop
-from app.errors import ToolError
+from app.errors import SupersetRefused, ToolError
 from app.events import BaseEvent, ErrorEvent, Offer, PermissionDeniedEvent
 from app.facts import Alternative, Refusal, RefusalCode
 from app.policy import (
@@ -60,6 +64,7 @@ from app.policy import (
 from app.reasoning import cot_logger
 from app.store import maintenance
 from app.store.db import Database
+from app.superset.registry import EnvironmentRegistry
 
 #: Builds a call's ToolDeps:
 #: (*, ctx, env_id, env_source, selected_env, policy, task_id, progress) -> ToolDeps.
@@ -180,6 +185,7 @@ class Guard:
     confirmations: Confirmations
     audit: AuditWriter
     preflight: PreflightOverride | None = None
+    registry: EnvironmentRegistry | None = None  # None: no Superset account is checked
 
     async def open(
         self, checked: Checked, ctx: AgentContext, known: KnownNames | None = None
@@ -264,6 +270,7 @@ class Guard:
             decision=decision,
             reason=refusal.message,
             args=call.get("args"),
+            superset_user=refusal.account,
             **call_row(ctx, call["name"], refusal.env_id),
         )
         return _tool_message(refusal.tool_result(), call)
@@ -366,9 +373,39 @@ class Guard:
                     ),
                     kind="maintenance_refused",
                 )
-        return await self._pending(
+        acting = await self._acting(call, ctx, decl, args, env.env_id, selected)
+        if isinstance(acting, ToolMessage):
+            return acting
+        checked = await self._pending(
             call, ctx, decl, model, contract, risk, env, selected, policy, preflight=preflight
         )
+        if isinstance(checked, Checked):
+            checked.call["accounts"] = acting
+        return checked
+
+    async def _acting(
+        self,
+        call: dict[str, Any],
+        ctx: AgentContext,
+        decl: ToolDecl,
+        args: dict[str, Any],
+        env_id: str | None,
+        selected: str | None,
+    ) -> dict[str, str] | ToolMessage:
+        """The Superset account the call acts as on each environment it signs in to, or
+        the refusal (``app.agent.acting``): nothing has reached Superset for the call."""
+        if self.registry is None:
+            return {}
+        fields = decl.args_model.model_fields
+        envs = superset_envs(
+            self.registry, decl.name, decl.open_world, fields, args, env_id, selected
+        )
+        try:
+            return await accounts_for(self.registry, ctx.user_id, envs)
+        except SupersetRefused as exc:
+            refusal = refusal_of(decl.name, args, exc)
+            offers = offers_of(self.registry, exc, ctx.lang)
+            return await self._refuse(call, ctx, refusal, kind="account_refused", offers=offers)
 
     async def _not_available(
         self,

@@ -6,7 +6,9 @@
 * :func:`check_status` — a write timed out: ask for its task by id (a direct
   ``get_task_status`` call), leaving a page context that filters the tool out;
 * :func:`choices` — a lookup found several candidates (or none) and the model answered:
-  each candidate is a request that picks it (the tool's ``choices`` hook says how).
+  each candidate is a request that picks it (the tool's ``choices`` hook says how);
+* :func:`link_account` — a call needs the person's own Superset account on a person
+  environment, and there is no working link: connect it (a form, never the chat).
 
 Words are the catalog's (``app/strings.toml``), in the turn's language.
 """
@@ -71,3 +73,13 @@ def choices(picks: list[tuple[str, str]]) -> list[Offer]:
     return [Offer(kind="choice", label=label, request=request) for label, request in picks][
         :MAX_CHOICES
     ]
+
+
+def link_account(env_id: str, lang: str) -> Offer:
+    """"Connect your Superset account" on ``env_id`` (no call: a door opens its form)."""
+    return Offer(
+        kind="link_account",
+        label=t("link_account", lang, env=env_id),
+        request=t("link_account_request", lang, env=env_id),
+        env_id=env_id,
+    )

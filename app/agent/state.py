@@ -80,6 +80,7 @@ class PendingCall(TypedDict, total=False):
     decision: str | None  # confirm | deny | edit (confirmed with edited_args, to recheck)
     reason: str | None
     edited_args: dict[str, Any] | None  # a person's edit before approving (issue 11)
+    accounts: dict[str, str]  # env id -> the Superset account the call acts as (no secret)
 
 
 class AgentState(TypedDict, total=False):

@@ -124,6 +124,10 @@ def _from_event(ev: Event, tool: str) -> Outcome | None:
         return Outcome("timeout", ev.tool_name, ev.message, structured)
     if isinstance(ev, ErrorEvent):
         structured = {"error": ev.code, "message": ev.message, "tool": ev.tool_name or tool}
+        if ev.refusal is not None:  # the typed facts, as every door gets them
+            structured["refusal"] = ev.refusal.model_dump(mode="json", exclude_defaults=True)
+        if ev.offers:
+            structured["offers"] = [o.model_dump(mode="json", exclude_none=True) for o in ev.offers]
         return Outcome("error", ev.tool_name or tool, f"{ev.code}: {ev.message}", structured)
     return None
 

@@ -33,6 +33,7 @@ from app.screen.model import AgentChatModel
 from components.chat_panel import chat_panel
 from components.conversation_drawer import conversation_drawer
 from components.header import header
+from components.link_form import LinkForm
 
 log = logging.getLogger("ss_tools.pages")
 ASSETS = Path(__file__).resolve().parents[2] / "assets"
@@ -81,6 +82,7 @@ async def agent_page(request: Request, lang: str | None = None):
     app.storage.user["conv_id"] = model.conv_id
     app.storage.client["agent_model"] = model
     app.storage.client["agent_controller"] = controller
+    controller.client_host = request.client.host if request.client else None
     controller.open(request.query_params)
 
     def choose_language(value: str) -> None:
@@ -107,6 +109,7 @@ async def agent_page(request: Request, lang: str | None = None):
         on_conversations=model.toggle_drawer,
     )
     conversation_drawer(model, on_new=new_conversation)
+    controller.on_link_account = LinkForm(language, controller.link_account).open_for
     with ui.column().classes("w-full p-4") as root:
         chat_panel(model)
         ui.timer(settings.countdown_tick_s, model.tick)

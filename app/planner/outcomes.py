@@ -16,6 +16,9 @@ spelled out ("delete dashboard 42 in prod"), and says what to do next:
 * ``maintenance`` — which environment, and the window's reason;
 * ``environment``, ``invalid_arguments``, ``preflight_failed``, ``unknown_tool``,
   ``repeated_call`` — what went wrong (``errors``) and a next step;
+* ``account_not_linked``, ``link_expired``, ``superset_denied`` — the call acts in
+  Superset as the person: connect the account (the way is an offer the core puts on the
+  events), or Superset's own words for why it refused;
 * a failure (``ERROR``) — what went wrong and a next step chosen by its text.
 """
 
@@ -27,7 +30,7 @@ from typing import Any
 from app.facts import Refusal
 from app.planner.actions import not_doing, spelled_out
 from app.planner.markup import md_escape
-from app.planner.phrases import pick, tr
+from app.planner.phrases import pick, say, tr
 from app.planner.results import Result
 from app.planner.text import Lang
 
@@ -212,8 +215,21 @@ def _environment(request: str, r: Refusal, lang: Lang) -> str:
     return f"{' '.join(head.split())} {pick(ENVIRONMENT_STEP, lang)}"
 
 
+def _as_the_person(request: str, r: Refusal, lang: Lang) -> str:
+    """A call refused because it acts in Superset as the person (see the docstring)."""
+    env = md_escape(r.env_id or "")
+    if r.code == "superset_denied":
+        return say("answer_superset_denied", lang, request=request, env=env,
+                   reason=_detail(r.reason or ""))  # fmt: skip
+    if r.code == "account_not_linked" and r.reason:  # nothing to connect: an operator maps it
+        return say("answer_account_not_mapped", lang, request=request, env=env)
+    return say(f"answer_{r.code}", lang, request=request, env=env)
+
+
 def _refused(r: Refusal, tool: str, args: dict[str, Any], lang: Lang, action: str) -> str:
     request = md_escape(spelled_out(tool, args, lang))
+    if r.code in ("account_not_linked", "link_expired", "superset_denied"):
+        return _as_the_person(request, r, lang)
     if r.code == "cancelled":
         return _cancelled(tool, args, r, lang)
     if r.code == "permission_denied":

@@ -3,8 +3,10 @@
 Settings follow the verified notes: a random SECRET_KEY of 32+ characters, the
 metadata DB in SQLite inside the instance home, SQLite data sources allowed,
 the security API on and CSRF on (as on real instances). Talisman is off unless asked
-for (the prod instance runs with it: ``app.sandbox.entry``); ``extra`` lines (the "Ask
-the agent" entry) end the file.
+for (the prod instance runs with it: ``app.sandbox.entry``). Row-level security
+applies to SQL Lab too (``RLS_IN_SQLLAB``, off by default in 6.1), so a person's rules hold
+in every query the agent runs as them. ``extra`` lines end the file (the "Ask the agent"
+entry; a test's instance with the act-as security manager).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ CACHE_CONFIG = {"CACHE_TYPE": "SimpleCache", "CACHE_DEFAULT_TIMEOUT": 300}
 DATA_CACHE_CONFIG = {"CACHE_TYPE": "NullCache"}
 RATELIMIT_ENABLED = False
 AUTH_RATE_LIMITED = False
+FEATURE_FLAGS = {**globals().get("FEATURE_FLAGS", {}), "RLS_IN_SQLLAB": True}
 $extra'''
 )
 

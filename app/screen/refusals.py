@@ -52,7 +52,7 @@ def refusal_notice(refusal: RefusalFacts, lang: str) -> tuple[str, str]:
         text = t(
             "refusal_permission_denied", lang, tool=tool, role=refusal.required_role or "admin"
         )
-    elif code in ("maintenance", "cancelled"):
+    elif code in ("maintenance", "cancelled", "superset_denied"):
         key = f"refusal_{code}_why" if reason else f"refusal_{code}"
         text = t(key, lang, tool=tool, env=env, reason=reason or "")
     elif f"refusal_{code}" in STRINGS:

@@ -105,6 +105,7 @@ def audit_values(**fields: Any) -> dict[str, Any]:
         "duration_ms": get("duration_ms"),
         "channel": get("channel"),
         "client": cut(client) if client is not None else None,
+        "superset_user": _field(get("superset_user")),
     }
 
 

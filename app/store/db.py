@@ -19,7 +19,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.pool import StaticPool
 from sqlmodel import Session, SQLModel
 
-from app.store import migrate, models
+from app.store import migrate, models, superset_links  # noqa: F401  (their tables)
 
 SQLITE_BUSY_TIMEOUT_MS = 5000
 PG_CONNECT_TIMEOUT_S = 5

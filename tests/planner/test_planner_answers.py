@@ -265,6 +265,9 @@ REFUSALS: dict[str, dict[str, Any]] = {  # code -> the facts the guard would sta
     "preflight_failed": {"errors": ["dashboard 42 does not exist in dev"]},
     "repeated_call": {},
     "cancelled": {"reason": "wrong target"},
+    "account_not_linked": {"env_id": "prod"},
+    "link_expired": {"env_id": "prod", "reason": "Error loading the user"},
+    "superset_denied": {"env_id": "prod", "reason": "You need access to the sales table"},
 }
 REWORDED = "Something entirely different — permission denied; not available (dataset page)"
 
@@ -299,6 +302,12 @@ def test_rewording_a_refusals_message_changes_no_answer(code, lang_request):
         ("repeated_call", "задеплой на прод", "уже выполнялось в этом ходе"),
         ("cancelled", "deploy to prod", "Cancelled — not deploying dashboard 42 to prod: wrong"),
         ("cancelled", "задеплой на прод", "Вы отменили деплой дашборда 42 на prod: wrong target."),
+        # acting as the person: connect the account, or Superset's own words
+        ("account_not_linked", "deploy to prod", "your Superset account there is not connected"),
+        ("account_not_linked", "задеплой на прод", "учётная запись Superset там ещё не подключена"),
+        ("link_expired", "deploy to prod", "Superset no longer accepts your connected account"),
+        ("superset_denied", "deploy to prod", "for your account in prod: You need access to the"),
+        ("superset_denied", "задеплой на прод", "учётной записи в prod: You need access to the"),
     ],
 )
 def test_each_refusal_says_its_facts_in_the_persons_language(code, request_text, said):

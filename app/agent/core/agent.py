@@ -146,6 +146,7 @@ class AgentCore:
             "deps_factory": tool_deps_factory(
                 settings=settings, registry=registry, db=db, tasks=tasks
             ),
+            "registry": registry,  # the guard checks which Superset account a call acts as
         }
         self._graph_options.update(graph_options)
         Loop = weakref.ref[asyncio.AbstractEventLoop]

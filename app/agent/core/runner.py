@@ -71,10 +71,13 @@ class WaysOn:
     refusal's ``offers``), and the candidates of the step the model answered right after
     (a lookup's choices, kept in its results' artifacts)."""
 
-    def __init__(self, ask_again: Offer | None = None) -> None:
+    def __init__(self, ask_again: Offer | None = None, standing: Offer | None = None) -> None:
         self._refused: list[Offer] = []
         self._choices: list[Offer] = []
         self._ask_again = ask_again  # a turn on a page whose context left tools out
+        # a way on the turn's own facts call for, whatever the model did (connect the
+        # person's Superset account on an environment that acts as each person)
+        self._standing = standing
         self._called = False
 
     def note_event(self, event: Any) -> None:
@@ -105,7 +108,8 @@ class WaysOn:
         again = [self._ask_again] if self._ask_again and not self._called else []
         seen: set[tuple[str, str]] = set()
         out = []
-        for offer in [*self._refused, *self._choices] or again:
+        standing = [self._standing] if self._standing else []
+        for offer in [*([*self._refused, *self._choices] or again), *standing]:
             if (offer.kind, offer.request) not in seen:
                 seen.add((offer.kind, offer.request))
                 out.append(offer)
@@ -161,14 +165,16 @@ async def run_graph(
     *,
     final: bool = True,
     ask_again: Offer | None = None,
+    standing: Offer | None = None,
 ) -> AsyncIterator[Event]:
     """One ``astream`` of ``core``'s graph as events; ``final=False`` leaves out the closing
     ones (a superseded confirmation's run, before the new message's own run);
-    ``ask_again``: the turn's offer to ask again without the page's context (``WaysOn``)."""
+    ``ask_again``: the turn's offer to ask again without the page's context; ``standing``:
+    an offer the answer carries whatever the model did (``WaysOn``)."""
     audit = core.audit
     interrupted = False
     last_ai: AIMessage | None = None
-    ways = WaysOn(ask_again)
+    ways = WaysOn(ask_again, standing)
     gate = TokenGate()
     source = graph.astream(inp, config, context=ctx, stream_mode=STREAM_MODES)
     try:

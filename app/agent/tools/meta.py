@@ -76,6 +76,7 @@ async def list_environments(args: NoArgs, deps: ToolDeps) -> dict[str, Any]:
     async def reachable(row: dict[str, Any]) -> bool | None:
         if row["error"]:
             return None
+        # /health needs no sign-in: on a person environment this client signs in as no one
         return await deps.registry.client(row["id"]).health(timeout=HEALTH_TIMEOUT_S)
 
     reach = await asyncio.gather(*(reachable(r) for r in rows))

@@ -15,7 +15,7 @@ from typing import Any
 from app.agent.tools.base import Family, ToolDeps
 from app.caps import cap_rows, json_size
 from app.cpu import off_loop
-from app.errors import SupersetError, ToolError
+from app.errors import SupersetError, SupersetNotFoundError, SupersetRefused, ToolError
 from app.i18n import t
 from app.policy import SqlVerdict, classify_sql
 from app.policy.sql import RISK_ORDER
@@ -49,9 +49,17 @@ async def _rated_alike_on(db: Mapping[str, Any], sql: str) -> None:
 
 
 async def _database(client: SupersetClient, database: str | None) -> dict[str, Any]:
-    """The database named/numbered ``database``, or the only one when not given."""
+    """The database named/numbered ``database``, or the only one when not given. A person
+    asking for a database by id that Superset does not list for them gets Superset's own
+    answer (its refusal, in its words), not a guess of ours."""
     if database:
-        return await client.database_by_name_or_id(database)
+        try:
+            return await client.database_by_name_or_id(database)
+        except SupersetNotFoundError:
+            person = client.credentials.kind in ("person", "assertion")
+            if person and database.strip().isdigit():
+                return {"id": int(database), "database_name": database.strip(), "backend": None}
+            raise
     dbs = await client.list_databases()
     if len(dbs) == 1:
         return dbs[0]
@@ -110,7 +118,7 @@ async def superset_explore_database(args: ExploreDatabaseArgs, deps: ToolDeps) -
 async def superset_format_sql(args: FormatSqlArgs, deps: ToolDeps) -> dict[str, Any]:
     """Superset's ``/api/v1/sqllab/format_sql/``; nothing runs."""
     env = deps.env()
-    formatted = await deps.registry.client(env.id).format_sql(args.sql)
+    formatted = await deps.client(env.id).format_sql(args.sql)
     return {"env": env.id, "sql": formatted}
 
 
@@ -126,6 +134,8 @@ async def superset_execute_sql(args: ExecuteSqlArgs, deps: ToolDeps) -> dict[str
     limit = max(1, int(args.row_limit))
     try:
         res = await client.execute_sql(db["id"], args.sql, schema=args.schema, row_limit=limit)
+    except SupersetRefused:  # Superset refused the account: the typed refusal, its words kept
+        raise
     except SupersetError as exc:
         hint = ""
         if "dml" in exc.message.lower() or exc.details.get("error_type") == "DML_NOT_ALLOWED_ERROR":
