@@ -243,7 +243,8 @@ PROBLEM_KEY = "problem"
 Problem = Literal[
     "step_cap", "repeated_call", "unknown_tool", "invalid_arguments", "unreadable", "unreachable"
 ]
-_FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
+# the text's first ``` and the fence it opens (a search would try each later ``` again)
+_FENCE = re.compile(r"\A(?>.*?```)(?:json|JSON)?+\s*+(.*?)```", re.DOTALL)
 _NAME_KEYS = ("name", "tool", "tool_name", "function")
 _ARGS_KEYS = ("arguments", "args", "parameters", "input")
 
@@ -325,7 +326,7 @@ def salvage(reply: AIMessage) -> AIMessage:
     if reply.tool_calls or not isinstance(reply.content, str):
         return reply
     text = reply.content.strip()
-    fenced = _FENCE.search(text)
+    fenced = _FENCE.match(text)
     candidate = fenced.group(1).strip() if fenced else text
     if not candidate.startswith(("{", "[")):
         return reply

@@ -120,6 +120,8 @@ NEXT_STEPS: tuple[tuple[str, tuple[str, str]], ...] = (
     (r"environment|env", ENVIRONMENT_STEP),
 )
 
+_NEXT_STEPS = tuple((re.compile(pattern, re.IGNORECASE), step) for pattern, step in NEXT_STEPS)
+
 DEFAULT_NEXT_STEP = (
     "Check the request and try again, or ask me for something else.",
     "Проверьте запрос и повторите, или попросите меня о другом.",
@@ -138,8 +140,8 @@ def _problems(refusal: Refusal) -> str:
 
 
 def next_step(message: str, lang: Lang) -> str:
-    for pattern, step in NEXT_STEPS:
-        if re.search(pattern, message, re.IGNORECASE):
+    for pattern, step in _NEXT_STEPS:
+        if pattern.search(message):
             return pick(step, lang)
     return pick(DEFAULT_NEXT_STEP, lang)
 

@@ -88,7 +88,7 @@ TOO_LONG = SqlVerdict(
     "a person must confirm it",
 )
 # MySQL's /*! … */ and /*!50000 … */, MariaDB's /*M! … */ and /*M!100000 … */
-_EXECUTABLE = re.compile(r"\s*[mM]?!")
+_EXECUTABLE = re.compile(r"\A\s*+[mM]?!")
 READ = SqlVerdict("read", "read-only query")
 
 

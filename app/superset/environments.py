@@ -30,6 +30,11 @@ from app.errors import ConfigError
 
 Tier = Literal["dev", "staging", "prod"]
 _ID_RE = r"^[A-Za-z0-9_.-]{1,64}$"
+_HTTP_URL = re.compile(r"^https?://[^\s/]+")
+_AT_LINE = re.compile(r"\(at line (\d+), column (\d+)\)")
+_TABLE_HEADER = re.compile(r"^\s*\[\[\s*environment\s*\]\]")
+# tomllib's "(at line 3, column 5)" or "(at end of document)" ending its message
+_AT_SUFFIX = re.compile(r"(?<!\s)\s*+\(at (?:line \d+, column \d+|end of document)\)$")
 
 
 class Environment(BaseModel):
@@ -50,7 +55,7 @@ class Environment(BaseModel):
     @field_validator("url")
     @classmethod
     def _http_url(cls, v: str) -> str:
-        if not re.match(r"^https?://[^\s/]+", v):
+        if not _HTTP_URL.match(v):
             raise ValueError("must be an http:// or https:// URL")
         return v.rstrip("/")
 
@@ -64,7 +69,7 @@ class Environment(BaseModel):
 
 
 def _toml_line(exc: tomllib.TOMLDecodeError) -> str:
-    m = re.search(r"\(at line (\d+), column (\d+)\)", str(exc))
+    m = _AT_LINE.search(str(exc))
     return f"line {m.group(1)}" if m else "end of file"
 
 
@@ -73,7 +78,7 @@ def _table_lines(text: str) -> list[int]:
     return [
         n
         for n, line in enumerate(text.splitlines(), start=1)
-        if re.match(r"^\s*\[\[\s*environment\s*\]\]", line)
+        if _TABLE_HEADER.match(line)
     ]
 
 
@@ -89,7 +94,7 @@ def parse_environments(
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        reason = re.sub(r"\s*\(at .*\)$", "", str(exc))
+        reason = _AT_SUFFIX.sub("", str(exc))
         raise ConfigError(f"{source}: {_toml_line(exc)}: {reason}") from None
     unknown = set(data) - {"environment"}
     if unknown:
