@@ -40,9 +40,7 @@ _BLOCK = re.compile(
     rf"^{re.escape(FACTS_HEADER)}$(.*?)(?:^{re.escape(FACTS_END)}$|\Z)", re.MULTILINE | re.DOTALL
 )
 # "key: value" on one line, the value up to its last non-blank (blanks never cross a line)
-_LINE = re.compile(
-    r"^[^\S\n]*+([a-z_]++)[^\S\n]*+:[^\S\n]*+((?:[^\S\n]*+\S)*+)", re.MULTILINE
-)
+_LINE = re.compile(r"^[^\S\n]*+([a-z_]++)[^\S\n]*+:[^\S\n]*+((?:[^\S\n]*+\S)*+)", re.MULTILINE)
 _ENV = re.compile(r"\A\s*+([A-Za-z0-9_.-]++)\s*+\(\s*+([a-z]++)\s*+\)\s*+$")
 
 

@@ -44,8 +44,7 @@ _BACKUP = re.compile(
 )
 # the database: the shortest run of whole words (blanks, then a non-blank) before the end
 _SCHEMA = re.compile(
-    r"^\s*(?:schema|схема)\s+(\S+)\s+(?:in\s+database|в\s+базе)\s++((?:[^\S\n]*+\S)+?)"
-    + _END,
+    r"^\s*(?:schema|схема)\s+(\S+)\s+(?:in\s+database|в\s+базе)\s++((?:[^\S\n]*+\S)+?)" + _END,
     re.IGNORECASE,
 )
 

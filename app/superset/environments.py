@@ -75,11 +75,7 @@ def _toml_line(exc: tomllib.TOMLDecodeError) -> str:
 
 def _table_lines(text: str) -> list[int]:
     """1-based line numbers of every ``[[environment]]`` header, in order."""
-    return [
-        n
-        for n, line in enumerate(text.splitlines(), start=1)
-        if _TABLE_HEADER.match(line)
-    ]
+    return [n for n, line in enumerate(text.splitlines(), start=1) if _TABLE_HEADER.match(line)]
 
 
 def parse_environments(
