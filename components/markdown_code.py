@@ -25,6 +25,7 @@ import re
 _FENCE_AT = re.compile(r"\s{0,3}(```|~~~)")  # at a line's start
 _NEXT = re.compile(r"(?m)^|`")  # where a fence or a span can start
 _RUNS = re.compile(r"`+")
+_NEWLINE = re.compile("\n")
 
 
 class _Runs:
@@ -61,7 +62,7 @@ class _Fences:
     def __init__(self, text: str) -> None:
         self.text = text
         self.lines: dict[str, list[int]] = {"```": [], "~~~": []}
-        for line in (0, *(m.end() for m in re.finditer("\n", text))):
+        for line in (0, *(m.end() for m in _NEWLINE.finditer(text))):
             if m := _FENCE_AT.match(text, line):
                 self.lines[m.group(1)].append(line)
 

@@ -80,8 +80,11 @@ NEXT_STEPS: tuple[tuple[str, tuple[str, str]], ...] = (
     ),
     (
         # Superset answered (often with a 500) and passed on the database's own error: the
-        # query is wrong, Superset is not down (a connection failure reads differently)
-        r"SQL Lab refused the query(?!.*(?:connect|unreachable|unavailable|timed? ?out))",
+        # query is wrong, Superset is not down (a connection failure reads differently,
+        # within the 500 characters that follow: a bound, or each repetition of the
+        # sentence would read the rest of its line again)
+        r"SQL Lab refused the query"
+        r"(?![^\n]{0,500}?(?:connect|unreachable|unavailable|timed? ?out))",
         (
             "The database rejected the query: check its table and column names (exploring "
             "the database shows them) and the SQL dialect, then try again.",

@@ -13,21 +13,26 @@ repeat accepts, and the suffix makes the match fail at the end (a NUL, the end o
 text, or what would follow the repeat minus its last character). It adds the pattern's
 own sample repeated, for searches that restart at each occurrence.
 
-:func:`superlinear` times one attack at 2,000 and at 20,000 characters (the message
-cap) with the process's CPU clock and compares: a linear pattern takes about 10× as long
-for 10× the text; the bound allows 30× plus a few milliseconds, and a quadratic one
-takes 100× (a cubic one 1,000×). It grows the text in steps (250, 800, 2,000, 20,000),
-stopping at the first step past the bound, so a cubic pattern fails in a second rather
-than running for hours; an exponential one is cut by :func:`cpu_budget`.
+:func:`superlinear` runs one attack at 2,000 characters and at 20,000 (the message
+cap) with the process's CPU clock: a linear pattern takes about 10× as long for 10× the
+text; the bound is 30× plus 10 ms, and a quadratic pattern takes 100× (a cubic one 1,000×).
+Each run has a CPU budget (:func:`cpu_budget`), so a super-linear pattern fails in at most
+a second or two instead of running for hours; a run past its bound is measured again
+(the baseline repeated to 20 ms, the minimum of two) before it is called super-linear, so
+a loaded machine's noise is not. CPU time, not wall time: other processes do not count.
+The calling thread's CPU clock (``time.thread_time``): once a process-wide CPU timer has
+been armed, Linux reads the process's clock at the scheduler's tick (4 ms here), too
+coarse for a run of a millisecond.
 """
 
 from __future__ import annotations
 
 import contextlib
+import math
 import re
 import signal
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from re import _compiler as sre_compile  # type: ignore[attr-defined]
 from re import _constants as sre
@@ -35,15 +40,19 @@ from re import _parser as sre_parse  # type: ignore[attr-defined]
 from typing import Any
 
 MESSAGE_CAP = 20_000
-STEPS = (250, 800, 2_000, MESSAGE_CAP)
-SLACK = 3.0  # × the linear ratio between two steps
-FLOOR_S = 0.005  # CPU seconds any step may take whatever its ratio (timer and cache noise)
+BASE = 2_000  # characters of the baseline run
+SLACK = 3.0  # × the linear ratio (10×) a run at the message cap may take
+FLOOR_S = 0.01  # CPU seconds any run may take more (timer granularity, caches)
+BASE_BUDGET_S = 0.5  # a linear search of 2,000 characters takes milliseconds
+SCREEN = 1_000  # characters every attack is first run at
+SCREENED = 6  # the slowest attacks at SCREEN characters, checked at the message cap
+REPEAT_S = 0.02  # a baseline measured again is repeated for this long
 # characters a pump or a sample is drawn from: blanks, word characters of both scripts,
 # the punctuation the product's patterns name, and NUL (matched by almost nothing)
 ALPHABET = " \t\na1A_.-,:;/#№!?\"'`«»“„”()<>=@\\*|дЖ…\x00"
 REPEATS = (sre.MAX_REPEAT, sre.MIN_REPEAT, sre.POSSESSIVE_REPEAT)
 SINGLE = (sre.LITERAL, sre.NOT_LITERAL, sre.ANY, sre.IN)
-MAX_PUMPS = 8  # characters tried per repeat
+MAX_PUMPS = 4  # characters tried per repeat
 
 
 @dataclass(frozen=True)
@@ -137,8 +146,13 @@ def _walk(tree: _Tree, items: Any, prefix: str, rest: str) -> Iterator[Attack]:
         tail = tree.sample(items[i + 1 :]) + rest
         if op in REPEATS and _unbounded(av):
             for pump in tree.pumps(av[2]):
-                for suffix in dict.fromkeys(("\x00", "", tail[:-1], tail + "\x00")):
+                for suffix in dict.fromkeys(("\x00", tail[:-1], tail + "\x00")):
                     yield Attack(head, pump, suffix)
+        if op is sre.BRANCH:  # one alternative said again and again (a keyword repeated)
+            for branch in av[1]:
+                if said := tree.sample(branch):
+                    yield Attack(head, said, "\x00")
+                    yield Attack(head, said + " ", "\x00")
         if op in (sre.ASSERT, sre.ASSERT_NOT):
             tail = ""
         for child in _children(op, av):
@@ -180,36 +194,83 @@ def cpu_budget(seconds: float) -> Iterator[None]:
         signal.signal(signal.SIGPROF, previous)
 
 
-def _cpu(pattern: re.Pattern[str], text: str) -> float:
-    start = time.process_time()
-    for _ in pattern.finditer(text):
-        pass
-    return time.process_time() - start
+Search = Callable[[str], object]
+
+
+def finditer_all(pattern: re.Pattern[str]) -> Search:
+    """A search for every match of ``pattern`` (``sub``, ``findall`` and ``split`` cost the
+    same; ``search`` and ``match`` at most as much)."""
+    return lambda text: sum(1 for _ in pattern.finditer(text))
+
+
+def _cpu(search: Search, text: str, budget: float) -> float:
+    """CPU seconds of one run, or ``math.inf`` when it passes ``budget``."""
+    start = time.thread_time()
+    try:
+        with cpu_budget(budget):
+            search(text)
+    except BudgetExceeded:
+        return math.inf
+    return time.thread_time() - start
+
+
+def _repeated(search: Search, text: str) -> float:
+    """CPU seconds of one run, from runs repeated for :data:`REPEAT_S` (a fast run is
+    shorter than the clock's granularity on some machines)."""
+    runs, start = 0, time.thread_time()
+    while (spent := time.thread_time() - start) < REPEAT_S or runs == 0:
+        search(text)
+        runs += 1
+    return spent / runs
 
 
 @dataclass(frozen=True)
 class Verdict:
     attack: Attack
-    times: tuple[tuple[int, float], ...]  # (characters, CPU seconds) per step run
+    base_s: float  # CPU seconds at BASE characters
+    cap_s: float  # at MESSAGE_CAP characters (inf: past its budget)
 
     def __str__(self) -> str:
-        shown = ", ".join(f"{n}: {s * 1000:.1f} ms" for n, s in self.times)
         a = self.attack
-        return f"prefix={a.prefix[:40]!r} pump={a.pump[:20]!r} suffix={a.suffix[:20]!r}: {shown}"
+        return (
+            f"prefix={a.prefix[:40]!r} pump={a.pump[:20]!r} suffix={a.suffix[:20]!r}: "
+            f"{BASE} chars {self.base_s * 1000:.2f} ms, {MESSAGE_CAP} chars "
+            f"{self.cap_s * 1000:.1f} ms (bound {self.bound() * 1000:.1f} ms)"
+        )
+
+    def bound(self) -> float:
+        return SLACK * (MESSAGE_CAP / BASE) * self.base_s + FLOOR_S
 
 
-def superlinear(pattern: re.Pattern[str], attack: Attack) -> Verdict | None:
-    """The attack's times when some step took more than linear time allows, else None
-    (each step is measured twice before it is called super-linear)."""
-    times: list[tuple[int, float]] = []
-    for n in STEPS:
-        spent = _cpu(pattern, attack.text(n))
-        if times:
-            n0, t0 = times[-1]
-            bound = SLACK * (n / n0) * t0 + FLOOR_S
-            if spent > bound:
-                spent = min(spent, _cpu(pattern, attack.text(n)))
-            if spent > bound:
-                return Verdict(attack, (*times, (n, spent)))
-        times.append((n, spent))
+def superlinear(search: Search, attack: Attack) -> Verdict | None:
+    """The attack's times when the run at the message cap took more than linear time
+    allows (see the module docstring), else None."""
+    small, big = attack.text(BASE), attack.text(MESSAGE_CAP)
+    base = _cpu(search, small, BASE_BUDGET_S)
+    if base == math.inf:
+        return Verdict(attack, base, math.inf)
+    verdict = Verdict(attack, base, 0.0)
+    cap = _cpu(search, big, verdict.bound())
+    if cap <= verdict.bound():
+        return None
+    verdict = Verdict(attack, _repeated(search, small), 0.0)
+    cap = min(cap, _cpu(search, big, verdict.bound()))
+    return None if cap <= verdict.bound() else Verdict(attack, verdict.base_s, cap)
+
+
+def worst(search: Search, found: list[Attack]) -> Verdict | None:
+    """A super-linear verdict among ``found``, or None. Every attack runs at
+    :data:`SCREEN` characters; the :data:`SCREENED` slowest (where super-linear work shows
+    first) are checked by :func:`superlinear`. A run past half a second at SCREEN characters
+    is a verdict at once."""
+    timed = []
+    for attack in found:
+        spent = _cpu(search, attack.text(SCREEN), BASE_BUDGET_S)
+        if spent == math.inf:
+            return Verdict(attack, math.inf, math.inf)
+        timed.append((spent, attack))
+    timed.sort(key=lambda pair: pair[0], reverse=True)
+    for _, attack in timed[:SCREENED]:
+        if (verdict := superlinear(search, attack)) is not None:
+            return verdict
     return None
