@@ -33,8 +33,8 @@ written as JSON in the text (fenced or not) becomes a tool call. A reply the ser
 not parse (HTTP 4xx/5xx: llama.cpp answers 500 when the model names a tool it does not
 know; when streaming, it sends that error inside the opened stream), or JSON that is not
 a call, gets one repair try: the same prompt plus a note of what went wrong and which
-tools exist. A second failure, or a model server out of reach,
-ends the turn.
+tools exist. A second failure, a model server out of reach, or a model past its own time
+budget (a ``TimeoutError``: the offline planner's ``planner_budget_s``) ends the turn.
 
 A turn that ends here ends with a plain sentence in the turn's language (an
 ``AIMessage`` whose ``response_metadata["problem"]`` names the reason: the runner puts it
@@ -241,7 +241,13 @@ def build_system_prompt(
 MAX_STEPS = 8
 PROBLEM_KEY = "problem"
 Problem = Literal[
-    "step_cap", "repeated_call", "unknown_tool", "invalid_arguments", "unreadable", "unreachable"
+    "step_cap",
+    "repeated_call",
+    "unknown_tool",
+    "invalid_arguments",
+    "unreadable",
+    "unreachable",
+    "timed_out",
 ]
 # the text's first ``` and the fence it opens (a search would try each later ``` again)
 _FENCE = re.compile(r"\A(?>.*?```)(?:json|JSON)?+\s*+(.*?)```", re.DOTALL)
@@ -379,6 +385,8 @@ async def ask_model(
         unread: list[BaseMessage] = []
         try:
             raw = await bound.ainvoke(prompt)
+        except TimeoutError as exc:  # past the model's own time budget (the offline planner's)
+            return ended("timed_out", lang), f"{type(exc).__name__}: {exc}"[:500]
         except Exception as exc:  # the model server: its error is the model's doing or not
             answered = server_answer(exc)
             if answered is None:
