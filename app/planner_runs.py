@@ -87,9 +87,10 @@ def _thread_runner(catalog: Mapping[str, ToolSpec] | None, budget_s: float) -> R
 
 
 @atexit.register
-def _close_pools() -> None:
-    for pool in _POOLS.values():
-        pool.close()
+def close_pools() -> None:
+    """End every planner child of this process (a later reply starts new ones)."""
+    while _POOLS:
+        _POOLS.popitem()[1].close()
 
 
 # ---- the child ------------------------------------------------------------------------
