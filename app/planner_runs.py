@@ -12,9 +12,12 @@ Why a process, not :func:`app.cpu.off_loop`'s thread: see :mod:`app.workers`. Th
 also stops a job itself after twice the budget of CPU time (``re`` checks for signals
 while it matches), which ends a job whose parent is gone.
 
-A catalog that cannot be pickled (a tool declared inside a function, in a test) has no
-child: its replies are planned in :func:`app.cpu.off_loop`'s thread, and a reply past
-the budget still ends the turn (the thread finishes in the background).
+Until the first child has started (about 1.5 s after the first reply asks for one, in
+the background) replies are planned in :func:`app.cpu.off_loop`'s thread: off the loop,
+and a reply past the budget still ends the turn, but its thread finishes in the
+background (the patterns are linear: a 20,000-character message takes ~0.2 s). So is a
+catalog that cannot be pickled (a tool declared inside a function, in a test): it has no
+child at all.
 """
 
 from __future__ import annotations
@@ -52,8 +55,10 @@ def planner_runner(
     budget_s: float,
     workers: int,
     argv: Sequence[str] = ARGV,
+    thread_until_started: bool = True,
 ) -> Runner:
-    """How an :class:`~app.planner.OfflinePlanner` with ``catalog`` plans a reply."""
+    """How an :class:`~app.planner.OfflinePlanner` with ``catalog`` plans a reply
+    (``thread_until_started=False``: the first reply waits for its child instead)."""
     try:
         hello = pickle.dumps(dict(catalog or {}))
     except (pickle.PicklingError, AttributeError, TypeError) as exc:
@@ -63,8 +68,11 @@ def planner_runner(
     if key not in _POOLS:
         _POOLS[key] = ChildWorkers(argv, size=workers, hello=hello, cwd=ROOT)
     pool = _POOLS[key]
+    in_thread = _thread_runner(catalog, budget_s)
 
     async def run(messages: list[BaseMessage], bound: tuple[str, ...] | None) -> Reply:
+        if not pool.warm() and thread_until_started:
+            return await in_thread(messages, bound)
         answer = json.loads(await pool.call(pickle.dumps((messages, bound, budget_s)), budget_s))
         if "error" in answer:
             raise WorkerError(f"the planner failed: {answer['error']}")

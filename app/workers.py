@@ -11,13 +11,14 @@ A child is ``argv`` (a Python module's ``main``, see :func:`serve`), spoken to o
 stdin and stdout in frames (a 4-byte length, then the bytes): after it starts it reads
 ``hello`` and answers one frame when it is ready; then each job is one frame in and one
 frame out. At most ``size`` children run; a job beyond them waits its turn. Children
-start when a job needs one, and end with this process (their stdin closes) or
-:meth:`ChildWorkers.close`.
+start when a job needs one (:meth:`ChildWorkers.warm` starts the first in the background),
+and end with this process (their stdin closes) or :meth:`ChildWorkers.close`.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import select
 import struct
@@ -30,6 +31,7 @@ from contextlib import suppress
 from queue import LifoQueue
 from typing import IO
 
+log = logging.getLogger(__name__)
 _HEADER = struct.Struct(">I")
 START_TIMEOUT_S = 120.0  # a child's imports on a busy machine
 
@@ -125,6 +127,31 @@ class ChildWorkers:
         self._waits = ThreadPoolExecutor(max_workers=size, thread_name_prefix="ss-tools-worker")
         self._lock = threading.Lock()
         self._children: set[_Child] = set()
+        self._started = self._warming = self._broken = False
+
+    def warm(self) -> bool:
+        """Whether a child has started; if none has, the first one starts in the
+        background (once: a child that cannot start is not tried again here)."""
+        with self._lock:
+            if self._started or self._warming or self._broken:
+                return self._started
+            self._warming = True
+        self._waits.submit(self._warm)
+        return False
+
+    def _warm(self) -> None:
+        child = self._slots.get()
+        try:
+            if child is None:
+                child = self._start()
+        except (WorkerError, WorkerTimeout) as exc:
+            log.warning("a worker process could not start: %s", exc)
+            with self._lock:
+                self._broken = True
+        finally:
+            self._slots.put(child)
+            with self._lock:
+                self._warming = False
 
     async def call(self, job: bytes, timeout: float) -> bytes:
         """The child's answer to ``job``; :class:`WorkerTimeout` past ``timeout`` seconds
@@ -151,6 +178,7 @@ class ChildWorkers:
         child = _Child(self._argv, self._hello, self._cwd)
         with self._lock:
             self._children.add(child)
+            self._started = True
         return child
 
     def _forget(self, child: _Child) -> None:

@@ -17,17 +17,25 @@ characters, measured or extrapolated.
     python -m bench.redos_bench                      # every case, cap 20 s a case
     python -m bench.redos_bench --cap 5 --sizes 1000,2000,4000,20000
     python -m bench.redos_bench --case spaces_please
+    python -m bench.redos_bench --loop               # the event loop's longest stall
+
+``--loop`` plans the worst case at 20,000 characters as the product does (the offline
+planner with its runner: a child process, ``app.planner_runs``) and in the event loop's
+own thread (as before the runner), and prints the longest gap between two ticks of a
+1 ms timer on the loop meanwhile.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import math
 import subprocess
 import sys
 import time
 from collections.abc import Callable
+from typing import Any
 
 MESSAGE_CAP = 20_000
 SIZES = (500, 1_000, 2_000, 4_000, 8_000, 20_000)
@@ -144,12 +152,63 @@ def at_cap(done: list[tuple[int, float]]) -> tuple[float, bool]:
     return t2 * (MESSAGE_CAP / n2) ** k, True
 
 
+async def _stall(planner: Any, text: str) -> float:
+    """The event loop's longest stall (seconds) while ``planner`` answers ``text``."""
+    from langchain_core.messages import HumanMessage
+
+    longest, done = 0.0, False
+
+    async def tick() -> None:
+        nonlocal longest
+        last = time.perf_counter()
+        while not done:
+            await asyncio.sleep(0.001)
+            now = time.perf_counter()
+            longest, last = max(longest, now - last), now
+
+    ticker = asyncio.create_task(tick())
+    await asyncio.sleep(0.01)
+    await planner.ainvoke([HumanMessage(text)])
+    done = True
+    await ticker
+    return longest
+
+
+def loop_stalls(case: str) -> dict[str, float]:
+    """The loop's longest stall while the planner reads ``case`` at the message cap:
+    in a child process (the product) and in the loop's thread."""
+    from app.agent.tools import TOOL_CATALOG
+    from app.planner import OfflinePlanner
+    from app.planner_runs import close_pools, planner_runner
+
+    text = CASES[case](MESSAGE_CAP)
+    runner = planner_runner(TOOL_CATALOG, budget_s=60.0, workers=1, thread_until_started=False)
+    in_child = OfflinePlanner(catalog=TOOL_CATALOG, runner=runner)
+    in_loop = OfflinePlanner(catalog=TOOL_CATALOG)
+    try:
+        asyncio.run(in_child.ainvoke("warm"))  # the child's start is not a stall
+        return {
+            "child_process": asyncio.run(_stall(in_child, text)),
+            "event_loop_thread": asyncio.run(_stall(in_loop, text)),
+        }
+    finally:
+        close_pools()
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--cap", type=float, default=20.0, help="seconds a case may run")
     parser.add_argument("--sizes", default=",".join(map(str, SIZES)))
     parser.add_argument("--case", action="append", help="only these cases")
+    parser.add_argument("--loop", action="store_true", help="the event loop's longest stall")
     args = parser.parse_args(argv)
+    if args.loop:
+        case = (args.case or ["backticks"])[0]
+        stalls = loop_stalls(case)
+        for where, seconds in stalls.items():
+            print(f"{case} at {MESSAGE_CAP:,} chars, planned in the {where}: stall {seconds:.3f} s")
+        print(json.dumps({"case": case, **stalls}))
+        return 0
     sizes = tuple(int(s) for s in args.sizes.split(","))
     worst = ("", 0.0, False)
     print(f"{'case':24} {'measured (chars: CPU s)':52} at {MESSAGE_CAP:,}")

@@ -83,3 +83,10 @@ async def test_a_catalog_pickle_cannot_send_is_planned_in_a_thread_within_the_bu
     )
     with pytest.raises(TimeoutError):
         await hurried.ainvoke([HumanMessage("find sales dashboards")])
+
+
+async def test_warm_starts_the_first_child_in_the_background(workers):
+    assert workers.warm() is False  # nothing started yet: it starts now, off this call
+    while not workers.warm():
+        await asyncio.sleep(0.01)
+    assert await workers.call(b"ready", timeout=60) == b"READY"

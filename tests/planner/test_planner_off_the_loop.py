@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from langchain_core.messages import HumanMessage
 from nicegui.testing import User
 
 from app.agent.tools import TOOL_CATALOG
@@ -37,7 +38,10 @@ def gate(tmp_path: Path) -> Iterator[Path]:
 
 
 def gated_planner(gate: Path, budget_s: float) -> OfflinePlanner:
-    runner = planner_runner(TOOL_CATALOG, budget_s=budget_s, workers=1, argv=(*GATED, str(gate)))
+    argv = (*GATED, str(gate))
+    runner = planner_runner(
+        TOOL_CATALOG, budget_s=budget_s, workers=1, argv=argv, thread_until_started=False
+    )
     return OfflinePlanner(catalog=TOOL_CATALOG, runner=runner)
 
 
@@ -83,3 +87,11 @@ async def test_a_reply_past_the_budget_ends_the_turn_with_a_sentence_and_an_audi
     ended = [e for e in events if e["type"] == "tool_end"]
     assert [(e["tool_name"], e["status"]) for e in ended] == [("show_capabilities", "completed")]
     assert the_message(events)["problem"] is None
+
+
+async def test_until_its_child_has_started_a_reply_is_planned_in_a_thread(gate: Path) -> None:
+    argv = (*GATED, str(gate))
+    runner = planner_runner(TOOL_CATALOG, budget_s=600, workers=1, argv=argv)
+    reply = await runner([HumanMessage("what can you do?")], None)  # the child is starting
+    assert reply.tool_calls[0]["name"] == "show_capabilities"
+    assert not (gate / "started").exists()  # no child planned it
