@@ -12,8 +12,8 @@ trailing phrases), ``names`` (a dashboard named by title), ``context`` (the turn
 and page, from the prompt), ``request``, ``intents`` (the intent table), ``args``/
 ``args_ops``/``fill`` (arguments), ``keywords`` (a name after "database", "table", …),
 ``tails`` (phrases read to the end of a request), ``known`` (the tools it is handed),
-``turn`` (the current turn's steps), ``results`` (tool results: summarised, refused or failed), ``picks`` (an
-answer to its question). Deciding: ``steps`` (intent and lookups), ``explore`` (tables
+``turn`` (the current turn's steps), ``results`` (tool results: summarised, refused or
+failed), ``picks`` (an answer to its question). Deciding: ``steps`` (intent and lookups), ``explore`` (tables
 asked for, schemas shown), ``plan`` (the decision), ``model`` (the ``BaseChatModel``).
 Saying: ``phrases``, ``actions``/``actions_*``/``slots`` (a call as a step, a cancellation
 or a request), ``answers`` + ``report_*`` (one-sentence answers), ``outcomes`` (refusals
