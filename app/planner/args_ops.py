@@ -109,7 +109,10 @@ def purpose(text: str) -> str | None:
         duration, clause_end = durations.start(at), clause_ends.start(at)
         if duration >= 0 and (clause_end < 0 or duration < clause_end):
             continue
-        if rest := _REST.match(text, at):
+        back = at  # past the end, "\s+" gives back a blank: the last one before the end
+        while back > m.start(1) + 1 and (back == len(text) or text[back] == "\n"):
+            back -= 1
+        if (rest := _REST.match(text, at)) or (rest := _REST.match(text, back)):
             return rest.group(1)
     return None
 
