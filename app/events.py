@@ -192,7 +192,7 @@ class MessageEvent(BaseEvent):
     model: str = ""
     offers: list[Offer] = Field(default_factory=list)
     # the turn ended on what the model did (app.agent.model_step): step_cap,
-    # repeated_call, unknown_tool, invalid_arguments, unreadable, unreachable
+    # repeated_call, unknown_tool, invalid_arguments, unreadable, unreachable, timed_out
     problem: str | None = None
 
 

@@ -40,8 +40,9 @@ LANGUAGE_KEY = "language"  # the language the turn is said in ("en" | "ru")
 _BLOCK = re.compile(
     rf"^{re.escape(FACTS_HEADER)}$(.*?)(?:^{re.escape(FACTS_END)}$|\Z)", re.MULTILINE | re.DOTALL
 )
-_LINE = re.compile(r"^\s*([a-z_]+)\s*:\s*(.*?)\s*$", re.MULTILINE)
-_ENV = re.compile(r"\s*([A-Za-z0-9_.-]+)\s*\(\s*([a-z]+)\s*\)\s*$")
+# "key: value" on one line, the value up to its last non-blank (blanks never cross a line)
+_LINE = re.compile(r"^[^\S\n]*+([a-z_]++)[^\S\n]*+:[^\S\n]*+((?:[^\S\n]*+\S)*+)", re.MULTILINE)
+_ENV = re.compile(r"\A\s*+([A-Za-z0-9_.-]++)\s*+\(\s*+([a-z]++)\s*+\)\s*+$")
 
 
 @dataclass(frozen=True)

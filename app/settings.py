@@ -171,6 +171,15 @@ class Settings(BaseSettings):
     llm_timeout_s: float = 60.0
     # an answer is one or two sentences; a small model left alone may write pages
     llm_max_tokens: int = Field(default=512, ge=16, le=32768)
+    planner_budget_s: float = Field(
+        default=5.0,
+        gt=0,
+        description="The offline planner's time for one reply, in a child process; past it "
+        "the child is killed and the turn ends (a 20,000-character message takes ~0.2 s)",
+    )
+    planner_workers: int = Field(
+        default=2, ge=1, description="Child processes that plan the offline planner's replies"
+    )
 
     tool_timeout_s: float = 30.0
     retry_delay_s: float = 1.0

@@ -83,8 +83,11 @@ NEXT_STEPS: tuple[tuple[str, tuple[str, str]], ...] = (
     ),
     (
         # Superset answered (often with a 500) and passed on the database's own error: the
-        # query is wrong, Superset is not down (a connection failure reads differently)
-        r"SQL Lab refused the query(?!.*(?:connect|unreachable|unavailable|timed? ?out))",
+        # query is wrong, Superset is not down (a connection failure reads differently,
+        # within the 500 characters that follow: a bound, or each repetition of the
+        # sentence would read the rest of its line again)
+        r"SQL Lab refused the query"
+        r"(?![^\n]{0,500}?(?:connect|unreachable|unavailable|timed? ?out))",
         (
             "The database rejected the query: check its table and column names (exploring "
             "the database shows them) and the SQL dialect, then try again.",
@@ -123,6 +126,8 @@ NEXT_STEPS: tuple[tuple[str, tuple[str, str]], ...] = (
     (r"environment|env", ENVIRONMENT_STEP),
 )
 
+_NEXT_STEPS = tuple((re.compile(pattern, re.IGNORECASE), step) for pattern, step in NEXT_STEPS)
+
 DEFAULT_NEXT_STEP = (
     "Check the request and try again, or ask me for something else.",
     "Проверьте запрос и повторите, или попросите меня о другом.",
@@ -141,8 +146,8 @@ def _problems(refusal: Refusal) -> str:
 
 
 def next_step(message: str, lang: Lang) -> str:
-    for pattern, step in NEXT_STEPS:
-        if re.search(pattern, message, re.IGNORECASE):
+    for pattern, step in _NEXT_STEPS:
+        if pattern.search(message):
             return pick(step, lang)
     return pick(DEFAULT_NEXT_STEP, lang)
 

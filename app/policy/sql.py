@@ -89,7 +89,7 @@ TOO_LONG = SqlVerdict(
     "a person must confirm it",
 )
 # MySQL's /*! … */ and /*!50000 … */, MariaDB's /*M! … */ and /*M!100000 … */
-_EXECUTABLE = re.compile(r"\s*[mM]?!")
+_EXECUTABLE = re.compile(r"\A\s*+[mM]?!")
 READ = SqlVerdict("read", "read-only query")
 TEMPLATED = SqlVerdict("delete", TEMPLATED_REASON, TEMPLATED_KEY)
 

@@ -52,6 +52,11 @@ Tier = Literal["dev", "staging", "prod"]
 IdentityMode = Literal["service", "person", "assertion"]
 LoginProvider = Literal["db", "ldap"]
 _ID_RE = r"^[A-Za-z0-9_.-]{1,64}$"
+_HTTP_URL = re.compile(r"^https?://[^\s/]+")
+_AT_LINE = re.compile(r"\(at line (\d+), column (\d+)\)")
+_TABLE_HEADER = re.compile(r"^\s*\[\[\s*environment\s*\]\]")
+# tomllib's "(at line 3, column 5)" or "(at end of document)" ending its message
+_AT_SUFFIX = re.compile(r"(?<!\s)\s*+\(at (?:line \d+, column \d+|end of document)\)$")
 
 
 class Environment(BaseModel):
@@ -75,7 +80,7 @@ class Environment(BaseModel):
     @field_validator("url")
     @classmethod
     def _http_url(cls, v: str) -> str:
-        if not re.match(r"^https?://[^\s/]+", v):
+        if not _HTTP_URL.match(v):
             raise ValueError("must be an http:// or https:// URL")
         return v.rstrip("/")
 
@@ -118,17 +123,13 @@ class Environment(BaseModel):
 
 
 def _toml_line(exc: tomllib.TOMLDecodeError) -> str:
-    m = re.search(r"\(at line (\d+), column (\d+)\)", str(exc))
+    m = _AT_LINE.search(str(exc))
     return f"line {m.group(1)}" if m else "end of file"
 
 
 def _table_lines(text: str) -> list[int]:
     """1-based line numbers of every ``[[environment]]`` header, in order."""
-    return [
-        n
-        for n, line in enumerate(text.splitlines(), start=1)
-        if re.match(r"^\s*\[\[\s*environment\s*\]\]", line)
-    ]
+    return [n for n, line in enumerate(text.splitlines(), start=1) if _TABLE_HEADER.match(line)]
 
 
 def parse_environments(
@@ -143,7 +144,7 @@ def parse_environments(
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        reason = re.sub(r"\s*\(at .*\)$", "", str(exc))
+        reason = _AT_SUFFIX.sub("", str(exc))
         raise ConfigError(f"{source}: {_toml_line(exc)}: {reason}") from None
     unknown = set(data) - {"environment"}
     if unknown:

@@ -34,6 +34,12 @@ _MAX = 500
 #: SQL Lab's 500s that say the account may not, not that Superset is down
 _HIDDEN_DATABASE = re.compile(r"database referenced in this query was not found", re.I)
 ACCESS_ERROR_TYPES = frozenset({"MISSING_OWNERSHIP_ERROR", "OAUTH2_REDIRECT_ERROR"})
+# the first <title> and the text up to its </title> (a search would try each later <title>)
+_TITLE = re.compile(r"\A(?>.*?<title>)(.*?)</title>", re.IGNORECASE | re.DOTALL)
+# a tag, or the unclosed rest of the text from a "<" no ">" follows (taken whole, and kept:
+# a search would otherwise scan to the end of the text from every "<" in that rest)
+_TAG = re.compile(r"<[^>]+>|<[^>]*+\Z")
+_BLANKS = re.compile(r"\s+")
 
 
 def _flatten(value: Any) -> str:
@@ -65,11 +71,11 @@ def error_message(response: httpx.Response) -> tuple[str, str | None]:
                 return _flatten(body[key]), None
         return _flatten(body) or response.reason_phrase, None
     text = response.text or ""
-    title = re.search(r"<title>(.*?)</title>", text, re.I | re.S)
+    title = _TITLE.match(text)
     if title:
         return html.unescape(title.group(1).strip()), None
-    stripped = re.sub(r"<[^>]+>", " ", text)
-    stripped = re.sub(r"\s+", " ", stripped).strip()
+    stripped = _TAG.sub(lambda m: " " if m.group(0).endswith(">") else m.group(0), text)
+    stripped = _BLANKS.sub(" ", stripped).strip()
     return stripped or response.reason_phrase or "no details", None
 
 
