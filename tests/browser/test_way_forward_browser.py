@@ -57,7 +57,9 @@ def test_the_way_forward_on_a_dashboard_page_leads_to_the_dangerous_card(
             "“delete_dashboard” is not available on a dashboard page: the page's context "
             "leaves it out."
         )
-        beside = page.locator(".q-btn + .font-mono", has_text=f"Delete dashboard {dash} in prod")
+        # the way on names the dashboard as the person knows it (the page's context)
+        named = f"Delete dashboard “Browser Way” (#{dash}) in prod"
+        beside = page.locator(".q-btn + .font-mono", has_text=named)
         expect(beside).to_be_visible()
         expect(onwards).to_be_enabled()
         page.screenshot(path=str(SHOTS / "21-way-forward-offer.png"), full_page=True)
