@@ -4,7 +4,12 @@ keyword-only, taking a session; the async service is :mod:`app.store.run_signals
 A row's life: :func:`record_start` (the run begins; any leftover row of the conversation,
 from a dead replica, is replaced) → :func:`beat` (the replica's heartbeat, all its rows at
 once) → maybe :func:`request_stop` (another replica asks) → :func:`record_stopped` (the
-running replica's answer) → :func:`record_finish` (the run ended: deleted).
+running replica's answer) → :func:`record_finish` (the run ended: deleted; an asker still
+waiting is told whether the run had been stopped or ended on its own).
+
+A row is *live* while its heartbeat is fresh, or while its conversation's run lock is
+held (:func:`lock_held`): a replica too busy to beat in time still runs the turn, and its
+lock (a session-level advisory lock) is freed only when the run ends or the replica dies.
 
 On PostgreSQL the functions that change what another replica waits for also send its
 ``NOTIFY`` in the same transaction (:func:`notify`): it is delivered when, and only if,
@@ -21,6 +26,7 @@ from sqlalchemy import delete, text, update
 from sqlmodel import Session, col, select
 
 from app.store.models import RunSignal, changed, moment_of
+from app.store.run_locks import lock_key
 
 #: NOTIFY channels: a stop asked (payload: conv_id, run_id, replica); a stop answered or a
 #: run that ended while one was asked (payload: conv_id, run_id, and the answer).
@@ -96,11 +102,31 @@ def beat(
     return touched
 
 
+_LOCK_HELD = text(
+    "SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted"
+    " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"
+    " AND classid::bigint = :hi AND objid::bigint = :lo AND objsubid = 1)"
+)
+
+
+def lock_held(session: Session, *, conv_id: str) -> bool:
+    """Does some session hold the conversation's run lock (``app.store.run_locks``: a
+    bigint advisory lock, which ``pg_locks`` shows as its high and low 32 bits)? Always
+    False off PostgreSQL (one process: no rows, no locks)."""
+    if session.get_bind().dialect.name != "postgresql":
+        return False
+    key = lock_key(conv_id) & 0xFFFFFFFFFFFFFFFF
+    found = session.execute(_LOCK_HELD, {"hi": key >> 32, "lo": key & 0xFFFFFFFF}).scalar()
+    return bool(found)
+
+
 def live_run(session: Session, *, conv_id: str, stale_before: datetime) -> RunSignal | None:
     """The conversation's running turn, unless its heartbeat is older than
-    ``stale_before`` (its replica is dead: the row is a leftover)."""
+    ``stale_before`` and nobody holds its run lock (its replica is dead: a leftover)."""
     row = session.get(RunSignal, conv_id, populate_existing=True)
-    if row is None or row.heartbeat_at < stale_before:
+    if row is None:
+        return None
+    if row.heartbeat_at < stale_before and not lock_held(session, conv_id=conv_id):
         return None
     return row
 
@@ -154,9 +180,11 @@ def record_stopped(
     return True
 
 
-def record_finish(session: Session, *, conv_id: str, run_id: str) -> bool:
+def record_finish(session: Session, *, conv_id: str, run_id: str, stopped: bool = False) -> bool:
     """The run ended: its row goes. If a stop was asked and not answered, the asker is
-    told the run ended. False when the row was already gone (or is another run's).
+    told the run ended, and whether it had been stopped (``stopped``: the run's stop
+    switch was thrown, by that ask or another, before it ended) or ended on its own. False
+    when the row was already gone (or is another run's).
 
     One ``DELETE … RETURNING``: a stop asked at the same moment either lands before it
     (and is seen here) or finds no row."""
@@ -170,7 +198,7 @@ def record_finish(session: Session, *, conv_id: str, run_id: str) -> bool:
     if gone is None:
         return False
     if gone[0] is not None and gone[1] is None:  # asked, not answered: the asker waits
-        payload = {"conv_id": conv_id, "run_id": run_id, "stopped": False, "ended": True}
+        payload = {"conv_id": conv_id, "run_id": run_id, "stopped": stopped, "ended": True}
         notify(session, channel=ANSWER_CHANNEL, payload=payload)
     return True
 
@@ -188,8 +216,12 @@ def pending_stops(session: Session, *, replica: str) -> list[RunSignal]:
 
 def forget_stale(session: Session, *, stale_before: datetime, limit: int = 100) -> int:
     """Delete up to ``limit`` rows of dead replicas (a heartbeat older than
-    ``stale_before``); returns how many."""
-    ids = select(RunSignal.conv_id).where(col(RunSignal.heartbeat_at) < stale_before).limit(limit)
+    ``stale_before`` and a free run lock: a slow replica's run is kept); returns how
+    many."""
+    stale = select(RunSignal.conv_id).where(col(RunSignal.heartbeat_at) < stale_before)
+    ids = [c for c in session.exec(stale.limit(limit)) if not lock_held(session, conv_id=c)]
+    if not ids:
+        return 0
     stmt = (
         delete(RunSignal)
         .where(col(RunSignal.conv_id).in_(ids), col(RunSignal.heartbeat_at) < stale_before)

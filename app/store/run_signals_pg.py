@@ -64,7 +64,7 @@ class PgRunSignals:
         self._on_stop: OnStop | None = None
         self._mine: dict[str, RunTicket] = {}
         self._stopping: dict[str, asyncio.Future[list[dict[str, str]] | None]] = {}  # by run id
-        self._waiters: dict[str, list[asyncio.Future[dict[str, Any]]]] = {}
+        self._waiters: dict[str, list[asyncio.Queue[dict[str, Any]]]] = {}  # answers heard
         self._tasks: set[asyncio.Task[Any]] = set()
         self._listener: PgListener | None = None
         self._beater: asyncio.Task[None] | None = None
@@ -87,11 +87,13 @@ class PgRunSignals:
         )
         return ticket
 
-    async def finished(self, ticket: RunTicket) -> None:
+    async def finished(self, ticket: RunTicket, *, stopped: bool = False) -> None:
         if self._mine.get(ticket.conv_id) == ticket:
             del self._mine[ticket.conv_id]
         self._stopping.pop(ticket.run_id, None)
-        await self._db(run_rows.record_finish, conv_id=ticket.conv_id, run_id=ticket.run_id)
+        await self._db(
+            run_rows.record_finish, conv_id=ticket.conv_id, run_id=ticket.run_id, stopped=stopped
+        )
 
     async def running(self, conv_id: str) -> RunInfo | None:
         row = await self._db(run_rows.live_run, conv_id=conv_id, stale_before=self._stale())
@@ -102,7 +104,7 @@ class PgRunSignals:
     ) -> StopAnswer | None:
         t0 = time.monotonic()
         await self._start()
-        waiter: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        waiter: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         self._waiters.setdefault(conv_id, []).append(waiter)  # before the NOTIFY goes out
         try:
             row = await self._db(
@@ -121,7 +123,7 @@ class PgRunSignals:
                     return StopAnswer(conv_id, self.replica, True, writes, elapsed_s=elapsed)
                 row = await self._db(run_rows.live_run, conv_id=conv_id, stale_before=self._stale())
             elif row.stopped_at is None:
-                payload = await self._await_answer(waiter, conv_id, wait_s)
+                payload = await self._await_answer(waiter, conv_id, row.run_id, wait_s)
                 if isinstance(payload, dict):
                     return self._answer_of(conv_id, row.replica, payload, t0)
                 row = payload
@@ -134,27 +136,30 @@ class PgRunSignals:
                 self._waiters.pop(conv_id, None)
 
     async def _await_answer(
-        self, waiter: asyncio.Future[dict[str, Any]], conv_id: str, wait_s: float
+        self, waiter: asyncio.Queue[dict[str, Any]], conv_id: str, run_id: str, wait_s: float
     ) -> dict[str, Any] | RunSignal | None:
-        """The answer's notification, or else the row as it is at the end of the wait (or
-        as soon as it shows an answer: it is read every POLL_S, for a notification that
-        a reconnecting listener missed)."""
+        """The answer's notification for run ``run_id`` (another run's, say an earlier
+        one's late "ended", is skipped), or else the row as it is at the end of the wait
+        (or as soon as it shows an answer: it is read every POLL_S, for a notification
+        that a reconnecting listener missed). None: the run has ended."""
         deadline = time.monotonic() + wait_s
         while True:
             left = deadline - time.monotonic()
             try:
-                payload = await asyncio.wait_for(
-                    asyncio.shield(waiter), max(0.0, min(left, POLL_S))
-                )
+                payload = await asyncio.wait_for(waiter.get(), max(0.0, min(left, POLL_S)))
             except TimeoutError:
                 pass
             else:
+                if payload.get("run_id") != run_id:
+                    continue
                 if not payload.get("truncated"):  # else: the writes are in the row
                     return payload
             row: RunSignal | None = await self._db(
                 run_rows.live_run, conv_id=conv_id, stale_before=self._stale()
             )
-            if row is None or row.stopped_at is not None or time.monotonic() >= deadline:
+            if row is None or row.run_id != run_id:  # ended (and maybe another began)
+                return None
+            if row.stopped_at is not None or time.monotonic() >= deadline:
                 return row
 
     async def aclose(self) -> None:
@@ -211,9 +216,16 @@ class PgRunSignals:
             return None
         if writes is None:  # nothing to stop here: the run is ending; its row goes with it
             return None
-        await self._db(
-            run_rows.record_stopped, conv_id=ticket.conv_id, run_id=ticket.run_id, writes=writes
-        )
+        try:
+            await self._db(
+                run_rows.record_stopped,
+                conv_id=ticket.conv_id,
+                run_id=ticket.run_id,
+                writes=writes,
+            )
+        except (SQLAlchemyError, OSError) as exc:  # the run is stopped all the same; its
+            # end tells the asker so (``finished(stopped=True)``)
+            log.warning("stop of %s not recorded (%s)", ticket.conv_id, type(exc).__name__)
         return writes
 
     def _dispatch(self, channel: str, body: str) -> None:
@@ -228,8 +240,7 @@ class PgRunSignals:
                 self._spawn(self._answer(conv_id, str(payload.get("run_id"))))
             return
         for waiter in self._waiters.get(conv_id, []):
-            if not waiter.done():
-                waiter.set_result(payload)
+            waiter.put_nowait(payload)
 
     # ---- background: the listener and the heartbeat ----------------------------------------
     async def _start(self) -> None:

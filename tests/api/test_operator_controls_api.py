@@ -169,6 +169,8 @@ async def test_a_page_turn_is_stopped_over_http_by_its_owner(user: User, harness
         "stopped": True,
         "withdrawn": None,
         "writes_in_flight": [],
+        "confirmed": True,  # the turn runs here: stopped at once, not merely accepted
+        "status": "stopped",
     }
     await asyncio.wait_for(task, 5)
     assert any(isinstance(e, StoppedEvent) for e in page_events)
