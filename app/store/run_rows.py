@@ -78,13 +78,14 @@ def beat(
     now: datetime | None = None,
 ) -> int:
     """The heartbeat of ``replica``'s runs (``runs``: conv_id -> (run_id, user_id)): their
-    rows'    ``heartbeat_at``; a row deleted meanwhile as stale (the replica was too slow to beat)
-    is written again, unless the conversation has another run now. Returns how many rows
-    were touched."""
+    rows' ``heartbeat_at``; a row deleted meanwhile as stale (the replica was too slow to
+    beat) is written again, unless the conversation has another run now. A row of
+    ``replica`` that is not among ``runs`` (its deletion failed) is left to go stale.
+    Returns how many rows were touched."""
     at = moment_of(now)
     stmt = (
         update(RunSignal)
-        .where(col(RunSignal.replica) == replica)
+        .where(col(RunSignal.replica) == replica, col(RunSignal.conv_id).in_(runs))
         .values(heartbeat_at=at)
         .execution_options(synchronize_session=False)
     )
@@ -181,10 +182,11 @@ def record_stopped(
 
 
 def record_finish(session: Session, *, conv_id: str, run_id: str, stopped: bool = False) -> bool:
-    """The run ended: its row goes. If a stop was asked and not answered, the asker is
-    told the run ended, and whether it had been stopped (``stopped``: the run's stop
-    switch was thrown, by that ask or another, before it ended) or ended on its own. False
-    when the row was already gone (or is another run's).
+    """The run ended: its row goes. If a stop was asked, the asker is told the run ended,
+    and whether it had been stopped (``stopped``, or an answer on the row: the run's stop
+    switch was thrown, by that ask or another, before it ended) or ended on its own: an
+    asker that finds the row gone waits for this notification. False when the row was
+    already gone (or is another run's).
 
     One ``DELETE … RETURNING``: a stop asked at the same moment either lands before it
     (and is seen here) or finds no row."""
@@ -197,8 +199,13 @@ def record_finish(session: Session, *, conv_id: str, run_id: str, stopped: bool 
     gone = session.execute(stmt).first()
     if gone is None:
         return False
-    if gone[0] is not None and gone[1] is None:  # asked, not answered: the asker waits
-        payload = {"conv_id": conv_id, "run_id": run_id, "stopped": stopped, "ended": True}
+    if gone[0] is not None:  # asked: an asker may be waiting, or may find the row gone
+        payload = {
+            "conv_id": conv_id,
+            "run_id": run_id,
+            "stopped": stopped or gone[1] is not None,
+            "ended": True,
+        }
         notify(session, channel=ANSWER_CHANNEL, payload=payload)
     return True
 

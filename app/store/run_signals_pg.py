@@ -141,8 +141,12 @@ class PgRunSignals:
         """The answer's notification for run ``run_id`` (another run's, say an earlier
         one's late "ended", is skipped), or else the row as it is at the end of the wait
         (or as soon as it shows an answer: it is read every POLL_S, for a notification
-        that a reconnecting listener missed). None: the run has ended."""
+        that a reconnecting listener missed). A row found gone means the run ended: its
+        end's notification, perhaps not read yet, says whether it had been stopped, so it
+        is still waited for; None when it does not come (the run ended, how is unknown)."""
         deadline = time.monotonic() + wait_s
+        row: RunSignal | None = None
+        gone = False
         while True:
             left = deadline - time.monotonic()
             try:
@@ -154,12 +158,13 @@ class PgRunSignals:
                     continue
                 if not payload.get("truncated"):  # else: the writes are in the row
                     return payload
-            row: RunSignal | None = await self._db(
-                run_rows.live_run, conv_id=conv_id, stale_before=self._stale()
-            )
-            if row is None or row.run_id != run_id:  # ended (and maybe another began)
-                return None
-            if row.stopped_at is not None or time.monotonic() >= deadline:
+            if not gone:
+                row = await self._db(run_rows.live_run, conv_id=conv_id, stale_before=self._stale())
+                if row is None or row.run_id != run_id:  # ended (and maybe another began)
+                    row, gone = None, True
+                elif row.stopped_at is not None:
+                    return row
+            if time.monotonic() >= deadline:
                 return row
 
     async def aclose(self) -> None:

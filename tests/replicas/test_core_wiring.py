@@ -18,6 +18,7 @@ from app.events import Event, TokenEvent
 from app.store.db import Database
 from app.store.run_signals_pg import PgRunSignals
 from bench.agent_bench import bench_parts, bench_settings
+from tests.waiting import WAIT_S, until
 
 
 async def test_a_core_on_sqlite_has_no_cross_replica_control(tmp_path: Path) -> None:
@@ -124,6 +125,47 @@ async def test_two_replicas_take_a_conversation_in_turn(pg_db_url: str) -> None:
         on_b.end(third, after)
         await on_b.drain()
     finally:
+        await a.aclose()
+        await b.aclose()
+        db_a.dispose()
+        db_b.dispose()
+
+
+@pytest.mark.postgres
+async def test_a_run_stopped_and_ended_before_its_answer_is_written_is_heard_as_stopped(
+    pg_db_url: str,
+) -> None:
+    """The race of a busy machine: A throws the stop switch, its run ends and its row goes
+    before A's answer is written. B still hears "stopped", from the run's end."""
+    db_a, db_b = Database.open(pg_db_url), Database.open(pg_db_url)
+    on_a = TurnRegistry()
+    answer_written = asyncio.Event()  # A's answer is written only when the test says
+
+    async def stop_on_a(conv_id: str) -> list[dict[str, str]] | None:
+        writes = await stop_local(on_a.active(conv_id))
+        await answer_written.wait()
+        return writes
+
+    async def nothing(_conv_id: str) -> list[dict[str, str]] | None:
+        return None
+
+    a = ReplicaRuns(db_a, stop_on_a, signals=PgRunSignals(db_a, replica="test:1:aaaa"))
+    b = ReplicaRuns(db_b, nothing, signals=PgRunSignals(db_b, replica="test:2:bbbb"))
+    try:
+        running = await on_a.begin("wired-race", "ops")
+        await a.claim(running, wait_s=0)
+        asking = asyncio.create_task(b.signals.request_stop("wired-race", wait_s=WAIT_S))
+        await until(lambda: running.stopped, "A never threw the stop switch")
+
+        async def after() -> None:
+            return None
+
+        on_a.end(running, after)  # the stopped run ends; its row goes, with its outcome
+        await on_a.drain()
+        answer = await asking
+        assert answer is not None and answer.stopped and answer.ended  # not "it ended"
+    finally:
+        answer_written.set()
         await a.aclose()
         await b.aclose()
         db_a.dispose()
