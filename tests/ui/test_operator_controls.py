@@ -138,6 +138,25 @@ async def test_send_becomes_stop_and_stop_ends_the_turn(user: User, core, sign_i
     assert page_model(user).state == "idle"
 
 
+async def test_a_stop_accepted_by_a_busy_replica_says_so_until_the_turn_stops(
+    user: User, core, sign_in
+) -> None:
+    core.hold = asyncio.Event()
+    core.stop_accepted = asyncio.Event()  # the turn runs on a replica that answers late
+    core.replies = [ToolStartEvent(call_id="r1", tool_name="search_dashboards")]
+    core.on_stop = [StoppedEvent(), done()]
+    await sign_in("analyst")
+    user.find(marker="chat-input").type("find sales").trigger("keydown.enter")
+    await user.should_see(marker="stop-button", retries=30)
+    user.find(kind=ui.button, marker="stop-button").click()
+    await user.should_see("Stop requested. The server running this turn is busy", retries=30)
+    await user.should_see("Stopping…")
+    core.stop_accepted.set()  # its next step honours the stop
+    await user.should_see("Stopped.", retries=30)
+    await user.should_not_see("Stop requested.", retries=30)
+    assert page_model(user).state == "idle"
+
+
 def a_backup_going_on_after_a_stop(core: FakeCore, call_id: str) -> None:
     """The core's next turn starts the write ``run_backup`` (``call_id``) and holds; a
     stop answers that this write goes on."""
