@@ -97,7 +97,12 @@ def main() -> None:
             long_turn_cluster(pg.url, Path(base)) as cluster,
         ):
             for i in range(n):
-                trial = one_stop(cluster)
+                try:
+                    trial = one_stop(cluster)
+                except AssertionError:
+                    for server in cluster.replicas.servers:
+                        print(f"--- {server.url}\n{server.tail(60)}", flush=True)
+                    raise
                 trials.append(trial)
                 why = trial.wrong()
                 mark = "WRONG " + why if why else "ok"

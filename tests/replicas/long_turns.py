@@ -120,6 +120,8 @@ class Streamed:
     status: int | None = None
     ended: threading.Event = field(default_factory=threading.Event)
     ended_at: float | None = None  # time.monotonic() when the stream ended
+    error: str | None = None  # how the stream broke, if it did
+    body: str = ""  # a refusal's JSON, if the answer was not a stream
     started_tool: threading.Event = field(default_factory=threading.Event)
 
     def kinds(self) -> list[str]:
@@ -136,6 +138,8 @@ def stream_in_thread(url: str, path: str, body: dict[str, Any], token: str) -> S
                 "POST", url + path, json=body, headers=headers, timeout=TOOL_TIMEOUT_S * 3
             ) as r:
                 out.status = r.status_code
+                if r.status_code != 200:
+                    out.body = r.read().decode(errors="replace")[:500]
                 buffer = ""
                 for text in r.iter_text():
                     buffer += text
@@ -145,8 +149,8 @@ def stream_in_thread(url: str, path: str, body: dict[str, Any], token: str) -> S
                             out.events.append(ev)
                             if ev["type"] == "tool_start":
                                 out.started_tool.set()
-        except httpx.HTTPError:
-            pass  # the replica died under it (the test that kills one)
+        except httpx.HTTPError as exc:  # the replica died under it (the test that kills one)
+            out.error = repr(exc)
         finally:
             out.ended_at = time.monotonic()
             out.ended.set()
@@ -162,7 +166,10 @@ def start_long_turn(cluster: Cluster, conv_id: str) -> Streamed:
     turn = stream_in_thread(
         cluster.url, "/api/agent/stream", {"message": LONG_READ, "conv_id": conv_id}, cluster.token
     )
-    assert turn.started_tool.wait(WAIT_S), turn.events
+    wait_until(
+        lambda: turn.started_tool.is_set() or turn.ended.is_set(), "the turn's tool never started"
+    )
+    assert turn.started_tool.is_set(), (turn.status, turn.body, turn.error, turn.events)
     wait_until(lambda: cluster.hole.connections > before, "the read never reached the black hole")
     return turn
 
