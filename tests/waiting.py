@@ -53,3 +53,38 @@ async def until(
         if time.monotonic() >= deadline:
             raise AssertionError(failure)
         await asyncio.sleep(every)
+
+
+def patient_page_checks() -> None:
+    """The NiceGUI user simulation's ``should_see`` / ``should_not_see`` look a few times,
+    0.1 s apart (``retries``, 3 by default): on a loaded machine the page's background work
+    (a core's turn, a thread's database write) may need longer. Patched once per session
+    to go on looking until :data:`WAIT_S` has passed; a page that is right answers at the
+    first look as before, so only a test that fails waits longer."""
+    from nicegui.testing import User
+
+    if getattr(User.should_see, "patient", False):
+        return
+    see, not_see = User.should_see, User.should_not_see
+
+    async def should_see(self: User, target: object = None, **filters: object) -> None:
+        deadline = time.monotonic() + WAIT_S
+        while True:
+            try:
+                return await see(self, target, **filters)  # type: ignore[arg-type]
+            except AssertionError:
+                if time.monotonic() >= deadline:
+                    raise
+
+    async def should_not_see(self: User, target: object = None, **filters: object) -> None:
+        deadline = time.monotonic() + WAIT_S
+        while True:
+            try:
+                return await not_see(self, target, **filters)  # type: ignore[arg-type]
+            except AssertionError:
+                if time.monotonic() >= deadline:
+                    raise
+
+    should_see.patient = should_not_see.patient = True  # type: ignore[attr-defined]
+    User.should_see = should_see  # type: ignore[method-assign,assignment]
+    User.should_not_see = should_not_see  # type: ignore[method-assign,assignment]
