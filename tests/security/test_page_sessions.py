@@ -5,7 +5,6 @@ storage on disk (which is private to the server)."""
 from __future__ import annotations
 
 import stat
-import time
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +16,7 @@ from nicegui.testing import User
 from app.store import page_sessions
 from tests.chromium import chromium, sign_in
 from tests.security.conftest import PASSWORD, Live, served
+from tests.waiting import wait_until
 
 
 def _as_attacker(cookie: str | None) -> httpx.AsyncClient:
@@ -104,11 +104,9 @@ def test_session_fixation_and_sign_out_in_chromium(tmp_path: Path) -> None:
 
 def check_page_storage(storage: Path) -> None:
     """NiceGUI's page storage: in the data dir, private, and without any token."""
-    for _ in range(50):  # NiceGUI writes it in the background
-        files = list(storage.glob("storage-user-*.json"))
-        if files:
-            break
-        time.sleep(0.1)
+    files = wait_until(  # NiceGUI writes it in the background
+        lambda: list(storage.glob("storage-user-*.json")), "no page storage written", every=0.1
+    )
     assert files and _private(storage, 0o700)
     assert all(_private(f, 0o600) for f in files)
     assert not any("eyJ" in f.read_text() or "token" in f.read_text() for f in files)
