@@ -88,3 +88,7 @@ def patient_page_checks() -> None:
     should_see.patient = should_not_see.patient = True  # type: ignore[attr-defined]
     User.should_see = should_see  # type: ignore[method-assign,assignment]
     User.should_not_see = should_not_see  # type: ignore[method-assign,assignment]
+
+
+#: :data:`WAIT_S` for Playwright's ``expect(...)`` (milliseconds).
+WAIT_MS = int(WAIT_S * 1000)
