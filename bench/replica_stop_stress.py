@@ -91,6 +91,7 @@ def main() -> None:
     ]
     pg = start_cluster()
     trials: list[Trial] = []
+    errors = ""
     try:
         with (
             tempfile.TemporaryDirectory(prefix="stop-stress-") as base,
@@ -102,6 +103,7 @@ def main() -> None:
                 except AssertionError:
                     for server in cluster.replicas.servers:
                         print(f"--- {server.url}\n{server.tail(60)}", flush=True)
+                    print(f"--- nginx\n{cluster.replicas.nginx.tail()}", flush=True)
                     raise
                 trials.append(trial)
                 why = trial.wrong()
@@ -112,6 +114,7 @@ def main() -> None:
                     f"{mark}",
                     flush=True,
                 )
+            errors = cluster.replicas.nginx.tail()
     finally:
         for proc in spinning:
             proc.kill()
@@ -125,6 +128,7 @@ def main() -> None:
     print(f"confirmed / accepted   {confirmed} / {len(trials) - confirmed}")
     print(f"answer time            {_spread([t.answered_s for t in trials])}")
     print(f"Stop -> turn ended     {_spread(ends)} (bound {STOP_BOUND_S:.0f} s)")
+    print(f"nginx's errors (tail)  {errors.strip() or '-'}")
     if wrong:
         sys.exit(1)
 

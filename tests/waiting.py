@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 
@@ -65,13 +65,14 @@ def patient_page_checks() -> None:
 
     if getattr(User.should_see, "patient", False):
         return
-    see, not_see = User.should_see, User.should_not_see
+    see: Any = User.should_see
+    not_see: Any = User.should_not_see
 
     async def should_see(self: User, target: object = None, **filters: object) -> None:
         deadline = time.monotonic() + WAIT_S
         while True:
             try:
-                return await see(self, target, **filters)  # type: ignore[arg-type]
+                return await see(self, target, **filters)  # type: ignore[no-any-return]
             except AssertionError:
                 if time.monotonic() >= deadline:
                     raise
@@ -80,7 +81,7 @@ def patient_page_checks() -> None:
         deadline = time.monotonic() + WAIT_S
         while True:
             try:
-                return await not_see(self, target, **filters)  # type: ignore[arg-type]
+                return await not_see(self, target, **filters)  # type: ignore[no-any-return]
             except AssertionError:
                 if time.monotonic() >= deadline:
                     raise
