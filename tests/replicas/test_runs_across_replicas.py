@@ -36,6 +36,7 @@ from tests.replicas.long_turns import (
     start_long_turn,
     stream_in_thread,
 )
+from tests.replicas.stop_trials import cpu_burners, stop_from_the_other_replica
 from tests.server_proc import Server
 from tests.support import require_or_skip
 from tests.waiting import WAIT_S, wait_until
@@ -87,6 +88,19 @@ def test_a_cancel_on_b_stops_a_turn_running_on_a(cluster: Cluster) -> None:
     again = post(cluster, "/api/agent/cancel", {"conv_id": conv})
     assert again.json()["stopped"] is False  # nothing runs any more, on either replica
     assert again.json()["status"] == "not_running"
+
+
+#: Stops under load in CI; ``python -m bench.replica_stop_stress`` runs 50 the same way.
+UNDER_LOAD = 5
+
+
+def test_stops_from_the_other_replica_stay_honest_beside_cpu_bound_processes(
+    cluster: Cluster,
+) -> None:
+    with cpu_burners(2):  # a busy machine: two processes spinning on the two cores
+        trials = [stop_from_the_other_replica(cluster) for _ in range(UNDER_LOAD)]
+    wrong = [(t.answer, why) for t in trials if (why := t.wrong())]
+    assert wrong == []  # each "stopped" (confirmed) or "stopping" (accepted), and it stopped
 
 
 def test_a_cancel_through_nginx_stops_the_turn_wherever_it_runs(cluster: Cluster) -> None:
