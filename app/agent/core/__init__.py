@@ -7,8 +7,7 @@ set. Modules, read top to bottom: ``requests`` (what a door hands in, a refusal)
 ``checks``, ``agent`` (AgentCore), ``runs`` (what a run does, and the tool set and
 context of a run), ``runner`` (the graph's output as events), ``control`` (one run at a
 time, stop; in one process and across replicas), ``stopping`` (a person's Stop and its
-answer), ``conversations`` (the read model and
-the list), ``edits`` (the edit form).
+answer), ``conversations`` (the read model and the list), ``edits`` (the edit form).
 """
 
 from app.agent.core.agent import AgentCore, EnvView, StopReport

@@ -78,12 +78,10 @@ async def cancel(
             args = {"writes_in_flight": flights} if flights else None
             await _audit(core, row, "stopped by the user", args)
         return _stopped(conv_id, flights, confirmed=True)
-    if not ended:
-        elsewhere = await _cancel_elsewhere(core, principal, conv_id, row)
-        if isinstance(elsewhere, StopReport):
-            return elsewhere
-        ended = elsewhere
-    return await _withdraw(core, principal, conv_id, row, channel, ended=ended)
+    elsewhere = await _cancel_elsewhere(core, principal, conv_id, row)
+    if isinstance(elsewhere, StopReport):
+        return elsewhere
+    return await _withdraw(core, principal, conv_id, row, channel, ended=ended or elsewhere)
 
 
 async def _cancel_elsewhere(
