@@ -90,6 +90,26 @@ def test_a_cancel_on_b_stops_a_turn_running_on_a(cluster: Cluster) -> None:
     assert again.json()["status"] == "not_running"
 
 
+def test_a_stop_the_running_replica_cannot_answer_in_time_is_accepted_then_carried_out(
+    cluster: Cluster,
+) -> None:
+    conv = new_conv()
+    turn = start_long_turn(cluster, conv)
+    runs_on = cluster.running_on(conv)
+    with cluster.replicas.tags[runs_on].frozen():  # far too busy to answer within 3 s
+        r = post(
+            cluster, "/api/agent/cancel", {"conv_id": conv}, base=other_replica(cluster, runs_on)
+        )
+    assert r.status_code == 200, r.text
+    body = r.json()  # recorded, not yet confirmed: said as such, never "nothing to stop"
+    assert (body["stopped"], body["confirmed"], body["status"]) == (True, False, "stopping")
+    assert turn.ended.wait(WAIT_S), "the accepted stop was never carried out"
+    assert "stopped" in turn.kinds() and turn.kinds()[-1] == "done"
+    (stopped,) = cluster.audit(conv, "turn_stopped")
+    assert stopped["reason"] == "stop requested by the user; its replica has not answered yet"
+    cluster.run_row_gone(conv)
+
+
 #: Stops under load in CI; ``python -m bench.replica_stop_stress`` runs 50 the same way.
 UNDER_LOAD = 5
 
