@@ -1,12 +1,15 @@
 """A Stop sent to the other replica, repeated under CPU load: two replicas behind nginx on
 a throwaway PostgreSQL (``tests.replicas.long_turns``), CPU-bound processes beside them.
 
-    .venv/bin/python -m bench.replica_stop_stress [N] [BURNERS]
+    .venv/bin/python -m bench.replica_stop_stress [N] [BURNERS] [FREEZE_S]
 
 Each of ``N`` repetitions (default 50) starts a long turn through nginx (a read hanging on
 a Superset that never answers), asks the replica that does *not* run it to stop it
 (``POST /api/agent/cancel``), and waits for the turn's stream to end. ``BURNERS``
-(default 2) processes spin ``while True: pass`` the whole time.
+(default 2) processes spin ``while True: pass`` the whole time. With ``FREEZE_S`` (default
+0), the replica running the turn is also frozen (SIGSTOP) for a random 0..FREEZE_S seconds
+from just before each Stop: a replica too busy to answer, so some stops are accepted
+rather than confirmed, and are carried out when it runs again.
 
 A wrong answer is one a person would be misled by (``tests.replicas.stop_trials.
 StopTrial.wrong``): not 200; ``stopped`` false while the turn was running (it ends only
@@ -19,6 +22,7 @@ the answer's time and of the time from Stop to the turn's end, and nginx's error
 
 from __future__ import annotations
 
+import random
 import sys
 import tempfile
 from pathlib import Path
@@ -43,6 +47,8 @@ def _spread(values: list[float]) -> str:
 def main() -> None:
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 50
     burners = int(sys.argv[2]) if len(sys.argv) > 2 else 2
+    freeze_max = float(sys.argv[3]) if len(sys.argv) > 3 else 0.0
+    chance = random.Random(7)
     trials: list[StopTrial] = []
     errors = ""
     pg = start_cluster()
@@ -54,7 +60,8 @@ def main() -> None:
         ):
             for i in range(n):
                 try:
-                    trial = stop_from_the_other_replica(cluster)
+                    freeze = chance.uniform(0, freeze_max) if freeze_max else 0.0
+                    trial = stop_from_the_other_replica(cluster, freeze_s=freeze)
                 except AssertionError:
                     for server in cluster.replicas.servers:
                         print(f"--- {server.url}\n{server.tail(60)}", flush=True)
@@ -63,8 +70,8 @@ def main() -> None:
                 trials.append(trial)
                 why = trial.wrong()
                 print(
-                    f"{i + 1:>3}/{n} answered {trial.answered_s:5.2f} s, ended "
-                    f"{trial.ended_s or -1:5.2f} s, {trial.answer.get('status')}: "
+                    f"{i + 1:>3}/{n} frozen {freeze:4.1f} s, answered {trial.answered_s:5.2f} s, "
+                    f"ended {trial.ended_s or -1:5.2f} s, {trial.answer.get('status')}: "
                     + ("WRONG " + why if why else "ok"),
                     flush=True,
                 )
@@ -75,6 +82,8 @@ def main() -> None:
     confirmed = sum(1 for t in trials if t.confirmed)
     ends = [t.ended_s for t in trials if t.ended_s is not None]
     print(f"repetitions            {len(trials)} with {burners} CPU-bound processes beside")
+    if freeze_max:
+        print(f"running replica frozen 0..{freeze_max:g} s around each Stop")
     print(f"wrong answers          {len(wrong)}")
     print(f"confirmed / accepted   {confirmed} / {len(trials) - confirmed}")
     print(f"answer time            {_spread([t.answered_s for t in trials])}")

@@ -6,8 +6,10 @@ processes to run beside it (:func:`cpu_burners`). Used by the CI test of stops u
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -56,13 +58,27 @@ class StopTrial:
         return None
 
 
-def stop_from_the_other_replica(cluster: Cluster) -> StopTrial:
-    """A long turn through nginx, stopped by a request to the replica not running it."""
+def stop_from_the_other_replica(cluster: Cluster, *, freeze_s: float = 0.0) -> StopTrial:
+    """A long turn through nginx, stopped by a request to the replica not running it;
+    ``freeze_s``: the running replica is stopped (SIGSTOP) that long from just before the
+    Stop, as if it were too busy to answer (over the asker's 3 s wait: accepted)."""
     conv = new_conv()
     turn = start_long_turn(cluster, conv)
     runs_on = cluster.running_on(conv)
+    running = cluster.replicas.tags[runs_on]
+    thaw = threading.Timer(freeze_s, lambda: None)
+    if freeze_s > 0:
+        assert running.proc is not None
+        running.proc.send_signal(signal.SIGSTOP)
+        thaw = threading.Timer(freeze_s, running.proc.send_signal, (signal.SIGCONT,))
+        thaw.start()
     t0 = time.monotonic()
-    r = post(cluster, "/api/agent/cancel", {"conv_id": conv}, base=other_replica(cluster, runs_on))
+    try:
+        r = post(
+            cluster, "/api/agent/cancel", {"conv_id": conv}, base=other_replica(cluster, runs_on)
+        )
+    finally:
+        thaw.join()
     answered = time.monotonic() - t0
     turn.ended.wait(STOP_BOUND_S)
     ended = None if turn.ended_at is None else turn.ended_at - t0
