@@ -23,6 +23,7 @@ the answer's time and of the time from Stop to the turn's end, and nginx's error
 from __future__ import annotations
 
 import random
+import signal
 import sys
 import tempfile
 from pathlib import Path
@@ -49,6 +50,8 @@ def main() -> None:
     burners = int(sys.argv[2]) if len(sys.argv) > 2 else 2
     freeze_max = float(sys.argv[3]) if len(sys.argv) > 3 else 0.0
     chance = random.Random(7)
+    # a SIGTERM ends the run through its finally blocks: burners, replicas, PostgreSQL
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     trials: list[StopTrial] = []
     errors = ""
     pg = start_cluster()

@@ -77,9 +77,13 @@ def stop_from_the_other_replica(cluster: Cluster, *, freeze_s: float = 0.0) -> S
         r = post(
             cluster, "/api/agent/cancel", {"conv_id": conv}, base=other_replica(cluster, runs_on)
         )
-    finally:
-        thaw.join()
-    answered = time.monotonic() - t0
+        answered = time.monotonic() - t0
+        thaw.join()  # the freeze lasts its whole time, answered or not
+    except BaseException:
+        thaw.cancel()
+        if freeze_s > 0 and running.proc is not None:
+            running.proc.send_signal(signal.SIGCONT)  # never leave a replica stopped
+        raise
     turn.ended.wait(STOP_BOUND_S)
     ended = None if turn.ended_at is None else turn.ended_at - t0
     try:
