@@ -22,7 +22,8 @@ import json
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import delete, text, update
+from sqlalchemy import delete, insert, text, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlmodel import Session, col, select
 
 from app.store.models import RunSignal, changed, moment_of
@@ -56,15 +57,32 @@ def record_start(
     user_id: str | None,
     now: datetime | None = None,
 ) -> RunSignal:
-    """The run ``run_id`` of ``conv_id`` begins on ``replica`` (a leftover row replaced)."""
+    """The run ``run_id`` of ``conv_id`` begins on ``replica``: its row, replacing any
+    other (a dead replica's leftover, or one a heartbeat wrote again at the same moment:
+    one ``INSERT … ON CONFLICT`` on PostgreSQL, so neither fails the other)."""
     at = moment_of(now)
-    row = session.get(RunSignal, conv_id)
-    if row is None:
-        row = RunSignal(conv_id=conv_id, run_id=run_id, replica=replica)
-    row.run_id, row.replica, row.user_id = run_id, replica, user_id
-    row.started_at = row.heartbeat_at = at
-    row.stop_requested_at = row.stop_requested_by = row.stopped_at = None
-    row.writes_in_flight = None
+    values: dict[str, Any] = {
+        "conv_id": conv_id,
+        "run_id": run_id,
+        "replica": replica,
+        "user_id": user_id,
+        "started_at": at,
+        "heartbeat_at": at,
+        "stop_requested_at": None,
+        "stop_requested_by": None,
+        "stopped_at": None,
+        "writes_in_flight": None,
+    }
+    if session.get_bind().dialect.name == "postgresql":
+        stmt = pg_insert(RunSignal).values(**values)
+        fresh = {k: stmt.excluded[k] for k in values if k != "conv_id"}
+        session.execute(stmt.on_conflict_do_update(index_elements=["conv_id"], set_=fresh))
+        row = session.get(RunSignal, conv_id, populate_existing=True)
+        assert row is not None  # just written, in this transaction
+        return row
+    row = session.get(RunSignal, conv_id) or RunSignal(conv_id=conv_id, replica=replica)
+    for key, value in values.items():
+        setattr(row, key, value)
     session.add(row)
     session.flush()
     return row
@@ -76,12 +94,12 @@ def beat(
     replica: str,
     runs: dict[str, tuple[str, str | None]],
     now: datetime | None = None,
-) -> int:
+) -> list[str]:
     """The heartbeat of ``replica``'s runs (``runs``: conv_id -> (run_id, user_id)): their
     rows' ``heartbeat_at``; a row deleted meanwhile as stale (the replica was too slow to
     beat) is written again, unless the conversation has another run now. A row of
     ``replica`` that is not among ``runs`` (its deletion failed) is left to go stale.
-    Returns how many rows were touched."""
+    Returns the conversations whose rows were written again."""
     at = moment_of(now)
     stmt = (
         update(RunSignal)
@@ -89,18 +107,23 @@ def beat(
         .values(heartbeat_at=at)
         .execution_options(synchronize_session=False)
     )
-    touched = changed(session.execute(stmt))
-    if touched >= len(runs):
-        return touched
+    if changed(session.execute(stmt)) >= len(runs):
+        return []
     present = set(session.exec(select(RunSignal.conv_id).where(col(RunSignal.conv_id).in_(runs))))
-    for conv_id in runs.keys() - present:
+    written: list[str] = []
+    for conv_id in sorted(runs.keys() - present):
         run_id, user_id = runs[conv_id]
-        row = RunSignal(conv_id=conv_id, run_id=run_id, replica=replica, user_id=user_id)
-        row.started_at = row.heartbeat_at = at
-        session.add(row)
-        touched += 1
-    session.flush()
-    return touched
+        values: dict[str, Any] = {"conv_id": conv_id, "run_id": run_id, "replica": replica}
+        values |= {"user_id": user_id, "started_at": at, "heartbeat_at": at}
+        if session.get_bind().dialect.name == "postgresql":  # a new run's row may be there now
+            written_now = session.execute(
+                pg_insert(RunSignal).values(**values).on_conflict_do_nothing()
+            )
+        else:
+            written_now = session.execute(insert(RunSignal).values(**values))
+        if changed(written_now):
+            written.append(conv_id)
+    return written
 
 
 _LOCK_HELD = text(
@@ -219,6 +242,25 @@ def pending_stops(session: Session, *, replica: str) -> list[RunSignal]:
         col(RunSignal.stopped_at).is_(None),
     )
     return [*session.exec(stmt)]
+
+
+def heartbeat(
+    session: Session,
+    *,
+    replica: str,
+    runs: dict[str, tuple[str, str | None]],
+    stale_before: datetime,
+) -> tuple[list[tuple[str, str]], list[str]]:
+    """A replica's heartbeat in one transaction: dead replicas' rows go
+    (:func:`forget_stale`), ``runs``' rows are touched (:func:`beat`). Returns the stops of
+    its runs not answered yet (conv_id, run_id) and the conversations whose rows were
+    written again."""
+    forget_stale(session, stale_before=stale_before)
+    if not runs:
+        return [], []
+    written = beat(session, replica=replica, runs=runs)
+    pending = [(r.conv_id, r.run_id) for r in pending_stops(session, replica=replica)]
+    return pending, written
 
 
 def forget_stale(session: Session, *, stale_before: datetime, limit: int = 100) -> int:

@@ -52,6 +52,7 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from app.store.db import Database
+from app.store.models import RunSignal
 from app.store.pg_link import is_postgres
 
 STOP_WAIT_S = 3.0
@@ -97,6 +98,36 @@ class StopAnswer:
     ended: bool = False
     answered: bool = True
     elapsed_s: float = 0.0
+
+
+def info_of_row(row: RunSignal) -> RunInfo:
+    return RunInfo(
+        row.conv_id, row.run_id, row.replica, row.user_id, row.started_at, row.stop_requested_at
+    )
+
+
+def answer_of_payload(
+    conv_id: str, replica: str, payload: dict[str, Any], elapsed_s: float
+) -> StopAnswer:
+    """The answer a notification on ``ss_tools_run_answer`` carries."""
+    return StopAnswer(
+        conv_id,
+        replica,
+        stopped=bool(payload.get("stopped")),
+        writes_in_flight=list(payload.get("writes") or []),
+        ended=bool(payload.get("ended")),
+        elapsed_s=elapsed_s,
+    )
+
+
+def answer_of_row(conv_id: str, row: RunSignal | None, elapsed_s: float) -> StopAnswer:
+    """The answer the run's row shows at the end of the wait (None: the run ended)."""
+    if row is None:  # the run ended (or its replica died), how is unknown
+        return StopAnswer(conv_id, "", stopped=False, ended=True, elapsed_s=elapsed_s)
+    if row.stopped_at is None:  # asked, recorded, not answered yet: accepted
+        return StopAnswer(conv_id, row.replica, False, answered=False, elapsed_s=elapsed_s)
+    writes = list(row.writes_in_flight or [])
+    return StopAnswer(conv_id, row.replica, True, writes, elapsed_s=elapsed_s)
 
 
 class RunSignals(Protocol):

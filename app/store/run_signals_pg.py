@@ -35,16 +35,13 @@ from app.store.run_signals import (
     RunInfo,
     RunTicket,
     StopAnswer,
+    answer_of_payload,
+    answer_of_row,
+    info_of_row,
 )
 
 log = logging.getLogger("ss_tools.replicas")
 POLL_S = 0.5  # while waiting for an answer, the row is read this often too
-
-
-def _info(row: RunSignal) -> RunInfo:
-    return RunInfo(
-        row.conv_id, row.run_id, row.replica, row.user_id, row.started_at, row.stop_requested_at
-    )
 
 
 class PgRunSignals:
@@ -75,9 +72,10 @@ class PgRunSignals:
         await self._start()
 
     async def started(self, conv_id: str, *, user_id: str | None) -> RunTicket:
+        """The row first, then the run is ours: a heartbeat meanwhile (which writes a
+        missing row of a run of ours again) must not write it at the same moment."""
         await self._start()
         ticket = RunTicket(conv_id, uuid.uuid4().hex, user_id)
-        self._mine[conv_id] = ticket
         await self._db(
             run_rows.record_start,
             conv_id=conv_id,
@@ -85,6 +83,7 @@ class PgRunSignals:
             replica=self.replica,
             user_id=user_id,
         )
+        self._mine[conv_id] = ticket
         return ticket
 
     async def finished(self, ticket: RunTicket, *, stopped: bool = False) -> None:
@@ -97,7 +96,7 @@ class PgRunSignals:
 
     async def running(self, conv_id: str) -> RunInfo | None:
         row = await self._db(run_rows.live_run, conv_id=conv_id, stale_before=self._stale())
-        return None if row is None else _info(row)
+        return None if row is None else info_of_row(row)
 
     async def request_stop(
         self, conv_id: str, *, by: str | None = None, wait_s: float = STOP_WAIT_S
@@ -125,9 +124,9 @@ class PgRunSignals:
             elif row.stopped_at is None:
                 payload = await self._await_answer(waiter, conv_id, row.run_id, wait_s)
                 if isinstance(payload, dict):
-                    return self._answer_of(conv_id, row.replica, payload, t0)
+                    return answer_of_payload(conv_id, row.replica, payload, time.monotonic() - t0)
                 row = payload
-            return self._answer_of_row(conv_id, row, t0)
+            return answer_of_row(conv_id, row, time.monotonic() - t0)
         finally:
             waiting = self._waiters.get(conv_id, [])
             if waiter in waiting:
@@ -177,27 +176,6 @@ class PgRunSignals:
         self._beater = None
 
     # ---- answers ---------------------------------------------------------------------------
-    def _answer_of(
-        self, conv_id: str, replica: str, payload: dict[str, Any], t0: float
-    ) -> StopAnswer:
-        return StopAnswer(
-            conv_id,
-            replica,
-            stopped=bool(payload.get("stopped")),
-            writes_in_flight=list(payload.get("writes") or []),
-            ended=bool(payload.get("ended")),
-            elapsed_s=time.monotonic() - t0,
-        )
-
-    def _answer_of_row(self, conv_id: str, row: RunSignal | None, t0: float) -> StopAnswer:
-        elapsed = time.monotonic() - t0
-        if row is None:  # the run ended (or its replica died) before answering
-            return StopAnswer(conv_id, "", stopped=False, ended=True, elapsed_s=elapsed)
-        if row.stopped_at is None:
-            return StopAnswer(conv_id, row.replica, False, answered=False, elapsed_s=elapsed)
-        writes = list(row.writes_in_flight or [])
-        return StopAnswer(conv_id, row.replica, True, writes, elapsed_s=elapsed)
-
     async def _answer(self, conv_id: str, run_id: str) -> list[dict[str, str]] | None:
         """The running side: stop our run ``run_id`` of ``conv_id`` (once: a second ask
         waits for the first) and write the answer; its writes in flight, or None when the
@@ -277,22 +255,28 @@ class PgRunSignals:
         while True:
             await asyncio.sleep(self._heartbeat_s)
             try:
-                pending = await self._db(self._beat)
+                await self._beat_once()
             except (SQLAlchemyError, OSError) as exc:  # the database is down: the next beat
                 log.warning("run signals: heartbeat failed (%s)", type(exc).__name__)
-                continue
-            for conv_id, run_id in pending:  # stops whose notification was missed
-                self._spawn(self._answer(conv_id, run_id))
 
-    def _beat(self, session: Any) -> list[tuple[str, str]]:
-        stale = self._stale()
-        run_rows.forget_stale(session, stale_before=stale)
-        if not self._mine:
-            return []
-        runs = {c: (t.run_id, t.user_id) for c, t in list(self._mine.items())}
-        run_rows.beat(session, replica=self.replica, runs=runs)
-        rows = run_rows.pending_stops(session, replica=self.replica)
-        return [(r.conv_id, r.run_id) for r in rows]
+    def _runs(self) -> dict[str, tuple[str, str | None]]:
+        """Our runs as a heartbeat writes them: conv_id -> (run_id, user_id)."""
+        return {c: (t.run_id, t.user_id) for c, t in self._mine.items()}
+
+    async def _beat_once(self) -> None:
+        """One heartbeat: dead replicas' rows go, ours are touched (a missing one written
+        again), and stops whose notification was missed are answered. A row written again
+        for a run that ended meanwhile (its deletion ran beside this beat) is deleted."""
+        runs = self._runs()
+        pending, rewritten = await self._db(
+            run_rows.heartbeat, replica=self.replica, runs=runs, stale_before=self._stale()
+        )
+        for conv_id in rewritten:
+            ticket = self._mine.get(conv_id)
+            if ticket is None or ticket.run_id != runs[conv_id][0]:
+                await self._db(run_rows.record_finish, conv_id=conv_id, run_id=runs[conv_id][0])
+        for conv_id, run_id in pending:  # stops whose notification was missed
+            self._spawn(self._answer(conv_id, run_id))
 
     # ---- helpers ------------------------------------------------------------------------
     def _spawn(self, coro: Awaitable[Any]) -> None:

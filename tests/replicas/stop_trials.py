@@ -66,7 +66,7 @@ def stop_from_the_other_replica(cluster: Cluster, *, freeze_s: float = 0.0) -> S
     turn = start_long_turn(cluster, conv)
     runs_on = cluster.running_on(conv)
     running = cluster.replicas.tags[runs_on]
-    thaw = threading.Timer(freeze_s, lambda: None)
+    thaw: threading.Timer | None = None
     if freeze_s > 0:
         assert running.proc is not None
         running.proc.send_signal(signal.SIGSTOP)
@@ -78,10 +78,11 @@ def stop_from_the_other_replica(cluster: Cluster, *, freeze_s: float = 0.0) -> S
             cluster, "/api/agent/cancel", {"conv_id": conv}, base=other_replica(cluster, runs_on)
         )
         answered = time.monotonic() - t0
-        thaw.join()  # the freeze lasts its whole time, answered or not
+        if thaw is not None:
+            thaw.join()  # the freeze lasts its whole time, answered or not
     except BaseException:
-        thaw.cancel()
-        if freeze_s > 0 and running.proc is not None:
+        if thaw is not None and running.proc is not None:
+            thaw.cancel()
             running.proc.send_signal(signal.SIGCONT)  # never leave a replica stopped
         raise
     turn.ended.wait(STOP_BOUND_S)

@@ -312,6 +312,52 @@ def test_a_heartbeat_keeps_alive_only_the_runs_its_replica_still_runs(pg_db_url:
         db.dispose()
 
 
+async def test_a_run_is_the_heartbeats_only_once_its_row_is_written(
+    pair, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A heartbeat writes a missing row of a run of ours again: had it seen the run before
+    its row was written, the two inserts would collide and the turn would be refused."""
+    a, _ = pair
+    c = conv()
+    seen: list[dict[str, Any]] = []
+    real_start = run_rows.record_start
+
+    def record_start(session: Any, **kwargs: Any) -> RunSignal:
+        seen.append(a.signals._runs())  # what a heartbeat at this moment would write
+        return real_start(session, **kwargs)
+
+    monkeypatch.setattr(run_rows, "record_start", record_start)
+    ticket = await a.signals.started(c, user_id="alice")
+    assert seen and c not in seen[0]
+    assert a.signals._runs()[c] == (ticket.run_id, "alice")
+
+
+async def test_a_heartbeat_beside_a_runs_end_leaves_no_row_behind(
+    pair, pg_db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The run ends (its row deleted) while a heartbeat that still counted it writes the
+    row again: the heartbeat deletes it, so no replica reads a finished run as running."""
+    _, b = pair
+    a = Replica(pg_db_url, "beats-by-hand", heartbeat_s=3600)  # only the test's heartbeat
+    c = conv()
+    ticket = await a.signals.started(c, user_id="alice")
+    counted = a.signals._runs()  # the heartbeat took its list of runs ...
+    await a.signals.finished(ticket)  # ... then the run ended and its row went ...
+    written: list[list[str]] = []
+    real_beat = run_rows.beat
+
+    def beat(session: Any, **kwargs: Any) -> list[str]:
+        written.append(real_beat(session, **kwargs))
+        return written[-1]
+
+    monkeypatch.setattr(run_rows, "beat", beat)
+    a.signals._runs = lambda: counted  # type: ignore[method-assign]
+    await a.signals._beat_once()  # ... then the heartbeat wrote it again, with that list
+    assert written == [[c]]
+    assert row(b.db, c) is None and await b.signals.running(c) is None
+    await a.close()
+
+
 async def test_the_heartbeat_keeps_a_long_run_visible(pair) -> None:
     a, b = pair  # heartbeats every 0.2 s
     c = conv()
