@@ -252,13 +252,11 @@ def heartbeat(
     stale_before: datetime,
 ) -> tuple[list[tuple[str, str]], list[str]]:
     """A replica's heartbeat in one transaction: dead replicas' rows go
-    (:func:`forget_stale`), ``runs``' rows are touched (:func:`beat`). Returns the stops of
-    its runs not answered yet (conv_id, run_id) and the conversations whose rows were
-    written again."""
+    (:func:`forget_stale`), ``runs``' rows are touched (:func:`beat`). Returns the stops
+    asked of its rows and not answered yet (conv_id, run_id; a leftover's too) and the
+    conversations whose rows were written again."""
     forget_stale(session, stale_before=stale_before)
-    if not runs:
-        return [], []
-    written = beat(session, replica=replica, runs=runs)
+    written = beat(session, replica=replica, runs=runs) if runs else []
     pending = [(r.conv_id, r.run_id) for r in pending_stops(session, replica=replica)]
     return pending, written
 

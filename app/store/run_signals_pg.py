@@ -60,6 +60,7 @@ class PgRunSignals:
         self._heartbeat_s, self._stale_after_s = heartbeat_s, stale_after_s
         self._on_stop: OnStop | None = None
         self._mine: dict[str, RunTicket] = {}
+        self._starting: dict[str, RunTicket] = {}  # runs whose rows are being written
         self._stopping: dict[str, asyncio.Future[list[dict[str, str]] | None]] = {}  # by run id
         self._waiters: dict[str, list[asyncio.Queue[dict[str, Any]]]] = {}  # answers heard
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -76,14 +77,18 @@ class PgRunSignals:
         missing row of a run of ours again) must not write it at the same moment."""
         await self._start()
         ticket = RunTicket(conv_id, uuid.uuid4().hex, user_id)
-        await self._db(
-            run_rows.record_start,
-            conv_id=conv_id,
-            run_id=ticket.run_id,
-            replica=self.replica,
-            user_id=user_id,
-        )
-        self._mine[conv_id] = ticket
+        self._starting[conv_id] = ticket  # a stop asked already finds it ours
+        try:
+            await self._db(
+                run_rows.record_start,
+                conv_id=conv_id,
+                run_id=ticket.run_id,
+                replica=self.replica,
+                user_id=user_id,
+            )
+            self._mine[conv_id] = ticket
+        finally:
+            self._starting.pop(conv_id, None)
         return ticket
 
     async def finished(self, ticket: RunTicket, *, stopped: bool = False) -> None:
@@ -179,9 +184,12 @@ class PgRunSignals:
     async def _answer(self, conv_id: str, run_id: str) -> list[dict[str, str]] | None:
         """The running side: stop our run ``run_id`` of ``conv_id`` (once: a second ask
         waits for the first) and write the answer; its writes in flight, or None when the
-        run is not ours (any more) or its stop failed."""
-        ticket = self._mine.get(conv_id)
+        run is not ours (any more) or its stop failed. A row naming us for a run we do not
+        have is a leftover (its deletion failed, or it ended just now): it goes, and its
+        asker hears the run ended rather than waiting for an answer that never comes."""
+        ticket = self._mine.get(conv_id) or self._starting.get(conv_id)
         if ticket is None or ticket.run_id != run_id:
+            await self._db(run_rows.record_finish, conv_id=conv_id, run_id=run_id)
             return None
         stopping = self._stopping.get(run_id)
         if stopping is None:
@@ -242,14 +250,8 @@ class PgRunSignals:
         await self._listener.start()
 
     def _catch_up(self) -> None:
-        """After a (re)connection: stops asked of our runs while nobody listened."""
-        if self._mine:
-            self._spawn(self._answer_pending())
-
-    async def _answer_pending(self) -> None:
-        rows = await self._db(run_rows.pending_stops, replica=self.replica)
-        for row in rows:
-            await self._answer(row.conv_id, row.run_id)
+        """After a (re)connection: a heartbeat now answers the stops asked meanwhile."""
+        self._spawn(self._beat_once())
 
     async def _beat_loop(self) -> None:
         while True:

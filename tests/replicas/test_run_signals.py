@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 import uuid
 from collections.abc import AsyncIterator
 from datetime import timedelta
@@ -17,6 +18,7 @@ from typing import Any
 
 import pytest
 from sqlalchemy import update
+from sqlalchemy.exc import OperationalError
 
 from app.store import run_rows, run_signals_pg
 from app.store.db import Database
@@ -356,6 +358,60 @@ async def test_a_heartbeat_beside_a_runs_end_leaves_no_row_behind(
     assert written == [[c]]
     assert row(b.db, c) is None and await b.signals.running(c) is None
     await a.close()
+
+
+async def test_a_row_left_behind_by_a_run_that_ended_is_answered_ended(
+    pair, slow_polls, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The run's row outlived it (its deletion failed): a stop asked of it hears "ended"
+    from the replica it names, at once, instead of "accepted" for a run nobody runs."""
+    a, b = pair
+    c = conv()
+    ticket = await a.signals.started(c, user_id="alice")
+    real_finish = run_rows.record_finish
+
+    def lost(session: Any, **kwargs: Any) -> bool:
+        raise OperationalError("DELETE", {}, Exception("the database went away"))
+
+    monkeypatch.setattr(run_rows, "record_finish", lost)
+    with pytest.raises(OperationalError):
+        await a.signals.finished(ticket)
+    monkeypatch.setattr(run_rows, "record_finish", real_finish)
+    assert row(b.db, c) is not None  # left behind
+    answer = await b.signals.request_stop(c, wait_s=WAIT_S)
+    assert answer is not None and answer.ended and not answer.stopped and answer.answered
+    assert a.stops == [] and row(b.db, c) is None
+    assert await a.signals.request_stop(c) is None  # and on its own replica: nothing runs
+
+
+async def test_a_stop_asked_while_the_runs_row_is_being_written_is_honoured(
+    pair, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    a, _ = pair
+    c = conv()
+    written, go_on = threading.Event(), threading.Event()
+    real_start = run_rows.record_start
+
+    def record_start(session: Any, **kwargs: Any) -> RunSignal:
+        stored = real_start(session, **kwargs)
+        session.commit()  # visible to every replica, while ``started`` has not returned
+        written.set()
+        go_on.wait(WAIT_S)
+        return stored
+
+    monkeypatch.setattr(run_rows, "record_start", record_start)
+    try:
+        starting = asyncio.create_task(a.signals.started(c, user_id="alice"))
+        await until(written.is_set, "the run's row was never written")
+        stored = row(a.db, c)
+        assert stored is not None
+        writes = await a.signals._answer(c, stored.run_id)  # its stop's notification
+    finally:
+        go_on.set()
+    await starting
+    assert writes == WRITES and a.stops == [c]  # stopped, not taken for a leftover
+    stored = row(a.db, c)
+    assert stored is not None and stored.stopped_at is not None
 
 
 async def test_the_heartbeat_keeps_a_long_run_visible(pair) -> None:
