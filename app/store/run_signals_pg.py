@@ -61,6 +61,7 @@ class PgRunSignals:
         self._on_stop: OnStop | None = None
         self._mine: dict[str, RunTicket] = {}
         self._starting: dict[str, RunTicket] = {}  # runs whose rows are being written
+        self._ending: set[str] = set()  # run ids of our runs whose rows are being deleted
         self._stopping: dict[str, asyncio.Future[list[dict[str, str]] | None]] = {}  # by run id
         self._waiters: dict[str, list[asyncio.Queue[dict[str, Any]]]] = {}  # answers heard
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -95,9 +96,12 @@ class PgRunSignals:
         if self._mine.get(ticket.conv_id) == ticket:
             del self._mine[ticket.conv_id]
         self._stopping.pop(ticket.run_id, None)
-        await self._db(
-            run_rows.record_finish, conv_id=ticket.conv_id, run_id=ticket.run_id, stopped=stopped
-        )
+        self._ending.add(ticket.run_id)  # a stop asked meanwhile: this end answers it
+        try:
+            conv_id, run_id = ticket.conv_id, ticket.run_id
+            await self._db(run_rows.record_finish, conv_id=conv_id, run_id=run_id, stopped=stopped)
+        finally:
+            self._ending.discard(ticket.run_id)
 
     async def running(self, conv_id: str) -> RunInfo | None:
         row = await self._db(run_rows.live_run, conv_id=conv_id, stale_before=self._stale())
@@ -187,6 +191,8 @@ class PgRunSignals:
         run is not ours (any more) or its stop failed. A row naming us for a run we do not
         have is a leftover (its deletion failed, or it ended just now): it goes, and its
         asker hears the run ended rather than waiting for an answer that never comes."""
+        if run_id in self._ending:  # its end, being written, tells the asker how it ended
+            return None
         ticket = self._mine.get(conv_id) or self._starting.get(conv_id)
         if ticket is None or ticket.run_id != run_id:
             await self._db(run_rows.record_finish, conv_id=conv_id, run_id=run_id)
@@ -207,15 +213,10 @@ class PgRunSignals:
             return None
         if writes is None:  # nothing to stop here: the run is ending; its row goes with it
             return None
+        conv_id, run_id = ticket.conv_id, ticket.run_id
         try:
-            await self._db(
-                run_rows.record_stopped,
-                conv_id=ticket.conv_id,
-                run_id=ticket.run_id,
-                writes=writes,
-            )
-        except (SQLAlchemyError, OSError) as exc:  # the run is stopped all the same; its
-            # end tells the asker so (``finished(stopped=True)``)
+            await self._db(run_rows.record_stopped, conv_id=conv_id, run_id=run_id, writes=writes)
+        except (SQLAlchemyError, OSError) as exc:  # stopped all the same: its end says so
             log.warning("stop of %s not recorded (%s)", ticket.conv_id, type(exc).__name__)
         return writes
 

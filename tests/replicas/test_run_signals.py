@@ -414,6 +414,39 @@ async def test_a_stop_asked_while_the_runs_row_is_being_written_is_honoured(
     assert stored is not None and stored.stopped_at is not None
 
 
+async def test_a_stop_heard_while_the_runs_row_is_being_deleted_leaves_the_answer_to_its_end(
+    pair, slow_polls, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The run was stopped and its end is being written when a stop's notification (or a
+    heartbeat) asks again: that ask must not take the row for a leftover and answer
+    "ended" first; the end says "stopped"."""
+    a, b = pair
+    c = conv()
+    a.hold = asyncio.Event()  # A's own answer never comes: only its end answers
+    ticket = await a.signals.started(c, user_id="alice")
+    asking = asyncio.create_task(b.signals.request_stop(c, wait_s=WAIT_S))
+    await until(lambda: a.stops, "A never heard the stop")
+    deleting, go_on = threading.Event(), threading.Event()
+    real_finish = run_rows.record_finish
+
+    def record_finish(session: Any, **kwargs: Any) -> bool:
+        deleting.set()
+        go_on.wait(WAIT_S)
+        return real_finish(session, **kwargs)
+
+    monkeypatch.setattr(run_rows, "record_finish", record_finish)
+    ending = asyncio.create_task(a.signals.finished(ticket, stopped=True))
+    try:
+        await until(deleting.is_set, "the run's end never began")
+        assert await a.signals._answer(c, ticket.run_id) is None  # asked again, meanwhile
+    finally:
+        go_on.set()
+    await ending
+    answer = await asking
+    assert answer is not None and (answer.stopped, answer.ended) == (True, True)
+    a.hold.set()
+
+
 async def test_the_heartbeat_keeps_a_long_run_visible(pair) -> None:
     a, b = pair  # heartbeats every 0.2 s
     c = conv()
