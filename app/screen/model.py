@@ -209,6 +209,8 @@ class AgentChatModel(ChatItems, ContextState, ConfirmationState, EditState, Hist
 
     def turn_done(self, done_state: str) -> None:
         self.stopping = False
+        if self.composer_hint == t("stop_accepted", self.lang):
+            self.composer_hint = ""
         if self.pending_confirmation is not None and self.card_state:
             self.state = "awaiting_confirmation"
         elif done_state in ("idle", "error"):
@@ -222,9 +224,18 @@ class AgentChatModel(ChatItems, ContextState, ConfirmationState, EditState, Hist
         self.state, self.process_step = "awaiting_confirmation", "confirm"
         self._focus("card")
 
+    def stop_answered(self, status: str) -> None:
+        """The core's answer to Stop (``StopReport.status``): a stop accepted but not yet
+        confirmed (the turn runs on a busy replica) says so until the turn's stream says
+        it stopped; the button keeps saying "Stopping…"."""
+        if status == "stopping":
+            self.composer_hint = t("stop_accepted", self.lang)
+
     def note_stopped(self, writes_in_flight: Sequence[str]) -> None:
         """The turn was stopped: each write still running says it goes on."""
         self.stopping = False
+        if self.composer_hint == t("stop_accepted", self.lang):
+            self.composer_hint = ""
         self.writes_going_on = set(writes_in_flight)
         for call_id in writes_in_flight:
             if (call := self.tool_call(call_id)) is not None:
