@@ -15,8 +15,9 @@ without a language model in it (the offline planner) reads it back with
 
 **A refusal** (:class:`Refusal`) is why a proposed call did not run: the guard said no
 (permission, the page's context, the environment, a maintenance window, an unknown
-tool, invalid arguments, a failed preflight), the turn stopped a repeated call, or the
-person cancelled it. The guard returns it as a value; the model reads it as the call's
+tool, invalid arguments, a failed preflight), the turn stopped a repeated call, the
+person cancelled it, or a second person denied it (or approved it after something
+changed). The guard returns it as a value; the model reads it as the call's
 result (:meth:`Refusal.tool_result`: ``REFUSED: {json}``, read back with
 :func:`read_refusal`); the events carry it (``ErrorEvent.refusal``).
 """
@@ -96,6 +97,8 @@ RefusalCode = Literal[
     "preflight_failed",  # the check before the card found problems (errors)
     "repeated_call",  # the same call with the same arguments again in one turn
     "cancelled",  # the person cancelled it on the card (reason)
+    "approval_denied",  # the second person denied it (by, reason)
+    "approval_stale",  # approved, but something changed since the request (errors)
 ]
 REFUSAL_CODES: tuple[str, ...] = RefusalCode.__args__  # type: ignore[attr-defined]
 REFUSED_PREFIX = "REFUSED: "
@@ -124,6 +127,7 @@ class Refusal(BaseModel):
     page: str | None = None  # the page's object type (not_available)
     env_id: str | None = None
     reason: str | None = None  # a maintenance window's or a person's own words
+    by: str | None = None  # approval_denied: who denied it
     errors: list[str] = Field(default_factory=list)
     tools: list[str] = Field(default_factory=list)  # unknown_tool: the tools that exist
     alternatives: list[Alternative] = Field(default_factory=list)

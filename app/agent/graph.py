@@ -1,8 +1,10 @@
-"""The agent graph: model -> guard -> (confirm -> (recheck)) -> tools -> model ...
+"""The agent graph: model -> guard -> (confirm -> (recheck) -> (approval)) -> tools -> model ...
 
 ``recheck`` runs every call a person confirmed, edited or not, through the guard's
 per-call policy again (``app.agent.recheck``: the caller's current role, the environment,
-maintenance, the risk); a stopped turn ends through its own nodes
+maintenance, the risk); a confirmed call that policy says a second person must approve
+then waits for them (``approval`` -> ``await_approval`` -> ``approved``:
+``app.agent.approval_nodes``); a stopped turn ends through its own nodes
 (``app.agent.state``: stopping), so its checkpoint stays consistent.
 
 ``build_graph(*, model, checkpointer, settings, db, audit, confirmations, policy, envs,
@@ -29,6 +31,8 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
+from app.agent import approval_nodes
+from app.agent.approvals import ApprovalBook
 from app.agent.audit import AuditWriter, audit_scope
 from app.agent.confirmation import Confirmations
 from app.agent.guard import DepsFactory, Guard, PreflightOverride
@@ -125,7 +129,8 @@ def audited_by_door(node: Node) -> Any:  # a node LangGraph calls with its runti
 
     @functools.wraps(node)
     async def run(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
-        with audit_scope(runtime.context.channel, runtime.context.client):
+        ctx = runtime.context
+        with audit_scope(ctx.channel, ctx.client, ctx.approval_id):
             return await node(state, runtime)
 
     return run
@@ -183,7 +188,9 @@ def build_graph(
     preflight: PreflightOverride | None = None,
     system_prompt: Any = None,
     decls: Mapping[str, ToolDecl] = TOOLS,
+    approvals: ApprovalBook | None = None,
 ) -> Any:
+    book = approvals if approvals is not None else ApprovalBook(db, audit, settings)
     guard = Guard(
         decls,
         policy=policy,
@@ -271,6 +278,16 @@ def build_graph(
     async def tools_node(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
         return await run_tools(state, runtime.context)
 
+    async def approval_node(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
+        ctx = runtime.context
+        return await approval_nodes.open_requests(book, guard, state, ctx, policy, envs)
+
+    async def await_approval_node(state: AgentState) -> dict[str, Any]:
+        return approval_nodes.await_decisions(state)  # interrupts: no side effect here
+
+    async def approved_node(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
+        return await approval_nodes.settle_decisions(guard, state, runtime.context)
+
     def after_model(state: AgentState) -> Literal["guard", "__end__"]:
         last = state["messages"][-1]
         return "guard" if isinstance(last, AIMessage) and last.tool_calls else "__end__"
@@ -287,11 +304,26 @@ def build_graph(
         answered = any(is_answered(p) for p in state.get("pending") or [])
         return "recheck" if answered else "tools"  # every "confirm" is checked again
 
-    def after_recheck(state: AgentState) -> Literal["confirm", "tools", "model", "__end__"]:
+    def after_recheck(
+        state: AgentState,
+    ) -> Literal["confirm", "approval", "tools", "model", "__end__"]:
         pending = state.get("pending") or []
         if any(p.get("needs_confirmation") and p.get("decision") is None for p in pending):
             return "confirm"  # an edit that raised the stakes: a new confirmation
+        rules, table = policy(), envs()
+        if any(approval_nodes.waits_for_second_person(p, rules, table) for p in pending):
+            return "approval"  # four-eyes: a second person approves before it runs
         if pending:
+            return "tools"
+        return "__end__" if is_direct(state) else "model"
+
+    def after_approval(state: AgentState) -> Literal["await_approval", "tools", "model", "__end__"]:
+        if approval_nodes.any_waiting(state):
+            return "await_approval"
+        return after_settled(state)
+
+    def after_settled(state: AgentState) -> Literal["tools", "model", "__end__"]:
+        if state.get("pending"):
             return "tools"
         return "__end__" if is_direct(state) else "model"
 
@@ -301,10 +333,20 @@ def build_graph(
     g.add_node("confirm", confirm_node)
     g.add_node("recheck", audited_by_door(recheck_node))
     g.add_node("tools", audited_by_door(tools_node))
+    g.add_node("approval", audited_by_door(approval_node))
+    g.add_node("await_approval", await_approval_node)
+    g.add_node("approved", audited_by_door(approved_node))
     g.add_conditional_edges(START, on_loop(entry), ["model", "guard"])  # guard: a direct call
     g.add_conditional_edges("model", on_loop(after_model), ["guard", END])
     g.add_conditional_edges("guard", on_loop(after_guard), ["confirm", "tools", "model", END])
     g.add_conditional_edges("confirm", on_loop(after_confirm), ["recheck", "tools"])
-    g.add_conditional_edges("recheck", on_loop(after_recheck), ["confirm", "tools", "model", END])
+    g.add_conditional_edges(
+        "recheck", on_loop(after_recheck), ["confirm", "approval", "tools", "model", END]
+    )
+    g.add_conditional_edges(
+        "approval", on_loop(after_approval), ["await_approval", "tools", "model", END]
+    )
+    g.add_edge("await_approval", "approved")
+    g.add_conditional_edges("approved", on_loop(after_settled), ["tools", "model", END])
     g.add_conditional_edges("tools", on_loop(after_tools), ["model", END])  # END: a direct call
     return g.compile(checkpointer=checkpointer)

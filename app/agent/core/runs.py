@@ -280,11 +280,10 @@ async def supersede(
     so the checkpoint is consistent. ``reason``: a new message, or a stop (``WITHDRAWN``)."""
     while state.interrupts:
         ctx = context_for(state.values.get("turn") or {})
-        for intr in state.interrupts:
-            cid = (intr.value or {}).get("confirmation_id")
-            if cid:
-                with audit_scope(ctx.channel, ctx.client):
-                    await core.confirmations.spend(graph, principal, conv_id, cid)
+        for intr in state.interrupts:  # a confirmation, or a second person's approval
+            with audit_scope(ctx.channel, ctx.client):
+                waiting = intr.value or {}
+                await core.confirmations.withdraw(graph, principal, conv_id, waiting, reason)
             await core.audit.record(
                 kind="cancelled",
                 decision="cancel",
