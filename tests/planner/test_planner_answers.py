@@ -265,6 +265,8 @@ REFUSALS: dict[str, dict[str, Any]] = {  # code -> the facts the guard would sta
     "preflight_failed": {"errors": ["dashboard 42 does not exist in dev"]},
     "repeated_call": {},
     "cancelled": {"reason": "wrong target"},
+    "approval_denied": {"by": "bob", "reason": "not during the sale"},
+    "approval_stale": {"errors": ["the preflight's findings (what the call would change)"]},
 }
 REWORDED = "Something entirely different — permission denied; not available (dataset page)"
 
@@ -299,6 +301,9 @@ def test_rewording_a_refusals_message_changes_no_answer(code, lang_request):
         ("repeated_call", "задеплой на прод", "уже выполнялось в этом ходе"),
         ("cancelled", "deploy to prod", "Cancelled — not deploying dashboard 42 to prod: wrong"),
         ("cancelled", "задеплой на прод", "Вы отменили деплой дашборда 42 на prod: wrong target."),
+        ("approval_denied", "deploy to prod", "bob denied it: not during the sale."),
+        ("approval_denied", "задеплой на прод", "bob отклонил(а) запрос: not during the sale."),
+        ("approval_stale", "deploy to prod", "changed since the request, so I did not run it"),
     ],
 )
 def test_each_refusal_says_its_facts_in_the_persons_language(code, request_text, said):
