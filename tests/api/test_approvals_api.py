@@ -12,7 +12,7 @@ from nicegui.testing import User
 
 from app.events import decode_sse
 from tests.agent.harness import first
-from tests.agent.scripted import call, final_from_tool
+from tests.agent.scripted import final_from_tool
 from tests.api.test_agent_api import bearer
 from tests.support import served
 
