@@ -8,7 +8,9 @@ from collections.abc import Callable
 from nicegui import ui
 
 from app.i18n import LANGUAGES, t
+from app.screen.approvals_queue import ApprovalsCount
 from app.screen.model import AgentChatModel
+from components.approvals_link import approvals_link
 from components.context_pill import context_pill
 from components.env_selector import env_selector
 
@@ -21,6 +23,7 @@ def header(
     on_new_conversation: Callable[[], object],
     on_sign_out: Callable[[], object],
     on_conversations: Callable[[], object] | None = None,
+    approvals: ApprovalsCount | None = None,
 ) -> ui.header:
     lang = model.lang
     with ui.header().classes("items-center gap-3 bg-slate-800 text-white px-4 py-2") as bar:
@@ -37,6 +40,8 @@ def header(
             value=lang,
             on_change=lambda e: on_language(e.value),
         ).props('dense flat aria-label="language"').mark("language-switch")
+        if approvals is not None:  # how many wait for this person's approval (four-eyes)
+            approvals_link(approvals, lang)
         ui.button(icon="add_comment", on_click=on_new_conversation).props(
             f'flat round dense aria-label="{t("new_conversation", lang)}"'
         ).tooltip(t("new_conversation", lang)).mark("new-conversation")
@@ -59,10 +64,11 @@ def shell_header(
     title: str,
     on_language: Callable[[str], object],
     on_sign_out: Callable[[], object],
+    approvals: ApprovalsCount | None = None,
 ) -> ui.header:
-    """The app's header on a page other than /agent (the audit log, issue 25): the same
-    bar — product name (a link back to the agent), the page's title, the language switch,
-    the user and role, sign out."""
+    """The app's header on a page other than /agent (the audit log, issue 25; the
+    approvals): the same bar — product name (a link back to the agent), the page's title,
+    the language switch, the approvals link, the user and role, sign out."""
     with ui.header().classes("items-center gap-3 bg-slate-800 text-white px-4 py-2") as bar:
         ui.link(t("product_name", lang), "/agent").classes(
             "text-lg font-bold text-white no-underline"
@@ -74,6 +80,8 @@ def shell_header(
             value=lang,
             on_change=lambda e: on_language(e.value),
         ).props('dense flat aria-label="language"').mark("language-switch")
+        if approvals is not None:
+            approvals_link(approvals, lang)
         with ui.column().classes("gap-0 items-end"):
             ui.label(username).classes("text-sm").mark("user-name")
             ui.label(t(f"role_{role}", lang) if role in ("admin", "analyst") else role).classes(

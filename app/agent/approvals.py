@@ -81,8 +81,9 @@ class ApprovalRecord:
     @property
     def requester_principal(self) -> Principal:
         """The requester as recorded (the core reads their current role before a run)."""
-        source = "external" if self.requester_source == "external" else "local"
-        return Principal(user_id=self.requester, role=self.requester_role, source=source)
+        if self.requester_source == "external":
+            return Principal(user_id=self.requester, role=self.requester_role, source="external")
+        return Principal(user_id=self.requester, role=self.requester_role)
 
     def view(self, *, may_decide: bool = False) -> dict[str, Any]:
         """The request as the doors show it (``GET /api/approvals``, the page, MCP)."""

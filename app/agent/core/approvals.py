@@ -305,12 +305,11 @@ async def _drain(
     core: AgentCore, record: ApprovalRecord, decision: str, events: AsyncIterator[Event]
 ) -> str | None:
     """Run the decision's events to their end (they land in the requester's checkpoint);
-    an approved call's outcome is recorded on its request."""
+    then the request records how it ended (an approved call's outcome; ``denied``), so a
+    page that waits for it knows the conversation is complete."""
     seen = [ev async for ev in events]
-    if decision != "approve":
-        return None
-    outcome = outcome_of(seen, record.call_id)
-    await book_of(core).finish(record.id, outcome)
+    outcome = outcome_of(seen, record.call_id) if decision == "approve" else None
+    await book_of(core).finish(record.id, outcome or "denied")
     return outcome
 
 
