@@ -30,7 +30,7 @@ from app.store.db import Database
 from app.text import csv_cell
 from components.header import shell_header
 
-FILTERS = ("user", "tool", "decision", "env", "since", "until")
+FILTERS = ("user", "tool", "decision", "env", "since", "until", "approval")
 COLUMNS = (
     "ts", "user", "role", "kind", "tool", "env", "decision", "reason", "args", "duration_ms",
     "channel", "client", "conv_id",
@@ -72,6 +72,7 @@ def _store_filters(filters: dict[str, str]) -> dict[str, Any]:
         "tool": filters.get("tool") or None,
         "decision": filters.get("decision") or None,
         "env": filters.get("env") or None,
+        "approval": filters.get("approval") or None,  # a four-eyes request's whole story
         "since": parse_day(filters.get("since")),
         "until": parse_day(filters.get("until"), end=True),
     }
@@ -252,6 +253,9 @@ async def audit_page(request: Request, lang: str | None = None):
         ui.input(t("filter_env", language)).bind_value(filters, "env").mark("filter-env")
         ui.input(t("filter_since", language)).bind_value(filters, "since").mark("filter-since")
         ui.input(t("filter_until", language)).bind_value(filters, "until").mark("filter-until")
+        ui.input(t("filter_approval", language)).bind_value(filters, "approval").mark(
+            "filter-approval"
+        )
         ui.button(t("apply_filters", language), icon="filter_alt", on_click=apply).mark(
             "apply-filters"
         )

@@ -146,3 +146,22 @@ async def test_the_requester_cannot_approve_her_own_request_on_the_page(
     [refused] = harness.audit_rows(kind="approval_refused")
     assert refused["user"] == "alice" and refused["channel"] == "page"
     assert ran == []
+
+
+async def test_the_audit_page_filters_a_requests_whole_story(
+    four_eyes: Path, user: User, sign_in: Any, harness: Any
+) -> None:
+    _use(harness, four_eyes, [])
+    approval_id = await _waiting_request(harness)
+    await queue.decide(harness.core, _bob(harness), approval_id, "deny", "not this week")
+    await sign_in("admin", target=f"/audit?approval={approval_id}", username="ops")
+    await user.should_see(marker="audit-table", retries=50)
+    table = user.find(marker="audit-table").elements.pop()
+    for _ in range(50):
+        if table.rows:
+            break
+        await user.should_see(marker="audit-table")
+    story = [(r["kind"], r["user"]) for r in reversed(table.rows)]
+    assert story[:2] == [("approval_requested", "alice"), ("denied", "bob")], story
+    assert {kind for kind, _ in story} <= {"approval_requested", "denied", "cancelled"}
+    assert all(approval_id in r["args"] for r in table.rows)
