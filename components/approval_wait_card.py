@@ -15,7 +15,8 @@ from app.screen.model import AgentChatModel
 def approval_wait_card(model: AgentChatModel) -> ui.card:
     lang = model.lang
     card = ui.card().classes("w-full border-2 border-indigo-500 bg-indigo-50")
-    card.props('role="status" aria-live="polite"').mark("approval-wait-card")
+    card.props('role="status" aria-live="polite" data-testid="approval-wait-card"')
+    card.mark("approval-wait-card")
     card.bind_visibility_from(model, "awaiting_approval", backward=lambda v: v is not None)
     with card:
         with ui.row().classes("w-full items-center gap-2"):

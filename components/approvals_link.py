@@ -15,7 +15,8 @@ def approvals_link(counter: ApprovalsCount, lang: str) -> ui.element:
     ) as link:
         ui.icon("how_to_reg").classes("text-xl")
         ui.label(t("approvals_link", lang)).classes("text-sm")
-        badge = ui.badge("", color="orange").props('aria-label="waiting for approval"')
+        badge = ui.badge("", color="orange")
+        badge.props('aria-label="waiting for approval" data-testid="approvals-count"')
         badge.bind_text_from(counter, "count", backward=lambda n: str(n or 0))
         badge.bind_visibility_from(counter, "count", backward=bool).mark("approvals-count")
     link.bind_visibility_from(counter, "count", backward=lambda n: n is not None)

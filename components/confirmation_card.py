@@ -103,7 +103,7 @@ def confirmation_card(model: AgentChatModel, *, for_approver: bool = False) -> u
         actions = ui.row().classes("w-full items-center justify-end gap-2 no-wrap")
         actions.bind_visibility_from(model, "card_form", backward=lambda form: not form)
         with actions:
-            cancel_reason(model).bind_visibility_from(
+            cancel_reason(model, for_approver=for_approver).bind_visibility_from(
                 model, "card_state", backward=lambda s: s in CONFIRMABLE
             )
             ui.spinner(size="md").bind_visibility_from(

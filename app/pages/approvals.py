@@ -129,7 +129,8 @@ def _request_block(card: RequestCard, lang: str) -> None:
             else:
                 confirmation_card(card.model, for_approver=True)
             card.result = ui.label("").classes("text-sm").mark("approval-result")
-    block.mark("approval-request")
+            card.result.props('data-testid="approval-result"')
+    block.props('data-testid="approval-request"').mark("approval-request")
 
 
 @ui.page(PATH, title="Approvals · ss-tools agent")

@@ -10,6 +10,7 @@ the sentence after it), whichever replica ran it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from nicegui.binding import BindableProperty
@@ -25,6 +26,8 @@ if TYPE_CHECKING:
 class ApprovalWaitState:
     lang: str
     _intents: Any
+    process_step: str  # the model's (the steps' bar)
+    clear_confirmation: Callable[[], None]  # the model's: the answered card goes
 
     awaiting_approval = BindableProperty()  # AwaitingApprovalEvent | None
     approval_tool = BindableProperty()
@@ -45,7 +48,9 @@ class ApprovalWaitState:
         return waiting.approval_id if waiting is not None else None
 
     def show_awaiting_approval(self, event: AwaitingApprovalEvent) -> None:
-        """The call waits for a second person: its card (what the requester confirmed)."""
+        """The call waits for a second person: its card (what the requester confirmed)
+        stands where the answered confirmation card was."""
+        self.clear_confirmation()
         self.awaiting_approval = event
         self.approval_tool = event.tool_name
         self.approval_args_text = format_args(event.tool_args)
@@ -58,6 +63,7 @@ class ApprovalWaitState:
             else t("approval_waiting_hint", self.lang, expires=expires)
         )  # fmt: skip
         self.approval_withdrawing = False
+        self.process_step = "confirm"  # waiting for a person (the second one)
 
     def clear_awaiting_approval(self) -> None:
         self.awaiting_approval = None

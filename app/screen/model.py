@@ -202,8 +202,8 @@ class AgentChatModel(
             self.state = "awaiting_confirmation"
         elif done_state in ("idle", "error"):
             self.state = done_state
-        if self.state == "idle":
-            self.process_step = "answer"
+        if self.state == "idle":  # (a call waiting for a second person: still "confirm")
+            self.process_step = "confirm" if self.awaiting_approval is not None else "answer"
 
     def show_confirmation(self, event: ConfirmRequiredEvent) -> None:
         self._close_forms()
