@@ -25,12 +25,15 @@ confirmation and the tools::
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Literal
 
 from langchain_core.messages import ToolMessage
+from langgraph.graph import END, StateGraph
+from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
-from app.agent.approvals import AWAITING, ApprovalBook
+from app.agent.approval_record import AWAITING
+from app.agent.approvals import ApprovalBook
 from app.agent.confirmation import args_hash, raises_the_stakes
 from app.agent.guard import Checked, Guard
 from app.agent.state import AgentContext, AgentState, PendingCall, call_row, cancelled_call, emit
@@ -218,3 +221,41 @@ async def settle_decisions(guard: Guard, state: AgentState, ctx: AgentContext) -
         else:
             pending.append(p)
     return {"messages": results, "pending": pending}
+
+
+# ---- the three steps on the graph -------------------------------------------------------
+def add_steps(
+    g: StateGraph[Any, Any, Any, Any], *, book: ApprovalBook, guard: Guard,
+    policy: Callable[[], Policy], envs: Callable[[], EnvTable], audited: Callable[[Any], Any],
+    direct: Callable[[AgentState], bool], on_loop: Callable[[Any], Any],
+) -> None:  # fmt: skip
+    """Add ``approval`` -> ``await_approval`` -> ``approved`` to ``g`` (its ``recheck``
+    routes to ``approval`` when :func:`waits_for_second_person`); ``audited``: the graph's
+    wrapper naming the run's door in the nodes' audit rows; ``direct``: whether the run
+    is a door's direct call (it ends after the tools)."""
+
+    async def approval(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
+        return await open_requests(book, guard, state, runtime.context, policy, envs)
+
+    async def await_approval(state: AgentState) -> dict[str, Any]:
+        return await_decisions(state)  # interrupts: no side effect here
+
+    async def approved(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
+        return await settle_decisions(guard, state, runtime.context)
+
+    def after_settled(state: AgentState) -> Literal["tools", "model", "__end__"]:
+        if state.get("pending"):
+            return "tools"
+        return "__end__" if direct(state) else "model"
+
+    def after_approval(state: AgentState) -> Literal["await_approval", "tools", "model", "__end__"]:
+        return "await_approval" if any_waiting(state) else after_settled(state)
+
+    g.add_node("approval", audited(approval))
+    g.add_node("await_approval", await_approval)
+    g.add_node("approved", audited(approved))
+    g.add_conditional_edges(
+        "approval", on_loop(after_approval), ["await_approval", "tools", "model", END]
+    )
+    g.add_edge("await_approval", "approved")
+    g.add_conditional_edges("approved", on_loop(after_settled), ["tools", "model", END])

@@ -4,7 +4,8 @@ webhook, for the graph (which opens a request when a confirmed call needs one:
 ``app.agent.core.approvals``).
 
 An :class:`ApprovalBook` is stateless over the app's database, audit writer and
-settings (built where it is needed); a request is read as an :class:`ApprovalRecord`.
+settings (built where it is needed); a request is read as an
+:class:`~app.agent.approval_record.ApprovalRecord`.
 Every step of a request's story is an audit row whose ``args`` name its
 ``approval_id`` (the audit page filters a story by it): ``approval_requested``,
 ``approved`` / ``denied`` (by whom, with the reason), ``approval_withdrawn``,
@@ -18,104 +19,19 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
-from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
+from app.agent.approval_record import ApprovalRecord, is_approval
 from app.agent.approval_webhook import post_webhook, webhook_payload
 from app.agent.audit import AuditWriter
 from app.agent.state import AgentContext, PendingCall
 from app.auth import Principal
 from app.auth.external_ids import is_external_user_id
-from app.events import AwaitingApprovalEvent, ConfirmMetadataV2
 from app.settings import Settings
 from app.store import approvals as rows
-from app.store.approvals import ApprovalRequest
 from app.store.db import Database
 
 log = logging.getLogger("ss_tools.approvals")
-
-#: the ``kind`` of the confirm step's interrupt that waits for a second person
-AWAITING = "awaiting_approval"
-
-
-def is_approval(value: Any) -> bool:
-    """Whether an interrupt's value is a wait for a second person (not a confirmation)."""
-    return isinstance(value, Mapping) and value.get("kind") == AWAITING
-
-
-@dataclass(frozen=True)
-class ApprovalRecord:
-    """One request as its row holds it (times are timezone-aware UTC)."""
-
-    id: str
-    conv_id: str
-    call_id: str
-    confirmation_id: str | None
-    tool_name: str
-    args: dict[str, Any]
-    args_hash: str
-    env_id: str | None
-    tier: str | None
-    risk: str
-    risk_level: str
-    card: dict[str, Any]
-    requester: str
-    requester_role: str
-    requester_source: str
-    channel: str | None
-    client: str | None
-    created_at: datetime
-    expires_at: datetime
-    status: str
-    decided_by: str | None
-    decided_at: datetime | None
-    reason: str | None
-    outcome: str | None
-    finished_at: datetime | None
-
-    @classmethod
-    def of(cls, row: ApprovalRequest) -> ApprovalRecord:
-        return cls(**{f.name: getattr(row, f.name) for f in fields(cls)})
-
-    @property
-    def requester_principal(self) -> Principal:
-        """The requester as recorded (the core reads their current role before a run)."""
-        if self.requester_source == "external":
-            return Principal(user_id=self.requester, role=self.requester_role, source="external")
-        return Principal(user_id=self.requester, role=self.requester_role)
-
-    def view(self, *, may_decide: bool = False) -> dict[str, Any]:
-        """The request as the doors show it (``GET /api/approvals``, the page, MCP)."""
-
-        def when(value: datetime | None) -> str | None:
-            return None if value is None else value.isoformat(timespec="seconds")
-
-        return {
-            "id": self.id,
-            "status": self.status,
-            "outcome": self.outcome,
-            "tool": self.tool_name,
-            "args": self.args,
-            "env_id": self.env_id,
-            "tier": self.tier,
-            "risk": self.risk,
-            "risk_level": self.risk_level,
-            "requester": self.requester,
-            "requester_role": self.requester_role,
-            "conv_id": self.conv_id,
-            "call_id": self.call_id,
-            "channel": self.channel,
-            "created_at": when(self.created_at),
-            "expires_at": when(self.expires_at),
-            "decided_by": self.decided_by,
-            "decided_at": when(self.decided_at),
-            "reason": self.reason,
-            "finished_at": when(self.finished_at),
-            "card": self.card,
-            "may_decide": may_decide,
-        }
-
 
 class ApprovalBook:
     """The approval requests of ``db``; their story audited through ``audit``; each new
@@ -295,20 +211,25 @@ class ApprovalBook:
             await asyncio.gather(*pending, return_exceptions=True)
 
 
-def awaiting_event(value: Mapping[str, Any], conv_id: str = "") -> AwaitingApprovalEvent:
-    """The ``awaiting_approval`` event of one wait's interrupt value (the live stream and
-    the conversation's read model build it the same way)."""
-    meta = value.get("metadata") or None
-    return AwaitingApprovalEvent(
-        conv_id=conv_id,
-        approval_id=value["approval_id"],
-        call_id=value["call_id"],
-        tool_name=value["tool_name"],
-        tool_args=dict(value.get("tool_args") or {}),
-        env_id=value.get("env_id"),
-        env_context=value.get("env_context"),
-        risk_level=value.get("risk_level") or "guarded",
-        requester=value.get("requester") or "",
-        expires_at=value.get("expires_at") or "",
-        metadata=ConfirmMetadataV2.model_validate(meta) if meta else None,
-    )
+
+class Spends(Protocol):
+    """What :func:`withdraw_waiting` needs of the confirmations (``Confirmations``)."""
+
+    db: Database
+    audit: AuditWriter
+
+    async def spend(self, graph: Any, principal: Principal, conv_id: str, cid: str) -> None: ...
+
+
+async def withdraw_waiting(
+    confirmations: Spends, graph: Any, principal: Principal, conv_id: str,
+    waiting: Mapping[str, Any], reason: str,
+) -> None:  # fmt: skip
+    """Withdraw what one interrupt of the conversation waits for (``waiting``: its value;
+    a new message or a stop): a confirmation is spent; a call that waits for a second
+    person has its request withdrawn (audited; one decided meanwhile stays)."""
+    if is_approval(waiting):
+        book = ApprovalBook(confirmations.db, confirmations.audit)
+        await book.withdraw(str(waiting["approval_id"]), principal, reason)
+    elif waiting.get("confirmation_id"):
+        await confirmations.spend(graph, principal, conv_id, str(waiting["confirmation_id"]))

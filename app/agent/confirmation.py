@@ -16,8 +16,9 @@ node interrupts). Its confirmation is a row of ``app.store.confirmations``, read
    answer with edited arguments keeps their hash: only those arguments run (:meth:`bound`).
    A refusal is a ``ConfirmationError`` with an audit row.
 4. **spend** — a new message or a stop withdraws a pending confirmation: consumed as
-   ``superseded``, so it can never be confirmed, whatever state it was in; a call that
-   waits for a second person instead has its request withdrawn (:meth:`withdraw`).
+   ``superseded``, so it can never be confirmed, whatever state it was in (a call that
+   waits for a second person instead has its request withdrawn:
+   ``app.agent.approvals.withdraw_waiting``).
 
 A confirmed answer is policed again before it runs (``app.agent.recheck``):
 :func:`raises_the_stakes` says when an answer needs a new confirmation instead.
@@ -34,7 +35,6 @@ from dataclasses import dataclass, fields
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from app.agent.approvals import ApprovalBook, is_approval
 from app.agent.audit import AuditWriter
 from app.agent.state import AgentContext, PendingCall, call_row
 from app.auth import Principal
@@ -275,20 +275,6 @@ class Confirmations:
             )
         except ConfirmationError as exc:  # already used or expired: nothing left to spend
             cot_logger.reason("withdrawn confirmation was already settled", why=exc.reason)
-
-    async def withdraw(
-        self, graph: Any, principal: Principal, conv_id: str, waiting: Mapping[str, Any],
-        reason: str,
-    ) -> None:  # fmt: skip
-        """Withdraw what one interrupt of the conversation waits for (``waiting``: its
-        value): a confirmation is spent; a call waiting for a second person has its
-        request withdrawn (audited ``approval_withdrawn``; one decided meanwhile stays)."""
-        if is_approval(waiting):
-            await ApprovalBook(self.db, self.audit).withdraw(
-                str(waiting["approval_id"]), principal, reason
-            )
-        elif waiting.get("confirmation_id"):
-            await self.spend(graph, principal, conv_id, str(waiting["confirmation_id"]))
 
     @asynccontextmanager
     async def _refusal_audited(

@@ -2,9 +2,8 @@
 
 ``recheck`` runs every call a person confirmed, edited or not, through the guard's
 per-call policy again (``app.agent.recheck``: the caller's current role, the environment,
-maintenance, the risk); a confirmed call that policy says a second person must approve
-then waits for them (``approval`` -> ``await_approval`` -> ``approved``:
-``app.agent.approval_nodes``); a stopped turn ends through its own nodes
+maintenance, the risk); one a second person must approve then waits for them
+(``app.agent.approval_nodes``); a stopped turn ends through its own nodes
 (``app.agent.state``: stopping), so its checkpoint stays consistent.
 
 ``build_graph(*, model, checkpointer, settings, db, audit, confirmations, policy, envs,
@@ -111,6 +110,8 @@ class BoundModels:
 
 
 Node = Callable[[AgentState, Runtime[AgentContext]], Awaitable[dict[str, Any]]]
+#: where a rechecked answer goes (a second person's approval among them)
+Rechecked = Literal["confirm", "approval", "tools", "model", "__end__"]
 
 
 def on_loop(route: Callable[[AgentState], str]) -> Callable[[AgentState], Awaitable[str]]:
@@ -188,9 +189,7 @@ def build_graph(
     preflight: PreflightOverride | None = None,
     system_prompt: Any = None,
     decls: Mapping[str, ToolDecl] = TOOLS,
-    approvals: ApprovalBook | None = None,
 ) -> Any:
-    book = approvals if approvals is not None else ApprovalBook(db, audit, settings)
     guard = Guard(
         decls,
         policy=policy,
@@ -278,16 +277,6 @@ def build_graph(
     async def tools_node(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
         return await run_tools(state, runtime.context)
 
-    async def approval_node(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
-        ctx = runtime.context
-        return await approval_nodes.open_requests(book, guard, state, ctx, policy, envs)
-
-    async def await_approval_node(state: AgentState) -> dict[str, Any]:
-        return approval_nodes.await_decisions(state)  # interrupts: no side effect here
-
-    async def approved_node(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
-        return await approval_nodes.settle_decisions(guard, state, runtime.context)
-
     def after_model(state: AgentState) -> Literal["guard", "__end__"]:
         last = state["messages"][-1]
         return "guard" if isinstance(last, AIMessage) and last.tool_calls else "__end__"
@@ -304,9 +293,7 @@ def build_graph(
         answered = any(is_answered(p) for p in state.get("pending") or [])
         return "recheck" if answered else "tools"  # every "confirm" is checked again
 
-    def after_recheck(
-        state: AgentState,
-    ) -> Literal["confirm", "approval", "tools", "model", "__end__"]:
+    def after_recheck(state: AgentState) -> Rechecked:
         pending = state.get("pending") or []
         if any(p.get("needs_confirmation") and p.get("decision") is None for p in pending):
             return "confirm"  # an edit that raised the stakes: a new confirmation
@@ -317,25 +304,16 @@ def build_graph(
             return "tools"
         return "__end__" if is_direct(state) else "model"
 
-    def after_approval(state: AgentState) -> Literal["await_approval", "tools", "model", "__end__"]:
-        if approval_nodes.any_waiting(state):
-            return "await_approval"
-        return after_settled(state)
-
-    def after_settled(state: AgentState) -> Literal["tools", "model", "__end__"]:
-        if state.get("pending"):
-            return "tools"
-        return "__end__" if is_direct(state) else "model"
-
     g = StateGraph(AgentState, context_schema=AgentContext)
     g.add_node("model", model_node)
     g.add_node("guard", audited_by_door(guard_node))
     g.add_node("confirm", confirm_node)
     g.add_node("recheck", audited_by_door(recheck_node))
     g.add_node("tools", audited_by_door(tools_node))
-    g.add_node("approval", audited_by_door(approval_node))
-    g.add_node("await_approval", await_approval_node)
-    g.add_node("approved", audited_by_door(approved_node))
+    approval_nodes.add_steps(
+        g, book=ApprovalBook(db, audit, settings), guard=guard, policy=policy, envs=envs,
+        audited=audited_by_door, direct=is_direct, on_loop=on_loop,
+    )  # fmt: skip
     g.add_conditional_edges(START, on_loop(entry), ["model", "guard"])  # guard: a direct call
     g.add_conditional_edges("model", on_loop(after_model), ["guard", END])
     g.add_conditional_edges("guard", on_loop(after_guard), ["confirm", "tools", "model", END])
@@ -343,10 +321,5 @@ def build_graph(
     g.add_conditional_edges(
         "recheck", on_loop(after_recheck), ["confirm", "approval", "tools", "model", END]
     )
-    g.add_conditional_edges(
-        "approval", on_loop(after_approval), ["await_approval", "tools", "model", END]
-    )
-    g.add_edge("await_approval", "approved")
-    g.add_conditional_edges("approved", on_loop(after_settled), ["tools", "model", END])
     g.add_conditional_edges("tools", on_loop(after_tools), ["model", END])  # END: a direct call
     return g.compile(checkpointer=checkpointer)

@@ -46,7 +46,6 @@ from app.policy import (
     alternatives_for,
     build_confirmation_contract_v2,
     enforce_tool_permission,
-    needs_second_person,
     resolve_env,
     tool_risk,
 )
@@ -175,10 +174,7 @@ class Guard:
     preflight: PreflightOverride | None = None
 
     async def open(self, checked: Checked, ctx: AgentContext) -> None:
-        """Ask a person: a new single-use confirmation bound to the checked call (its card
-        says when a second person must approve it after this one)."""
-        level, tier = checked.call["risk_level"], checked.metadata.get("env_context")
-        checked.metadata["second_person"] = needs_second_person(self.policy().approval, level, tier)
+        """Ask a person: a new single-use confirmation bound to the checked call."""
         await self.confirmations.open(checked.call, ctx, checked.contract, checked.metadata)
 
     async def __call__(self, state: AgentState, ctx: AgentContext) -> dict[str, Any]:

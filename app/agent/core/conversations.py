@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-from app.agent.approvals import ApprovalBook, awaiting_event, is_approval
+from app.agent.approval_record import awaiting_event, is_approval
+from app.agent.approvals import ApprovalBook
 from app.agent.audit import AuditWriter
 from app.agent.core.checks import refuse_foreign, valid_conv_id
 from app.agent.core.requests import RequestRefused

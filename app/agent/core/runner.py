@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import AIMessage, AIMessageChunk, ToolMessage
 
-from app.agent.approvals import awaiting_event, is_approval
+from app.agent.approval_record import awaiting_event, is_approval
 from app.agent.audit import AuditWriter
 from app.agent.core.control import ITEM, STOP, RunControl
 from app.agent.model_step import PROBLEM_KEY

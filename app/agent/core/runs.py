@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langgraph.types import Command
 
+from app.agent.approvals import withdraw_waiting
 from app.agent.audit import AuditWriter, audit_scope
 from app.agent.core import conversations
 from app.agent.core.checks import refuse_foreign
@@ -280,10 +281,10 @@ async def supersede(
     so the checkpoint is consistent. ``reason``: a new message, or a stop (``WITHDRAWN``)."""
     while state.interrupts:
         ctx = context_for(state.values.get("turn") or {})
-        for intr in state.interrupts:  # a confirmation, or a second person's approval
+        for intr in state.interrupts:
+            spent = core.confirmations  # a confirmation, or a wait for a second person
             with audit_scope(ctx.channel, ctx.client):
-                waiting = intr.value or {}
-                await core.confirmations.withdraw(graph, principal, conv_id, waiting, reason)
+                await withdraw_waiting(spent, graph, principal, conv_id, intr.value or {}, reason)
             await core.audit.record(
                 kind="cancelled",
                 decision="cancel",
