@@ -286,3 +286,35 @@ async def test_without_an_approval_section_nothing_waits(harness: Any) -> None:
     assert not [e for e in events if isinstance(e, AwaitingApprovalEvent | ErrorEvent)]
     assert not [e for e in events if isinstance(e, PermissionDeniedEvent)]
     assert ran == [("delete_dashboard", "alice", "admin")]
+
+
+async def test_an_approval_takes_the_approvers_slot_never_the_requesters_pace(
+    harness: Any, tmp_path: Path
+) -> None:
+    """The request that arrives is the approver's: it takes one of their running slots
+    (429 while all are busy: the request still waits); the requester having used up her
+    pace of turns never blocks it."""
+    path = tmp_path / "policy.toml"
+    path.write_text(POLICY, encoding="utf-8")
+    harness.configure(
+        policy_file=path, dangerous_countdown_s=0, user_turns_per_minute=1, user_max_running=1
+    )
+    ran: list[Any] = []
+    proposal = call("delete_dashboard", dashboard_id="42", env_id="prod")
+    harness.use(proposal, final_from_tool, tools=_recording(ran))
+    card = _one(await harness.turn("delete dashboard 42 in prod"), ConfirmRequiredEvent)
+    waiting = _one(await harness.answer(card.confirmation_id), AwaitingApprovalEvent)
+    with pytest.raises(RequestRefused) as paced:  # alice's pace is used up
+        await harness.turn("anything else", conv_id="another")
+    assert paced.value.status == 429
+
+    bob = principal_for(harness.parts, "bob")
+    row = bob.audit_row(conv_id=harness.conv_id, channel="http")
+    busy = await harness.core.limits.hold(bob, row, harness.core.audit)  # bob's one slot
+    with pytest.raises(RequestRefused) as full:
+        await queue.decide(harness.core, _door(harness, "bob"), waiting.approval_id, "approve")
+    assert (full.value.status, full.value.error) == (429, "too_many_running")
+    assert ran == []
+    await harness.core.limits.free(busy)
+    answer = await queue.decide(harness.core, _door(harness, "bob"), waiting.approval_id, "approve")
+    assert answer["outcome"] == "completed" and ran == [("delete_dashboard", "alice", "admin")]
