@@ -28,7 +28,7 @@ from app.agent.core import AgentCore, prepare_call, prepare_resume, prepare_turn
 from app.i18n import normalize_language, pick_language
 from app.pages import session
 from app.pages.agent_controller import AgentPageController, CoreDoor
-from app.pages.approvals_count import approvals_counter
+from app.pages.approvals_count import approvals_counter, keep_counting
 from app.parts import installed
 from app.screen.model import AgentChatModel
 from components.chat_panel import chat_panel
@@ -120,6 +120,7 @@ async def agent_page(request: Request, lang: str | None = None):
         app.storage.user["conv_id"] = await controller.open_conversation()
     elif conv_id:  # one visit, one context (issue 25): see resume_visit
         app.storage.user["conv_id"] = await controller.resume_visit()
+    keep_counting(waiting_for_me, parts.core, user.principal)  # (timers last)
     # a revoked session (disabled, deleted, re-roled) leaves the page
     session.watch(parts.auth, request)
     return None

@@ -30,7 +30,7 @@ from app.errors import SsToolsError
 from app.i18n import pick_language, refusal_text, t
 from app.pages import session
 from app.pages.agent_controller import refusal_of
-from app.pages.approvals_count import approvals_counter
+from app.pages.approvals_count import approvals_counter, keep_counting
 from app.parts import installed
 from app.screen.approvals_queue import ApprovalsCount, request_model
 from app.screen.intents import Decision
@@ -186,6 +186,7 @@ async def approvals_page(request: Request, lang: str | None = None):
             card.model.tick()
 
     ui.timer(parts.settings.countdown_tick_s, tick)
+    keep_counting(counter, core, principal)
     root.mark("approvals-root")
     session.watch(parts.auth, request)  # a revoked session leaves the page
     return None

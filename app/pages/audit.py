@@ -24,6 +24,7 @@ from app.auth import AuthGate, bearer_token
 from app.errors import AuthError, error_shape
 from app.i18n import pick_language, t
 from app.pages import session
+from app.pages.approvals_count import approvals_counter, keep_counting
 from app.parts import installed
 from app.store.audit import DECISIONS, count_audit, list_audit
 from app.store.db import Database
@@ -233,6 +234,8 @@ async def audit_page(request: Request, lang: str | None = None):
         session.sign_out(auth)
         ui.navigate.to("/login")
 
+    core = installed(request.app).core
+    counter = await approvals_counter(core, user.principal)  # the header's approvals count
     shell_header(
         lang=language,
         username=user.username,
@@ -240,6 +243,7 @@ async def audit_page(request: Request, lang: str | None = None):
         title=t("audit_title", language),
         on_language=choose_language,
         on_sign_out=sign_out,
+        approvals=counter,
     )
     with ui.row().classes("w-full items-center gap-4 p-4"):  # (the title is the header's)
         ui.space()
@@ -286,6 +290,7 @@ async def audit_page(request: Request, lang: str | None = None):
         )
     await show(state["page"])
     # last: a timer makes NiceGUI answer as soon as the page connects (before apply ends)
+    keep_counting(counter, core, user.principal)
     session.watch(auth, request)  # a revoked admin loses the open page within seconds
     return None
 
