@@ -165,6 +165,8 @@ class ConfirmMetadataV2(BaseModel):
     risk_reason: str | None = None  # why it is rated so, in the card's language
     description: str = ""
     countdown_s: int = 0  # the policy's wait before a dangerous card can be confirmed
+    # after this person confirms, a second person must approve it too (four-eyes)
+    second_person: bool = False
 
 
 class ConfirmRequiredEvent(BaseEvent):
@@ -174,6 +176,27 @@ class ConfirmRequiredEvent(BaseEvent):
     metadata: ConfirmMetadataV2
     countdown_s: int = 0
     expires_at: str = ""
+
+
+class AwaitingApprovalEvent(BaseEvent):
+    """A confirmed call waits for a second person's approval (four-eyes): it has not run.
+    ``approval_id`` names the request (``GET``/``POST /api/approvals/{id}``); ``metadata``
+    is the card as the requester confirmed it, which the approver is shown too. When it
+    is decided, the call's outcome (or the denial and its reason) lands in this
+    conversation, whichever replica took the decision."""
+
+    type: Literal["awaiting_approval"] = "awaiting_approval"
+    approval_id: str
+    call_id: str
+    tool_name: str
+    tool_args: dict[str, Any] = Field(default_factory=dict)
+    env_id: str | None = None
+    env_context: EnvTier | None = None
+    risk_level: RiskLevel = "guarded"
+    requester: str = ""
+    expires_at: str = ""
+    status: str = "pending"  # pending | approved | denied | withdrawn | expired
+    metadata: ConfirmMetadataV2 | None = None
 
 
 class PermissionDeniedEvent(BaseEvent):
@@ -207,8 +230,13 @@ class ErrorEvent(BaseEvent):
 
 
 class DoneEvent(BaseEvent):
+    """The stream's end. ``reason`` (added beside ``state``, which old clients read):
+    ``awaiting_approval`` when a confirmed call now waits for a second person (``state``
+    is then ``idle``: nothing is asked of this client)."""
+
     type: Literal["done"] = "done"
     state: DoneState = "idle"
+    reason: str | None = None
 
 
 class StoppedEvent(BaseEvent):
@@ -230,6 +258,7 @@ Event = Annotated[
     | ToolRetryEvent
     | ToolTimeoutEvent
     | ConfirmRequiredEvent
+    | AwaitingApprovalEvent
     | PermissionDeniedEvent
     | MessageEvent
     | ErrorEvent

@@ -62,6 +62,7 @@ EventKind = Literal[
     "tool_retry",
     "tool_timeout",
     "confirm_required",
+    "awaiting_approval",
     "permission_denied",
     "message",
     "error",
@@ -71,6 +72,8 @@ EventKind = Literal[
 EVENT_KINDS: Final[tuple[EventKind, ...]] = get_args(EventKind)
 ToolStatus = Literal["completed", "failed", "cancelled"]
 DoneState = Literal["idle", "awaiting_confirmation", "error"]
+#: why a stream ended, beside its state (``DoneEvent.reason``)
+DONE_AWAITING_APPROVAL: Final = "awaiting_approval"
 
 # ---- audit ---------------------------------------------------------------------------
 AuditKind = Literal[
@@ -95,6 +98,14 @@ AuditKind = Literal[
     "request_invalid",
     "turn_stopped",
     "conversation_changed",
+    # four-eyes: a request's story (app.agent.approvals, app.agent.core.approvals)
+    "approval_requested",
+    "approved",
+    "denied",
+    "approval_expired",
+    "approval_withdrawn",
+    "approval_refused",
+    "approval_webhook_failed",
 ]
 AUDIT_KINDS: Final[tuple[AuditKind, ...]] = get_args(AuditKind)
 AuditDecision = Literal["allow", "deny", "confirm", "cancel", "ok", "error", "refused"]

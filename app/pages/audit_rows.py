@@ -19,7 +19,7 @@ from app.store.db import Database
 from app.store.models import AuditEvent
 from app.text import csv_cell
 
-FILTERS = ("user", "tool", "decision", "env", "since", "until", "conv")
+FILTERS = ("user", "tool", "decision", "env", "since", "until", "conv", "approval")
 COLUMNS = (
     "ts", "user", "role", "kind", "tool", "env", "decision", "reason", "args", "duration_ms",
     "channel", "client", "conv_id",
@@ -53,6 +53,7 @@ def _store_filters(filters: dict[str, str]) -> dict[str, Any]:
         "decision": filters.get("decision") or None,
         "env": filters.get("env") or None,
         "conv_id": filters.get("conv") or None,
+        "approval": filters.get("approval") or None,  # a four-eyes request's whole story
         "since": parse_day(filters.get("since")),
         "until": parse_day(filters.get("until"), end=True),
     }

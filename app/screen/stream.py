@@ -37,6 +37,7 @@ from app.screen.restore import (
 if TYPE_CHECKING:
     from app.events import (
         Alternative,
+        AwaitingApprovalEvent,
         ConfirmRequiredEvent,
         DoneEvent,
         ErrorEvent,
@@ -74,6 +75,7 @@ class ChatSink(Protocol):
     def show_error(self, text: str) -> ChatMessage: ...
     def turn_done(self, done_state: str) -> None: ...
     def show_confirmation(self, event: ConfirmRequiredEvent) -> None: ...
+    def show_awaiting_approval(self, event: AwaitingApprovalEvent) -> None: ...
     def show_permission_denied(self, denial: PermissionDenial) -> None: ...
     def note_stopped(self, writes_in_flight: Sequence[str]) -> None: ...
     def note_call_cancelled(self) -> None: ...
@@ -100,6 +102,7 @@ class StreamProcessor:
             "tool_timeout": self._on_tool_timeout,
             "tool_end": self._on_tool_end,
             "confirm_required": self._on_confirm_required,
+            "awaiting_approval": self._on_awaiting_approval,
             "permission_denied": self._on_permission_denied,
             "stopped": self._on_stopped,
         }
@@ -272,6 +275,11 @@ class StreamProcessor:
             return
         self.sink.show_confirmation(ev)
 
+    def _on_awaiting_approval(self, ev: AwaitingApprovalEvent) -> None:
+        """A confirmed call waits for a second person: its waiting card stands for it."""
+        self._close_open()
+        self.sink.show_awaiting_approval(ev)
+
     def _on_permission_denied(self, ev: PermissionDeniedEvent) -> None:
         self._close_open()
         self._deny(ev.tool_name, ev.required_role, ev.alternatives)
@@ -292,6 +300,8 @@ class StreamProcessor:
         sink.reset(conv_id=sink.conv_id)
         self._open, self._held = None, []
         pending = conversation.pending
+        waiting = getattr(conversation, "awaiting_approval", None)  # (a newer core's field)
+        waits = {c.call_id for c in (pending, waiting) if c is not None}
         for row in in_order(conversation.messages, conversation.tool_calls):
             if "tool_name" not in row:
                 role = "user" if row.get("role") == "user" else "assistant"
@@ -303,9 +313,11 @@ class StreamProcessor:
                 text, detail = refusal_notice(refusal, sink.lang)
                 kind = "notice" if is_notice(refusal) else "error"
                 sink.add_message("assistant", text, kind).detail = detail
-            elif pending is None or row.get("call_id") != pending.call_id:
-                sink.add_item(restored_call(row))  # (the confirmation card stands for it)
+            elif row.get("call_id") not in waits:
+                sink.add_item(restored_call(row))  # (the card that waits stands for it)
                 if denied_on_its_card(row):
                     sink.say_cancelled()  # as the live turn said it
         if pending is not None:
             self._on_confirm_required(pending)
+        if waiting is not None:
+            self._on_awaiting_approval(waiting)
