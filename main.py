@@ -4,6 +4,8 @@
     python main.py start --local-model                      ... answered by a local small LLM
     python main.py users add NAME --role admin|analyst --password PW
     python main.py users list
+    python main.py users set-superset-username NAME SUPERSET_USER
+    python main.py superset link|unlink|list|public-key|rotate-keys ...
 
 Order: settings -> (start: the local secret, the first admin, the Superset sandbox) ->
 app factory -> ui.run. The settings are read here, once (``Settings()``); ``create_app``
@@ -47,6 +49,7 @@ def serve(settings: Settings, *, title: str = TITLE, **options: Any) -> None:
     ui.run(
         host=settings.host,
         port=settings.port,
+        uvicorn_logging_level=settings.log_level,
         title=title,
         storage_secret=settings.nicegui_storage_secret(),
         reload=False,
@@ -111,6 +114,9 @@ def keep_prefixes(server: Any, say: Callable[[str], object] = print) -> None:
 
 
 def main() -> None:
+    from app.logtext import escape_log_records
+
+    escape_log_records()  # every log line shows control characters, never obeys them
     command = sys.argv[1] if __name__ == "__main__" and len(sys.argv) > 1 else ""
     if command in {"-h", "--help", "help"}:
         print(__doc__.split("Order:")[0].strip())
@@ -120,6 +126,11 @@ def main() -> None:
 
         os.umask(0o077)  # the database file it may create is the product's own: 0600
         sys.exit(users_main(sys.argv[2:], settings=Settings()))
+    if command == "superset":  # people's Superset accounts: no server modules either
+        from app.cli_superset import superset_main
+
+        os.umask(0o077)
+        sys.exit(superset_main(sys.argv[2:], settings=Settings()))
     from nicegui import app, helpers
 
     from app.bootstrap import prepare_local_run

@@ -5,6 +5,8 @@ Every call is ``git -C <repo> ...`` in a subprocess with a timeout; a failure be
 stderr is safe to show). The repository is created on first use with a ``main`` branch
 and an initial commit. Calls are synchronous: async callers wrap them in
 ``asyncio.to_thread``. One lock per repository path serialises writers inside a process.
+What history keeps — a commit message, an author name, a branch name — holds no control
+character but a message's newline and tab (:func:`check_text`).
 
 Branch scope: :meth:`GitRepo.set_branch_scope` remembers, in the repository's own config
 (``branch.<name>.ss-tools-dashboards`` / ``ss-tools-env``), which dashboards a branch was
@@ -22,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from app.errors import ToolError
+from app.text import control_character
 
 AGENT_NAME = "ss-tools agent"
 AGENT_EMAIL = "agent@ss-tools.local"
@@ -46,6 +49,13 @@ def _lock_for(path: Path) -> threading.Lock:
     key = str(path.resolve())
     with _LOCKS_GUARD:
         return _LOCKS.setdefault(key, threading.Lock())
+
+
+def check_text(field: str, value: str, allowed: str = "") -> None:
+    """Refuse ``value`` (the ``field`` git would keep) when it holds a control character
+    not in ``allowed``: ``git log`` in a terminal would run it (ESC, OSC-8 links, BEL)."""
+    if (found := control_character(value, allowed)) is not None:
+        raise GitError(f"{field} must not hold control characters (found {found})")
 
 
 def user_identity(user: str) -> tuple[str, str]:
@@ -133,6 +143,7 @@ class GitRepo:
         """Refuse a name git would not accept as a branch (``git check-ref-format``)."""
         if not name or name.startswith("-"):
             raise GitError(f"invalid branch name {name!r}")
+        check_text("branch name", name)
         proc = self.run("check-ref-format", "--branch", name, check=False)
         if proc.returncode != 0:
             raise GitError(f"invalid branch name {name!r}: git check-ref-format refused it")
@@ -191,7 +202,11 @@ class GitRepo:
             target.write_text(text, encoding="utf-8")
 
     def commit(self, message: str, *, author: tuple[str, str], paths: list[str]) -> CommitResult:
-        """Stage ``paths`` (files or folders) and commit; "nothing to commit" is not an error."""
+        """Stage ``paths`` (files or folders) and commit; "nothing to commit" is not an error.
+        A message or author name holding a control character (but a message's newline and
+        tab) is refused before anything is staged."""
+        check_text("commit message", message, "\n\t")
+        check_text("author name", author[0])
         branch = self.current_branch()
         self.run("add", "-A", "--", *paths)
         staged = self.run("diff", "--cached", "--name-only").stdout.split()

@@ -48,6 +48,11 @@ class Settings(BaseSettings):
         description="CSP frame-ancestors: who may embed the pages, e.g. "
         "\"'self' https://superset.example.com\" to embed /agent in Superset",
     )
+    log_level: Literal["critical", "error", "warning", "info", "debug"] = Field(
+        default="warning",
+        description="The server's log level (uvicorn's); info adds its access log, a line "
+        "per request. Every log line shows control characters escaped (app.logtext).",
+    )
 
     # --- auth -------------------------------------------------------------------
     jwt_secret: SecretStr = SecretStr(DEFAULT_JWT_SECRET)
@@ -123,6 +128,35 @@ class Settings(BaseSettings):
         "renewed every third of it; a replica that dies frees its slots within this time",
     )
 
+    # --- acting in Superset as the person (docs/identity.md) ---------------------------
+    secret_key: SecretStr | None = Field(
+        default=None,
+        description="Keys that encrypt linked Superset accounts at rest: one, or several "
+        "separated by commas, newest first (rotate by putting a new key in front; links "
+        "sealed with an older key stay readable while it is listed). Never in the database.",
+    )
+    secret_key_file: Path | None = Field(
+        default=None,
+        description="File holding those keys, one a line, newest first; used when "
+        "SS_TOOLS_SECRET_KEY is unset (dev mode generates <data_dir>/.secret_key).",
+    )
+    superset_assertion_key_file: Path | None = Field(
+        default=None,
+        description="RSA private key (PEM) that signs the assertions of identity = "
+        "'assertion' environments (dev mode generates <data_dir>/.assertion_key.pem).",
+    )
+    superset_assertion_issuer: str = Field(default="ss-tools", min_length=1)
+    superset_assertion_ttl_s: int = Field(
+        default=120, ge=10, le=300, description="An assertion's lifetime (at most 5 min)"
+    )
+    superset_assertion_header: str = Field(default="X-Act-As", pattern=r"^[A-Za-z0-9-]{1,64}$")
+    superset_clients_max: int = Field(
+        default=256,
+        ge=1,
+        description="Superset sessions kept per process (one per person "
+        "and environment, least recently used dropped first)",
+    )
+
     # --- policy and environments ---------------------------------------------------
     policy_file: Path | None = Field(
         default=None, description="policy.toml overriding roles, timeouts, confirm rules"
@@ -137,6 +171,15 @@ class Settings(BaseSettings):
     llm_timeout_s: float = 60.0
     # an answer is one or two sentences; a small model left alone may write pages
     llm_max_tokens: int = Field(default=512, ge=16, le=32768)
+    planner_budget_s: float = Field(
+        default=5.0,
+        gt=0,
+        description="The offline planner's time for one reply, in a child process; past it "
+        "the child is killed and the turn ends (a 20,000-character message takes ~0.2 s)",
+    )
+    planner_workers: int = Field(
+        default=2, ge=1, description="Child processes that plan the offline planner's replies"
+    )
 
     tool_timeout_s: float = 30.0
     retry_delay_s: float = 1.0
@@ -148,6 +191,24 @@ class Settings(BaseSettings):
         ge=1,
         le=365,
         description="How long an undoable change keeps its undo offer (docs/undo.md)",
+    )
+    # --- a second person's approval (four-eyes; policy.toml's [approval] turns it on) ---
+    approval_ttl_s: int = Field(
+        default=24 * 3600,
+        gt=0,
+        description="How long a call waits for a second person's approval before it expires",
+    )
+    approval_webhook_url: str | None = Field(
+        default=None,
+        description="Optional: each new approval request is posted here as JSON "
+        '({"text": ..., "approval": {...}}: a Slack or Teams incoming webhook takes it)',
+    )
+    approval_webhook_timeout_s: float = Field(default=5.0, gt=0, le=60)
+    approval_poll_s: float = Field(
+        default=2.0,
+        gt=0,
+        description="How often an open /agent page whose call waits for an approver checks "
+        "it (the result lands on the page, whichever replica ran it)",
     )
     summarise_limit: int = 4000
     # A turn's input (checked once, by prepare_turn). History beyond these caps is cut to
@@ -207,7 +268,7 @@ class Settings(BaseSettings):
     sandbox: bool = True
     sandbox_dir: Path = Path.home() / ".cache" / "ss-tools" / "superset-6.1.0"
 
-    @field_validator("database_url")
+    @field_validator("database_url", "approval_webhook_url")
     @classmethod
     def _blank_is_none(cls, v: str | None) -> str | None:
         return v or None

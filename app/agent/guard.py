@@ -11,6 +11,9 @@ Guard order for one call:
                              app.policy.resolve_env); the card names it, the tool runs on it
   maintenance window      -> refused with reason ``maintenance`` (writes; not exempt:
                              ``app.agent.call_checks``)
+  the Superset account    -> the person's own on a person/assertion environment (both ends
+                             of a cross-environment tool): refused ``account_not_linked`` /
+                             ``link_expired`` with a way to connect it (``app.agent.acting``)
   build_confirmation_contract_v2 -> safe: run; guarded/dangerous: interrupt for a person
                              (the card says whether it can be undone: app.policy.undo)
 
@@ -31,15 +34,24 @@ from typing import Any
 from langchain_core.messages import AIMessage, ToolMessage
 from pydantic import BaseModel, ValidationError
 
+from app.agent.acting import accounts_for, offers_of, refusal_of, superset_envs
 from app.agent.audit import AuditWriter
 from app.agent.call_checks import card_of, exempt_from_maintenance, refusal_of
 from app.agent.confirmation import Confirmations
 from app.agent.model_step import this_turn
+from app.agent.names import (
+    KnownNames,
+    card_names,
+    learnt,
+    named_line,
+    page_names,
+    to_state,
+)
 from app.agent.offers import without_context
 from app.agent.state import AgentContext, AgentState, PendingCall, call_row, emit
 from app.agent.tools.base import ToolDecl
 from app.cpu import off_loop
-from app.errors import CallRefused, ToolError
+from app.errors import CallRefused, SupersetRefused, ToolError
 from app.events import BaseEvent, ErrorEvent, Offer, PermissionDeniedEvent
 from app.facts import Alternative, Refusal, RefusalCode
 from app.policy import (
@@ -56,6 +68,7 @@ from app.policy.undo import undo_note
 from app.reasoning import cot_logger
 from app.store import maintenance
 from app.store.db import Database
+from app.superset.registry import EnvironmentRegistry
 
 #: Builds a call's ToolDeps:
 #: (*, ctx, env_id, env_source, selected_env, policy, task_id, progress) -> ToolDeps.
@@ -177,9 +190,18 @@ class Guard:
     audit: AuditWriter
     preflight: PreflightOverride | None = None
     undo_days: int = 7  # how long an undoable call's change can be undone (its card says)
+    registry: EnvironmentRegistry | None = None  # None: no Superset account is checked
 
-    async def open(self, checked: Checked, ctx: AgentContext) -> None:
-        """Ask a person: a new single-use confirmation bound to the checked call."""
+    async def open(
+        self, checked: Checked, ctx: AgentContext, known: KnownNames | None = None
+    ) -> None:
+        """Ask a person: a new single-use confirmation bound to the checked call. Its card
+        names the objects as the person knows them (the page's context, and ``known``: the
+        names this turn's results gave; ``app.agent.names``)."""
+        spec = self.policy().spec(checked.call["tool_name"])
+        line = named_line(spec, checked.call, ctx.uicontext, ctx.lang, known or {})
+        if line is not None:
+            checked.contract["description"] = checked.metadata["description"] = line
         await self.confirmations.open(checked.call, ctx, checked.contract, checked.metadata)
 
     async def __call__(self, state: AgentState, ctx: AgentContext) -> dict[str, Any]:
@@ -188,7 +210,10 @@ class Guard:
         refused: list[ToolMessage] = []
         pending: list[PendingCall] = []
         # the calls made before ``last`` in this run (a door's direct call starts a run)
-        made = {_call_key(c) for m in this_turn(state["messages"])[:-1] for c in _calls(m)}
+        turn = this_turn(state["messages"])
+        made = {_call_key(c) for m in turn[:-1] for c in _calls(m)}
+        # the names a person knows objects by (cards and ways on; kept with the conversation)
+        known = learnt(state.get("names"), ctx.uicontext, ctx.selected_env, turn)
         for call in last.tool_calls:
             key = _call_key(call)
             if key in made:  # the same call again in one turn: a loop, never run twice
@@ -200,8 +225,11 @@ class Guard:
                 refused.append(outcome)
                 continue
             if outcome.call["needs_confirmation"]:
-                await self.open(outcome, ctx)
+                await self.open(outcome, ctx, known)
             pending.append(outcome.call)
+        names = to_state(known)
+        if names != (state.get("names") or {}):
+            return {"messages": refused, "pending": pending, "names": names}
         return {"messages": refused, "pending": pending}
 
     async def _repeated(self, call: dict[str, Any], ctx: AgentContext) -> ToolMessage:
@@ -247,6 +275,7 @@ class Guard:
             decision=decision,
             reason=refusal.message,
             args=call.get("args"),
+            superset_user=refusal.account,
             **call_row(ctx, call["name"], refusal.env_id),
         )
         return _tool_message(refusal.tool_result(), call)
@@ -350,9 +379,39 @@ class Guard:
                     ),
                     kind="maintenance_refused",
                 )
-        return await self._pending(
+        acting = await self._acting(call, ctx, decl, args, env.env_id, selected)
+        if isinstance(acting, ToolMessage):
+            return acting
+        checked = await self._pending(
             call, ctx, decl, model, contract, risk, env, selected, policy, preflight=preflight
         )
+        if isinstance(checked, Checked):
+            checked.call["accounts"] = acting
+        return checked
+
+    async def _acting(
+        self,
+        call: dict[str, Any],
+        ctx: AgentContext,
+        decl: ToolDecl,
+        args: dict[str, Any],
+        env_id: str | None,
+        selected: str | None,
+    ) -> dict[str, str] | ToolMessage:
+        """The Superset account the call acts as on each environment it signs in to, or
+        the refusal (``app.agent.acting``): nothing has reached Superset for the call."""
+        if self.registry is None:
+            return {}
+        fields = decl.args_model.model_fields
+        envs = superset_envs(
+            self.registry, decl.name, decl.open_world, fields, args, env_id, selected
+        )
+        try:
+            return await accounts_for(self.registry, ctx.user_id, envs)
+        except SupersetRefused as exc:
+            refusal = refusal_of(decl.name, args, exc)
+            offers = offers_of(self.registry, exc, ctx.lang)
+            return await self._refuse(call, ctx, refusal, kind="account_refused", offers=offers)
 
     async def _not_available(
         self,
@@ -367,11 +426,13 @@ class Guard:
         call with the object and the environment spelled out, made without the context)."""
         name = call["name"]
         page = ctx.object_type or "this"
-        env, _ = call_env(raw, ctx, self.envs())
+        env, page_env = call_env(raw, ctx, self.envs())
         spelled = dict(raw)
         if env.env_id and "env_id" in decl.args_model.model_fields:
             spelled.setdefault("env_id", env.env_id)
-        offer = without_context(policy, name, spelled, env.env_id, ctx.lang)
+        known = page_names(ctx.uicontext, page_env)
+        names = card_names(spelled, env.env_id, page_env, known)
+        offer = without_context(policy, name, spelled, env.env_id, ctx.lang, names)
         return await self._refuse(
             call,
             ctx,

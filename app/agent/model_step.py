@@ -33,8 +33,8 @@ written as JSON in the text (fenced or not) becomes a tool call. A reply the ser
 not parse (HTTP 4xx/5xx: llama.cpp answers 500 when the model names a tool it does not
 know; when streaming, it sends that error inside the opened stream), or JSON that is not
 a call, gets one repair try: the same prompt plus a note of what went wrong and which
-tools exist. A second failure, or a model server out of reach,
-ends the turn.
+tools exist. A second failure, a model server out of reach, or a model past its own time
+budget (a ``TimeoutError``: the offline planner's ``planner_budget_s``) ends the turn.
 
 What a call sends is kept within the model's input budget (:mod:`app.agent.budget`, in
 :func:`ask_model`): older turns' results shortened, then old turns dropped; the stable
@@ -246,9 +246,16 @@ def build_system_prompt(
 MAX_STEPS = 8
 PROBLEM_KEY = "problem"
 Problem = Literal[
-    "step_cap", "repeated_call", "unknown_tool", "invalid_arguments", "unreadable", "unreachable"
+    "step_cap",
+    "repeated_call",
+    "unknown_tool",
+    "invalid_arguments",
+    "unreadable",
+    "unreachable",
+    "timed_out",
 ]
-_FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
+# the text's first ``` and the fence it opens (a search would try each later ``` again)
+_FENCE = re.compile(r"\A(?>.*?```)(?:json|JSON)?+\s*+(.*?)```", re.DOTALL)
 _NAME_KEYS = ("name", "tool", "tool_name", "function")
 _ARGS_KEYS = ("arguments", "args", "parameters", "input")
 
@@ -330,7 +337,7 @@ def salvage(reply: AIMessage) -> AIMessage:
     if reply.tool_calls or not isinstance(reply.content, str):
         return reply
     text = reply.content.strip()
-    fenced = _FENCE.search(text)
+    fenced = _FENCE.match(text)
     candidate = fenced.group(1).strip() if fenced else text
     if not candidate.startswith(("{", "[")):
         return reply
@@ -387,6 +394,8 @@ async def ask_model(
         unread: list[BaseMessage] = []
         try:
             raw = await bound.ainvoke(within_budget(prompt, budget))
+        except TimeoutError as exc:  # past the model's own time budget (the offline planner's)
+            return ended("timed_out", lang), f"{type(exc).__name__}: {exc}"[:500]
         except Exception as exc:  # the model server: its error is the model's doing or not
             answered = server_answer(exc)
             if answered is None:

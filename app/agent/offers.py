@@ -9,6 +9,8 @@
   each candidate is a request that picks it (the tool's ``choices`` hook says how);
 * :func:`undo` — a write that can be undone: the ``undo_change`` call that undoes it,
   until its undo expires (made by the tool node: ``app.agent.undo``).
+* :func:`link_account` — a call needs the person's own Superset account on a person
+  environment, and there is no working link: connect it (a form, never the chat).
 
 Words are the catalog's (``app/strings.toml``), in the turn's language.
 """
@@ -28,10 +30,16 @@ MAX_CHOICES = 8
 
 
 def without_context(
-    policy: Policy, tool_name: str, args: Mapping[str, Any], env_id: str | None, lang: str
+    policy: Policy,
+    tool_name: str,
+    args: Mapping[str, Any],
+    env_id: str | None,
+    lang: str,
+    names: Mapping[str, str] | None = None,
 ) -> Offer:
+    """``names``: the objects' names the page knows (the call's words name them)."""
     spec = policy.spec(tool_name)
-    said = spec.describe(args, env_id, lang) if spec is not None else tool_name
+    said = spec.describe(args, env_id, lang, names) if spec is not None else tool_name
     return Offer(
         kind="without_context",
         label=t("continue_without_context", lang),
@@ -85,4 +93,14 @@ def undo(
         call=OfferedCall(tool_name=UNDO_TOOL, args={"undo_id": undo_id}),
         clear_context=not fits,
         expires_at=expires_at,
+    )
+
+
+def link_account(env_id: str, lang: str) -> Offer:
+    """"Connect your Superset account" on ``env_id`` (no call: a door opens its form)."""
+    return Offer(
+        kind="link_account",
+        label=t("link_account", lang, env=env_id),
+        request=t("link_account_request", lang, env=env_id),
+        env_id=env_id,
     )

@@ -28,6 +28,7 @@ from typing import Any
 
 from langchain_core.messages import ToolMessage
 
+from app.agent.acting import offers_of, refusal_of
 from app.agent.audit import AuditWriter
 from app.agent.execution import execute_with_timeout, retry_read_tool, summarise_response
 from app.agent.guard import DepsFactory
@@ -48,8 +49,9 @@ from app.agent.state import (
 from app.agent.tool_result import DATA_LIMIT_BYTES, cut_note, present, tool_data
 from app.agent.tools import ToolDecl, ToolFn
 from app.agent.undo import ARTIFACT_KEY, note_undone, settle
-from app.errors import ToolError, ToolTimeoutError
+from app.errors import SupersetRefused, ToolError, ToolTimeoutError
 from app.events import (
+    ErrorEvent,
     ToolEndEvent,
     ToolProgressEvent,
     ToolRetryEvent,
@@ -58,6 +60,7 @@ from app.events import (
 )
 from app.policy import Policy, ToolSpec
 from app.settings import Settings
+from app.superset.registry import EnvironmentRegistry
 
 log = logging.getLogger("ss_tools.agent")
 
@@ -92,6 +95,7 @@ class ToolNode:
     settings: Settings
     audit: AuditWriter
     fns: Mapping[str, ToolFn] | None = None
+    registry: EnvironmentRegistry | None = None  # a refusal's way on (connect an account)
 
     async def __call__(self, state: AgentState, ctx: AgentContext) -> dict[str, Any]:
         out: list[ToolMessage] = []
@@ -124,6 +128,9 @@ class ToolNode:
         timeout = effective_timeout(policy.spec(name), self.settings.tool_timeout_s)
         task_id = uuid.uuid4().hex if decl.long_task else None
         audit_base = {**call_row(ctx, name, p.get("env_id")), "args": p.get("tool_args")}
+        accounts = sorted(set((p.get("accounts") or {}).values()))
+        if accounts:  # the Superset account(s) the call acts as, on each row of its run
+            audit_base["superset_user"] = ",".join(accounts)
         emit(
             ToolStartEvent(
                 call_id=call_id,
@@ -207,6 +214,8 @@ class ToolNode:
                 **audit_base,
             )
             return ToolMessage(content=f"ERROR: {exc}", tool_call_id=call_id, name=name)
+        except SupersetRefused as exc:  # Superset, or the person's link, said no: typed
+            return await self._refused(p, ctx, audit_base, elapsed(), task_id, exc)
         except ToolError as exc:
             return await failed(exc)
         except Exception as exc:  # a bug in a tool: logged with trace, user sees no trace
@@ -251,6 +260,38 @@ class ToolNode:
             if picks:
                 artifact["offers"] = [o.model_dump(mode="json") for o in picks]
         return ToolMessage(content=text, tool_call_id=call_id, name=name, artifact=artifact or None)
+
+    async def _refused(
+        self,
+        p: PendingCall,
+        ctx: AgentContext,
+        audit_base: dict[str, Any],
+        ms: float,
+        task_id: str | None,
+        exc: SupersetRefused,
+    ) -> ToolMessage:
+        """A call Superset refused for the person (or whose link ended while it ran): the
+        card ends failed, the refusal is a typed fact with its way on, never a fallback."""
+        refusal = refusal_of(p["tool_name"], p.get("tool_args") or {}, exc)
+        emit(
+            ToolEndEvent(
+                call_id=p["call_id"], tool_name=p["tool_name"], status="failed",
+                error=exc.message, task_id=task_id, duration_ms=ms,
+            )
+        )  # fmt: skip
+        emit(
+            ErrorEvent(
+                code=refusal.code, message=refusal.message, tool_name=p["tool_name"],
+                refusal=refusal, offers=offers_of(self.registry, exc, ctx.lang),
+            )
+        )  # fmt: skip
+        row = {**audit_base, "superset_user": exc.account or audit_base.get("superset_user")}
+        await self.audit.record(
+            kind="superset_refused", decision="deny", reason=exc.message, duration_ms=ms, **row
+        )
+        return ToolMessage(
+            content=refusal.tool_result(), tool_call_id=p["call_id"], name=p["tool_name"]
+        )
 
     async def _failed(
         self,

@@ -132,6 +132,10 @@ def issue_token(
 
 
 def _header(token: str) -> dict[str, Any]:
+    """The token's JOSE header, read before any key is touched. Anything that is not a
+    flat enough JSON object naming an ``alg`` is a malformed token (a 401), including a
+    header nested past the JSON decoder's depth (``RecursionError``), which must never
+    become a 500 before sign-in."""
     parts = token.split(".")
     if len(parts) != 3 or not all(parts[:2]):
         raise AuthError("malformed token")
@@ -139,7 +143,7 @@ def _header(token: str) -> dict[str, Any]:
     try:
         raw = base64.urlsafe_b64decode(segment + "=" * (-len(segment) % 4))
         header = json.loads(raw)
-    except (binascii.Error, ValueError) as exc:
+    except (binascii.Error, ValueError, RecursionError) as exc:
         raise AuthError("malformed token") from exc
     if not isinstance(header, dict) or not isinstance(header.get("alg"), str):
         raise AuthError("malformed token")
@@ -184,6 +188,8 @@ def _decode(
         registry.validate(claims)
     except JoseError as exc:
         raise AuthError(_reason(exc)) from exc
+    except (ValueError, TypeError, RecursionError) as exc:  # a claim set joserfc cannot read
+        raise AuthError("malformed token") from exc
     return claims
 
 
@@ -233,7 +239,10 @@ def external_role(claims: dict[str, Any], claim_path: str) -> str:
 def _verify_external(
     token: str, header: dict[str, Any], settings: Settings, jwks: JwksCache
 ) -> tuple[Principal, float]:
-    key = jwks.key_for(header.get("kid"))
+    kid = header.get("kid")
+    if not isinstance(kid, str):  # a list or object is no key id (and no dict key)
+        raise AuthError("unknown key")
+    key = jwks.key_for(kid)
     options: dict[str, Any] = {"exp": {"essential": True}, "sub": {"essential": True}}
     if settings.external_issuer:
         options["iss"] = {"essential": True, "value": settings.external_issuer}

@@ -98,6 +98,7 @@ def card_message(ev: ConfirmRequiredEvent) -> str:
         "",
         f"Environment: {env} (tier {tier}){' — PRODUCTION' if tier == 'prod' else ''}",
         f"Risk: {md.risk_level} ({md.risk})",
+        *([f"Why: {md.risk_reason}"] if md.risk_reason else []),
     ]
     if md.tool_args:
         lines.append("Arguments:")
@@ -110,6 +111,10 @@ def card_message(ev: ConfirmRequiredEvent) -> str:
         lines.append("This cannot be undone.")
     if md.dangerous and ev.countdown_s:
         lines += ["", f"It can be accepted only {ev.countdown_s} s after this request was shown."]
-    lines += ["", "Accept runs it once. Decline or Cancel does not run it."]
+    if md.second_person:
+        accept = "Accept asks a second person to approve it; it runs once they do."
+    else:
+        accept = "Accept runs it once."
+    lines += ["", f"{accept} Decline or Cancel does not run it."]
     text = "\n".join(lines)
     return text if len(text) <= MAX_MESSAGE_CHARS else text[: MAX_MESSAGE_CHARS - 1] + "…"

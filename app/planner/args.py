@@ -19,19 +19,29 @@ from app.planner.args_ops import (
     start_maintenance_args,
     task_status_args,
 )
+from app.planner.keywords import (
+    AFTER_BRANCH,
+    AFTER_BRANCH_NAMED,
+    AFTER_DB,
+    AFTER_NAMED,
+    AFTER_ONE_TABLE,
+    AFTER_ROLE,
+    AFTER_SCHEMA,
+    AFTER_TABLE,
+    DB,
+    SCHEMA,
+    STOP,
+    TABLE,
+    name_before,
+)
 from app.planner.phrases import say
 from app.planner.request import Request
+from app.planner.tails import tail_pattern, tail_search, tail_value
+
+__all__ = ["DB", "EXTRACTORS", "SCHEMA", "STOP", "TABLE", "extract_args", "missing_args"]
 
 ArgsFn = Callable[[Request], dict[str, Any]]
 
-STOP = frozenset(
-    "in on of from for to the a an all with into at by и в на из для по с the all every "
-    "list show name named called have has contain contains does do are is there exist exists"
-    " here".split()
-)
-DB = r"\bdatabases?\b|\bdb\b|баз[аеуы]\s+данных|\bбаз[аеуы]\b|\bбд\b"
-SCHEMA = r"\bschemas?\b|\bсхем[аеуы]?\b"
-TABLE = r"\btables?\b|\bтаблиц[аеуы]?\b"
 _RU_ENDINGS = re.compile(
     r"(?:иями|ями|ами|ого|его|ому|ему|ыми|ими|ах|ях|ам|ям|ом|ем|ой|ей|ую|юю|ия|ие|ий|ые|ых|их"
     r"|ов|ев|а|я|у|ю|ы|и|е|о)$"
@@ -48,6 +58,48 @@ _SEARCH_NOISE = re.compile(
 )
 
 
+# "in"/"на" and blanks at the end of the text before an environment's mention
+_PREP_AT_END = re.compile(r"(?:\b(?:in|on|at|from)|(?<!\w)(?:в|на|из|с))\s*$")
+_TRAILING_PREP = re.compile(r"\b(?:in|on|at|в|на)\s*$")
+_WORD = re.compile(r"[\w-]+")
+_CYRILLIC = re.compile("[а-яё]", re.IGNORECASE)
+# "tables in <database>"; a Russian ending is at most 30 letters (a word repeating the
+# stem is then not read again from each repetition)
+_IN_DATABASE = re.compile(
+    r"(?:tables|schemas|таблиц\w{0,30}+|схем\w{0,30}+)\s++(?:in|of|from|в|из)\s++"
+    r"([A-Za-z_][\w.-]*+)",
+    re.IGNORECASE,
+)
+_SCHEMA_OR_TABLE = re.compile(r"\A(?:schema|схем\w*|table|таблиц\w*)\Z", re.IGNORECASE)
+# "<name> database": the name starts at the first letter of its run of [\w.-] after the
+# run's start or a "."/"-" (as "\b[A-Za-z_]" would), tried once per run (atomic)
+_NAME_BEFORE_DB = re.compile(
+    r"(?<![\w.-])(?>[\w.-]*?\b(?=[A-Za-z_]))([A-Za-z_][\w.-]*+)\s+(?:database|db)\b",
+    re.IGNORECASE,
+)
+AFTER_COLON = re.compile(r":\s*(.+)$", re.DOTALL)
+_ROW_LIMIT = re.compile(
+    r"(?:limit|first|top|row_limit)\s*+(\d++)|(?<!\d)(\d++)\s*+(?:rows|строк)", re.IGNORECASE
+)
+_MAPPING = tail_pattern(r"(?:\bmap\w*|маппинг\w*|сопостав\w*)(?:\s*+[:=])?", re.IGNORECASE)
+# "a -> b" pairs: a name runs to the end of its [\w.-] run, less a "-" that starts "->"
+_PAIR = re.compile(r"(?<![\w.-])((?:[\w.]|-(?!>))++)\s*+(?:->|=>|→|=|:)\s*+([\w.-]++)")
+_MESSAGE = tail_pattern(
+    r"(?:message|msg|сообщени\w*|комментари\w*|с\s+текстом)(?:\s*+[:=])?|:", re.IGNORECASE
+)
+
+
+def _without_mentions(req: Request) -> str:
+    """``req.scan`` with each environment mention, and an "in"/"на" right before it,
+    replaced by a blank."""
+    out, last = [], 0
+    for m in req.mentions:
+        head = _PREP_AT_END.search(req.scan, last, m.start)
+        out += [req.scan[last : head.start() if head else m.start], " "]
+        last = m.end
+    return "".join([*out, req.scan[last:]])
+
+
 def _stem_ru(word: str) -> str:
     """A light Russian stem for search queries ("маркетингу" → "маркетинг")."""
     stem = _RU_ENDINGS.sub("", word)
@@ -58,15 +110,11 @@ def search_args(req: Request) -> dict[str, Any]:
     if req.quoted:
         query = req.quoted[0]
     else:
-        text = req.scan
-        for m in reversed(req.mentions):  # drop "in prod" / "на проде"
-            head = re.sub(r"(?:\b(?:in|on|at|from)|(?<!\w)(?:в|на|из|с))\s*$", "", text[: m.start])
-            text = head + " " + text[m.end :]
-        words = _SEARCH_NOISE.sub(" ", text)
-        words = re.sub(r"\b(?:in|on|at|в|на)\s*$", " ", words.strip(" ?!.,"))
-        tokens = re.findall(r"[\w-]+", words)
+        words = _SEARCH_NOISE.sub(" ", _without_mentions(req))  # "in prod" / "на проде"
+        words = _TRAILING_PREP.sub(" ", words.strip(" ?!.,"))
+        tokens = _WORD.findall(words)
         if req.lang == "ru":
-            tokens = [_stem_ru(t) if re.search("[а-яё]", t, re.I) else t for t in tokens]
+            tokens = [_stem_ru(t) if _CYRILLIC.search(t) else t for t in tokens]
         query = " ".join(tokens)
     return {"query": query, "env_id": req.env_id()}
 
@@ -80,33 +128,29 @@ def _one_dashboard(req: Request) -> dict[str, Any]:
 
 
 def _explore(req: Request) -> dict[str, Any]:
-    database = req.name_after(DB, stop=STOP)
+    database = req.name_after(AFTER_DB, stop=STOP)
     if database is None:
-        m = re.search(
-            r"(?:tables|schemas|таблиц\w*|схем\w*)\s+(?:in|of|from|в|из)\s+([A-Za-z_][\w.-]*)",
-            req.scan,
-            re.IGNORECASE,
-        )
+        m = _IN_DATABASE.search(req.scan)
         if m and not req.envs.pattern.fullmatch(m.group(1)) and m.group(1).lower() not in STOP:
             database = m.group(1)
-    if database and re.fullmatch(r"schema|схем\w*|table|таблиц\w*", database, re.IGNORECASE):
+    if database and _SCHEMA_OR_TABLE.fullmatch(database):
         database = None
     if database is None:  # "the examples database"
-        m = re.search(r"\b([A-Za-z_][\w.-]*)\s+(?:database|db)\b", req.scan, re.IGNORECASE)
+        m = _NAME_BEFORE_DB.search(req.scan)
         if m and m.group(1).lower() not in STOP:
             database = m.group(1)
     return {
         "env_id": req.env_id(),
         "database": database,
-        "schema": req.name_after(SCHEMA, stop=STOP),
-        "table": req.name_after(r"\btable\b|\bтаблиц[аеуы]\b", stop=STOP),
+        "schema": req.name_after(AFTER_SCHEMA, stop=STOP),
+        "table": req.name_after(AFTER_ONE_TABLE, stop=STOP),
     }
 
 
 def sql_text(req: Request) -> str | None:
     if req.sql:
         return req.sql
-    m = re.search(r":\s*(.+)$", req.prefix, re.DOTALL)
+    m = AFTER_COLON.search(req.prefix)
     return m.group(1).strip() if m else None
 
 
@@ -117,38 +161,26 @@ def _format_sql(req: Request) -> dict[str, Any]:
 def _execute_sql(req: Request) -> dict[str, Any]:
     args: dict[str, Any] = {
         "sql": sql_text(req),
-        "database": req.name_after(DB, stop=STOP),
-        "schema": req.name_after(SCHEMA, stop=STOP),
+        "database": req.name_after(AFTER_DB, stop=STOP),
+        "schema": req.name_after(AFTER_SCHEMA, stop=STOP),
         "env_id": req.env_id(),
     }
-    limit = re.search(
-        r"(?:limit|first|top|row_limit)\s*(\d+)|(\d+)\s*(?:rows|строк)", req.scan, re.IGNORECASE
-    )
+    limit = _ROW_LIMIT.search(req.scan)
     if limit:
         args["row_limit"] = int(limit.group(1) or limit.group(2))
     return args
 
 
-def name_before(req: Request, keywords: str) -> str | None:
-    """The identifier right before one of ``keywords`` ("the customers table")."""
-    pattern = re.compile(rf"([A-Za-z_][\w.]*)\s+(?:{keywords})", re.IGNORECASE)
-    for m in pattern.finditer(req.scan):
-        word = m.group(1)
-        if word.lower() not in STOP and not req.envs.pattern.fullmatch(word):
-            return word
-    return None
-
-
 def _create_dataset(req: Request) -> dict[str, Any]:
-    table = req.name_after(TABLE, stop=STOP) or name_before(req, TABLE)
-    schema = req.name_after(SCHEMA, stop=STOP)
+    table = req.name_after(AFTER_TABLE, stop=STOP) or name_before(req, TABLE)
+    schema = req.name_after(AFTER_SCHEMA, stop=STOP)
     if table and "." in table and schema is None:
         schema, table = table.rsplit(".", 1)
     if req.sql:
-        named = req.name_after(r"\bnamed\b|\bcalled\b|\bas\b|с\s+именем|назови\w*|под\s+именем")
+        named = req.name_after(AFTER_NAMED)
         table = named or (req.quoted[0] if req.quoted else table)
     return {
-        "database": req.name_after(DB, stop=STOP),
+        "database": req.name_after(AFTER_DB, stop=STOP),
         "table_name": table,
         "schema": schema,
         "sql": req.sql,
@@ -161,7 +193,7 @@ _NOT_A_ROLE = STOP | frozenset("can could may see sees get gets which who that h
 
 
 def _audit(req: Request) -> dict[str, Any]:
-    role = req.name_after(r"\broles?\b|\bрол[иья]\w*", stop=_NOT_A_ROLE)
+    role = req.name_after(AFTER_ROLE, stop=_NOT_A_ROLE)
     return {"env_id": req.env_id(), "role": role or (req.quoted[0] if req.quoted else None)}
 
 
@@ -175,10 +207,9 @@ def _migration(req: Request) -> dict[str, Any]:
     refs, from_ctx = req.dashboards(required=True)
     source, target = req.source_target(object_from_context=from_ctx)
     mapping: dict[str, str] = {}
-    m = re.search(r"(?:\bmap\w*|маппинг\w*|сопостав\w*)\s*[:=]?\s*(.+)$", req.prefix, re.I)
+    m = tail_search(_MAPPING, req.prefix)
     if m:
-        pairs = re.findall(r"([\w.-]+)\s*(?:->|=>|→|=|:)\s*([\w.-]+)", m.group(1))
-        mapping = dict(pairs)
+        mapping = dict(_PAIR.findall(tail_value(m)))
     return {
         "dashboard_ids": refs,
         "source_env": source,
@@ -189,11 +220,7 @@ def _migration(req: Request) -> dict[str, Any]:
 
 def _branch(req: Request) -> dict[str, Any]:
     refs, from_ctx = req.dashboards(required=False)
-    name = req.name_after(
-        r"\bbranch(?:\s+(?:named|called))?|ветк[уаи](?:\s+с\s+именем|\s+под\s+названием)?"
-        r"|бранч|ветвь",
-        stop=STOP | {"for", "для", "from", "от", "с"},
-    )
+    name = req.name_after(AFTER_BRANCH_NAMED, stop=STOP | {"for", "для", "from", "от", "с"})
     return {
         "branch": name or (req.quoted[0] if req.quoted else None),
         "dashboard_id": refs[0] if refs else None,
@@ -205,15 +232,11 @@ def _commit(req: Request) -> dict[str, Any]:
     refs, from_ctx = req.dashboards(required=False)
     message = req.quoted[0] if req.quoted else None
     if message is None:
-        m = re.search(
-            r"(?:message|msg|сообщени\w*|комментари\w*|с\s+текстом)\s*[:=]?\s*(.+)$|:\s*(.+)$",
-            req.prefix,
-            re.IGNORECASE,
-        )
-        message = (m.group(1) or m.group(2)).strip() if m else None
+        m = tail_search(_MESSAGE, req.prefix)
+        message = tail_value(m).strip() if m else None
     if message is None and refs:  # a default naming the dashboards (editable on the card)
         message = say("default_commit_message", req.lang, ids=", ".join(map(str, refs)))
-    branch = req.name_after(r"\bbranch\b|ветк[уеи]", stop=STOP)
+    branch = req.name_after(AFTER_BRANCH, stop=STOP)
     return {
         "message": message,
         "dashboard_ids": refs or None,

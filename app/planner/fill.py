@@ -14,17 +14,18 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from app.planner.args import DB, SCHEMA, STOP, TABLE, search_args, sql_text
+from app.planner.args import search_args, sql_text
+from app.planner.keywords import AFTER_DB, AFTER_ROLE, AFTER_SCHEMA, AFTER_TABLE, STOP
 from app.planner.request import Request
 
 _NAMED: dict[str, Callable[[Request], Any]] = {
     "sql": sql_text,
     "query": lambda req: search_args(req)["query"],
-    "database": lambda req: req.name_after(DB, stop=STOP),
-    "schema": lambda req: req.name_after(SCHEMA, stop=STOP),
-    "table": lambda req: req.name_after(TABLE, stop=STOP),
-    "table_name": lambda req: req.name_after(TABLE, stop=STOP),
-    "role": lambda req: req.name_after(r"\broles?\b|\bрол[иья]\w*", stop=STOP),
+    "database": lambda req: req.name_after(AFTER_DB, stop=STOP),
+    "schema": lambda req: req.name_after(AFTER_SCHEMA, stop=STOP),
+    "table": lambda req: req.name_after(AFTER_TABLE, stop=STOP),
+    "table_name": lambda req: req.name_after(AFTER_TABLE, stop=STOP),
+    "role": lambda req: req.name_after(AFTER_ROLE, stop=STOP),
 }
 
 

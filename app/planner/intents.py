@@ -17,7 +17,10 @@ Choosing (:func:`choose_tool`):
   serves, such as deleting a backup) → ``None`` (the planner then lists what it can do).
 
 Patterns run on the lower-cased request with its SQL statement replaced by the word
-``sqlquery`` (so "delete from t" is SQL, not a dashboard deletion).
+``sqlquery`` (so "delete from t" is SQL, not a dashboard deletion). A word's ending
+(``\\w*`` in a row) is read as at most :data:`ENDING` characters: a stem the text
+repeats inside one long word ("удалудалудал…") would otherwise be read from each
+repetition to the end of the word, and a search would take quadratic time.
 """
 
 from __future__ import annotations
@@ -37,11 +40,17 @@ class Intent:
     weak: re.Pattern[str] | None = None
 
 
+ENDING = 30  # characters of a word's ending a row reads (see the module docstring)
+
+
+def _pattern(alternatives: list[str]) -> re.Pattern[str]:
+    joined = "|".join(f"(?:{a})" for a in alternatives)
+    return re.compile(joined.replace(r"\w*", rf"\w{{0,{ENDING}}}"), _FLAGS)
+
+
 def _intent(tool: str, strong: list[str], weak: list[str] | None = None) -> Intent:
     """A row; each list holds alternatives (joined with ``|``)."""
-    strong_re = re.compile("|".join(f"(?:{a})" for a in strong), _FLAGS)
-    weak_re = re.compile("|".join(f"(?:{a})" for a in weak), _FLAGS) if weak else None
-    return Intent(tool, strong_re, weak_re)
+    return Intent(tool, _pattern(strong), _pattern(weak) if weak else None)
 
 
 _BACKUP = r"(?:back[\s-]?ups?|snapshots?|бэкап\w*|бекап\w*|резервн\w*\s+копи\w*|забэкап\w*)"

@@ -14,8 +14,13 @@ spelled out ("delete dashboard 42 in prod"), and says what to do next:
 * ``not_available`` — which page's context leaves the tool out (``page``); the way on
   (leaving the context) is an offer the core puts on the events, not text written here;
 * ``maintenance`` — which environment, and the window's reason;
+* ``approval_denied`` — who denied it, with their reason; ``approval_stale`` — approved,
+  but what it depends on changed since the request;
 * ``environment``, ``invalid_arguments``, ``preflight_failed``, ``unknown_tool``,
   ``repeated_call`` — what went wrong (``errors``) and a next step;
+* ``account_not_linked``, ``link_expired``, ``superset_denied`` — the call acts in
+  Superset as the person: connect the account (the way is an offer the core puts on the
+  events), or Superset's own words for why it refused;
 * a failure (``ERROR``) — what went wrong and a next step chosen by its text.
 """
 
@@ -27,7 +32,7 @@ from typing import Any
 from app.facts import Refusal
 from app.planner.actions import not_doing, spelled_out
 from app.planner.markup import md_escape
-from app.planner.phrases import pick, tr
+from app.planner.phrases import pick, say, tr
 from app.planner.results import Result
 from app.planner.text import Lang
 
@@ -80,8 +85,11 @@ NEXT_STEPS: tuple[tuple[str, tuple[str, str]], ...] = (
     ),
     (
         # Superset answered (often with a 500) and passed on the database's own error: the
-        # query is wrong, Superset is not down (a connection failure reads differently)
-        r"SQL Lab refused the query(?!.*(?:connect|unreachable|unavailable|timed? ?out))",
+        # query is wrong, Superset is not down (a connection failure reads differently,
+        # within the 500 characters that follow: a bound, or each repetition of the
+        # sentence would read the rest of its line again)
+        r"SQL Lab refused the query"
+        r"(?![^\n]{0,500}?(?:connect|unreachable|unavailable|timed? ?out))",
         (
             "The database rejected the query: check its table and column names (exploring "
             "the database shows them) and the SQL dialect, then try again.",
@@ -120,6 +128,8 @@ NEXT_STEPS: tuple[tuple[str, tuple[str, str]], ...] = (
     (r"environment|env", ENVIRONMENT_STEP),
 )
 
+_NEXT_STEPS = tuple((re.compile(pattern, re.IGNORECASE), step) for pattern, step in NEXT_STEPS)
+
 DEFAULT_NEXT_STEP = (
     "Check the request and try again, or ask me for something else.",
     "Проверьте запрос и повторите, или попросите меня о другом.",
@@ -138,8 +148,8 @@ def _problems(refusal: Refusal) -> str:
 
 
 def next_step(message: str, lang: Lang) -> str:
-    for pattern, step in NEXT_STEPS:
-        if re.search(pattern, message, re.IGNORECASE):
+    for pattern, step in _NEXT_STEPS:
+        if pattern.search(message):
             return pick(step, lang)
     return pick(DEFAULT_NEXT_STEP, lang)
 
@@ -212,10 +222,29 @@ def _environment(request: str, r: Refusal, lang: Lang) -> str:
     return f"{' '.join(head.split())} {pick(ENVIRONMENT_STEP, lang)}"
 
 
+def _as_the_person(request: str, r: Refusal, lang: Lang) -> str:
+    """A call refused because it acts in Superset as the person (see the docstring)."""
+    env = md_escape(r.env_id or "")
+    if r.code == "superset_denied":
+        return say("answer_superset_denied", lang, request=request, env=env,
+                   reason=_detail(r.reason or ""))  # fmt: skip
+    if r.code == "account_not_linked" and r.reason:  # nothing to connect: an operator maps it
+        return say("answer_account_not_mapped", lang, request=request, env=env)
+    return say(f"answer_{r.code}", lang, request=request, env=env)
+
+
 def _refused(r: Refusal, tool: str, args: dict[str, Any], lang: Lang, action: str) -> str:
     request = md_escape(spelled_out(tool, args, lang))
+    if r.code in ("account_not_linked", "link_expired", "superset_denied"):
+        return _as_the_person(request, r, lang)
     if r.code == "cancelled":
         return _cancelled(tool, args, r, lang)
+    if r.code == "approval_denied":  # a second person said no, with their reason
+        reason = _detail(r.reason or "")
+        why = f": {reason}" if reason else ""
+        return say("approval_denied", lang, request=request, by=md_escape(r.by or "?"), why=why)
+    if r.code == "approval_stale":
+        return say("approval_stale", lang, request=request)
     if r.code == "permission_denied":
         return _denied(request, action, r, lang)
     if r.code == "not_available":

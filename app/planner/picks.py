@@ -31,7 +31,8 @@ from app.planner.steps import Intent
 from app.planner.text import EnvResolver
 
 EXPLORE = "superset_explore_database"
-_END = r"\s*[.!]?\s*$"
+# blanks, an optional "." or "!", blanks, the end (blanks taken whole: read one way)
+_END = r"\s*+(?:[.!]\s*+)?$"
 _DASHBOARD = re.compile(
     r"^\s*(?:dashboard|дашборд)\s+[#№]?(\d+)(?:\s+(?:in|в|на)\s+([A-Za-z0-9_.-]+))?" + _END,
     re.IGNORECASE,
@@ -41,8 +42,10 @@ _BACKUP = re.compile(
     r"^\s*(?:backup|бэкап)\s+((?=[\w.:-]*\d|[0-9a-f]{4,}\b)[0-9A-Za-z][\w.:-]{3,}?)…?" + _END,
     re.IGNORECASE,
 )
+# the database: the shortest run of whole words (blanks, then a non-blank) before the end
 _SCHEMA = re.compile(
-    r"^\s*(?:schema|схема)\s+(\S+)\s+(?:in\s+database|в\s+базе)\s+(.+?)" + _END, re.IGNORECASE
+    r"^\s*(?:schema|схема)\s+(\S+)\s+(?:in\s+database|в\s+базе)\s++((?:[^\S\n]*+\S)+?)" + _END,
+    re.IGNORECASE,
 )
 
 

@@ -18,6 +18,7 @@ from app.planner.text import Lang
 ROWS = ("row", "rows")
 ROWS_RU = ("строку", "строки", "строк")
 MAX_NAMES = 5
+_BACKTICKS = re.compile(r"`+")
 
 
 def value_text(value: Any, lang: Lang) -> str:
@@ -138,7 +139,7 @@ def explore(args: dict[str, Any], result: Result, lang: Lang) -> str:
 
 def format_sql(args: dict[str, Any], result: Result, lang: Lang) -> str:
     sql = str(result.get("sql") or args.get("sql") or "").strip()
-    longest = max((len(run) for run in re.findall(r"`+", sql)), default=0)
+    longest = max((len(run) for run in _BACKTICKS.findall(sql)), default=0)
     fence = "`" * max(3, longest + 1)
     head = tr(lang, "Formatted:", "Отформатировал:")
     return f"{head}\n\n{fence}sql\n{sql}\n{fence}"

@@ -105,6 +105,12 @@ class _Blank(dict[str, Any]):
 _FORMATTER = string.Formatter()
 
 
+def named(name: str, object_id: Any, lang: str) -> str:
+    """An object as a person knows it: “Sales” (#42), «Sales» (#42) in Russian."""
+    quoted = f"«{name}»" if lang == "ru" else f"“{name}”"
+    return f"{quoted} (#{object_id})"
+
+
 @dataclass(frozen=True)
 class CardLine:
     """The confirmation card's one line, e.g. "Deploy dashboard 42 from dev to prod".
@@ -112,20 +118,31 @@ class CardLine:
     ``en`` and ``ru`` are ``str.format`` templates filled with the call's arguments, plus
     ``env`` (the environment the call acts on, or "the selected environment") and whatever
     ``values(args, lang)`` adds (computed fragments such as "all dashboards"). A missing
-    or None value reads as an empty string.
+    or None value reads as an empty string. ``names`` gives an id argument the name the
+    person knows its object by: ``{"dashboard_id": "Sales"}`` makes ``{dashboard_id}``
+    read “Sales” (#42) («Sales» (#42) in Russian).
     """
 
     en: str
     ru: str
     values: Callable[[Mapping[str, Any], Lang], Mapping[str, Any]] | None = None
 
-    def render(self, args: Mapping[str, Any], env_id: str | None, lang: str = "en") -> str:
+    def render(
+        self,
+        args: Mapping[str, Any],
+        env_id: str | None,
+        lang: str = "en",
+        names: Mapping[str, str] | None = None,
+    ) -> str:
         chosen: Lang = "ru" if lang == "ru" else "en"
         env = env_id or ("выбранное окружение" if chosen == "ru" else "the selected environment")
         data = _Blank({k: v for k, v in args.items() if v is not None})
         data["env"] = env
         if self.values is not None:
             data.update(self.values(args, chosen))
+        for key, name in (names or {}).items():
+            if data.get(key) not in (None, ""):
+                data[key] = named(name, data[key], chosen)
         template = self.ru if chosen == "ru" else self.en
         return " ".join(_FORMATTER.vformat(template, (), data).split())
 
@@ -164,8 +181,9 @@ class ToolSpec:
 
     ``description`` is what the model reads (one line). ``risk`` is the tool's own risk;
     ``call_risk`` (when set) rates one call from its arguments (e.g. the parsed SQL of
-    ``superset_execute_sql``) and ``call_details`` says why, for the confirmation card
-    (e.g. which function made it risky). ``timeout_s`` None means the settings' default
+    ``superset_execute_sql``) and ``call_reason`` says why on the card, as a sentence in
+    the card's language (e.g. which function made it risky); ``call_details`` adds facts
+    to the card's details. ``timeout_s`` None means the settings' default
     tool timeout (a ``long_task`` waits 600 s for its task unless it says otherwise).
     ``card`` renders the confirmation card's line. ``can`` (what the tool does, for a
     list of capabilities), ``example`` (a request that asks for it) and ``triggers``
@@ -196,6 +214,7 @@ class ToolSpec:
     triggers: tuple[str, ...] = ()
     call_risk: Callable[[Mapping[str, Any]], Risk] | None = None
     call_details: Callable[[Mapping[str, Any]], dict[str, Any] | None] | None = None
+    call_reason: Callable[[Mapping[str, Any], Lang], str | None] | None = None
     presentation: Presentation = "text"
     long_task: bool = False
     maintenance_exempt: bool = False
@@ -226,9 +245,16 @@ class ToolSpec:
             "openWorldHint": self.open_world,
         }
 
-    def describe(self, args: Mapping[str, Any], env_id: str | None, lang: str = "en") -> str:
-        """One human line saying what the call will do, in ``lang``."""
-        return (self.card or _plain_line(self.name)).render(args, env_id, lang)
+    def describe(
+        self,
+        args: Mapping[str, Any],
+        env_id: str | None,
+        lang: str = "en",
+        names: Mapping[str, str] | None = None,
+    ) -> str:
+        """One human line saying what the call will do, in ``lang`` (``names``: the names
+        of the objects its id arguments name, see :class:`CardLine`)."""
+        return (self.card or _plain_line(self.name)).render(args, env_id, lang, names)
 
 
 __all__ = [

@@ -43,10 +43,11 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from app.errors import ToolNotAvailableError
+from app.policy.approval import needs_second_person
 from app.policy.catalog import ALL_ROLES, ToolSpec
 from app.policy.config import Policy, in_force
 from app.policy.pipeline import alternatives_for, enforce_tool_permission, required_role_for
-from app.vocab import ENV_TIERS, RISK_LEVEL, EnvTier, Risk
+from app.vocab import ENV_TIERS, RISK_LEVEL, EnvTier, Lang, Risk
 
 # ---- the environment of a call, and its tier ----------------------------------------
 EnvSource = Literal["args", "submitted", "context", "backup", "default", "none"]
@@ -196,6 +197,11 @@ def tool_risk(
     return spec.risk
 
 
+def said_in(lang: str) -> Lang:
+    """The card's language (English unless Russian)."""
+    return "ru" if lang == "ru" else "en"
+
+
 def card_state(risk: Risk, tier: EnvTier | None) -> str:
     if risk == "delete":
         return "dangerous"
@@ -259,9 +265,14 @@ def build_confirmation_contract_v2(
         "alternatives": alternatives,
         "card_state": card_state(risk, tier),
         "details": spec.call_details(args) if spec.call_details is not None else None,
+        # why the call is rated as it is, in ``lang`` (e.g. "templated SQL: …"), or None
+        "risk_reason": spec.call_reason(args, said_in(lang)) if spec.call_reason else None,
         "description": spec.describe(args, env.env_id, lang),
         # the policy's wait before a dangerous card can be confirmed (the page and MCP
         # read it; the confirmation is checked against it)
         "countdown_s": policy.countdown_s if risk == "delete" and needs_card else 0,
+        # after the person confirms, a second one must approve it too (four-eyes)
+        "second_person": needs_card
+        and needs_second_person(policy.approval, RISK_LEVELS[risk], tier),
         "requires_confirmation": needs_card,
     }

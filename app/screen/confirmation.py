@@ -50,10 +50,12 @@ class ConfirmationState:
     confirm_description = BindableProperty()
     confirm_args_text = BindableProperty()
     confirm_details_text = BindableProperty()
+    confirm_reason = BindableProperty()  # why the call is rated so ("templated SQL: …")
     confirm_env_badge = BindableProperty()
     confirm_target = BindableProperty()  # the header's "Dashboard · Sales (#1) · prod"
     confirm_off_context = BindableProperty()  # the card names another object/env than the pill
     confirm_undo = BindableProperty()  # "Can be undone for 7 days" / "This cannot be undone"
+    confirm_second_person = BindableProperty()  # a second person approves after this one
     dangerous_countdown = BindableProperty()
     dangerous_countdown_active = BindableProperty()
     countdown_text = BindableProperty()
@@ -66,10 +68,12 @@ class ConfirmationState:
         self.card_state = ""
         self.confirm_enabled = False
         self.confirm_tool = self.confirm_args_text = self.confirm_details_text = ""
+        self.confirm_reason = ""
         self.confirm_description = ""
         self.confirm_env_badge = ""
         self.confirm_target, self.confirm_off_context = "", ""
         self.confirm_undo = ""
+        self.confirm_second_person = ""
         self.dangerous_countdown, self.dangerous_countdown_active = 0, False
         self.countdown_text = ""
 
@@ -132,8 +136,11 @@ class ConfirmationState:
         self.confirm_description = meta.description or ""
         self.confirm_args_text = format_args(meta.tool_args)
         self.confirm_details_text = _details_text(meta.details)
+        self.confirm_reason = meta.risk_reason or ""
         self.confirm_env_badge = env_badge(meta.env_id, meta.env_context, self.lang)
         self.confirm_undo = undo_line(meta.undo, meta.undo_days, self.lang)
+        second = t("confirm_second_person", self.lang) if meta.second_person else ""
+        self.confirm_second_person = second
         self._refresh_card_target()
         if self.card_state == "dangerous":
             self.start_dangerous_countdown(event.countdown_s)  # the policy's, as the card says

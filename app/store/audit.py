@@ -53,7 +53,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypedDict, Unpack
 
-from sqlalchemy import Connection, Dialect, Engine, func, insert
+from sqlalchemy import Connection, Dialect, Engine, Text, cast, func, insert
 from sqlalchemy.sql import ClauseElement
 from sqlalchemy.sql.compiler import SQLCompiler
 from sqlmodel import Session, col, select
@@ -106,6 +106,7 @@ def audit_values(**fields: Any) -> dict[str, Any]:
         "duration_ms": get("duration_ms"),
         "channel": get("channel"),
         "client": cut(client) if client is not None else None,
+        "superset_user": _field(get("superset_user")),
     }
 
 
@@ -212,6 +213,7 @@ class AuditFilters(TypedDict, total=False):
     env: str | None
     kind: str | None
     conv_id: str | None
+    approval: str | None  # a request for a second person's approval: its whole story
     since: datetime | None
     until: datetime | None
 
@@ -228,7 +230,11 @@ _EQUAL_FILTERS = {
 
 
 def _filtered(stmt: Any, filters: AuditFilters) -> Any:
-    stmt = where_equal(stmt, _EQUAL_FILTERS, filters, others=("since", "until"))
+    stmt = where_equal(stmt, _EQUAL_FILTERS, filters, others=("since", "until", "approval"))
+    approval = filters.get("approval")
+    if approval:  # every row of its story names it in its args (app.agent.approvals)
+        text = cast(col(AuditEvent.args), Text)
+        stmt = stmt.where(text.contains(f'"approval_id": "{approval}"', autoescape=True))
     since, until = filters.get("since"), filters.get("until")
     if since is not None:
         stmt = stmt.where(col(AuditEvent.ts) >= as_utc(since))

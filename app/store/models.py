@@ -94,12 +94,13 @@ class AuditEvent(SQLModel, table=True):
     duration_ms: float | None = None
     channel: str | None = Field(default=None, index=True)  # the door: page | http | mcp
     client: str | None = None  # the MCP client's name
+    superset_user: str | None = None  # the Superset account a call acted as
 
 
 # Columns added to ``audit_event`` after its first release: init_db adds them to an older
 # table (a data dir from an earlier version) so its rows stay and new rows carry them
 # (``app.store.migrate``, which lists every table's added columns).
-AUDIT_ADDED_COLUMNS = ("channel", "client")
+AUDIT_ADDED_COLUMNS = ("channel", "client", "superset_user")
 
 
 class User(SQLModel, table=True):
@@ -114,6 +115,9 @@ class User(SQLModel, table=True):
     # new at every credential change (password, role, disable; a new account): a token or
     # page session carries the stamp it was issued under (issue 23 item 9)
     token_stamp: str | None = Field(default_factory=lambda: secrets.token_urlsafe(12))
+    # the Superset username this user acts as on identity = "assertion" environments: set
+    # by an operator (main.py users set-superset-username), never guessed from a name
+    superset_username: str | None = None
 
 
 class Task(SQLModel, table=True):

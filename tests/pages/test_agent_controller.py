@@ -97,6 +97,68 @@ async def test_deny_without_an_answer_says_operation_cancelled(lang, text) -> No
     assert model.pending_confirmation is None and model.state == "idle"
 
 
+def _cancelled() -> ToolEndEvent:
+    return ToolEndEvent(
+        call_id="call-9",
+        tool_name="deploy_dashboard",
+        status="cancelled",
+        result="cancelled by the user: not now",
+    )
+
+
+@pytest.mark.parametrize(
+    ("lang", "after_deny", "shown"),
+    [
+        # the offline planner's own sentence: the product's line first, then the model's
+        (
+            "en",
+            [_cancelled(), fakes.message("Cancelled — not deleting dashboard 2 in dev."),
+             fakes.done()],
+            ["Operation cancelled", "Cancelled — not deleting dashboard 2 in dev."],
+        ),
+        # a model that streams its words: the same order
+        (
+            "ru",
+            [_cancelled(), fakes.token("Хорошо, "), fakes.token("не трогаю."), fakes.done()],
+            ["Операция отменена", "Хорошо, не трогаю."],
+        ),
+        # a model that says it too: the product's line is said all the same, once
+        (
+            "en",
+            [_cancelled(), fakes.message("Operation cancelled."), fakes.done()],
+            ["Operation cancelled", "Operation cancelled."],
+        ),
+        # no card event reached the page (a stream without its tool_end): said at the end
+        ("en", [fakes.message("Fine."), fakes.done()], ["Fine.", "Operation cancelled"]),
+    ],
+)  # fmt: skip
+async def test_every_deny_ends_with_the_products_own_line(lang, after_deny, shown) -> None:
+    core, model, *_ = setup(lang=lang)
+    core.replies = [
+        fakes.confirm_event("write_prod", env="prod"),
+        fakes.done("awaiting_confirmation"),
+    ]
+    core.on_deny = after_deny
+    await model.send("deploy")
+    before = len(model.items)
+    assert await model.deny("not now") is True
+    said = [i.text for i in model.items[before:] if hasattr(i, "role")]
+    assert said == shown
+    assert model.pending_confirmation is None and model.state == "idle"
+
+
+async def test_a_stop_cancelling_a_call_is_not_a_cancel() -> None:
+    core, model, *_ = setup()
+    core.replies = [
+        ToolStartEvent(call_id="call-9", tool_name="deploy_dashboard", is_write_tool=True),
+        _cancelled(),
+        fakes.message("Stopped."),
+        fakes.done(),
+    ]
+    await model.send("deploy")
+    assert "Operation cancelled" not in [getattr(i, "text", "") for i in model.items]
+
+
 @pytest.mark.parametrize(
     ("refusal", "lang", "text"),
     [

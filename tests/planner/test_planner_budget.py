@@ -54,7 +54,7 @@ async def test_a_pick_completes_the_previous_question_after_a_long_conversation(
     harness: Any,
 ) -> None:
     budget = 16_000
-    harness.configure(model_input_max_chars=budget)
+    harness.configure(model_input_max_chars=budget, user_turns_per_minute=0)  # a burst of turns
     planner = MeasuredPlanner(catalog=TOOL_CATALOG, sizes=[])
     harness.use(model=planner, tools={"search_dashboards": _search, "get_health_summary": _health})
     conv = None

@@ -101,7 +101,11 @@ def test_which_tools_have_a_preflight_and_a_target_hook() -> None:
     # the environment a call acts on when its arguments name none: the backup's, the change's
     assert {n for n, d in TOOLS.items() if d.resolve_target} == {"restore_backup", "undo_change"}
     assert {n for n, d in TOOLS.items() if d.exempt} == {"undo_change"}  # ending a window
-    assert {n for n, d in TOOLS.items() if d.call_risk} == {"superset_execute_sql"}
+    # the tools rated per call from the SQL they send (a virtual dataset's runs on renders)
+    assert {n for n, d in TOOLS.items() if d.call_risk} == {
+        "superset_execute_sql",
+        "superset_create_dataset",
+    }
 
 
 def _toy_specs(name: str, tool_name: str = "toy") -> SpecFamily:

@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
+from app.agent.approval_record import awaiting_event, is_approval
+from app.agent.approvals import ApprovalBook
 from app.agent.audit import AuditWriter
 from app.agent.core.checks import refuse_foreign, valid_conv_id
 from app.agent.core.requests import RequestRefused
@@ -27,7 +29,7 @@ from app.agent.state import confirm_required_event
 from app.agent.undo import ARTIFACT_KEY, available_offers
 from app.auth import Principal
 from app.cpu import off_loop
-from app.events import ConfirmRequiredEvent
+from app.events import AwaitingApprovalEvent, ConfirmRequiredEvent
 from app.facts import read_refusal
 from app.policy import Policy, tool_risk
 from app.store import conversations
@@ -60,6 +62,7 @@ class ConversationView:
     pending: ConfirmRequiredEvent | None
     turn: dict[str, Any] = field(default_factory=dict)  # object_type, selected_env, uicontext
     owner: str | None = None
+    awaiting_approval: AwaitingApprovalEvent | None = None  # a call waits for a second person
 
     def as_dict(self) -> dict[str, Any]:
         """The JSON shape of the HTTP API (and of the page's restore)."""
@@ -71,6 +74,11 @@ class ConversationView:
                 self.pending.model_dump(mode="json") if self.pending is not None else None
             ),
             "turn": self.turn,
+            "awaiting_approval": (
+                self.awaiting_approval.model_dump(mode="json")
+                if self.awaiting_approval is not None
+                else None
+            ),
         }
 
 
@@ -129,9 +137,13 @@ def conversation_view(conv_id: str, state: Any, policy: Policy) -> ConversationV
                 )
             if m.content and not m.tool_calls:
                 messages.append({"role": "assistant", "text": str(m.content), "position": position})
-    pending = None
+    pending = awaiting = None
     if state.interrupts:
-        pending = confirm_required_event(state.interrupts[0].value, conv_id)
+        value = state.interrupts[0].value
+        if is_approval(value):
+            awaiting = awaiting_event(value, conv_id)
+        else:
+            pending = confirm_required_event(value, conv_id)
     turn = {k: v for k, v in (values.get("turn") or {}).items() if k in TURN_KEYS}
     return ConversationView(
         conv_id=conv_id,
@@ -140,6 +152,7 @@ def conversation_view(conv_id: str, state: Any, policy: Policy) -> ConversationV
         pending=pending,
         turn=turn,
         owner=values.get("owner"),
+        awaiting_approval=awaiting,
     )
 
 
@@ -157,6 +170,11 @@ async def read_conversation(
     if view.owner and view.owner != principal.user_id:
         raise await refuse_foreign(core.audit, **principal.audit_row(conv_id=conv_id))
     await available_offers(core.db, view.tool_calls)  # "Undo" while it can still be taken
+    if view.awaiting_approval is not None:  # its request's status now (it may have expired)
+        book = ApprovalBook(core.db, core.audit, core.settings)
+        await book.expire_due()
+        record = await book.load(view.awaiting_approval.approval_id)
+        view.awaiting_approval.status = record.status if record is not None else "unknown"
     return view
 
 

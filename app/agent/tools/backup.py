@@ -47,7 +47,7 @@ async def take_backup(
     """Export ``dashboard_ids`` (empty → all) of ``env_id`` into a stored, indexed zip.
 
     Reports two steps starting at ``step``; returns the backup's row as a dict."""
-    client = deps.registry.client(env_id)
+    client = deps.client(env_id)
     if dashboard_ids:
         dashboards = await resolve_dashboards(client, dashboard_ids)
     else:

@@ -122,13 +122,14 @@ class ToolDeps:
         return self.registry.resolve(env_id, self.env_id)
 
     def client(self, env_id: str | None = None) -> SupersetClient:
-        """The pooled Superset client of this call's environment."""
-        return self.registry.client(self.env(env_id).id)
+        """The Superset client of this call's environment (or ``env_id``), acting for the
+        caller: on a person or assertion environment, their own account (never another's)."""
+        return self.registry.client(self.env(env_id).id, self.user_id)
 
     def env_client(self, env_id: str | None = None) -> tuple[Environment, SupersetClient]:
-        """This call's environment (:meth:`env`) and its pooled Superset client."""
+        """This call's environment (:meth:`env`) and its client acting for the caller."""
         env = self.env(env_id)
-        return env, self.registry.client(env.id)
+        return env, self.registry.client(env.id, self.user_id)
 
     def say(self, key: str, **fmt: object) -> str:
         """A progress line of the catalog's ``[progress]`` section, in this turn's

@@ -31,8 +31,8 @@ async def _preflight(args: DeployDashboardArgs | MigrationArgs, deps: ToolDeps) 
     else:
         ids, mapping = [args.dashboard_id], {}
     return await preflight_migration(
-        deps.registry.client(source.id),
-        deps.registry.client(target.id),
+        deps.client(source.id),
+        deps.client(target.id),
         ids,
         mapping,
         deps.settings.bundle_caps(),
@@ -43,7 +43,8 @@ async def _migrate(deps: ToolDeps, kind: str, ids: list[str], source_env: str | 
                    target_env: str, mapping: dict[str, str]) -> dict[str, Any]:  # fmt: skip
     source = deps.registry.resolve(source_env, deps.selected_env)
     target = deps.registry.get(target_env)
-    source_client, target_client = deps.registry.client(source.id), deps.registry.client(target.id)
+    # both ends act as the person who asked (their own account on a person environment)
+    source_client, target_client = deps.client(source.id), deps.client(target.id)
 
     async def job(ctx: TaskContext) -> dict[str, Any]:
         await ctx.report(1, deps.say("exporting", n=len(ids), env=source.id))

@@ -23,7 +23,7 @@ from app.agent.tools.base import Family, ToolDeps
 from app.agent.tools.undo_plan import Inverse, UndoPlan, UndoView
 from app.cpu import off_loop
 from app.errors import ToolError
-from app.gitrepo import GitRepo, user_identity
+from app.gitrepo import GitRepo, check_text, user_identity
 from app.i18n import t
 from app.policy.tools import git as specs
 from app.policy.tools.git import CommitChangesArgs, CreateBranchArgs
@@ -79,6 +79,8 @@ async def create_branch(args: CreateBranchArgs, deps: ToolDeps) -> dict[str, Any
 async def commit_changes(args: CommitChangesArgs, deps: ToolDeps) -> dict[str, Any]:
     """Exports, writes ``<env_id>/`` (stale files removed) and commits as the user."""
     repo = repo_for(deps)
+    author = user_identity(deps.user_id)
+    check_text("author name", author[0])  # before the export: git would keep it as given
     branch = args.branch
     if branch:
         await _locked(repo, repo.check_branch_name, branch)
@@ -109,7 +111,7 @@ async def commit_changes(args: CommitChangesArgs, deps: ToolDeps) -> dict[str, A
             for p in sorted(env_dir.rglob("*.yaml"))
         }
         repo.write_files(files, remove=stale_paths(existing, files))
-        result = repo.commit(args.message, author=user_identity(deps.user_id), paths=[env.id])
+        result = repo.commit(args.message, author=author, paths=[env.id])
         if result.committed:
             kept = {"sha": result.sha, "branch": result.branch, "files": result.files_changed}
             deps.undo = UndoPlan(REVERT_COMMIT, kept, env_id=env.id)
@@ -123,7 +125,7 @@ async def commit_changes(args: CommitChangesArgs, deps: ToolDeps) -> dict[str, A
             else "nothing to commit: the repository already holds these dashboards as exported",
             "env_id": env.id,
             "dashboards": [d["title"] for d in dashboards],
-            "author": "{} <{}>".format(*user_identity(deps.user_id)),
+            "author": "{} <{}>".format(*author),
             "repository": str(repo.path),
         }
 

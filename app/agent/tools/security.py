@@ -17,7 +17,7 @@ family = Family(specs.family)
 async def superset_audit_permissions(args: AuditPermissionsArgs, deps: ToolDeps) -> dict[str, Any]:
     """:func:`app.superset.permissions.audit_roles` and a one-line summary."""
     env = deps.env()
-    roles, user_count = await audit_roles(deps.registry.client(env.id), args.role, deps.lang)
+    roles, user_count = await audit_roles(deps.client(env.id), args.role, deps.lang)
     flagged = [r["name"] for r in roles if r["flags"]]
     return {
         "env": env.id,

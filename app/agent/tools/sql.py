@@ -3,8 +3,9 @@ deletes it, unless it was edited or a chart uses it since).
 (Their specs and args: ``app/policy/tools/sql.py``.)
 
 ``superset_execute_sql`` is declared ``write`` (what it may do); each call is rated from
-its parsed SQL (:func:`app.policy.sql_risk`, the spec's ``call_risk``); at run time the
-database's own dialect reads it again (:func:`_rated_alike_on`).
+its parsed SQL (:func:`app.policy.sql_risk`, the spec's ``call_risk``), and so is a
+virtual dataset's; at run time the database's own dialect reads it again
+(:func:`_rated_alike_on`).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from app.agent.tools.base import Family, ToolDeps
 from app.agent.tools.undo_plan import Inverse, UndoPlan, UndoView
 from app.caps import cap_rows, json_size
 from app.cpu import off_loop
-from app.errors import SupersetError, ToolError
+from app.errors import SupersetError, SupersetNotFoundError, SupersetRefused, ToolError
 from app.i18n import t
 from app.policy import SqlVerdict, classify_sql
 from app.policy.sql import RISK_ORDER
@@ -54,9 +55,17 @@ async def _rated_alike_on(db: Mapping[str, Any], sql: str) -> None:
 
 
 async def _database(client: SupersetClient, database: str | None) -> dict[str, Any]:
-    """The database named/numbered ``database``, or the only one when not given."""
+    """The database named/numbered ``database``, or the only one when not given. A person
+    asking for a database by id that Superset does not list for them gets Superset's own
+    answer (its refusal, in its words), not a guess of ours."""
     if database:
-        return await client.database_by_name_or_id(database)
+        try:
+            return await client.database_by_name_or_id(database)
+        except SupersetNotFoundError:
+            person = client.credentials.kind in ("person", "assertion")
+            if person and database.strip().isdigit():
+                return {"id": int(database), "database_name": database.strip(), "backend": None}
+            raise
     dbs = await client.list_databases()
     if len(dbs) == 1:
         return dbs[0]
@@ -115,7 +124,7 @@ async def superset_explore_database(args: ExploreDatabaseArgs, deps: ToolDeps) -
 async def superset_format_sql(args: FormatSqlArgs, deps: ToolDeps) -> dict[str, Any]:
     """Superset's ``/api/v1/sqllab/format_sql/``; nothing runs."""
     env = deps.env()
-    formatted = await deps.registry.client(env.id).format_sql(args.sql)
+    formatted = await deps.client(env.id).format_sql(args.sql)
     return {"env": env.id, "sql": formatted}
 
 
@@ -131,6 +140,8 @@ async def superset_execute_sql(args: ExecuteSqlArgs, deps: ToolDeps) -> dict[str
     limit = max(1, int(args.row_limit))
     try:
         res = await client.execute_sql(db["id"], args.sql, schema=args.schema, row_limit=limit)
+    except SupersetRefused:  # Superset refused the account: the typed refusal, its words kept
+        raise
     except SupersetError as exc:
         hint = ""
         if "dml" in exc.message.lower() or exc.details.get("error_type") == "DML_NOT_ALLOWED_ERROR":
@@ -179,10 +190,12 @@ async def _no_such_dataset(args: CreateDatasetArgs, deps: ToolDeps) -> dict[str,
 
 @family.implements(specs.superset_create_dataset, preflight=_no_such_dataset)
 async def superset_create_dataset(args: CreateDatasetArgs, deps: ToolDeps) -> dict[str, Any]:
-    """``POST /api/v1/dataset/`` (physical, or virtual with ``sql``); the preflight refused
-    a name already taken on that database."""
+    """``POST /api/v1/dataset/`` (physical, or virtual with ``sql``, read again in the
+    database's own dialect first); the preflight refused a name already taken there."""
     env, client = deps.env_client()
     db = await client.database_by_name_or_id(args.database)
+    if args.sql:  # Superset runs it on every chart render: rated as the card said, or not at all
+        await _rated_alike_on(db, args.sql)
     created = await client.create_dataset(db["id"], args.table_name, args.schema, args.sql)
     deps.undo = await _after_create(deps, client, env.id, created.get("id"), args.table_name)
     return {

@@ -49,6 +49,7 @@ LONG_TASK_TIMEOUT_S = 600.0
 
 CallRisk = Callable[[Mapping[str, Any]], Risk]
 CallDetails = Callable[[Mapping[str, Any]], dict[str, Any] | None]
+CallReason = Callable[[Mapping[str, Any], Lang], str | None]
 
 
 class SpecFamily:
@@ -76,6 +77,7 @@ class SpecFamily:
         timeout_s: float | None = None,
         call_risk: CallRisk | None = None,
         call_details: CallDetails | None = None,
+        call_reason: CallReason | None = None,
         maintenance_exempt: bool = False,
         presentation: Presentation | None = None,
         idempotent: bool | None = None,
@@ -112,6 +114,7 @@ class SpecFamily:
             triggers=triggers,
             call_risk=call_risk,
             call_details=call_details,
+            call_reason=call_reason,
             presentation=presentation or ("table" if reads else "facts"),
             long_task=long_task,
             maintenance_exempt=maintenance_exempt,

@@ -1,5 +1,9 @@
 """Git tools' specs: create_branch and commit_changes.
-(Implementations and what a commit holds: ``app/agent/tools/git.py``.)"""
+(Implementations and what a commit holds: ``app/agent/tools/git.py``.)
+
+What git keeps (a commit message, a branch name) holds no control character but a
+message's newlines and tabs: ``git log`` in a terminal would run them
+(:mod:`app.policy.tools.plain`)."""
 
 from __future__ import annotations
 
@@ -9,13 +13,14 @@ from typing import Any
 from app.policy.catalog import CardLine, Phrase
 from app.policy.tools.base import Ru, ToolArgs, arg, env_field
 from app.policy.tools.declare import SpecFamily, which_dashboards
+from app.policy.tools.plain import OneLineText, PlainText
 from app.vocab import Lang
 
 family = SpecFamily("git")
 
 
 class CreateBranchArgs(ToolArgs):
-    branch: str = arg(
+    branch: OneLineText = arg(
         "Name of the new git branch.", Ru("Ветка", "Имя новой ветки git."), min_length=1
     )
     dashboard_id: str | None = arg(
@@ -27,7 +32,7 @@ class CreateBranchArgs(ToolArgs):
 
 
 class CommitChangesArgs(ToolArgs):
-    message: str = arg(
+    message: PlainText = arg(
         "Commit message.", Ru("Сообщение коммита", "Текст сообщения коммита."), min_length=1
     )
     dashboard_ids: list[str] = arg(
@@ -35,7 +40,7 @@ class CommitChangesArgs(ToolArgs):
         Ru("Дашборды", "Какие дашборды выгрузить и закоммитить; пусто — все."),
         default_factory=list,
     )
-    branch: str | None = arg(
+    branch: OneLineText | None = arg(
         "Branch to commit to; omit for current.",
         Ru("Ветка", "В какую ветку коммитить; пусто — в текущую."),
         default=None,

@@ -5,7 +5,16 @@ The arguments: SQL text capped at ``MAX_SQL_CHARS`` (100 000 characters), and sc
 table / database names checked by :mod:`app.policy.tools.names` (issue 23 items 3 and 6).
 
 ``superset_execute_sql`` is declared ``write`` (what it may do); each call is rated from
-its parsed SQL (:func:`app.policy.sql_risk`, the spec's ``call_risk``).
+its parsed SQL (:func:`app.policy.sql_risk`, the spec's ``call_risk``), and the card says
+why (``call_reason``; templated SQL is dangerous: :mod:`app.policy.sql_templates`).
+
+``superset_create_dataset`` with ``sql`` makes a virtual dataset, whose SQL Superset runs
+again on every render of every chart on it: the call carries at least its SQL's risk. A
+read-only query is a write (a dataset is created); any SQL rated worse than a read
+(DML, DDL, a side-effect or unknown function, templated text) is dangerous — repeated on
+each render it would repeat its effect, so a person confirms it after the countdown,
+with the reason on the card. (Not refused: an unknown, pure function also rates
+``write``.)
 """
 
 from __future__ import annotations
@@ -14,8 +23,9 @@ import warnings
 from collections.abc import Mapping
 from typing import Any
 
+from app.i18n import t
 from app.policy.catalog import CardLine, Phrase
-from app.policy.sql import classify_sql, sql_risk
+from app.policy.sql import SqlVerdict, classify_sql, sql_risk
 from app.policy.sql_dialects import MAX_SQL_CHARS
 from app.policy.tools.base import Ru, ToolArgs, arg, env_field
 from app.policy.tools.declare import SpecFamily
@@ -119,14 +129,37 @@ def _sql_card(en: str, ru: str) -> CardLine:
     return CardLine(en=en, ru=ru, values=_sql_values)
 
 
+def said(verdict: SqlVerdict, lang: Lang) -> str:
+    """A verdict's reason in ``lang``: its catalog sentence, else the classifier's words."""
+    return t(verdict.key, lang) if verdict.key else verdict.reason
+
+
 def rate_sql(args: Mapping[str, Any]) -> Risk:
     """One call's risk: its parsed SQL's (:func:`app.policy.sql_risk`)."""
     return sql_risk(args.get("sql"))
 
 
-def sql_details(args: Mapping[str, Any]) -> dict[str, Any]:
-    """Why the SQL is rated as it is (e.g. "calls pg_sleep(), which has side effects")."""
-    return {"sql_risk_reason": classify_sql(args.get("sql")).reason}
+def sql_reason(args: Mapping[str, Any], lang: Lang) -> str:
+    """The card's reason: why the SQL is rated as it is, in ``lang`` (e.g. "calls
+    pg_sleep(), which has side effects", "templated SQL: …")."""
+    return said(classify_sql(args.get("sql")), lang)
+
+
+def rate_dataset(args: Mapping[str, Any]) -> Risk:
+    """A dataset: a write; a virtual one whose SQL is rated worse than a read is a
+    delete (dangerous), since Superset runs that SQL again on every chart render."""
+    sql = args.get("sql")
+    if not sql:  # no SQL (or ""): a physical table, as the implementation sends it
+        return "write"
+    return "write" if sql_risk(sql) == "read" else "delete"
+
+
+def dataset_reason(args: Mapping[str, Any], lang: Lang) -> str | None:
+    """The card's reason for a virtual dataset: its SQL runs on every render, and what
+    that SQL is rated; None for a physical table (the tool's own risk)."""
+    if not args.get("sql"):
+        return None
+    return t("dataset_sql_reason", lang, reason=sql_reason(args, lang))
 
 
 superset_explore_database = family.spec(
@@ -162,7 +195,7 @@ superset_execute_sql = family.spec(
     args=ExecuteSqlArgs,
     risk="write",
     call_risk=rate_sql,
-    call_details=sql_details,
+    call_reason=sql_reason,
     description="""Runs SQL through Superset's SQL Lab and returns columns and up to
     row_limit rows. Prefer SELECT queries; statements that change data need the user's
     confirmation and DROP/DELETE/TRUNCATE are treated as dangerous. Superset refuses DML
@@ -179,6 +212,8 @@ superset_create_dataset = family.spec(
     "superset_create_dataset",
     args=CreateDatasetArgs,
     risk="write",
+    call_risk=rate_dataset,
+    call_reason=dataset_reason,
     description="""Creates a Superset dataset from a physical table (`table_name`, optional
     `schema`), or a virtual dataset from `sql` (`table_name` becomes its name). Use when
     the user wants to chart a table that has no dataset yet. Needs the user's
