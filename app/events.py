@@ -65,8 +65,7 @@ class Offer(BaseModel):
     ``request`` as the person's message."""
 
     model_config = ConfigDict(extra="forbid")
-    kind: Literal["without_context", "choice", "check_status", "undo"]
-    kind: Literal["without_context", "choice", "check_status", "link_account"]
+    kind: Literal["without_context", "choice", "check_status", "undo", "link_account"]
     label: str
     request: str
     call: OfferedCall | None = None

@@ -3,7 +3,7 @@
 * :func:`exempt_from_maintenance` — whether the call runs during a maintenance window:
   its tool's (the spec's ``maintenance_exempt``), else this call's (the tool's ``exempt``
   hook: an undo that ends a window does, any other undo does not);
-* :func:`refusal_of` — a preflight that refused with a code (``app.errors.CallRefused``:
+* :func:`stated_refusal` — a preflight that refused with a code (``app.errors.CallRefused``:
   an undo's ``changed_since``, ``not_undoable``, ``permission_denied``) as that typed
   refusal, and the audit row's kind and decision for it;
 * :func:`card_of` — the card's data with a preflight's details: a preflight may say the
@@ -28,7 +28,7 @@ async def exempt_from_maintenance(decl: ToolDecl, args: Any, deps: Callable[[], 
     return decl.exempt is not None and bool(await decl.exempt(args, deps()))
 
 
-def refusal_of(
+def stated_refusal(
     exc: CallRefused, tool_name: str, args: Mapping[str, Any], env_id: str | None
 ) -> tuple[Refusal, str, str]:
     """The refusal a tool's check stated, and its audit row's kind and decision."""

@@ -36,7 +36,7 @@ from pydantic import BaseModel, ValidationError
 
 from app.agent.acting import accounts_for, offers_of, refusal_of, superset_envs
 from app.agent.audit import AuditWriter
-from app.agent.call_checks import card_of, exempt_from_maintenance, refusal_of
+from app.agent.call_checks import card_of, exempt_from_maintenance, stated_refusal
 from app.agent.confirmation import Confirmations
 from app.agent.model_step import this_turn
 from app.agent.names import (
@@ -481,7 +481,7 @@ class Guard:
             try:
                 details = await check(model, deps)
             except CallRefused as exc:  # the tool's own check said no, with its reason
-                refused, kind, decision = refusal_of(exc, name, p["tool_args"], env_id)
+                refused, kind, decision = stated_refusal(exc, name, p["tool_args"], env_id)
                 return await self._refuse(call, ctx, refused, kind=kind, decision=decision)
             except Exception as exc:  # a preflight failure blocks the call, visibly
                 why = f"{type(exc).__name__}: {exc}" if not isinstance(exc, ToolError) else str(exc)

@@ -10,6 +10,7 @@ virtual dataset's; at run time the database's own dialect reads it again
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from typing import Any
 
@@ -34,6 +35,7 @@ from app.superset.fingerprint import fingerprint, ids_by_uuid
 from app.superset.migration import list_all
 from app.superset.paths import api_path
 
+log = logging.getLogger(__name__)
 family = Family(specs.family)
 
 
@@ -197,8 +199,14 @@ async def superset_create_dataset(args: CreateDatasetArgs, deps: ToolDeps) -> di
     if args.sql:  # Superset runs it on every chart render: rated as the card said, or not at all
         await _rated_alike_on(db, args.sql)
     created = await client.create_dataset(db["id"], args.table_name, args.schema, args.sql)
-    deps.undo = await _after_create(deps, client, env.id, created.get("id"), args.table_name)
+    unavailable = None
+    try:  # the dataset exists now: a failed snapshot costs its undo, never the call's result
+        deps.undo = await _after_create(deps, client, env.id, created.get("id"), args.table_name)
+    except (ToolError, SupersetError) as exc:
+        log.warning("dataset %s on %s: no undo: %s", created.get("id"), env.id, exc)
+        unavailable = str(exc)
     return {
+        **({"undo_unavailable": unavailable} if unavailable else {}),
         "env": env.id,
         "id": created.get("id"),
         "table_name": args.table_name,
