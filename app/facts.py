@@ -99,6 +99,8 @@ RefusalCode = Literal[
     "preflight_failed",  # the check before the card found problems (errors)
     "repeated_call",  # the same call with the same arguments again in one turn
     "cancelled",  # the person cancelled it on the card (reason)
+    "changed_since",  # an undo: the object changed after the agent's write (errors: what)
+    "not_undoable",  # an undo: unknown, expired or already undone (reason)
     "account_not_linked",  # the person has no Superset account on env_id (a way: link one)
     "link_expired",  # Superset no longer honours the person's link on env_id (reason)
     "superset_denied",  # Superset refused the person's account (reason: its own words)

@@ -186,6 +186,12 @@ class Settings(BaseSettings):
     confirmation_ttl_s: int = 600
     dangerous_countdown_s: int = 10
     countdown_tick_s: float = 1.0
+    undo_retention_days: int = Field(
+        default=7,
+        ge=1,
+        le=365,
+        description="How long an undoable change keeps its undo offer (docs/undo.md)",
+    )
     # --- a second person's approval (four-eyes; policy.toml's [approval] turns it on) ---
     approval_ttl_s: int = Field(
         default=24 * 3600,

@@ -20,6 +20,8 @@ RISK_LEVEL: Final[dict[str, RiskLevel]] = {
 RISK_ORDER: Final[tuple[Risk, ...]] = ("read", "write", "delete")
 Confirm = Literal["auto", "always", "never"]
 Presentation = Literal["text", "table", "linked_list", "health", "facts", "tasks", "diff"]
+#: whether what a write changes can be undone (an ``undo`` offer on its result) or not
+Undo = Literal["undoable", "final"]
 
 # ---- SQL --------------------------------------------------------------------------
 #: The most tokens one reading of a SQL text parses (policy rates a longer text dangerous
@@ -98,6 +100,7 @@ AuditKind = Literal[
     "request_invalid",
     "turn_stopped",
     "conversation_changed",
+    "undone",  # a later row on an undone change: who undid it, linked by the undo id
     # four-eyes: a request's story (app.agent.approvals, app.agent.core.approvals)
     "approval_requested",
     "approved",

@@ -2,7 +2,8 @@
 preflight details, and for dangerous calls the model's countdown (the card only reads
 ``dangerous_countdown``; an ``aria-live="assertive"`` region announces it every second).
 Its header names the call's object and environment (and warns when they are not the
-ones the page's pill names). Cancel takes one click, with the optional reason typed
+ones the page's pill names); a line says whether the call can be undone (and for how
+long) before the person confirms. Cancel takes one click, with the optional reason typed
 beside it; Edit («Изменить») opens the card's form (``components.card_forms``); the
 card takes the focus when it appears.
 """
@@ -97,6 +98,13 @@ def confirmation_card(model: AgentChatModel, *, for_approver: bool = False) -> u
                 model, "confirm_details_text"
             ).mark("confirm-details")
         preflight_diff(model)  # what the run creates or overwrites on its target
+        undo = ui.row().classes("items-center gap-1 text-sm").mark("confirm-undo")
+        undo.bind_visibility_from(model, "confirm_undo", backward=bool)
+        with undo:
+            ui.icon("undo").bind_name_from(
+                model, "pending_confirmation", backward=lambda e: _undo_icon(e)
+            )
+            ui.label().bind_text_from(model, "confirm_undo").mark("confirm-undo-text")
         if not for_approver:  # after this person, a second one approves (four-eyes)
             second = ui.label().classes("text-sm font-semibold text-indigo-800")
             second.bind_text_from(model, "confirm_second_person").mark("confirm-second-person")
@@ -132,3 +140,8 @@ def confirmation_card(model: AgentChatModel, *, for_approver: bool = False) -> u
         if not for_approver:
             edit_form(model)
     return card
+
+
+def _undo_icon(event: object) -> str:
+    undo = getattr(getattr(event, "metadata", None), "undo", None)
+    return "undo" if undo == "undoable" else "block"

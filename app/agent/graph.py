@@ -207,6 +207,7 @@ def build_graph(
         confirmations=confirmations,
         audit=audit,
         preflight=preflight,
+        undo_days=settings.undo_retention_days,
         registry=registry,
     )
     run_tools = ToolNode(

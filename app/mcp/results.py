@@ -2,7 +2,9 @@
 tool result.
 
 A completed call answers with the tool's structured output as ``structuredContent``
-plus a short text (the same summarised text the agent's model reads). A forbidden call,
+plus a short text (the same summarised text the agent's model reads); a write that can
+be undone adds its typed ``undo`` offer (``offers``: the ``undo_change`` call to make)
+and says so in the text. A forbidden call,
 a failure, a timeout or a refused decision is a tool error (``isError``) whose
 structured content names the error, so an MCP client's model can read why. A call that
 still waits for a person is *not* an error: it says so, with the confirmation id and a
@@ -108,7 +110,15 @@ def _from_event(ev: Event, tool: str) -> Outcome | None:
                 text += f" (structured output cut to {DATA_LIMIT_BYTES // 1024} KiB)"
             if ev.cut_note:
                 text += f"\n{ev.cut_note}"
-            return Outcome("completed", ev.tool_name, text, _structured_output(ev))
+            structured = _structured_output(ev)
+            undo = next((o for o in ev.offers if o.kind == "undo" and o.call), None)
+            if undo is not None and undo.call is not None:  # typed, whatever a model says
+                structured["offers"] = [o.model_dump(mode="json") for o in ev.offers]
+                text += (
+                    f"\nCan be undone until {undo.expires_at} UTC: call {undo.call.tool_name} "
+                    f"with {json.dumps(undo.call.args)}."
+                )
+            return Outcome("completed", ev.tool_name, text, structured)
         if ev.status == "cancelled":
             structured = {"status": "cancelled", "tool": ev.tool_name, "message": ev.result}
             return Outcome("cancelled", ev.tool_name, ev.result or "cancelled", structured)

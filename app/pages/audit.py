@@ -118,7 +118,7 @@ async def audit_page(request: Request, lang: str | None = None):
         error.set_text("")
         try:
             rows, total = await run.io_bound(
-                fetch_page, auth.db, dict(filters), page, viewer=user.username
+                fetch_page, auth.db, dict(filters), page, viewer=user.username, lang=language
             ) or ([], 0)
         except FilterError:
             error.set_text(t("bad_date", language))

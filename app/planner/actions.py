@@ -40,6 +40,9 @@ PHRASES: dict[str, Phrases] = {  # tools phrased with more than their dashboard 
     "commit_changes": dash.commit,
     "start_maintenance": data.start_maint,
     "end_maintenance": data.end_maint,
+    "undo_change": lambda s: phrased(
+        "undo_change", s, short=s.v("undo_id")[:8], undo_id=s.v("undo_id")
+    ),
 }
 
 

@@ -57,6 +57,15 @@ _BACKUP = r"(?:back[\s-]?ups?|snapshots?|бэкап\w*|бекап\w*|резер�
 _MAINT = r"(?:maintenance|обслуживани\w*|техработ\w*|технически\w*\s+работ\w*)"
 
 INTENTS: tuple[Intent, ...] = (
+    # "undo the deploy" undoes it: before every row that names the change itself
+    _intent(
+        "undo_change",
+        [
+            r"\bundo\b|\brevert\s+(?:that|it|this|the\s+last)\b",
+            r"\bотмени\w*\s+(?:это|последн\w*|изменени\w*|сделанн\w*)",
+            r"\bверни\s+(?:всё\s+|все\s+)?как\s+было\b",
+        ],
+    ),
     _intent(
         "show_capabilities",
         [

@@ -48,6 +48,7 @@ from app.planner.results import Result
 from app.planner.steps import Intent, Lookup, Resolution, intent_for, match_id, resolve
 from app.planner.text import EnvResolver, Lang
 from app.planner.turn import Turn, read_turn
+from app.planner.undo import with_undo_id
 
 MAX_STEPS = 6  # calls in one turn; past this the planner answers with what it has
 
@@ -184,7 +185,7 @@ def plan_reply(
     known = known or Known()
     said = [m for m in messages if not isinstance(m, SystemMessage)]  # prompt, facts, notes
     turn = dataclasses.replace(read_turn(said), said_in=ctx.lang)
-    intent = _intent(turn, ctx, bound, known)
+    intent = with_undo_id(_intent(turn, ctx, bound, known), said)  # "undo that"
     if turn.ended_with_tool:
         return _next_step(turn, intent, known)
     if said and isinstance(said[-1], HumanMessage):

@@ -22,6 +22,7 @@ from collections.abc import AsyncIterable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from app.i18n import error_text, t
+from app.policy.tools.undo import UNDO_TOOL
 from app.screen.confirmation import PermissionDenial
 from app.screen.items import ChatItem, ChatMessage, ToolCall
 from app.screen.refusals import is_notice, refusal_notice
@@ -63,6 +64,7 @@ class ChatSink(Protocol):
     """What the processor needs of the screen model."""
 
     conv_id: str
+    items: list[ChatItem]
 
     @property
     def lang(self) -> str: ...
@@ -255,6 +257,7 @@ class StreamProcessor:
         if call.status == "timeout":  # the timeout already said what matters
             return
         call.view = ev.view  # before the status: the card shows it once the call is done
+        call.offers = [*call.offers, *ev.offers]  # "Undo": the core's call, typed
         call.status = ev.status
         call.result = ev.result
         call.error = ev.error or ""
@@ -262,9 +265,18 @@ class StreamProcessor:
         call.goes_on = False
         if call.status == "completed":
             call.progress = 1.0 if call.progress is not None else None
+            self._undone(call)
         call.refresh_actions()
         if call.status == "cancelled":
             self.sink.note_call_cancelled()  # after a Cancel: the product's own line
+
+    def _undone(self, call: ToolCall) -> None:
+        """A completed undo: the card of the change it undid offers it no more."""
+        undo_id = call.tool_args.get("undo_id") if call.tool_name == UNDO_TOOL else None
+        if isinstance(undo_id, str):
+            for item in self.sink.items:
+                if isinstance(item, ToolCall) and item is not call:
+                    item.undone(undo_id)
 
     # ---- confirmation and permission ------------------------------------------------------
     def _on_confirm_required(self, ev: ConfirmRequiredEvent) -> None:

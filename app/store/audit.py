@@ -70,7 +70,8 @@ def _field(value: str | None) -> str | None:
     return None if value is None else cut(str(value))
 
 
-#: What a caller gives of a row: its columns by name, all but the ``id`` made here.
+#: What a caller gives of a row: its columns by name, all but the ``id`` made here (a
+#: caller may name the id itself, to link a later row to this one: an undo to the change).
 GIVEN_COLUMNS = frozenset(AUDIT_TABLE.columns.keys()) - {"id"}
 
 
@@ -79,7 +80,7 @@ def audit_values(**fields: Any) -> dict[str, Any]:
     ``kind`` required; another name is a TypeError), checked, redacted and cut (every
     column set: a new id, ``ts`` default now). The one place a row's values are made,
     for both ways in."""
-    if not fields.keys() <= GIVEN_COLUMNS:
+    if not fields.keys() <= GIVEN_COLUMNS | {"id"}:
         raise TypeError(f"not audit columns: {sorted(fields.keys() - GIVEN_COLUMNS)}")
     get = fields.get
     kind, decision, args, client = get("kind"), get("decision"), get("args"), get("client")
@@ -91,7 +92,7 @@ def audit_values(**fields: Any) -> dict[str, Any]:
     if stored_args is not None and not isinstance(stored_args, dict | list):
         stored_args = {"value": stored_args}
     return {
-        "id": uuid.uuid4(),
+        "id": uuid.UUID(str(get("id"))) if get("id") else uuid.uuid4(),
         "ts": moment_of(get("ts")),
         "kind": cut(kind),
         "user": _field(get("user")),

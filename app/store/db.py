@@ -20,6 +20,7 @@ from sqlalchemy.pool import StaticPool
 from sqlmodel import Session, SQLModel
 
 from app.store import approvals, migrate, models, superset_links  # noqa: F401  (their tables)
+from app.store import undo as _undo_rows  # noqa: F401  (its table is created with the rest)
 
 SQLITE_BUSY_TIMEOUT_MS = 5000
 PG_CONNECT_TIMEOUT_S = 5

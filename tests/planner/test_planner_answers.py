@@ -265,6 +265,8 @@ REFUSALS: dict[str, dict[str, Any]] = {  # code -> the facts the guard would sta
     "preflight_failed": {"errors": ["dashboard 42 does not exist in dev"]},
     "repeated_call": {},
     "cancelled": {"reason": "wrong target"},
+    "changed_since": {"errors": ["dashboard “Sales” was changed since"]},
+    "not_undoable": {"reason": "expired"},
     "account_not_linked": {"env_id": "prod"},
     "link_expired": {"env_id": "prod", "reason": "Error loading the user"},
     "superset_denied": {"env_id": "prod", "reason": "You need access to the sales table"},

@@ -26,6 +26,7 @@ from app.agent.audit import AuditWriter
 from app.agent.core.checks import refuse_foreign, valid_conv_id
 from app.agent.core.requests import RequestRefused
 from app.agent.state import confirm_required_event
+from app.agent.undo import ARTIFACT_KEY, available_offers
 from app.auth import Principal
 from app.cpu import off_loop
 from app.events import AwaitingApprovalEvent, ConfirmRequiredEvent
@@ -55,7 +56,8 @@ class ConversationView:
     conv_id: str
     messages: list[dict[str, Any]]  # {"role": "user" | "assistant", "text", "position"}
     # {"call_id", "tool_name", "tool_args", "status", "result", "error", "is_write_tool",
-    #  "position", "view"}: each call paired with its ToolMessage (status "pending": none yet)
+    #  "position", "view", "offers"}: each call paired with its ToolMessage (status
+    #  "pending": none yet); "offers": its undo, while it is available
     tool_calls: list[dict[str, Any]]
     pending: ConfirmRequiredEvent | None
     turn: dict[str, Any] = field(default_factory=dict)  # object_type, selected_env, uicontext
@@ -90,10 +92,11 @@ def _status(result: ToolMessage | None) -> str:
     return "failed" if text.startswith(FAILED_PREFIX) else "completed"
 
 
-def _view(result: ToolMessage | None) -> Any:
-    """The result's presentation the tool node kept with it (``app.views``)."""
+def _view(result: ToolMessage | None, key: str = "view") -> Any:
+    """The result's presentation the tool node kept with it (``app.views``), or another
+    of its artifact's entries (``undo``: its undo offer, ``app.agent.undo``)."""
     artifact = getattr(result, "artifact", None)
-    return artifact.get("view") if isinstance(artifact, dict) else None
+    return artifact.get(key) if isinstance(artifact, dict) else None
 
 
 def _writes(policy: Policy, tool_name: str, args: dict[str, Any]) -> bool:
@@ -129,6 +132,7 @@ def conversation_view(conv_id: str, state: Any, policy: Policy) -> ConversationV
                         "is_write_tool": _writes(policy, tc["name"], tc["args"]),
                         "position": position,
                         "view": _view(result),
+                        "offers": _view(result, ARTIFACT_KEY) or [],
                     }
                 )
             if m.content and not m.tool_calls:
@@ -165,6 +169,7 @@ async def read_conversation(
     view = await off_loop(conversation_view, conv_id, state, core.rules.policy())
     if view.owner and view.owner != principal.user_id:
         raise await refuse_foreign(core.audit, **principal.audit_row(conv_id=conv_id))
+    await available_offers(core.db, view.tool_calls)  # "Undo" while it can still be taken
     if view.awaiting_approval is not None:  # its request's status now (it may have expired)
         book = ApprovalBook(core.db, core.audit, core.settings)
         await book.expire_due()
