@@ -1,0 +1,186 @@
+"""How a family declares its tools: ``family.spec(name, ...)`` in ``<family>/spec.py``.
+
+A spec module makes one :class:`Family` and declares each tool's spec (what it is: args
+model, risk, who may run it and where, the model's description, card line, phrases …) with
+:meth:`Family.spec`, which records a frozen :class:`~app.tools.toolspec.ToolSpec` and
+returns it::
+
+    family = Family("dashboards")
+
+    search_dashboards = family.spec(
+        "search_dashboards",
+        args=SearchDashboardsArgs,
+        risk="read",
+        pages=("dashboard", "dataset", "migration"),
+        description=\"\"\"Searches dashboards by title in one environment. …
+        Returns a page of dashboards …\"\"\",
+        can=("find dashboards", "найти дашборды"),
+        example=("Find dashboards about sales", "Найди дашборды продаж"),
+        presentation="linked_list",
+    )
+
+Its implementation (what it does, with I/O) is ``<family>/run.py``'s
+``@runs.implements(spec.search_dashboards)`` (:mod:`app.tools.kit`).
+
+``description`` is what the model reads (what it does, when to use it, what it
+``Returns``; put on one line). ``can`` (what the tool does, as a capabilities list says
+it), ``example`` (a request that asks for it) and ``triggers`` (more phrases that ask for
+it, English and Russian; ``*`` ends a word stem: ``"кто я"``, ``"мо* рол*"``) are what
+the offline planner knows of the tool; a phrase is ``(english, russian)``.
+
+Who and where: ``roles`` may run it (default: everyone for a read; admins only for a write
+or delete, so a new write is closed until it says otherwise or a policy file opens it);
+``pages`` are the page contexts it fits (:data:`EVERY_PAGE`: it is offered on every page).
+
+What a spec leaves out follows from what it says: the card line is ``can`` capitalised;
+a read is ``idempotent`` and shows its result as a ``table``, a write or delete is not
+idempotent and shows the ``facts`` of what it did; a long task waits
+``LONG_TASK_TIMEOUT_S``; a write or delete that does not declare ``undo="undoable"``
+cannot be undone (``final``: its card says so), a read has nothing to undo.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Mapping
+from typing import Any, Final
+
+from app.tools.args import ToolArgs
+from app.tools.toolspec import CardLine, Phrase, Serves, ToolSpec
+from app.vocab import OBJECT_TYPES, ROLES, Confirm, Lang, ObjectType, Presentation, Risk, Undo
+
+#: Long tasks (deploy, migration, backup, restore, delete) wait this long for their task.
+LONG_TASK_TIMEOUT_S = 600.0
+EVERYONE: Final = frozenset(ROLES)
+ADMINS: Final = frozenset({"admin"})
+#: ``pages=EVERY_PAGE``: the tool is offered whatever page the person is on
+EVERY_PAGE: Final = "every page"
+
+CallRisk = Callable[[Mapping[str, Any]], Risk]
+CallDetails = Callable[[Mapping[str, Any]], dict[str, Any] | None]
+CallReason = Callable[[Mapping[str, Any], Lang], str | None]
+Said = Phrase | tuple[str, str]
+
+
+def default_roles(risk: Risk) -> frozenset[str]:
+    """Who may run a tool that names no ``roles``: everyone for a read, else admins."""
+    return EVERYONE if risk == "read" else ADMINS
+
+
+def _phrase(said: Said) -> Phrase:
+    return said if isinstance(said, Phrase) else Phrase(*said)
+
+
+def _pages(pages: tuple[ObjectType, ...] | str) -> tuple[frozenset[str], bool]:
+    """The page contexts and whether the tool is offered on every page."""
+    if pages == EVERY_PAGE:
+        return frozenset(), True
+    unknown = set(pages) - set(OBJECT_TYPES)
+    if isinstance(pages, str) or unknown:
+        raise ValueError(f"pages must be page contexts {OBJECT_TYPES} or EVERY_PAGE: {pages!r}")
+    return frozenset(pages), False
+
+
+class Family:
+    """The tool specs of one family, in declaration order (``specs``: name → ToolSpec).
+    Its implementations are ``app.tools.<name>.run`` (:attr:`run_module`)."""
+
+    def __init__(self, name: str) -> None:
+        if not name.isidentifier():
+            raise ValueError(f"family name {name!r} must be a Python identifier")
+        self.name = name
+        self.specs: dict[str, ToolSpec] = {}
+
+    def __repr__(self) -> str:
+        return f"Family({self.name!r}, {list(self.specs)!r})"
+
+    @property
+    def run_module(self) -> str:
+        return f"app.tools.{self.name}.run"
+
+    def spec(
+        self,
+        name: str,
+        *,
+        args: type[ToolArgs],
+        risk: Risk,
+        description: str,
+        can: Said,
+        example: Said,
+        roles: frozenset[str] | None = None,
+        pages: tuple[ObjectType, ...] | str = (),
+        card: CardLine | None = None,
+        triggers: tuple[str, ...] = (),
+        long_task: bool = False,
+        timeout_s: float | None = None,
+        call_risk: CallRisk | None = None,
+        call_details: CallDetails | None = None,
+        call_reason: CallReason | None = None,
+        maintenance_exempt: bool = False,
+        presentation: Presentation | None = None,
+        idempotent: bool | None = None,
+        open_world: bool = True,
+        confirm: Confirm = "auto",
+        undo: Undo | None = None,
+        serves: Serves | None = None,
+        finds: str | None = None,
+        signs_in: bool = True,
+    ) -> ToolSpec:
+        """Declare the spec of tool ``name`` in this family and return it (the defaults
+        of what is left out: see the module docstring)."""
+        if not name.isidentifier():
+            raise ValueError(f"tool name {name!r} must be a Python identifier")
+        if name in self.specs:
+            raise ValueError(f"tool {name!r} is declared twice in family {self.name!r}")
+        if not (isinstance(args, type) and issubclass(args, ToolArgs)):
+            raise TypeError(f"tool {name!r}: args must be a ToolArgs model")
+        text = " ".join(inspect.cleandoc(description).split())
+        if not text:
+            raise ValueError(f"tool {name!r} needs a description: it is what the model reads")
+        reads = risk == "read"
+        affinity, everywhere = _pages(pages)
+        can, example = _phrase(can), _phrase(example)
+        spec = ToolSpec(
+            name=name,
+            family=self.name,
+            description=text,
+            args_model=args,
+            risk=risk,
+            roles=default_roles(risk) if roles is None else frozenset(roles),
+            affinity=affinity,
+            always_included=everywhere,
+            timeout_s=LONG_TASK_TIMEOUT_S if long_task and timeout_s is None else timeout_s,
+            confirm=confirm,
+            example_prompt=example.en,
+            card=card or CardLine(en=capitalised(can.en), ru=capitalised(can.ru)),
+            can=can,
+            example=example,
+            triggers=triggers,
+            call_risk=call_risk,
+            call_details=call_details,
+            call_reason=call_reason,
+            presentation=presentation or ("table" if reads else "facts"),
+            long_task=long_task,
+            maintenance_exempt=maintenance_exempt,
+            idempotent=reads if idempotent is None else idempotent,
+            open_world=open_world,
+            undo=None if reads else (undo or "final"),
+            serves=serves,
+            finds=finds,
+            signs_in=signs_in,
+        )
+        self.specs[name] = spec
+        return spec
+
+
+def capitalised(text: str) -> str:
+    """``text`` with its first letter upper-case (the rest as written)."""
+    return text[:1].upper() + text[1:]
+
+
+def which_dashboards(args: Mapping[str, Any], lang: Lang) -> str:
+    """A card's "dashboards 1, 2" for ``dashboard_ids``, or "all dashboards" when empty."""
+    ids = ", ".join(str(i) for i in args.get("dashboard_ids") or [])
+    if lang == "ru":
+        return f"дашборды {ids}" if ids else "все дашборды"
+    return f"dashboards {ids}" if ids else "all dashboards"
