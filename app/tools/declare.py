@@ -5,22 +5,22 @@ model, risk, who may run it and where, the model's description, card line, phras
 :meth:`Family.spec`, which records a frozen :class:`~app.tools.toolspec.ToolSpec` and
 returns it::
 
-    family = Family("dashboards")
+    family = Family("charts")
 
-    search_dashboards = family.spec(
-        "search_dashboards",
-        args=SearchDashboardsArgs,
+    find_charts = family.spec(
+        "find_charts",
+        args=FindChartsArgs,
         risk="read",
-        pages=("dashboard", "dataset", "migration"),
-        description=\"\"\"Searches dashboards by title in one environment. …
-        Returns a page of dashboards …\"\"\",
-        can=("find dashboards", "найти дашборды"),
-        example=("Find dashboards about sales", "Найди дашборды продаж"),
+        pages=("dashboard", "dataset"),
+        description=\"\"\"Finds charts by name in one environment. …
+        Returns a page of charts …\"\"\",
+        can=("find charts", "найти графики"),
+        example=("Find charts about sales", "Найди графики продаж"),
         presentation="linked_list",
     )
 
 Its implementation (what it does, with I/O) is ``<family>/run.py``'s
-``@runs.implements(spec.search_dashboards)`` (:mod:`app.tools.kit`).
+``@runs.implements(specs.find_charts)`` (:mod:`app.tools.kit`).
 
 ``description`` is what the model reads (what it does, when to use it, what it
 ``Returns``; put on one line). ``can`` (what the tool does, as a capabilities list says

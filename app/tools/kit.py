@@ -9,14 +9,14 @@ guard/tool seam does both.
 :meth:`Implementations.implements`, with the hooks that need I/O and the view of its
 result::
 
-    from app.tools.dashboards import spec, view
+    from app.tools.charts import spec as specs
+    from app.tools.charts import view
     from app.tools.kit import Implementations, ToolDeps
 
-    runs = Implementations(spec.family)
+    runs = Implementations(specs.family)
 
-    @runs.implements(spec.search_dashboards, choices=dashboard_choices,
-                     view=view.search_dashboards)
-    async def search_dashboards(args: SearchDashboardsArgs, deps: ToolDeps) -> dict: ...
+    @runs.implements(specs.find_charts, choices=chart_choices, view=view.found_charts)
+    async def find_charts(args: FindChartsArgs, deps: ToolDeps) -> dict: ...
 
 The function is named as its spec and its first parameter is annotated with the spec's
 args model; its docstring is a note for developers (the model reads the spec's

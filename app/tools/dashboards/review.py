@@ -1,4 +1,4 @@
-"""The optional model review of run_llm_validation (only with a real configured LLM)."""
+"""The optional model review of a dashboard's validation (only with a real configured LLM)."""
 
 from __future__ import annotations
 
