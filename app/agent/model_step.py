@@ -63,9 +63,9 @@ from app.context import UIContext, inject_uicontext
 from app.facts import TurnFacts, read_refusal
 from app.i18n import t
 from app.policy import Policy, build_tool_pipeline
+from app.policy.toolspec import finder_of
 from app.tools.args import ENV_ID
 from app.tools.catalog import TOOL_CATALOG
-from app.tools.toolspec import finder_of
 
 SYSTEM_PROMPT = "\n".join(
     (

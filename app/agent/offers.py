@@ -25,8 +25,8 @@ from typing import Any
 from app.events import Offer, OfferedCall
 from app.i18n import t
 from app.policy import Policy
+from app.policy.toolspec import Serves, ToolSpec, serving
 from app.tools.catalog import TOOL_CATALOG
-from app.tools.toolspec import Serves, ToolSpec, serving
 
 MAX_CHOICES = 8
 

@@ -38,8 +38,8 @@ from app.events import (
 )
 from app.mcp.card import PendingCard
 from app.mcp.gateway import GatewayRefused
+from app.policy.toolspec import served_by
 from app.tools.catalog import TOOL_CATALOG
-from app.tools.toolspec import served_by
 
 OutcomeKind = Literal[
     "completed",

@@ -2,6 +2,7 @@
 optional policy file). It names no tool: who may run a tool and where are the tool's own
 spec (``app/tools/<family>/spec.py``); policy reads them.
 
+* :mod:`.toolspec`: ToolSpec (a tool as data, as policy reads it), CardLine, Phrase;
 * :mod:`.tables`: the contract's ``TOOL_PERMISSIONS`` and ``CONTEXT_TOOL_AFFINITY`` as
   views of a catalog (the specs' roles and pages);
 * :mod:`.default`: the policy when a caller names none (``DEFAULT_POLICY``: the product's
@@ -19,14 +20,14 @@ spec (``app/tools/<family>/spec.py``); policy reads them.
 Functions that look a tool up by name take an optional ``policy=`` (keyword; default:
 ``DEFAULT_POLICY``), so the contract's calls work as it writes them. Imports no sqlmodel,
 nicegui, langgraph, langchain or httpx, never ``app.agent``, and of ``app.tools`` only
-the pure spec types and catalog.
+the pure catalog (for the default policy).
 """
 
 from typing import TYPE_CHECKING, Any
 
 from app.policy.approval import ApprovalPolicy, may_approve, needs_second_person
 from app.policy.config import Policy, load_policy, policy_from_dict
-from app.policy.default import default_policy
+from app.policy.default import default_policy, product_catalog
 from app.policy.pipeline import (
     Decision,
     Exclusion,
@@ -52,7 +53,7 @@ from app.policy.risk import (
 )
 from app.policy.sql import SqlVerdict, classify_sql, sql_risk, worst
 from app.policy.tables import ALL_ROLES, affinity_table, permission_table
-from app.tools.toolspec import CardLine, Phrase, ToolSpec
+from app.policy.toolspec import CardLine, Phrase, ToolSpec
 from app.vocab import OBJECT_TYPES, ROLES
 
 if TYPE_CHECKING:
@@ -69,9 +70,7 @@ def _loaded(name: str) -> Any:
     if name == "DEFAULT_POLICY":
         return policy
     if name == "TOOL_CATALOG":
-        from app.tools.catalog import TOOL_CATALOG
-
-        return TOOL_CATALOG
+        return product_catalog()
     if name == "TOOL_PERMISSIONS":
         return permission_table(policy.catalog)
     return affinity_table(policy.catalog)

@@ -45,7 +45,7 @@ from typing import Any
 
 from app.errors import ConfigError
 from app.policy.approval import ApprovalPolicy, ApprovalSectionError, parse_approval
-from app.tools.toolspec import ToolSpec
+from app.policy.toolspec import ToolSpec
 from app.vocab import ROLES
 
 _TOOL_KEYS = frozenset({"roles", "timeout_s", "confirm"})

@@ -10,17 +10,24 @@ the policy in force on the agent side (that catalog, or a test's, plus the polic
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import cache
 
 from app.policy.config import Policy
+from app.policy.toolspec import ToolSpec
+
+
+def product_catalog() -> Mapping[str, ToolSpec]:
+    """The product's catalog (the one place policy reaches for it)."""
+    from app.tools.catalog import TOOL_CATALOG
+
+    return TOOL_CATALOG
 
 
 @cache
 def default_policy() -> Policy:
     """The product's policy: its own catalog, no policy file (one object)."""
-    from app.tools.catalog import TOOL_CATALOG
-
-    return Policy(catalog=TOOL_CATALOG)
+    return Policy(catalog=product_catalog())
 
 
 def in_force(policy: Policy | None) -> Policy:

@@ -21,7 +21,7 @@ from typing import Any, Generic, Literal, TypeVar
 from app.policy.config import Policy
 from app.policy.default import default_policy, in_force
 from app.policy.tables import ALL_ROLES
-from app.tools.toolspec import ToolSpec
+from app.policy.toolspec import ToolSpec
 from app.vocab import OBJECT_TYPES
 
 T = TypeVar("T")

@@ -48,7 +48,7 @@ from app.policy.config import Policy
 from app.policy.default import in_force
 from app.policy.pipeline import alternatives_for, enforce_tool_permission, required_role_for
 from app.policy.tables import ALL_ROLES
-from app.tools.toolspec import ToolSpec
+from app.policy.toolspec import ToolSpec
 from app.vocab import ENV_TIERS, RISK_LEVEL, EnvTier, Lang, Risk
 
 # ---- the environment of a call, and its tier ----------------------------------------

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final
 
-from app.tools.toolspec import ToolSpec
+from app.policy.toolspec import ToolSpec
 from app.vocab import OBJECT_TYPES, ROLES
 
 #: the built-in roles (a read open to all of them is open to least-privileged roles too)

@@ -11,9 +11,10 @@ knowledge of a family is ``app/planner/tools/<family>.py``.
 * :data:`TOOLS` — name → :class:`~app.tools.kit.Tool` (spec, function, hooks, view,
   inverse), joined by :mod:`.registry` from the families' ``run.py``; loaded on first use,
   so that importing the catalog (or this package) never imports I/O code;
-* the kit: :mod:`.toolspec` (ToolSpec, CardLine, Phrase), :mod:`.declare`
-  (``family.spec(...)``), :mod:`.args` (the argument models' parts), :mod:`.kit`
-  (ToolDeps, ``@runs.implements``), :mod:`.undo_plan` (what an undo reads back).
+* the kit: :mod:`.declare` (``family.spec(...)``, making policy's
+  :class:`~app.policy.toolspec.ToolSpec`), :mod:`.args` (the argument models' parts),
+  :mod:`.kit` (ToolDeps, ``@runs.implements``), :mod:`.undo_plan` (what an undo reads
+  back).
 
 Adding a tool to a family touches that family's folder, and its planner file.
 """

@@ -2,7 +2,7 @@
 
 :data:`FAMILIES` is the one list of the product's tool families (their ``spec.py``, in
 the catalog's order: the order tools are listed to the model, the doors and a person);
-:data:`TOOL_CATALOG` is name → :class:`~app.tools.toolspec.ToolSpec`, read-only. Policy
+:data:`TOOL_CATALOG` is name → :class:`~app.policy.toolspec.ToolSpec`, read-only. Policy
 (``app.policy``: its default policy and the contract's tables are views of it), the MCP
 door and the planner read it; it imports no implementation (:mod:`app.tools.registry`
 joins those). A name declared twice is an error.
@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
+from app.policy.toolspec import ToolSpec
 from app.tools.backup import spec as backup
 from app.tools.dashboards import spec as dashboards
 from app.tools.declare import Family
@@ -22,7 +23,6 @@ from app.tools.maintenance import spec as maintenance
 from app.tools.meta import spec as meta
 from app.tools.security import spec as security
 from app.tools.sql import spec as sql
-from app.tools.toolspec import ToolSpec
 from app.tools.undo import spec as undo
 
 FAMILIES: tuple[Family, ...] = (

@@ -2,7 +2,7 @@
 
 A spec module makes one :class:`Family` and declares each tool's spec (what it is: args
 model, risk, who may run it and where, the model's description, card line, phrases …) with
-:meth:`Family.spec`, which records a frozen :class:`~app.tools.toolspec.ToolSpec` and
+:meth:`Family.spec`, which records a frozen :class:`~app.policy.toolspec.ToolSpec` and
 returns it::
 
     family = Family("charts")
@@ -45,8 +45,8 @@ import inspect
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
+from app.policy.toolspec import CardLine, Phrase, Serves, ToolSpec
 from app.tools.args import ToolArgs
-from app.tools.toolspec import CardLine, Phrase, Serves, ToolSpec
 from app.vocab import OBJECT_TYPES, ROLES, Confirm, Lang, ObjectType, Presentation, Risk, Undo
 
 #: Long tasks (deploy, migration, backup, restore, delete) wait this long for their task.

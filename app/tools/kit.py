@@ -42,12 +42,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar, get_type_hints
 
 from app.i18n import progress_line
+from app.policy.toolspec import ToolSpec
 from app.settings import Settings
 from app.store.db import Database
 from app.superset.registry import EnvironmentRegistry
 from app.tasks.worker import Job, TaskRunner
 from app.tools.declare import Family
-from app.tools.toolspec import ToolSpec
 from app.tools.undo_plan import Inverse, Undone, UndoPlan
 from app.views import Builder
 

@@ -13,10 +13,10 @@ import importlib
 from collections.abc import Iterable, Mapping
 from types import MappingProxyType
 
+from app.policy.toolspec import ToolSpec
 from app.tools.catalog import FAMILIES, TOOL_CATALOG
 from app.tools.declare import Family
 from app.tools.kit import Implementations, Tool
-from app.tools.toolspec import ToolSpec
 
 
 def implementations(families: Iterable[Family]) -> tuple[Implementations, ...]:

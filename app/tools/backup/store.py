@@ -20,6 +20,7 @@ from uuid import uuid4
 from sqlmodel import Session
 
 from app.errors import ToolError
+from app.policy.toolspec import finder_of
 from app.store import backups as backup_store
 from app.store.db import Database
 from app.store.models import Backup
@@ -27,7 +28,6 @@ from app.superset.bundle import Bundle, BundleError, load_bundle
 from app.superset.migration import Reporter, plan_bundle, run_migration
 from app.tools.backup import spec as specs
 from app.tools.kit import ToolDeps
-from app.tools.toolspec import finder_of
 
 #: the tool that lists the stored backups (a missing backup's error names it)
 LISTING = finder_of(specs.family.specs, "backup")

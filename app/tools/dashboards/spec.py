@@ -9,10 +9,10 @@ backup family's (named in its description by what it serves).
 
 from __future__ import annotations
 
+from app.policy.toolspec import CardLine, Phrase, served_by
 from app.tools.args import DASHBOARD_ID, RU_DASHBOARD, Ru, ToolArgs, arg, env_field
 from app.tools.backup import spec as backup
 from app.tools.declare import ADMINS, Family
-from app.tools.toolspec import CardLine, Phrase, served_by
 
 family = Family("dashboards")
 #: the tool that brings a deleted dashboard's backup back (the delete's description says it)

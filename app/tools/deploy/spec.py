@@ -12,10 +12,10 @@ from collections.abc import Mapping
 from functools import partial
 from typing import Any
 
+from app.policy.toolspec import CardLine, Phrase, served_by
 from app.tools.args import DASHBOARD_ID, RU_DASHBOARD, DatabaseName, Ru, ToolArgs, arg
 from app.tools.declare import ADMINS, Family
 from app.tools.meta import spec as meta
-from app.tools.toolspec import CardLine, Phrase, served_by
 from app.vocab import Lang
 
 family = Family("deploy")

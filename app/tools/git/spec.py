@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from app.policy.toolspec import CardLine, Phrase
 from app.tools.args import OneLineText, PlainText, Ru, ToolArgs, arg, env_field
 from app.tools.declare import ADMINS, Family, which_dashboards
-from app.tools.toolspec import CardLine, Phrase
 from app.vocab import Lang
 
 family = Family("git")

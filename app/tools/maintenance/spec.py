@@ -12,9 +12,9 @@ from collections.abc import Mapping
 from functools import partial
 from typing import Any
 
+from app.policy.toolspec import CardLine, Phrase
 from app.tools.args import EnvArgs, Ru, arg
 from app.tools.declare import ADMINS, Family
-from app.tools.toolspec import CardLine, Phrase
 from app.vocab import Lang
 
 family = Family("maintenance")

@@ -9,9 +9,9 @@ pages (it is "the task status tool" a write whose outcome is unknown offers).
 
 from __future__ import annotations
 
+from app.policy.toolspec import CardLine, Phrase
 from app.tools.args import NoArgs, Ru, ToolArgs, arg
 from app.tools.declare import EVERY_PAGE, Family
-from app.tools.toolspec import CardLine, Phrase
 
 family = Family("meta")
 

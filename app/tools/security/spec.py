@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
+from app.policy.toolspec import CardLine, Phrase
 from app.tools.args import Ru, ToolArgs, arg, env_field
 from app.tools.declare import Family
-from app.tools.toolspec import CardLine, Phrase
 
 family = Family("security")
 

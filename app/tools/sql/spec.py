@@ -28,9 +28,9 @@ from typing import Any
 from app.i18n import t
 from app.policy.sql import SqlVerdict, classify_sql, sql_risk
 from app.policy.sql_dialects import MAX_SQL_CHARS
+from app.policy.toolspec import CardLine, Phrase
 from app.tools.args import DatabaseName, Ru, SqlIdentifier, ToolArgs, arg, env_field
 from app.tools.declare import EVERYONE, Family
-from app.tools.toolspec import CardLine, Phrase
 from app.vocab import Lang, Risk
 
 family = Family("sql")

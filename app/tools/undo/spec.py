@@ -13,9 +13,9 @@ now), fits no page context, and the undo itself cannot be undone. It is "the und
 
 from __future__ import annotations
 
+from app.policy.toolspec import CardLine, Phrase
 from app.tools.args import Ru, ToolArgs, arg
 from app.tools.declare import ADMINS, Family
-from app.tools.toolspec import CardLine, Phrase
 
 family = Family("undo")
 

@@ -1,8 +1,10 @@
-"""What a tool is, as data: :class:`ToolSpec`, its card line and its phrases.
+"""What a tool is, as policy reads it: :class:`ToolSpec`, its card line and its phrases.
 
-A family declares each of its tools once (``app/tools/<family>/spec.py``, with
-:class:`app.tools.declare.Family`); :mod:`app.tools.catalog` joins them into the catalog
-that policy, the doors and the planner read. Pure: no I/O, and nothing here names a tool.
+The type is policy's (its rules are over a catalog of these); the specs are the tools':
+a family declares each of its tools once (``app/tools/<family>/spec.py``, with
+:class:`app.tools.declare.Family`), and :mod:`app.tools.catalog` joins them into the
+catalog that policy, the doors and the planner read. Pure: no I/O, and nothing here names
+a tool.
 """
 
 from __future__ import annotations
