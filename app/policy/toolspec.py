@@ -24,6 +24,12 @@ from app.vocab import Confirm, Lang, Presentation, Risk, Undo
 Serves = Literal["capabilities", "task_status", "undo", "restore"]
 
 
+#: a call's arguments, its environment, the names the person knows its id arguments' objects by
+Args = Mapping[str, Any]
+Env = str | None
+Names = Mapping[str, str] | None
+
+
 class _Blank(dict[str, Any]):
     """Template values: a missing or None value reads as an empty string."""
 
@@ -56,13 +62,7 @@ class CardLine:
     ru: str
     values: Callable[[Mapping[str, Any], Lang], Mapping[str, Any]] | None = None
 
-    def render(
-        self,
-        args: Mapping[str, Any],
-        env_id: str | None,
-        lang: str = "en",
-        names: Mapping[str, str] | None = None,
-    ) -> str:
+    def render(self, args: Args, env_id: Env, lang: str = "en", names: Names = None) -> str:
         chosen: Lang = "ru" if lang == "ru" else "en"
         env = env_id or ("выбранное окружение" if chosen == "ru" else "the selected environment")
         data = _Blank({k: v for k, v in args.items() if v is not None})
@@ -182,13 +182,7 @@ class ToolSpec:
             "openWorldHint": self.open_world,
         }
 
-    def describe(
-        self,
-        args: Mapping[str, Any],
-        env_id: str | None,
-        lang: str = "en",
-        names: Mapping[str, str] | None = None,
-    ) -> str:
+    def describe(self, args: Args, env_id: Env, lang: str = "en", names: Names = None) -> str:
         """One human line saying what the call will do, in ``lang`` (``names``: the names
         of the objects its id arguments name, see :class:`CardLine`)."""
         return (self.card or _plain_line(self.name)).render(args, env_id, lang, names)

@@ -29,6 +29,7 @@ MCP, a 422 on the API.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any
 
@@ -92,63 +93,53 @@ class EnvArgs(ToolArgs):
     env_id: str | None = env_field()
 
 
-# ---- names of database objects --------------------------------------------------
+# ---- names of database objects, and free text kept where a terminal shows it ---------
 MAX_IDENTIFIER_CHARS = 128
 MAX_DATABASE_NAME_CHARS = 250
+TEXT_ALLOWED = "\n\t"
 
 _IDENTIFIER = re.compile(r"[^\W\d][\w$]*")
 _DATABASE_NAME = re.compile(r"[^\W_][\w .()-]*")
 
 
-def sql_identifier(value: str) -> str:
-    if len(value) > MAX_IDENTIFIER_CHARS or not _IDENTIFIER.fullmatch(value):
-        raise PydanticCustomError(
-            "sql_identifier",
-            "must be a plain identifier: a letter or _, then letters, digits, _ or $ "
-            "(at most {max_length} characters; no quotes, dots, spaces or semicolons)",
-            {"max_length": MAX_IDENTIFIER_CHARS},
-        )
-    return value
+#: each refusal's code and its message (formatted with what the check found)
+_SAID = {
+    "sql_identifier": "must be a plain identifier: a letter or _, then letters, digits, _ or $ "
+    "(at most {max_length} characters; no quotes, dots, spaces or semicolons)",
+    "database_name": "must be a database id or name: letters, digits, spaces and _ . - ( ) "
+    "(at most {max_length} characters; no quotes or semicolons)",
+    "control_characters": "must not hold control characters (found {found}); only newline and "
+    "tab are allowed",
+    "control_characters_line": "must not hold control characters, newlines or tabs (found "
+    "{found})",
+}
 
 
-def database_name(value: str) -> str:
-    if len(value) > MAX_DATABASE_NAME_CHARS or not _DATABASE_NAME.fullmatch(value):
-        raise PydanticCustomError(
-            "database_name",
-            "must be a database id or name: letters, digits, spaces and _ . - ( ) "
-            "(at most {max_length} characters; no quotes or semicolons)",
-            {"max_length": MAX_DATABASE_NAME_CHARS},
-        )
-    return value
+def _checked(code: str, fault: Callable[[str], object | None], key: str) -> AfterValidator:
+    """A validator refusing a value ``fault`` finds a fault in, as the args model's error
+    ``code`` (its message formatted with ``key``: what ``fault`` said)."""
+
+    def check(value: str) -> str:
+        if (found := fault(value)) is not None:
+            raise PydanticCustomError(code, _SAID[code], {key: found})
+        return value
+
+    return AfterValidator(check)
 
 
-SqlIdentifier = Annotated[str, AfterValidator(sql_identifier)]
-DatabaseName = Annotated[str, AfterValidator(database_name)]
+def _unless(pattern: re.Pattern[str], limit: int) -> Callable[[str], int | None]:
+    """A fault finder: a value over ``limit`` characters, or not all of ``pattern`` (what
+    it says: the limit)."""
+    return lambda v: None if len(v) <= limit and pattern.fullmatch(v) else limit
 
 
-# ---- free text kept where a terminal shows it -------------------------------------
-TEXT_ALLOWED = "\n\t"
+def _text(value: str) -> str | None:
+    return control_character(value, TEXT_ALLOWED)
 
 
-def plain_text(value: str) -> str:
-    if (found := control_character(value, TEXT_ALLOWED)) is not None:
-        raise PydanticCustomError(
-            "control_characters",
-            "must not hold control characters (found {found}); only newline and tab are allowed",
-            {"found": found},
-        )
-    return value
-
-
-def one_line_text(value: str) -> str:
-    if (found := control_character(value)) is not None:
-        raise PydanticCustomError(
-            "control_characters_line",
-            "must not hold control characters, newlines or tabs (found {found})",
-            {"found": found},
-        )
-    return value
-
-
-PlainText = Annotated[str, AfterValidator(plain_text)]
-OneLineText = Annotated[str, AfterValidator(one_line_text)]
+_IDENTIFIER_RULE = _unless(_IDENTIFIER, MAX_IDENTIFIER_CHARS)
+_DATABASE_RULE = _unless(_DATABASE_NAME, MAX_DATABASE_NAME_CHARS)
+SqlIdentifier = Annotated[str, _checked("sql_identifier", _IDENTIFIER_RULE, "max_length")]
+DatabaseName = Annotated[str, _checked("database_name", _DATABASE_RULE, "max_length")]
+PlainText = Annotated[str, _checked("control_characters", _text, "found")]
+OneLineText = Annotated[str, _checked("control_characters_line", control_character, "found")]

@@ -8,35 +8,36 @@ returns it::
     family = Family("charts")
 
     find_charts = family.spec(
-        "find_charts",
-        args=FindChartsArgs,
-        risk="read",
-        pages=("dashboard", "dataset"),
+        "find_charts", FindChartsArgs, "read", pages=("dashboard", "dataset"),
+        presentation="linked_list",
         description=\"\"\"Finds charts by name in one environment. …
         Returns a page of charts …\"\"\",
-        can=("find charts", "найти графики"),
-        example=("Find charts about sales", "Найди графики продаж"),
-        presentation="linked_list",
-    )
+        en=("find charts", "Find charts about sales", "Find charts named {query!r} in {env}"),
+        ru=("найти графики", "Найди графики продаж", "Найти графики {query!r} в {env}"),
+    )  # fmt: skip
 
 Its implementation (what it does, with I/O) is ``<family>/run.py``'s
 ``@runs.implements(specs.find_charts)`` (:mod:`app.tools.kit`).
 
-``description`` is what the model reads (what it does, when to use it, what it
-``Returns``; put on one line). ``can`` (what the tool does, as a capabilities list says
-it), ``example`` (a request that asks for it) and ``triggers`` (more phrases that ask for
-it, English and Russian; ``*`` ends a word stem: ``"кто я"``, ``"мо* рол*"``) are what
-the offline planner knows of the tool; a phrase is ``(english, russian)``.
+A declaration reads as a row of a table: the name, the args model and the risk, then who
+and where and how it runs; ``description``, what the model reads (what it does, when to
+use it, what it ``Returns``; put on one line); then the tool in each language, ``en`` and
+``ru``: what it can do (as a list of capabilities says it), a request that asks for it,
+and its confirmation card's line (a template of the call's arguments and ``{env}``,
+filled by ``card_values(args, lang)`` too when given; left out: what it can do,
+capitalised). What it can do, the request and ``triggers`` (more phrases that ask for it,
+English and Russian; ``*`` ends a word stem: ``"кто я"``, ``"мо* рол*"``) are what the
+offline planner knows of the tool.
 
 Who and where: ``roles`` may run it (default: everyone for a read; admins only for a write
 or delete, so a new write is closed until it says otherwise or a policy file opens it);
 ``pages`` are the page contexts it fits (:data:`EVERY_PAGE`: it is offered on every page).
 
-What a spec leaves out follows from what it says: the card line is ``can`` capitalised;
-a read is ``idempotent`` and shows its result as a ``table``, a write or delete is not
-idempotent and shows the ``facts`` of what it did; a long task waits
-``LONG_TASK_TIMEOUT_S``; a write or delete that does not declare ``undo="undoable"``
-cannot be undone (``final``: its card says so), a read has nothing to undo.
+What a spec leaves out follows from what it says: a read is ``idempotent`` and shows its
+result as a ``table``, a write or delete is not idempotent and shows the ``facts`` of what
+it did; a long task waits ``LONG_TASK_TIMEOUT_S``; a write or delete that does not
+declare ``undo="undoable"`` cannot be undone (``final``: its card says so), a read has
+nothing to undo.
 """
 
 from __future__ import annotations
@@ -59,16 +60,15 @@ EVERY_PAGE: Final = "every page"
 CallRisk = Callable[[Mapping[str, Any]], Risk]
 CallDetails = Callable[[Mapping[str, Any]], dict[str, Any] | None]
 CallReason = Callable[[Mapping[str, Any], Lang], str | None]
-Said = Phrase | tuple[str, str]
+CardValues = Callable[[Mapping[str, Any], Lang], Mapping[str, Any]]
+#: a tool in one language: what it can do, a request that asks for it, and (if not what
+#: it can do, capitalised) its card line, a template of its arguments
+Words = tuple[str, str] | tuple[str, str, str]
 
 
 def default_roles(risk: Risk) -> frozenset[str]:
     """Who may run a tool that names no ``roles``: everyone for a read, else admins."""
     return EVERYONE if risk == "read" else ADMINS
-
-
-def _phrase(said: Said) -> Phrase:
-    return said if isinstance(said, Phrase) else Phrase(*said)
 
 
 def _pages(pages: tuple[ObjectType, ...] | str) -> tuple[frozenset[str], bool]:
@@ -101,15 +101,15 @@ class Family:
     def spec(
         self,
         name: str,
-        *,
         args: type[ToolArgs],
         risk: Risk,
+        *,
         description: str,
-        can: Said,
-        example: Said,
+        en: Words,
+        ru: Words,
+        card_values: CardValues | None = None,
         roles: frozenset[str] | None = None,
         pages: tuple[ObjectType, ...] | str = (),
-        card: CardLine | None = None,
         triggers: tuple[str, ...] = (),
         long_task: bool = False,
         timeout_s: float | None = None,
@@ -137,9 +137,12 @@ class Family:
         text = " ".join(inspect.cleandoc(description).split())
         if not text:
             raise ValueError(f"tool {name!r} needs a description: it is what the model reads")
+        if len(en) != len(ru) or len(en) not in (2, 3):
+            raise ValueError(f"tool {name!r}: en and ru are (can, example[, card]) alike")
         reads = risk == "read"
         affinity, everywhere = _pages(pages)
-        can, example = _phrase(can), _phrase(example)
+        can, example = Phrase(en[0], ru[0]), Phrase(en[1], ru[1])
+        card = (capitalised(en[0]), capitalised(ru[0])) if len(en) == 2 else (en[-1], ru[-1])
         spec = ToolSpec(
             name=name,
             family=self.name,
@@ -152,7 +155,7 @@ class Family:
             timeout_s=LONG_TASK_TIMEOUT_S if long_task and timeout_s is None else timeout_s,
             confirm=confirm,
             example_prompt=example.en,
-            card=card or CardLine(en=capitalised(can.en), ru=capitalised(can.ru)),
+            card=CardLine(en=card[0], ru=card[1], values=card_values),
             can=can,
             example=example,
             triggers=triggers,

@@ -21,7 +21,7 @@ from app.agent.rules import Rules
 from app.auth import Principal
 from app.context import inject_uicontext
 from app.planner import OfflinePlanner
-from app.policy import CardLine, Phrase, Policy, build_tool_pipeline
+from app.policy import Policy, build_tool_pipeline
 from app.tools.args import DASHBOARD_ID, ToolArgs, env_field
 from app.tools.catalog import FAMILIES
 from app.tools.declare import Family
@@ -48,10 +48,9 @@ my_session_spec = specs.spec(
     description="""Shows the person's session here: their user id, their role and the
     environment the call resolved to. Use when the user asks about their session.
     Returns user, role and env.""",
-    can=Phrase("show your session here", "показать вашу сессию здесь"),
-    example=Phrase("Show my session", "Покажи мою сессию"),
+    en=("show your session here", "Show my session", "Show your session in {env}"),
+    ru=("показать вашу сессию здесь", "Покажи мою сессию", "Показать вашу сессию в {env}"),
     triggers=("my session", "сесси*"),
-    card=CardLine(en="Show your session in {env}", ru="Показать вашу сессию в {env}"),
     presentation="facts",
 )
 star_dashboard_spec = specs.spec(
@@ -61,10 +60,10 @@ star_dashboard_spec = specs.spec(
     description="""Stars one dashboard for the person, so it shows first in their lists.
     Use when the user asks to star or favourite a dashboard. Returns the starred dashboard
     id.""",
-    can=Phrase("star a dashboard", "добавить дашборд в избранное"),
-    example=Phrase("Star this dashboard", "Добавь этот дашборд в избранное"),
+    en=("star a dashboard", "Star this dashboard", "Star dashboard {dashboard_id} in {env}"),
+    ru=("добавить дашборд в избранное", "Добавь этот дашборд в избранное",
+        "В избранное: {dashboard_id}"),
     triggers=("star*", "favorite*", "favourite*", "избранн*"),
-    card=CardLine(en="Star dashboard {dashboard_id} in {env}", ru="В избранное: {dashboard_id}"),
 )
 
 family = Implementations(specs)  # what app/tools/extra/run.py would hold

@@ -12,7 +12,6 @@ from typing import Any, get_args
 import pytest
 
 import app.policy
-from app.policy import CardLine, Phrase
 from app.tools import TOOLS
 from app.tools.args import NoArgs
 from app.tools.catalog import FAMILIES, TOOL_CATALOG, join_specs
@@ -119,9 +118,8 @@ def _toy_specs(name: str, tool_name: str = "toy") -> Family:
         args=NoArgs,
         risk="read",
         description="A toy tool for the registry's own tests. Returns ok.",
-        can=Phrase("play", "играть"),
-        example=Phrase("toy", "игрушка"),
-        card=CardLine(en="Toy", ru="Игрушка"),
+        en=("play", "toy", "Toy"),
+        ru=("играть", "игрушка", "Игрушка"),
     )
     return specs
 

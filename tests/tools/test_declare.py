@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from app.policy import CardLine, Phrase, ToolSpec
+from app.policy import Phrase, ToolSpec
 from app.tools.args import EnvArgs, NoArgs
 from app.tools.declare import ADMINS, EVERY_PAGE, EVERYONE, LONG_TASK_TIMEOUT_S, Family
 from app.tools.kit import Implementations, ToolDeps
@@ -15,14 +15,17 @@ from app.tools.undo_plan import Inverse
 
 
 def _spec(family: Family, **options: Any) -> ToolSpec:
-    said = {"args": EnvArgs, "risk": "read", "can": Phrase("look here", "посмотреть"), **options}
-    return family.spec("look", description="Looks at an environment.",
-                       example=Phrase("Look", "Посмотри"), **said)  # fmt: skip
+    said = {"args": EnvArgs, "risk": "read", "en": ("look here", "Look"),
+            "ru": ("посмотреть", "Посмотри"), **options}  # fmt: skip
+    return family.spec("look", description="Looks at an environment.", **said)
 
 
 def test_a_read_declared_with_risk_can_and_example_only_gets_the_usual_rest() -> None:
     spec = _spec(Family("t"))
     assert spec.args_model is EnvArgs and spec.family == "t"
+    assert spec.can == Phrase("look here", "посмотреть")
+    assert spec.example == Phrase("Look", "Посмотри")
+    assert spec.card is not None
     assert (spec.card.en, spec.card.ru) == ("Look here", "Посмотреть")  # can, capitalised
     assert spec.describe({}, "dev", "en") == "Look here"
     assert spec.idempotent is True and spec.presentation == "table"
@@ -33,8 +36,9 @@ def test_a_read_declared_with_risk_can_and_example_only_gets_the_usual_rest() ->
 
 def test_a_write_is_not_idempotent_and_shows_facts_unless_it_says_otherwise() -> None:
     plain = _spec(Family("a"), risk="write", long_task=True)
-    said = _spec(Family("b"), risk="delete", idempotent=True, presentation="diff",
-                 args=NoArgs, card=CardLine(en="Look at {env}", ru="Посмотреть {env}"))  # fmt: skip
+    said = _spec(Family("b"), risk="delete", idempotent=True, presentation="diff", args=NoArgs,
+                 en=("look", "Look", "Look at {env}"),
+                 ru=("смотреть", "Смотри", "Посмотреть {env}"))  # fmt: skip
     assert (plain.idempotent, plain.presentation) == (False, "facts")
     assert plain.timeout_s == LONG_TASK_TIMEOUT_S and plain.long_task
     assert plain.roles == frozenset({"admin"})  # a new write is closed by default
@@ -54,23 +58,22 @@ def test_a_spec_needs_a_description_an_args_model_and_a_new_name() -> None:
     with pytest.raises(ValueError, match="declared twice in family 't'"):
         _spec(family)
     with pytest.raises(ValueError, match="needs a description"):
-        family.spec("blank", args=NoArgs, risk="read", description="  ",
-                    can=Phrase("x", "x"), example=Phrase("x", "x"))  # fmt: skip
+        family.spec("blank", NoArgs, "read", description="  ", en=("x", "x"), ru=("x", "x"))
     with pytest.raises(TypeError, match="args must be a ToolArgs model"):
-        family.spec("loose", args=dict, risk="read", description="D.",  # type: ignore[arg-type]
-                    can=Phrase("x", "x"), example=Phrase("x", "x"))  # fmt: skip
+        family.spec("loose", dict, "read", description="D.",  # type: ignore[arg-type]
+                    en=("x", "x"), ru=("x", "x"))  # fmt: skip
+    with pytest.raises(ValueError, match=r"en and ru are \(can, example\[, card\]\) alike"):
+        family.spec("uneven", NoArgs, "read", description="D.", en=("x", "x", "X"), ru=("x", "x"))
 
 
 def test_the_description_is_put_on_one_line() -> None:
     spec = Family("t").spec(
-        "look",
-        args=NoArgs,
-        risk="read",
+        "look", NoArgs, "read",
         description="""Looks at things.
         Returns what it saw.""",
-        can=Phrase("look", "смотреть"),
-        example=Phrase("Look", "Смотри"),
-    )
+        en=("look", "Look"),
+        ru=("смотреть", "Смотри"),
+    )  # fmt: skip
     assert spec.description == "Looks at things. Returns what it saw."
 
 
@@ -170,3 +173,13 @@ def test_an_inverse_goes_with_an_undoable_spec_and_only_with_it() -> None:
     with pytest.raises(ValueError, match="an inverse goes with undo='undoable'"):
         Implementations(final).implements("look", inverse=inverse)
     Implementations(undoable).implements("look", inverse=inverse)  # declared together: fine
+
+
+def test_a_card_line_may_take_computed_values() -> None:
+    def what(args: Any, lang: str) -> dict[str, str]:
+        return {"what": "всё" if lang == "ru" else "all"}
+
+    spec = _spec(Family("t"), en=("look", "Look", "Look at {what} in {env}"),
+                 ru=("смотреть", "Смотри", "Посмотреть {what} в {env}"), card_values=what)
+    assert spec.describe({}, "dev", "en") == "Look at all in dev"
+    assert spec.describe({}, "dev", "ru") == "Посмотреть всё в dev"

@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from app.policy.toolspec import CardLine, Phrase
 from app.tools.args import EnvArgs, Ru, ToolArgs, arg, env_field
 from app.tools.declare import ADMINS, Family, which_dashboards
 from app.vocab import Lang
@@ -51,53 +50,35 @@ def _which(args: Mapping[str, Any], lang: Lang) -> dict[str, str]:
 
 
 run_backup = family.spec(
-    "run_backup",
-    args=RunBackupArgs,
-    risk="write",
-    roles=ADMINS,
+    "run_backup", RunBackupArgs, "write", card_values=_which, roles=ADMINS, long_task=True,
     description="""Exports dashboards of one environment into a stored backup (all
     dashboards when none are named), as a long-running task. Use before risky changes.
     Needs confirmation. Returns the backup id, its file name and the task id.""",
-    can=Phrase("back up an environment", "сделать бэкап окружения"),
-    example=Phrase("Back up the dashboards in prod", "Сделай бэкап дашбордов на проде"),
-    card=CardLine(en="Back up {what} in {env}", ru="Сделать резервную копию: {what} в {env}",
-                  values=_which),
-    long_task=True,
+    en=("back up an environment", "Back up the dashboards in prod", "Back up {what} in {env}"),
+    ru=("сделать бэкап окружения", "Сделай бэкап дашбордов на проде",
+        "Сделать резервную копию: {what} в {env}"),
 )  # fmt: skip
 
 list_backups = family.spec(
-    "list_backups",
-    args=ListBackupsArgs,
-    risk="read",
-    finds="backup",
+    "list_backups", ListBackupsArgs, "read", finds="backup", open_world=False,
     description="""Lists stored backups (id, environment, dashboards, created_at, size),
     newest first, of one environment (every environment when none is named or selected),
     optionally only those holding one dashboard. Use before restoring or to confirm a
     backup exists. Returns the backups.""",
-    can=Phrase("list backups", "показать бэкапы"),
-    example=Phrase("List the latest backups", "Покажи последние бэкапы"),
-    card=CardLine(en="List backups in {env}", ru="Показать резервные копии в {env}"),
-    open_world=False,
-)
+    en=("list backups", "List the latest backups", "List backups in {env}"),
+    ru=("показать бэкапы", "Покажи последние бэкапы", "Показать резервные копии в {env}"),
+)  # fmt: skip
 
 restore_backup = family.spec(
-    "restore_backup",
-    args=RestoreBackupArgs,
-    risk="delete",
-    roles=ADMINS,
-    serves="restore",
+    "restore_backup", RestoreBackupArgs, "delete", roles=ADMINS, serves="restore",
+    presentation="diff", long_task=True, idempotent=True,
     description="""Restores a stored backup into an environment (its own unless `env_id` is
     given), overwriting the dashboards it contains. Dangerous: current versions are
     replaced. Use only when the user asks to roll back. Needs confirmation after a
     countdown. Returns a task id and what was restored.""",
-    can=Phrase("restore a backup", "восстановить бэкап"),
-    example=Phrase("Restore yesterday's backup", "Восстанови вчерашний бэкап"),
-    card=CardLine(
-        en="Restore backup {backup_id} into {env}, overwriting dashboards",
-        ru="Восстановить резервную копию {backup_id} в {env} с перезаписью дашбордов",
-    ),
-    long_task=True,
-    presentation="diff",
-    idempotent=True,
+    en=("restore a backup", "Restore yesterday's backup",
+        "Restore backup {backup_id} into {env}, overwriting dashboards"),
+    ru=("восстановить бэкап", "Восстанови вчерашний бэкап",
+        "Восстановить резервную копию {backup_id} в {env} с перезаписью дашбордов"),
     undo="undoable",  # what it overwrote is exported first and restored
-)
+)  # fmt: skip

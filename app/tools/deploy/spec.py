@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from functools import partial
 from typing import Any
 
-from app.policy.toolspec import CardLine, Phrase, served_by
+from app.policy.toolspec import served_by
 from app.tools.args import DASHBOARD_ID, RU_DASHBOARD, DatabaseName, Ru, ToolArgs, arg
 from app.tools.declare import ADMINS, Family
 from app.tools.meta import spec as meta
@@ -64,11 +64,6 @@ def _card_values(args: Mapping[str, Any], lang: Lang) -> dict[str, Any]:
     return {"source": f" {word} {source}" if source else "", "n": len(ids), "ids": ", ".join(ids)}
 
 
-def _card(en: str, ru: str) -> CardLine:
-    """A migration's card line; ``{source}`` (" from dev"), ``{n}`` and ``{ids}`` are filled."""
-    return CardLine(en=en, ru=ru, values=_card_values)
-
-
 #: Both tools run a migration: a long task, shown as what it created or overwrote; run
 #: again, it leaves the target as the first run did.
 migration_spec = partial(
@@ -77,34 +72,26 @@ migration_spec = partial(
 )  # fmt: skip
 
 deploy_dashboard = migration_spec(
-    "deploy_dashboard",
-    args=DeployDashboardArgs,
+    "deploy_dashboard", DeployDashboardArgs, card_values=_card_values,
     description="""Copies one dashboard (with its charts and datasets) from a source
     environment to a target environment, replacing the target's copy; database
     connections are matched by name. Use when the user asks to deploy or promote a
     dashboard. Needs confirmation. Returns what was created or overwritten and the target
     dashboard's id and URL.""",
-    can=Phrase("deploy a dashboard to another environment", "задеплоить дашборд"),
-    example=Phrase("Deploy this dashboard to staging", "Задеплой этот дашборд на staging"),
-    card=_card(
-        "Deploy dashboard {dashboard_id}{source} to {env}",
-        "Развернуть дашборд {dashboard_id}{source} в {env}",
-    ),
-)
+    en=("deploy a dashboard to another environment", "Deploy this dashboard to staging",
+        "Deploy dashboard {dashboard_id}{source} to {env}"),
+    ru=("задеплоить дашборд", "Задеплой этот дашборд на staging",
+        "Развернуть дашборд {dashboard_id}{source} в {env}"),
+)  # fmt: skip
 
 execute_migration = migration_spec(
-    "execute_migration",
-    args=MigrationArgs,
+    "execute_migration", MigrationArgs, card_values=_card_values,
     description=f"""Migrates several dashboards between environments as a long-running task:
     exports them, remaps database connections where names differ (by name or
     `database_mapping`), imports each dashboard and verifies it. Use for bulk moves. Needs
     confirmation. Returns a task id; follow it with {TASK_STATUS}.""",
-    can=Phrase("migrate dashboards between environments", "мигрировать дашборды"),
-    example=Phrase(
-        "Migrate these dashboards from dev to staging", "Мигрируй эти дашборды с dev на staging"
-    ),
-    card=_card(
-        "Migrate {n} dashboard(s) ({ids}){source} to {env}",
-        "Перенести дашборды ({n}: {ids}){source} в {env}",
-    ),
-)
+    en=("migrate dashboards between environments", "Migrate these dashboards from dev to staging",
+        "Migrate {n} dashboard(s) ({ids}){source} to {env}"),
+    ru=("мигрировать дашборды", "Мигрируй эти дашборды с dev на staging",
+        "Перенести дашборды ({n}: {ids}){source} в {env}"),
+)  # fmt: skip

@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from app.policy.toolspec import CardLine, Phrase
 from app.tools.args import OneLineText, PlainText, Ru, ToolArgs, arg, env_field
 from app.tools.declare import ADMINS, Family, which_dashboards
 from app.vocab import Lang
@@ -59,44 +58,30 @@ def _card_values(args: Mapping[str, Any], lang: Lang) -> dict[str, str]:
     }
 
 
-def _card(en: str, ru: str) -> CardLine:
-    """A git card line; ``{what}``, ``{about}`` and ``{message_line}`` are filled."""
-    return CardLine(en=en, ru=ru, values=_card_values)
-
-
 create_branch = family.spec(
-    "create_branch",
-    args=CreateBranchArgs,
-    risk="write",
-    roles=ADMINS,
-    pages=("dashboard",),
+    "create_branch", CreateBranchArgs, "write", card_values=_card_values, roles=ADMINS,
+    pages=("dashboard",), open_world=False,
     description="""Creates a branch in the dashboards' git repository and checks it out,
     optionally about one dashboard (the branch then remembers that dashboard and its
     environment for commit_changes). Use before committing changes for review. Needs
     confirmation. Returns the branch name.""",
-    can=Phrase("create a git branch", "создать git-ветку"),
-    example=Phrase("Create a git branch for this dashboard", "Создай git-ветку для этого дашборда"),
-    card=_card("Create git branch {branch}{about}", "Создать ветку git {branch}{about}"),
-    open_world=False,
+    en=("create a git branch", "Create a git branch for this dashboard",
+        "Create git branch {branch}{about}"),
+    ru=("создать git-ветку", "Создай git-ветку для этого дашборда",
+        "Создать ветку git {branch}{about}"),
     undo="undoable",  # the branch is deleted
-)
+)  # fmt: skip
 
 commit_changes = family.spec(
-    "commit_changes",
-    args=CommitChangesArgs,
-    risk="write",
-    roles=ADMINS,
-    pages=("dashboard",),
+    "commit_changes", CommitChangesArgs, "write", card_values=_card_values, roles=ADMINS,
+    pages=("dashboard",), idempotent=True,
     description="""Exports dashboards from an environment and commits them (one YAML file
     per object) to the git repository with a message, on `branch` (created if missing) or
     the current branch. Use to version dashboards. Needs confirmation. Returns the commit
     id and the files changed.""",
-    can=Phrase("commit changes to git", "закоммитить изменения"),
-    example=Phrase("Commit the current dashboard to git", "Закоммить текущий дашборд в git"),
-    card=_card(
-        "Commit {what} from {env} to git: {message_line}",
-        "Записать в git {what} из {env}: {message_line}",
-    ),
-    idempotent=True,
+    en=("commit changes to git", "Commit the current dashboard to git",
+        "Commit {what} from {env} to git: {message_line}"),
+    ru=("закоммитить изменения", "Закоммить текущий дашборд в git",
+        "Записать в git {what} из {env}: {message_line}"),
     undo="undoable",  # a revert commit, never a history rewrite
-)
+)  # fmt: skip

@@ -12,17 +12,17 @@ from collections.abc import Mapping
 from functools import partial
 from typing import Any
 
-from app.policy.toolspec import CardLine, Phrase
 from app.tools.args import EnvArgs, Ru, arg
 from app.tools.declare import ADMINS, Family
 from app.vocab import Lang
 
 family = Family("maintenance")
-#: Both tools write a window's row here (not Superset) and run during a window.
+#: Both tools write a window's row here (not Superset) and run during a window; each is
+#: undone by the other's work (a window started is ended, one ended is opened again).
 window_spec = partial(
     family.spec, risk="write", roles=ADMINS, maintenance_exempt=True, open_world=False,
     undo="undoable",
-)  # fmt: skip  # (undone by the inverse: a window started is ended, one ended is opened again)
+)  # fmt: skip
 
 
 class StartMaintenanceArgs(EnvArgs):
@@ -48,28 +48,21 @@ def _window(args: Mapping[str, Any], lang: Lang) -> dict[str, str]:
 
 
 start_maintenance = window_spec(
-    "start_maintenance",
-    args=StartMaintenanceArgs,
+    "start_maintenance", StartMaintenanceArgs, card_values=_window,
     description="""Opens a maintenance window on an environment: write tools aimed at it are
     refused until it ends (after duration_minutes, or when end_maintenance is called). Use
     before planned work. Needs confirmation. Returns the window's start, end and reason.""",
-    can=Phrase("start a maintenance window", "включить режим обслуживания"),
-    example=Phrase(
-        "Put staging into maintenance for an hour", "Включи режим обслуживания на staging на час"
-    ),
-    card=CardLine(
-        en="Start maintenance on {env}{span}{why}",
-        ru="Начать обслуживание {env}{span}{why}",
-        values=_window,
-    ),
-)
+    en=("start a maintenance window", "Put staging into maintenance for an hour",
+        "Start maintenance on {env}{span}{why}"),
+    ru=("включить режим обслуживания", "Включи режим обслуживания на staging на час",
+        "Начать обслуживание {env}{span}{why}"),
+)  # fmt: skip
 
 end_maintenance = window_spec(
-    "end_maintenance",
-    args=EnvArgs,
+    "end_maintenance", EnvArgs,
     description="""Closes the maintenance window of an environment so changes are allowed
     again. Use when planned work is done. Needs confirmation. Returns the closed window.""",
-    can=Phrase("end a maintenance window", "завершить режим обслуживания"),
-    example=Phrase("End maintenance on staging", "Заверши обслуживание на staging"),
-    card=CardLine(en="End maintenance on {env}", ru="Завершить обслуживание {env}"),
-)
+    en=("end a maintenance window", "End maintenance on staging", "End maintenance on {env}"),
+    ru=("завершить режим обслуживания", "Заверши обслуживание на staging",
+        "Завершить обслуживание {env}"),
+)  # fmt: skip

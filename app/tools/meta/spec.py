@@ -9,7 +9,6 @@ pages (it is "the task status tool" a write whose outcome is unknown offers).
 
 from __future__ import annotations
 
-from app.policy.toolspec import CardLine, Phrase
 from app.tools.args import NoArgs, Ru, ToolArgs, arg
 from app.tools.declare import EVERY_PAGE, Family
 
@@ -25,48 +24,32 @@ class TaskStatusArgs(ToolArgs):
 
 
 show_capabilities = family.spec(
-    "show_capabilities",
-    args=NoArgs,
-    risk="read",
-    pages=EVERY_PAGE,
-    serves="capabilities",
+    "show_capabilities", NoArgs, "read", pages=EVERY_PAGE, serves="capabilities", open_world=False,
     description="""Lists what you (the agent) can do for this user on this page: the tools
     available to their role and context, grouped by purpose. Use when the user asks what
     you can do or is unsure how to start. Returns a short list of capabilities.""",
-    can=Phrase("explain what I can do", "рассказать, что я умею"),
-    example=Phrase("What can you do for me here?", "Что ты умеешь здесь?"),
-    card=CardLine(en="Show what I can do here", ru="Показать, что я могу здесь сделать"),
-    open_world=False,
-)
+    en=("explain what I can do", "What can you do for me here?", "Show what I can do here"),
+    ru=("рассказать, что я умею", "Что ты умеешь здесь?", "Показать, что я могу здесь сделать"),
+)  # fmt: skip
 
 list_environments = family.spec(
-    "list_environments",
-    args=NoArgs,
-    risk="read",
-    pages=("dataset", "migration"),
-    signs_in=False,
+    "list_environments", NoArgs, "read", pages=("dataset", "migration"), signs_in=False,
     description="""Lists the configured Superset environments (id, name, tier
     dev/staging/prod, URL), whether each is reachable now and in maintenance, and which one
     is selected. Use before acting on an environment the user named loosely. Returns one
     entry per environment.""",
-    can=Phrase("list the Superset environments", "показать окружения Superset"),
-    example=Phrase("Which Superset environments exist?", "Какие окружения Superset есть?"),
-)
+    en=("list the Superset environments", "Which Superset environments exist?"),
+    ru=("показать окружения Superset", "Какие окружения Superset есть?"),
+)  # fmt: skip
 
 get_task_status = family.spec(
-    "get_task_status",
-    args=TaskStatusArgs,
-    risk="read",
-    pages=("dataset",),
-    serves="task_status",
+    "get_task_status", TaskStatusArgs, "read", pages=("dataset",), serves="task_status",
+    presentation="tasks", open_world=False,
     description="""Reports the status, progress and result of a long-running task
     (migration, backup, restore) by task id, or lists the most recent tasks. Use when the
     user asks how a task is going. Returns status, step/total and any error.""",
-    can=Phrase("show the status of a task", "показать статус задачи"),
-    example=Phrase(
-        "What is the status of my last migration?", "Какой статус моей последней миграции?"
-    ),
-    card=CardLine(en="Show the status of task {task_id}", ru="Показать статус задачи {task_id}"),
-    presentation="tasks",
-    open_world=False,
-)
+    en=("show the status of a task", "What is the status of my last migration?",
+        "Show the status of task {task_id}"),
+    ru=("показать статус задачи", "Какой статус моей последней миграции?",
+        "Показать статус задачи {task_id}"),
+)  # fmt: skip

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-from app.policy.toolspec import CardLine, Phrase
 from app.tools.args import Ru, ToolArgs, arg, env_field
 from app.tools.declare import Family
 
@@ -20,15 +19,13 @@ class AuditPermissionsArgs(ToolArgs):
 
 
 superset_audit_permissions = family.spec(
-    "superset_audit_permissions",
-    args=AuditPermissionsArgs,
-    risk="read",
-    pages=("dataset",),
+    "superset_audit_permissions", AuditPermissionsArgs, "read", pages=("dataset",),
     description="""Audits roles and permissions in one environment: each role's permission
     count and users, and over-broad grants to non-Admin roles (all database or datasource
     access, editing roles or users, the Security menu). `role` limits it to one role. Use
     for access questions. Returns per-role findings.""",
-    can=Phrase("audit permissions", "проверить права доступа"),
-    example=Phrase("Who has access to which datasets?", "У кого есть доступ к каким датасетам?"),
-    card=CardLine(en="Audit permissions of {role} in {env}", ru="Проверить права {role} в {env}"),
-)
+    en=("audit permissions", "Who has access to which datasets?",
+        "Audit permissions of {role} in {env}"),
+    ru=("проверить права доступа", "У кого есть доступ к каким датасетам?",
+        "Проверить права {role} в {env}"),
+)  # fmt: skip

@@ -28,7 +28,6 @@ from typing import Any
 from app.i18n import t
 from app.policy.sql import SqlVerdict, classify_sql, sql_risk
 from app.policy.sql_dialects import MAX_SQL_CHARS
-from app.policy.toolspec import CardLine, Phrase
 from app.tools.args import DatabaseName, Ru, SqlIdentifier, ToolArgs, arg, env_field
 from app.tools.declare import EVERYONE, Family
 from app.vocab import Lang, Risk
@@ -125,11 +124,6 @@ def _sql_values(args: Mapping[str, Any], lang: Lang) -> dict[str, str]:
     return {"sql_line": _one_line(args.get("sql")), "qualified": f"{schema}." if schema else ""}
 
 
-def _sql_card(en: str, ru: str) -> CardLine:
-    """A card line that may say ``{sql_line}`` (the SQL on one line) and ``{qualified}``."""
-    return CardLine(en=en, ru=ru, values=_sql_values)
-
-
 def said(verdict: SqlVerdict, lang: Lang) -> str:
     """A verdict's reason in ``lang``: its catalog sentence, else the classifier's words."""
     return t(verdict.key, lang) if verdict.key else verdict.reason
@@ -164,72 +158,48 @@ def dataset_reason(args: Mapping[str, Any], lang: Lang) -> str | None:
 
 
 superset_explore_database = family.spec(
-    "superset_explore_database",
-    args=ExploreDatabaseArgs,
-    risk="read",
-    pages=("dataset",),
+    "superset_explore_database", ExploreDatabaseArgs, "read", pages=("dataset",),
     description="""Browses a database connection: no arguments lists databases; `database`
     lists its schemas; with `schema` its tables; with `table` the table's columns and
     types. Use before writing SQL or creating a dataset. Returns the requested level of
     the catalog.""",
-    can=Phrase("show databases, schemas and tables", "показать базы данных, схемы и таблицы"),
-    example=Phrase("Show me the tables in the sales database", "Покажи таблицы в базе sales"),
-    card=CardLine(
-        en="Browse database {database} {schema} {table} in {env}",
-        ru="Просмотреть базу данных {database} {schema} {table} в {env}",
-    ),
-)
+    en=("show databases, schemas and tables", "Show me the tables in the sales database",
+        "Browse database {database} {schema} {table} in {env}"),
+    ru=("показать базы данных, схемы и таблицы", "Покажи таблицы в базе sales",
+        "Просмотреть базу данных {database} {schema} {table} в {env}"),
+)  # fmt: skip
 
 superset_format_sql = family.spec(
-    "superset_format_sql",
-    args=FormatSqlArgs,
-    risk="read",
-    pages=("dataset",),
+    "superset_format_sql", FormatSqlArgs, "read", card_values=_sql_values, pages=("dataset",),
+    presentation="text",
     description="""Pretty-prints SQL text with Superset's formatter without running it. Use
     when the user asks to tidy or read a query. Returns the formatted SQL.""",
-    can=Phrase("format SQL", "отформатировать SQL"),
-    example=Phrase("Format this SQL query", "Отформатируй этот SQL-запрос"),
-    card=_sql_card("Format SQL: {sql_line}", "Отформатировать SQL: {sql_line}"),
-    presentation="text",
-)
+    en=("format SQL", "Format this SQL query", "Format SQL: {sql_line}"),
+    ru=("отформатировать SQL", "Отформатируй этот SQL-запрос", "Отформатировать SQL: {sql_line}"),
+)  # fmt: skip
 
 superset_execute_sql = family.spec(
-    "superset_execute_sql",
-    args=ExecuteSqlArgs,
-    risk="write",
-    roles=EVERYONE,
-    pages=("dataset",),
-    call_risk=rate_sql,
-    call_reason=sql_reason,
+    "superset_execute_sql", ExecuteSqlArgs, "write", card_values=_sql_values, roles=EVERYONE,
+    pages=("dataset",), presentation="table", call_risk=rate_sql, call_reason=sql_reason,
     description="""Runs SQL through Superset's SQL Lab and returns columns and up to
     row_limit rows. Prefer SELECT queries; statements that change data need the user's
     confirmation and DROP/DELETE/TRUNCATE are treated as dangerous. Superset refuses DML
     unless the database allows it. Returns the result set.""",
-    can=Phrase("run SQL", "выполнить SQL-запрос"),
-    example=Phrase(
-        "Run a query to count orders per day", "Выполни SQL-запрос, считающий заказы по дням"
-    ),
-    card=_sql_card("Run SQL on {env}: {sql_line}", "Выполнить SQL в {env}: {sql_line}"),
-    presentation="table",
-)
+    en=("run SQL", "Run a query to count orders per day", "Run SQL on {env}: {sql_line}"),
+    ru=("выполнить SQL-запрос", "Выполни SQL-запрос, считающий заказы по дням",
+        "Выполнить SQL в {env}: {sql_line}"),
+)  # fmt: skip
 
 superset_create_dataset = family.spec(
-    "superset_create_dataset",
-    args=CreateDatasetArgs,
-    risk="write",
-    roles=EVERYONE,
-    pages=("dataset",),
-    call_risk=rate_dataset,
-    call_reason=dataset_reason,
+    "superset_create_dataset", CreateDatasetArgs, "write", card_values=_sql_values, roles=EVERYONE,
+    pages=("dataset",), call_risk=rate_dataset, call_reason=dataset_reason,
     description="""Creates a Superset dataset from a physical table (`table_name`, optional
     `schema`), or a virtual dataset from `sql` (`table_name` becomes its name). Use when
     the user wants to chart a table that has no dataset yet. Needs the user's
     confirmation. Returns the new dataset's id and URL.""",
-    can=Phrase("create a dataset", "создать датасет"),
-    example=Phrase("Create a dataset from the orders table", "Создай датасет из таблицы orders"),
-    card=_sql_card(
-        "Create dataset {qualified}{table_name} in {env}",
-        "Создать датасет {qualified}{table_name} в {env}",
-    ),
+    en=("create a dataset", "Create a dataset from the orders table",
+        "Create dataset {qualified}{table_name} in {env}"),
+    ru=("создать датасет", "Создай датасет из таблицы orders",
+        "Создать датасет {qualified}{table_name} в {env}"),
     undo="undoable",  # the dataset is deleted
-)
+)  # fmt: skip

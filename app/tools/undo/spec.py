@@ -13,7 +13,6 @@ now), fits no page context, and the undo itself cannot be undone. It is "the und
 
 from __future__ import annotations
 
-from app.policy.toolspec import CardLine, Phrase
 from app.tools.args import Ru, ToolArgs, arg
 from app.tools.declare import ADMINS, Family
 
@@ -31,17 +30,12 @@ class UndoArgs(ToolArgs):
 
 
 undo_change = family.spec(
-    "undo_change",
-    args=UndoArgs,
-    risk="delete",
-    roles=ADMINS,
-    serves="undo",
+    "undo_change", UndoArgs, "delete", roles=ADMINS, serves="undo", long_task=True,
+    triggers=("undo", "revert that", "отмени это", "верни как было"),
     description="""Undoes a change the agent made, by the undo_id its result gave, unless
     the object changed since. Needs confirmation after a countdown. Returns what was
     restored or removed.""",
-    can=Phrase("undo a change the agent made", "отменить изменение агента"),
-    example=Phrase("Undo the last change", "Отмени последнее изменение"),
-    card=CardLine(en="Undo change {undo_id} in {env}", ru="Отменить изменение {undo_id} в {env}"),
-    triggers=("undo", "revert that", "отмени это", "верни как было"),
-    long_task=True,
-)
+    en=("undo a change the agent made", "Undo the last change", "Undo change {undo_id} in {env}"),
+    ru=("отменить изменение агента", "Отмени последнее изменение",
+        "Отменить изменение {undo_id} в {env}"),
+)  # fmt: skip
