@@ -5,15 +5,15 @@ spec (``app/tools/<family>/spec.py``); policy reads them.
 * :mod:`.toolspec`: ToolSpec (a tool as data, as policy reads it), CardLine, Phrase;
 * :mod:`.tables`: the contract's ``TOOL_PERMISSIONS`` and ``CONTEXT_TOOL_AFFINITY`` as
   views of a catalog (the specs' roles and pages);
-* :mod:`.default`: the policy when a caller names none (``DEFAULT_POLICY``: the product's
-  ``TOOL_CATALOG``, :mod:`app.tools.catalog`, no file); the catalog and both tables are
-  loaded on first use, so importing this package stays cheap;
 * :mod:`.pipeline`: build_tool_pipeline, enforce_tool_permission, alternatives_for;
 * :mod:`.risk`: the one environment resolver (resolve_env, tier_of, derive_tier,
   EnvTable), tool_risk, card_state, build_confirmation_contract_v2;
 * :mod:`.sql`: classify_sql / sql_risk (sqlglot), with :mod:`.sql_functions` and
   :mod:`.sql_dialects` (the readers of a text, the SQL length cap, the token budget);
-* :mod:`.config`: Policy, load_policy, policy_from_dict (policy.toml);
+* :mod:`.config`: Policy, load_policy, policy_from_dict (policy.toml); the policy when a
+  caller names none (``DEFAULT_POLICY``: the product's ``TOOL_CATALOG``,
+  :mod:`app.tools.catalog`, no file); the catalog and both tables are loaded on first
+  use, so importing this package stays cheap;
 * :mod:`.approval`: the ``[approval]`` section (four-eyes): needs_second_person, may_approve;
 * :mod:`.undo`: what a card says about undoing a call.
 
@@ -26,8 +26,13 @@ the pure catalog (for the default policy).
 from typing import TYPE_CHECKING, Any
 
 from app.policy.approval import ApprovalPolicy, may_approve, needs_second_person
-from app.policy.config import Policy, load_policy, policy_from_dict
-from app.policy.default import default_policy, product_catalog
+from app.policy.config import (
+    Policy,
+    default_policy,
+    load_policy,
+    policy_from_dict,
+    product_catalog,
+)
 from app.policy.pipeline import (
     Decision,
     Exclusion,

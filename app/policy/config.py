@@ -25,9 +25,11 @@ An extra role may be named in tool role lists. Every role other than ``admin`` a
 built-in roles, plus the tools that list it. Roles are matched exactly.
 
 The policy applies to the catalog it is given: ``load_policy(path, policy=base)``
-overrides ``base``'s catalog. :func:`app.policy.default.default_policy` is the product's
-own (its ``TOOL_CATALOG``, no file), the default of every function that takes
-``policy=``; ``app.agent.rules.Rules.policy()`` is the policy in force (that catalog plus
+overrides ``base``'s catalog. :func:`default_policy` is the product's own (its catalog,
+:data:`app.tools.catalog.TOOL_CATALOG`, imported on first use so that importing
+:mod:`app.policy` stays cheap; no file), the default of every function that takes
+``policy=``, so the contract's calls work as it writes them; ``app.agent.rules.Rules.
+policy()`` is the policy in force (that catalog, or a test's, plus
 ``Settings.policy_file``).
 
 This module is the only part of :mod:`app.policy` that reads a file; the rest is pure.
@@ -39,6 +41,7 @@ import dataclasses
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -76,6 +79,24 @@ class Policy:
 
     def is_known_role(self, role: str | None) -> bool:
         return role in self.roles
+
+
+def product_catalog() -> Mapping[str, ToolSpec]:
+    """The product's catalog (the one place policy reaches for it: the tools' specs)."""
+    from app.tools.catalog import TOOL_CATALOG
+
+    return TOOL_CATALOG
+
+
+@cache
+def default_policy() -> Policy:
+    """The product's policy: its own catalog, no policy file (one object)."""
+    return Policy(catalog=product_catalog())
+
+
+def in_force(policy: Policy | None) -> Policy:
+    """``policy``, or the product's (:func:`default_policy`) when none is given."""
+    return default_policy() if policy is None else policy
 
 
 def _fail(path: Path, message: str) -> ConfigError:

@@ -18,8 +18,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, TypeVar
 
-from app.policy.config import Policy
-from app.policy.default import default_policy, in_force
+from app.policy.config import Policy, default_policy, in_force
 from app.policy.tables import ALL_ROLES
 from app.policy.toolspec import ToolSpec
 from app.vocab import OBJECT_TYPES

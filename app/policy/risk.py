@@ -44,8 +44,7 @@ from pydantic import BaseModel
 
 from app.errors import ToolNotAvailableError
 from app.policy.approval import needs_second_person
-from app.policy.config import Policy
-from app.policy.default import in_force
+from app.policy.config import Policy, in_force
 from app.policy.pipeline import alternatives_for, enforce_tool_permission, required_role_for
 from app.policy.tables import ALL_ROLES
 from app.policy.toolspec import ToolSpec
