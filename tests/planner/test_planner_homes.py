@@ -97,11 +97,14 @@ def test_two_intent_rows_with_one_order_are_refused(monkeypatch):
         intents._table()
 
 
-def test_the_intent_table_is_ordered_by_the_rows_order():
-    orders = sorted(r.order for k in KNOWLEDGE.values() for r in k.rows)
+def test_the_intent_table_runs_from_the_most_specific_row_to_the_most_generic():
+    rows = sorted((r.order, k.name) for k in KNOWLEDGE.values() for r in k.rows)
     table = intents.INTENTS
-    assert len(table) == len(orders) and table[0].tool == "show_capabilities"
-    assert table[-1].tool == "search_dashboards"  # the most generic row comes last
+    assert len(table) == len(rows) and table[0].tool == "show_capabilities"
+    assert table[-1].tool == "search_dashboards"  # "find", "show", "dashboards": last
+    nothing = [i for i, row in enumerate(table) if row.tool == intents.NO_TOOL]
+    backup = [i for i, row in enumerate(table) if row.tool == "run_backup"]
+    assert nothing and nothing[0] < backup[0]  # "delete backup X" never takes a backup
 
 
 def test_one_entry_phrases_answers_and_looks_up_for_a_new_tool(monkeypatch):

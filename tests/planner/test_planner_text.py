@@ -171,7 +171,9 @@ def test_superset_text_in_an_answer_is_inert_markdown():
     assert "\\[x\\](http://e) &lt;b&gt;\\_" in text  # no link, no tag, no emphasis
 
 
-@pytest.mark.parametrize("tool", sorted(t for t, k in KNOWLEDGE.items() if k.report or k.capabilities))
+@pytest.mark.parametrize(
+    "tool", sorted(t for t, k in KNOWLEDGE.items() if k.report or k.capabilities)
+)
 @pytest.mark.parametrize("lang", ["en", "ru"])
 def test_no_answer_glues_a_list_to_a_line_or_breaks_on_an_empty_result(tool, lang):
     for data in ({}, [], {"groups": {"x": [{"name": "search_dashboards"}]}, "excluded": [1]}):

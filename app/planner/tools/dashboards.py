@@ -4,6 +4,7 @@ count and name; they do not repeat rows (the page renders the tool result)."""
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from app.planner.knowledge import LookupRole, Need, ToolKnowledge, row
@@ -20,7 +21,13 @@ from app.planner.text import Lang
 
 DASHBOARDS = Noun(("dashboard", "dashboards"), ("дашборд", "дашборда", "дашбордов"))
 CHARTS = Noun(("chart", "charts"), ("график", "графика", "графиков"))
-DASHBOARD = Need("dashboard", "dashboard_id")
+#: a tool about one dashboard: named (by id, slug, or a title looked up first), else the page's
+_about_one_dashboard = partial(
+    ToolKnowledge,
+    read_args=one_dashboard,
+    required=("dashboard_id",),
+    need=Need("dashboard", "dashboard_id"),
+)
 
 
 # --- the lookup: a dashboard named by its title ---------------------------------------------
@@ -191,7 +198,7 @@ TOOLS = (
         report=_search,
         lookup=LOOKUP,
     ),
-    ToolKnowledge(
+    _about_one_dashboard(
         "get_health_summary",
         rows=(
             row(
@@ -207,17 +214,14 @@ TOOLS = (
                 weak=[r"\b(?:check|status|state|verify|ok)\b", r"провер\w*|статус\w*|состояни\w*"],
             ),
         ),
-        read_args=one_dashboard,
-        required=("dashboard_id",),
         phrase=CallText(
             doing=("checking the health of {d}{env}", "проверяю здоровье {gen}{env}"),
             ru_noun="проверку здоровья {gen}{env}",
             request=("check the health of {d}{env}", "проверь здоровье {gen}{env}"),
         ),
         report=_health,
-        need=DASHBOARD,
     ),
-    ToolKnowledge(
+    _about_one_dashboard(
         "run_llm_validation",
         rows=(
             # quality, analysis and a dashboard's audit are validation, not health
@@ -241,17 +245,14 @@ TOOLS = (
                 weak=[r"\b(?:review|verify|check)\b", r"провер\w*|ревью"],
             ),
         ),
-        read_args=one_dashboard,
-        required=("dashboard_id",),
         phrase=CallText(
             doing=("validating {d}{env}", "проверяю качество {gen}{env}"),
             ru_noun="проверку качества {gen}{env}",
             request=("validate {d}{env}", "провалидируй {acc}{env}"),
         ),
         report=_validation,
-        need=DASHBOARD,
     ),
-    ToolKnowledge(
+    _about_one_dashboard(
         "run_llm_documentation",
         rows=(
             row(
@@ -265,17 +266,14 @@ TOOLS = (
                 ],
             ),
         ),
-        read_args=one_dashboard,
-        required=("dashboard_id",),
         phrase=CallText(
             doing=("documenting {d}{env}", "документирую {acc}{env}"),
             ru_noun="документирование {gen}{env}",
             request=("document {d}{env}", "задокументируй {acc}{env}"),
         ),
         report=_documentation,
-        need=DASHBOARD,
     ),
-    ToolKnowledge(
+    _about_one_dashboard(
         "delete_dashboard",
         rows=(
             row(
@@ -286,14 +284,11 @@ TOOLS = (
                 ],
             ),
         ),
-        read_args=one_dashboard,
-        required=("dashboard_id",),
         phrase=CallText(
             doing=("deleting {d}{env}", "удаляю {acc}{env}"),
             ru_noun="удаление {gen}{env}",
             request=("delete {d}{env}", "удали {acc}{env}"),
         ),
         report=_deleted,
-        need=DASHBOARD,
     ),
 )
