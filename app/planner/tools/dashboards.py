@@ -117,7 +117,7 @@ def _health(args: dict[str, Any], result: Result, lang: Lang) -> str:
     ]
     if stale:
         stale_datasets = counted(stale, ("stale dataset", "stale datasets"), lang)
-        parts.append(say("health_stale", lang, stale=stale_datasets))
+        parts.append(say("health_stale_datasets", lang, stale=stale_datasets))
     reasons = [r for r in result.items("reasons") if isinstance(r, str)]
     if not parts and reasons:
         parts = [md_escape(reasons[0])]
