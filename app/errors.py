@@ -17,6 +17,8 @@ Hierarchy::
         ├── MaintenanceError        target env is in a maintenance window
         ├── ToolTimeoutError        the tool ran past its timeout
         ├── UnsafePathError         an id or slug that cannot be a Superset URL path segment
+        ├── CallRefused             a check before the call said no, with a refusal code
+        │                           (an undo: changed_since, not_undoable)
         ├── TransientError          worth one retry for read tools (5xx, connection)
         │   └── SupersetUnavailableError   Superset 5xx or unreachable
         └── SupersetError           Superset answered with an error (status_code, message)
@@ -114,6 +116,21 @@ class ToolTimeoutError(ToolError):
 
 class UnsafePathError(ToolError):
     """An id or slug that cannot be one segment of a Superset URL path (e.g. ``1/../x``)."""
+
+
+class CallRefused(ToolError):
+    """A tool's own check refused the call (before its card: the guard turns it into a
+    typed refusal with ``code``; while it runs: a failure saying so). ``errors`` name what
+    was found (e.g. the objects changed since an undoable write); ``facts`` are more of
+    the refusal's fields (``reason``, ``required_role``, ``role``)."""
+
+    def __init__(
+        self, code: str, message: str, errors: list[str] | None = None, **facts: str | None
+    ) -> None:
+        super().__init__(message)
+        self.code = code
+        self.errors = list(errors or [])
+        self.facts = facts
 
 
 class TransientError(ToolError):

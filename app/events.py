@@ -25,6 +25,7 @@ from app.vocab import (
     Risk,
     RiskLevel,
     ToolStatus,
+    Undo,
 )
 
 
@@ -52,6 +53,8 @@ class Offer(BaseModel):
       with the object spelled out, made after leaving the context (``clear_context``);
     * ``choice`` — a name matched several objects: ``request`` picks one;
     * ``check_status`` — a write timed out: ``call`` asks for its task by id;
+    * ``undo`` — a write that can be undone: ``call`` is the ``undo_change`` call that
+      undoes it, available until ``expires_at`` (ISO time, UTC).
     * ``link_account`` — the person has no working link to their Superset account on
       ``env_id``: a door opens its "Connect your Superset account" form (the page) or
       points at ``POST /api/superset/accounts`` (HTTP, MCP); the password never goes
@@ -62,11 +65,12 @@ class Offer(BaseModel):
     ``request`` as the person's message."""
 
     model_config = ConfigDict(extra="forbid")
-    kind: Literal["without_context", "choice", "check_status", "link_account"]
+    kind: Literal["without_context", "choice", "check_status", "undo", "link_account"]
     label: str
     request: str
     call: OfferedCall | None = None
     clear_context: bool = False
+    expires_at: str | None = None
     env_id: str | None = None  # link_account: the environment to link
 
 
@@ -129,6 +133,7 @@ class ToolEndEvent(ToolCallEvent):
     # What the result caps left out of the view (``view.cut``), said in the turn's
     # language; "" when nothing was (``app.agent.tool_node.cut_note``).
     cut_note: str = ""
+    offers: list[Offer] = Field(default_factory=list)  # an undoable write's ``undo``
 
 
 class ToolRetryEvent(ToolCallEvent):
@@ -165,6 +170,12 @@ class ConfirmMetadataV2(BaseModel):
     risk_reason: str | None = None  # why it is rated so, in the card's language
     description: str = ""
     countdown_s: int = 0  # the policy's wait before a dangerous card can be confirmed
+    # whether what the call changes can be undone (for ``undo_days`` days) or not; None
+    # for a read (``app.policy.undo``)
+    undo: Undo | None = None
+    undo_days: int = 0
+    # after this person confirms, a second person must approve it too (four-eyes)
+    second_person: bool = False
 
 
 class ConfirmRequiredEvent(BaseEvent):
@@ -174,6 +185,27 @@ class ConfirmRequiredEvent(BaseEvent):
     metadata: ConfirmMetadataV2
     countdown_s: int = 0
     expires_at: str = ""
+
+
+class AwaitingApprovalEvent(BaseEvent):
+    """A confirmed call waits for a second person's approval (four-eyes): it has not run.
+    ``approval_id`` names the request (``GET``/``POST /api/approvals/{id}``); ``metadata``
+    is the card as the requester confirmed it, which the approver is shown too. When it
+    is decided, the call's outcome (or the denial and its reason) lands in this
+    conversation, whichever replica took the decision."""
+
+    type: Literal["awaiting_approval"] = "awaiting_approval"
+    approval_id: str
+    call_id: str
+    tool_name: str
+    tool_args: dict[str, Any] = Field(default_factory=dict)
+    env_id: str | None = None
+    env_context: EnvTier | None = None
+    risk_level: RiskLevel = "guarded"
+    requester: str = ""
+    expires_at: str = ""
+    status: str = "pending"  # pending | approved | denied | withdrawn | expired
+    metadata: ConfirmMetadataV2 | None = None
 
 
 class PermissionDeniedEvent(BaseEvent):
@@ -207,8 +239,13 @@ class ErrorEvent(BaseEvent):
 
 
 class DoneEvent(BaseEvent):
+    """The stream's end. ``reason`` (added beside ``state``, which old clients read):
+    ``awaiting_approval`` when a confirmed call now waits for a second person (``state``
+    is then ``idle``: nothing is asked of this client)."""
+
     type: Literal["done"] = "done"
     state: DoneState = "idle"
+    reason: str | None = None
 
 
 class StoppedEvent(BaseEvent):
@@ -230,6 +267,7 @@ Event = Annotated[
     | ToolRetryEvent
     | ToolTimeoutEvent
     | ConfirmRequiredEvent
+    | AwaitingApprovalEvent
     | PermissionDeniedEvent
     | MessageEvent
     | ErrorEvent

@@ -16,8 +16,9 @@ without a language model in it (the offline planner) reads it back with
 **A refusal** (:class:`Refusal`) is why a proposed call did not run: the guard said no
 (permission, the page's context, the environment, a maintenance window, an unknown
 tool, invalid arguments, a failed preflight, no Superset account of the person's), Superset
-refused the person's account, the turn stopped a repeated call, or the
-person cancelled it. The guard returns it as a value; the model reads it as the call's
+refused the person's account, the turn stopped a repeated call, the person cancelled
+it, or a second person denied it (or approved it after something changed). The guard
+returns it as a value; the model reads it as the call's
 result (:meth:`Refusal.tool_result`: ``REFUSED: {json}``, read back with
 :func:`read_refusal`); the events carry it (``ErrorEvent.refusal``).
 """
@@ -98,9 +99,13 @@ RefusalCode = Literal[
     "preflight_failed",  # the check before the card found problems (errors)
     "repeated_call",  # the same call with the same arguments again in one turn
     "cancelled",  # the person cancelled it on the card (reason)
+    "changed_since",  # an undo: the object changed after the agent's write (errors: what)
+    "not_undoable",  # an undo: unknown, expired or already undone (reason)
     "account_not_linked",  # the person has no Superset account on env_id (a way: link one)
     "link_expired",  # Superset no longer honours the person's link on env_id (reason)
     "superset_denied",  # Superset refused the person's account (reason: its own words)
+    "approval_denied",  # the second person denied it (by, reason)
+    "approval_stale",  # approved, but something changed since the request (errors)
 ]
 REFUSAL_CODES: tuple[str, ...] = RefusalCode.__args__  # type: ignore[attr-defined]
 REFUSED_PREFIX = "REFUSED: "
@@ -130,6 +135,7 @@ class Refusal(BaseModel):
     env_id: str | None = None
     reason: str | None = None  # a maintenance window's, a person's or Superset's own words
     account: str | None = None  # the Superset account the call acted as
+    by: str | None = None  # approval_denied: who denied it
     errors: list[str] = Field(default_factory=list)
     tools: list[str] = Field(default_factory=list)  # unknown_tool: the tools that exist
     alternatives: list[Alternative] = Field(default_factory=list)

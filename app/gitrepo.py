@@ -223,3 +223,34 @@ class GitRepo:
 
     def log_author(self, ref: str = "HEAD") -> str:
         return self.run("log", "-1", "--format=%an <%ae>", ref).stdout.strip()
+
+    # -- undo (a branch deleted, a commit reverted: never a history rewrite) -------------
+    def branch_head(self, name: str) -> str | None:
+        """The commit ``name`` points at, or None when there is no such branch."""
+        proc = self.run("rev-parse", "--verify", "--quiet", f"refs/heads/{name}", check=False)
+        return (proc.stdout.strip() or None) if proc.returncode == 0 else None
+
+    def delete_branch(self, name: str, *, switch_to: str) -> None:
+        """Delete branch ``name`` (checked out: ``switch_to`` first)."""
+        self.check_branch_name(name)
+        if self.current_branch() == name:
+            self.checkout(switch_to)
+        self.run("branch", "-D", name)
+
+    def touched_since(self, sha: str, branch: str, paths: Sequence[str]) -> list[str]:
+        """Of ``paths``, those a commit on ``branch`` after ``sha`` changed."""
+        if not paths:
+            return []
+        out = self.run("diff", "--name-only", f"{sha}..refs/heads/{branch}", "--", *paths).stdout
+        return sorted(line for line in out.splitlines() if line)
+
+    def contains(self, branch: str, sha: str) -> bool:
+        """Whether ``sha`` is in ``branch``'s history."""
+        proc = self.run("merge-base", "--is-ancestor", sha, f"refs/heads/{branch}", check=False)
+        return proc.returncode == 0
+
+    def revert(self, sha: str, *, author: tuple[str, str]) -> str:
+        """A new commit undoing ``sha`` on the current branch (its author ``author``);
+        the new commit's id."""
+        self.run("revert", "--no-edit", sha, author=author)
+        return self.head()

@@ -186,6 +186,30 @@ class Settings(BaseSettings):
     confirmation_ttl_s: int = 600
     dangerous_countdown_s: int = 10
     countdown_tick_s: float = 1.0
+    undo_retention_days: int = Field(
+        default=7,
+        ge=1,
+        le=365,
+        description="How long an undoable change keeps its undo offer (docs/undo.md)",
+    )
+    # --- a second person's approval (four-eyes; policy.toml's [approval] turns it on) ---
+    approval_ttl_s: int = Field(
+        default=24 * 3600,
+        gt=0,
+        description="How long a call waits for a second person's approval before it expires",
+    )
+    approval_webhook_url: str | None = Field(
+        default=None,
+        description="Optional: each new approval request is posted here as JSON "
+        '({"text": ..., "approval": {...}}: a Slack or Teams incoming webhook takes it)',
+    )
+    approval_webhook_timeout_s: float = Field(default=5.0, gt=0, le=60)
+    approval_poll_s: float = Field(
+        default=2.0,
+        gt=0,
+        description="How often an open /agent page whose call waits for an approver checks "
+        "it (the result lands on the page, whichever replica ran it)",
+    )
     summarise_limit: int = 4000
     # A turn's input (checked once, by prepare_turn). History beyond these caps is cut to
     # its newest items; a longer message is refused (422).
@@ -244,7 +268,7 @@ class Settings(BaseSettings):
     sandbox: bool = True
     sandbox_dir: Path = Path.home() / ".cache" / "ss-tools" / "superset-6.1.0"
 
-    @field_validator("database_url")
+    @field_validator("database_url", "approval_webhook_url")
     @classmethod
     def _blank_is_none(cls, v: str | None) -> str | None:
         return v or None

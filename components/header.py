@@ -10,7 +10,9 @@ from collections.abc import Callable
 from nicegui import ui
 
 from app.i18n import LANGUAGES, t
+from app.screen.approvals_queue import ApprovalsCount
 from app.screen.model import AgentChatModel
+from components.approvals_link import approvals_link
 from components.context_pill import context_pill
 from components.env_selector import env_selector
 
@@ -56,6 +58,7 @@ def header(
     on_new_conversation: Callable[[], object],
     on_sign_out: Callable[[], object],
     on_conversations: Callable[[], object] | None = None,
+    approvals: ApprovalsCount | None = None,
 ) -> ui.header:
     lang = model.lang
     with ui.header().classes("items-center gap-3 bg-slate-800 text-white px-4 py-2") as bar:
@@ -66,6 +69,8 @@ def header(
         ui.space()
         env_selector(model)
         _language_switch(lang, on_language)
+        if approvals is not None:  # how many wait for this person's approval (four-eyes)
+            approvals_link(approvals, lang)
         _new_conversation_button(lang, on_new_conversation)
         _user_and_sign_out(lang, username, model.role, on_sign_out)
     return bar
@@ -81,10 +86,12 @@ def shell_header(
     on_sign_out: Callable[[], object],
     on_conversations: Callable[[], object] | None = None,
     on_new_conversation: Callable[[], object] | None = None,
+    approvals: ApprovalsCount | None = None,
 ) -> ui.header:
-    """The app's header on a page other than /agent: the same bar — the drawer's button,
-    the product name (a link back to the agent), the page's title, the language switch,
-    new conversation, the user and role, sign out."""
+    """The app's header on a page other than /agent (the audit log, the approvals): the
+    same bar — the drawer's button, the product name (a link back to the agent), the
+    page's title, the language switch, the approvals link, new conversation, the user and
+    role, sign out."""
     with ui.header().classes("items-center gap-3 bg-slate-800 text-white px-4 py-2") as bar:
         if on_conversations is not None:
             _drawer_button(lang, on_conversations)
@@ -94,6 +101,8 @@ def shell_header(
         ui.label(title).classes("text-base opacity-90").mark("page-title")
         ui.space()
         _language_switch(lang, on_language)
+        if approvals is not None:
+            approvals_link(approvals, lang)
         if on_new_conversation is not None:
             _new_conversation_button(lang, on_new_conversation)
         _user_and_sign_out(lang, username, role, on_sign_out)

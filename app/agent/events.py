@@ -6,6 +6,7 @@ them); this module keeps the contract's import path working."""
 from app.events import (
     EVENT_TYPES,
     Alternative,
+    AwaitingApprovalEvent,
     BaseEvent,
     ConfirmMetadataV2,
     ConfirmRequiredEvent,
@@ -33,6 +34,7 @@ from app.events import (
 __all__ = [
     "EVENT_TYPES",
     "Alternative",
+    "AwaitingApprovalEvent",
     "BaseEvent",
     "ConfirmMetadataV2",
     "ConfirmRequiredEvent",

@@ -1,8 +1,9 @@
-"""The agent graph: model -> guard -> (confirm -> (recheck)) -> tools -> model ...
+"""The agent graph: model -> guard -> (confirm -> (recheck) -> (approval)) -> tools -> model ...
 
 ``recheck`` runs every call a person confirmed, edited or not, through the guard's
 per-call policy again (``app.agent.recheck``: the caller's current role, the environment,
-maintenance, the risk); a stopped turn ends through its own nodes
+maintenance, the risk); one a second person must approve then waits for them
+(``app.agent.approval_nodes``); a stopped turn ends through its own nodes
 (``app.agent.state``: stopping), so its checkpoint stays consistent.
 
 ``build_graph(*, model, checkpointer, settings, db, audit, confirmations, policy, envs,
@@ -30,6 +31,8 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
+from app.agent import approval_nodes
+from app.agent.approvals import ApprovalBook
 from app.agent.audit import AuditWriter, audit_scope
 from app.agent.budget import InputBudget
 from app.agent.confirmation import Confirmations
@@ -114,6 +117,8 @@ class BoundModels:
 
 
 Node = Callable[[AgentState, Runtime[AgentContext]], Awaitable[dict[str, Any]]]
+#: where a rechecked answer goes (a second person's approval among them)
+Rechecked = Literal["confirm", "approval", "tools", "model", "__end__"]
 
 
 def on_loop(route: Callable[[AgentState], str]) -> Callable[[AgentState], Awaitable[str]]:
@@ -132,7 +137,8 @@ def audited_by_door(node: Node) -> Any:  # a node LangGraph calls with its runti
 
     @functools.wraps(node)
     async def run(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
-        with audit_scope(runtime.context.channel, runtime.context.client):
+        ctx = runtime.context
+        with audit_scope(ctx.channel, ctx.client, ctx.approval_id):
             return await node(state, runtime)
 
     return run
@@ -201,6 +207,7 @@ def build_graph(
         confirmations=confirmations,
         audit=audit,
         preflight=preflight,
+        undo_days=settings.undo_retention_days,
         registry=registry,
     )
     run_tools = ToolNode(
@@ -298,10 +305,13 @@ def build_graph(
         answered = any(is_answered(p) for p in state.get("pending") or [])
         return "recheck" if answered else "tools"  # every "confirm" is checked again
 
-    def after_recheck(state: AgentState) -> Literal["confirm", "tools", "model", "__end__"]:
+    def after_recheck(state: AgentState) -> Rechecked:
         pending = state.get("pending") or []
         if any(p.get("needs_confirmation") and p.get("decision") is None for p in pending):
             return "confirm"  # an edit that raised the stakes: a new confirmation
+        rules, table = policy(), envs()
+        if any(approval_nodes.waits_for_second_person(p, rules, table) for p in pending):
+            return "approval"  # four-eyes: a second person approves before it runs
         if pending:
             return "tools"
         return "__end__" if is_direct(state) else "model"
@@ -312,10 +322,16 @@ def build_graph(
     g.add_node("confirm", confirm_node)
     g.add_node("recheck", audited_by_door(recheck_node))
     g.add_node("tools", audited_by_door(tools_node))
+    approval_nodes.add_steps(
+        g, book=ApprovalBook(db, audit, settings), guard=guard, policy=policy, envs=envs,
+        audited=audited_by_door, direct=is_direct, on_loop=on_loop,
+    )  # fmt: skip
     g.add_conditional_edges(START, on_loop(entry), ["model", "guard"])  # guard: a direct call
     g.add_conditional_edges("model", on_loop(after_model), ["guard", END])
     g.add_conditional_edges("guard", on_loop(after_guard), ["confirm", "tools", "model", END])
     g.add_conditional_edges("confirm", on_loop(after_confirm), ["recheck", "tools"])
-    g.add_conditional_edges("recheck", on_loop(after_recheck), ["confirm", "tools", "model", END])
+    g.add_conditional_edges(
+        "recheck", on_loop(after_recheck), ["confirm", "approval", "tools", "model", END]
+    )
     g.add_conditional_edges("tools", on_loop(after_tools), ["model", END])  # END: a direct call
     return g.compile(checkpointer=checkpointer)

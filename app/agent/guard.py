@@ -9,11 +9,13 @@ Guard order for one call:
   invalid arguments       -> error event
   the call's environment  -> resolved ONCE (the tool's resolve_target hook, then
                              app.policy.resolve_env); the card names it, the tool runs on it
-  maintenance window      -> refused with reason ``maintenance`` (writes; not exempt tools)
+  maintenance window      -> refused with reason ``maintenance`` (writes; not exempt:
+                             ``app.agent.call_checks``)
   the Superset account    -> the person's own on a person/assertion environment (both ends
                              of a cross-environment tool): refused ``account_not_linked`` /
                              ``link_expired`` with a way to connect it (``app.agent.acting``)
   build_confirmation_contract_v2 -> safe: run; guarded/dangerous: interrupt for a person
+                             (the card says whether it can be undone: app.policy.undo)
 
 The policy and the environment table are read per call (``policy()``/``envs()``), so a
 changed policy file applies to the next call. The guard's I/O (the maintenance table,
@@ -34,6 +36,7 @@ from pydantic import BaseModel, ValidationError
 
 from app.agent.acting import accounts_for, offers_of, refusal_of, superset_envs
 from app.agent.audit import AuditWriter
+from app.agent.call_checks import card_of, exempt_from_maintenance, stated_refusal
 from app.agent.confirmation import Confirmations
 from app.agent.model_step import this_turn
 from app.agent.names import (
@@ -48,7 +51,7 @@ from app.agent.offers import without_context
 from app.agent.state import AgentContext, AgentState, PendingCall, call_row, emit
 from app.agent.tools.base import ToolDecl
 from app.cpu import off_loop
-from app.errors import SupersetRefused, ToolError
+from app.errors import CallRefused, SupersetRefused, ToolError
 from app.events import BaseEvent, ErrorEvent, Offer, PermissionDeniedEvent
 from app.facts import Alternative, Refusal, RefusalCode
 from app.policy import (
@@ -61,6 +64,7 @@ from app.policy import (
     resolve_env,
     tool_risk,
 )
+from app.policy.undo import undo_note
 from app.reasoning import cot_logger
 from app.store import maintenance
 from app.store.db import Database
@@ -185,6 +189,7 @@ class Guard:
     confirmations: Confirmations
     audit: AuditWriter
     preflight: PreflightOverride | None = None
+    undo_days: int = 7  # how long an undoable call's change can be undone (its card says)
     registry: EnvironmentRegistry | None = None  # None: no Superset account is checked
 
     async def open(
@@ -357,7 +362,8 @@ class Guard:
                 )  # fmt: skip
         env, selected = call_env(args, ctx, envs, target)
         risk, contract = await _rated(name, args, ctx, policy, envs, env)
-        if risk != "read" and not decl.maintenance_exempt and env.env_id:
+        deps = functools.partial(self._deps, ctx, env, None, policy)  # made if the hook asks
+        if risk != "read" and env.env_id and not await exempt_from_maintenance(decl, model, deps):
             active = await asyncio.to_thread(_active_maintenance, self.db, env.env_id)
             if active:
                 why = f": {active['reason']}" if active.get("reason") else ""
@@ -465,6 +471,7 @@ class Guard:
         name, env_id = call["name"], contract.get("env_id")
         p = pending_call(call, contract, risk, source=env.source, selected_env=selected)
         metadata = {k: v for k, v in contract.items() if k != "requires_confirmation"}
+        metadata |= undo_note(policy.spec(name), risk, self.undo_days)
         if not p["needs_confirmation"] or not preflight:
             return Checked(p, contract, metadata)
         check = decl.preflight
@@ -473,6 +480,9 @@ class Guard:
         if check is not None:
             try:
                 details = await check(model, deps)
+            except CallRefused as exc:  # the tool's own check said no, with its reason
+                refused, kind, decision = stated_refusal(exc, name, p["tool_args"], env_id)
+                return await self._refuse(call, ctx, refused, kind=kind, decision=decision)
             except Exception as exc:  # a preflight failure blocks the call, visibly
                 why = f"{type(exc).__name__}: {exc}" if not isinstance(exc, ToolError) else str(exc)
                 return await self._refuse(
@@ -490,7 +500,7 @@ class Guard:
                     decision="error",
                 )
             if details:
-                metadata["details"] = details
+                metadata = card_of(metadata, details)
                 if details.get("errors"):
                     errors = [str(e) for e in details["errors"]]
                     return await self._refuse(

@@ -7,6 +7,8 @@
   ``get_task_status`` call), leaving a page context that filters the tool out;
 * :func:`choices` — a lookup found several candidates (or none) and the model answered:
   each candidate is a request that picks it (the tool's ``choices`` hook says how);
+* :func:`undo` — a write that can be undone: the ``undo_change`` call that undoes it,
+  until its undo expires (made by the tool node: ``app.agent.undo``).
 * :func:`link_account` — a call needs the person's own Superset account on a person
   environment, and there is no working link: connect it (a form, never the chat).
 
@@ -21,6 +23,7 @@ from typing import Any
 from app.events import Offer, OfferedCall
 from app.i18n import t
 from app.policy import Policy
+from app.policy.tools.undo import UNDO_TOOL
 
 STATUS_TOOL = "get_task_status"
 MAX_CHOICES = 8
@@ -73,6 +76,24 @@ def choices(picks: list[tuple[str, str]]) -> list[Offer]:
     return [Offer(kind="choice", label=label, request=request) for label, request in picks][
         :MAX_CHOICES
     ]
+
+
+def undo(
+    policy: Policy, undo_id: str, description: str, expires_at: str, object_type: str | None,
+    lang: str,
+) -> Offer:  # fmt: skip
+    """The "Undo" of a write that can be undone: the ``undo_change`` call with its id, leaving
+    a page context that filters the tool out (it fits no page's context)."""
+    spec = policy.spec(UNDO_TOOL)
+    fits = object_type is None or (spec is not None and object_type in spec.affinity)
+    return Offer(
+        kind="undo",
+        label=t("undo", lang),
+        request=t("undo_request", lang, what=description),
+        call=OfferedCall(tool_name=UNDO_TOOL, args={"undo_id": undo_id}),
+        clear_context=not fits,
+        expires_at=expires_at,
+    )
 
 
 def link_account(env_id: str, lang: str) -> Offer:

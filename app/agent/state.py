@@ -81,6 +81,12 @@ class PendingCall(TypedDict, total=False):
     reason: str | None
     edited_args: dict[str, Any] | None  # a person's edit before approving (issue 11)
     accounts: dict[str, str]  # env id -> the Superset account the call acts as (no secret)
+    # a second person's approval (app.agent.approval_nodes): pending | approved | denied |
+    # withdrawn, the request's id and expiry, and who decided
+    approval: str | None
+    approval_id: str | None
+    approval_expires_at: str
+    approval_by: str | None
 
 
 class AgentState(TypedDict, total=False):
@@ -105,7 +111,9 @@ class AgentContext:
     ``facts`` are the turn's facts every model reads in its prompt (selected env, the
     environments' tiers); ``channel``/``client`` name the
     door the run came through (every audit row of the run records them); ``control`` is
-    the run's stop switch (the core's ``RunControl``; see :class:`RunControlLike`)."""
+    the run's stop switch (the core's ``RunControl``; see :class:`RunControlLike`);
+    ``approval_id`` names the request a second person decided, when that resumed the run
+    (its audit rows name it too)."""
 
     user_id: str
     role: str
@@ -120,6 +128,7 @@ class AgentContext:
     channel: str = "page"
     client: str | None = None
     control: Any = None
+    approval_id: str | None = None  # a run resumed by a second person's decision
 
 
 def call_row(ctx: AgentContext, tool: str | None, env: str | None) -> dict[str, Any]:

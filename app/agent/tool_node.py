@@ -8,6 +8,10 @@ card named): its ToolDeps carry it. Its timeout is the policy's in force at run 
 (``policy.toml`` may set any tool's), else the declaration's (long tasks: 600 s), else
 the settings' default.
 
+A write that can be undone leaves an undo plan on its deps: :func:`app.agent.undo.settle`
+stores it and puts the ``undo`` offer on the call's result; an undo's own run is linked to
+the change it undid by :func:`app.agent.undo.note_undone`.
+
 A completed call's result for the doors — its data and its view, within the settings'
 result caps — is :mod:`app.agent.tool_result` (``tool_data``, ``present``, ``cut_note``).
 """
@@ -44,6 +48,7 @@ from app.agent.state import (
 )
 from app.agent.tool_result import DATA_LIMIT_BYTES, cut_note, present, tool_data
 from app.agent.tools import ToolDecl, ToolFn
+from app.agent.undo import ARTIFACT_KEY, note_undone, settle
 from app.errors import SupersetRefused, ToolError, ToolTimeoutError
 from app.events import (
     ErrorEvent,
@@ -216,6 +221,9 @@ class ToolNode:
         except Exception as exc:  # a bug in a tool: logged with trace, user sees no trace
             log.exception("tool %s crashed", name)
             return await failed(ToolError(f"internal error in {name} ({type(exc).__name__})"))
+        days = self.settings.undo_retention_days
+        settled = await settle(deps, p, ctx, result, policy, days)
+        result = settled.result
         text = summarise_response(_as_text(result), self.settings.summarise_limit)
         caps = self.settings.result_caps()
         view = present(decl, result, deps, p.get("env_id"), caps)
@@ -232,15 +240,21 @@ class ToolNode:
                 data_truncated=truncated,
                 view=view,
                 cut_note=cut_note(view, ctx.lang),
+                offers=settled.offers,
             )
         )
-        await self.audit.record(kind="executed", decision="ok", duration_ms=elapsed(), **audit_base)
+        await self.audit.record(
+            kind="executed", decision="ok", duration_ms=elapsed(), id=settled.audit_id, **audit_base
+        )
+        await note_undone(self.audit, deps, p, ctx)
         # the view and a lookup's candidates ride along in the checkpoint (never sent to a
         # model): a restored page shows the result presented again; the run offers the
         # candidates as choices when the model answers right after (app.agent.offers)
         artifact: dict[str, Any] = {}
         if view is not None:
             artifact["view"] = view.model_dump(mode="json")
+        if settled.offers:  # apart from a lookup's choices: shown on the card, not the answer
+            artifact[ARTIFACT_KEY] = [o.model_dump(mode="json") for o in settled.offers]
         if decl.choices is not None:
             picks = choices(decl.choices(args_obj, result, ctx.lang))
             if picks:

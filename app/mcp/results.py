@@ -2,11 +2,15 @@
 tool result.
 
 A completed call answers with the tool's structured output as ``structuredContent``
-plus a short text (the same summarised text the agent's model reads). A forbidden call,
+plus a short text (the same summarised text the agent's model reads); a write that can
+be undone adds its typed ``undo`` offer (``offers``: the ``undo_change`` call to make)
+and says so in the text. A forbidden call,
 a failure, a timeout or a refused decision is a tool error (``isError``) whose
 structured content names the error, so an MCP client's model can read why. A call that
 still waits for a person is *not* an error: it says so, with the confirmation id and a
-link to ``/agent`` where the pending card is shown.
+link to ``/agent`` where the pending card is shown. So is a confirmed call that waits for a
+second person's approval (four-eyes): ``status: awaiting_approval`` with the request's id
+(``get_task_status`` with that id reports it) and a link to ``/approvals``.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import mcp_types as types
 
 from app.agent.tool_node import DATA_LIMIT_BYTES
 from app.events import (
+    AwaitingApprovalEvent,
     ConfirmRequiredEvent,
     DoneEvent,
     ErrorEvent,
@@ -42,6 +47,7 @@ OutcomeKind = Literal[
     "error",
     "refused",
     "pending",
+    "awaiting_approval",
 ]
 ProgressFn = Callable[[float, float | None, str | None], Awaitable[None]]
 MAX_JSON_CHARS = 1_000_000
@@ -57,6 +63,7 @@ class Outcome:
     structured: dict[str, Any] = field(default_factory=dict)
     pending: PendingCard | None = None
     conv_id: str = ""
+    approval: AwaitingApprovalEvent | None = None  # waits for a second person
 
 
 def _structured_output(ev: ToolEndEvent) -> dict[str, Any]:
@@ -82,6 +89,8 @@ def _from_event(ev: Event, tool: str) -> Outcome | None:
     if isinstance(ev, ConfirmRequiredEvent):
         card = PendingCard.from_event(ev)
         return Outcome("pending", card.tool_name, pending=card, conv_id=ev.conv_id)
+    if isinstance(ev, AwaitingApprovalEvent):
+        return Outcome("awaiting_approval", ev.tool_name, approval=ev, conv_id=ev.conv_id)
     if isinstance(ev, PermissionDeniedEvent):
         alts = [a.model_dump() for a in ev.alternatives]
         structured = {
@@ -101,7 +110,15 @@ def _from_event(ev: Event, tool: str) -> Outcome | None:
                 text += f" (structured output cut to {DATA_LIMIT_BYTES // 1024} KiB)"
             if ev.cut_note:
                 text += f"\n{ev.cut_note}"
-            return Outcome("completed", ev.tool_name, text, _structured_output(ev))
+            structured = _structured_output(ev)
+            undo = next((o for o in ev.offers if o.kind == "undo" and o.call), None)
+            if undo is not None and undo.call is not None:  # typed, whatever a model says
+                structured["offers"] = [o.model_dump(mode="json") for o in ev.offers]
+                text += (
+                    f"\nCan be undone until {undo.expires_at} UTC: call {undo.call.tool_name} "
+                    f"with {json.dumps(undo.call.args)}."
+                )
+            return Outcome("completed", ev.tool_name, text, structured)
         if ev.status == "cancelled":
             structured = {"status": "cancelled", "tool": ev.tool_name, "message": ev.result}
             return Outcome("cancelled", ev.tool_name, ev.result or "cancelled", structured)
@@ -205,9 +222,39 @@ def pending_result(card: PendingCard, *, base_url: str, note: str = "") -> types
     )
 
 
+def awaiting_result(ev: AwaitingApprovalEvent, *, base_url: str) -> types.CallToolResult:
+    """A confirmed call that waits for a second person's approval: not run (yet), not an
+    error; the request's id and where an approver decides it."""
+    url = f"{base_url}/approvals"
+    structured = {
+        "status": "awaiting_approval",
+        "approval_id": ev.approval_id,
+        "conv_id": ev.conv_id,
+        "url": url,
+        "tool": ev.tool_name,
+        "arguments": ev.tool_args,
+        "env_id": ev.env_id,
+        "tier": ev.env_context,
+        "risk_level": ev.risk_level,
+        "expires_at": ev.expires_at,
+    }
+    where = f" on {ev.env_id}" if ev.env_id else ""
+    text = (
+        f"Not run yet: {ev.tool_name}{where} was confirmed and now waits for a second "
+        f"person's approval (request {ev.approval_id}, expires {ev.expires_at}). An approver "
+        f"decides it at {url}; get_task_status with task_id {ev.approval_id} reports it. "
+        "Do not call the tool again."
+    )
+    return types.CallToolResult(
+        content=[types.TextContent(text=text)], structured_content=structured, is_error=False
+    )
+
+
 def to_result(outcome: Outcome, *, base_url: str) -> types.CallToolResult:
     if outcome.pending is not None:
         return pending_result(outcome.pending, base_url=base_url)
+    if outcome.approval is not None:
+        return awaiting_result(outcome.approval, base_url=base_url)
     return types.CallToolResult(
         content=[types.TextContent(text=outcome.text)],
         structured_content=outcome.structured,

@@ -34,6 +34,7 @@ from app.agent.core.requests import RateLimited
 from app.auth import Principal
 from app.errors import AuthError, ConfirmationError, ForbiddenError, SsToolsError, UIContextError
 from app.i18n import refusal_text
+from app.pages.agent_approvals import ApprovalWatch
 from app.pages.agent_controls import ControllerControls
 from app.pages.agent_ways import WaysForward
 from app.screen.model import AgentChatModel, Decision
@@ -64,10 +65,11 @@ class CoreDoor:
 
 
 # ---- the controller ----------------------------------------------------------------------
-class AgentPageController(ControllerControls, WaysForward):
+class AgentPageController(ControllerControls, WaysForward, ApprovalWatch):
     """Turns and decisions here; stop, the drawer and the edit form in
     :class:`~app.pages.agent_controls.ControllerControls` (issue 11); the ways on (the
-    core's offers) in :class:`~app.pages.agent_ways.WaysForward`."""
+    core's offers) in :class:`~app.pages.agent_ways.WaysForward`; a call that waits for a
+    second person in :class:`~app.pages.agent_approvals.ApprovalWatch`."""
 
     def __init__(
         self,

@@ -56,9 +56,11 @@ class ControllerControls:
     # ---- stop ---------------------------------------------------------------------------
     async def stop(self) -> None:
         try:
-            await self._core.cancel(self.principal, self.model.conv_id, channel=CHANNEL)
+            report = await self._core.cancel(self.principal, self.model.conv_id, channel=CHANNEL)
         except SsToolsError as exc:
             self._refused(exc)
+            return
+        self.model.stop_answered(report.status)
 
     def after_stream(self) -> None:
         """A stream ended: follow the writes a stop left running; refresh the drawer."""

@@ -21,6 +21,7 @@ from app.auth import AuthGate, bearer_token
 from app.errors import AuthError, error_shape
 from app.i18n import pick_language, t
 from app.pages import session
+from app.pages.approvals_count import approvals_counter, keep_counting
 from app.pages.audit_rows import (
     COLUMNS,
     FILTERS,
@@ -117,7 +118,7 @@ async def audit_page(request: Request, lang: str | None = None):
         error.set_text("")
         try:
             rows, total = await run.io_bound(
-                fetch_page, auth.db, dict(filters), page, viewer=user.username
+                fetch_page, auth.db, dict(filters), page, viewer=user.username, lang=language
             ) or ([], 0)
         except FilterError:
             error.set_text(t("bad_date", language))
@@ -161,6 +162,7 @@ async def audit_page(request: Request, lang: str | None = None):
         navigate=ui.navigate.to,
         on_error=lambda text: ui.notify(text, type="warning"),
     )
+    counter = await approvals_counter(parts.core, user.principal)  # the header's count
     shell_header(
         lang=language,
         username=user.username,
@@ -170,6 +172,7 @@ async def audit_page(request: Request, lang: str | None = None):
         on_sign_out=sign_out,
         on_conversations=history.toggle_drawer,
         on_new_conversation=new_conversation,
+        approvals=counter,
     )
     conversation_drawer(history, on_new=new_conversation)
     with ui.row().classes("w-full items-center gap-4 p-4"):  # (the title is the header's)
@@ -186,6 +189,9 @@ async def audit_page(request: Request, lang: str | None = None):
         ui.input(t("filter_until", language)).bind_value(filters, "until").mark("filter-until")
         ui.input(t("filter_conversation", language)).bind_value(filters, "conv").mark(
             "filter-conversation"
+        )
+        ui.input(t("filter_approval", language)).bind_value(filters, "approval").mark(
+            "filter-approval"
         )
         ui.button(t("apply_filters", language), icon="filter_alt", on_click=apply).mark(
             "apply-filters"
@@ -215,6 +221,7 @@ async def audit_page(request: Request, lang: str | None = None):
         )
     await show(state["page"])
     # last: a timer makes NiceGUI answer as soon as the page connects (before apply ends)
+    keep_counting(counter, parts.core, user.principal)
     session.watch(auth, request)  # a revoked admin loses the open page within seconds
     return None
 

@@ -13,13 +13,15 @@ from datetime import datetime, timedelta
 from typing import Any
 from urllib.parse import urlencode
 
+from app.i18n import t
 from app.pages.shell import conversation_link
 from app.store.audit import count_audit, list_audit
 from app.store.db import Database
 from app.store.models import AuditEvent
+from app.store.undo import undone_for_audit
 from app.text import csv_cell
 
-FILTERS = ("user", "tool", "decision", "env", "since", "until", "conv")
+FILTERS = ("user", "tool", "decision", "env", "since", "until", "conv", "approval")
 COLUMNS = (
     "ts", "user", "role", "kind", "tool", "env", "decision", "reason", "args", "duration_ms",
     "channel", "client", "conv_id",
@@ -53,6 +55,7 @@ def _store_filters(filters: dict[str, str]) -> dict[str, Any]:
         "decision": filters.get("decision") or None,
         "env": filters.get("env") or None,
         "conv_id": filters.get("conv") or None,
+        "approval": filters.get("approval") or None,  # a four-eyes request's whole story
         "since": parse_day(filters.get("since")),
         "until": parse_day(filters.get("until"), end=True),
     }
@@ -88,8 +91,14 @@ def conversation_target(conv_id: str | None, row_user: str | None, viewer: str) 
     return "/audit?" + urlencode({"conv": conv_id})
 
 
-def display_row(r: AuditEvent, viewer: str = "") -> dict[str, Any]:
-    """One row as the table (and the CSV) shows it."""
+def display_row(
+    r: AuditEvent,
+    viewer: str = "",
+    undone: tuple[str, datetime] | None = None,
+    lang: str = "en",
+) -> dict[str, Any]:
+    """One row as the table (and the CSV) shows it; an undone change's reason says "undone
+    by …" (``undone``: who and when, from its undo's record: rows never change)."""
     return {
         "id": str(r.id),
         "ts": r.ts.isoformat(timespec="seconds"),
@@ -99,7 +108,7 @@ def display_row(r: AuditEvent, viewer: str = "") -> dict[str, Any]:
         "tool": r.tool or "",
         "env": r.env or "",
         "decision": r.decision or "",
-        "reason": r.reason or "",
+        "reason": _reason(r.reason, undone, lang),
         "args": json.dumps(r.args, ensure_ascii=False) if r.args is not None else "",
         "arg_rows": arg_rows(r.args),
         "duration_ms": "" if r.duration_ms is None else round(r.duration_ms, 1),
@@ -110,8 +119,18 @@ def display_row(r: AuditEvent, viewer: str = "") -> dict[str, Any]:
     }
 
 
+def _reason(reason: str | None, undone: tuple[str, datetime] | None, lang: str) -> str:
+    at = undone and t("audit_undone_by", lang, user=undone[0], at=f"{undone[1]:%Y-%m-%d %H:%M}")
+    return " · ".join(filter(None, (reason, at)))
+
+
 def fetch_page(
-    db: Database, filters: dict[str, str], page: int, per_page: int = PAGE_SIZE, viewer: str = ""
+    db: Database,
+    filters: dict[str, str],
+    page: int,
+    per_page: int = PAGE_SIZE,
+    viewer: str = "",
+    lang: str = "en",
 ) -> tuple[list[dict[str, Any]], int]:
     """Blocking: one page of the rows matching ``filters`` (newest first; ``page`` from 1)
     and how many rows match: the database pages, the page never loads the whole table."""
@@ -119,7 +138,7 @@ def fetch_page(
     with db.session() as s:
         total = count_audit(s, **where)
     offset = (max(1, page) - 1) * per_page
-    return fetch_rows(db, filters, per_page, offset=offset, viewer=viewer), total
+    return fetch_rows(db, filters, per_page, offset=offset, viewer=viewer, lang=lang), total
 
 
 def fetch_rows(
@@ -129,11 +148,14 @@ def fetch_rows(
     *,
     offset: int = 0,
     viewer: str = "",
+    lang: str = "en",
 ) -> list[dict[str, Any]]:
     """Blocking: the audit rows matching ``filters`` as display dicts (newest first)."""
     where = _store_filters(filters)
     with db.session() as s:
-        return [display_row(r, viewer) for r in list_audit(s, limit=limit, offset=offset, **where)]
+        rows = list_audit(s, limit=limit, offset=offset, **where)
+        undone = undone_for_audit(s, audit_ids=[str(r.id) for r in rows])
+        return [display_row(r, viewer, undone.get(str(r.id)), lang) for r in rows]
 
 
 def to_csv(rows: list[dict[str, Any]]) -> str:

@@ -20,7 +20,9 @@ says, as data and small functions:
 * ``follow_up`` — one more step after its own result when the request asked for more
   than that result shows (:class:`FollowUp`);
 * ``capabilities`` — its result is the list of what the person can do: the answer lists
-  those tools, and it gives no example request of its own.
+  those tools, and it gives no example request of its own;
+* ``from_conversation`` — arguments read from the conversation rather than the request
+  ("undo that": the latest change not undone yet), given the ones read so far.
 
 Adding a tool's offline phrasing is one entry in its family's file.
 """
@@ -32,6 +34,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from langchain_core.messages import BaseMessage
+
 from app.planner.matches import Resolution
 from app.planner.request import Request
 from app.planner.results import Result
@@ -40,6 +44,7 @@ from app.planner.text import Lang
 
 Reader = Callable[[Request], dict[str, Any]]
 Report = Callable[[dict[str, Any], Result, Lang], str]
+FromConversation = Callable[[dict[str, Any], list[BaseMessage]], dict[str, Any]]
 
 # A word's ending (``\w*`` in a row) is read as at most this many characters: a stem the
 # text repeats inside one long word ("удалудалудал…") would otherwise be read from each
@@ -140,3 +145,4 @@ class ToolKnowledge:
     lookup: LookupRole | None = None
     follow_up: FollowUp | None = None
     capabilities: bool = False
+    from_conversation: FromConversation | None = None

@@ -14,6 +14,8 @@ spelled out ("delete dashboard 42 in prod"), and says what to do next:
 * ``not_available`` — which page's context leaves the tool out (``page``); the way on
   (leaving the context) is an offer the core puts on the events, not text written here;
 * ``maintenance`` — which environment, and the window's reason;
+* ``approval_denied`` — who denied it, with their reason; ``approval_stale`` — approved,
+  but what it depends on changed since the request;
 * ``environment``, ``invalid_arguments``, ``preflight_failed``, ``unknown_tool``,
   ``repeated_call`` — what went wrong (``errors``) and a next step;
 * ``account_not_linked``, ``link_expired``, ``superset_denied`` — the call acts in
@@ -137,6 +139,12 @@ def _refused(r: Refusal, tool: str, args: dict[str, Any], lang: Lang, action: st
         return _as_the_person(request, r, lang)
     if r.code == "cancelled":
         return _cancelled(tool, args, r, lang)
+    if r.code == "approval_denied":  # a second person said no, with their reason
+        reason = _detail(r.reason or "")
+        why = f": {reason}" if reason else ""
+        return say("approval_denied", lang, request=request, by=md_escape(r.by or "?"), why=why)
+    if r.code == "approval_stale":
+        return say("approval_stale", lang, request=request)
     if r.code == "permission_denied":
         return _denied(request, action, r, lang)
     if r.code == "not_available":

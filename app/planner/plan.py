@@ -50,6 +50,7 @@ from app.planner.request import Request
 from app.planner.results import Result
 from app.planner.steps import Intent, Lookup, Resolution, intent_for, match_id, resolve
 from app.planner.text import EnvResolver, Lang
+from app.planner.tools import knowledge
 from app.planner.turn import Turn, read_turn
 
 MAX_STEPS = 6  # calls in one turn; past this the planner answers with what it has
@@ -172,6 +173,19 @@ def _next_step(turn: Turn, intent: Intent | None, known: Known) -> Reply:
     return Reply(text, [_call(turn, intent.tool, args)])
 
 
+def from_conversation(intent: Intent | None, messages: list[BaseMessage]) -> Intent | None:
+    """``intent`` with the arguments its tool reads from the conversation rather than the
+    request (its entry's ``from_conversation``); what they fill is no longer missing."""
+    read = knowledge(intent.tool).from_conversation if intent is not None else None
+    if intent is None or read is None:
+        return intent
+    found = read(intent.args, messages)
+    if not found:
+        return intent
+    missing = [m for m in intent.missing if m not in found]
+    return dataclasses.replace(intent, args={**intent.args, **found}, missing=missing)
+
+
 def plan_reply(
     messages: list[BaseMessage], bound: Collection[str] | None, known: Known | None = None
 ) -> Reply:
@@ -182,7 +196,7 @@ def plan_reply(
     known = known or Known()
     said = [m for m in messages if not isinstance(m, SystemMessage)]  # prompt, facts, notes
     turn = dataclasses.replace(read_turn(said), said_in=ctx.lang)
-    intent = _intent(turn, ctx, bound, known)
+    intent = from_conversation(_intent(turn, ctx, bound, known), said)  # "undo that"
     if turn.ended_with_tool:
         return _next_step(turn, intent, known)
     if said and isinstance(said[-1], HumanMessage):

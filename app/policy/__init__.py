@@ -10,7 +10,8 @@
 * :mod:`.envs`: the one environment resolver (resolve_env, tier_of, derive_tier, EnvTable);
 * :mod:`.sql`: classify_sql / sql_risk (sqlglot), with :mod:`.sql_functions` and
   :mod:`.sql_dialects` (the readers of a text, the SQL length cap, the token budget);
-* :mod:`.config`: Policy, load_policy, policy_from_dict (policy.toml).
+* :mod:`.config`: Policy, load_policy, policy_from_dict (policy.toml);
+* :mod:`.approval`: the ``[approval]`` section (four-eyes): needs_second_person, may_approve.
 
 Functions that look a tool up by name take an optional ``policy=`` (keyword; default:
 ``DEFAULT_POLICY``), so the contract's calls work as it writes them. Imports no sqlmodel,
@@ -19,6 +20,7 @@ nicegui, langgraph, langchain or httpx, and never ``app.agent``.
 
 from typing import TYPE_CHECKING, Any
 
+from app.policy.approval import ApprovalPolicy, may_approve, needs_second_person
 from app.policy.catalog import (
     ALWAYS_INCLUDED,
     CONTEXT_TOOL_AFFINITY,
@@ -81,6 +83,7 @@ __all__ = [
     "ROLES",
     "TOOL_CATALOG",
     "TOOL_PERMISSIONS",
+    "ApprovalPolicy",
     "CardLine",
     "Decision",
     "EnvChoice",
@@ -102,6 +105,8 @@ __all__ = [
     "derive_tier",
     "enforce_tool_permission",
     "load_policy",
+    "may_approve",
+    "needs_second_person",
     "normalize_env",
     "policy_from_dict",
     "resolve_env",

@@ -19,7 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from app.vocab import LANGS, OBJECT_TYPES, ROLES, Confirm, Lang, Presentation, Risk
+from app.vocab import LANGS, OBJECT_TYPES, ROLES, Confirm, Lang, Presentation, Risk, Undo
 
 ALL_ROLES: frozenset[str] = frozenset(ROLES)
 ALWAYS_INCLUDED = "show_capabilities"
@@ -56,7 +56,8 @@ CONTEXT_TOOL_AFFINITY: dict[str, set[str]] = {
 }
 
 # Admin-only tools. The contract lists the first seven; DESIGN.md also makes
-# delete_dashboard and restore_backup admin-only, so all nine are here.
+# delete_dashboard and restore_backup admin-only; undo_change (it overwrites or deletes what
+# is on a target now) is admin-only too.
 TOOL_PERMISSIONS: dict[str, list[str]] = {
     "deploy_dashboard": ["admin"],
     "commit_changes": ["admin"],
@@ -67,6 +68,7 @@ TOOL_PERMISSIONS: dict[str, list[str]] = {
     "end_maintenance": ["admin"],
     "delete_dashboard": ["admin"],
     "restore_backup": ["admin"],
+    "undo_change": ["admin"],
 }
 
 
@@ -189,8 +191,11 @@ class ToolSpec:
     ``example_prompt`` is the example in English. ``presentation`` says how a result is
     shown; ``maintenance_exempt`` tools run during a maintenance window; ``idempotent``
     and ``open_world`` are MCP hints (read-only and destructive follow from ``risk``).
-    Roles and affinity come from the contract's two tables (:func:`roles_for`,
-    :func:`affinity_for`) when a family declares the spec.
+    ``undo`` says whether what a call changes can be undone (``undoable``: it gets an
+    ``undo`` offer, ``app.agent.undo``) or not (``final``); None for a read. The
+    confirmation card says it before the person confirms. Roles and affinity come from
+    the contract's two tables (:func:`roles_for`, :func:`affinity_for`) when a family
+    declares the spec.
     """
 
     name: str
@@ -215,6 +220,7 @@ class ToolSpec:
     maintenance_exempt: bool = False
     idempotent: bool = False
     open_world: bool = True
+    undo: Undo | None = None
 
     @property
     def example_needs_page(self) -> bool:

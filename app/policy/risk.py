@@ -43,6 +43,7 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from app.errors import ToolNotAvailableError
+from app.policy.approval import needs_second_person
 from app.policy.catalog import ALL_ROLES, ToolSpec
 from app.policy.config import Policy, in_force
 from app.policy.pipeline import alternatives_for, enforce_tool_permission, required_role_for
@@ -270,5 +271,8 @@ def build_confirmation_contract_v2(
         # the policy's wait before a dangerous card can be confirmed (the page and MCP
         # read it; the confirmation is checked against it)
         "countdown_s": policy.countdown_s if risk == "delete" and needs_card else 0,
+        # after the person confirms, a second one must approve it too (four-eyes)
+        "second_person": needs_card
+        and needs_second_person(policy.approval, RISK_LEVELS[risk], tier),
         "requires_confirmation": needs_card,
     }

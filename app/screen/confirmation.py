@@ -54,6 +54,8 @@ class ConfirmationState:
     confirm_env_badge = BindableProperty()
     confirm_target = BindableProperty()  # the header's "Dashboard · Sales (#1) · prod"
     confirm_off_context = BindableProperty()  # the card names another object/env than the pill
+    confirm_undo = BindableProperty()  # "Can be undone for 7 days" / "This cannot be undone"
+    confirm_second_person = BindableProperty()  # a second person approves after this one
     dangerous_countdown = BindableProperty()
     dangerous_countdown_active = BindableProperty()
     countdown_text = BindableProperty()
@@ -70,6 +72,8 @@ class ConfirmationState:
         self.confirm_description = ""
         self.confirm_env_badge = ""
         self.confirm_target, self.confirm_off_context = "", ""
+        self.confirm_undo = ""
+        self.confirm_second_person = ""
         self.dangerous_countdown, self.dangerous_countdown_active = 0, False
         self.countdown_text = ""
 
@@ -134,6 +138,9 @@ class ConfirmationState:
         self.confirm_details_text = _details_text(meta.details)
         self.confirm_reason = meta.risk_reason or ""
         self.confirm_env_badge = env_badge(meta.env_id, meta.env_context, self.lang)
+        self.confirm_undo = undo_line(meta.undo, meta.undo_days, self.lang)
+        second = t("confirm_second_person", self.lang) if meta.second_person else ""
+        self.confirm_second_person = second
         self._refresh_card_target()
         if self.card_state == "dangerous":
             self.start_dangerous_countdown(event.countdown_s)  # the policy's, as the card says
@@ -166,9 +173,18 @@ class ConfirmationState:
     def clear_confirmation(self) -> None:
         self.pending_confirmation = None
         self.confirm_target, self.confirm_off_context = "", ""
+        self.confirm_undo = ""
         self.card_state = ""
         self._stop_countdown()
         self._refresh_confirm()
+
+
+def undo_line(undo: str | None, days: int, lang: str) -> str:
+    """The card's line on undoing the call (the core's word: ``ConfirmMetadataV2.undo``);
+    "" for a call that changes nothing."""
+    if undo == "undoable":
+        return t("card_undoable", lang, n=days)
+    return t("card_final", lang) if undo == "final" else ""
 
 
 _PREFLIGHT_KEYS = ("source_env", "target_env", "dashboards", "charts", "datasets",

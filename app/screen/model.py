@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from nicegui.binding import BindableProperty
 
 from app.i18n import t
+from app.screen.approval_wait import ApprovalWaitState
 from app.screen.confirmation import CONFIRMABLE, ConfirmationState, PermissionDenial
 from app.screen.context import ContextState
 from app.screen.edit import EditState
@@ -48,7 +49,9 @@ BUSY = ("streaming", "awaiting_confirmation")
 __all__ = ["BUSY", "CONFIRMABLE", "STATES", "AgentChatModel", "Decision", "Intents"]
 
 
-class AgentChatModel(ChatItems, ContextState, ConfirmationState, EditState, HistoryState):
+class AgentChatModel(
+    ChatItems, ContextState, ConfirmationState, EditState, HistoryState, ApprovalWaitState
+):
     state = BindableProperty()
     lang = BindableProperty()
     process_step = BindableProperty()
@@ -86,6 +89,7 @@ class AgentChatModel(ChatItems, ContextState, ConfirmationState, EditState, Hist
         self.answered_by = ""
         EditState.__init__(self)
         HistoryState.__init__(self)
+        ApprovalWaitState.__init__(self)  # a call that waits for a second person
         self.stopping = False
         self.focus_request = ("input", 0)
         self.composer_hint = ""
@@ -114,6 +118,7 @@ class AgentChatModel(ChatItems, ContextState, ConfirmationState, EditState, Hist
         if not text or self.state in BUSY:
             return None
         self.dismiss_permission()
+        self.clear_awaiting_approval()  # a new message withdraws a waiting request
         self.composer_hint = ""
         history = self.history()
         self.add_message("user", text)
@@ -209,12 +214,14 @@ class AgentChatModel(ChatItems, ContextState, ConfirmationState, EditState, Hist
 
     def turn_done(self, done_state: str) -> None:
         self.stopping = False
+        if self.composer_hint == t("stop_accepted", self.lang):
+            self.composer_hint = ""
         if self.pending_confirmation is not None and self.card_state:
             self.state = "awaiting_confirmation"
         elif done_state in ("idle", "error"):
             self.state = done_state
-        if self.state == "idle":
-            self.process_step = "answer"
+        if self.state == "idle":  # (a call waiting for a second person: still "confirm")
+            self.process_step = "confirm" if self.awaiting_approval is not None else "answer"
 
     def show_confirmation(self, event: ConfirmRequiredEvent) -> None:
         self._close_forms()
@@ -222,9 +229,18 @@ class AgentChatModel(ChatItems, ContextState, ConfirmationState, EditState, Hist
         self.state, self.process_step = "awaiting_confirmation", "confirm"
         self._focus("card")
 
+    def stop_answered(self, status: str) -> None:
+        """The core's answer to Stop (``StopReport.status``): a stop accepted but not yet
+        confirmed (the turn runs on a busy replica) says so until the turn's stream says
+        it stopped; the button keeps saying "Stopping…"."""
+        if status == "stopping":
+            self.composer_hint = t("stop_accepted", self.lang)
+
     def note_stopped(self, writes_in_flight: Sequence[str]) -> None:
         """The turn was stopped: each write still running says it goes on."""
         self.stopping = False
+        if self.composer_hint == t("stop_accepted", self.lang):
+            self.composer_hint = ""
         self.writes_going_on = set(writes_in_flight)
         for call_id in writes_in_flight:
             if (call := self.tool_call(call_id)) is not None:
@@ -270,6 +286,7 @@ class AgentChatModel(ChatItems, ContextState, ConfirmationState, EditState, Hist
         """Start over (a new conversation, or before restoring one)."""
         self.conv_id = conv_id or uuid.uuid4().hex
         self.clear_confirmation()
+        self.clear_awaiting_approval()
         self.dismiss_permission()
         self._close_forms()
         self.state, self.process_step, self.is_empty = "idle", "context", True

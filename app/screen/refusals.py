@@ -17,7 +17,7 @@ from app.i18n import STRINGS, t
 #: codes shown as a notice (info), not as an error: the turn goes on from them
 NOTICE_CODES = ("not_available", "unknown_tool", "invalid_arguments", "repeated_call")
 #: codes whose facts (``errors``) are worth a folded detail: the check's own findings
-DETAIL_CODES = ("preflight_failed",)
+DETAIL_CODES = ("preflight_failed", "changed_since", "approval_stale")
 
 
 class RefusalFacts(Protocol):
@@ -36,6 +36,8 @@ class RefusalFacts(Protocol):
     @property
     def reason(self) -> str | None: ...
     @property
+    def by(self) -> str | None: ...
+    @property
     def errors(self) -> Sequence[str]: ...
 
 
@@ -52,6 +54,12 @@ def refusal_notice(refusal: RefusalFacts, lang: str) -> tuple[str, str]:
         text = t(
             "refusal_permission_denied", lang, tool=tool, role=refusal.required_role or "admin"
         )
+    elif code == "not_undoable":  # why, as the store's word (app.store.undo.WHY_NOT)
+        key = f"refusal_not_undoable_{reason}"
+        text = t(key if key in STRINGS else "refusal_not_undoable", lang)
+    elif code == "approval_denied":  # a second person said no: who, and why
+        key = "refusal_approval_denied_why" if reason else "refusal_approval_denied"
+        text = t(key, lang, tool=tool, by=refusal.by or "—", reason=reason or "")
     elif code in ("maintenance", "cancelled", "superset_denied"):
         key = f"refusal_{code}_why" if reason else f"refusal_{code}"
         text = t(key, lang, tool=tool, env=env, reason=reason or "")

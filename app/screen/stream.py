@@ -22,6 +22,7 @@ from collections.abc import AsyncIterable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from app.i18n import error_text, t
+from app.policy.tools.undo import UNDO_TOOL
 from app.screen.confirmation import PermissionDenial
 from app.screen.items import ChatItem, ChatMessage, ToolCall
 from app.screen.refusals import is_notice, refusal_notice
@@ -37,6 +38,7 @@ from app.screen.restore import (
 if TYPE_CHECKING:
     from app.events import (
         Alternative,
+        AwaitingApprovalEvent,
         ConfirmRequiredEvent,
         DoneEvent,
         ErrorEvent,
@@ -62,6 +64,7 @@ class ChatSink(Protocol):
     """What the processor needs of the screen model."""
 
     conv_id: str
+    items: list[ChatItem]
 
     @property
     def lang(self) -> str: ...
@@ -74,6 +77,7 @@ class ChatSink(Protocol):
     def show_error(self, text: str) -> ChatMessage: ...
     def turn_done(self, done_state: str) -> None: ...
     def show_confirmation(self, event: ConfirmRequiredEvent) -> None: ...
+    def show_awaiting_approval(self, event: AwaitingApprovalEvent) -> None: ...
     def show_permission_denied(self, denial: PermissionDenial) -> None: ...
     def note_stopped(self, writes_in_flight: Sequence[str]) -> None: ...
     def note_call_cancelled(self) -> None: ...
@@ -100,6 +104,7 @@ class StreamProcessor:
             "tool_timeout": self._on_tool_timeout,
             "tool_end": self._on_tool_end,
             "confirm_required": self._on_confirm_required,
+            "awaiting_approval": self._on_awaiting_approval,
             "permission_denied": self._on_permission_denied,
             "stopped": self._on_stopped,
         }
@@ -252,6 +257,7 @@ class StreamProcessor:
         if call.status == "timeout":  # the timeout already said what matters
             return
         call.view = ev.view  # before the status: the card shows it once the call is done
+        call.offers = [*call.offers, *ev.offers]  # "Undo": the core's call, typed
         call.status = ev.status
         call.result = ev.result
         call.error = ev.error or ""
@@ -259,9 +265,18 @@ class StreamProcessor:
         call.goes_on = False
         if call.status == "completed":
             call.progress = 1.0 if call.progress is not None else None
+            self._undone(call)
         call.refresh_actions()
         if call.status == "cancelled":
             self.sink.note_call_cancelled()  # after a Cancel: the product's own line
+
+    def _undone(self, call: ToolCall) -> None:
+        """A completed undo: the card of the change it undid offers it no more."""
+        undo_id = call.tool_args.get("undo_id") if call.tool_name == UNDO_TOOL else None
+        if isinstance(undo_id, str):
+            for item in self.sink.items:
+                if isinstance(item, ToolCall) and item is not call:
+                    item.undone(undo_id)
 
     # ---- confirmation and permission ------------------------------------------------------
     def _on_confirm_required(self, ev: ConfirmRequiredEvent) -> None:
@@ -271,6 +286,11 @@ class StreamProcessor:
             self._deny(meta.tool_name, meta.required_role, meta.alternatives)
             return
         self.sink.show_confirmation(ev)
+
+    def _on_awaiting_approval(self, ev: AwaitingApprovalEvent) -> None:
+        """A confirmed call waits for a second person: its waiting card stands for it."""
+        self._close_open()
+        self.sink.show_awaiting_approval(ev)
 
     def _on_permission_denied(self, ev: PermissionDeniedEvent) -> None:
         self._close_open()
@@ -292,6 +312,8 @@ class StreamProcessor:
         sink.reset(conv_id=sink.conv_id)
         self._open, self._held = None, []
         pending = conversation.pending
+        waiting = getattr(conversation, "awaiting_approval", None)  # (a newer core's field)
+        waits = {c.call_id for c in (pending, waiting) if c is not None}
         for row in in_order(conversation.messages, conversation.tool_calls):
             if "tool_name" not in row:
                 role = "user" if row.get("role") == "user" else "assistant"
@@ -303,9 +325,11 @@ class StreamProcessor:
                 text, detail = refusal_notice(refusal, sink.lang)
                 kind = "notice" if is_notice(refusal) else "error"
                 sink.add_message("assistant", text, kind).detail = detail
-            elif pending is None or row.get("call_id") != pending.call_id:
-                sink.add_item(restored_call(row))  # (the confirmation card stands for it)
+            elif row.get("call_id") not in waits:
+                sink.add_item(restored_call(row))  # (the card that waits stands for it)
                 if denied_on_its_card(row):
                     sink.say_cancelled()  # as the live turn said it
         if pending is not None:
             self._on_confirm_required(pending)
+        if waiting is not None:
+            self._on_awaiting_approval(waiting)

@@ -21,6 +21,7 @@ from tests.browser.conftest import PASSWORD, SHOTS, product
 from tests.browser.test_conversation import TURN_S, ask, settled
 from tests.chromium import chromium, sign_in
 from tests.sandbox_fixtures import sandbox_dashboard
+from tests.waiting import WAIT_MS
 
 pytestmark = pytest.mark.browser
 
@@ -74,7 +75,7 @@ def test_a_deep_link_in_a_second_tab_never_opens_onto_the_first_tabs_pending_car
         )
         second.goto(server.url + deep)
         expect(second.get_by_text(f"Дашборд · Sales Overview (#{sales}) · prod")).to_be_visible(
-            timeout=15_000
+            timeout=WAIT_MS
         )
         settled(second, expect)
         expect(second.get_by_text("Опасное действие")).to_have_count(0)
@@ -83,7 +84,7 @@ def test_a_deep_link_in_a_second_tab_never_opens_onto_the_first_tabs_pending_car
         second.screenshot(path=str(SHOTS / "25-3-second-tab-new-conversation.png"), full_page=True)
         # the old conversation waits in the drawer, with its badge
         second.get_by_role("button", name="Диалоги").first.click()
-        expect(second.get_by_text("Ждёт подтверждения")).to_be_visible(timeout=15_000)
+        expect(second.get_by_text("Ждёт подтверждения")).to_be_visible(timeout=WAIT_MS)
         second.screenshot(path=str(SHOTS / "25-4-drawer-badge.png"), full_page=True)
         second.close()
 
@@ -137,7 +138,7 @@ def test_a_russian_dashboard_page_refuses_a_tool_with_no_english(server, two_das
 
         # the audit page: the app's header, folded args, filters kept in the URL
         page.goto(server.url + "/audit?user=ops")
-        expect(page.get_by_text("Audit log").first).to_be_visible(timeout=15_000)
+        expect(page.get_by_text("Audit log").first).to_be_visible(timeout=WAIT_MS)
         expect(page.get_by_role("link", name="ss-tools agent")).to_be_visible()
         expect(page.get_by_label("User")).to_have_value("ops")
         page.get_by_label("Tool").fill("list_environments")

@@ -24,6 +24,7 @@ from tests.chromium import chromium, sign_in
 from tests.llm.conftest import TURN_TIMEOUT_S
 from tests.llm_fixtures import LLM_TEST_TIMEOUT_S
 from tests.sandbox_fixtures import dashboard_exists
+from tests.waiting import WAIT_MS
 
 pytestmark = [
     pytest.mark.llm,
@@ -47,7 +48,7 @@ def test_the_page_with_a_real_model_shows_its_name_a_result_card_and_the_way_for
         page = context.new_page()
         page.goto(llm_product.url + "/agent?envId=dev")
         sign_in(page, "ops", PASSWORD)
-        expect(page.get_by_text(re.compile(r"^Ready$"))).to_be_visible(timeout=30_000)
+        expect(page.get_by_text(re.compile(r"^Ready$"))).to_be_visible(timeout=WAIT_MS)
 
         # 1. a read (asked as the model routes it): its card, the dashboards as links; the
         # model's name on the page
@@ -70,7 +71,7 @@ def test_the_page_with_a_real_model_shows_its_name_a_result_card_and_the_way_for
         )
         page.goto(llm_product.url + deep)
         expect(page.get_by_text(f"Dashboard · LLM Keep (#{prod_dashboard}) · prod")).to_be_visible(
-            timeout=30_000
+            timeout=WAIT_MS
         )
         ask(page, f"delete dashboard {prod_dashboard} in prod")
         onwards = page.get_by_role("button", name=WAY_ON)
@@ -84,7 +85,7 @@ def test_the_page_with_a_real_model_shows_its_name_a_result_card_and_the_way_for
 
         # 3. one click goes on without the page's context: the delete reaches its card
         onwards.first.click()
-        expect(page.get_by_text("No context selected")).to_be_visible(timeout=30_000)
+        expect(page.get_by_text("No context selected")).to_be_visible(timeout=WAIT_MS)
         dangerous = page.get_by_text("Dangerous action")
         expect(dangerous.or_(page.get_by_text(re.compile(r"^Ready$"))).first).to_be_visible(
             timeout=TURN_MS

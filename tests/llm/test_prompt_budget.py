@@ -33,9 +33,9 @@ def _keys(schema: Any) -> set[str]:
     return set()
 
 
-def test_the_no_context_turn_offers_22_compact_tools() -> None:
+def test_the_no_context_turn_offers_23_compact_tools() -> None:
     tools = _offered()
-    assert len(tools) == 22
+    assert len(tools) == 23  # the contract's 22 and undo_change
     assert len(json.dumps([t["function"] for t in tools])) <= SCHEMAS_MAX_CHARS
 
 

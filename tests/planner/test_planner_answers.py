@@ -265,9 +265,13 @@ REFUSALS: dict[str, dict[str, Any]] = {  # code -> the facts the guard would sta
     "preflight_failed": {"errors": ["dashboard 42 does not exist in dev"]},
     "repeated_call": {},
     "cancelled": {"reason": "wrong target"},
+    "changed_since": {"errors": ["dashboard “Sales” was changed since"]},
+    "not_undoable": {"reason": "expired"},
     "account_not_linked": {"env_id": "prod"},
     "link_expired": {"env_id": "prod", "reason": "Error loading the user"},
     "superset_denied": {"env_id": "prod", "reason": "You need access to the sales table"},
+    "approval_denied": {"by": "bob", "reason": "not during the sale"},
+    "approval_stale": {"errors": ["the preflight's findings (what the call would change)"]},
 }
 REWORDED = "Something entirely different — permission denied; not available (dataset page)"
 
@@ -308,6 +312,9 @@ def test_rewording_a_refusals_message_changes_no_answer(code, lang_request):
         ("link_expired", "deploy to prod", "Superset no longer accepts your connected account"),
         ("superset_denied", "deploy to prod", "for your account in prod: You need access to the"),
         ("superset_denied", "задеплой на прод", "учётной записи в prod: You need access to the"),
+        ("approval_denied", "deploy to prod", "bob denied it: not during the sale."),
+        ("approval_denied", "задеплой на прод", "bob отклонил(а) запрос: not during the sale."),
+        ("approval_stale", "deploy to prod", "changed since the request, so I did not run it"),
     ],
 )
 def test_each_refusal_says_its_facts_in_the_persons_language(code, request_text, said):

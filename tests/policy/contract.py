@@ -14,5 +14,5 @@ CONTRACT_ADMIN_ONLY = frozenset(
         "end_maintenance",
     }
 )
-# … plus DESIGN.md's two: what an analyst may never run
-ADMIN_ONLY = CONTRACT_ADMIN_ONLY | {"delete_dashboard", "restore_backup"}
+# … plus DESIGN.md's two, and the undo (docs/undo.md): what an analyst may never run
+ADMIN_ONLY = CONTRACT_ADMIN_ONLY | {"delete_dashboard", "restore_backup", "undo_change"}

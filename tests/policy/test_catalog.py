@@ -58,6 +58,7 @@ LONG_TASKS = {
     "run_backup",
     "restore_backup",
     "delete_dashboard",
+    "undo_change",  # an undo restores or deletes as much as the write it undoes
 }
 
 REQUIRED = PydanticUndefined

@@ -71,3 +71,5 @@ async def test_a_virtual_datasets_sql_read_alike_is_created(parts: Parts) -> Non
         database="Warehouse", table_name="v", sql=NO_ESCAPE,
     )  # fmt: skip
     assert out["kind"] == "virtual" and out["id"] == 7
+    # this stand-in cannot list datasets: the undo's snapshot failed, the creation stands
+    assert "/api/v1/dataset/ failed (404)" in out["undo_unavailable"]

@@ -91,13 +91,16 @@ def test_declared_execution_facts(name: str) -> None:
     assert spec.risk == decl.risk and spec.args_model is decl.args_model
 
 
-def test_which_tools_have_a_preflight_and_only_restore_a_target_hook() -> None:
+def test_which_tools_have_a_preflight_and_a_target_hook() -> None:
     assert {n for n, d in TOOLS.items() if d.preflight} == {
         "deploy_dashboard",
         "execute_migration",
         "superset_create_dataset",  # a dataset that exists already blocks it before the card
+        "undo_change",  # drift refuses it before the card; the card lists what it restores
     }
-    assert {n for n, d in TOOLS.items() if d.resolve_target} == {"restore_backup"}
+    # the environment a call acts on when its arguments name none: the backup's, the change's
+    assert {n for n, d in TOOLS.items() if d.resolve_target} == {"restore_backup", "undo_change"}
+    assert {n for n, d in TOOLS.items() if d.exempt} == {"undo_change"}  # ending a window
     # the tools rated per call from the SQL they send (a virtual dataset's runs on renders)
     assert {n for n, d in TOOLS.items() if d.call_risk} == {
         "superset_execute_sql",

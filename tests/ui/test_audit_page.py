@@ -9,6 +9,7 @@ from nicegui.testing import User
 
 from app.parts import Parts
 from app.store.audit import record_audit
+from tests.waiting import WAIT_S
 
 # (kind, user, role, tool, env, decision, what else the row says)
 AUDIT_ROWS: list[tuple[str, str, str, str, str, str, dict[str, Any]]] = [
@@ -96,7 +97,7 @@ async def test_export_button_downloads_the_filtered_csv(
     await user.open("/audit")
     user.find(marker="filter-env").type("dev")
     user.find(kind=ui.button, marker="export-csv").click()
-    response = await user.download.next(timeout=5)
+    response = await user.download.next(timeout=WAIT_S)
     assert response.status_code == 200
     rows = response.text.strip().splitlines()[1:]
     assert len(rows) == 1 and "search_dashboards" in rows[0]

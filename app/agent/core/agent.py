@@ -21,7 +21,7 @@ from __future__ import annotations
 import asyncio
 import weakref
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
@@ -30,7 +30,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from app.agent.audit import AuditWriter
 from app.agent.checkpoint import SaverPool
 from app.agent.confirmation import Confirmations
-from app.agent.core import conversations, edits, runs
+from app.agent.core import conversations, edits, runs, stopping
 from app.agent.core.checks import refuse_foreign, valid_conv_id
 from app.agent.core.control import (
     BUSY_WAIT_S,
@@ -41,7 +41,7 @@ from app.agent.core.control import (
     shared_database,
     stop_local,
 )
-from app.agent.core.conversations import ConversationSummary, ConversationView, run_config
+from app.agent.core.conversations import ConversationSummary, ConversationView
 from app.agent.core.limits import Slot, UserLimits
 from app.agent.core.requests import (
     CallRequest,
@@ -52,6 +52,7 @@ from app.agent.core.requests import (
     request_row,
 )
 from app.agent.core.runs import build_context, tool_listing
+from app.agent.core.stopping import StopReport
 from app.agent.graph import build_graph, tool_deps_factory
 from app.agent.rules import Rules
 from app.agent.state import AgentContext, Sequencer
@@ -79,20 +80,6 @@ class EnvView:
     tier: EnvTier
     url: str
     error: str | None = None
-
-
-@dataclass(frozen=True)
-class StopReport:
-    """What a stop did: ``stopped`` a running turn (``writes_in_flight``: the writes that
-    go on, ``{call_id, tool_name}``), or ``withdrew`` a pending confirmation."""
-
-    conv_id: str
-    stopped: bool = False
-    withdrawn: str | None = None
-    writes_in_flight: list[dict[str, str]] = field(default_factory=list)
-
-    def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 class AgentCore:
@@ -282,7 +269,7 @@ class AgentCore:
         try:
             control = await registry.begin(req.conv_id, req.principal.user_id)
             wait_s = RESUME_WAIT_S if isinstance(req, ResumeRequest) else BUSY_WAIT_S
-            await self._claim(control, req, wait_s)
+            await self.claim(control, req, wait_s)
         except BaseException:
             await asyncio.shield(self.limits.free(slot))
             raise
@@ -307,7 +294,7 @@ class AgentCore:
         finally:
             await self.limits.free(slot)
 
-    async def _claim(self, control: RunControl, req: DoorRequest, wait_s: float) -> None:
+    async def claim(self, control: RunControl, req: DoorRequest, wait_s: float) -> None:
         """Take the conversation across replicas too (PostgreSQL; nothing on SQLite): a run
         of it on another replica refuses this one (409 ``conversation_busy``, audited)."""
         shared = self.replica_runs()
@@ -329,76 +316,9 @@ class AgentCore:
         self, principal: Principal, conv_id: str, *, channel: Channel = "page"
     ) -> StopReport:
         """Stop ``conv_id``'s running turn (reads and the model call are cancelled, writes
-        go on), or withdraw its pending confirmation; any door, the owner only."""
-        if not valid_conv_id(conv_id):
-            raise RequestRefused(422, "invalid_conv_id", "not a conversation id")
-        row = principal.audit_row(conv_id=conv_id, channel=channel)
-        control = self.turns().active(conv_id)
-        if control is not None and control.closing and not control.stopped:
-            await asyncio.shield(control.finished)  # its turn just ended: nothing to stop
-            control = None
-        if control is not None and not control.stopped:
-            await self._own(control.owner, principal, row)
-            flights = [{"call_id": w.call_id, "tool_name": w.tool_name} for w in control.stop()]
-            await self.audit.record(
-                kind="turn_stopped",
-                decision="cancel",
-                reason="stopped by the user",
-                args={"writes_in_flight": flights} if flights else None,
-                **row,
-            )
-            await self.audit.flush()
-            return StopReport(conv_id, stopped=True, writes_in_flight=flights)
-        if control is None:
-            elsewhere = await self._cancel_elsewhere(principal, conv_id, row)
-            if elsewhere is not None:
-                return elsewhere
-        graph = await self.graph()
-        state = await graph.aget_state(run_config(conv_id))
-        await self._own((state.values or {}).get("owner"), principal, row)
-        if not state.interrupts:
-            return StopReport(conv_id)
-        req = DoorRequest(principal=principal, conv_id=conv_id, channel=channel)
-        control = await self.turns().begin(conv_id, principal.user_id)
-        await self._claim(control, req, BUSY_WAIT_S)
-        try:
-            state = await graph.aget_state(run_config(conv_id))  # a run may have ended it
-            withdrawn = None
-            if state.interrupts:
-                withdrawn = await runs.withdraw(self, graph, state, req, control)
-        finally:
-            self.turns().end(control, lambda: runs.settle(self, control, req))
-        return StopReport(conv_id, withdrawn=withdrawn)
-
-    async def _cancel_elsewhere(
-        self, principal: Principal, conv_id: str, row: dict[str, Any]
-    ) -> StopReport | None:
-        """Stop ``conv_id``'s run on another replica (PostgreSQL): the same answer and audit
-        row as a local stop. None when no replica runs it (or its run ended meanwhile): a
-        pending confirmation is then withdrawn here."""
-        shared = self.replica_runs()
-        if shared is None:
-            return None
-        info = await shared.running(conv_id)
-        if info is None:
-            return None
-        await self._own(info.user_id, principal, row)
-        answer = await shared.request_stop(conv_id, by=principal.user_id)
-        if answer is None or answer.ended:
-            return None
-        flights = list(answer.writes_in_flight)
-        # the replica that ran it, by its tag (``/api/health``), not its host and pid
-        args: dict[str, Any] = {"replica": answer.replica.rpartition(":")[2]}
-        if flights:
-            args["writes_in_flight"] = flights
-        reason = "stopped by the user"
-        if not answer.answered:  # the row keeps the request: its heartbeat picks it up
-            reason = "stop requested by the user; its replica has not answered yet"
-        await self.audit.record(
-            kind="turn_stopped", decision="cancel", reason=reason, args=args, **row
-        )
-        await self.audit.flush()
-        return StopReport(conv_id, stopped=True, writes_in_flight=flights)
+        go on) wherever it runs, or withdraw its pending confirmation; any door, the owner
+        only. The report says whether the stop was confirmed or accepted (``stopping``)."""
+        return await stopping.cancel(self, principal, conv_id, channel=channel)
 
     async def follow(self, principal: Principal, conv_id: str) -> AsyncIterator[Event]:
         """The tool events of a stopped turn's run that went on for its writes (their
@@ -411,7 +331,8 @@ class AgentCore:
             if mode == "custom" and isinstance(data, FOLLOWED):
                 yield seq(data)
 
-    async def _own(self, owner: str | None, principal: Principal, row: dict[str, Any]) -> None:
+    async def own(self, owner: str | None, principal: Principal, row: dict[str, Any]) -> None:
+        """Refuse ``principal`` unless it owns the conversation (404 none, 403 another's)."""
         if owner is None:
             raise RequestRefused(404, "not_found", "no such conversation")
         if owner != principal.user_id:
@@ -440,7 +361,7 @@ class AgentCore:
             if valid_conv_id(conv_id)
             else None
         )
-        await self._own(current.owner if current else None, principal, row)
+        await self.own(current.owner if current else None, principal, row)
         updated = await conversations.update_conversation(
             self.db, conv_id, principal.user_id, change
         )

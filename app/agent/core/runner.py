@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import AIMessage, AIMessageChunk, ToolMessage
 
+from app.agent.approval_record import awaiting_event, is_approval
 from app.agent.audit import AuditWriter
 from app.agent.core.control import ITEM, STOP, RunControl
 from app.agent.model_step import PROBLEM_KEY
@@ -31,7 +32,7 @@ from app.events import (
 )
 from app.i18n import t
 from app.reasoning import cot_logger
-from app.vocab import DoneState
+from app.vocab import DONE_AWAITING_APPROVAL, DoneState
 
 if TYPE_CHECKING:
     from app.agent.core.agent import AgentCore
@@ -132,8 +133,11 @@ async def _output(source: Any, control: RunControl | None) -> AsyncIterator[tupl
         yield kind, item
 
 
-async def finish(seq: Sequencer, state: DoneState, audit: AuditWriter) -> AsyncIterator[Event]:
-    """The closing events: every audit row of the turn is committed before ``done``."""
+async def finish(
+    seq: Sequencer, state: DoneState, audit: AuditWriter, reason: str | None = None
+) -> AsyncIterator[Event]:
+    """The closing events: every audit row of the turn is committed before ``done``
+    (``reason``: why it ended, beside ``state``, e.g. ``awaiting_approval``)."""
     try:
         await audit.flush()
     except Exception as exc:  # the turn happened, but its audit trail is incomplete: say so
@@ -145,7 +149,7 @@ async def finish(seq: Sequencer, state: DoneState, audit: AuditWriter) -> AsyncI
             )
         )
         state = "error"
-    yield seq(DoneEvent(state=state))
+    yield seq(DoneEvent(state=state, reason=reason))
 
 
 async def fail(seq: Sequencer, error: ErrorEvent, audit: AuditWriter) -> AsyncIterator[Event]:
@@ -172,7 +176,7 @@ async def run_graph(
     ``ask_again``: the turn's offer to ask again without the page's context; ``standing``:
     an offer the answer carries whatever the model did (``WaysOn``)."""
     audit = core.audit
-    interrupted = False
+    interrupted = waiting = False  # a confirmation asked; a second person awaited
     last_ai: AIMessage | None = None
     ways = WaysOn(ask_again, standing)
     gate = TokenGate()
@@ -203,8 +207,12 @@ async def run_graph(
                 ways.note_event(data)
                 yield seq(data)
             elif "__interrupt__" in data:
-                interrupted = True
                 for intr in data["__interrupt__"]:
+                    if is_approval(intr.value):  # four-eyes: the call waits, nothing asked
+                        waiting = True
+                        yield seq(awaiting_event(intr.value))
+                        continue
+                    interrupted = True
                     cid = intr.value["confirmation_id"]
                     await core.confirmations.shown(cid)
                     yield seq(confirm_required_event(intr.value))
@@ -237,6 +245,10 @@ async def run_graph(
         return
     if interrupted:
         async for ev in finish(seq, "awaiting_confirmation", audit):
+            yield ev
+        return
+    if waiting:  # the turn's answer is the waiting card; its outcome comes later
+        async for ev in finish(seq, "idle", audit, DONE_AWAITING_APPROVAL):
             yield ev
         return
     if isinstance(last_ai, AIMessage) and not last_ai.tool_calls:

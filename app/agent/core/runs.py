@@ -32,6 +32,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langgraph.types import Command
 
 from app.agent.acting import link_offer
+from app.agent.approvals import withdraw_waiting
 from app.agent.audit import AuditWriter, audit_scope
 from app.agent.core import conversations
 from app.agent.core.checks import refuse_foreign
@@ -291,10 +292,9 @@ async def supersede(
     while state.interrupts:
         ctx = context_for(state.values.get("turn") or {})
         for intr in state.interrupts:
-            cid = (intr.value or {}).get("confirmation_id")
-            if cid:
-                with audit_scope(ctx.channel, ctx.client):
-                    await core.confirmations.spend(graph, principal, conv_id, cid)
+            spent = core.confirmations  # a confirmation, or a wait for a second person
+            with audit_scope(ctx.channel, ctx.client):
+                await withdraw_waiting(spent, graph, principal, conv_id, intr.value or {}, reason)
             await core.audit.record(
                 kind="cancelled",
                 decision="cancel",

@@ -19,7 +19,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from app.agent.tools import backup, dashboards, deploy, git, maintenance, meta, security, sql
+from app.agent.tools import (
+    backup,
+    dashboards,
+    deploy,
+    git,
+    maintenance,
+    meta,
+    security,
+    sql,
+    undo,
+)
 from app.agent.tools.base import Family, ToolDecl, ToolDeps, ToolFn
 from app.policy import ToolSpec
 from app.policy.tools import TOOL_CATALOG
@@ -33,6 +43,7 @@ FAMILIES: tuple[Family, ...] = (
     deploy.family,
     git.family,
     maintenance.family,
+    undo.family,
 )
 
 

@@ -16,51 +16,29 @@ backup up before policy runs, so the maintenance gate and the card see that envi
 from __future__ import annotations
 
 import asyncio
-import os
-from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
-from uuid import uuid4
-
-from sqlmodel import Session
 
 from app.agent.tools.base import Family, ToolDeps
+from app.agent.tools.import_undo import after_import, before_import
+from app.agent.tools.snapshots import (
+    backup_bundle,
+    backup_dir,
+    backup_env,
+    new_path,
+    reimport,
+    store_export,
+)
+from app.agent.tools.snapshots import view_of as _view
 from app.errors import ToolError
 from app.policy.tools import backup as specs
 from app.policy.tools.backup import ListBackupsArgs, RestoreBackupArgs, RunBackupArgs
 from app.store import backups as backup_store
-from app.store.db import Database
-from app.store.models import Backup
-from app.superset.bundle import BundleError, load_bundle
+from app.superset.bundle import load_bundle
 from app.superset.migration import list_all, plan_bundle, resolve_dashboards, run_migration
 from app.tasks.worker import TaskContext
 
 family = Family(specs.family)
-
-
-def backup_dir(data_dir: Path, env_id: str) -> Path:
-    return Path(data_dir).resolve() / "backups" / env_id
-
-
-def _write_atomically(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".zip.part")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
-
-
-def _view(row: Backup) -> dict[str, Any]:
-    return {
-        "backup_id": row.id,
-        "env_id": row.env_id,
-        "dashboards": row.dashboard_ids or "all",
-        "created_at": row.created_at.isoformat(),
-        "created_by": row.created_by,
-        "size_bytes": row.size_bytes,
-        "file": Path(row.path).name,  # the name only: the server's paths stay on the server
-        "note": row.note,
-        "task_id": row.task_id,
-    }
+__all__ = ["TOOLS", "backup_bundle", "backup_dir", "reimport", "take_backup"]
 
 
 async def take_backup(
@@ -84,11 +62,8 @@ async def take_backup(
     data = await client.export_dashboards([d["id"] for d in dashboards])
     # refuse to store anything that is not a real export (or a bomb), read off the loop
     bundle = await load_bundle(data, deps.settings.bundle_caps())
-    backup_id = uuid4().hex
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-    path = backup_dir(deps.settings.data_dir, env_id) / f"{stamp}_{backup_id}.zip"
-    await ctx.report(step + 1, deps.say("writing", size=len(data), file=path.name))
-    await asyncio.to_thread(_write_atomically, path, data)
+    at = new_path(deps.settings.data_dir, env_id)
+    await ctx.report(step + 1, deps.say("writing", size=len(data), file=at[1].name))
     ids: list[str] = []
     if dashboard_ids:
         for d in dashboards:
@@ -96,16 +71,10 @@ async def take_backup(
     titles = ", ".join(str(d["title"]) for d in dashboards)
     note = ("all dashboards: " if not dashboard_ids else "") + titles
     n_charts = len(bundle.objects("charts"))
-    backup = Backup(
-        id=backup_id, env_id=env_id, path=str(path), created_by=deps.user_id,
-        dashboard_ids=ids, size_bytes=len(data), note=note[:2000], task_id=ctx.task_id,
+    row = await store_export(
+        deps.db, deps.settings.data_dir, env_id, data,
+        created_by=deps.user_id, dashboard_ids=ids, note=note, task_id=ctx.task_id, at=at,
     )  # fmt: skip
-
-    def index() -> dict[str, Any]:
-        with deps.db.session() as session:
-            return _view(backup_store.add_backup(session, backup))
-
-    row = await asyncio.to_thread(index)
     return {**row, "dashboard_count": len(dashboards), "chart_count": n_charts}
 
 
@@ -137,54 +106,28 @@ async def list_backups(args: ListBackupsArgs, deps: ToolDeps) -> dict[str, Any]:
     return {"env_id": env_id, "count": len(rows), "backups": rows}
 
 
-def _backup(session: Session, backup_id: str) -> Backup:
-    row = backup_store.get_backup(session, backup_id=backup_id.strip())
-    if row is None:
-        raise ToolError(f"no backup '{backup_id}'; list_backups shows the stored ones")
-    return row
-
-
-def _backup_env(db: Database, backup_id: str) -> str:
-    with db.session() as session:
-        return _backup(session, backup_id).env_id
-
-
 async def restore_target(args: RestoreBackupArgs, deps: ToolDeps) -> str | None:
     """The environment a restore acts on when ``env_id`` is omitted: the backup's own."""
     if args.env_id:
         return None
-    return await asyncio.to_thread(_backup_env, deps.db, args.backup_id)
-
-
-def _load_backup(db: Database, backup_id: str, max_bytes: int) -> tuple[dict[str, Any], bytes]:
-    """The backup's row and its zip; a file larger than an export may unpack to is not
-    read (a zip is never larger than what it holds, give or take its directory)."""
-    with db.session() as session:
-        row = _backup(session, backup_id)
-        view, path = _view(row), Path(row.path)
-    if not path.is_file():
-        raise ToolError(f"backup '{backup_id}' is indexed but its file is missing ({path.name})")
-    size = path.stat().st_size
-    if size > max_bytes:
-        raise BundleError(
-            f"backup '{backup_id}' is {size} bytes, over the export limit of {max_bytes}: not read"
-        )
-    return view, path.read_bytes()
+    return await asyncio.to_thread(backup_env, deps.db, args.backup_id)
 
 
 @family.implements(specs.restore_backup, resolve_target=restore_target)
 async def restore_backup(args: RestoreBackupArgs, deps: ToolDeps) -> dict[str, Any]:
-    """The backup's zip imported with overwrite through the migration path, as a task."""
-    caps = deps.settings.bundle_caps()
-    view, data = await asyncio.to_thread(_load_backup, deps.db, args.backup_id, caps.max_bytes)
+    """The backup's zip imported with overwrite through the migration path, as a task;
+    what it overwrites is exported first (its undo restores it)."""
+    view, bundle = await backup_bundle(deps, args.backup_id)
     target, client = deps.env_client()  # the call's env_id, else the backup's (restore_target)
 
     async def job(ctx: TaskContext) -> dict[str, Any]:
         await ctx.report(
             1, deps.say("reading_backup", backup=view["backup_id"], env=view["env_id"])
         )
-        plan = await plan_bundle(view["env_id"], await load_bundle(data, caps), client)
+        plan = await plan_bundle(view["env_id"], bundle, client)
+        before = await before_import(deps, client, plan, "restore_backup")
         result = await run_migration(plan, client, ctx, lang=deps.lang)
+        deps.undo = await after_import(deps, client, plan, before)
         return {"task_id": ctx.task_id, "backup_id": view["backup_id"], **result}
 
     return await deps.run_task("restore", job, env_id=target.id, total_steps=4)

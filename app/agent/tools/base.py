@@ -30,7 +30,9 @@ into ``TOOLS``: every spec of the product's catalog has exactly one implementati
 Hooks: ``preflight(args, deps)`` runs before a confirmation is asked (details for the
 card; ``errors`` blocks the call); ``resolve_target(args, deps)`` names the call's
 environment before policy runs when its arguments do not (restore_backup → the backup's
-env); ``choices(args, result, lang)`` turns a lookup's candidates into choices.
+env); ``choices(args, result, lang)`` turns a lookup's candidates into choices;
+``exempt(args, deps)`` says whether this call runs during a maintenance window (a spec's
+``maintenance_exempt`` says it for every call of the tool).
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, get_type_hints
 
 from pydantic import BaseModel
 
+from app.agent.tools.undo_plan import Undone, UndoPlan
 from app.i18n import progress_line
 from app.policy.catalog import CardLine, Phrase, ToolSpec
 from app.policy.tools.base import (
@@ -100,6 +103,10 @@ class ToolDeps:
     lang: str = "en"  # the person's language in this turn (what a result says in words)
     db: Database = field(kw_only=True)
     tasks: TaskRunner = field(kw_only=True)
+    # set by an undoable tool once its write is done / by undo_change once it undid one
+    # (read by the tool node: app.agent.undo)
+    undo: UndoPlan | None = field(default=None, kw_only=True)
+    undone: Undone | None = field(default=None, kw_only=True)
 
     @property
     def env_chosen(self) -> bool:
@@ -161,6 +168,9 @@ TargetHook = Callable[[Any, ToolDeps], Awaitable[str | None]]
 #: (args, result, lang) -> the candidates a lookup found, each (label, the request that
 #: picks it): the core offers them as choices when the model answers right after it.
 Choices = Callable[[Any, Any, str], list[tuple[str, str]]]
+#: async (args, deps) -> whether this call runs during a maintenance window (a tool whose
+#: calls differ: an undo that ends a window does, any other undo does not).
+ExemptHook = Callable[[Any, ToolDeps], Awaitable[bool]]
 
 F = TypeVar("F", bound=Callable[..., Awaitable[Any]])
 
@@ -176,6 +186,7 @@ class ToolDecl:
     preflight: Preflight | None = None
     resolve_target: TargetHook | None = None
     choices: Choices | None = None
+    exempt: ExemptHook | None = None
 
     @property
     def name(self) -> str:
@@ -284,6 +295,7 @@ class Family:
         preflight: Preflight | None = None,
         resolve_target: TargetHook | None = None,
         choices: Choices | None = None,
+        exempt: ExemptHook | None = None,
     ) -> Callable[[F], F]:
         """Implement ``spec`` (this family's spec, or its name) with the decorated
         function: async, named as the spec, its first parameter annotated with the spec's
@@ -302,6 +314,7 @@ class Family:
                 preflight=preflight,
                 resolve_target=resolve_target,
                 choices=choices,
+                exempt=exempt,
             )
             return fn
 

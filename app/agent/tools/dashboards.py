@@ -1,17 +1,22 @@
 """Dashboard tools: search, health, validation (rules + optional model review), docs,
-and delete (which takes a backup first, with the backup family's code).
+and delete (which takes a backup first, with the backup family's code; its undo imports
+that backup again, unless the dashboard is back or its charts changed since).
 (Their specs: ``app/policy/tools/dashboards.py``.)"""
 
 from __future__ import annotations
 
 from typing import Any
 
+from app.agent.tools import import_undo
 from app.agent.tools.backup import take_backup
 from app.agent.tools.base import Family, ToolDeps
 from app.agent.tools.review import model_review
+from app.agent.tools.snapshots import backup_bundle, reimport
+from app.agent.tools.undo_plan import Inverse, UndoPlan, UndoView
 from app.i18n import t
 from app.policy.tools import dashboards as specs
 from app.policy.tools.dashboards import DashboardArgs, SearchDashboardsArgs
+from app.superset.fingerprint import fingerprint
 from app.superset.health import check_charts, load_bundle, stale_datasets, verdict
 from app.superset.migration import resolve_dashboards
 from app.superset.quality import documentation_markdown, rule_findings
@@ -138,6 +143,7 @@ async def delete_dashboard(args: DashboardArgs, deps: ToolDeps) -> dict[str, Any
         backup = await take_backup(deps, env.id, [str(dash["id"])], ctx, step=1)
         await ctx.report(3, deps.say("deleting", id=dash["id"], title=dash["title"]))
         await client.delete_dashboard(dash["id"])
+        deps.undo = await _after_delete(deps, client, env.id, backup["backup_id"])
         return {
             "task_id": ctx.task_id,
             "deleted": {"id": dash["id"], "title": dash["title"], "slug": dash["slug"]},
@@ -149,5 +155,38 @@ async def delete_dashboard(args: DashboardArgs, deps: ToolDeps) -> dict[str, Any
 
     return await deps.run_task("delete", job, env_id=env.id, total_steps=3)
 
+
+# ---- the undo of a delete: the backup imported again ------------------------------------
+REIMPORT = "reimport"
+
+
+async def _after_delete(deps: ToolDeps, client: Any, env_id: str, backup_id: str) -> UndoPlan:
+    """The delete's undo: its backup, and what the deleted dashboard's charts (which a
+    delete leaves) look like now; the dashboard itself is absent."""
+    _, bundle = await backup_bundle(deps, backup_id)
+    rows: dict[str, list[dict[str, Any]]] = {}
+    for folder, name_key in (("dashboards", "dashboard_title"), ("charts", "slice_name")):
+        rows[folder] = [
+            {"name": doc.get(name_key) or doc.get("uuid"), "uuid": str(doc.get("uuid")),
+             "action": "restore"}
+            for _, doc in bundle.objects(folder)
+        ]  # fmt: skip
+    wanted = {"dashboard": [r["uuid"] for r in rows["dashboards"]],
+              "chart": [r["uuid"] for r in rows["charts"]]}  # fmt: skip
+    now = await fingerprint(client, wanted, deps.settings.bundle_caps())
+    summary = {"target_env": env_id, **rows}
+    return UndoPlan(REIMPORT, {"backup_id": backup_id}, now, summary, env_id)
+
+
+async def _undo_delete(change: UndoView, deps: ToolDeps) -> dict[str, Any]:
+    client = deps.client(change.env_id)
+    done = await reimport(deps, str(change.inverse["backup_id"]), client)
+    titles = ", ".join(str(d.get("title")) for d in done.get("dashboards") or [])
+    return {"env_id": change.env_id, "restored_dashboards": titles,
+            "verified": done.get("verified")}  # fmt: skip
+
+
+#: drift as for an import: the dashboard re-created since, or one of its charts changed
+UNDO_DELETE = Inverse(drift=import_undo.drift, run=_undo_delete)
 
 TOOLS = family.tools

@@ -4,7 +4,8 @@ Both run the migration service (:mod:`app.superset.migration`) as a task with pr
 before a person is asked to confirm, their preflight shows what the run would create or
 overwrite on the target, and a blocking problem (e.g. a source database with no match on
 the target) stops the call. The call's environment is the target; an omitted source is
-the selected environment. (Their specs and args: ``app/policy/tools/deploy.py``.)
+the selected environment. What the run overwrites is exported first, so it can be undone
+(:mod:`app.agent.tools.import_undo`). (Their specs and args: ``app/policy/tools/deploy.py``.)
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.agent.tools.base import Family, ToolDeps
+from app.agent.tools.import_undo import after_import, before_import
 from app.policy.tools import deploy as specs
 from app.policy.tools.deploy import DeployDashboardArgs, MigrationArgs
 from app.superset.migration import plan_migration, preflight_migration, run_migration
@@ -48,7 +50,9 @@ async def _migrate(deps: ToolDeps, kind: str, ids: list[str], source_env: str | 
         await ctx.report(1, deps.say("exporting", n=len(ids), env=source.id))
         caps = deps.settings.bundle_caps()
         plan, _ = await plan_migration(source_client, target_client, ids, mapping, caps)
+        before = await before_import(deps, target_client, plan, f"{kind} from {source.id}")
         done = await run_migration(plan, target_client, ctx, lang=deps.lang)
+        deps.undo = await after_import(deps, target_client, plan, before)
         return {"task_id": ctx.task_id, **done}
 
     return await deps.run_task(kind, job, env_id=target.id, total_steps=len(ids) + 3)

@@ -8,6 +8,9 @@ commit's author is the user (``<user> <user@ss-tools.local>``).
 Which dashboards a commit exports, in order: the ``dashboard_ids`` given; else those the
 branch was created for (create_branch with a ``dashboard_id`` remembers it and its env);
 else every dashboard of the environment. (Their specs and args: ``app/policy/tools/git.py``.)
+
+Undo: a branch is deleted (unless commits were made on it since); a commit is reverted
+by a new commit (never a history rewrite), unless later commits changed its files.
 """
 
 from __future__ import annotations
@@ -17,9 +20,11 @@ from pathlib import Path
 from typing import Any
 
 from app.agent.tools.base import Family, ToolDeps
+from app.agent.tools.undo_plan import Inverse, UndoPlan, UndoView
 from app.cpu import off_loop
 from app.errors import ToolError
 from app.gitrepo import GitRepo, check_text, user_identity
+from app.i18n import t
 from app.policy.tools import git as specs
 from app.policy.tools.git import CommitChangesArgs, CreateBranchArgs
 from app.superset.bundle import git_files, load_bundle, stale_paths
@@ -51,6 +56,10 @@ async def create_branch(args: CreateBranchArgs, deps: ToolDeps) -> dict[str, Any
     def make() -> dict[str, Any]:
         start = repo.current_branch()
         repo.create_branch(args.branch, checkout=True)
+        deps.undo = UndoPlan(
+            DELETE_BRANCH, {"branch": args.branch, "head": repo.head(), "from": start},
+            env_id=env_id,
+        )  # fmt: skip
         if scope and env_id:
             repo.set_branch_scope(args.branch, env_id=env_id, dashboard_ids=scope)
         return {
@@ -103,6 +112,9 @@ async def commit_changes(args: CommitChangesArgs, deps: ToolDeps) -> dict[str, A
         }
         repo.write_files(files, remove=stale_paths(existing, files))
         result = repo.commit(args.message, author=author, paths=[env.id])
+        if result.committed:
+            kept = {"sha": result.sha, "branch": result.branch, "files": result.files_changed}
+            deps.undo = UndoPlan(REVERT_COMMIT, kept, env_id=env.id)
         return {
             "committed": result.committed,
             "sha": result.sha,
@@ -119,5 +131,61 @@ async def commit_changes(args: CommitChangesArgs, deps: ToolDeps) -> dict[str, A
 
     return await _locked(repo, commit)
 
+
+# ---- undo ----------------------------------------------------------------------------------
+DELETE_BRANCH, REVERT_COMMIT = "delete_branch", "revert_commit"
+
+
+async def _branch_drift(change: UndoView, deps: ToolDeps) -> list[str]:
+    """The branch is gone, or commits were made on it since."""
+    branch, repo = change.inverse["branch"], repo_for(deps)
+    head = await _locked(repo, repo.branch_head, branch)
+    if head is None:
+        return [t("undo_drift_branch_gone", deps.lang, branch=branch)]
+    if head != change.inverse["head"]:
+        return [t("undo_drift_branch_moved", deps.lang, branch=branch)]
+    return []
+
+
+async def _delete_branch(change: UndoView, deps: ToolDeps) -> dict[str, Any]:
+    repo, inverse = repo_for(deps), change.inverse
+
+    def delete() -> dict[str, Any]:
+        back = inverse.get("from") or "main"
+        switch_to = back if repo.branch_exists(back) else "main"
+        repo.delete_branch(inverse["branch"], switch_to=switch_to)
+        return {"deleted_branch": inverse["branch"], "checked_out": repo.current_branch()}
+
+    return dict(await _locked(repo, delete))
+
+
+async def _commit_drift(change: UndoView, deps: ToolDeps) -> list[str]:
+    """The commit left its branch, or later commits changed the same files."""
+    repo, inverse = repo_for(deps), change.inverse
+    branch, sha = inverse["branch"], inverse["sha"]
+
+    def check() -> list[str]:
+        if not repo.branch_exists(branch) or not repo.contains(branch, sha):
+            return [t("undo_drift_commit_gone", deps.lang, sha=sha[:8], branch=branch)]
+        touched = repo.touched_since(sha, branch, list(inverse.get("files") or []))
+        return [t("undo_drift_file_changed", deps.lang, file=f) for f in touched]
+
+    return list(await _locked(repo, check))
+
+
+async def _revert_commit(change: UndoView, deps: ToolDeps) -> dict[str, Any]:
+    repo, inverse = repo_for(deps), change.inverse
+
+    def revert() -> dict[str, Any]:
+        if repo.current_branch() != inverse["branch"]:
+            repo.checkout(inverse["branch"])
+        sha = repo.revert(inverse["sha"], author=user_identity(deps.user_id))
+        return {"reverted": inverse["sha"], "sha": sha, "branch": inverse["branch"]}
+
+    return dict(await _locked(repo, revert))
+
+
+UNDO_BRANCH = Inverse(drift=_branch_drift, run=_delete_branch)
+UNDO_COMMIT = Inverse(drift=_commit_drift, run=_revert_commit)
 
 TOOLS = family.tools

@@ -9,11 +9,12 @@ from typing import Any
 from app.agent.tools.base import Family, ToolDeps
 from app.agent.tools.maintenance import window_view
 from app.errors import ToolError
-from app.policy import EnvTable, build_tool_pipeline
+from app.policy import EnvTable, build_tool_pipeline, may_approve
 from app.policy.tools import meta as specs
 from app.policy.tools.base import NoArgs
 from app.policy.tools.declare import capitalised
 from app.policy.tools.meta import TaskStatusArgs
+from app.store import approvals
 from app.store.db import Database
 from app.store.maintenance import active_for
 from app.store.tasks import get_task, list_tasks
@@ -97,13 +98,42 @@ async def list_environments(args: NoArgs, deps: ToolDeps) -> dict[str, Any]:
     return {"environments": envs, "selected": selected}
 
 
+#: a request for a second person's approval, as a task's status (its outcome once run)
+APPROVAL_STATES = {"pending": "waiting_for_approval", "completed": "succeeded", "timeout": "failed"}
+
+
+def _approval_task(row: approvals.ApprovalRequest) -> dict[str, Any]:
+    """A request for a second person's approval as a task row (``get_task_status`` with
+    the request's id, e.g. from an MCP "awaiting approval" answer)."""
+    state = row.outcome if row.status == "approved" and row.outcome else row.status
+    if row.status == "approved" and not row.outcome:
+        state = "running"
+    when = row.finished_at or row.decided_at or row.created_at
+    return {
+        "task_id": row.id,
+        "kind": f"approval of {row.tool_name}",
+        "status": APPROVAL_STATES.get(state, state),
+        "message": f"requested by {row.requester}"
+        + (f"; {row.status} by {row.decided_by}" if row.decided_by else ""),
+        "error": row.reason if row.status == "denied" else None,
+        "env_id": row.env_id,
+        "updated_at": when.isoformat(timespec="seconds"),
+        "approval_id": row.id,
+        "outcome": row.outcome,
+    }
+
+
 def _load_tasks(
-    db: Database, task_id: str | None, user: str, is_admin: bool
+    db: Database, task_id: str | None, user: str, is_admin: bool, approver: bool = False
 ) -> list[dict[str, Any]] | dict[str, Any] | None:
     with db.session() as session:
         if task_id:
             task = get_task(session, task_id=task_id)
-            if task is None or (task.user not in (None, user) and not is_admin):
+            if task is None:  # the id of a request for approval: its requester or approvers
+                request = approvals.get(session, approval_id=task_id)
+                mine = request is not None and (request.requester == user or approver)
+                return _approval_task(request) if request is not None and mine else None
+            if task.user not in (None, user) and not is_admin:
                 return None  # another user's task is not shown to analysts
             return task_view(task)
         return [task_view(t) for t in list_tasks(session, user=user, limit=10)]
@@ -111,9 +141,11 @@ def _load_tasks(
 
 @family.implements(specs.get_task_status)
 async def get_task_status(args: TaskStatusArgs, deps: ToolDeps) -> dict[str, Any]:
-    """One task row (another user's only for admins), or the caller's ten latest."""
+    """One task row (another user's only for admins) — or a request for a second person's
+    approval by its id (its requester's or an approver's) — or the caller's ten latest."""
+    approver = deps.policy is not None and may_approve(deps.policy.approval, deps.role)
     found = await asyncio.to_thread(
-        _load_tasks, deps.db, args.task_id, deps.user_id, deps.role == "admin"
+        _load_tasks, deps.db, args.task_id, deps.user_id, deps.role == "admin", approver
     )
     if args.task_id:
         if found is None:

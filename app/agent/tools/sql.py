@@ -1,4 +1,5 @@
-"""Database and SQL tools: explore, format, execute (SQL Lab), create dataset.
+"""Database and SQL tools: explore, format, execute (SQL Lab), create dataset (whose undo
+deletes it, unless it was edited or a chart uses it since).
 (Their specs and args: ``app/policy/tools/sql.py``.)
 
 ``superset_execute_sql`` is declared ``write`` (what it may do); each call is rated from
@@ -9,10 +10,13 @@ virtual dataset's; at run time the database's own dialect reads it again
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from typing import Any
 
+from app.agent.tools import import_undo
 from app.agent.tools.base import Family, ToolDeps
+from app.agent.tools.undo_plan import Inverse, UndoPlan, UndoView
 from app.caps import cap_rows, json_size
 from app.cpu import off_loop
 from app.errors import SupersetError, SupersetNotFoundError, SupersetRefused, ToolError
@@ -27,7 +31,11 @@ from app.policy.tools.sql import (
     FormatSqlArgs,
 )
 from app.superset.client import SupersetClient, own_limit
+from app.superset.fingerprint import fingerprint, ids_by_uuid
+from app.superset.migration import list_all
+from app.superset.paths import api_path
 
+log = logging.getLogger(__name__)
 family = Family(specs.family)
 
 
@@ -191,7 +199,14 @@ async def superset_create_dataset(args: CreateDatasetArgs, deps: ToolDeps) -> di
     if args.sql:  # Superset runs it on every chart render: rated as the card said, or not at all
         await _rated_alike_on(db, args.sql)
     created = await client.create_dataset(db["id"], args.table_name, args.schema, args.sql)
+    unavailable = None
+    try:  # the dataset exists now: a failed snapshot costs its undo, never the call's result
+        deps.undo = await _after_create(deps, client, env.id, created.get("id"), args.table_name)
+    except (ToolError, SupersetError) as exc:
+        log.warning("dataset %s on %s: no undo: %s", created.get("id"), env.id, exc)
+        unavailable = str(exc)
     return {
+        **({"undo_unavailable": unavailable} if unavailable else {}),
         "env": env.id,
         "id": created.get("id"),
         "table_name": args.table_name,
@@ -201,5 +216,44 @@ async def superset_create_dataset(args: CreateDatasetArgs, deps: ToolDeps) -> di
         "url": f"{env.url}/explore/?datasource_type=table&datasource_id={created.get('id')}",
     }
 
+
+# ---- the undo of a new dataset: delete it -----------------------------------------------
+DELETE_DATASET = "delete_dataset"
+
+
+async def _after_create(
+    deps: ToolDeps, client: SupersetClient, env_id: str, dataset_id: Any, name: str
+) -> UndoPlan:
+    """The dataset's undo: delete it; its fingerprint as created."""
+    rows = await list_all(client, "dataset", ["id", "uuid"])
+    uuid = next((str(r["uuid"]) for r in rows if str(r.get("id")) == str(dataset_id)), "")
+    if not uuid:
+        raise ToolError(f"the new dataset {dataset_id} is not listed on '{env_id}'")
+    now = await fingerprint(client, {"dataset": [uuid]}, deps.settings.bundle_caps())
+    summary = {"target_env": env_id,
+               "datasets": [{"name": name, "uuid": uuid, "action": "delete"}]}  # fmt: skip
+    return UndoPlan(DELETE_DATASET, {"created": {"dataset": [uuid]}}, now, summary, env_id)
+
+
+async def _dataset_drift(change: UndoView, deps: ToolDeps) -> list[str]:
+    """Edited or deleted since (as for an import), or a chart now uses it."""
+    words = await import_undo.drift(change, deps)
+    client = deps.client(change.env_id)
+    found = await ids_by_uuid(client, "dataset", change.inverse["created"]["dataset"])
+    for dataset_id in found.values():
+        related = await client.get_json(api_path("/api/v1/dataset/{}/related_objects", dataset_id))
+        for chart in (related.get("charts") or {}).get("result") or []:
+            name = chart.get("slice_name") or chart.get("id")
+            words.append(t("undo_drift_used_by", deps.lang, name=name))
+    return words
+
+
+async def _undo_create(change: UndoView, deps: ToolDeps) -> dict[str, Any]:
+    client = deps.client(change.env_id)
+    deleted = await import_undo.delete_created(client, change.inverse["created"])
+    return {"env_id": change.env_id, **deleted}
+
+
+UNDO_CREATE = Inverse(drift=_dataset_drift, run=_undo_create)
 
 TOOLS = family.tools

@@ -14,9 +14,19 @@ from collections.abc import Mapping
 from types import MappingProxyType
 
 from app.planner.knowledge import ToolKnowledge
-from app.planner.tools import backup, dashboards, deploy, git, maintenance, meta, security, sql
+from app.planner.tools import (
+    backup,
+    dashboards,
+    deploy,
+    git,
+    maintenance,
+    meta,
+    security,
+    sql,
+    undo,
+)
 
-FAMILIES = (meta, dashboards, sql, security, backup, deploy, git, maintenance)
+FAMILIES = (meta, dashboards, sql, security, backup, deploy, git, maintenance, undo)
 
 
 def _joined() -> dict[str, ToolKnowledge]:

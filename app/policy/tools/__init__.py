@@ -1,6 +1,6 @@
 """The product's tool specs (what each tool is), joined from one spec module per family.
 
-Each family module (meta, dashboards, sql, security, backup, deploy, git, maintenance)
+Each family module (meta, dashboards, sql, security, backup, deploy, git, maintenance, undo)
 holds its tools' args models and declares each tool's :class:`app.policy.ToolSpec` with
 ``family.spec(...)`` (see :mod:`app.policy.tools.declare`). This package joins them,
 refusing a name declared twice:
@@ -20,7 +20,17 @@ from types import MappingProxyType
 
 from app.policy.catalog import ToolSpec
 from app.policy.config import Policy
-from app.policy.tools import backup, dashboards, deploy, git, maintenance, meta, security, sql
+from app.policy.tools import (
+    backup,
+    dashboards,
+    deploy,
+    git,
+    maintenance,
+    meta,
+    security,
+    sql,
+    undo,
+)
 from app.policy.tools.declare import SpecFamily
 
 FAMILIES: tuple[SpecFamily, ...] = (
@@ -32,6 +42,7 @@ FAMILIES: tuple[SpecFamily, ...] = (
     deploy.family,
     git.family,
     maintenance.family,
+    undo.family,
 )
 
 

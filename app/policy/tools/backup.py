@@ -91,6 +91,7 @@ restore_backup = family.spec(
     long_task=True,
     presentation="diff",
     idempotent=True,
+    undo="undoable",  # what it overwrote is exported first and restored
 )
 
 SPECS = family.specs

@@ -111,6 +111,7 @@ delete_dashboard = family.spec(
         en="Delete dashboard {dashboard_id} in {env}", ru="Удалить дашборд {dashboard_id} в {env}"
     ),
     long_task=True,
+    undo="undoable",  # re-imported from the backup taken before the delete
 )
 
 SPECS = family.specs

@@ -30,7 +30,8 @@ they are the contract's two tables in :mod:`app.policy.catalog`.
 What a spec leaves out follows from what it says: the card line is ``can`` capitalised;
 a read is ``idempotent`` and shows its result as a ``table``, a write or delete is not
 idempotent and shows the ``facts`` of what it did; a long task waits
-``LONG_TASK_TIMEOUT_S``.
+``LONG_TASK_TIMEOUT_S``; a write or delete that does not declare ``undo="undoable"``
+cannot be undone (``final``: its card says so), a read has nothing to undo.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ from typing import Any
 
 from app.policy.catalog import CardLine, Phrase, ToolSpec, affinity_for, roles_for
 from app.policy.tools.base import ToolArgs
-from app.vocab import Confirm, Lang, Presentation, Risk
+from app.vocab import Confirm, Lang, Presentation, Risk, Undo
 
 #: Long tasks (deploy, migration, backup, restore, delete) wait this long for their task.
 LONG_TASK_TIMEOUT_S = 600.0
@@ -82,6 +83,7 @@ class SpecFamily:
         idempotent: bool | None = None,
         open_world: bool = True,
         confirm: Confirm = "auto",
+        undo: Undo | None = None,
     ) -> ToolSpec:
         """Declare the spec of tool ``name`` in this family and return it (the defaults
         of what is left out: see the module docstring)."""
@@ -118,6 +120,7 @@ class SpecFamily:
             maintenance_exempt=maintenance_exempt,
             idempotent=reads if idempotent is None else idempotent,
             open_world=open_world,
+            undo=None if reads else (undo or "final"),
         )
         self.specs[name] = spec
         return spec

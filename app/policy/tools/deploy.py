@@ -68,8 +68,9 @@ def _card(en: str, ru: str) -> CardLine:
 #: Both tools run a migration: a long task, shown as what it created or overwrote; run
 #: again, it leaves the target as the first run did.
 migration_spec = partial(
-    family.spec, risk="write", long_task=True, presentation="diff", idempotent=True
-)
+    family.spec, risk="write", long_task=True, presentation="diff", idempotent=True,
+    undo="undoable",
+)  # fmt: skip
 
 deploy_dashboard = migration_spec(
     "deploy_dashboard",

@@ -77,6 +77,7 @@ create_branch = family.spec(
     example=Phrase("Create a git branch for this dashboard", "Создай git-ветку для этого дашборда"),
     card=_card("Create git branch {branch}{about}", "Создать ветку git {branch}{about}"),
     open_world=False,
+    undo="undoable",  # the branch is deleted
 )
 
 commit_changes = family.spec(
@@ -94,6 +95,7 @@ commit_changes = family.spec(
         "Записать в git {what} из {env}: {message_line}",
     ),
     idempotent=True,
+    undo="undoable",  # a revert commit, never a history rewrite
 )
 
 SPECS = family.specs

@@ -18,7 +18,9 @@ from app.vocab import Lang
 
 family = SpecFamily("maintenance")
 #: Both tools write a window's row here (not Superset) and run during a window.
-window_spec = partial(family.spec, risk="write", maintenance_exempt=True, open_world=False)
+window_spec = partial(
+    family.spec, risk="write", maintenance_exempt=True, open_world=False, undo="undoable"
+)  # (undone by the inverse: a window started is ended, one ended is opened again)
 
 
 class StartMaintenanceArgs(EnvArgs):

@@ -224,6 +224,7 @@ superset_create_dataset = family.spec(
         "Create dataset {qualified}{table_name} in {env}",
         "Создать датасет {qualified}{table_name} в {env}",
     ),
+    undo="undoable",  # the dataset is deleted
 )
 
 SPECS = family.specs
