@@ -26,8 +26,12 @@ from app.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = sorted(
-    [ROOT / "README.md", ROOT / "DEVELOPERS.md", ROOT / "tests" / "README.md"]
-    + list((ROOT / "docs").glob("*.md"))
+    [
+        ROOT / "README.md",
+        ROOT / "DEVELOPERS.md",
+        ROOT / "tests" / "README.md",
+        *(ROOT / "docs").glob("*.md"),
+    ]
 )
 README_MAX_LINES = 150
 
@@ -61,9 +65,7 @@ def rel(doc: Path) -> str:
 def slug(heading: str) -> str:
     """GitHub's anchor of a heading: lower case, punctuation out, spaces to hyphens."""
     text = heading.strip().lower().replace("`", "")
-    kept = "".join(
-        ch for ch in text if ch in " -_" or unicodedata.category(ch)[0] in ("L", "N")
-    )
+    kept = "".join(ch for ch in text if ch in " -_" or unicodedata.category(ch)[0] in ("L", "N"))
     return kept.replace(" ", "-")
 
 
@@ -221,15 +223,11 @@ def test_the_settings_table_says_every_settings_default():
     rows = table_rows(ROOT / "docs" / "configuration.md", r"`SS_TOOLS_[A-Z0-9_]+`")
     documented = {cells[0].strip("`"): cells[1] for cells in rows}
     assert set(documented) == setting_names()  # every setting, once, and no other
-    fields = Settings.model_fields
+    fields = {f"SS_TOOLS_{n.upper()}": f for n, f in Settings.model_fields.items()}
     wrong = {
         name: written
         for name, written in documented.items()
-        if not same_default(
-            written, fields[name.removeprefix("SS_TOOLS_").lower()].get_default(
-                call_default_factory=True
-            )
-        )
+        if not same_default(written, fields[name].get_default(call_default_factory=True))
     }
     assert not wrong, f"defaults that are not the code's: {wrong}"
 
