@@ -92,6 +92,12 @@ def test_the_quick_start_is_two_commands_and_ci_runs_the_same_test_command():
     assert "python3 dev.py test" in ci  # the README's test command, run as it is
 
 
+def test_the_readme_indexes_every_page_of_the_manual():
+    linked = {Path(t.partition("#")[0]).name for t in LINK.findall(prose(ROOT / "README.md"))}
+    pages = {doc.name for doc in (ROOT / "docs").glob("*.md")}
+    assert not pages - linked, f"docs/ pages the README does not link: {sorted(pages - linked)}"
+
+
 # ---- links --------------------------------------------------------------------------------
 
 
