@@ -55,7 +55,7 @@ CONTEXT_TOOL_AFFINITY: dict[str, set[str]] = {
     },
 }
 
-# Admin-only tools. The contract lists the first seven; DESIGN.md also makes
+# Admin-only tools. The contract lists the first seven; docs/contract.md also makes
 # delete_dashboard and restore_backup admin-only; undo_change (it overwrites or deletes what
 # is on a target now) is admin-only too.
 TOOL_PERMISSIONS: dict[str, list[str]] = {

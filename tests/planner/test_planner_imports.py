@@ -1,4 +1,4 @@
-"""The planner is one model among others (../shared/architecture.json's nevers): it sees
+"""The planner is one model among others (docs/contract.md, "What never imports what"): it sees
 messages and bound tools only, so it imports no core module and no tool, and no core
 module or tool imports it. Read from the source, so a new import is caught before the
 board is redrawn."""

@@ -1,6 +1,6 @@
 """The tools: each one's spec declared once in its family's spec module
 (``app/policy/tools/<family>.py``), implemented once in its family's module
-(``app/agent/tools/<family>.py``). (The catalog's rows against DESIGN.md:
+(``app/agent/tools/<family>.py``). (The catalog's rows against docs/contract.md:
 tests/policy/test_catalog.py.)"""
 
 from __future__ import annotations
@@ -79,7 +79,7 @@ def test_the_card_line_fills_from_args_and_env(name: str, lang: str) -> None:
 @pytest.mark.parametrize("name", sorted(TOOLS))
 def test_declared_execution_facts(name: str) -> None:
     decl, spec = TOOLS[name], TOOL_CATALOG[name]
-    # DESIGN decision 10: long tasks wait 600 s for their task; the rest use the default
+    # docs/contract.md, decision 10: long tasks wait 600 s for their task; the rest use the default
     assert decl.long_task == (name in LONG_TASKS)
     assert spec.timeout_s == (600.0 if name in LONG_TASKS else None)
     # only the maintenance tools themselves run during a maintenance window
