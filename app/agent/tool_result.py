@@ -8,8 +8,8 @@ sends on): its data and its view.
   default). A larger result is cut structurally — a list keeps its first items, an
   object its first keys, a long string its head — and flagged ``truncated``; the summary
   text says what the whole held.
-* :func:`present`: the result as the page presents it (DESIGN decision 9), the typed view
-  (:mod:`app.views`): the tool's own view, else the generic one of its spec's
+* :func:`present`: the result as the page presents it (docs/contract.md, decision 9), the
+  typed view (:mod:`app.views`): the tool's own view, else the generic one of its spec's
   ``presentation``, with links into the
   Superset of the result's environment, within the settings' result caps
   (:func:`app.views.cap_view`: rows, a value's characters, bytes). What the caps left

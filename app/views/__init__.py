@@ -1,4 +1,4 @@
-"""Tool results as typed views (DESIGN decision 9): the models and their builders.
+"""Tool results as typed views (docs/contract.md, decision 9): the models and their builders.
 
 * :mod:`~app.views.models` — :data:`ToolView`, a discriminated union (``kind``) of
   small pydantic models: table, linked_list, health, facts, tasks, diff, text.

@@ -1,5 +1,5 @@
-"""The catalog: the contract's 22 ToolSpecs as in DESIGN.md, argument names as in
-DEVELOPERS.md; and what every declared tool must have, however many there are.
+"""The catalog: the contract's 22 ToolSpecs and their argument names as in
+docs/contract.md; and what every declared tool must have, however many there are.
 
 Each tool's spec is in its family's ``app/tools/<family>/spec.py``, joined into
 ``app.tools.catalog.TOOL_CATALOG``, which policy reads (``app.policy.TOOL_CATALOG``); the
@@ -28,7 +28,7 @@ from tests.policy.contract import ADMIN_ONLY, CONTRACT_ADMIN_ONLY
 ALL = frozenset(ROLES)
 ADMIN = frozenset({"admin"})
 
-# DESIGN.md "Tools: the catalog": tool → (risk, roles, affinity).
+# docs/contract.md "The tool catalog": tool → (risk, roles, affinity).
 DESIGN_TABLE: dict[str, tuple[str, frozenset[str], set[str]]] = {
     "show_capabilities": ("read", ALL, set()),
     "list_environments": ("read", ALL, {"dataset", "migration"}),
@@ -64,7 +64,7 @@ LONG_TASKS = {
 }
 
 REQUIRED = PydanticUndefined
-# DEVELOPERS.md "Tool argument names": tool → {arg: default} (REQUIRED = no default).
+# docs/contract.md "The tool catalog", its arguments: tool → {arg: default} (REQUIRED = no default).
 ARGS_TABLE: dict[str, dict[str, Any]] = {
     "show_capabilities": {},
     "list_environments": {},
@@ -120,7 +120,7 @@ def test_spec_matches_design_row(name: str):
     risk, roles, affinity = DESIGN_TABLE[name]
     assert (spec.risk, spec.roles, set(spec.affinity)) == (risk, roles, affinity)
     assert spec.read_only == (risk == "read")
-    # long tasks wait for their task (DESIGN decision 10); the rest use the settings' default
+    # long tasks wait for their task (docs/contract.md, decision 10); the rest: the default
     assert spec.timeout_s == (600.0 if name in LONG_TASKS else None)
 
 
@@ -170,7 +170,7 @@ def test_affinity_and_permissions_match_the_contract():
         "dataset": 8,
         "migration": 5,
     }
-    # the contract's seven plus DESIGN.md's delete_dashboard and restore_backup
+    # the contract's seven plus docs/contract.md's delete_dashboard and restore_backup
     assert len(CONTRACT_ADMIN_ONLY) == 7 and CONTRACT_ADMIN_ONLY <= set(TOOL_PERMISSIONS)
     assert set(TOOL_PERMISSIONS) == ADMIN_ONLY
     assert all(roles == ["admin"] for roles in TOOL_PERMISSIONS.values())

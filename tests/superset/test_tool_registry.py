@@ -1,6 +1,6 @@
 """The tools: each one's spec declared once in its family's ``app/tools/<family>/spec.py``,
 implemented once in its ``run.py`` (its view, if its own, in its ``view.py``). (The
-catalog's rows against DESIGN.md: tests/policy/test_catalog.py.)"""
+catalog's rows against docs/contract.md: tests/policy/test_catalog.py.)"""
 
 from __future__ import annotations
 
@@ -81,7 +81,7 @@ def test_the_card_line_fills_from_args_and_env(name: str, lang: str) -> None:
 @pytest.mark.parametrize("name", sorted(TOOLS))
 def test_declared_execution_facts(name: str) -> None:
     tool, spec = TOOLS[name], TOOL_CATALOG[name]
-    # DESIGN decision 10: long tasks wait 600 s for their task; the rest use the default
+    # docs/contract.md, decision 10: long tasks wait 600 s for their task; the rest use the default
     assert spec.long_task == (name in LONG_TASKS)
     assert spec.timeout_s == (600.0 if name in LONG_TASKS else None)
     # only the maintenance tools themselves run during a maintenance window

@@ -1,53 +1,24 @@
-"""Argument extraction for the operations tools: backups, restore, maintenance, tasks.
-
-Part of the :data:`app.planner.args.EXTRACTORS` table.
-"""
+"""The offline planner's knowledge of the maintenance tools: starting a window (for how
+long, and why) and ending it."""
 
 from __future__ import annotations
 
 import re
 from typing import Any
 
+from app.planner.knowledge import ToolKnowledge, row
+from app.planner.labels import named, when
+from app.planner.markup import md_escape
+from app.planner.phrases import say
 from app.planner.request import Request
+from app.planner.results import Result
+from app.planner.slots import CallText, Slots, Texts, phrased
 from app.planner.tails import tail_pattern, tail_search, tail_start, tail_value
+from app.planner.text import Lang
 
+_MAINT = r"(?:maintenance|обслуживани\w*|техработ\w*|технически\w*\s+работ\w*)"
 
-def list_backups_args(req: Request) -> dict[str, Any]:
-    refs, from_ctx = req.dashboards(required=False)
-    return {
-        "env_id": req.env_id(object_from_context=from_ctx),
-        "dashboard_id": refs[0] if refs else None,
-    }
-
-
-def run_backup_args(req: Request) -> dict[str, Any]:
-    refs, from_ctx = req.dashboards(required=False)
-    return {"env_id": req.env_id(object_from_context=from_ctx), "dashboard_ids": refs or None}
-
-
-# The id after "backup": with a digit within its first 64 characters, or four or more
-# hex digits (an id has 32). Blanks are taken whole, and a Russian ending is letters only
-# and at most 30 of them (its digits would be the id), so one attempt reads one id.
-_ID_AHEAD = r"(?=[\w:.-]{0,64}\d|[0-9a-f]{4,64}\b)"
-_BACKUP_ID = re.compile(
-    r"(?:back[\s-]?up|snapshot|бэкап[^\W\d]{0,30}+|бекап[^\W\d]{0,30}+|копи[^\W\d]{0,30}+)"
-    r"\s*+(?:id\s*+)?[#№:]?\s*+" + _ID_AHEAD + r"([A-Za-z0-9][\w:.-]*+)",
-    re.IGNORECASE,
-)
-_SHORT_ID = re.compile(r"(?<![\w.-])(?=[\w.:-]{0,64}\d)[A-Za-z0-9][\w.:-]{2,}+")
-
-
-def restore_backup_args(req: Request) -> dict[str, Any]:
-    """The backup id as typed: a full id, or a short one ("3", "abf0…") that the planner
-    looks up in the backup list before restoring."""
-    m = _BACKUP_ID.search(req.scan)
-    backup_id = m.group(1).rstrip(".:") if m else None
-    if backup_id is None:
-        ids = _SHORT_ID.findall(req.scan)
-        backup_id = ids[0] if ids else (req.quoted[0] if req.quoted else None)
-    return {"backup_id": backup_id, "env_id": req.mentioned_env()}
-
-
+# --- reading ------------------------------------------------------------------------------
 # a number starts at the first digit of its run (a search would otherwise try each digit)
 _MINUTES = re.compile(r"(?<!\d)(\d++)\s*+(?:minutes?|mins?|m\b|минут\w*|мин\b)", re.I)
 _HOURS = re.compile(r"(?<!\d)(\d++(?:[.,]5)?)\s*+(?:hours?|hrs?|h\b|час\w*)", re.I)
@@ -122,15 +93,9 @@ _BECAUSE = tail_pattern(
     r"|по\s+причине",
     re.IGNORECASE,
 )
-# "task <id>": the id is the rest of its run of [\w-] and has a digit within 64 characters
-_TASK_ID = re.compile(
-    r"(?:tasks?|jobs?|задач[^\W\d]{0,30}+|таск[^\W\d]{0,30}+)\s*+(?:id\s*+)?[#№:]?\s*+"
-    r"(?=[\w-]{0,64}\d)([\w-]++)",
-    re.IGNORECASE,
-)
 
 
-def start_maintenance_args(req: Request) -> dict[str, Any]:
+def _start_args(req: Request) -> dict[str, Any]:
     reason = req.quoted[0] if req.quoted else None
     if reason is None:  # "because …", else "… on dev for a release": what it is for
         m = tail_search(_BECAUSE, req.prefix)
@@ -143,6 +108,76 @@ def start_maintenance_args(req: Request) -> dict[str, Any]:
     }
 
 
-def task_status_args(req: Request) -> dict[str, Any]:
-    m = _TASK_ID.search(req.scan)
-    return {"task_id": m.group(1) if m else (req.quoted[0] if req.quoted else None)}
+# --- saying a call ------------------------------------------------------------------------
+_START = CallText(
+    doing=("starting maintenance{env}{minutes}", "включаю обслуживание{env}{minutes}"),
+    ru_noun="обслуживание{env}{minutes}",
+    request=(
+        "start maintenance{env}{minutes}{reason}",
+        "включи обслуживание{env}{minutes}{reason}",
+    ),
+)
+
+
+def _start_said(s: Slots) -> Texts:
+    minutes, reason = s.v("duration_minutes"), s.v("reason")
+    return phrased(
+        _START,
+        s,
+        env=s.both("env_id", "on", "на"),
+        minutes=(f" for {minutes} minutes", f" на {minutes} минут") if minutes else "",
+        reason=(f" because {reason}", f", причина: {reason}") if reason else "",
+    )
+
+
+_END = CallText(
+    doing=("ending maintenance{env}", "завершаю обслуживание{env}"),
+    ru_noun="завершение обслуживания{env}",
+    request=("end maintenance{env}", "заверши обслуживание{env}"),
+)
+
+
+# --- answers ------------------------------------------------------------------------------
+def _started(args: dict[str, Any], result: Result, lang: Lang) -> str:
+    ends = result.get("ends_at")
+    until = (
+        say("maintenance_until", lang, ends=when(ends))
+        if ends
+        else say("maintenance_until_ended", lang)
+    )
+    reason = result.get("reason")
+    why = f" ({md_escape(reason)})" if reason else ""
+    env = named(result, args, "env_id")
+    return say("maintenance_started", lang, env=env, until=until, why=why)
+
+
+# --- the tools ----------------------------------------------------------------------------
+TOOLS = (
+    ToolKnowledge(
+        "start_maintenance",
+        rows=(row(30, [_MAINT]),),
+        read_args=_start_args,
+        phrase=_start_said,
+        report=_started,
+    ),
+    ToolKnowledge(
+        "end_maintenance",
+        rows=(
+            row(
+                20,
+                [
+                    r"\b(?:end|stop|finish|exit|disable|turn\s+off|leave|cancel|close|lift|remove)\b"
+                    r".{0,30}" + _MAINT,
+                    _MAINT + r".{0,20}\b(?:off|over|done)\b",
+                    r"(?:заверш|законч|выключ|отключ|останов|сним|выйд|выйт|прекрат|отмен|сверн)\w*"
+                    r".{0,30}" + _MAINT,
+                ],
+            ),
+        ),
+        read_args=lambda req: {"env_id": req.env_id()},
+        phrase=lambda s: phrased(_END, s, env=s.both("env_id", "on", "на")),
+        report=lambda args, result, lang: say(
+            "maintenance_ended", lang, env=named(result, args, "env_id")
+        ),
+    ),
+)
