@@ -22,7 +22,6 @@ from collections.abc import AsyncIterable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from app.i18n import error_text, t
-from app.policy.tools.undo import UNDO_TOOL
 from app.screen.confirmation import PermissionDenial
 from app.screen.items import ChatItem, ChatMessage, ToolCall
 from app.screen.refusals import is_notice, refusal_notice
@@ -271,12 +270,12 @@ class StreamProcessor:
             self.sink.note_call_cancelled()  # after a Cancel: the product's own line
 
     def _undone(self, call: ToolCall) -> None:
-        """A completed undo: the card of the change it undid offers it no more."""
-        undo_id = call.tool_args.get("undo_id") if call.tool_name == UNDO_TOOL else None
+        """A completed undo (another card's undo offer's call): that card offers it no more."""
+        undo_id = call.tool_args.get("undo_id")
         if isinstance(undo_id, str):
             for item in self.sink.items:
                 if isinstance(item, ToolCall) and item is not call:
-                    item.undone(undo_id)
+                    item.undone(undo_id, call.tool_name)
 
     # ---- confirmation and permission ------------------------------------------------------
     def _on_confirm_required(self, ev: ConfirmRequiredEvent) -> None:

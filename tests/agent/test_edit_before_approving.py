@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 
 from app.agent.core import ConfirmationRefused, RequestRefused
-from app.agent.tools import TOOL_CATALOG
 from app.auth import Principal
 from app.events import (
     ConfirmRequiredEvent,
@@ -24,6 +23,7 @@ from app.events import (
 from app.planner import OfflinePlanner
 from app.store import maintenance
 from app.store.models import Confirmation, Maintenance
+from app.tools.catalog import TOOL_CATALOG
 from tests.agent.scripted import call, final_from_tool, recording_tools
 
 ALICE = Principal(user_id="alice", role="admin")

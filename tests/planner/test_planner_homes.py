@@ -12,7 +12,6 @@ from types import MappingProxyType
 
 import pytest
 
-from app.agent.tools import TOOL_CATALOG
 from app.i18n import catalog
 from app.planner import intents, tools
 from app.planner.actions import doing, not_doing, spelled_out
@@ -21,6 +20,7 @@ from app.planner.knowledge import Need, ToolKnowledge, row
 from app.planner.results import read_result
 from app.planner.slots import CallText
 from app.planner.tools import KNOWLEDGE, knowledge
+from app.tools.catalog import TOOL_CATALOG
 
 ROOT = Path(__file__).resolve().parents[2]
 PLANNER = ROOT / "app" / "planner"

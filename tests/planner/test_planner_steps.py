@@ -11,13 +11,13 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from app.agent.model_step import prompt_messages
-from app.agent.tools import TOOL_CATALOG
 from app.facts import TurnFacts
 from app.i18n import detect_lang
 from app.planner.actions import doing, not_doing, spelled_out
 from app.planner.slots import CallText
 from app.planner.tools import KNOWLEDGE
 from app.planner.tools.backup import FULL_BACKUP_ID
+from app.tools.catalog import TOOL_CATALOG
 from tests.planner.test_planner import DASHBOARD_PAGE, planner, refused, system
 from tests.planner.test_planner_eval import case_messages, load_eval, proposed_calls, steps_of
 

@@ -31,12 +31,12 @@ import pytest
 
 import app
 import components
-from app.agent.tools import TOOL_CATALOG
 from app.planner.known import Known
 from app.planner.sqltext import trailing_patterns
 from app.planner.tails import PATTERNS as TAIL_PATTERNS
 from app.planner.tails import tail_search
 from app.planner.text import EnvResolver
+from app.tools.catalog import TOOL_CATALOG
 from tests.security.regex_attacks import Attack, attacks, finditer_all, superlinear, worst
 
 ROOT = Path(__file__).resolve().parents[2]
