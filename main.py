@@ -4,6 +4,8 @@
     python main.py start --local-model                      ... answered by a local small LLM
     python main.py users add NAME --role admin|analyst --password PW
     python main.py users list
+    python main.py users set-superset-username NAME SUPERSET_USER
+    python main.py superset link|unlink|list|public-key|rotate-keys ...
 
 Order: settings -> (start: the local secret, the first admin, the Superset sandbox) ->
 app factory -> ui.run. The settings are read here, once (``Settings()``); ``create_app``
@@ -29,6 +31,10 @@ from app.settings import Settings
 TITLE = "ss-tools agent"
 #: The local model is slow on a CPU (a turn with every tool offered: up to minutes).
 LOCAL_MODEL_TIMEOUT_S = 300.0
+#: Characters a token of the local model's prompts holds at the least (Qwen's tokenizer:
+#: about 3-4 in English, 2.5 in Russian and JSON): its input budget is its context less
+#: the answer's tokens, in these characters.
+LOCAL_MODEL_CHARS_PER_TOKEN = 2.5
 #: the turns whose prompt prefix the local model keeps, one server slot each: (role, the
 #: page's object type). The first start on a machine computes them (about a minute each
 #: on two cores, in the background); later starts read them back in milliseconds.
@@ -43,6 +49,7 @@ def serve(settings: Settings, *, title: str = TITLE, **options: Any) -> None:
     ui.run(
         host=settings.host,
         port=settings.port,
+        uvicorn_logging_level=settings.log_level,
         title=title,
         storage_secret=settings.nicegui_storage_secret(),
         reload=False,
@@ -76,6 +83,9 @@ def with_local_model(settings: Settings) -> Settings:
     }
     if "llm_timeout_s" not in settings.model_fields_set:
         overrides["llm_timeout_s"] = LOCAL_MODEL_TIMEOUT_S
+    if "model_input_max_chars" not in settings.model_fields_set:
+        room = (server.context - settings.llm_max_tokens) * LOCAL_MODEL_CHARS_PER_TOKEN
+        overrides["model_input_max_chars"] = int(room)
     print(f"[llm] the agent's model: {server.model_name} at {server.base_url}", flush=True)
     return Settings(**{**settings.model_dump(exclude_unset=True), **overrides})
 
@@ -104,6 +114,9 @@ def keep_prefixes(server: Any, say: Callable[[str], object] = print) -> None:
 
 
 def main() -> None:
+    from app.logtext import escape_log_records
+
+    escape_log_records()  # every log line shows control characters, never obeys them
     command = sys.argv[1] if __name__ == "__main__" and len(sys.argv) > 1 else ""
     if command in {"-h", "--help", "help"}:
         print(__doc__.split("Order:")[0].strip())
@@ -113,6 +126,11 @@ def main() -> None:
 
         os.umask(0o077)  # the database file it may create is the product's own: 0600
         sys.exit(users_main(sys.argv[2:], settings=Settings()))
+    if command == "superset":  # people's Superset accounts: no server modules either
+        from app.cli_superset import superset_main
+
+        os.umask(0o077)
+        sys.exit(superset_main(sys.argv[2:], settings=Settings()))
     from nicegui import app, helpers
 
     from app.bootstrap import prepare_local_run

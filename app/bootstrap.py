@@ -9,6 +9,11 @@ In dev mode (``SS_TOOLS_DEV=1``, which ``python dev.py start`` sets):
 2. First admin: when the users table is empty, ``admin`` is created with a random
    password written to ``<data_dir>/initial-admin.txt`` (mode 600). Only the file's path
    is printed, never the password.
+3. Four-eyes, so a newcomer sees it: unless a policy file is configured, the sandbox's
+   ``<data_dir>/policy.toml`` turns it on for dangerous calls on prod
+   (``[approval] second_person = ["dangerous@prod"]``), and a second admin, ``approver``,
+   is created (its random password in ``<data_dir>/second-admin.txt``) to approve what
+   ``admin`` asks for (docs/approvals.md).
 
 Outside dev mode nothing is generated: a real secret must be configured, and
 ``Settings.check_secrets()`` (called by ``create_app``) refuses the placeholder.
@@ -32,6 +37,16 @@ from app.store.db import Database
 SECRET_FILE_NAME = ".jwt_secret"
 ADMIN_FILE_NAME = "initial-admin.txt"
 ADMIN_USERNAME = "admin"
+APPROVER_USERNAME = "approver"
+APPROVER_FILE_NAME = "second-admin.txt"
+POLICY_FILE_NAME = "policy.toml"
+DEV_POLICY = """# written by `python main.py start` in dev mode (the sandbox): four-eyes is on.
+# A dangerous call on prod (a delete) waits for a second admin's approval after its
+# requester confirms it. Your own policy: set SS_TOOLS_POLICY_FILE (docs/approvals.md).
+[approval]
+second_person = ["dangerous@prod"]
+approver_roles = ["admin"]
+"""
 
 
 @dataclass(frozen=True)
@@ -43,6 +58,7 @@ class LocalRun:
     secret_file: Path | None
     secret_generated: bool
     admin_file: Path | None
+    approver_file: Path | None = None
 
 
 def _write_private(path: Path, text: str, *, exclusive: bool) -> None:
@@ -119,14 +135,61 @@ def _first_admin(settings: Settings, db: Database) -> Path | None:
     return path
 
 
+def ensure_dev_policy(settings: Settings) -> Settings:
+    """Settings whose policy file turns four-eyes on (dev only, when none is configured):
+    ``<data_dir>/policy.toml``, written once (an edited one is kept)."""
+    if not settings.dev or settings.policy_file is not None:
+        return settings
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    path = (settings.data_dir / POLICY_FILE_NAME).resolve()
+    if not path.exists():
+        path.write_text(DEV_POLICY, encoding="utf-8")
+        print(f"Four-eyes is on (dangerous calls on prod): {_display(path)}", flush=True)
+    return Settings(**settings.model_dump(exclude_unset=True), policy_file=path)
+
+
+def ensure_second_admin(settings: Settings) -> Path | None:
+    """Create the admin ``approver`` with a random password when it does not exist (dev
+    only): the second person who approves what ``admin`` asks for. Returns the file
+    holding its password, or None when nothing was created."""
+    if not settings.dev:
+        return None
+    db = Database.open(settings.db_url)
+    try:
+        with db.session() as session:
+            if users.get_user_by_name(session, username=APPROVER_USERNAME) is not None:
+                return None
+            password = secrets.token_urlsafe(18)
+            users.create_user(
+                session,
+                username=APPROVER_USERNAME,
+                role="admin",
+                password_hash=hash_password(password, n=settings.scrypt_n),
+            )
+            path = settings.data_dir / APPROVER_FILE_NAME
+            _write_private(
+                path,
+                f"username: {APPROVER_USERNAME}\npassword: {password}\n"
+                "# a second admin: approves what another admin asks for on prod (four-eyes)\n",
+                exclusive=False,
+            )
+    finally:
+        db.dispose()
+    print(f"Second admin: {APPROVER_USERNAME} — password in {_display(path)}", flush=True)
+    return path
+
+
 def prepare_local_run(settings: Settings) -> LocalRun:
     """Everything a local ``python main.py start`` needs before ``create_app()``; its
     ``settings`` are the ones to build the app from."""
     settings, secret_file, generated = ensure_jwt_secret(settings)
     admin_file = ensure_first_admin(settings)
+    settings = ensure_dev_policy(settings)
+    approver_file = ensure_second_admin(settings)
     return LocalRun(
         settings=settings,
         secret_file=secret_file,
         secret_generated=generated,
         admin_file=admin_file,
+        approver_file=approver_file,
     )

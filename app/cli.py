@@ -6,6 +6,7 @@
     users disable NAME / users enable NAME
     users role NAME --role admin|analyst
     users delete NAME
+    users set-superset-username NAME SUPERSET_USER | --clear
 
 Disabling, deleting or re-roling a user ends their page sessions at once; their bearer
 tokens are refused within ``SS_TOOLS_REVOCATION_CACHE_S`` seconds (default 5).
@@ -64,6 +65,13 @@ def _parser() -> argparse.ArgumentParser:
         ("delete", "remove the user and end their sessions"),
     ):
         sub.add_parser(name, help=text).add_argument("name")
+    mapped = sub.add_parser(
+        "set-superset-username",
+        help="the Superset account NAME acts as on identity = 'assertion' environments",
+    )
+    mapped.add_argument("name")
+    mapped.add_argument("superset_user", nargs="?")
+    mapped.add_argument("--clear", action="store_true", help="remove the mapping")
     role = sub.add_parser("role", help="change a user's role (ends their sessions)")
     role.add_argument("name")
     role.add_argument("--role", required=True, help="admin or analyst")
@@ -174,6 +182,18 @@ def _delete(db: Database, args: argparse.Namespace) -> str:
     return f"user {name!r} deleted"
 
 
+def _set_superset_username(db: Database, args: argparse.Namespace) -> str:
+    name = _username(args.name)
+    if args.clear == bool(args.superset_user):
+        raise CliError("give a Superset username or --clear (not both)", 2)
+    mapped = None if args.clear else _username(args.superset_user)
+    with db.session() as session:
+        user_store.set_superset_username(session, username=name, superset_username=mapped)
+    if mapped is None:
+        return f"user {name!r} acts as no Superset account on assertion environments"
+    return f"user {name!r} acts as Superset user {mapped!r} on assertion environments"
+
+
 COMMANDS: dict[str, Callable[[Database, argparse.Namespace], str]] = {
     "add": _add,
     "list": _list,
@@ -182,6 +202,7 @@ COMMANDS: dict[str, Callable[[Database, argparse.Namespace], str]] = {
     "enable": _set_disabled,
     "role": _set_role,
     "delete": _delete,
+    "set-superset-username": _set_superset_username,
 }
 
 

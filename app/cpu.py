@@ -5,6 +5,10 @@ dialect; on the event loop that would stall every other user (``/api/health`` to
 behind one 64 KB query). :func:`off_loop` runs such work in a small dedicated thread
 pool: the loop keeps serving, and at most :data:`MAX_WORKERS` parses compete with it for
 the interpreter at once (more wait their turn), so many large texts cannot starve it.
+
+A thread cannot be stopped: work whose running time hostile input could stretch without
+bound, and that must end by a deadline, runs in a child process instead
+(:mod:`app.workers`; the offline planner's replies, :mod:`app.planner_runs`).
 """
 
 from __future__ import annotations

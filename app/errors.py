@@ -17,10 +17,14 @@ Hierarchy::
         ├── MaintenanceError        target env is in a maintenance window
         ├── ToolTimeoutError        the tool ran past its timeout
         ├── UnsafePathError         an id or slug that cannot be a Superset URL path segment
+        ├── CallRefused             a check before the call said no, with a refusal code
+        │                           (an undo: changed_since, not_undoable)
         ├── TransientError          worth one retry for read tools (5xx, connection)
         │   └── SupersetUnavailableError   Superset 5xx or unreachable
         └── SupersetError           Superset answered with an error (status_code, message)
             ├── SupersetAuthError       login/refresh refused
+            │   └── SupersetRefused     a typed refusal of acting as a person:
+            │                           account_not_linked | link_expired | superset_denied
             └── SupersetNotFoundError   404
 
 Every error carries a human-readable message that is safe to show to the user:
@@ -114,6 +118,21 @@ class UnsafePathError(ToolError):
     """An id or slug that cannot be one segment of a Superset URL path (e.g. ``1/../x``)."""
 
 
+class CallRefused(ToolError):
+    """A tool's own check refused the call (before its card: the guard turns it into a
+    typed refusal with ``code``; while it runs: a failure saying so). ``errors`` name what
+    was found (e.g. the objects changed since an undoable write); ``facts`` are more of
+    the refusal's fields (``reason``, ``required_role``, ``role``)."""
+
+    def __init__(
+        self, code: str, message: str, errors: list[str] | None = None, **facts: str | None
+    ) -> None:
+        super().__init__(message)
+        self.code = code
+        self.errors = list(errors or [])
+        self.facts = facts
+
+
 class TransientError(ToolError):
     """A failure that may pass: one retry is allowed for read-only tools."""
 
@@ -138,6 +157,36 @@ class SupersetError(ToolError):
 
 class SupersetAuthError(SupersetError):
     """Superset refused the login or the refreshed token."""
+
+
+class SupersetRefused(SupersetAuthError):
+    """A call that may not act in Superset as its person, as a typed refusal (``code``):
+
+    * ``account_not_linked`` — the person has no link to a Superset account on ``env_id``
+      (or, on an assertion environment, no Superset username);
+    * ``link_expired`` — Superset no longer honours the link (the account was deactivated,
+      or the refresh token's lifetime ran out);
+    * ``superset_denied`` — Superset itself refused the person (403, an access error of SQL
+      Lab, a refused assertion): ``reason`` is Superset's own words, verbatim.
+
+    Never a reason to try another identity: the call is refused."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        code: str,
+        env_id: str | None,
+        reason: str | None = None,
+        account: str | None = None,
+        status_code: int | None = None,
+        **details: Any,
+    ) -> None:
+        super().__init__(message, status_code=status_code, env_id=env_id, **details)
+        self.code = code
+        self.env_id = env_id
+        self.reason = reason
+        self.account = account
 
 
 class SupersetNotFoundError(SupersetError):

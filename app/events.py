@@ -25,6 +25,7 @@ from app.vocab import (
     Risk,
     RiskLevel,
     ToolStatus,
+    Undo,
 )
 
 
@@ -52,19 +53,27 @@ class Offer(BaseModel):
       with the object spelled out, made after leaving the context (``clear_context``);
     * ``choice`` — a name matched several objects: ``request`` picks one;
     * ``check_status`` — a write timed out: ``call`` asks for its task by id;
+    * ``undo`` — a write that can be undone: ``call`` is the undo tool's call that undoes
+      it, available until ``expires_at`` (ISO time, UTC).
     * ``suggestion`` — the turn ended on the model's mistakes: ``call`` shows what the
-      person can ask (``show_capabilities``), beside "ask in other words".
+      person can ask (the capabilities tool), beside "ask in other words".
+    * ``link_account`` — the person has no working link to their Superset account on
+      ``env_id``: a door opens its "Connect your Superset account" form (the page) or
+      points at ``POST /api/superset/accounts`` (HTTP, MCP); the password never goes
+      through the conversation.
 
     ``label`` is what the button says and ``request`` what the person would say, both in
     the turn's language; with a ``call`` a door makes the call, else it sends
     ``request`` as the person's message."""
 
     model_config = ConfigDict(extra="forbid")
-    kind: Literal["without_context", "choice", "check_status", "suggestion"]
+    kind: Literal["without_context", "choice", "check_status", "undo", "link_account", "suggestion"]
     label: str
     request: str
     call: OfferedCall | None = None
     clear_context: bool = False
+    expires_at: str | None = None
+    env_id: str | None = None  # link_account: the environment to link
 
 
 class TurnStartEvent(BaseEvent):
@@ -123,6 +132,10 @@ class ToolEndEvent(ToolCallEvent):
     data: Any = None
     data_truncated: bool = False
     view: ToolView | None = None  # how the page presents the result (app.views)
+    # What the result caps left out of the view (``view.cut``), said in the turn's
+    # language; "" when nothing was (``app.agent.tool_node.cut_note``).
+    cut_note: str = ""
+    offers: list[Offer] = Field(default_factory=list)  # an undoable write's ``undo``
 
 
 class ToolRetryEvent(ToolCallEvent):
@@ -156,8 +169,15 @@ class ConfirmMetadataV2(BaseModel):
     alternatives: list[Alternative] = Field(default_factory=list)
     card_state: CardState = "read"
     details: dict[str, Any] | None = None  # e.g. a migration's preflight diff
+    risk_reason: str | None = None  # why it is rated so, in the card's language
     description: str = ""
     countdown_s: int = 0  # the policy's wait before a dangerous card can be confirmed
+    # whether what the call changes can be undone (for ``undo_days`` days) or not; None
+    # for a read (``app.policy.undo``)
+    undo: Undo | None = None
+    undo_days: int = 0
+    # after this person confirms, a second person must approve it too (four-eyes)
+    second_person: bool = False
 
 
 class ConfirmRequiredEvent(BaseEvent):
@@ -167,6 +187,27 @@ class ConfirmRequiredEvent(BaseEvent):
     metadata: ConfirmMetadataV2
     countdown_s: int = 0
     expires_at: str = ""
+
+
+class AwaitingApprovalEvent(BaseEvent):
+    """A confirmed call waits for a second person's approval (four-eyes): it has not run.
+    ``approval_id`` names the request (``GET``/``POST /api/approvals/{id}``); ``metadata``
+    is the card as the requester confirmed it, which the approver is shown too. When it
+    is decided, the call's outcome (or the denial and its reason) lands in this
+    conversation, whichever replica took the decision."""
+
+    type: Literal["awaiting_approval"] = "awaiting_approval"
+    approval_id: str
+    call_id: str
+    tool_name: str
+    tool_args: dict[str, Any] = Field(default_factory=dict)
+    env_id: str | None = None
+    env_context: EnvTier | None = None
+    risk_level: RiskLevel = "guarded"
+    requester: str = ""
+    expires_at: str = ""
+    status: str = "pending"  # pending | approved | denied | withdrawn | expired
+    metadata: ConfirmMetadataV2 | None = None
 
 
 class PermissionDeniedEvent(BaseEvent):
@@ -185,7 +226,7 @@ class MessageEvent(BaseEvent):
     model: str = ""
     offers: list[Offer] = Field(default_factory=list)
     # the turn ended on what the model did (app.agent.model_step): step_cap,
-    # repeated_call, unknown_tool, invalid_arguments, unreadable, unreachable
+    # repeated_call, unknown_tool, invalid_arguments, unreadable, unreachable, timed_out
     problem: str | None = None
 
 
@@ -200,8 +241,13 @@ class ErrorEvent(BaseEvent):
 
 
 class DoneEvent(BaseEvent):
+    """The stream's end. ``reason`` (added beside ``state``, which old clients read):
+    ``awaiting_approval`` when a confirmed call now waits for a second person (``state``
+    is then ``idle``: nothing is asked of this client)."""
+
     type: Literal["done"] = "done"
     state: DoneState = "idle"
+    reason: str | None = None
 
 
 class StoppedEvent(BaseEvent):
@@ -223,6 +269,7 @@ Event = Annotated[
     | ToolRetryEvent
     | ToolTimeoutEvent
     | ConfirmRequiredEvent
+    | AwaitingApprovalEvent
     | PermissionDeniedEvent
     | MessageEvent
     | ErrorEvent

@@ -17,11 +17,12 @@ back with :func:`read_turn_facts`. Environment ids are checked by the doors
 
 **A refusal** (:class:`Refusal`) is why a proposed call did not run: the guard said no
 (permission, the page's context, the environment, a maintenance window, an unknown
-tool, invalid arguments, a failed preflight), the turn stopped a repeated call, the
-model asked for several calls in one reply and only one ran, or the person cancelled
-it. The guard returns it as a value; the model reads it as the call's result
-(:meth:`Refusal.tool_result`: ``REFUSED: {json}``, read back with :func:`read_refusal`);
-the events carry it (``ErrorEvent.refusal``).
+tool, invalid arguments, a failed preflight, no Superset account of the person's), Superset
+refused the person's account, the turn stopped a repeated call, the model asked for several
+calls in one reply and only one ran, the person cancelled it, or a second person denied it
+(or approved it after something changed). The guard returns it as a value; the model reads
+it as the call's result (:meth:`Refusal.tool_result`: ``REFUSED: {json}``, read back with
+:func:`read_refusal`); the events carry it (``ErrorEvent.refusal``).
 """
 
 from __future__ import annotations
@@ -43,8 +44,9 @@ OTHER_TOOLS_KEY = "other_tools"  # allowed tools the model call was not offered,
 _BLOCK = re.compile(
     rf"^{re.escape(FACTS_HEADER)}$(.*?)(?:^{re.escape(FACTS_END)}$|\Z)", re.MULTILINE | re.DOTALL
 )
-_LINE = re.compile(r"^\s*([a-z_]+)\s*:\s*(.*?)\s*$", re.MULTILINE)
-_ENV = re.compile(r"\s*([A-Za-z0-9_.-]+)\s*\(\s*([a-z]+)\s*\)\s*$")
+# "key: value" on one line, the value up to its last non-blank (blanks never cross a line)
+_LINE = re.compile(r"^[^\S\n]*+([a-z_]++)[^\S\n]*+:[^\S\n]*+((?:[^\S\n]*+\S)*+)", re.MULTILINE)
+_ENV = re.compile(r"\A\s*+([A-Za-z0-9_.-]++)\s*+\(\s*+([a-z]++)\s*+\)\s*+$")
 
 
 @dataclass(frozen=True)
@@ -105,6 +107,13 @@ RefusalCode = Literal[
     "repeated_call",  # the same call with the same arguments again in one turn
     "one_at_a_time",  # another call of a reply that asked for several (tools: set aside)
     "cancelled",  # the person cancelled it on the card (reason)
+    "changed_since",  # an undo: the object changed after the agent's write (errors: what)
+    "not_undoable",  # an undo: unknown, expired or already undone (reason)
+    "account_not_linked",  # the person has no Superset account on env_id (a way: link one)
+    "link_expired",  # Superset no longer honours the person's link on env_id (reason)
+    "superset_denied",  # Superset refused the person's account (reason: its own words)
+    "approval_denied",  # the second person denied it (by, reason)
+    "approval_stale",  # approved, but something changed since the request (errors)
 ]
 REFUSAL_CODES: tuple[str, ...] = RefusalCode.__args__  # type: ignore[attr-defined]
 REFUSED_PREFIX = "REFUSED: "
@@ -132,7 +141,9 @@ class Refusal(BaseModel):
     required_role: str | None = None
     page: str | None = None  # the page's object type (not_available)
     env_id: str | None = None
-    reason: str | None = None  # a maintenance window's or a person's own words
+    reason: str | None = None  # a maintenance window's, a person's or Superset's own words
+    account: str | None = None  # the Superset account the call acted as
+    by: str | None = None  # approval_denied: who denied it
     errors: list[str] = Field(default_factory=list)
     # unknown_tool: the tools that exist; one_at_a_time: the calls set aside
     tools: list[str] = Field(default_factory=list)

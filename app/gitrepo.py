@@ -5,10 +5,12 @@ Every call is ``git -C <repo> ...`` in a subprocess with a timeout; a failure be
 stderr is safe to show). The repository is created on first use with a ``main`` branch
 and an initial commit. Calls are synchronous: async callers wrap them in
 ``asyncio.to_thread``. One lock per repository path serialises writers inside a process.
+What history keeps — a commit message, an author name, a branch name — holds no control
+character but a message's newline and tab (:func:`check_text`).
 
 Branch scope: :meth:`GitRepo.set_branch_scope` remembers, in the repository's own config
 (``branch.<name>.ss-tools-dashboards`` / ``ss-tools-env``), which dashboards a branch was
-created for, so ``commit_changes`` without dashboard ids knows what to export.
+created for, so a commit without dashboard ids knows what to export.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from app.errors import ToolError
+from app.text import control_character
 
 AGENT_NAME = "ss-tools agent"
 AGENT_EMAIL = "agent@ss-tools.local"
@@ -46,6 +49,13 @@ def _lock_for(path: Path) -> threading.Lock:
     key = str(path.resolve())
     with _LOCKS_GUARD:
         return _LOCKS.setdefault(key, threading.Lock())
+
+
+def check_text(field: str, value: str, allowed: str = "") -> None:
+    """Refuse ``value`` (the ``field`` git would keep) when it holds a control character
+    not in ``allowed``: ``git log`` in a terminal would run it (ESC, OSC-8 links, BEL)."""
+    if (found := control_character(value, allowed)) is not None:
+        raise GitError(f"{field} must not hold control characters (found {found})")
 
 
 def user_identity(user: str) -> tuple[str, str]:
@@ -133,11 +143,12 @@ class GitRepo:
         """Refuse a name git would not accept as a branch (``git check-ref-format``)."""
         if not name or name.startswith("-"):
             raise GitError(f"invalid branch name {name!r}")
+        check_text("branch name", name)
         proc = self.run("check-ref-format", "--branch", name, check=False)
         if proc.returncode != 0:
             raise GitError(f"invalid branch name {name!r}: git check-ref-format refused it")
 
-    def create_branch(self, name: str, *, checkout: bool = True) -> None:
+    def new_branch(self, name: str, *, checkout: bool = True) -> None:
         self.check_branch_name(name)
         if self.branch_exists(name):
             raise GitError(f"branch {name!r} already exists")
@@ -191,7 +202,11 @@ class GitRepo:
             target.write_text(text, encoding="utf-8")
 
     def commit(self, message: str, *, author: tuple[str, str], paths: list[str]) -> CommitResult:
-        """Stage ``paths`` (files or folders) and commit; "nothing to commit" is not an error."""
+        """Stage ``paths`` (files or folders) and commit; "nothing to commit" is not an error.
+        A message or author name holding a control character (but a message's newline and
+        tab) is refused before anything is staged."""
+        check_text("commit message", message, "\n\t")
+        check_text("author name", author[0])
         branch = self.current_branch()
         self.run("add", "-A", "--", *paths)
         staged = self.run("diff", "--cached", "--name-only").stdout.split()
@@ -208,3 +223,34 @@ class GitRepo:
 
     def log_author(self, ref: str = "HEAD") -> str:
         return self.run("log", "-1", "--format=%an <%ae>", ref).stdout.strip()
+
+    # -- undo (a branch deleted, a commit reverted: never a history rewrite) -------------
+    def branch_head(self, name: str) -> str | None:
+        """The commit ``name`` points at, or None when there is no such branch."""
+        proc = self.run("rev-parse", "--verify", "--quiet", f"refs/heads/{name}", check=False)
+        return (proc.stdout.strip() or None) if proc.returncode == 0 else None
+
+    def delete_branch(self, name: str, *, switch_to: str) -> None:
+        """Delete branch ``name`` (checked out: ``switch_to`` first)."""
+        self.check_branch_name(name)
+        if self.current_branch() == name:
+            self.checkout(switch_to)
+        self.run("branch", "-D", name)
+
+    def touched_since(self, sha: str, branch: str, paths: Sequence[str]) -> list[str]:
+        """Of ``paths``, those a commit on ``branch`` after ``sha`` changed."""
+        if not paths:
+            return []
+        out = self.run("diff", "--name-only", f"{sha}..refs/heads/{branch}", "--", *paths).stdout
+        return sorted(line for line in out.splitlines() if line)
+
+    def contains(self, branch: str, sha: str) -> bool:
+        """Whether ``sha`` is in ``branch``'s history."""
+        proc = self.run("merge-base", "--is-ancestor", sha, f"refs/heads/{branch}", check=False)
+        return proc.returncode == 0
+
+    def revert(self, sha: str, *, author: tuple[str, str]) -> str:
+        """A new commit undoing ``sha`` on the current branch (its author ``author``);
+        the new commit's id."""
+        self.run("revert", "--no-edit", sha, author=author)
+        return self.head()

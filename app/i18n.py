@@ -1,7 +1,7 @@
 """Every visible string of ss-tools, in English and Russian, read from one catalog
 (``app/strings.toml``: the pages, the conversation's results and the offline planner;
-a tool call's own sentences, whose Russian forms need their own cases, are the planner's
-data file ``app/planner/calls.toml``).
+a tool call's own five forms, whose Russian forms need their own cases, are data in the
+tool's entry of the planner's family file, ``app/planner/tools/<family>.py``).
 
 ``t(key, lang, **fmt)`` looks a string up (``said`` says any (English, Russian) pair);
 ``pick_language`` chooses a page's language from ``?lang=``, else the user's stored
@@ -66,12 +66,16 @@ def progress_line(key: str, lang: str = DEFAULT_LANGUAGE, **fmt: object) -> str:
     return said(_CATALOG["progress"][key], lang, **fmt)
 
 
-def refusal_text(error: str, reason: str, lang: str = DEFAULT_LANGUAGE) -> str:
+def refusal_text(
+    error: str, reason: str, lang: str = DEFAULT_LANGUAGE, *, seconds: int | None = None
+) -> str:
     """Why a request was refused, for the user: the known codes in the page's language,
-    any other code as "The request was refused: <reason>"."""
+    any other code as "The request was refused: <reason>"; ``seconds``: a refusal's wait
+    (a user over a limit), "a few" when not known."""
     key = f"refused_{error}"
     if key in STRINGS:
-        return t(key, lang, reason=reason)
+        wait = seconds if seconds is not None else t("a_few", lang)
+        return t(key, lang, reason=reason, seconds=wait)
     return t("refused", lang, reason=reason or error)
 
 

@@ -4,7 +4,8 @@ OpenAI-compatible server. The core gets the model and its label from here
 
 ``SS_TOOLS_LLM_PROVIDER=offline`` (default) → :class:`OfflinePlanner` (deterministic,
 no network), handed the tools' catalog so it knows what each tool can do and asks
-for. ``openai`` → ``ChatOpenAI`` against ``SS_TOOLS_LLM_BASE_URL`` with
+for; it plans each reply in a child process within ``SS_TOOLS_PLANNER_BUDGET_S``
+(:mod:`app.planner_runs`). ``openai`` → ``ChatOpenAI`` against ``SS_TOOLS_LLM_BASE_URL`` with
 ``SS_TOOLS_LLM_MODEL`` and ``SS_TOOLS_LLM_API_KEY``, asked for one tool call per reply
 unless ``SS_TOOLS_LLM_PARALLEL_TOOL_CALLS`` says the model handles several.
 
@@ -32,6 +33,7 @@ from app.errors import ConfigError
 from app.i18n import t
 from app.planner import OfflinePlanner
 from app.planner.rank import ToolRanker
+from app.planner_runs import planner_runner
 from app.policy import ToolSpec
 from app.settings import Settings
 
@@ -75,7 +77,10 @@ def get_chat_model(
     """The chat model ``settings.llm_provider`` names. ``catalog`` (the rules' tools) is
     what the offline planner knows of the tools; an LLM reads the bound tools' schemas."""
     if settings.llm_provider == "offline":
-        return OfflinePlanner(catalog=catalog)
+        runner = planner_runner(
+            catalog, budget_s=settings.planner_budget_s, workers=settings.planner_workers
+        )
+        return OfflinePlanner(catalog=catalog, runner=runner)
     if settings.llm_provider == "openai":
         return _openai_model(settings)
     raise ConfigError(f"unknown SS_TOOLS_LLM_PROVIDER {settings.llm_provider!r}")

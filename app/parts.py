@@ -33,6 +33,7 @@ from app.auth import AuthGate
 from app.llm import get_chat_model, model_label, tool_ranker
 from app.settings import Settings
 from app.store.db import Database
+from app.superset.people import serve_people
 from app.superset.registry import EnvironmentRegistry, load_environments
 from app.tasks.worker import TaskRunner
 
@@ -77,6 +78,7 @@ def build_parts(
     are for tests and benchmarks."""
     db = Database.open(settings.db_url)
     registry = registry if registry is not None else load_environments(settings.environments_file)
+    serve_people(registry, settings, db)  # each person's own Superset account, or refused
     audit = AuditWriter(db)
     rules = Rules(registry, settings.policy_file, countdown_s=settings.dangerous_countdown_s)
     services: dict[str, Any] = {

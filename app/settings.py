@@ -14,6 +14,7 @@ from typing import Literal
 from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from app.caps import MODEL_INPUT_MAX_CHARS, BundleCaps, ResultCaps
 from app.errors import ConfigError
 
 DEFAULT_JWT_SECRET = "ss-tools-dev-secret-change-me-0123456789abcdef"
@@ -46,6 +47,11 @@ class Settings(BaseSettings):
         default="'self'",
         description="CSP frame-ancestors: who may embed the pages, e.g. "
         "\"'self' https://superset.example.com\" to embed /agent in Superset",
+    )
+    log_level: Literal["critical", "error", "warning", "info", "debug"] = Field(
+        default="warning",
+        description="The server's log level (uvicorn's); info adds its access log, a line "
+        "per request. Every log line shows control characters escaped (app.logtext).",
     )
 
     # --- auth -------------------------------------------------------------------
@@ -88,6 +94,68 @@ class Settings(BaseSettings):
     jwt_role_claim: str = "role"
     external_issuer: str | None = None
     external_audience: str | None = None
+    external_user_map: dict[str, str] = Field(
+        default_factory=dict,
+        description="Optional: an IdP identity (its namespaced id, '<issuer>#<subject>') -> "
+        "the ss-tools user name it acts as, e.g. "
+        '\'{"https://idp.example/realms/ops#ada": "ada"}\'. Unmapped identities act as '
+        "their namespaced id; an IdP subject never matches a local account by its bare name.",
+    )
+
+    # --- per-user limits (every door; held in the database, so across replicas) -------
+    user_turns_per_minute: int = Field(
+        default=20,
+        ge=0,
+        description="Turns (messages to the agent) one user may start per minute, as a "
+        "bucket of this many that refills evenly over the minute; 0: no limit",
+    )
+    user_calls_per_minute: int = Field(
+        default=60,
+        ge=0,
+        description="Direct tool calls (MCP tools/call, /api/agent/call, a page's way on) one "
+        "user may start per minute, the same way; 0: no limit",
+    )
+    user_max_running: int = Field(
+        default=3,
+        ge=0,
+        description="Turns, direct calls and confirmed answers of one user running at once, "
+        "on all replicas together; 0: no limit",
+    )
+    run_slot_ttl_s: float = Field(
+        default=60.0,
+        ge=3.0,
+        description="A running turn's hold on one of its user's slots lasts this long and is "
+        "renewed every third of it; a replica that dies frees its slots within this time",
+    )
+
+    # --- acting in Superset as the person (docs/identity.md) ---------------------------
+    secret_key: SecretStr | None = Field(
+        default=None,
+        description="Keys that encrypt linked Superset accounts at rest: one, or several "
+        "separated by commas, newest first (rotate by putting a new key in front; links "
+        "sealed with an older key stay readable while it is listed). Never in the database.",
+    )
+    secret_key_file: Path | None = Field(
+        default=None,
+        description="File holding those keys, one a line, newest first; used when "
+        "SS_TOOLS_SECRET_KEY is unset (dev mode generates <data_dir>/.secret_key).",
+    )
+    superset_assertion_key_file: Path | None = Field(
+        default=None,
+        description="RSA private key (PEM) that signs the assertions of identity = "
+        "'assertion' environments (dev mode generates <data_dir>/.assertion_key.pem).",
+    )
+    superset_assertion_issuer: str = Field(default="ss-tools", min_length=1)
+    superset_assertion_ttl_s: int = Field(
+        default=120, ge=10, le=300, description="An assertion's lifetime (at most 5 min)"
+    )
+    superset_assertion_header: str = Field(default="X-Act-As", pattern=r"^[A-Za-z0-9-]{1,64}$")
+    superset_clients_max: int = Field(
+        default=256,
+        ge=1,
+        description="Superset sessions kept per process (one per person "
+        "and environment, least recently used dropped first)",
+    )
 
     # --- policy and environments ---------------------------------------------------
     policy_file: Path | None = Field(
@@ -118,18 +186,81 @@ class Settings(BaseSettings):
         "guard). Off: OpenAI-compatible servers are sent parallel_tool_calls=false, and "
         "of a reply with several calls only the first the guard passes runs",
     )
+    planner_budget_s: float = Field(
+        default=5.0,
+        gt=0,
+        description="The offline planner's time for one reply, in a child process; past it "
+        "the child is killed and the turn ends (a 20,000-character message takes ~0.2 s)",
+    )
+    planner_workers: int = Field(
+        default=2, ge=1, description="Child processes that plan the offline planner's replies"
+    )
 
     tool_timeout_s: float = 30.0
     retry_delay_s: float = 1.0
     confirmation_ttl_s: int = 600
     dangerous_countdown_s: int = 10
     countdown_tick_s: float = 1.0
+    undo_retention_days: int = Field(
+        default=7,
+        ge=1,
+        le=365,
+        description="How long an undoable change keeps its undo offer (docs/undo.md)",
+    )
+    # --- a second person's approval (four-eyes; policy.toml's [approval] turns it on) ---
+    approval_ttl_s: int = Field(
+        default=24 * 3600,
+        gt=0,
+        description="How long a call waits for a second person's approval before it expires",
+    )
+    approval_webhook_url: str | None = Field(
+        default=None,
+        description="Optional: each new approval request is posted here as JSON "
+        '({"text": ..., "approval": {...}}: a Slack or Teams incoming webhook takes it)',
+    )
+    approval_webhook_timeout_s: float = Field(default=5.0, gt=0, le=60)
+    approval_poll_s: float = Field(
+        default=2.0,
+        gt=0,
+        description="How often an open /agent page whose call waits for an approver checks "
+        "it (the result lands on the page, whichever replica ran it)",
+    )
     summarise_limit: int = 4000
     # A turn's input (checked once, by prepare_turn). History beyond these caps is cut to
     # its newest items; a longer message is refused (422).
     message_max_chars: int = Field(default=20_000, ge=1)
     history_max_items: int = Field(default=50, ge=0)
     history_max_bytes: int = Field(default=64 * 1024, ge=0)
+
+    # --- size caps (app/caps.py gives the reasons for the defaults) ---------------------
+    model_input_max_chars: int = Field(
+        default=MODEL_INPUT_MAX_CHARS,
+        ge=2000,
+        description="Characters one model call sends at most (system text, tools, "
+        "conversation); older turns' tool results are shortened, then old turns dropped",
+    )
+    result_max_rows: int = Field(
+        default=ResultCaps.max_rows, ge=1, description="Rows a tool result's view keeps"
+    )
+    result_max_cell_chars: int = Field(
+        default=ResultCaps.max_cell_chars, ge=16, description="Characters a value in a result keeps"
+    )
+    result_max_bytes: int = Field(
+        default=ResultCaps.max_bytes,
+        ge=4096,
+        description="Bytes of JSON a tool result's view, its data and its checkpoint keep",
+    )
+    bundle_max_bytes: int = Field(
+        default=BundleCaps.max_bytes, ge=1024, description="Bytes an export zip may unpack to"
+    )
+    bundle_max_ratio: int = Field(
+        default=BundleCaps.max_ratio,
+        ge=2,
+        description="How many times its packed size an export zip may unpack to (above 1 MiB)",
+    )
+    bundle_max_files: int = Field(
+        default=BundleCaps.max_members, ge=1, description="Files one export zip may hold"
+    )
 
     # --- replicas (several processes on one PostgreSQL) ---------------------------------
     task_sweep_s: float = Field(
@@ -152,7 +283,7 @@ class Settings(BaseSettings):
     sandbox: bool = True
     sandbox_dir: Path = Path.home() / ".cache" / "ss-tools" / "superset-6.1.0"
 
-    @field_validator("database_url")
+    @field_validator("database_url", "approval_webhook_url")
     @classmethod
     def _blank_is_none(cls, v: str | None) -> str | None:
         return v or None
@@ -195,6 +326,12 @@ class Settings(BaseSettings):
     @property
     def checkpoint_path(self) -> Path:
         return (self.data_dir / "checkpoints.db").resolve()
+
+    def result_caps(self) -> ResultCaps:
+        return ResultCaps(self.result_max_rows, self.result_max_cell_chars, self.result_max_bytes)
+
+    def bundle_caps(self) -> BundleCaps:
+        return BundleCaps(self.bundle_max_bytes, self.bundle_max_ratio, self.bundle_max_files)
 
     @property
     def uses_default_secret(self) -> bool:

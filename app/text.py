@@ -3,6 +3,9 @@
 * :func:`is_valid_unicode` / :func:`clean_text`: text the database, the password hash
   and the logs can encode — no lone surrogate, no NUL (a PostgreSQL text or JSONB value
   cannot hold ``\\x00``). ``clean_text`` replaces each with U+FFFD.
+* :func:`one_line`: a name from elsewhere (a Superset title in a link, a tool's result)
+  as one line of plain text: controls, line breaks and format characters (zero-width,
+  bidi overrides) out, spaces collapsed, cut to a length.
 * :func:`inert` (issue 9 item 9): Superset-sourced text (dashboard descriptions,
   statuses, URLs, column names, error texts) rendered by markdown shows exactly as
   written: HTML characters become entities (no raw tags), markdown punctuation is
@@ -13,6 +16,8 @@
   starting with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return is a formula to
   Excel, LibreOffice and Google Sheets (``=HYPERLINK(…)``); OWASP's advice is to prefix
   it with a single quote, which the spreadsheet shows as text.
+* :func:`control_character`: where a text holds a control character a terminal would
+  run (what git history and branch names must not keep).
 * :func:`redact` / :func:`cut`: the one redaction rule, shared by the audit log and the
   reasoning log: secret-looking keys become ``"***"``, long strings are cut, and every
   text (keys and values) has NUL bytes and lone surrogates replaced by U+FFFD (PostgreSQL
@@ -27,6 +32,7 @@ import functools
 import html
 import math
 import re
+import unicodedata
 import uuid
 from collections.abc import Iterable, Mapping
 from datetime import date, datetime
@@ -53,6 +59,34 @@ def is_valid_unicode(text: str) -> bool:
 def clean_text(text: str) -> str:
     """``text`` with every lone surrogate and NUL replaced by U+FFFD."""
     return _BAD_CHARS.sub(REPLACEMENT, text)
+
+
+def control_character(text: str, allowed: str = "") -> str | None:
+    """Where ``text`` holds its first control character (C0, DEL or C1, Unicode's ``Cc``)
+    that is not in ``allowed``: ``"U+001B at character 5"``; None when it holds none. A
+    terminal runs these (ESC sequences, OSC-8 links, BEL) when it shows the text."""
+    for i, ch in enumerate(text):
+        code = ord(ch)
+        if (code < 0x20 or 0x7F <= code < 0xA0) and ch not in allowed:
+            return f"U+{code:04X} at character {i + 1}"
+    return None
+
+
+_BREAKS = frozenset({"Cc", "Zl", "Zp"})  # a space instead
+_DROPPED = frozenset({"Cf", "Cs"})  # removed
+
+
+def one_line(text: object, limit: int | None = None) -> str:
+    """``text`` as one line of plain text (see the module docstring), at most ``limit``
+    characters."""
+    out = []
+    for ch in str(text):
+        category = unicodedata.category(ch)
+        if category in _DROPPED:
+            continue
+        out.append(" " if category in _BREAKS else ch)
+    flat = " ".join("".join(out).split())
+    return flat if limit is None else flat[:limit].rstrip()
 
 
 def host_of(url: str) -> str | None:

@@ -20,6 +20,8 @@ RISK_LEVEL: Final[dict[str, RiskLevel]] = {
 RISK_ORDER: Final[tuple[Risk, ...]] = ("read", "write", "delete")
 Confirm = Literal["auto", "always", "never"]
 Presentation = Literal["text", "table", "linked_list", "health", "facts", "tasks", "diff"]
+#: whether what a write changes can be undone (an ``undo`` offer on its result) or not
+Undo = Literal["undoable", "final"]
 
 # ---- SQL --------------------------------------------------------------------------
 #: The most tokens one reading of a SQL text parses (policy rates a longer text dangerous
@@ -32,9 +34,15 @@ ENV_TIERS: Final[tuple[EnvTier, ...]] = get_args(EnvTier)
 ENV_ID_PATTERN: Final = r"^[A-Za-z0-9_.-]{1,64}$"
 CONV_ID_PATTERN: Final = r"^[A-Za-z0-9_.:-]{1,128}$"
 
+#: The reason of the calls a stop cancelled (a person's Cancel gives its own, or none).
+STOPPED_REASON: Final = "the turn was stopped"
+
 # ---- page context --------------------------------------------------------------------
 ObjectType = Literal["dashboard", "dataset", "migration"]
 OBJECT_TYPES: Final[tuple[ObjectType, ...]] = get_args(ObjectType)
+#: What a deep link's objectId may be: a Superset id or slug (letters, digits, ``_.~-``);
+#: anything else (markup, quotes, spaces, a path) gives the link no object at all.
+OBJECT_ID_PATTERN: Final = r"^[A-Za-z0-9][A-Za-z0-9_.~-]{0,63}$"
 Lang = Literal["en", "ru"]
 LANGS: Final[tuple[Lang, ...]] = get_args(Lang)
 
@@ -56,6 +64,7 @@ EventKind = Literal[
     "tool_retry",
     "tool_timeout",
     "confirm_required",
+    "awaiting_approval",
     "permission_denied",
     "message",
     "error",
@@ -65,6 +74,8 @@ EventKind = Literal[
 EVENT_KINDS: Final[tuple[EventKind, ...]] = get_args(EventKind)
 ToolStatus = Literal["completed", "failed", "cancelled"]
 DoneState = Literal["idle", "awaiting_confirmation", "error"]
+#: why a stream ended, beside its state (``DoneEvent.reason``)
+DONE_AWAITING_APPROVAL: Final = "awaiting_approval"
 
 # ---- audit ---------------------------------------------------------------------------
 AuditKind = Literal[
@@ -89,6 +100,15 @@ AuditKind = Literal[
     "request_invalid",
     "turn_stopped",
     "conversation_changed",
+    "undone",  # a later row on an undone change: who undid it, linked by the undo id
+    # four-eyes: a request's story (app.agent.approvals, app.agent.core.approvals)
+    "approval_requested",
+    "approved",
+    "denied",
+    "approval_expired",
+    "approval_withdrawn",
+    "approval_refused",
+    "approval_webhook_failed",
 ]
 AUDIT_KINDS: Final[tuple[AuditKind, ...]] = get_args(AuditKind)
 AuditDecision = Literal["allow", "deny", "confirm", "cancel", "ok", "error", "refused"]

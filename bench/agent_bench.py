@@ -42,7 +42,6 @@ from app.agent.checkpoint import open_sqlite_saver
 from app.agent.core.runs import plan_turn
 from app.agent.graph import openai_tool_schema
 from app.agent.handler import agent_handler
-from app.agent.tools import TOOL_CATALOG
 from app.pages.agent import core_door
 from app.pages.agent_controller import AgentPageController
 from app.parts import Parts, build_parts
@@ -50,6 +49,7 @@ from app.planner import OfflinePlanner
 from app.screen.model import AgentChatModel
 from app.settings import Settings
 from app.store import users
+from app.tools.catalog import TOOL_CATALOG
 
 MESSAGE = "find dashboards about sales"
 USER = "bench"
@@ -85,6 +85,10 @@ def bench_settings(data: Path) -> Settings:
         data_dir=data,
         database_url=f"sqlite:///{data / 'ss_tools.db'}",
         environments_file=data / "environments.toml",
+        # hundreds of turns of one bench user: its pace is checked (and timed) on every
+        # turn, but never refuses one; its running slots keep their default
+        user_turns_per_minute=1_000_000,
+        user_calls_per_minute=1_000_000,
     )
 
 

@@ -40,14 +40,14 @@ from app.agent.core.runs import plan_turn
 from app.agent.graph import openai_tool_schema
 from app.agent.model_step import ask_model, prompt_messages
 from app.agent.rules import default_policy
-from app.agent.tool_offer import ToolOffer, bind_options, offer_for
-from app.agent.tools import TOOL_CATALOG
+from app.agent.tool_offer import ToolOffer, Wide, bind_options, offer_for
 from app.context import UIContext
 from app.facts import TurnFacts
 from app.llm import get_chat_model
 from app.planner.rank import ToolRanker
 from app.sandbox.llm import MODEL_NAME, start_local_model, unavailable_reason
 from app.settings import Settings
+from app.tools.catalog import TOOL_CATALOG
 
 ROOT = Path(__file__).resolve().parent.parent
 EVAL_FILES = (ROOT / "tests/planner/planner_eval.yaml", ROOT / "tests/agent/planner_eval.yaml")
@@ -131,10 +131,10 @@ async def routing(model: Any, limit: int | None, top_k: int) -> dict[str, Any]:
         offer = await _offer(case["say"], (page or {}).get("objectType"), env, top_k)
         offered += case["expect"] in offer.tools
         wide = await _offer(case["say"], (page or {}).get("objectType"), env, 0)
-        every = (_bound(model, wide), wide.tools) if offer.narrowed else None
+        every = Wide(_bound(model, wide), wide.tools, None) if offer.narrowed else None
         prompt = _prompt(case["say"], env, envs, page, offer)
         # as the model node asks: a reply the server could not read is asked once more
-        reply, note = await ask_model(_bound(model, offer), prompt, offer.tools, "en", every)
+        reply, note = await ask_model(_bound(model, offer), prompt, offer.tools, "en", None, every)
         got = reply.tool_calls[0]["name"] if reply.tool_calls else "answer"
         clean += note is None  # the first try was read as it came
         if got == case["expect"]:

@@ -30,12 +30,12 @@ import yaml
 from pydantic import SecretStr
 
 from app.agent.handler import agent_handler
-from app.agent.tools import TOOL_CATALOG
 from app.events import decode_sse
 from app.parts import Parts, build_parts
 from app.sandbox.llm import MODEL_NAME, start_local_model, unavailable_reason
 from app.settings import Settings
 from app.store import users
+from app.tools.catalog import TOOL_CATALOG
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = ROOT / "bench/cases/llm_heldout.yaml"

@@ -21,6 +21,14 @@ from app.store.db import make_engine
 from bench.agent_bench import pct
 from tests.server_proc import Server, cli, server_env
 
+#: N conversations stand for N people here, all signed in as one bench account: its
+#: per-user limits (docs/limits-and-identities.md) are off, or it would measure 429s.
+UNLIMITED = {
+    "SS_TOOLS_USER_TURNS_PER_MINUTE": "0",
+    "SS_TOOLS_USER_CALLS_PER_MINUTE": "0",
+    "SS_TOOLS_USER_MAX_RUNNING": "0",
+}
+
 
 class RawClient:
     """A minimal HTTP/1.1 client on raw asyncio sockets (one connection per request).
@@ -106,7 +114,7 @@ def _audit_count(db_url: str) -> int:
 async def load(levels: tuple[int, ...] = (50, 200)) -> dict[str, float]:
     out: dict[str, float] = {}
     data = Path(tempfile.mkdtemp(prefix="bench-load-"))
-    env = server_env(data)
+    env = server_env(data, **UNLIMITED)
     cli(env, "users", "add", "bench", "--role", "admin", "--password", "bench-password-1")
     db_url = f"sqlite:///{(data / 'ss_tools.db').resolve()}"
     with Server(env) as server:

@@ -24,7 +24,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from bench.agent_bench import pct
-from bench.load_bench import RawClient, _audit_count, _http_floor, _one_conversation
+from bench.load_bench import UNLIMITED, RawClient, _audit_count, _http_floor, _one_conversation
 from tests.pg import private_database, start_cluster
 from tests.replicas.cluster import start_replicas
 
@@ -73,7 +73,7 @@ def main() -> None:
         for count in (1, 2):
             with private_database(cluster.url, prefix=f"load{count}") as db_url:
                 base = Path(tempfile.mkdtemp(prefix=f"bench-replicas-{count}-"))
-                replicas = start_replicas(base, db_url, count=count)
+                replicas = start_replicas(base, db_url, count=count, **UNLIMITED)
                 try:
                     port = urlsplit(replicas.url).port
                     assert port is not None

@@ -1,7 +1,7 @@
 """Binding helpers NiceGUI lacks: classes that follow a model field.
 
 NiceGUI has no ``bind_classes``; ``bind_classes_from`` binds a proxy whose setter swaps
-an element's classes (see STACK-NOTES §1).
+an element's classes when the field changes.
 """
 
 from __future__ import annotations

@@ -95,11 +95,13 @@ def edit_form(model: AgentChatModel) -> ui.element:
     return box
 
 
-def cancel_reason(model: AgentChatModel) -> ui.element:
+def cancel_reason(model: AgentChatModel, *, for_approver: bool = False) -> ui.element:
     """The card's optional reason for a cancel (issue 25: Cancel itself takes one click;
-    Enter in this field cancels too)."""
+    Enter in this field cancels too); ``for_approver``: a second person's denial, whose
+    reason reaches the requester."""
     lang = model.lang
-    reason = ui.input(t("deny_reason", lang)).bind_value(model, "deny_reason")
+    label = t("approval_deny_reason" if for_approver else "deny_reason", lang)
+    reason = ui.input(label).bind_value(model, "deny_reason")
     reason.classes("flex-grow").props('dense outlined maxlength="2000"').mark("deny-reason")
     reason.on("keydown.enter", model.cancel_card)
     return reason

@@ -14,6 +14,7 @@ from app.screen.items import ChatItem, ChatMessage
 from app.screen.markdown import chat_markdown
 from app.screen.model import AgentChatModel
 from app.text import hosts_of
+from components.approval_wait_card import approval_wait_card
 from components.bind import bind_classes_from
 from components.composer import composer
 from components.confirmation_card import confirmation_card
@@ -86,6 +87,7 @@ def chat_panel(model: AgentChatModel) -> ui.element:
             ).mark("empty-chat")
             items = ui.column().classes("w-full gap-2").mark("chat-items")
             confirmation_card(model)
+            approval_wait_card(model)  # a call that waits for a second person
             permission_card(model)
             connection_banner(model)
             composer(model)

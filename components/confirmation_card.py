@@ -2,7 +2,8 @@
 preflight details, and for dangerous calls the model's countdown (the card only reads
 ``dangerous_countdown``; an ``aria-live="assertive"`` region announces it every second).
 Its header names the call's object and environment (and warns when they are not the
-ones the page's pill names). Cancel takes one click, with the optional reason typed
+ones the page's pill names); a line says whether the call can be undone (and for how
+long) before the person confirms. Cancel takes one click, with the optional reason typed
 beside it; Edit («Изменить») opens the card's form (``components.card_forms``); the
 card takes the focus when it appears.
 """
@@ -36,7 +37,10 @@ BADGE_TONES = {
 }
 
 
-def confirmation_card(model: AgentChatModel) -> ui.card:
+def confirmation_card(model: AgentChatModel, *, for_approver: bool = False) -> ui.card:
+    """The card on ``model``. ``for_approver``: the same card shown to a second person
+    (``/approvals``): Approve / Deny instead of Confirm / Cancel, no Edit (an approval is
+    bound to the arguments the requester confirmed)."""
     lang = model.lang
     card = ui.card().classes("w-full border-2").props('role="dialog"').mark("confirmation-card")
     card.bind_visibility_from(model, "card_state", backward=bool)
@@ -79,6 +83,11 @@ def confirmation_card(model: AgentChatModel) -> ui.card:
             ui.label().classes("font-mono whitespace-pre-wrap").bind_text_from(
                 model, "confirm_args_text"
             ).mark("confirm-args")
+            why = ui.label(t("card_why", lang)).classes("text-gray-600")
+            why.bind_visibility_from(model, "confirm_reason", backward=bool)
+            reason = ui.label().classes("font-semibold").mark("confirm-reason")
+            reason.bind_text_from(model, "confirm_reason")
+            reason.bind_visibility_from(model, "confirm_reason", backward=bool)
         with (
             ui.column()
             .classes("w-full")
@@ -89,6 +98,17 @@ def confirmation_card(model: AgentChatModel) -> ui.card:
                 model, "confirm_details_text"
             ).mark("confirm-details")
         preflight_diff(model)  # what the run creates or overwrites on its target
+        undo = ui.row().classes("items-center gap-1 text-sm").mark("confirm-undo")
+        undo.bind_visibility_from(model, "confirm_undo", backward=bool)
+        with undo:
+            ui.icon("undo").bind_name_from(
+                model, "pending_confirmation", backward=lambda e: _undo_icon(e)
+            )
+            ui.label().bind_text_from(model, "confirm_undo").mark("confirm-undo-text")
+        if not for_approver:  # after this person, a second one approves (four-eyes)
+            second = ui.label().classes("text-sm font-semibold text-indigo-800")
+            second.bind_text_from(model, "confirm_second_person").mark("confirm-second-person")
+            second.bind_visibility_from(model, "confirm_second_person", backward=bool)
         countdown = ui.label().classes("font-semibold text-red-800").mark("countdown")
         countdown.props('aria-live="assertive" role="timer"')
         countdown.bind_text_from(model, "countdown_text")
@@ -96,24 +116,32 @@ def confirmation_card(model: AgentChatModel) -> ui.card:
         actions = ui.row().classes("w-full items-center justify-end gap-2 no-wrap")
         actions.bind_visibility_from(model, "card_form", backward=lambda form: not form)
         with actions:
-            cancel_reason(model).bind_visibility_from(
+            cancel_reason(model, for_approver=for_approver).bind_visibility_from(
                 model, "card_state", backward=lambda s: s in CONFIRMABLE
             )
             ui.spinner(size="md").bind_visibility_from(
                 model, "card_state", backward=lambda s: s.startswith("loading") if s else False
             ).mark("confirm-spinner")
-            ui.button(t("edit", lang), icon="edit", on_click=model.begin_edit).props(
-                "flat"
-            ).bind_enabled_from(model, "card_state", backward=lambda s: s in CONFIRMABLE).mark(
-                "edit-button"
-            )
-            ui.button(t("cancel", lang), on_click=model.cancel_card).props(
-                "outline"
-            ).bind_enabled_from(model, "card_state", backward=lambda s: s in CONFIRMABLE).mark(
-                "cancel-button"
-            )
-            confirm = ui.button(t("confirm", lang), on_click=lambda: model.confirm())
+            if not for_approver:
+                ui.button(t("edit", lang), icon="edit", on_click=model.begin_edit).props(
+                    "flat"
+                ).bind_enabled_from(model, "card_state", backward=lambda s: s in CONFIRMABLE).mark(
+                    "edit-button"
+                )
+            ui.button(
+                t("deny" if for_approver else "cancel", lang), on_click=model.cancel_card
+            ).props("outline").bind_enabled_from(
+                model, "card_state", backward=lambda s: s in CONFIRMABLE
+            ).mark("cancel-button")
+            label = t("approve" if for_approver else "confirm", lang)
+            confirm = ui.button(label, on_click=lambda: model.confirm())
             confirm.bind_enabled_from(model, "confirm_enabled").mark("confirm-button")
             bind_classes_from(confirm, model, "card_state", {"dangerous": "!bg-red-700"})
-        edit_form(model)
+        if not for_approver:
+            edit_form(model)
     return card
+
+
+def _undo_icon(event: object) -> str:
+    undo = getattr(getattr(event, "metadata", None), "undo", None)
+    return "undo" if undo == "undoable" else "block"

@@ -7,12 +7,28 @@ card); each can be renamed or archived (hidden; its history and audit trail stay
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Protocol
 
 from nicegui import ui
 
 from app.i18n import t
 from app.screen.history import ConversationEntry
-from app.screen.model import AgentChatModel
+
+
+class DrawerModel(Protocol):
+    """What the drawer reads and asks of its model: /agent's AgentChatModel, or the
+    shell's list on another page (``app.pages.shell``)."""
+
+    lang: str
+    conv_id: str
+    conversations: list[ConversationEntry]
+    drawer_open: bool
+
+    def on_conversations_changed(self, callback: Callable[[], object]) -> None: ...
+    def on_reset(self, callback: Callable[[], object]) -> None: ...
+    async def open_conversation(self, conv_id: str) -> bool: ...
+    async def rename_conversation(self, conv_id: str, title: str) -> bool: ...
+    async def archive_conversation(self, conv_id: str) -> None: ...
 
 
 def context_line(entry: ConversationEntry, lang: str) -> str:
@@ -20,7 +36,7 @@ def context_line(entry: ConversationEntry, lang: str) -> str:
     return f"{what} · {entry.env_id or t('any_env', lang)}"
 
 
-def _entry(model: AgentChatModel, entry: ConversationEntry, lang: str) -> ui.element:
+def _entry(model: DrawerModel, entry: ConversationEntry, lang: str) -> ui.element:
     current = entry.conv_id == model.conv_id
     tone = "bg-blue-50 border-blue-400" if current else "border-transparent"
     item = ui.column().classes(f"w-full gap-0 p-2 rounded border-l-4 {tone}")
@@ -62,7 +78,7 @@ def _entry(model: AgentChatModel, entry: ConversationEntry, lang: str) -> ui.ele
     return item
 
 
-def conversation_drawer(model: AgentChatModel, *, on_new: Callable[[], object]) -> ui.element:
+def conversation_drawer(model: DrawerModel, *, on_new: Callable[[], object]) -> ui.element:
     """A left drawer bound to ``model.drawer_open``; ``on_new`` starts a new conversation
     (the old one stays in the list)."""
     lang = model.lang

@@ -8,28 +8,27 @@ markdown's own tags, no images, links only to the configured Superset hosts.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable
 from functools import partial
 
 from nicegui import ui
 
 from app.safe_html import sanitize_html
+from components.markdown_code import code_spans
 
 # "code-friendly": an underscore is never emphasis (``*`` and ``**`` still are). An
 # operator's chat is full of snake_case (tools, tables, columns, SQL): markdown2 otherwise
-# renders "superset_create_dataset" as "superset<em>create</em>dataset".
+# renders "order_items_daily" as "order<em>items</em>daily".
 EXTRAS = ["fenced-code-blocks", "tables", "code-friendly"]
-_CODE = re.compile(r"(^\s{0,3}(```|~~~).*?^\s{0,3}\2[^\n]*$|(`+).+?\3)", re.MULTILINE | re.DOTALL)
 
 
 def without_raw_html(text: str) -> str:
     """``text`` with ``<`` and ``>`` outside code written as entities (shown, not parsed)."""
     out, last = [], 0
-    for match in _CODE.finditer(text):
-        out.append(text[last : match.start()].replace("<", "&lt;").replace(">", "&gt;"))
-        out.append(match.group(0))
-        last = match.end()
+    for start, end in code_spans(text):  # fences and code spans, in linear time
+        out.append(text[last:start].replace("<", "&lt;").replace(">", "&gt;"))
+        out.append(text[start:end])
+        last = end
     out.append(text[last:].replace("<", "&lt;").replace(">", "&gt;"))
     return "".join(out)
 

@@ -3,8 +3,10 @@ under its bubble: each ``choice`` is a button (its label; the tooltip is its req
 any other offer but the next one looks the same);
 ``without_context`` is the primary button "Continue without this page's context" with the
 request it makes written beside it ("Ask again without this page's context" when it makes
-no call but asks the message again). Labels are the page's own words, in its language. A
-click hands the offer to ``model.take_offer``. Disabled while a turn runs."""
+no call but asks the message again); ``link_account`` is the button "Connect your Superset
+account (env)", which opens the page's form (never a message). Labels are the page's own
+words, in its language. A click hands the offer to ``model.take_offer``. Disabled while a
+turn runs."""
 
 from __future__ import annotations
 
@@ -49,13 +51,21 @@ def _without_context(model: AgentChatModel, offer: Offer) -> None:
         ui.label(offer.request).classes("font-mono text-sm text-gray-800").mark("continue-request")
 
 
+def _link_account(model: AgentChatModel, offer: Offer) -> None:
+    button = ui.button(offer.label, icon="link", on_click=lambda: model.take_offer(offer))
+    button.props("no-caps unelevated color=blue-9").mark("link-account")
+    button.bind_enabled_from(model, "state", backward=_idle)
+
+
 def offer_buttons(model: AgentChatModel, message: ChatMessage) -> ui.element:
     def build(offers: list[Offer]) -> None:
-        choices = [o for o in offers if o.kind != "without_context"]
+        choices = [o for o in offers if o.kind not in ("without_context", "link_account")]
         if choices:
             _choices(model, choices)
         for offer in offers:
             if offer.kind == "without_context":
                 _without_context(model, offer)
+            elif offer.kind == "link_account":
+                _link_account(model, offer)
 
     return live_area(message, "offers", build).mark("offers")

@@ -3,7 +3,9 @@ unknown) is the card's icon and colour. While it runs the card shows its argumen
 a long task, a progress bar; once done it folds to a one-line header (icon, tool, status,
 the result in a few words) with the result's view still shown below it; the arguments
 unfold from the header. Retry only for read tools or transient errors; a write timeout
-offers "Check status" (the task by its id)."""
+offers "Check status" (the task by its id); a write that can be undone offers "Undo"
+(the core's ``undo`` offer: the undo's own confirmation card follows), with its last
+moment as the tooltip."""
 
 from __future__ import annotations
 
@@ -110,6 +112,12 @@ def tool_call_card(model: AgentChatModel, call: ToolCall) -> ui.card:
             ).props("flat dense no-caps").bind_visibility_from(call, "can_check_status").mark(
                 "check-status-button"
             )
+            undo = ui.button(t("undo", lang), icon="undo", on_click=lambda: _undo(model, call))
+            undo.props("flat dense no-caps color=red-9").bind_visibility_from(call, "can_undo")
+            undo.mark("undo-button")
+            offer = call.undo_offer
+            if offer is not None and offer.expires_at:  # (a live call's offer comes later)
+                undo.tooltip(t("undo_until", lang, until=offer.expires_at.replace("T", " ")))
             unfold = ui.button(icon="tune").props(
                 f'flat round dense size=sm aria-label="{t("arguments_short", lang)}"'
             )
@@ -135,3 +143,10 @@ def tool_call_card(model: AgentChatModel, call: ToolCall) -> ui.card:
         ).bind_visibility_from(call, "error", backward=bool).mark("tool-error")
         live_area(call, "view", lambda view: result_view(view, lang)).mark("tool-result")
     return card
+
+
+async def _undo(model: AgentChatModel, call: ToolCall) -> None:
+    """The card's "Undo": the core's undo offer for that call (its own card follows)."""
+    offer = call.undo_offer
+    if offer is not None and call.can_undo:
+        await model.take_offer(offer)

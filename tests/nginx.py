@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from app.sandbox.processes import free_port
+from tests.waiting import WAIT_S
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATE = ROOT / "deploy" / "nginx.conf"
@@ -115,7 +116,7 @@ class Nginx:
         return [self.binary, "-p", str(self.base), "-c", str(self.conf), "-e",
                 str(self.base / "error.log"), *extra]  # fmt: skip
 
-    def start(self, timeout: float = 15) -> Nginx:
+    def start(self, timeout: float = WAIT_S) -> Nginx:
         self.write_config()
         check = subprocess.run(self._argv("-t"), capture_output=True, text=True, timeout=30)
         if check.returncode != 0:

@@ -18,7 +18,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -211,16 +211,16 @@ class Forked:
         assert self.returncode is not None
         return self.returncode
 
-    def _signal(self, sig: signal.Signals) -> None:
+    def send_signal(self, sig: signal.Signals) -> None:
         if self.poll() is None and self._fd is not None:
             with contextlib.suppress(ProcessLookupError):  # it ended meanwhile
                 signal.pidfd_send_signal(self._fd, sig)
 
     def terminate(self) -> None:
-        self._signal(signal.SIGTERM)
+        self.send_signal(signal.SIGTERM)
 
     def kill(self) -> None:
-        self._signal(signal.SIGKILL)
+        self.send_signal(signal.SIGKILL)
 
 
 class Server:
@@ -282,6 +282,17 @@ class Server:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait(timeout=5)
+
+    @contextlib.contextmanager
+    def frozen(self) -> Iterator[None]:
+        """The process stopped (SIGSTOP) for the block, then let go on (SIGCONT): a
+        replica too busy to answer anything, for as long as the test needs."""
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGSTOP)
+        try:
+            yield
+        finally:
+            self.proc.send_signal(signal.SIGCONT)
 
     def kill(self) -> None:
         """Die like a crash: no shutdown handlers."""

@@ -45,7 +45,7 @@ def test_each_kept_prefix_is_a_turns_system_text_and_offered_tools() -> None:
     for request in server.requests:
         assert request["model"] == "qwen-test"
         assert request["messages"][0] == {"role": "system", "content": SYSTEM_PROMPT}
-    assert len(_tools(admin)) == 22 and _tools(admin)[0] == "show_capabilities"
+    assert len(_tools(admin)) == 23 and _tools(admin)[0] == "show_capabilities"
     assert "delete_dashboard" in _tools(admin) and "delete_dashboard" not in _tools(analyst)
     assert "list_environments" not in _tools(dashboard_page)  # the page's context leaves it out
     assert said == [said[0]] and said[0].startswith("[llm] prompt prefixes restored, computed")

@@ -61,16 +61,24 @@ from app.store.db import Database
 
 # (channel, client) of the node running in this task; set only by ``audit_scope``.
 _DOOR: ContextVar[tuple[str | None, str | None]] = ContextVar("ss_tools_door", default=(None, None))
+# the approval request a second person decided, when that resumed the run (``audit_scope``)
+_APPROVAL: ContextVar[str | None] = ContextVar("ss_tools_approval", default=None)
 
 
 @contextmanager
-def audit_scope(channel: str | None, client: str | None = None) -> Iterator[None]:
-    """Rows audited inside this block (same task) carry ``channel`` and ``client``.
-    Use it in plain coroutines only, never across the yields of an async generator."""
+def audit_scope(
+    channel: str | None, client: str | None = None, approval_id: str | None = None
+) -> Iterator[None]:
+    """Rows audited inside this block (same task) carry ``channel`` and ``client``; with
+    ``approval_id``, their ``args`` name it too (an approved call's rows belong to its
+    request's story). Use it in plain coroutines only, never across the yields of an async
+    generator."""
     token = _DOOR.set((channel, client))
+    tagged = _APPROVAL.set(approval_id)
     try:
         yield
     finally:
+        _APPROVAL.reset(tagged)
         _DOOR.reset(token)
 
 
@@ -92,6 +100,9 @@ class AuditWriter:
         if "channel" not in fields:
             fields["channel"], door_client = _DOOR.get()
             fields.setdefault("client", door_client)
+        tag, args = _APPROVAL.get(), fields.get("args")
+        if tag is not None and (args is None or isinstance(args, dict)):
+            fields["args"] = {**(args or {}), "approval_id": tag}
         loop = asyncio.get_running_loop()
         fut: asyncio.Future[None] = loop.create_future()
         self._pending.add(fut)

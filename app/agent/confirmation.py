@@ -16,7 +16,9 @@ node interrupts). Its confirmation is a row of ``app.store.confirmations``, read
    answer with edited arguments keeps their hash: only those arguments run (:meth:`bound`).
    A refusal is a ``ConfirmationError`` with an audit row.
 4. **spend** — a new message or a stop withdraws a pending confirmation: consumed as
-   ``superseded``, so it can never be confirmed, whatever state it was in.
+   ``superseded``, so it can never be confirmed, whatever state it was in (a call that
+   waits for a second person instead has its request withdrawn:
+   ``app.agent.approvals.withdraw_waiting``).
 
 A confirmed answer is policed again before it runs (``app.agent.recheck``):
 :func:`raises_the_stakes` says when an answer needs a new confirmation instead.

@@ -1,13 +1,14 @@
-"""The agent graph: model -> guard -> (confirm -> (recheck)) -> tools -> model ...
+"""The agent graph: model -> guard -> (confirm -> (recheck) -> (approval)) -> tools -> model ...
 
 ``recheck`` runs every call a person confirmed, edited or not, through the guard's
 per-call policy again (``app.agent.recheck``: the caller's current role, the environment,
-maintenance, the risk); a stopped turn ends through its own nodes
+maintenance, the risk); one a second person must approve then waits for them
+(``app.agent.approval_nodes``); a stopped turn ends through its own nodes
 (``app.agent.state``: stopping), so its checkpoint stays consistent.
 
 ``build_graph(*, model, checkpointer, settings, db, audit, confirmations, policy, envs,
 deps_factory, tools=None, decls=TOOLS, ...)`` is a factory: the agent core builds one graph
-per event loop from its parts (``decls``: its rules' tool declarations); tests hand the
+per event loop from its parts (``decls``: its rules' tools); tests hand the
 core their own tool implementations (``tools``: name → function, replacing the declared
 ones), preflight, deps factory and environment table. ``ranker`` (the composition root's
 reading of which tools a request most likely asks for) narrows what each model call is
@@ -23,6 +24,7 @@ asking the model again.
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import replace
 from typing import Any, Literal
@@ -33,7 +35,10 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
+from app.agent import approval_nodes
+from app.agent.approvals import ApprovalBook
 from app.agent.audit import AuditWriter, audit_scope
+from app.agent.budget import InputBudget
 from app.agent.confirmation import Confirmations
 from app.agent.guard import DepsFactory, Guard, PreflightOverride
 from app.agent.model_step import (
@@ -57,14 +62,14 @@ from app.agent.state import (
     stopped_reply,
 )
 from app.agent.tool_node import ToolNode
-from app.agent.tool_offer import Ranker, bind_options, offer_for
-from app.agent.tools import TOOLS, ToolDecl, ToolFn
-from app.agent.tools.base import ToolDeps
+from app.agent.tool_offer import Ranker, Wide, bind_options, offer_for
 from app.policy import EnvTable, Policy
 from app.settings import Settings
 from app.store.db import Database
 from app.superset.registry import EnvironmentRegistry
 from app.tasks.worker import TaskRunner
+from app.tools import TOOLS
+from app.tools.kit import Tool, ToolDeps, ToolFn
 
 
 def is_direct(state: AgentState) -> bool:
@@ -99,23 +104,30 @@ class BoundModels:
     def __init__(self, model: BaseChatModel) -> None:
         self.model = model
         self._catalog: Mapping[str, Any] | None = None
-        self._bound: dict[tuple[str, ...], Any] = {}
+        self._bound: dict[tuple[str, ...], tuple[Any, int]] = {}
 
-    def __call__(
+    def __call__(self, catalog: Mapping[str, Any], names: tuple[str, ...], **options: Any) -> Any:
+        return self.bound(catalog, names, **options)[0]
+
+    def bound(
         self, catalog: Mapping[str, Any], names: tuple[str, ...], **options: Any
-    ) -> Any:
-        """``options``: ``bind_tools``' own (``tool_offer.bind_options``)."""
+    ) -> tuple[Any, int]:
+        """The bound model and how many characters its tools add to every call;
+        ``options``: ``bind_tools``' own (``tool_offer.bind_options``)."""
         if catalog is not self._catalog or len(self._bound) >= self.LIMIT:
             self._catalog, self._bound = catalog, {}
         key = (*names, *sorted(f"{k}={v}" for k, v in options.items()))
         found = self._bound.get(key)
         if found is None:
             schemas = [openai_tool_schema(catalog[n]) for n in names if n in catalog]
-            found = self._bound[key] = self.model.bind_tools(schemas, **options)
+            size = len(json.dumps(schemas, ensure_ascii=False))
+            found = self._bound[key] = (self.model.bind_tools(schemas, **options), size)
         return found
 
 
 Node = Callable[[AgentState, Runtime[AgentContext]], Awaitable[dict[str, Any]]]
+#: where a rechecked answer goes (a second person's approval among them)
+Rechecked = Literal["confirm", "approval", "tools", "model", "__end__"]
 
 
 def on_loop(route: Callable[[AgentState], str]) -> Callable[[AgentState], Awaitable[str]]:
@@ -134,17 +146,23 @@ def audited_by_door(node: Node) -> Any:  # a node LangGraph calls with its runti
 
     @functools.wraps(node)
     async def run(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
-        with audit_scope(runtime.context.channel, runtime.context.client):
+        ctx = runtime.context
+        with audit_scope(ctx.channel, ctx.client, ctx.approval_id):
             return await node(state, runtime)
 
     return run
 
 
 def tool_deps_factory(
-    *, settings: Settings, registry: EnvironmentRegistry, db: Database, tasks: TaskRunner
+    *,
+    settings: Settings,
+    registry: EnvironmentRegistry,
+    db: Database,
+    tasks: TaskRunner,
+    tools: Mapping[str, Tool] = TOOLS,
 ) -> DepsFactory:
     """The product's deps factory: a call's ToolDeps from the app's parts, the environment
-    the guard resolved for it, the page's, the policy."""
+    the guard resolved for it, the page's, the policy, the tools in force."""
 
     def make(
         *,
@@ -172,6 +190,7 @@ def tool_deps_factory(
             lang=ctx.lang,
             db=db,
             tasks=tasks,
+            tools=tools,
         )
 
     return make
@@ -191,7 +210,8 @@ def build_graph(
     tools: dict[str, ToolFn] | None = None,
     preflight: PreflightOverride | None = None,
     system_prompt: Any = None,
-    decls: Mapping[str, ToolDecl] = TOOLS,
+    decls: Mapping[str, Tool] = TOOLS,
+    registry: EnvironmentRegistry | None = None,
     ranker: Ranker | None = None,
 ) -> Any:
     guard = Guard(
@@ -204,6 +224,8 @@ def build_graph(
         audit=audit,
         preflight=preflight,
         one_call=not settings.llm_parallel_tool_calls,
+        undo_days=settings.undo_retention_days,
+        registry=registry,
     )
     run_tools = ToolNode(
         decls,
@@ -212,6 +234,7 @@ def build_graph(
         settings=settings,
         audit=audit,
         fns=tools,
+        registry=registry,
     )
     system = SYSTEM_PROMPT if system_prompt is None else system_prompt
     bound = BoundModels(model)
@@ -227,13 +250,21 @@ def build_graph(
             reply = ended(limit.problem, ctx.lang, limit.detail, limit.times)
             problem = f"{limit.problem}: {limit.detail} ({limit.times})"
         else:
-            catalog, allowed = policy().catalog, ctx.allowed_tools
-            offer = await offer_for(ranker, allowed, state["messages"], top_k)
+            catalog, allowed, max_chars = (
+                policy().catalog,
+                ctx.allowed_tools,
+                settings.model_input_max_chars,
+            )
+            offer = await offer_for(ranker, allowed, state["messages"], top_k, catalog)
             facts = replace(ctx.facts, other_tools=offer.others)
             prompt = prompt_messages(state["messages"], facts, ctx.uicontext, system)
-            every = (bound(catalog, tuple(allowed)), allowed) if offer.narrowed else None
-            offered = bound(catalog, offer.tools, **bind_options(offer))
-            work = ask_model(offered, prompt, offer.tools, ctx.lang, every)
+            offered, chars = bound.bound(catalog, offer.tools, **bind_options(offer))
+            wide = None
+            if offer.narrowed:  # the repair try of a narrowed call is offered every tool
+                every, every_chars = bound.bound(catalog, tuple(allowed))
+                wide = Wide(every, allowed, InputBudget(max_chars, every_chars))
+            budget = InputBudget(max_chars, chars)
+            work = ask_model(offered, prompt, offer.tools, ctx.lang, budget, wide)
             try:
                 reply, problem = await cancellable(ctx, work)
             except Stopped:
@@ -304,10 +335,13 @@ def build_graph(
         answered = any(is_answered(p) for p in state.get("pending") or [])
         return "recheck" if answered else "tools"  # every "confirm" is checked again
 
-    def after_recheck(state: AgentState) -> Literal["confirm", "tools", "model", "__end__"]:
+    def after_recheck(state: AgentState) -> Rechecked:
         pending = state.get("pending") or []
         if any(p.get("needs_confirmation") and p.get("decision") is None for p in pending):
             return "confirm"  # an edit that raised the stakes: a new confirmation
+        rules, table = policy(), envs()
+        if any(approval_nodes.waits_for_second_person(p, rules, table) for p in pending):
+            return "approval"  # four-eyes: a second person approves before it runs
         if pending:
             return "tools"
         return "__end__" if is_direct(state) else "model"
@@ -318,10 +352,16 @@ def build_graph(
     g.add_node("confirm", confirm_node)
     g.add_node("recheck", audited_by_door(recheck_node))
     g.add_node("tools", audited_by_door(tools_node))
+    approval_nodes.add_steps(
+        g, book=ApprovalBook(db, audit, settings), guard=guard, policy=policy, envs=envs,
+        audited=audited_by_door, direct=is_direct, on_loop=on_loop,
+    )  # fmt: skip
     g.add_conditional_edges(START, on_loop(entry), ["model", "guard"])  # guard: a direct call
     g.add_conditional_edges("model", on_loop(after_model), ["guard", END])
     g.add_conditional_edges("guard", on_loop(after_guard), ["confirm", "tools", "model", END])
     g.add_conditional_edges("confirm", on_loop(after_confirm), ["recheck", "tools"])
-    g.add_conditional_edges("recheck", on_loop(after_recheck), ["confirm", "tools", "model", END])
+    g.add_conditional_edges(
+        "recheck", on_loop(after_recheck), ["confirm", "approval", "tools", "model", END]
+    )
     g.add_conditional_edges("tools", on_loop(after_tools), ["model", END])  # END: a direct call
     return g.compile(checkpointer=checkpointer)

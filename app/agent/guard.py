@@ -10,8 +10,13 @@ Guard order for one call:
                              does not have runs without them: ``app.agent.model_mistakes``)
   the call's environment  -> resolved ONCE (the tool's resolve_target hook, then
                              app.policy.resolve_env); the card names it, the tool runs on it
-  maintenance window      -> refused with reason ``maintenance`` (writes; not exempt tools)
+  maintenance window      -> refused with reason ``maintenance`` (writes; not exempt:
+                             ``app.agent.call_checks``)
+  the Superset account    -> the person's own on a person/assertion environment (both ends
+                             of a cross-environment tool): refused ``account_not_linked`` /
+                             ``link_expired`` with a way to connect it (``app.agent.acting``)
   build_confirmation_contract_v2 -> safe: run; guarded/dangerous: interrupt for a person
+                             (the card says whether it can be undone: app.policy.undo)
 
 A reply with several calls runs only the first that passes, the others set aside with
 one note, and a turn shows at most one line for the model's mistakes
@@ -33,7 +38,9 @@ from typing import Any
 from langchain_core.messages import AIMessage, ToolMessage
 from pydantic import BaseModel, ValidationError
 
+from app.agent.acting import accounts_for, offers_of, refusal_of, superset_envs
 from app.agent.audit import AuditWriter
+from app.agent.call_checks import card_of, exempt_from_maintenance, stated_refusal
 from app.agent.confirmation import Confirmations
 from app.agent.model_mistakes import (
     DROPPED_NOTE,
@@ -44,11 +51,18 @@ from app.agent.model_mistakes import (
     without_strays,
 )
 from app.agent.model_step import this_turn
+from app.agent.names import (
+    KnownNames,
+    card_names,
+    learnt,
+    named_line,
+    page_names,
+    to_state,
+)
 from app.agent.offers import without_context
 from app.agent.state import AgentContext, AgentState, PendingCall, call_row
-from app.agent.tools.base import ToolDecl
 from app.cpu import off_loop
-from app.errors import ToolError
+from app.errors import CallRefused, SupersetRefused, ToolError
 from app.events import BaseEvent, ErrorEvent, Offer, PermissionDeniedEvent
 from app.facts import Alternative, Refusal, RefusalCode
 from app.policy import (
@@ -61,9 +75,12 @@ from app.policy import (
     resolve_env,
     tool_risk,
 )
+from app.policy.undo import undo_note
 from app.reasoning import cot_logger
 from app.store import maintenance
 from app.store.db import Database
+from app.superset.registry import EnvironmentRegistry
+from app.tools.kit import Tool
 
 #: Builds a call's ToolDeps:
 #: (*, ctx, env_id, env_source, selected_env, policy, task_id, progress) -> ToolDeps.
@@ -175,7 +192,7 @@ class Guard:
     (maintenance windows), the confirmation rows, the audit writer and an optional
     preflight override."""
 
-    tools: Mapping[str, ToolDecl]
+    tools: Mapping[str, Tool]
     _: KW_ONLY
     policy: Callable[[], Policy]
     envs: Callable[[], EnvTable]
@@ -187,22 +204,43 @@ class Guard:
     #: a reply with several calls runs only the first that passes (``model_mistakes``);
     #: False: every call runs (a model known to handle parallel calls)
     one_call: bool = True
+    undo_days: int = 7  # how long an undoable call's change can be undone (its card says)
+    registry: EnvironmentRegistry | None = None  # None: no Superset account is checked
 
-    async def open(self, checked: Checked, ctx: AgentContext) -> None:
-        """Ask a person: a new single-use confirmation bound to the checked call."""
+    async def open(
+        self, checked: Checked, ctx: AgentContext, known: KnownNames | None = None
+    ) -> None:
+        """Ask a person: a new single-use confirmation bound to the checked call. Its card
+        names the objects as the person knows them (the page's context, and ``known``: the
+        names this turn's results gave; ``app.agent.names``)."""
+        spec = self.policy().spec(checked.call["tool_name"])
+        line = named_line(spec, checked.call, ctx.uicontext, ctx.lang, known or {})
+        if line is not None:
+            checked.contract["description"] = checked.metadata["description"] = line
         await self.confirmations.open(checked.call, ctx, checked.contract, checked.metadata)
 
     async def __call__(self, state: AgentState, ctx: AgentContext) -> dict[str, Any]:
         last = state["messages"][-1]
         assert isinstance(last, AIMessage)
         # the calls made before ``last`` in this run (a door's direct call starts a run)
-        made = {_call_key(c) for m in this_turn(state["messages"])[:-1] for c in _calls(m)}
+        turn = this_turn(state["messages"])
+        made = {_call_key(c) for m in turn[:-1] for c in _calls(m)}
+        # the names a person knows objects by (cards and ways on; kept with the conversation)
+        known = learnt(state.get("names"), ctx.uicontext, ctx.selected_env, turn)
         with guard_step(state["messages"]):
             if self.one_call and len(last.tool_calls) > 1:
-                return await self._one_of([dict(c) for c in last.tool_calls], made, ctx)
-            return await self._each(last, made, ctx)
+                calls = [dict(c) for c in last.tool_calls]
+                update = await self._one_of(calls, made, ctx, known)
+            else:
+                update = await self._each(last, made, ctx, known)
+        names = to_state(known)
+        if names != (state.get("names") or {}):
+            update["names"] = names
+        return update
 
-    async def _each(self, last: AIMessage, made: set[str], ctx: AgentContext) -> dict[str, Any]:
+    async def _each(
+        self, last: AIMessage, made: set[str], ctx: AgentContext, known: KnownNames
+    ) -> dict[str, Any]:
         """Every call of the reply, each through the per-call policy."""
         refused: list[ToolMessage] = []
         pending: list[PendingCall] = []
@@ -217,12 +255,12 @@ class Guard:
                 refused.append(outcome)
                 continue
             if outcome.call["needs_confirmation"]:
-                await self.open(outcome, ctx)
+                await self.open(outcome, ctx, known)
             pending.append(outcome.call)
         return {"messages": refused, "pending": pending}
 
     async def _one_of(
-        self, calls: list[dict[str, Any]], made: set[str], ctx: AgentContext
+        self, calls: list[dict[str, Any]], made: set[str], ctx: AgentContext, known: KnownNames
     ) -> dict[str, Any]:
         """A reply of several calls: the first that passes the guard runs, the others are
         set aside with one note (``app.agent.model_mistakes``)."""
@@ -234,7 +272,10 @@ class Guard:
             made.add(key)
             return await self.police(call, ctx)
 
-        return await one_call_of(calls, police, ctx, self.audit, self.open)
+        async def open_card(checked: Checked, ctx: AgentContext) -> None:
+            await self.open(checked, ctx, known)
+
+        return await one_call_of(calls, police, ctx, self.audit, open_card)
 
     async def _repeated(self, call: dict[str, Any], ctx: AgentContext) -> ToolMessage:
         refusal = Refusal(
@@ -279,6 +320,7 @@ class Guard:
             decision=decision,
             reason=refusal.message,
             args=call.get("args"),
+            superset_user=refusal.account,
             **call_row(ctx, call["name"], refusal.env_id),
         )
         return _tool_message(refusal.tool_result(), call)
@@ -336,9 +378,9 @@ class Guard:
             return await self._not_available(call, ctx, decl, raw, policy, refusal)
         dropped: list[str] = []
         try:
-            model = decl.args_model.model_validate(raw)
+            model = decl.spec.args_model.model_validate(raw)
         except ValidationError as exc:
-            lenient = without_strays(policy.spec(name), decl.args_model, raw, exc)
+            lenient = without_strays(policy.spec(name), decl.spec.args_model, raw, exc)
             if lenient is None:
                 errors = [
                     f"{'.'.join(map(str, e['loc'])) or 'args'}: {e['msg']}"
@@ -371,7 +413,8 @@ class Guard:
                 )  # fmt: skip
         env, selected = call_env(args, ctx, envs, target)
         risk, contract = await _rated(name, args, ctx, policy, envs, env)
-        if risk != "read" and not decl.maintenance_exempt and env.env_id:
+        deps = functools.partial(self._deps, ctx, env, None, policy)  # made if the hook asks
+        if risk != "read" and env.env_id and not await exempt_from_maintenance(decl, model, deps):
             active = await asyncio.to_thread(_active_maintenance, self.db, env.env_id)
             if active:
                 why = f": {active['reason']}" if active.get("reason") else ""
@@ -387,18 +430,47 @@ class Guard:
                     ),
                     kind="maintenance_refused",
                 )
+        acting = await self._acting(call, ctx, decl, args, env.env_id, selected)
+        if isinstance(acting, ToolMessage):
+            return acting
         checked = await self._pending(
             call, ctx, decl, model, contract, risk, env, selected, policy, preflight=preflight
         )
-        if dropped and isinstance(checked, Checked):  # the model reads which were ignored
-            checked.call["note"] = DROPPED_NOTE.format(names=", ".join(dropped))
+        if isinstance(checked, Checked):
+            checked.call["accounts"] = acting
+            if dropped:  # the model reads which were ignored
+                checked.call["note"] = DROPPED_NOTE.format(names=", ".join(dropped))
         return checked
+
+    async def _acting(
+        self,
+        call: dict[str, Any],
+        ctx: AgentContext,
+        decl: Tool,
+        args: dict[str, Any],
+        env_id: str | None,
+        selected: str | None,
+    ) -> dict[str, str] | ToolMessage:
+        """The Superset account the call acts as on each environment it signs in to, or
+        the refusal (``app.agent.acting``): nothing has reached Superset for the call."""
+        if self.registry is None:
+            return {}
+        spec = decl.spec
+        fields = spec.args_model.model_fields
+        signs_in = spec.open_world and spec.signs_in
+        envs = superset_envs(self.registry, signs_in, fields, args, env_id, selected)
+        try:
+            return await accounts_for(self.registry, ctx.user_id, envs)
+        except SupersetRefused as exc:
+            refusal = refusal_of(spec.name, args, exc)
+            offers = offers_of(self.registry, exc, ctx.lang)
+            return await self._refuse(call, ctx, refusal, kind="account_refused", offers=offers)
 
     async def _not_available(
         self,
         call: dict[str, Any],
         ctx: AgentContext,
-        decl: ToolDecl,
+        decl: Tool,
         raw: dict[str, Any],
         policy: Policy,
         refusal: Callable[..., Refusal],
@@ -407,11 +479,13 @@ class Guard:
         call with the object and the environment spelled out, made without the context)."""
         name = call["name"]
         page = ctx.object_type or "this"
-        env, _ = call_env(raw, ctx, self.envs())
+        env, page_env = call_env(raw, ctx, self.envs())
         spelled = dict(raw)
-        if env.env_id and "env_id" in decl.args_model.model_fields:
+        if env.env_id and "env_id" in decl.spec.args_model.model_fields:
             spelled.setdefault("env_id", env.env_id)
-        offer = without_context(policy, name, spelled, env.env_id, ctx.lang)
+        known = page_names(ctx.uicontext, page_env)
+        names = card_names(spelled, env.env_id, page_env, known)
+        offer = without_context(policy, name, spelled, env.env_id, ctx.lang, names)
         return await self._refuse(
             call,
             ctx,
@@ -436,7 +510,7 @@ class Guard:
         self,
         call: dict[str, Any],
         ctx: AgentContext,
-        decl: ToolDecl,
+        decl: Tool,
         model: BaseModel,
         contract: dict[str, Any],
         risk: str,
@@ -450,6 +524,7 @@ class Guard:
         name, env_id = call["name"], contract.get("env_id")
         p = pending_call(call, contract, risk, source=env.source, selected_env=selected)
         metadata = {k: v for k, v in contract.items() if k != "requires_confirmation"}
+        metadata |= undo_note(policy.spec(name), risk, self.undo_days)
         if not p["needs_confirmation"] or not preflight:
             return Checked(p, contract, metadata)
         check = decl.preflight
@@ -458,6 +533,9 @@ class Guard:
         if check is not None:
             try:
                 details = await check(model, deps)
+            except CallRefused as exc:  # the tool's own check said no, with its reason
+                refused, kind, decision = stated_refusal(exc, name, p["tool_args"], env_id)
+                return await self._refuse(call, ctx, refused, kind=kind, decision=decision)
             except Exception as exc:  # a preflight failure blocks the call, visibly
                 why = f"{type(exc).__name__}: {exc}" if not isinstance(exc, ToolError) else str(exc)
                 return await self._refuse(
@@ -475,7 +553,7 @@ class Guard:
                     decision="error",
                 )
             if details:
-                metadata["details"] = details
+                metadata = card_of(metadata, details)
                 if details.get("errors"):
                     errors = [str(e) for e in details["errors"]]
                     return await self._refuse(

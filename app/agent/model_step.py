@@ -38,8 +38,13 @@ not parse (HTTP 4xx/5xx: llama.cpp answers 500 when the model names a tool it do
 know; when streaming, it sends that error inside the opened stream), or JSON that is not
 a call, gets one repair try: the same prompt plus a note of what went wrong and which
 tools exist (every allowed tool, when the call was offered a narrowed list:
-``app.agent.tool_offer``). A second failure, or a model server out of reach, ends the
-turn.
+``app.agent.tool_offer``). A second failure, a model server out of reach, or a model past
+its own time budget (a ``TimeoutError``: the offline planner's ``planner_budget_s``) ends
+the turn.
+
+What a call sends is kept within the model's input budget (:mod:`app.agent.budget`, in
+:func:`ask_model`): older turns' results shortened, then old turns dropped; the stable
+prefix and the current turn kept.
 
 A turn that ends here ends with a plain sentence in the turn's language (an
 ``AIMessage`` whose ``response_metadata["problem"]`` names the reason: the runner puts it
@@ -59,11 +64,14 @@ from typing import Any, Literal, NamedTuple
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 from pydantic import BaseModel
 
+from app.agent.budget import InputBudget, within_budget
 from app.context import UIContext, inject_uicontext
 from app.facts import TurnFacts, read_refusal
 from app.i18n import t
 from app.policy import Policy, build_tool_pipeline
-from app.policy.tools.base import ENV_ID
+from app.policy.toolspec import finder_of
+from app.tools.args import ENV_ID
+from app.tools.catalog import TOOL_CATALOG
 
 SYSTEM_PROMPT = "\n".join(
     (
@@ -71,7 +79,8 @@ SYSTEM_PROMPT = "\n".join(
         "Superset environments only by calling the tools you are given.",
         "- Call a tool for anything about Superset; never invent ids, names or results. "
         "Use only the given tool names, one call at a time.",
-        "- Tools take ids: for a dashboard named by its title, call search_dashboards first.",
+        "- Tools take ids: for a dashboard named by its title, call "
+        f"{finder_of(TOOL_CATALOG, 'dashboard')} first.",
         "- [TURN FACTS] says which environment is selected: leave env_id out for it; set "
         "env_id only when the person names another. Its other_tools are tools you may also "
         "call by name when none listed fits. [USER CONTEXT] is the page the person is on: "
@@ -105,7 +114,7 @@ _LEFT_OUT = frozenset(
     }
 )
 #: Arguments whose meaning the system text says once for every tool (a field with another
-#: description, e.g. restore_backup's ``env_id``, keeps its own).
+#: description, e.g. a restore's ``env_id``, keeps its own).
 _SAID_ONCE = {"env_id": ENV_ID}
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
@@ -254,12 +263,14 @@ Problem = Literal[
     "invalid_arguments",
     "unreadable",
     "unreachable",
+    "timed_out",
 ]
 #: Endings that are no problem for the person: the model asked again for a call whose
 #: result it already has (a small model's habit after a read): the result is the answer.
 QUIET: frozenset[Problem] = frozenset({"repeated_result"})
 _FAILED = ("REFUSED", "ERROR", "CANCELLED")
-_FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
+# the text's first ``` and the fence it opens (a search would try each later ``` again)
+_FENCE = re.compile(r"\A(?>.*?```)(?:json|JSON)?+\s*+(.*?)```", re.DOTALL)
 _NAME_KEYS = ("name", "tool", "tool_name", "function")
 _ARGS_KEYS = ("arguments", "args", "parameters", "input")
 
@@ -364,7 +375,7 @@ def salvage(reply: AIMessage) -> AIMessage:
     if reply.tool_calls or not isinstance(reply.content, str):
         return reply
     text = reply.content.strip()
-    fenced = _FENCE.search(text)
+    fenced = _FENCE.match(text)
     candidate = fenced.group(1).strip() if fenced else text
     if not candidate.startswith(("{", "[")):
         return reply
@@ -412,17 +423,21 @@ async def ask_model(
     prompt: list[BaseMessage],
     tools: Sequence[str],
     lang: str,
-    wide: tuple[Any, Sequence[str]] | None = None,
+    budget: InputBudget | None = None,
+    wide: Any = None,
 ) -> tuple[AIMessage, str | None]:
-    """The model's reply to ``prompt`` (read leniently, repaired once), and what went wrong
-    on the way (for the audit row; None when nothing did). ``wide``: the model bound with
-    every allowed tool and their names, for the repair try of a call that was offered a
-    narrowed list (a model that asked for a tool outside it gets every tool)."""
+    """The model's reply to ``prompt`` sent within ``budget`` (read leniently, repaired
+    once), and what went wrong on the way (for the audit row; None when nothing did).
+    ``wide`` (``tool_offer.Wide``): the model bound with every allowed tool, their names
+    and budget, for the repair try of a call that was offered a narrowed list (a model
+    that asked for a tool outside it gets every tool)."""
     note: str | None = None
     for attempt in (1, 2):
         unread: list[BaseMessage] = []
         try:
-            raw = await bound.ainvoke(prompt)
+            raw = await bound.ainvoke(within_budget(prompt, budget))
+        except TimeoutError as exc:  # past the model's own time budget (the offline planner's)
+            return ended("timed_out", lang), f"{type(exc).__name__}: {exc}"[:500]
         except Exception as exc:  # the model server: its error is the model's doing or not
             answered = server_answer(exc)
             if answered is None:
@@ -435,6 +450,6 @@ async def ask_model(
                 note, unread = str(exc), [raw]
         if attempt == 1:
             if wide is not None:
-                bound, tools = wide
+                bound, tools, budget = wide
             prompt = [*prompt, *unread, _repair_note(note, tools)]
     return ended("unreadable", lang), note

@@ -43,6 +43,7 @@ from langchain_core.messages import AIMessage, AnyMessage, ToolMessage
 from langgraph.config import get_stream_writer
 from langgraph.graph.message import add_messages
 
+from app import vocab
 from app.agent.audit import AuditWriter
 from app.context import UIContext
 from app.events import BaseEvent, ConfirmMetadataV2, ConfirmRequiredEvent, ToolEndEvent
@@ -80,6 +81,13 @@ class PendingCall(TypedDict, total=False):
     reason: str | None
     edited_args: dict[str, Any] | None  # a person's edit before approving (issue 11)
     note: str  # what the model reads before the result (arguments the guard dropped)
+    accounts: dict[str, str]  # env id -> the Superset account the call acts as (no secret)
+    # a second person's approval (app.agent.approval_nodes): pending | approved | denied |
+    # withdrawn, the request's id and expiry, and who decided
+    approval: str | None
+    approval_id: str | None
+    approval_expires_at: str
+    approval_by: str | None
 
 
 class AgentState(TypedDict, total=False):
@@ -91,6 +99,9 @@ class AgentState(TypedDict, total=False):
     # ends after the tools, also when it is resumed later (from any door). The model node
     # clears it: a run the model answers is a chat turn again.
     direct: bool
+    # The names a person knows the conversation's objects by ("type|env|id" -> name; the
+    # guard keeps them for the cards: ``app.agent.names``).
+    names: dict[str, str]
 
 
 @dataclass
@@ -101,7 +112,9 @@ class AgentContext:
     ``facts`` are the turn's facts every model reads in its prompt (selected env, the
     environments' tiers); ``channel``/``client`` name the
     door the run came through (every audit row of the run records them); ``control`` is
-    the run's stop switch (the core's ``RunControl``; see :class:`RunControlLike`)."""
+    the run's stop switch (the core's ``RunControl``; see :class:`RunControlLike`);
+    ``approval_id`` names the request a second person decided, when that resumed the run
+    (its audit rows name it too)."""
 
     user_id: str
     role: str
@@ -116,6 +129,7 @@ class AgentContext:
     channel: str = "page"
     client: str | None = None
     control: Any = None
+    approval_id: str | None = None  # a run resumed by a second person's decision
 
 
 def call_row(ctx: AgentContext, tool: str | None, env: str | None) -> dict[str, Any]:
@@ -167,7 +181,7 @@ def confirm_required_event(value: Mapping[str, Any], conv_id: str = "") -> Confi
 # ---- stopping a turn, as the nodes see it ------------------------------------------
 T = TypeVar("T")
 
-STOPPED_REASON = "the turn was stopped"
+STOPPED_REASON = vocab.STOPPED_REASON
 
 
 class RunControlLike(Protocol):

@@ -8,18 +8,12 @@ card named): its ToolDeps carry it. Its timeout is the policy's in force at run 
 (``policy.toml`` may set any tool's), else the declaration's (long tasks: 600 s), else
 the settings' default.
 
-A completed call's result for the doors (the second half of this module): its data and
-its view.
+A write that can be undone leaves an undo plan on its deps: :func:`app.agent.undo.settle`
+stores it and puts the ``undo`` offer on the call's result; an undo's own run is linked to
+the change it undid by :func:`app.agent.undo.note_undone`.
 
-* :func:`tool_data`: the result as JSON data (``ToolEndEvent.data``), capped in size. The
-  model reads the summarised text (``summarise_response``, 4000 chars); a door that can
-  carry structured output (MCP ``structuredContent``) gets the result itself as JSON
-  values, at most :data:`DATA_LIMIT_BYTES` of it. A larger result is cut structurally — a
-  list keeps its first items, an object its first keys, a long string its head — and
-  flagged ``truncated``; the summary text says what the whole held.
-* :func:`present`: the result as the page presents it (DESIGN decision 9), the typed view
-  (:mod:`app.views`) from the declaration's ``presentation``, with links into the
-  Superset of the result's environment.
+A completed call's result for the doors — its data and its view, within the settings'
+result caps — is :mod:`app.agent.tool_result` (``tool_data``, ``present``, ``cut_note``).
 """
 
 from __future__ import annotations
@@ -33,8 +27,8 @@ from dataclasses import KW_ONLY, dataclass
 from typing import Any
 
 from langchain_core.messages import ToolMessage
-from pydantic import BaseModel
 
+from app.agent.acting import offers_of, refusal_of
 from app.agent.audit import AuditWriter
 from app.agent.execution import execute_with_timeout, retry_read_tool, summarise_response
 from app.agent.guard import DepsFactory
@@ -52,10 +46,11 @@ from app.agent.state import (
     is_stopped,
     shielded,
 )
-from app.agent.tools import ToolDecl, ToolFn
-from app.agent.tools.base import ToolDeps
-from app.errors import SsToolsError, ToolError, ToolTimeoutError
+from app.agent.tool_result import DATA_LIMIT_BYTES, cut_note, present, tool_data
+from app.agent.undo import ARTIFACT_KEY, note_undone, settle
+from app.errors import SupersetRefused, ToolError, ToolTimeoutError
 from app.events import (
+    ErrorEvent,
     ToolEndEvent,
     ToolProgressEvent,
     ToolRetryEvent,
@@ -64,13 +59,13 @@ from app.events import (
 )
 from app.policy import Policy, ToolSpec
 from app.settings import Settings
-from app.views import ToolView, build_view
+from app.superset.registry import EnvironmentRegistry
+from app.tools.kit import Tool, ToolFn
 
 log = logging.getLogger("ss_tools.agent")
 
 EVENT_RESULT_LIMIT = 4000
-DATA_LIMIT_BYTES = 64 * 1024
-CUT = "…"
+__all__ = ["DATA_LIMIT_BYTES", "EVENT_RESULT_LIMIT", "ToolNode", "present", "tool_data"]
 
 
 def effective_timeout(spec: ToolSpec | None, default_s: float) -> float:
@@ -93,13 +88,14 @@ class ToolNode:
     replacements of their functions (tests), ``policy`` the policy in force; ``settings``
     give the default timeout, the retry delay and the summary's size."""
 
-    tools: Mapping[str, ToolDecl]
+    tools: Mapping[str, Tool]
     _: KW_ONLY
     policy: Callable[[], Policy]
     deps_factory: DepsFactory
     settings: Settings
     audit: AuditWriter
     fns: Mapping[str, ToolFn] | None = None
+    registry: EnvironmentRegistry | None = None  # a refusal's way on (connect an account)
 
     async def __call__(self, state: AgentState, ctx: AgentContext) -> dict[str, Any]:
         out: list[ToolMessage] = []
@@ -130,8 +126,11 @@ class ToolNode:
         policy = self.policy()
         read_only = bool(p.get("read_only"))
         timeout = effective_timeout(policy.spec(name), self.settings.tool_timeout_s)
-        task_id = uuid.uuid4().hex if decl.long_task else None
+        task_id = uuid.uuid4().hex if decl.spec.long_task else None
         audit_base = {**call_row(ctx, name, p.get("env_id")), "args": p.get("tool_args")}
+        accounts = sorted(set((p.get("accounts") or {}).values()))
+        if accounts:  # the Superset account(s) the call acts as, on each row of its run
+            audit_base["superset_user"] = ",".join(accounts)
         emit(
             ToolStartEvent(
                 call_id=call_id,
@@ -172,7 +171,7 @@ class ToolNode:
                     )
                 )
 
-        args_obj = decl.args_model.model_validate(p.get("tool_args") or {})
+        args_obj = decl.spec.args_model.model_validate(p.get("tool_args") or {})
         deps = self.deps_factory(
             ctx=ctx, env_id=p.get("env_id"), env_source=p.get("env_source", "args"),
             selected_env=p.get("selected_env"), policy=policy, task_id=task_id, progress=progress,
@@ -215,14 +214,20 @@ class ToolNode:
                 **audit_base,
             )
             return ToolMessage(content=f"ERROR: {exc}", tool_call_id=call_id, name=name)
+        except SupersetRefused as exc:  # Superset, or the person's link, said no: typed
+            return await self._refused(p, ctx, audit_base, elapsed(), task_id, exc)
         except ToolError as exc:
             return await failed(exc)
         except Exception as exc:  # a bug in a tool: logged with trace, user sees no trace
             log.exception("tool %s crashed", name)
             return await failed(ToolError(f"internal error in {name} ({type(exc).__name__})"))
+        days = self.settings.undo_retention_days
+        settled = await settle(deps, p, ctx, result, policy, days)
+        result = settled.result
         text = summarise_response(_as_text(result), self.settings.summarise_limit)
-        view = present(decl, result, deps, p.get("env_id"))
-        data, truncated = tool_data(result)
+        caps = self.settings.result_caps()
+        view = present(decl, result, deps, p.get("env_id"), caps)
+        data, truncated = tool_data(result, caps.max_bytes)
         emit(
             ToolEndEvent(
                 call_id=call_id,
@@ -234,15 +239,22 @@ class ToolNode:
                 data=data,
                 data_truncated=truncated,
                 view=view,
+                cut_note=cut_note(view, ctx.lang),
+                offers=settled.offers,
             )
         )
-        await self.audit.record(kind="executed", decision="ok", duration_ms=elapsed(), **audit_base)
+        await self.audit.record(
+            kind="executed", decision="ok", duration_ms=elapsed(), id=settled.audit_id, **audit_base
+        )
+        await note_undone(self.audit, deps, p, ctx)
         # the view and a lookup's candidates ride along in the checkpoint (never sent to a
         # model): a restored page shows the result presented again; the run offers the
         # candidates as choices when the model answers right after (app.agent.offers)
         artifact: dict[str, Any] = {}
         if view is not None:
             artifact["view"] = view.model_dump(mode="json")
+        if settled.offers:  # apart from a lookup's choices: shown on the card, not the answer
+            artifact[ARTIFACT_KEY] = [o.model_dump(mode="json") for o in settled.offers]
         if decl.choices is not None:
             picks = choices(decl.choices(args_obj, result, ctx.lang))
             if picks:
@@ -250,6 +262,38 @@ class ToolNode:
         note = p.get("note", "")  # what the model reads first, e.g. arguments the guard dropped
         return ToolMessage(
             content=note + text, tool_call_id=call_id, name=name, artifact=artifact or None
+        )
+
+    async def _refused(
+        self,
+        p: PendingCall,
+        ctx: AgentContext,
+        audit_base: dict[str, Any],
+        ms: float,
+        task_id: str | None,
+        exc: SupersetRefused,
+    ) -> ToolMessage:
+        """A call Superset refused for the person (or whose link ended while it ran): the
+        card ends failed, the refusal is a typed fact with its way on, never a fallback."""
+        refusal = refusal_of(p["tool_name"], p.get("tool_args") or {}, exc)
+        emit(
+            ToolEndEvent(
+                call_id=p["call_id"], tool_name=p["tool_name"], status="failed",
+                error=exc.message, task_id=task_id, duration_ms=ms,
+            )
+        )  # fmt: skip
+        emit(
+            ErrorEvent(
+                code=refusal.code, message=refusal.message, tool_name=p["tool_name"],
+                refusal=refusal, offers=offers_of(self.registry, exc, ctx.lang),
+            )
+        )  # fmt: skip
+        row = {**audit_base, "superset_user": exc.account or audit_base.get("superset_user")}
+        await self.audit.record(
+            kind="superset_refused", decision="deny", reason=exc.message, duration_ms=ms, **row
+        )
+        return ToolMessage(
+            content=refusal.tool_result(), tool_call_id=p["call_id"], name=p["tool_name"]
         )
 
     async def _failed(
@@ -278,89 +322,3 @@ class ToolNode:
             kind="failed", decision="error", reason=str(exc), duration_ms=ms, **audit_base
         )
         return ToolMessage(content=f"ERROR: {exc}", tool_call_id=p["call_id"], name=p["tool_name"])
-
-
-# ---- a completed call's result for the doors: its data and its view ------------------
-def _size(value: Any) -> int:
-    return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
-
-
-def _jsonable(result: Any) -> Any:
-    if isinstance(result, BaseModel):
-        return result.model_dump(mode="json")
-    return json.loads(json.dumps(result, ensure_ascii=False, default=str))
-
-
-def _cut(value: Any, budget: int) -> tuple[Any, bool]:
-    """``value`` within about ``budget`` bytes of JSON, and whether anything was left out."""
-    if _size(value) <= budget:
-        return value, False
-    if isinstance(value, str):
-        head = value.encode("utf-8")[: max(budget - 8, 0)].decode("utf-8", "ignore")
-        return head + CUT, True
-    if isinstance(value, list):
-        kept: list[Any] = []
-        left = budget - 2
-        for item in value:
-            part, _ = _cut(item, left - 1) if not kept else (item, False)
-            cost = _size(part) + 1
-            if cost > left:
-                break
-            kept.append(part)
-            left -= cost
-        return kept, True
-    if isinstance(value, dict):
-        out: dict[str, Any] = {}
-        left = budget - 2
-        for key, item in value.items():
-            room = left - _size(key) - 2
-            if room <= 0:
-                break
-            part, _ = _cut(item, room)
-            cost = _size(key) + _size(part) + 2
-            if cost > left:
-                break
-            out[key] = part
-            left -= cost
-        return out, True
-    return None, True  # a number or a bool over the budget: only when the budget is tiny
-
-
-def tool_data(result: Any, limit: int = DATA_LIMIT_BYTES) -> tuple[Any, bool]:
-    """``(data, truncated)``: the result as JSON values within ``limit`` bytes. Text
-    results are not data (the text is the result): ``(None, False)``."""
-    if result is None or isinstance(result, str | bytes):
-        return None, False
-    return _cut(_jsonable(result), limit)
-
-
-def present(
-    decl: ToolDecl, result: Any, deps: ToolDeps | Any, env_id: str | None
-) -> ToolView | None:
-    """The typed view of a completed call's raw result: the declaration's presentation,
-    links into the Superset of the result's environment. A view that cannot be built is
-    logged and left out; the result text still reaches the model and the page."""
-    if isinstance(result, dict):
-        env_id = result.get("env") or result.get("env_id") or result.get("target_env") or env_id
-    try:
-        return build_view(
-            decl.presentation, decl.name, result, superset_url=_superset_url(deps, env_id)
-        )
-    except (
-        ValueError,
-        TypeError,
-        KeyError,
-        AttributeError,
-    ) as exc:  # pydantic's errors are ValueErrors
-        log.warning("no view for %s: %s", decl.name, exc)
-        return None
-
-
-def _superset_url(deps: Any, env_id: Any) -> str | None:
-    registry = getattr(deps, "registry", None)
-    if registry is None or not isinstance(env_id, str) or not env_id:
-        return None
-    try:
-        return str(registry.get(env_id).url)
-    except SsToolsError:
-        return None

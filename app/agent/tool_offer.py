@@ -11,7 +11,8 @@ every call against them. This module only chooses which of them the model *reads
   ranks the allowed tools for the person's latest message (read together with the one
   before when it is an answer to a question, a pick);
 * the model is offered the ``top_k`` best, in rank order (the first listed is the one a
-  weak model picks most), then :data:`ALWAYS` (what the agent can do); the other allowed
+  weak model picks most), then the tool that says what the agent can do (the spec that
+  serves ``capabilities``); the other allowed
   tools are named in the turn's facts (``other_tools``) so a model can still ask for one
   by name. For servers that cache prompt prefixes the system text comes first (the
   stable head of every call), then the offered tools, then what differs per turn;
@@ -31,21 +32,36 @@ and reaches any other allowed tool through the same fallback.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
 from app.agent.model_step import this_turn
 from app.cpu import off_loop
 from app.facts import read_refusal
+from app.policy.toolspec import ToolSpec, serving
+from app.tools.catalog import TOOL_CATALOG
 
 #: (the person's messages, oldest first; the allowed tools) -> the tools their latest
 #: message most likely asks for, best first; empty when it cannot tell
 Ranker = Callable[[Sequence[str], Sequence[str]], Sequence[str]]
-#: offered whenever allowed: what the agent can do answers any request it cannot place
-ALWAYS = ("show_capabilities",)
+
+
+class Wide(NamedTuple):
+    """The model bound with every allowed tool, their names and the call's input budget:
+    what the repair try of a narrowed call is offered (``model_step.ask_model``)."""
+
+    bound: Any
+    tools: Sequence[str]
+    budget: Any
+
+
+def always(catalog: Mapping[str, ToolSpec] = TOOL_CATALOG) -> tuple[str, ...]:
+    """Offered whenever allowed: what the agent can do answers any request it cannot place."""
+    spec = serving(catalog, "capabilities")
+    return (spec.name,) if spec is not None else ()
 
 
 @dataclass(frozen=True)
@@ -81,27 +97,39 @@ def asked_outside(messages: Sequence[BaseMessage]) -> bool:
     return False
 
 
-def narrow(ranker: Ranker, allowed: Sequence[str], said: Sequence[str], top_k: int) -> ToolOffer:
-    """The offer for a conversation whose person said ``said`` (oldest first)."""
+def narrow(
+    ranker: Ranker,
+    allowed: Sequence[str],
+    said: Sequence[str],
+    top_k: int,
+    last: Sequence[str] | None = None,
+) -> ToolOffer:
+    """The offer for a conversation whose person said ``said`` (oldest first); ``last``:
+    offered after the ranked ones whenever allowed (default: :func:`always`)."""
     if not said or top_k <= 0:
         return every_tool(allowed)
     ranked = list(ranker(said[-2:], allowed))
     if not ranked:
         return every_tool(allowed)
     picked = [t for t in ranked if t in allowed][:top_k]
-    picked += [t for t in ALWAYS if t in allowed and t not in picked]
+    picked += [t for t in (always() if last is None else last) if t in allowed and t not in picked]
     others = tuple(t for t in allowed if t not in picked)
     return ToolOffer(tuple(picked), others)
 
 
 async def offer_for(
-    ranker: Ranker | None, allowed: Sequence[str], messages: Sequence[BaseMessage], top_k: int
+    ranker: Ranker | None,
+    allowed: Sequence[str],
+    messages: Sequence[BaseMessage],
+    top_k: int,
+    catalog: Mapping[str, ToolSpec] = TOOL_CATALOG,
 ) -> ToolOffer:
     """The offer for the next model call of a turn (see the module); the ranking runs in
     the CPU pool (it reads a person's message with many patterns)."""
     if ranker is None or top_k <= 0 or asked_outside(messages):
         return every_tool(allowed)
-    offer = await off_loop(narrow, ranker, list(allowed), _said(messages), top_k)
+    last = always(catalog)
+    offer = await off_loop(narrow, ranker, list(allowed), _said(messages), top_k, last)
     first = not any(isinstance(m, AIMessage) and m.tool_calls for m in this_turn(messages))
     return replace(offer, required=True) if offer.narrowed and first else offer
 

@@ -11,10 +11,12 @@
 
 All need ``Authorization: Bearer <token>``. The door is thin: it reads the body, calls
 ``prepare_turn`` / ``prepare_resume`` / ``prepare_call`` (the one input check; audited) and
-streams the core's events as SSE. Every refusal is the README's ``{"error", "reason"}``
+streams the core's events as SSE. Every refusal is docs/http-api.md's ``{"error", "reason"}``
 JSON, answered before any stream starts: 401 auth, 403 another user's conversation,
 413/422 a bad uicontext, 422 a bad field (env_id, conv_id, message, history, tool_name,
-args), 404/409/410/425 a refused confirmation.
+args), 404/409/410/425 a refused confirmation, 429 with ``Retry-After`` a user over a limit
+(``rate_limited``: too many turns or calls a minute; ``too_many_running``: too many at
+once; ``app.agent.core.limits``). ``/cancel`` (Stop) is never limited.
 """
 
 from __future__ import annotations
@@ -121,8 +123,11 @@ def _openapi(model: type[BaseModel]) -> dict[str, Any]:
 
 
 def refusal(refused: RequestRefused) -> JSONResponse:
+    """The refusal's JSON with its status and headers (``Retry-After`` of a 429)."""
     status, error, reason, extra = refused.http()
-    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+    headers = dict(refused.headers)
+    if status == 401:
+        headers["WWW-Authenticate"] = "Bearer"
     return error_response(status, error, reason, headers=headers, **extra)
 
 

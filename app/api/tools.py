@@ -2,7 +2,9 @@
 why the others are left out (the same pipeline the agent applies per turn).
 
 Answer: ``{"role", "objectType", "tools": [names], "excluded": [{"name", "reason",
-"layer"}]}``. A missing or unknown role gets least privilege (read tools only).
+"layer"}], "approval": {"second_person": [...], "approver_roles": [...]}}`` (``approval``:
+which confirmed calls also need a second person; an empty ``second_person`` is off). A
+missing or unknown role gets least privilege (read tools only).
 """
 
 from __future__ import annotations
@@ -35,7 +37,8 @@ def list_tools(
 ) -> dict[str, Any]:
     effective = caller_role(request, role)
     context = (object_type or "").strip() or None
-    result = core_of(request).tool_listing(effective, context)
+    core = core_of(request)
+    result = core.tool_listing(effective, context)
     return {
         "role": effective,
         "objectType": context,
@@ -43,4 +46,5 @@ def list_tools(
         "excluded": [
             {"name": e.name, "reason": e.reason, "layer": e.layer} for e in result.excluded
         ],
+        "approval": core.rules.policy().approval.as_dict(),
     }

@@ -24,7 +24,10 @@ authenticated request (API bearer tokens, page sessions, in-process doors) passe
   have the token stamp it was issued under (a password change, a new role, disabling —
   each gives the user a new stamp, so a token from before is refused even after the
   change is undone: issue 23 item 9);
-* an external (IdP) token's user is refused when a local user of that name is disabled.
+* an external (IdP) token's user is its namespaced identity (``<issuer>#<subject>``,
+  ``app.auth.external_ids``), which no local account can be; it is refused only when an
+  operator mapped it to an ss-tools user (``external_user_map``) whose local account is
+  disabled. An IdP subject is never matched to a local account by its bare name.
 
 Answers are cached (:class:`UserStatusCache`, one per app's gate) for
 ``settings.revocation_cache_s`` seconds (default 5) per username, so a change of

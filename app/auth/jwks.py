@@ -44,7 +44,9 @@ def _rsa_keys(document: Any, origin: str) -> dict[str, RSAKey]:
         raise AuthError("key set unavailable", detail=f"{origin}: no 'keys' list")
     keys: dict[str, RSAKey] = {}
     for entry in document["keys"]:
-        if not isinstance(entry, dict) or entry.get("kty") != "RSA" or not entry.get("kid"):
+        if not isinstance(entry, dict) or entry.get("kty") != "RSA":
+            continue
+        if not isinstance(entry.get("kid"), str) or not entry["kid"]:
             continue
         if entry.get("use", "sig") != "sig":
             continue
@@ -107,8 +109,8 @@ class JwksCache:
             if stamp == self._file_stamp:
                 return
             document = json.loads(self.file.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            log.warning("jwks file %s unreadable: %s", self.file, exc)
+        except (OSError, ValueError, RecursionError) as exc:
+            log.warning("jwks file %s unreadable: %r", self.file, exc)
             raise AuthError("key set unavailable") from exc
         self._keys = _rsa_keys(document, str(self.file))
         self._file_stamp = stamp
@@ -126,8 +128,8 @@ class JwksCache:
         self.fetch_count += 1
         try:
             keys = _rsa_keys(self._fetch(self.url), self.url)
-        except (httpx.HTTPError, ValueError) as exc:
-            log.warning("jwks fetch from %s failed: %s", self.url, exc)
+        except (httpx.HTTPError, ValueError, RecursionError) as exc:
+            log.warning("jwks fetch from %s failed: %r", self.url, exc)
             if not self._keys:
                 raise AuthError("key set unavailable") from exc
             return  # keep the previous keys; retried after min_refetch_s

@@ -10,6 +10,13 @@ set, and the role is read from the claim named by ``jwt_role_claim`` (a dotted p
 as ``realm_access.roles``; a list maps to ``admin`` when it holds "admin", else
 ``analyst``).
 
+An IdP token's subject is never taken for a local account of the same name: its user is
+the identity namespaced by its issuer, ``<issuer>#<subject>`` (:func:`external_user_id`;
+no local username holds a ``#``), unless ``external_user_map`` maps that identity to an
+ss-tools user name explicitly. What the caller owns (conversations, confirmations, audit
+rows, runs) is keyed by that ``Principal.user_id``; ``issuer`` and ``subject`` keep the
+token's own claims.
+
 The route is chosen from the header's ``alg`` *before* any key is touched, and each
 route passes exactly one algorithm to ``jwt.decode``: an RS256 token never meets the HMAC
 secret and an HS256 token never meets an RSA public key (no algorithm confusion).
@@ -46,6 +53,7 @@ from joserfc.errors import (
 )
 from joserfc.jwk import OctKey, RSAKey
 
+from app.auth.external_ids import external_user_id, identity_claims
 from app.auth.jwks import JwksCache
 from app.errors import AuthError
 from app.settings import Settings
@@ -60,13 +68,19 @@ STAMP_CLAIM = "stp"
 
 @dataclass(frozen=True, slots=True)
 class Principal:
-    """Who is calling: ``user_id`` is the username (the token's ``sub``)."""
+    """Who is calling. ``user_id`` owns what the caller does (conversations,
+    confirmations, audit rows, runs): a local account's username, or for an IdP token its
+    namespaced identity (:func:`external_user_id`) or the ss-tools user it is mapped to
+    (``external_user_map``). ``issuer`` / ``subject``: an IdP token's own ``iss`` and
+    ``sub`` (None for a local token)."""
 
     user_id: str
     role: str
     source: Literal["local", "external"] = "local"
     # the user's token stamp when the token or page session was issued (issue 23 item 9)
     stamp: str | None = None
+    issuer: str | None = None
+    subject: str | None = None
 
     @property
     def is_admin(self) -> bool:
@@ -118,6 +132,10 @@ def issue_token(
 
 
 def _header(token: str) -> dict[str, Any]:
+    """The token's JOSE header, read before any key is touched. Anything that is not a
+    flat enough JSON object naming an ``alg`` is a malformed token (a 401), including a
+    header nested past the JSON decoder's depth (``RecursionError``), which must never
+    become a 500 before sign-in."""
     parts = token.split(".")
     if len(parts) != 3 or not all(parts[:2]):
         raise AuthError("malformed token")
@@ -125,7 +143,7 @@ def _header(token: str) -> dict[str, Any]:
     try:
         raw = base64.urlsafe_b64decode(segment + "=" * (-len(segment) % 4))
         header = json.loads(raw)
-    except (binascii.Error, ValueError) as exc:
+    except (binascii.Error, ValueError, RecursionError) as exc:
         raise AuthError("malformed token") from exc
     if not isinstance(header, dict) or not isinstance(header.get("alg"), str):
         raise AuthError("malformed token")
@@ -170,6 +188,8 @@ def _decode(
         registry.validate(claims)
     except JoseError as exc:
         raise AuthError(_reason(exc)) from exc
+    except (ValueError, TypeError, RecursionError) as exc:  # a claim set joserfc cannot read
+        raise AuthError("malformed token") from exc
     return claims
 
 
@@ -219,7 +239,10 @@ def external_role(claims: dict[str, Any], claim_path: str) -> str:
 def _verify_external(
     token: str, header: dict[str, Any], settings: Settings, jwks: JwksCache
 ) -> tuple[Principal, float]:
-    key = jwks.key_for(header.get("kid"))
+    kid = header.get("kid")
+    if not isinstance(kid, str):  # a list or object is no key id (and no dict key)
+        raise AuthError("unknown key")
+    key = jwks.key_for(kid)
     options: dict[str, Any] = {"exp": {"essential": True}, "sub": {"essential": True}}
     if settings.external_issuer:
         options["iss"] = {"essential": True, "value": settings.external_issuer}
@@ -228,7 +251,16 @@ def _verify_external(
     registry = jwt.JWTClaimsRegistry(leeway=LEEWAY_S, **options)
     claims = _decode(token, key, EXTERNAL_ALG, registry, ("sub", "exp"))
     role = external_role(claims, settings.jwt_role_claim)
-    return Principal(user_id=claims["sub"], role=role, source="external"), float(claims["exp"])
+    issuer, subject = identity_claims(claims)
+    namespaced = external_user_id(issuer, subject)
+    principal = Principal(
+        user_id=settings.external_user_map.get(namespaced, namespaced),
+        role=role,
+        source="external",
+        issuer=issuer,
+        subject=subject,
+    )
+    return principal, float(claims["exp"])
 
 
 def external_enabled(settings: Settings) -> bool:

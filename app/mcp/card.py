@@ -1,10 +1,10 @@
 """The confirmation card, as an MCP client shows it: one plain-text message.
 
 Form-mode elicitation carries a message and a flat form; the card's facts (tool,
-arguments, environment and tier, risk level, the preflight diff of a migration) go in
-the message, and the form holds one optional field, the reason. :class:`PendingCard` is
-what the door keeps of a pending confirmation between two asks (also across the
-stateless rounds of MCP 2026-07-28, sealed in ``requestState``).
+arguments, environment and tier, risk level, the preflight diff of a migration, whether
+it can be undone) go in the message, and the form holds one optional field, the reason.
+:class:`PendingCard` is what the door keeps of a pending confirmation between two asks
+(also across the stateless rounds of MCP 2026-07-28, sealed in ``requestState``).
 """
 
 from __future__ import annotations
@@ -98,14 +98,23 @@ def card_message(ev: ConfirmRequiredEvent) -> str:
         "",
         f"Environment: {env} (tier {tier}){' — PRODUCTION' if tier == 'prod' else ''}",
         f"Risk: {md.risk_level} ({md.risk})",
+        *([f"Why: {md.risk_reason}"] if md.risk_reason else []),
     ]
     if md.tool_args:
         lines.append("Arguments:")
         lines += [f"  {k}: {_value(v)}" for k, v in md.tool_args.items()]
     if md.details:
         lines += ["Preflight (what it will change):", _details(md.details)]
+    if md.undo == "undoable":
+        lines.append(f"Can be undone for {md.undo_days} days (its result gives an undo_id).")
+    elif md.undo == "final":
+        lines.append("This cannot be undone.")
     if md.dangerous and ev.countdown_s:
         lines += ["", f"It can be accepted only {ev.countdown_s} s after this request was shown."]
-    lines += ["", "Accept runs it once. Decline or Cancel does not run it."]
+    if md.second_person:
+        accept = "Accept asks a second person to approve it; it runs once they do."
+    else:
+        accept = "Accept runs it once."
+    lines += ["", f"{accept} Decline or Cancel does not run it."]
     text = "\n".join(lines)
     return text if len(text) <= MAX_MESSAGE_CHARS else text[: MAX_MESSAGE_CHARS - 1] + "…"

@@ -15,9 +15,11 @@ Two wires, one rule:
   retry carries the answer (:func:`ask_input`, :func:`continue_input`).
 
 A dangerous call accepted before its countdown ran is refused by the gateway
-(``too_early``); the door asks again, at most :data:`MAX_ASKS` times in all, and then
-leaves the confirmation pending with its link. A client that cannot show a form gets
-the confirmation id and the link (``results.pending_result``); nothing runs unconfirmed.
+(``too_early``), and so is an acceptance while the person's running requests are full
+(``too_many_running``: the confirmation is not spent); the door asks again, at most
+:data:`MAX_ASKS` times in all, and then leaves the confirmation pending with its link.
+A client that cannot show a form gets the confirmation id and the link
+(``results.pending_result``); nothing runs unconfirmed.
 """
 
 from __future__ import annotations
@@ -111,6 +113,8 @@ class Decider:
         except GatewayRefused as exc:
             if exc.too_early and decision == "confirm":
                 return None, f"Not yet: {exc.message}. Review the card and accept again when ready."
+            if exc.retry_after_s is not None and decision == "confirm":  # unspent: ask again
+                return None, f"Not yet: {exc.message} Accept again in {exc.retry_after_s} s."
             return refused_outcome(exc, card.tool_name), ""
         return outcome, ""
 

@@ -5,7 +5,9 @@ Nothing decides here; each method is the core's own entry:
 * ``list_tools`` — ``offered_tools`` (the turn's pipeline: RBAC, then the context);
 * ``call_tool`` — ``prepare_call`` + ``AgentCore.run_call`` (guard -> confirm -> tools);
 * ``resume`` — ``prepare_resume`` (single use, bindings, expiry, the dangerous gate) +
-  ``AgentCore.resume``.
+  ``AgentCore.resume``;
+* ``approvals`` — the approval queue (four-eyes: ``app.agent.core.approvals``), for the
+  door's own two tools (``app.mcp.approvals``).
 
 A refusal of ``prepare_*`` (already audited by the core) becomes :class:`GatewayRefused`.
 """
@@ -25,6 +27,7 @@ from app.agent.core import (
     prepare_call,
     prepare_resume,
 )
+from app.agent.core import approvals as queue
 from app.agent.core.control import opened
 from app.agent.core.requests import DoorRequest
 from app.auth import Principal
@@ -39,7 +42,10 @@ R = TypeVar("R")
 
 def _refused(exc: RequestRefused) -> GatewayRefused:
     code = getattr(exc, "code", None)  # a refused confirmation's reason, e.g. too_early
-    return GatewayRefused(exc.reason, status=exc.status, error=exc.error, reason=code or exc.error)
+    wait = getattr(exc, "retry_after_s", None)  # a user over a limit: when to try again
+    return GatewayRefused(
+        exc.reason, status=exc.status, error=exc.error, reason=code or exc.error, retry_after_s=wait
+    )
 
 
 def _fields(value: Any) -> dict[str, Any]:
@@ -71,11 +77,43 @@ async def _run(
         yield event
 
 
+class CoreApprovals:
+    """The core's approval queue for the MCP door (``app.mcp.approvals.ApprovalDoor``)."""
+
+    def __init__(self, core: AgentCore) -> None:
+        self.core = core
+
+    def enabled(self) -> bool:
+        return self.core.rules.policy().approval.enabled
+
+    async def list(
+        self, principal: Principal, client: str | None, status: str
+    ) -> list[dict[str, Any]]:
+        caller = Caller(principal=principal, channel="mcp", client=client)
+        try:
+            return await queue.list_approvals(self.core, caller, status=status)
+        except RequestRefused as exc:
+            raise _refused(exc) from None
+
+    async def decide(
+        self, principal: Principal, client: str | None, approval_id: str, decision: str,
+        reason: str | None,
+    ) -> dict[str, Any]:  # fmt: skip
+        caller = Caller(principal=principal, channel="mcp", client=client)
+        try:
+            if decision == "withdraw":
+                return await queue.withdraw(self.core, caller, approval_id)
+            return await queue.decide(self.core, caller, approval_id, decision, reason)
+        except RequestRefused as exc:
+            raise _refused(exc) from None
+
+
 class CoreGateway:
     """The agent core as the MCP door sees it."""
 
     def __init__(self, core: AgentCore) -> None:
         self.core = core
+        self.approvals = CoreApprovals(core)
 
     async def list_tools(
         self, principal: Principal, context: UIContext | None

@@ -79,12 +79,20 @@ class GatewayRefused(SsToolsError):
     code, the message a sentence for a person."""
 
     def __init__(
-        self, message: str, *, status: int, error: str, reason: str, **details: Any
+        self,
+        message: str,
+        *,
+        status: int,
+        error: str,
+        reason: str,
+        retry_after_s: int | None = None,
+        **details: Any,
     ) -> None:
         super().__init__(message, **details)
         self.status = status
         self.error = error
         self.reason = reason
+        self.retry_after_s = retry_after_s  # a 429: the caller may try again after this
 
     @property
     def too_early(self) -> bool:

@@ -2,11 +2,16 @@
 tool result.
 
 A completed call answers with the tool's structured output as ``structuredContent``
-plus a short text (the same summarised text the agent's model reads). A forbidden call,
+plus a short text (the same summarised text the agent's model reads); a write that can
+be undone adds its typed ``undo`` offer (``offers``: the undo tool's call to make) and
+says so in the text. A forbidden call,
 a failure, a timeout or a refused decision is a tool error (``isError``) whose
 structured content names the error, so an MCP client's model can read why. A call that
 still waits for a person is *not* an error: it says so, with the confirmation id and a
-link to ``/agent`` where the pending card is shown.
+link to ``/agent`` where the pending card is shown. So is a confirmed call that waits for a
+second person's approval (four-eyes): ``status: awaiting_approval`` with the request's id
+(the task status tool, :data:`STATUS_TOOL`, reports it by that id) and a link to
+``/approvals``.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ import mcp_types as types
 
 from app.agent.tool_node import DATA_LIMIT_BYTES
 from app.events import (
+    AwaitingApprovalEvent,
     ConfirmRequiredEvent,
     DoneEvent,
     ErrorEvent,
@@ -32,6 +38,8 @@ from app.events import (
 )
 from app.mcp.card import PendingCard
 from app.mcp.gateway import GatewayRefused
+from app.policy.toolspec import served_by
+from app.tools.catalog import TOOL_CATALOG
 
 OutcomeKind = Literal[
     "completed",
@@ -42,9 +50,12 @@ OutcomeKind = Literal[
     "error",
     "refused",
     "pending",
+    "awaiting_approval",
 ]
 ProgressFn = Callable[[float, float | None, str | None], Awaitable[None]]
 MAX_JSON_CHARS = 1_000_000
+#: the tool that reports a task, and a request for approval by its id (what the spec serves)
+STATUS_TOOL = served_by(TOOL_CATALOG, "task_status")
 
 __all__ = ["Outcome", "collect", "pending_result", "refused_outcome", "to_result"]
 
@@ -57,6 +68,7 @@ class Outcome:
     structured: dict[str, Any] = field(default_factory=dict)
     pending: PendingCard | None = None
     conv_id: str = ""
+    approval: AwaitingApprovalEvent | None = None  # waits for a second person
 
 
 def _structured_output(ev: ToolEndEvent) -> dict[str, Any]:
@@ -82,6 +94,8 @@ def _from_event(ev: Event, tool: str) -> Outcome | None:
     if isinstance(ev, ConfirmRequiredEvent):
         card = PendingCard.from_event(ev)
         return Outcome("pending", card.tool_name, pending=card, conv_id=ev.conv_id)
+    if isinstance(ev, AwaitingApprovalEvent):
+        return Outcome("awaiting_approval", ev.tool_name, approval=ev, conv_id=ev.conv_id)
     if isinstance(ev, PermissionDeniedEvent):
         alts = [a.model_dump() for a in ev.alternatives]
         structured = {
@@ -99,7 +113,17 @@ def _from_event(ev: Event, tool: str) -> Outcome | None:
             text = ev.result or f"{ev.tool_name} completed."
             if ev.data_truncated:
                 text += f" (structured output cut to {DATA_LIMIT_BYTES // 1024} KiB)"
-            return Outcome("completed", ev.tool_name, text, _structured_output(ev))
+            if ev.cut_note:
+                text += f"\n{ev.cut_note}"
+            structured = _structured_output(ev)
+            undo = next((o for o in ev.offers if o.kind == "undo" and o.call), None)
+            if undo is not None and undo.call is not None:  # typed, whatever a model says
+                structured["offers"] = [o.model_dump(mode="json") for o in ev.offers]
+                text += (
+                    f"\nCan be undone until {undo.expires_at} UTC: call {undo.call.tool_name} "
+                    f"with {json.dumps(undo.call.args)}."
+                )
+            return Outcome("completed", ev.tool_name, text, structured)
         if ev.status == "cancelled":
             structured = {"status": "cancelled", "tool": ev.tool_name, "message": ev.result}
             return Outcome("cancelled", ev.tool_name, ev.result or "cancelled", structured)
@@ -122,6 +146,10 @@ def _from_event(ev: Event, tool: str) -> Outcome | None:
         return Outcome("timeout", ev.tool_name, ev.message, structured)
     if isinstance(ev, ErrorEvent):
         structured = {"error": ev.code, "message": ev.message, "tool": ev.tool_name or tool}
+        if ev.refusal is not None:  # the typed facts, as every door gets them
+            structured["refusal"] = ev.refusal.model_dump(mode="json", exclude_defaults=True)
+        if ev.offers:
+            structured["offers"] = [o.model_dump(mode="json", exclude_none=True) for o in ev.offers]
         return Outcome("error", ev.tool_name or tool, f"{ev.code}: {ev.message}", structured)
     return None
 
@@ -158,13 +186,19 @@ async def collect(
 
 
 def refused_outcome(exc: GatewayRefused, tool_name: str) -> Outcome:
-    structured = {
+    """A refusal as a tool error; one over the user's limits says when to try again
+    (``retry_after_s``, as the HTTP door's ``Retry-After``)."""
+    structured: dict[str, Any] = {
         "error": exc.error,
         "reason": exc.reason,
         "status": exc.status,
         "message": exc.message,
     }
-    return Outcome("refused", tool_name, f"{exc.error} ({exc.reason}): {exc.message}", structured)
+    text = f"{exc.error} ({exc.reason}): {exc.message}"
+    if exc.retry_after_s is not None:
+        structured["retry_after_s"] = exc.retry_after_s
+        text += f" Retry after {exc.retry_after_s} s."
+    return Outcome("refused", tool_name, text, structured)
 
 
 def pending_result(card: PendingCard, *, base_url: str, note: str = "") -> types.CallToolResult:
@@ -193,9 +227,39 @@ def pending_result(card: PendingCard, *, base_url: str, note: str = "") -> types
     )
 
 
+def awaiting_result(ev: AwaitingApprovalEvent, *, base_url: str) -> types.CallToolResult:
+    """A confirmed call that waits for a second person's approval: not run (yet), not an
+    error; the request's id and where an approver decides it."""
+    url = f"{base_url}/approvals"
+    structured = {
+        "status": "awaiting_approval",
+        "approval_id": ev.approval_id,
+        "conv_id": ev.conv_id,
+        "url": url,
+        "tool": ev.tool_name,
+        "arguments": ev.tool_args,
+        "env_id": ev.env_id,
+        "tier": ev.env_context,
+        "risk_level": ev.risk_level,
+        "expires_at": ev.expires_at,
+    }
+    where = f" on {ev.env_id}" if ev.env_id else ""
+    text = (
+        f"Not run yet: {ev.tool_name}{where} was confirmed and now waits for a second "
+        f"person's approval (request {ev.approval_id}, expires {ev.expires_at}). An approver "
+        f"decides it at {url}; {STATUS_TOOL} with task_id {ev.approval_id} reports it. "
+        "Do not call the tool again."
+    )
+    return types.CallToolResult(
+        content=[types.TextContent(text=text)], structured_content=structured, is_error=False
+    )
+
+
 def to_result(outcome: Outcome, *, base_url: str) -> types.CallToolResult:
     if outcome.pending is not None:
         return pending_result(outcome.pending, base_url=base_url)
+    if outcome.approval is not None:
+        return awaiting_result(outcome.approval, base_url=base_url)
     return types.CallToolResult(
         content=[types.TextContent(text=outcome.text)],
         structured_content=outcome.structured,

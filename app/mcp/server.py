@@ -24,6 +24,7 @@ from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from app.auth import Principal
+from app.mcp.approvals import DOOR_TOOLS, ApprovalDoor, call_door_tool, door_tools
 from app.mcp.caller import (
     CONTEXT_KEY,
     PRINCIPAL_STATE,
@@ -102,8 +103,16 @@ class _Handlers:
             uictx, _ = request_context(ctx)
         except InvalidContext as exc:
             raise exc.to_mcp() from None
-        infos = await self.gateway().list_tools(caller.principal, uictx)
-        return types.ListToolsResult(tools=[tool_of(i) for i in infos])
+        gateway = self.gateway()
+        infos = await gateway.list_tools(caller.principal, uictx)
+        extra = door_tools() if self._approvals(gateway) is not None else []
+        return types.ListToolsResult(tools=[*(tool_of(i) for i in infos), *extra])
+
+    @staticmethod
+    def _approvals(gateway: ToolGateway) -> ApprovalDoor | None:
+        """The approval queue's door tools, while policy turns four-eyes on."""
+        door: ApprovalDoor | None = getattr(gateway, "approvals", None)
+        return door if door is not None and door.enabled() else None
 
     async def call_tool(
         self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
@@ -119,6 +128,12 @@ class _Handlers:
         )
         if params.request_state is not None:  # a 2026 retry carrying the person's answer
             return await continue_input(decider, params)
+        approvals = self._approvals(gateway) if params.name in DOOR_TOOLS else None
+        if approvals is not None:  # four-eyes: the queue, a decision (the core's rules)
+            args = dict(params.arguments or {})
+            return await call_door_tool(
+                approvals, caller.principal, caller.client, params.name, args
+            )
         try:
             uictx, args = request_context(ctx, params.arguments)
         except InvalidContext as exc:

@@ -1,5 +1,5 @@
 """/agent: the chat page. Deep links carry the context:
-``/agent?objectType=dashboard&objectId=42&objectName=Sales&envId=prod`` (see README);
+``/agent?objectType=dashboard&objectId=42&objectName=Sales&envId=prod`` (see docs/page.md);
 ``/agent?conv=<conv_id>`` opens one of the user's conversations with its pending card
 (the link the MCP door hands out when a client cannot show a confirmation).
 
@@ -28,11 +28,13 @@ from app.agent.core import AgentCore, prepare_call, prepare_resume, prepare_turn
 from app.i18n import normalize_language, pick_language
 from app.pages import session
 from app.pages.agent_controller import AgentPageController, CoreDoor
+from app.pages.approvals_count import approvals_counter, keep_counting
 from app.parts import installed
 from app.screen.model import AgentChatModel
 from components.chat_panel import chat_panel
 from components.conversation_drawer import conversation_drawer
 from components.header import header
+from components.link_form import LinkForm
 
 log = logging.getLogger("ss_tools.pages")
 ASSETS = Path(__file__).resolve().parents[2] / "assets"
@@ -81,6 +83,7 @@ async def agent_page(request: Request, lang: str | None = None):
     app.storage.user["conv_id"] = model.conv_id
     app.storage.client["agent_model"] = model
     app.storage.client["agent_controller"] = controller
+    controller.client_host = request.client.host if request.client else None
     controller.open(request.query_params)
 
     def choose_language(value: str) -> None:
@@ -98,6 +101,7 @@ async def agent_page(request: Request, lang: str | None = None):
     # a reset (new conversation, an entry opened in the drawer) is remembered for reloads
     model.on_reset(lambda: app.storage.user.update(conv_id=model.conv_id))
     ui.add_css(page_css())
+    waiting_for_me = await approvals_counter(parts.core, user.principal)  # four-eyes
     header(
         model,
         username=user.username,
@@ -105,16 +109,21 @@ async def agent_page(request: Request, lang: str | None = None):
         on_new_conversation=new_conversation,
         on_sign_out=sign_out,
         on_conversations=model.toggle_drawer,
+        approvals=waiting_for_me,
     )
     conversation_drawer(model, on_new=new_conversation)
+    controller.on_link_account = LinkForm(language, controller.link_account).open_for
     with ui.column().classes("w-full p-4") as root:
         chat_panel(model)
         ui.timer(settings.countdown_tick_s, model.tick)
+        # a call that waits for a second person: its result lands here when decided
+        ui.timer(settings.approval_poll_s, controller.poll_approval)
     root.mark("agent-root")
     if linked:
         app.storage.user["conv_id"] = await controller.open_conversation()
     elif conv_id:  # one visit, one context (issue 25): see resume_visit
         app.storage.user["conv_id"] = await controller.resume_visit()
+    keep_counting(waiting_for_me, parts.core, user.principal)  # (timers last)
     # a revoked session (disabled, deleted, re-roled) leaves the page
     session.watch(parts.auth, request)
     return None

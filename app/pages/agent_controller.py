@@ -30,9 +30,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from app.agent.core import Caller, ResumeInput, TurnInput
+from app.agent.core.requests import RateLimited
 from app.auth import Principal
 from app.errors import AuthError, ConfirmationError, ForbiddenError, SsToolsError, UIContextError
 from app.i18n import refusal_text
+from app.pages.agent_approvals import ApprovalWatch
 from app.pages.agent_controls import ControllerControls
 from app.pages.agent_ways import WaysForward
 from app.screen.model import AgentChatModel, Decision
@@ -63,10 +65,11 @@ class CoreDoor:
 
 
 # ---- the controller ----------------------------------------------------------------------
-class AgentPageController(ControllerControls, WaysForward):
+class AgentPageController(ControllerControls, WaysForward, ApprovalWatch):
     """Turns and decisions here; stop, the drawer and the edit form in
     :class:`~app.pages.agent_controls.ControllerControls` (issue 11); the ways on (the
-    core's offers) in :class:`~app.pages.agent_ways.WaysForward`."""
+    core's offers) in :class:`~app.pages.agent_ways.WaysForward`; a call that waits for a
+    second person in :class:`~app.pages.agent_approvals.ApprovalWatch`."""
 
     def __init__(
         self,
@@ -147,8 +150,10 @@ class AgentPageController(ControllerControls, WaysForward):
             lang=self.model.lang,  # the page's language: the turn is said in it
         )
         req = await self._checked(self.door.prepare_turn, turn)
-        if req is not None:
-            await self._stream(self.door.core.run_turn(req))
+        if req is None:  # refused before it started: the text goes back into the composer
+            self.model.give_back(text)
+            return
+        await self._stream(self.door.core.run_turn(req))
 
     async def decide(
         self, decision: Decision, reason: str | None, args: Mapping[str, Any] | None = None
@@ -201,7 +206,12 @@ class AgentPageController(ControllerControls, WaysForward):
     def _refused(self, exc: SsToolsError) -> None:
         error, reason = refusal_of(exc)
         log.info("request of %s refused: %s (%s)", self.principal.user_id, error, reason)
-        self.model.show_error(refusal_text(error, reason, self.model.lang))
+        wait = getattr(exc, "retry_after_s", None)  # a user over a limit: when to try again
+        text = refusal_text(error, reason, self.model.lang, seconds=wait)
+        if isinstance(exc, RateLimited) and self.model.card_state.startswith("loading"):
+            self.model.answer_later(text)  # refused before it was spent: the card stays
+        else:
+            self.model.show_error(text)
 
     # ---- reconnect and restore -------------------------------------------------------------
     async def reconnect(self) -> bool:

@@ -56,9 +56,11 @@ class ControllerControls:
     # ---- stop ---------------------------------------------------------------------------
     async def stop(self) -> None:
         try:
-            await self._core.cancel(self.principal, self.model.conv_id, channel=CHANNEL)
+            report = await self._core.cancel(self.principal, self.model.conv_id, channel=CHANNEL)
         except SsToolsError as exc:
             self._refused(exc)
+            return
+        self.model.stop_answered(report.status)
 
     def after_stream(self) -> None:
         """A stream ended: follow the writes a stop left running; refresh the drawer."""
@@ -115,7 +117,7 @@ class ControllerControls:
         except SsToolsError as exc:
             self._refused(exc)
             return
-        self.model.set_conversations([_entry(r) for r in rows])
+        self.model.set_conversations([conversation_entry(r) for r in rows])
 
     async def show_conversation(self, conv_id: str) -> None:
         """Show ``conv_id``: its messages, tool cards with results, a pending card, and the
@@ -152,7 +154,7 @@ class ControllerControls:
         return self._core.validate_args(tool_name, args, lang)
 
 
-def _entry(summary: ConversationSummary) -> ConversationEntry:
+def conversation_entry(summary: ConversationSummary) -> ConversationEntry:
     """The drawer's entry of a conversation: the summary's fields of the same names, and
     its pending confirmation as the entry's badge."""
     names = [f.name for f in dataclasses.fields(ConversationEntry) if f.name != "pending"]

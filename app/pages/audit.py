@@ -1,6 +1,8 @@
 """/audit (admins only): the audit rows with filters and a CSV export, in the app's
-shell (its header); the database pages the rows (the table holds millions), the filters
-and the page number are the URL's query, and each row's arguments are folded.
+shell (its header and conversation drawer); the database pages the rows (the table holds
+millions), the filters and the page number are the URL's query; a row unfolds into its
+arguments as a name/value table, and links to the conversation that made it (rows:
+``app.pages.audit_rows``; the table: ``components.audit_table``).
 
 Analysts get a plain 403 page ("Admins only"). The export is ``GET /api/audit.csv`` with the
 same filters as query parameters; it accepts the page session or an admin Bearer token.
@@ -8,12 +10,7 @@ same filters as query parameters; it accepts the page session or an admin Bearer
 
 from __future__ import annotations
 
-import csv
 import html
-import io
-import json
-from datetime import datetime, timedelta
-from typing import Any
 from urllib.parse import urlencode
 
 from nicegui import app, run, ui
@@ -24,107 +21,26 @@ from app.auth import AuthGate, bearer_token
 from app.errors import AuthError, error_shape
 from app.i18n import pick_language, t
 from app.pages import session
+from app.pages.approvals_count import approvals_counter, keep_counting
+from app.pages.audit_rows import (
+    COLUMNS,
+    FILTERS,
+    PAGE_SIZE,
+    FilterError,
+    fetch_page,
+    fetch_rows,
+    parse_day,
+    to_csv,
+)
+from app.pages.shell import ShellConversations, ShellDrawer
 from app.parts import installed
-from app.store.audit import DECISIONS, count_audit, list_audit
-from app.store.db import Database
-from app.text import csv_cell
+from app.store.audit import DECISIONS
+from components.audit_table import audit_table
+from components.conversation_drawer import conversation_drawer
 from components.header import shell_header
 
-FILTERS = ("user", "tool", "decision", "env", "since", "until")
-COLUMNS = (
-    "ts", "user", "role", "kind", "tool", "env", "decision", "reason", "args", "duration_ms",
-    "channel", "client", "conv_id",
-)  # fmt: skip
+__all__ = ["COLUMNS", "FILTERS", "PAGE_SIZE", "fetch_page", "fetch_rows", "parse_day", "to_csv"]
 CSV_PATH = "/api/audit.csv"
-PAGE_SIZE = 50  # rows a page of /audit shows (the database pages, issue 25)
-#: the args cell: folded, its first characters as the summary, the whole JSON unfolded
-# (Vue's {{ }} escapes the text: a row's JSON is never markup)
-ARGS_CELL = (
-    '<q-td :props="props">'
-    '<details v-if="props.value"><summary class="cursor-pointer font-mono text-xs">'
-    "{{ props.value.length > 40 ? props.value.slice(0, 40) + '…' : props.value }}"
-    "</summary>"
-    '<pre class="whitespace-pre-wrap text-xs">{{ props.value }}</pre></details>'
-    "</q-td>"
-)
-
-
-class FilterError(ValueError):
-    """A filter value the page cannot use (a malformed date)."""
-
-
-def parse_day(value: str | None, *, end: bool = False) -> datetime | None:
-    """'2026-01-31' (or a full ISO time) → datetime; ``end`` makes a bare day inclusive."""
-    if not value:
-        return None
-    try:
-        parsed = datetime.fromisoformat(value.strip())
-    except ValueError as exc:
-        raise FilterError(value) from exc
-    if end and len(value.strip()) == 10:
-        parsed += timedelta(days=1)
-    return parsed
-
-
-def _store_filters(filters: dict[str, str]) -> dict[str, Any]:
-    return {
-        "user": filters.get("user") or None,
-        "tool": filters.get("tool") or None,
-        "decision": filters.get("decision") or None,
-        "env": filters.get("env") or None,
-        "since": parse_day(filters.get("since")),
-        "until": parse_day(filters.get("until"), end=True),
-    }
-
-
-def fetch_page(
-    db: Database, filters: dict[str, str], page: int, per_page: int = PAGE_SIZE
-) -> tuple[list[dict[str, Any]], int]:
-    """Blocking: one page of the rows matching ``filters`` (newest first; ``page`` from 1)
-    and how many rows match: the database pages, the page never loads the whole table."""
-    where = _store_filters(filters)
-    with db.session() as s:
-        total = count_audit(s, **where)
-    offset = (max(1, page) - 1) * per_page
-    return fetch_rows(db, filters, per_page, offset=offset), total
-
-
-def fetch_rows(
-    db: Database, filters: dict[str, str], limit: int = 500, *, offset: int = 0
-) -> list[dict[str, Any]]:
-    """Blocking: the audit rows matching ``filters`` as display dicts (newest first)."""
-    where = _store_filters(filters)
-    with db.session() as s:
-        rows = list_audit(s, limit=limit, offset=offset, **where)
-        return [
-            {
-                "id": str(r.id),
-                "ts": r.ts.isoformat(timespec="seconds"),
-                "user": r.user or "",
-                "role": r.role or "",
-                "kind": r.kind,
-                "tool": r.tool or "",
-                "env": r.env or "",
-                "decision": r.decision or "",
-                "reason": r.reason or "",
-                "args": json.dumps(r.args, ensure_ascii=False) if r.args is not None else "",
-                "duration_ms": "" if r.duration_ms is None else round(r.duration_ms, 1),
-                "channel": r.channel or "",
-                "client": r.client or "",
-                "conv_id": r.conv_id or "",
-            }
-            for r in rows
-        ]
-
-
-def to_csv(rows: list[dict[str, Any]]) -> str:
-    """The rows as CSV; a cell a spreadsheet would run as a formula (a username or reason
-    starting with ``=``, ``+``, ``-``, ``@``, a tab or CR) is quoted by :func:`csv_cell`."""
-    out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=COLUMNS, extrasaction="ignore")
-    writer.writeheader()
-    writer.writerows({k: csv_cell(v) for k, v in row.items()} for row in rows)
-    return out.getvalue()
 
 
 def forbidden_page(lang: str) -> HTMLResponse:
@@ -177,9 +93,10 @@ if not any(getattr(r, "path", None) == CSV_PATH for r in app.routes):
 
 @ui.page("/audit", title="Audit · ss-tools agent")
 async def audit_page(request: Request, lang: str | None = None):
-    """The audit log in the app's shell (its header); the filters and the page number
-    live in the URL, so a filtered view can be shared (issue 25)."""
-    auth = installed(request.app).auth
+    """The audit log in the app's shell (its header and the conversation drawer); the
+    filters and the page number live in the URL, so a filtered view can be shared."""
+    parts = installed(request.app)
+    auth = parts.auth
     user = session.current_user(auth)
     if user is None:
         return RedirectResponse(session.login_url(session.request_target(request)))
@@ -190,7 +107,6 @@ async def audit_page(request: Request, lang: str | None = None):
         return forbidden_page(language)
     filters = {k: request.query_params.get(k, "") for k in FILTERS}
     state = {"page": _page_number(request.query_params.get("page")), "pages": 1}
-    columns = [{"name": c, "label": c, "field": c, "align": "left"} for c in COLUMNS]
 
     def query(page: int) -> str:
         params = {k: v for k, v in filters.items() if v}
@@ -201,7 +117,9 @@ async def audit_page(request: Request, lang: str | None = None):
     async def show(page: int) -> None:
         error.set_text("")
         try:
-            rows, total = await run.io_bound(fetch_page, auth.db, dict(filters), page) or ([], 0)
+            rows, total = await run.io_bound(
+                fetch_page, auth.db, dict(filters), page, viewer=user.username, lang=language
+            ) or ([], 0)
         except FilterError:
             error.set_text(t("bad_date", language))
             return
@@ -232,6 +150,19 @@ async def audit_page(request: Request, lang: str | None = None):
         session.sign_out(auth)
         ui.navigate.to("/login")
 
+    def new_conversation() -> None:
+        app.storage.user.pop("conv_id", None)  # /agent then starts a new one
+        ui.navigate.to("/agent")
+
+    history = ShellConversations(language)
+    ShellDrawer(
+        history,
+        parts.core,
+        user.principal,
+        navigate=ui.navigate.to,
+        on_error=lambda text: ui.notify(text, type="warning"),
+    )
+    counter = await approvals_counter(parts.core, user.principal)  # the header's count
     shell_header(
         lang=language,
         username=user.username,
@@ -239,7 +170,11 @@ async def audit_page(request: Request, lang: str | None = None):
         title=t("audit_title", language),
         on_language=choose_language,
         on_sign_out=sign_out,
+        on_conversations=history.toggle_drawer,
+        on_new_conversation=new_conversation,
+        approvals=counter,
     )
+    conversation_drawer(history, on_new=new_conversation)
     with ui.row().classes("w-full items-center gap-4 p-4"):  # (the title is the header's)
         ui.space()
         count = ui.label("").mark("audit-count")
@@ -252,14 +187,18 @@ async def audit_page(request: Request, lang: str | None = None):
         ui.input(t("filter_env", language)).bind_value(filters, "env").mark("filter-env")
         ui.input(t("filter_since", language)).bind_value(filters, "since").mark("filter-since")
         ui.input(t("filter_until", language)).bind_value(filters, "until").mark("filter-until")
+        ui.input(t("filter_conversation", language)).bind_value(filters, "conv").mark(
+            "filter-conversation"
+        )
+        ui.input(t("filter_approval", language)).bind_value(filters, "approval").mark(
+            "filter-approval"
+        )
         ui.button(t("apply_filters", language), icon="filter_alt", on_click=apply).mark(
             "apply-filters"
         )
         ui.button(t("export_csv", language), icon="download", on_click=export).mark("export-csv")
     error = ui.label("").classes("text-red-700 px-4").mark("audit-error")
-    table = ui.table(columns=columns, rows=[], row_key="id", pagination=0)
-    table.classes("w-full px-4").props("dense wrap-cells hide-pagination").mark("audit-table")
-    table.add_slot("body-cell-args", ARGS_CELL)
+    table = audit_table(language)
     with ui.row().classes("w-full items-center justify-end gap-2 px-4 pb-4"):
         back = (
             ui.button(
@@ -282,6 +221,7 @@ async def audit_page(request: Request, lang: str | None = None):
         )
     await show(state["page"])
     # last: a timer makes NiceGUI answer as soon as the page connects (before apply ends)
+    keep_counting(counter, parts.core, user.principal)
     session.watch(auth, request)  # a revoked admin loses the open page within seconds
     return None
 

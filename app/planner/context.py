@@ -30,6 +30,13 @@ _BLOCK = re.compile(
     re.DOTALL | re.MULTILINE,
 )
 _NONE = {"", "none", "null", "-"}
+# "key: value" on one line; the value up to its last non-blank (blanks never cross a line)
+_VALUES = {
+    key: re.compile(
+        rf"^[^\S\n]*+{re.escape(key)}[^\S\n]*+:[^\S\n]*+((?:[^\S\n]*+\S)*+)", re.MULTILINE
+    )
+    for key in _UICONTEXT_KEYS
+}
 
 
 @dataclass(frozen=True)
@@ -56,7 +63,7 @@ class TurnContext:
 
 
 def _value(text: str, key: str) -> str | None:
-    m = re.search(rf"^\s*{re.escape(key)}\s*:\s*(.*?)\s*$", text, re.MULTILINE)
+    m = _VALUES[key].search(text)
     if not m or m.group(1).lower() in _NONE:
         return None
     return m.group(1)

@@ -11,13 +11,17 @@ tool names (OpenAI dicts, ``BaseTool``s, pydantic classes or functions). Streami
 the text a few words at a time, then one last chunk carrying the tool call, so
 ``ainvoke`` and ``astream`` (and LangGraph's "messages" streaming) both yield
 ``tool_calls``.
+
+``runner`` (set by the composition root, ``app.planner_runs``) plans an asynchronous
+call's reply off the event loop, in a child process within a time budget; without one
+(the planner's own tests, the eval) a reply is planned in the calling thread.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
@@ -33,6 +37,8 @@ from app.planner.plan import Reply, plan_reply
 from app.policy import ToolSpec
 
 _TOKENS = re.compile(r"\s*\S+\s*|\s+")
+#: plans a reply elsewhere: (messages, bound tool names) -> the reply
+Runner = Callable[[list[BaseMessage], tuple[str, ...] | None], Awaitable[Reply]]
 
 
 def tool_name(tool: Any) -> str:
@@ -85,6 +91,7 @@ class OfflinePlanner(BaseChatModel):
     # the planner is not LangChain-serialisable), and every model call binds a copy: the
     # repr is its name and its bound tools, nothing else.
     catalog: SkipValidation[Mapping[str, ToolSpec] | None] = Field(default=None, repr=False)
+    runner: SkipValidation[Runner | None] = Field(default=None, repr=False, exclude=True)
     _known: Known = PrivateAttr(default_factory=Known)
 
     def __repr__(self) -> str:
@@ -110,6 +117,11 @@ class OfflinePlanner(BaseChatModel):
     def _reply(self, messages: list[BaseMessage]) -> Reply:
         return plan_reply(messages, self.bound_tool_names, self._known)
 
+    async def _areply(self, messages: list[BaseMessage]) -> Reply:
+        if self.runner is None:
+            return self._reply(messages)
+        return await self.runner(messages, self.bound_tool_names)
+
     def _generate(
         self,
         messages: list[BaseMessage],
@@ -128,7 +140,9 @@ class OfflinePlanner(BaseChatModel):
         run_manager: AsyncCallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
-        return self._generate(messages, stop, **kwargs)
+        reply = await self._areply(messages)
+        message = AIMessage(content=reply.content, tool_calls=reply.tool_calls)
+        return ChatResult(generations=[ChatGeneration(message=message)])
 
     def _stream(
         self,
@@ -150,9 +164,9 @@ class OfflinePlanner(BaseChatModel):
         run_manager: AsyncCallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> AsyncIterator[ChatGenerationChunk]:
-        """``_stream``'s chunks, each reported to the async callbacks (the reply is ready
-        at once: no thread, which LangChain's default ``_astream`` would start)."""
-        for chunk in self._stream(messages, stop, **kwargs):
+        """The reply's chunks (as ``_stream``'s), each reported to the async callbacks."""
+        for message in _chunks(await self._areply(messages)):
+            chunk = ChatGenerationChunk(message=message)
             if run_manager is not None:
-                await run_manager.on_llm_new_token(chunk.text, chunk=chunk)
+                await run_manager.on_llm_new_token(message.text, chunk=chunk)
             yield chunk

@@ -43,22 +43,25 @@ _NOT_A_NAME = frozenset(
 _FUNCTION_WORDS = _NOT_A_NAME | _ALWAYS_STOP | _ENV_PREPOSITIONS | {"is", "are", "was"}
 _ARGUMENT = re.compile(r"(?:сообщени|комментари|текст|именем|названием|message)", re.I)
 MAX_WORDS = 6
+MAX_WORDS_BEFORE = 4  # "the Sales demo dashboard"
 
 
-def _words(text: str) -> list[re.Match[str]]:
-    return list(re.finditer(r"[^\s,;:!?()]+|[,;:!?()]", text))
+_TOKEN = re.compile(r"[^\s,;:!?()]+|[,;:!?()]")
+_NUMBER = re.compile(r"\A[#№]?\d++\Z")
 
 
 def _after(scan: str, start: int, env_pattern: re.Pattern[str]) -> str | None:
     words: list[str] = []
-    tokens = _words(scan[start:])
-    for i, token in enumerate(tokens):
+    tokens = _TOKEN.finditer(scan, start)  # read lazily: a name has at most MAX_WORDS
+    token = next(tokens, None)
+    while token is not None:
+        following = next(tokens, None)
         word = token.group(0)
         lower = word.lower()
         if word in ",;:!?()" or lower in _ALWAYS_STOP or lower == "sqlquery":
             break
         if lower in _ENV_PREPOSITIONS:
-            nxt = tokens[i + 1].group(0) if i + 1 < len(tokens) else ""
+            nxt = following.group(0) if following is not None else ""
             if not nxt or env_pattern.fullmatch(nxt.rstrip(".")) or _ARGUMENT.match(nxt):
                 break
         if not words and (
@@ -68,26 +71,55 @@ def _after(scan: str, start: int, env_pattern: re.Pattern[str]) -> str | None:
         words.append(word)
         if word.endswith(".") or len(words) >= MAX_WORDS:
             break
+        token = following
     name = " ".join(words).rstrip(".")
     return name or None
 
 
+def _last_words(text: str, end: int, count: int) -> list[str]:
+    """The last ``count`` blank-separated words of ``text[:end]`` (``str.split``'s
+    words), read backwards from ``end``."""
+    words: list[str] = []
+    i = end
+    while len(words) < count:
+        while i > 0 and text[i - 1].isspace():
+            i -= 1
+        if i == 0:
+            break
+        j = i
+        while j > 0 and not text[j - 1].isspace():
+            j -= 1
+        words.append(text[j:i])
+        i = j
+    return words[::-1]
+
+
 def _before(scan: str, end: int) -> str | None:
-    words = scan[:end].split()
+    # the nearest "the"/"my"/"our" and the words after it, at most four: five words read
+    words = _last_words(scan, end, MAX_WORDS_BEFORE + 1)
     for i in range(len(words) - 1, -1, -1):
         if words[i].lower() not in ("the", "my", "our"):
             continue
         name = words[i + 1 :]
         if not name:
             continue
-        if len(name) > 4 or any(w.lower().strip(".,") in _FUNCTION_WORDS for w in name):
+        if len(name) > MAX_WORDS_BEFORE or any(
+            w.lower().strip(".,") in _FUNCTION_WORDS for w in name
+        ):
             return None
         return " ".join(name)
     return None
 
 
-_QUOTE_AFTER_KEYWORD = re.compile(_KEYWORD.pattern + r"\s*[\"'«“„`]", re.IGNORECASE)
-SLUG = re.compile(r"[a-z0-9]+(?:[-_][a-z0-9]+)+")
+# the keyword, blanks taken whole, then a quote (a search fails at once after a keyword
+# that no quote follows; a Russian ending is at most 30 letters, so a word that repeats
+# the keyword is not read again from each repetition)
+_QUOTE_AFTER_KEYWORD = re.compile(
+    r"(?:\bdashboards?\b|дашборд\w{0,30}+)(?:\s++(?:named|called|titled|с\s+названием"
+    r"|под\s+названием|с\s+именем))?\s*+[\"'«“„`]",
+    re.IGNORECASE,
+)
+SLUG = re.compile(r"\A[a-z0-9]++(?:[-_][a-z0-9]++)++\Z")
 
 
 def quoted_after_keyword(prefix: str) -> bool:
@@ -101,7 +133,7 @@ def dashboard_name(scan: str, env_pattern: re.Pattern[str]) -> str | None:
         name = _after(scan, m.end(), env_pattern)
         if name is None and m.group(0).lower().startswith("dashboard"):
             name = _before(scan, m.start())
-        if name and not re.fullmatch(r"[#№]?\d+", name):
+        if name and not _NUMBER.fullmatch(name):
             return name
     return None
 
@@ -114,13 +146,15 @@ def capitalised_name(scan: str, env_pattern: re.Pattern[str]) -> str | None:
     """A title no keyword introduces: the first capitalised word that does not start a
     sentence and is no environment or function word, and the words after it."""
     for m in _CAPITALISED.finditer(scan):
-        before = scan[: m.start()].rstrip()
+        before = m.start()  # the last character before the word's blanks
+        while before > 0 and scan[before - 1].isspace():
+            before -= 1
         word = m.group(0)
-        if not before or before[-1] in ".!?:;" or env_pattern.fullmatch(word):
+        if before == 0 or scan[before - 1] in ".!?:;" or env_pattern.fullmatch(word):
             continue
         if word.lower() in _FUNCTION_WORDS or word.lower() in _NOT_A_TITLE:
             continue
         name = _after(scan, m.start(), env_pattern)
-        if name and not re.fullmatch(r"[#№]?\d+", name):
+        if name and not _NUMBER.fullmatch(name):
             return name
     return None

@@ -9,41 +9,75 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from app.i18n import detect_lang
 from app.planner.context import TurnContext
 from app.planner.names import SLUG, capitalised_name, dashboard_name, quoted_after_keyword
 from app.planner.sqltext import split_sql
-from app.planner.text import (
-    QUOTED_PATTERN,
-    EnvMention,
-    EnvResolver,
-    Lang,
-    quoted_strings,
-)
+from app.planner.text import EnvMention, EnvResolver, Lang, blank_quoted, quoted_strings
+
+__all__ = ["AFTER_DASHBOARD", "Request", "after_pattern", "blank_quoted"]
 
 _THIS = re.compile(
     r"\b(?:this|current|that|here|open)\b|\bэт(?:от|у|ого|ом|им|а|и)\b|текущ\w*|открыт\w*"
     r"|\bданн(?:ый|ого|ом|ую)\b",
     re.IGNORECASE,
 )
-_ID_LIST = r"(\d+(?:\s*(?:,|;|and|&|и|\s)\s*\d+)*)"
+# numbers joined by commas, "and", "и", "&" or blanks; blanks taken whole (\s*+), so a
+# run between two numbers is read one way only
+_ID_LIST = r"(\d++(?:\s*+(?:[,;&]|and|и)?+\s*+\d++)*+)"
+# a keyword's Russian ending is letters only (its digits are the id: "дашборд5")
 _DASHBOARD_IDS = re.compile(
-    r"(?:\bdashboards?|дашборд\w*|\bids?\b|#|№)\s*(?:id|#|№|номер\w*)?\s*[:=]?\s*" + _ID_LIST,
+    r"(?:\bdashboards?|дашборд[^\W\d]{0,30}+|\bids?\b|#|№)\s*+"
+    r"(?:(?:id|#|№|номер[^\W\d]{0,30}+)\s*+)?(?:[:=]\s*+)?" + _ID_LIST,
     re.IGNORECASE,
 )
+_DIGITS = re.compile(r"\d+")
+_BARE_NUMBER = re.compile(r"(?<![\w.:/-])\d+(?![\w.:/-])")
+# right after a number: a unit (a duration, rows, a percentage) says it is no dashboard
 _UNIT_AFTER = re.compile(
-    r"\s*(?:min\w*|m\b|h\b|hours?|hrs?|rows?|lines?|мин\w*|час\w*|строк\w*|%)", re.IGNORECASE
+    r"(?<!\s)\s*+(?:min|m\b|h\b|hours?|hrs?|rows?|lines?|мин|час|строк|%)", re.IGNORECASE
 )
-_NOT_DASHBOARD_BEFORE = re.compile(
-    r"(?:tasks?|jobs?|backups?|задач\w*|бэкап\w*|бекап\w*|limit|first|top|role|роли)\s*[#№]?\s*$",
-    re.IGNORECASE,
-)
+# right before a number (after blanks and one "#"/"№"): a word that says it is a task,
+# a backup, a row limit or a role; the Russian stems anywhere in the last word
+_KEYWORD_BEFORE = re.compile(r"(?:tasks?|jobs?|backups?|limit|first|top|role|роли)\Z", re.I)
+_KEYWORD_BEFORE_CHARS = 7  # "backups"
+_STEM_BEFORE = re.compile(r"задач|бэкап|бекап", re.IGNORECASE)
 
 
-def blank_quoted(text: str) -> str:
-    """The text with quoted fragments replaced by spaces (positions kept)."""
-    return re.sub(QUOTED_PATTERN, lambda m: " " * len(m.group(0)), text)
+def _is_word_char(c: str) -> bool:
+    return c.isalnum() or c == "_"
+
+
+def _not_a_dashboard_before(scan: str, start: int) -> bool:
+    """Whether the words before the number at ``start`` say it is no dashboard id
+    (read backwards from the number: its cost is the words it reads, not the text)."""
+    i = start
+    while i > 0 and scan[i - 1].isspace():
+        i -= 1
+    if i > 0 and scan[i - 1] in "#№":
+        i -= 1
+        while i > 0 and scan[i - 1].isspace():
+            i -= 1
+    if _KEYWORD_BEFORE.search(scan, max(0, i - _KEYWORD_BEFORE_CHARS), i):
+        return True
+    word = i
+    while word > 0 and _is_word_char(scan[word - 1]):
+        word -= 1
+    return bool(_STEM_BEFORE.search(scan, word, i))
+
+
+@lru_cache(maxsize=64)
+def after_pattern(keywords: str) -> re.Pattern[str]:
+    """The identifier after one of ``keywords`` (a regex alternation): blanks, an
+    optional ":"/"=", an optional opening quote, then the identifier."""
+    return re.compile(
+        rf"(?:{keywords})\s*+(?:[:=]\s*+)?[\"'«“`]?([A-Za-z0-9_][\w./:-]*+)", re.IGNORECASE
+    )
+
+
+AFTER_DASHBOARD = after_pattern(r"dashboards?|дашборд\w{0,30}")
 
 
 @dataclass(frozen=True)
@@ -114,13 +148,16 @@ class Request:
         """Ids named after "dashboard(s)"/"#"/"id", else bare numbers that are not
         durations, row limits, task or backup ids."""
         ids: list[str] = []
+        seen: set[str] = set()  # a set: a list's "in" would make many ids quadratic
         for m in _DASHBOARD_IDS.finditer(self.scan):
-            ids += [n for n in re.findall(r"\d+", m.group(1)) if n not in ids]
+            found = [n for n in _DIGITS.findall(m.group(1)) if n not in seen]
+            ids += found
+            seen.update(found)
         if ids:
             return ids
-        for m in re.finditer(r"(?<![\w.:/-])\d+(?![\w.:/-])", self.scan):
-            if _UNIT_AFTER.match(self.scan, m.end()) or _NOT_DASHBOARD_BEFORE.search(
-                self.scan[: m.start()]
+        for m in _BARE_NUMBER.finditer(self.scan):
+            if _UNIT_AFTER.match(self.scan, m.end()) or _not_a_dashboard_before(
+                self.scan, m.start()
             ):
                 continue
             ids.append(m.group(0))
@@ -130,7 +167,7 @@ class Request:
         """A slug (``sales-overview``) named after "dashboard" or quoted."""
         if self.quoted and (required or quoted_after_keyword(self.prefix)):
             return self.quoted[0] if SLUG.fullmatch(self.quoted[0]) else None
-        slug = self.name_after(r"dashboards?|дашборд\w*")
+        slug = self.name_after(AFTER_DASHBOARD)
         return slug if slug and SLUG.fullmatch(slug) else None
 
     def dashboard_title(self, *, required: bool) -> str | None:
@@ -164,11 +201,12 @@ class Request:
         return [], False
 
     # --- names ---------------------------------------------------------------------------------
-    def name_after(self, keywords: str, *, stop: frozenset[str] = frozenset()) -> str | None:
-        """The identifier that follows one of ``keywords`` (a regex alternation)."""
-        pattern = re.compile(
-            rf"(?:{keywords})\s*[:=]?\s*[\"'«“`]?([A-Za-z0-9_][\w./:-]*)", re.IGNORECASE
-        )
+    def name_after(
+        self, keywords: str | re.Pattern[str], *, stop: frozenset[str] = frozenset()
+    ) -> str | None:
+        """The identifier that follows one of ``keywords`` (a regex alternation, or its
+        :func:`after_pattern`)."""
+        pattern = keywords if isinstance(keywords, re.Pattern) else after_pattern(keywords)
         for m in pattern.finditer(self.prefix):
             word = m.group(1).rstrip(".,:;")
             if word.lower() in stop or word.lower() == "sqlquery":

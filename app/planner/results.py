@@ -31,8 +31,11 @@ ERROR_PREFIX = "ERROR:"
 _FOUND = re.compile(r"Found (\d+) items:")
 _ITEM = re.compile(r"^ - (.*)$", re.MULTILINE)
 _KEYS = re.compile(r"^Result keys: (.*?)\. Values: (.*?)(?:\.\.\.)?$", re.MULTILINE)
-_PAIR = re.compile(r"(\w+)=(\[\d+ items\]|\{[^}]*\}|.*?)(?=, \w+=|$)")
+# a key starts at the start of its word (a search would try each letter of a long word)
+_PAIR = re.compile(r"(?<!\w)(\w++)=(\[\d+ items\]|\{[^}]*+\}|.*?)(?=, \w++=|$)")
 _LIST_HEAD = re.compile(r"^(\w+): Found (\d+) items:", re.MULTILINE)
+_SHAPE = re.compile(r"\A(?:\[\d+ items\]|\{[^}]*\})\Z")
+_COUNT = re.compile(r"\A\[(\d+) items\]\Z")
 _FIELD = re.compile(r'"(\w+)":\s*("(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?|true|false|null)')
 
 
@@ -81,7 +84,7 @@ def _item(text: str) -> Any:
 
 def _scalar(raw: str) -> Any:
     raw = raw.strip()
-    if re.fullmatch(r"\[\d+ items\]|\{[^}]*\}", raw):
+    if _SHAPE.fullmatch(raw):
         return None  # only the shape is known
     try:
         return json.loads(raw)
@@ -108,7 +111,7 @@ def _summary(text: str) -> Result | None:
         data[key] = _scalar(raw)
     totals: dict[str, int] = {}
     for key, raw in _PAIR.findall(keys.group(2)):
-        if m := re.fullmatch(r"\[(\d+) items\]", raw.strip()):
+        if m := _COUNT.fullmatch(raw.strip()):
             totals[key] = int(m.group(1))
     head = _LIST_HEAD.search(text, keys.end())
     if head and (listing := _listing(text[head.start() :])):

@@ -6,6 +6,7 @@ Everything here is pure and deterministic: a string in, plain values out.
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 from typing import Literal
@@ -14,17 +15,74 @@ Lang = Literal["en", "ru"]
 Role = Literal["source", "target"] | None
 
 # --- quoted strings -------------------------------------------------------------------
-QUOTED_PATTERN = r"\"([^\"]+)\"|«([^»]+)»|“([^”]+)”|„([^“”]+)[“”]|`([^`]+)`|(?<!\w)'([^']+)'(?!\w)"
-_QUOTED = re.compile(QUOTED_PATTERN)
+# A fragment runs from an opening quote to the first closing one after at least one
+# character: "..", «..», “..”, „..“ or „..”, `..`, and '..' when the quotes are not inside
+# a word. Read by a scan, not a regex: an unclosed quote would make a regex search scan to
+# the end of the text from each opening quote after it.
+_CLOSERS = {'"': '"', "«": "»", "“": "”", "„": "“”", "`": "`", "'": "'"}
+_OPENER = re.compile("[\"«“„`']")
+
+
+def _is_word(text: str, i: int) -> bool:
+    """Whether ``text[i]`` exists and is a word character (``re``'s ``\\w``)."""
+    return 0 <= i < len(text) and (text[i].isalnum() or text[i] == "_")
+
+
+class _NextOf:
+    """The next position of a character at or after a point that only moves forward."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._found: dict[str, int] = {}
+
+    def __call__(self, char: str, start: int) -> int:
+        at = self._found.get(char, -2)
+        if at != -1 and at < start:
+            at = self.text.find(char, start)
+            self._found[char] = at
+        return at
+
+
+def quoted_spans(text: str) -> list[tuple[int, int, str]]:
+    """``(start, end, inner)`` of every quoted fragment, in order (see above)."""
+    spans: list[tuple[int, int, str]] = []
+    next_of = _NextOf(text)
+    pos = 0
+    while (m := _OPENER.search(text, pos)) is not None:
+        start = m.start()
+        opener = text[start]
+        pos = start + 1
+        if opener == "'" and _is_word(text, start - 1):
+            continue
+        ends = [at for c in _CLOSERS[opener] if (at := next_of(c, start + 1)) >= 0]
+        end = min(ends, default=-1)
+        if end < start + 2 or (opener == "'" and _is_word(text, end + 1)):
+            continue
+        spans.append((start, end + 1, text[start + 1 : end]))
+        pos = end + 1
+    return spans
 
 
 def quoted_strings(text: str) -> list[str]:
     """Every quoted fragment in order ("..", '..', «..», “..”, `..`)."""
-    return [next(g for g in m.groups() if g is not None).strip() for m in _QUOTED.finditer(text)]
+    return [inner.strip() for _, _, inner in quoted_spans(text)]
+
+
+def _replace_quoted(text: str, blank: bool) -> str:
+    out, last = [], 0
+    for start, end, _ in quoted_spans(text):
+        out += [text[last:start], " " * (end - start) if blank else " "]
+        last = end
+    return "".join([*out, text[last:]])
 
 
 def strip_quoted(text: str) -> str:
-    return _QUOTED.sub(" ", text)
+    return _replace_quoted(text, blank=False)
+
+
+def blank_quoted(text: str) -> str:
+    """The text with quoted fragments replaced by spaces (positions kept)."""
+    return _replace_quoted(text, blank=True)
 
 
 # --- environments -----------------------------------------------------------------------
@@ -99,13 +157,37 @@ class EnvResolver:
 
     def mentions(self, text: str) -> list[EnvMention]:
         found = []
+        before = _WordsBefore(text)
         for m in self.pattern.finditer(text):
-            before = re.findall(r"[\w-]+", text[: m.start()].lower())
-            prev = before[-1] if before else ""
+            words = before(m.start())
+            prev = words[-1] if words else ""
             if prev in {"environment", "env", "окружение", "окружения", "среда", "среды", "стенд"}:
-                prev = before[-2] if len(before) > 1 else ""
+                prev = words[-2] if len(words) > 1 else ""
             role: Role = (
                 "source" if prev in _SOURCE_WORDS else "target" if prev in _TARGET_WORDS else None
             )
             found.append(EnvMention(self.resolve_word(m.group(0)), m.start(), m.end(), role))
         return found
+
+
+_WORD = re.compile(r"[\w-]+")
+
+
+class _WordsBefore:
+    """The last two lower-cased words before a position of ``text``, for positions in
+    increasing order, from one pass over the text (not a pass per position)."""
+
+    def __init__(self, text: str) -> None:
+        lowered = text.lower()
+        # where each position of ``text`` is in ``lowered`` (a few characters lower to two)
+        self._at = None
+        if len(lowered) != len(text):
+            self._at = list(itertools.accumulate((len(c.lower()) for c in text), initial=0))
+        self._words = [(m.end(), m.group(0)) for m in _WORD.finditer(lowered)]
+        self._next = 0
+
+    def __call__(self, position: int) -> list[str]:
+        end = position if self._at is None else self._at[position]
+        while self._next < len(self._words) and self._words[self._next][0] <= end:
+            self._next += 1
+        return [word for _, word in self._words[max(0, self._next - 2) : self._next]]

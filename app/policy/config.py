@@ -5,14 +5,19 @@ Format::
     [roles]
     extra = ["viewer"]          # more role names that tool role lists may use
 
-    [tools.superset_execute_sql]
+    [tools.<tool name>]
     roles = ["admin"]           # who may run it (known roles only, non-empty)
     timeout_s = 45              # 0 < timeout_s <= 3600
     confirm = "always"          # "auto" | "always" | "never"
 
+    [approval]                  # four-eyes (app.policy.approval): off unless listed
+    second_person = ["dangerous@prod"]
+    approver_roles = ["admin"]
+
 Rules: unknown sections, keys, tool names or role names are a ``ConfigError`` naming
-the file and the offending name. ``confirm = "never"`` is only allowed on read tools:
-guarded (write) and dangerous (delete) tools always need a person's confirmation.
+the file and the offending name (and, for ``[approval]``, its line). ``confirm =
+"never"`` is only allowed on read tools: guarded (write) and dangerous (delete) tools
+always need a person's confirmation.
 ``confirm = "always"`` makes even a read tool show a card.
 
 An extra role may be named in tool role lists. Every role other than ``admin`` and
@@ -20,10 +25,12 @@ An extra role may be named in tool role lists. Every role other than ``admin`` a
 built-in roles, plus the tools that list it. Roles are matched exactly.
 
 The policy applies to the catalog it is given: ``load_policy(path, policy=base)``
-overrides ``base``'s catalog. :func:`default_policy` is the product's own
-(``app.policy.tools.DEFAULT_POLICY``: its ``TOOL_CATALOG``, no file), the default of every
-function that takes ``policy=``; ``app.agent.rules.Rules.policy()`` is the policy in force
-(that catalog plus ``Settings.policy_file``).
+overrides ``base``'s catalog. :func:`default_policy` is the product's own (its catalog,
+:data:`app.tools.catalog.TOOL_CATALOG`, imported on first use so that importing
+:mod:`app.policy` stays cheap; no file), the default of every function that takes
+``policy=``, so the contract's calls work as it writes them; ``app.agent.rules.Rules.
+policy()`` is the policy in force (that catalog, or a test's, plus
+``Settings.policy_file``).
 
 This module is the only part of :mod:`app.policy` that reads a file; the rest is pure.
 """
@@ -34,18 +41,21 @@ import dataclasses
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
 from app.errors import ConfigError
-from app.policy.catalog import ToolSpec
+from app.policy.approval import ApprovalPolicy, ApprovalSectionError, parse_approval
+from app.policy.toolspec import ToolSpec
 from app.vocab import ROLES
 
 _TOOL_KEYS = frozenset({"roles", "timeout_s", "confirm"})
 _CONFIRM_VALUES = ("auto", "always", "never")
 MAX_TIMEOUT_S = 3600.0
 DANGEROUS_COUNTDOWN_S = 10
+NO_SECOND_PERSON = ApprovalPolicy()  # four-eyes off (no [approval] section)
 
 
 @dataclass(frozen=True, eq=False)
@@ -57,6 +67,8 @@ class Policy:
     path: Path | None = None
     #: how long a dangerous call's card waits before it can be confirmed
     countdown_s: int = DANGEROUS_COUNTDOWN_S
+    #: which confirmed calls also need a second person, and who may approve them
+    approval: ApprovalPolicy = NO_SECOND_PERSON
 
     def __post_init__(self) -> None:
         # read-only view: a policy in force cannot be changed behind the pipeline's back
@@ -69,12 +81,17 @@ class Policy:
         return role in self.roles
 
 
-def default_policy() -> Policy:
-    """The product's policy: its own catalog, no policy file (``app.policy.tools``,
-    imported on first use so that importing :mod:`app.policy` stays cheap)."""
-    from app.policy.tools import DEFAULT_POLICY
+def product_catalog() -> Mapping[str, ToolSpec]:
+    """The product's catalog (the one place policy reaches for it: the tools' specs)."""
+    from app.tools.catalog import TOOL_CATALOG
 
-    return DEFAULT_POLICY
+    return TOOL_CATALOG
+
+
+@cache
+def default_policy() -> Policy:
+    """The product's policy: its own catalog, no policy file (one object)."""
+    return Policy(catalog=product_catalog())
 
 
 def in_force(policy: Policy | None) -> Policy:
@@ -136,12 +153,35 @@ def _override(path: Path, spec: ToolSpec, data: Any, roles: tuple[str, ...]) -> 
     return dataclasses.replace(spec, **changes)
 
 
-def policy_from_dict(data: dict[str, Any], path: Path, *, policy: Policy) -> Policy:
-    """``policy`` with the overrides of parsed TOML (``path`` is used in error messages)."""
-    unknown = sorted(set(data) - {"tools", "roles"})
+def _line_of(source: str | None, needle: str | None) -> str:
+    """ " (line N)" of the first line of ``source`` holding ``needle``, else ""."""
+    if not source or not needle:
+        return ""
+    for number, line in enumerate(source.splitlines(), start=1):
+        if needle in line:
+            return f" (line {number})"
+    return ""
+
+
+def _approval_section(
+    path: Path, data: Any, roles: tuple[str, ...], source: str | None
+) -> ApprovalPolicy:
+    try:
+        return parse_approval(data, roles)
+    except ApprovalSectionError as exc:
+        raise _fail(path, f"{exc}{_line_of(source, exc.needle)}") from None
+
+
+def policy_from_dict(
+    data: dict[str, Any], path: Path, *, policy: Policy, source: str | None = None
+) -> Policy:
+    """``policy`` with the overrides of parsed TOML (``path`` is used in error messages;
+    ``source``, the file's text, to name the line of a bad ``[approval]`` entry)."""
+    unknown = sorted(set(data) - {"tools", "roles", "approval"})
     if unknown:
-        raise _fail(path, f"unknown section {unknown[0]!r} (allowed: tools, roles)")
+        raise _fail(path, f"unknown section {unknown[0]!r} (allowed: tools, roles, approval)")
     roles = _roles_section(path, data.get("roles"))
+    approval = _approval_section(path, data.get("approval"), roles, source)
     tools = data.get("tools", {})
     if not isinstance(tools, dict):
         raise _fail(path, "[tools] must be a table of [tools.<name>] tables")
@@ -151,7 +191,13 @@ def policy_from_dict(data: dict[str, Any], path: Path, *, policy: Policy) -> Pol
         if spec is None:
             raise _fail(path, f"unknown tool {name!r} in [tools.{name}]")
         catalog[name] = _override(path, spec, override, roles)
-    return Policy(catalog=catalog, roles=roles, path=path, countdown_s=policy.countdown_s)
+    return Policy(
+        catalog=catalog,
+        roles=roles,
+        path=path,
+        countdown_s=policy.countdown_s,
+        approval=approval,
+    )
 
 
 def load_policy(path: str | Path, *, policy: Policy) -> Policy:
@@ -163,9 +209,10 @@ def load_policy(path: str | Path, *, policy: Policy) -> Policy:
     except OSError as exc:
         raise _fail(path, f"cannot read the policy file: {exc.strerror or exc}") from exc
     try:
-        data = tomllib.loads(raw.decode("utf-8"))
+        text = raw.decode("utf-8")
+        data = tomllib.loads(text)
     except UnicodeDecodeError as exc:
         raise _fail(path, f"not UTF-8 text: {exc.reason}") from exc
     except tomllib.TOMLDecodeError as exc:
         raise _fail(path, f"invalid TOML: {exc}") from exc
-    return policy_from_dict(data, path, policy=policy)
+    return policy_from_dict(data, path, policy=policy, source=text)

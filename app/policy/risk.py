@@ -1,7 +1,7 @@
 """Risk of one call, on three axes: what the tool does, where, and who asks.
 
 * tool risk: the spec's risk, or its ``call_risk`` of this call's arguments (the parsed
-  SQL of ``superset_execute_sql``); read → ``safe``, write → ``guarded``, delete →
+  SQL of a SQL tool's call); read → ``safe``, write → ``guarded``, delete →
   ``dangerous``;
 * environment: :func:`resolve_env`, the one resolver (the call's
   ``target_env``/``env_id`` > the submitted env > the page's env > the registry default;
@@ -23,7 +23,7 @@ Environment of a call, first of:
   1. the call's own ``target_env`` (deploy, migration) or ``env_id`` argument;
   2. the environment submitted with the turn (the page's picker, the API's ``env_id``);
   3. the page's UIContext ``envId``;
-  4. the environment a ``restore_backup``'s backup was taken on;
+  4. the environment a restore's backup was taken on (its tool's ``resolve_target``);
   5. the registry's default (the environment a tool without one runs on).
 
 Tier of an environment, first of:
@@ -43,10 +43,12 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from app.errors import ToolNotAvailableError
-from app.policy.catalog import ALL_ROLES, ToolSpec
+from app.policy.approval import needs_second_person
 from app.policy.config import Policy, in_force
 from app.policy.pipeline import alternatives_for, enforce_tool_permission, required_role_for
-from app.vocab import ENV_TIERS, RISK_LEVEL, EnvTier, Risk
+from app.policy.tables import ALL_ROLES
+from app.policy.toolspec import ToolSpec
+from app.vocab import ENV_TIERS, RISK_LEVEL, EnvTier, Lang, Risk
 
 # ---- the environment of a call, and its tier ----------------------------------------
 EnvSource = Literal["args", "submitted", "context", "backup", "default", "none"]
@@ -196,6 +198,11 @@ def tool_risk(
     return spec.risk
 
 
+def said_in(lang: str) -> Lang:
+    """The card's language (English unless Russian)."""
+    return "ru" if lang == "ru" else "en"
+
+
 def card_state(risk: Risk, tier: EnvTier | None) -> str:
     if risk == "delete":
         return "dangerous"
@@ -259,9 +266,14 @@ def build_confirmation_contract_v2(
         "alternatives": alternatives,
         "card_state": card_state(risk, tier),
         "details": spec.call_details(args) if spec.call_details is not None else None,
+        # why the call is rated as it is, in ``lang`` (e.g. "templated SQL: …"), or None
+        "risk_reason": spec.call_reason(args, said_in(lang)) if spec.call_reason else None,
         "description": spec.describe(args, env.env_id, lang),
         # the policy's wait before a dangerous card can be confirmed (the page and MCP
         # read it; the confirmation is checked against it)
         "countdown_s": policy.countdown_s if risk == "delete" and needs_card else 0,
+        # after the person confirms, a second one must approve it too (four-eyes)
+        "second_person": needs_card
+        and needs_second_person(policy.approval, RISK_LEVELS[risk], tier),
         "requires_confirmation": needs_card,
     }

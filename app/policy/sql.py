@@ -9,24 +9,22 @@
   or a server file, a known side-effect function (``pg_terminate_backend``,
   ``dblink_exec``, ``set_config``, ``nextval``, ``pg_sleep`` …), an executable comment —
   MySQL's ``/*! … */`` and MariaDB's ``/*M! … */`` in every form (the server runs their
-  content) — text that does not parse, and text too long to classify.
+  content) — text that does not parse or is too long to classify, and templated text
+  (Superset may render it into other SQL first: :mod:`app.policy.sql_templates`).
 
-``EXPLAIN`` is read only from the parsed tokens: its options are read with comments
-removed (``EXPLAIN /* x */ ANALYZE``, ``EXPLAIN/**/ANALYZE`` and ``EXPLAIN -- c⏎ANALYZE``
-are all ANALYZE), and ``EXPLAIN ANALYZE <stmt>`` runs ``<stmt>``, so it takes that
-statement's risk. Several statements → the worst. Every node of the tree counts, so a
-data-modifying CTE is delete.
+``EXPLAIN`` is read from the parsed tokens, comments removed (``EXPLAIN /* x */ ANALYZE``
+is ANALYZE); ``EXPLAIN ANALYZE <stmt>`` runs ``<stmt>``, so it takes that statement's
+risk. Several statements → the worst. Every node of the tree counts (a data-modifying
+CTE is delete).
 
-**Readings** (issue 23): quote, bracket and comment rules differ between engines, so the
-text is read in every candidate dialect of :mod:`app.policy.sql_dialects` (generic,
-PostgreSQL, MySQL, SQLite, SQL Server) and, when the database's backend is known, in its
-own dialect too; the worst reading wins. A reading that fails to tokenize or parse is
-dangerous, not skipped (the database may read the text that way), and a reading over
-``MAX_CLASSIFIED_TOKENS`` tokens is dangerous without being parsed (the cost of a call
-stays bounded; callers on an event loop run this in a worker thread: ``app.cpu``).
+**Readings**: quote, bracket and comment rules differ between engines, so the text is
+read in every candidate dialect of :mod:`app.policy.sql_dialects` and, when the
+database's backend is known, in its own dialect too; the worst reading wins. A reading
+that fails to tokenize or parse is dangerous (the database may read the text that way),
+and so is one over ``MAX_CLASSIFIED_TOKENS`` tokens, unparsed (the cost stays bounded;
+callers on an event loop run this in a worker thread: ``app.cpu``).
 
-:func:`classify_sql` returns a :class:`SqlVerdict` (risk and the reason, e.g. "calls
-pg_terminate_backend, which has side effects"); :func:`sql_risk` returns the risk only.
+:func:`classify_sql` gives a :class:`SqlVerdict` (the risk and why); :func:`sql_risk` the risk.
 """
 
 from __future__ import annotations
@@ -45,6 +43,7 @@ from sqlglot.tokens import Token, TokenType
 
 from app.policy.sql_dialects import MAX_CLASSIFIED_TOKENS, dialect_name, dialects_for
 from app.policy.sql_functions import function_risk
+from app.policy.sql_templates import TEMPLATED_KEY, TEMPLATED_REASON, is_templated
 
 Risk = Literal["read", "write", "delete"]
 RISK_ORDER: dict[str, int] = {"read": 0, "write": 1, "delete": 2}
@@ -52,10 +51,12 @@ RISK_ORDER: dict[str, int] = {"read": 0, "write": 1, "delete": 2}
 
 @dataclass(frozen=True)
 class SqlVerdict:
-    """The risk of a SQL text and the reason for it (shown on the confirmation card)."""
+    """The risk of a SQL text and the reason for it (shown on the confirmation card);
+    ``key`` names the reason's sentence in the catalog (en + ru) when it has one."""
 
     risk: Risk
     reason: str
+    key: str | None = None
 
 
 def _types(*names: str) -> tuple[type[exp.Expression], ...]:
@@ -88,8 +89,9 @@ TOO_LONG = SqlVerdict(
     "a person must confirm it",
 )
 # MySQL's /*! … */ and /*!50000 … */, MariaDB's /*M! … */ and /*M!100000 … */
-_EXECUTABLE = re.compile(r"\s*[mM]?!")
+_EXECUTABLE = re.compile(r"\A\s*+[mM]?!")
 READ = SqlVerdict("read", "read-only query")
+TEMPLATED = SqlVerdict("delete", TEMPLATED_REASON, TEMPLATED_KEY)
 
 
 def worst(*risks: Risk) -> Risk:
@@ -243,11 +245,8 @@ def _reading(sql: str, dialect: str | None, depth: int) -> SqlVerdict:
             return TOO_LONG
         if (verdict := _executable_comment(tokens)) is not None:
             return verdict
-        statements = [
-            s
-            for s in reader.parser().parse(tokens, sql)
-            if s is not None and not isinstance(s, _IGNORED_ROOTS)
-        ]
+        parsed = reader.parser().parse(tokens, sql)
+        statements = [s for s in parsed if s is not None and not isinstance(s, _IGNORED_ROOTS)]
     except (ParseError, TokenError, RecursionError):
         return SqlVerdict("delete", f"the SQL could not be parsed as {dialect_name(dialect)}")
     if not statements:
@@ -261,6 +260,8 @@ def _reading(sql: str, dialect: str | None, depth: int) -> SqlVerdict:
 def _classify(sql: str | None, dialects: tuple[str | None, ...], depth: int) -> SqlVerdict:
     if not sql or not sql.strip():
         return EMPTY
+    if is_templated(sql):  # what Superset runs is the rendered text, not this one
+        return TEMPLATED
     readings: list[SqlVerdict] = []
     for dialect in dialects:
         verdict = _reading(sql, dialect, depth)

@@ -36,7 +36,7 @@ from app.sandbox.common import CachePaths, SandboxError
 from app.sandbox.install import ensure_bootstrapped
 from app.sandbox.instances import Sandbox, start_sandbox
 from app.sandbox.seed import seed_sandbox
-from app.sandbox.service import ensure_sandbox
+from app.sandbox.service import PERSON_ENVS, ensure_sandbox, say_people
 from app.settings import Settings
 
 
@@ -63,7 +63,10 @@ def cmd_start(args: argparse.Namespace) -> int:
         path = sandbox.write_environments_file(_env_file(args))
     else:
         path = _env_file(args)
-        sandbox, _started = ensure_sandbox(envs, _run_dir(args), print, env_file=path)
+        sandbox, _started = ensure_sandbox(
+            envs, _run_dir(args), print, env_file=path, person=PERSON_ENVS
+        )
+        say_people(sandbox.paths, print)
     print(f"[sandbox] environments file: {path}")
     print(f"[sandbox] stop with: python -m app.sandbox stop --dir {sandbox.base_dir}")
     return 0

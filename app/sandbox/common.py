@@ -19,7 +19,8 @@ SUPERSET_VERSION = "6.1.0"
 EXTRA_PINS = ("flask-caching==2.3.1", "rich", "cachetools")
 CONSTRAINTS_FILE = Path(__file__).with_name(f"constraints-{SUPERSET_VERSION}.txt")
 ADMIN_USERNAME = "admin"
-SEED_VERSION = 1  # bump when app/sandbox/demo.py changes, so stale seeded DBs are not reused
+#: bump when app/sandbox/demo.py or people.py changes, so stale seeded DBs are not reused
+SEED_VERSION = 2
 
 Progress = Callable[[str], object]
 

@@ -15,7 +15,7 @@ import os
 import shutil
 import subprocess
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from types import TracebackType
@@ -34,10 +34,13 @@ from app.sandbox.common import (
 )
 from app.sandbox.config import superset_env, write_superset_config
 from app.sandbox.data import ensure_sales_db
+from app.sandbox.entry import config_block, cookie_name, talisman_on
 from app.sandbox.install import admin_password, ensure_bootstrapped, secret_key
 from app.sandbox.processes import HOST, free_port, is_superset_process, terminate_group
 
 HEALTH_TIMEOUT_S = 120.0
+#: (env id, its home) -> lines added to that instance's superset_config.py
+ExtraConfig = Callable[[str, Path], str]
 STATE_FILE = "sandbox.json"
 #: The first line of an environments file the sandbox wrote (and may overwrite).
 ENV_FILE_MARKER = "# Local Superset sandbox written by"
@@ -128,8 +131,11 @@ class Sandbox:
         seeded = all(paths.seeded_db(e.id).exists() for e in envs)
         return cls(envs, base_dir, paths, from_seeded_templates=seeded)
 
-    def write_environments_file(self, path: Path) -> Path:
-        """Write the ``[[environment]]`` TOML for these instances (mode 600: it has passwords)."""
+    def write_environments_file(self, path: Path, *, person: Iterable[str] = ()) -> Path:
+        """Write the ``[[environment]]`` TOML for these instances (mode 600: it has
+        passwords); the ``person`` ones act as each person (``identity = "person"``: no
+        service credentials, every person connects their own Superset account)."""
+        people = set(person)
         lines = [f"{ENV_FILE_MARKER} `python -m app.sandbox`; passwords are local.", ""]
         for env in self.environments:
             lines += [
@@ -137,11 +143,15 @@ class Sandbox:
                 f"id = {json.dumps(env.id)}",
                 f"name = {json.dumps(env.name)}",
                 f"url = {json.dumps(env.url)}",
-                f"username = {json.dumps(env.username)}",
-                f"password = {json.dumps(env.password)}",
-                f"tier = {json.dumps(env.tier)}",
-                "",
             ]
+            if env.id in people:
+                lines.append('identity = "person"')
+            else:
+                lines += [
+                    f"username = {json.dumps(env.username)}",
+                    f"password = {json.dumps(env.password)}",
+                ]
+            lines += [f"tier = {json.dumps(env.tier)}", ""]
         return write_private(Path(path), "\n".join(lines))
 
     def stop(self, progress: Progress | None = None) -> None:
@@ -167,13 +177,28 @@ class Sandbox:
         self.stop()
 
 
-def _prepare_home(env_id: str, base_dir: Path, paths: CachePaths, template_db: Path) -> Path:
+def _prepare_home(
+    env_id: str,
+    base_dir: Path,
+    paths: CachePaths,
+    template_db: Path,
+    extra_config: ExtraConfig | None = None,
+) -> Path:
     home = base_dir / env_id
     shutil.rmtree(home, ignore_errors=True)
     home.mkdir(parents=True)
     shutil.copyfile(template_db, home / "superset.db")
     shutil.copyfile(ensure_sales_db(paths.sales_db), home / "sales.db")
-    write_superset_config(home, secret_key=secret_key(paths))
+    extra = config_block(home)
+    if extra_config is not None:
+        extra += "\n" + extra_config(env_id, home)
+    write_superset_config(
+        home,
+        secret_key=secret_key(paths),
+        cookie_name=cookie_name(env_id),
+        talisman=talisman_on(env_id),
+        extra=extra,
+    )
     return home
 
 
@@ -200,11 +225,14 @@ def start_sandbox(
     *,
     paths: CachePaths | None = None,
     health_timeout_s: float = HEALTH_TIMEOUT_S,
+    extra_config: ExtraConfig | None = None,
 ) -> Sandbox:
     """Install if needed, then start one instance per env id and wait for ``/health``.
 
     Instances start from the seeded template DBs when cached (see ``seed.py``), else
     from the bootstrapped one; call :func:`app.sandbox.seed.seed_sandbox` afterwards.
+    ``extra_config(env_id, home)`` may add lines to an instance's ``superset_config.py``
+    (and put files in its home).
     """
     paths = paths or CachePaths.default()
     env_ids = list(dict.fromkeys(envs))
@@ -223,7 +251,7 @@ def start_sandbox(
         with step(progress, f"starting {', '.join(env_ids)} in {base_dir}"):
             for env_id in env_ids:
                 template = paths.seeded_db(env_id) if seeded else base_db
-                home = _prepare_home(env_id, base_dir, paths, template)
+                home = _prepare_home(env_id, base_dir, paths, template, extra_config)
                 port = free_port()
                 log = open(home / "superset.log", "ab")  # the child keeps its own copy
                 with log:

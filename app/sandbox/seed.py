@@ -26,6 +26,7 @@ from app.sandbox.client import SupersetSession, error_message, rison_list
 from app.sandbox.common import Progress, SandboxError, step
 from app.sandbox.install import cache_lock
 from app.sandbox.instances import Sandbox, SandboxEnv
+from app.sandbox.people import seed_people
 
 
 @dataclass
@@ -226,6 +227,7 @@ def seed_sandbox(
         report[source_env.id] = source = EnvSeed(source_env.id)
         _seed_source(src, source_env, source)
         _verify(src, source_env, source)
+        source.created += seed_people(src, sandbox.paths, source.datasets)
         for env in sandbox.environments:
             if env.id == source_env.id:
                 continue

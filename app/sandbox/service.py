@@ -13,10 +13,16 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
+from app.sandbox import entry
 from app.sandbox.common import CachePaths, Progress, SandboxError
 from app.sandbox.instances import ENV_FILE_MARKER, STATE_FILE, Sandbox, start_sandbox
+from app.sandbox.people import PERSON, RLS_CLAUSE, person_password
 from app.sandbox.seed import seed_sandbox
 from app.settings import Settings
+
+#: the newcomer's sandbox acts as each person on dev (the agent holds no more power than
+#: the one who asks), and as the service account on prod
+PERSON_ENVS = ("dev",)
 
 
 def _reusable(base_dir: Path, env_ids: list[str], progress: Progress) -> Sandbox | None:
@@ -24,7 +30,8 @@ def _reusable(base_dir: Path, env_ids: list[str], progress: Progress) -> Sandbox
         return None
     recorded = Sandbox.load(base_dir)
     if [e.id for e in recorded.environments] == env_ids and all(
-        e.is_running() and e.is_healthy() for e in recorded.environments
+        e.is_running() and e.is_healthy() and entry.is_installed(e.home)
+        for e in recorded.environments
     ):
         progress(f"[sandbox] reusing the running sandbox in {base_dir}")
         return recorded
@@ -40,10 +47,14 @@ def ensure_sandbox(
     *,
     env_file: Path | None = None,
     paths: CachePaths | None = None,
+    product_url: str | None = None,
+    person: Iterable[str] = (),
 ) -> tuple[Sandbox, bool]:
     """A healthy, seeded sandbox and ``True`` when this call started it.
 
-    Writes the environments file to ``env_file`` when given. Raises SandboxError.
+    Writes the environments file to ``env_file`` when given (``person``: the environments
+    that act as each person), and points the instances' "Ask the agent" entry at
+    ``product_url`` when given. Raises SandboxError.
     """
     paths = paths or CachePaths.default()
     env_ids = list(dict.fromkeys(envs))
@@ -55,7 +66,9 @@ def ensure_sandbox(
     try:
         seed_sandbox(sandbox, progress)
         if env_file is not None:
-            sandbox.write_environments_file(env_file)
+            sandbox.write_environments_file(env_file, person=person)
+        if product_url is not None:
+            entry.point_entry({e.id: e.home for e in sandbox.environments}, product_url)
     except SandboxError:
         if started:
             sandbox.stop(progress)
@@ -83,8 +96,14 @@ def local_superset(settings: Settings, progress: Progress = print) -> Sandbox | 
         "(~1–2 min), later runs take seconds. SS_TOOLS_SANDBOX=0 skips this."
     )
     try:
+        paths = CachePaths.of(settings)
         sandbox, started = ensure_sandbox(
-            ("dev", "prod"), env_file=env_file, paths=CachePaths.of(settings), progress=progress
+            ("dev", "prod"),
+            env_file=env_file,
+            paths=paths,
+            progress=progress,
+            product_url=entry.product_url(settings.host, settings.port),
+            person=PERSON_ENVS,
         )
     except SandboxError as exc:
         progress(
@@ -93,4 +112,17 @@ def local_superset(settings: Settings, progress: Progress = print) -> Sandbox | 
         return None
     urls = ", ".join(f"{e.id}={e.url}" for e in sandbox.environments)
     progress(f"[sandbox] running: {urls}; environments file {env_file}")
+    progress('[sandbox] its dashboards carry an "Ask the agent" link to this product')
+    say_people(paths, progress)
     return sandbox if started else None
+
+
+def say_people(paths: CachePaths, progress: Progress) -> None:
+    """Tell the newcomer who they can be in dev (it acts as each person)."""
+    person_password(paths)  # made now, so the file named below exists
+    progress(
+        f"[sandbox] dev acts as each person: on the agent page, connect your Superset "
+        f"account when asked. Superset users: admin (password in {paths.password_file}), "
+        f"{PERSON} (sees only {RLS_CLAUSE} of sales; password in "
+        f"{paths.root / (PERSON + '-password')})"
+    )

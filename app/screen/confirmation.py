@@ -50,9 +50,12 @@ class ConfirmationState:
     confirm_description = BindableProperty()
     confirm_args_text = BindableProperty()
     confirm_details_text = BindableProperty()
+    confirm_reason = BindableProperty()  # why the call is rated so ("templated SQL: …")
     confirm_env_badge = BindableProperty()
     confirm_target = BindableProperty()  # the header's "Dashboard · Sales (#1) · prod"
     confirm_off_context = BindableProperty()  # the card names another object/env than the pill
+    confirm_undo = BindableProperty()  # "Can be undone for 7 days" / "This cannot be undone"
+    confirm_second_person = BindableProperty()  # a second person approves after this one
     dangerous_countdown = BindableProperty()
     dangerous_countdown_active = BindableProperty()
     countdown_text = BindableProperty()
@@ -65,9 +68,12 @@ class ConfirmationState:
         self.card_state = ""
         self.confirm_enabled = False
         self.confirm_tool = self.confirm_args_text = self.confirm_details_text = ""
+        self.confirm_reason = ""
         self.confirm_description = ""
         self.confirm_env_badge = ""
         self.confirm_target, self.confirm_off_context = "", ""
+        self.confirm_undo = ""
+        self.confirm_second_person = ""
         self.dangerous_countdown, self.dangerous_countdown_active = 0, False
         self.countdown_text = ""
 
@@ -130,7 +136,11 @@ class ConfirmationState:
         self.confirm_description = meta.description or ""
         self.confirm_args_text = format_args(meta.tool_args)
         self.confirm_details_text = _details_text(meta.details)
+        self.confirm_reason = meta.risk_reason or ""
         self.confirm_env_badge = env_badge(meta.env_id, meta.env_context, self.lang)
+        self.confirm_undo = undo_line(meta.undo, meta.undo_days, self.lang)
+        second = t("confirm_second_person", self.lang) if meta.second_person else ""
+        self.confirm_second_person = second
         self._refresh_card_target()
         if self.card_state == "dangerous":
             self.start_dangerous_countdown(event.countdown_s)  # the policy's, as the card says
@@ -150,12 +160,31 @@ class ConfirmationState:
         off = card_off_context(meta.tool_args, meta.env_id, ctx, self.context_env_id)
         self.confirm_off_context = t("card_off_context", self.lang) if off else ""
 
+    def card_back(self) -> None:
+        """The card as it was before an answer that was refused unspent (the user's
+        running requests were full): to answer again (a confirm came after any countdown)."""
+        event = self.pending_confirmation
+        if event is None:
+            return
+        state = "dangerous" if event.metadata.dangerous else event.metadata.card_state
+        self.card_state = state if state in CONFIRMABLE else "read"
+        self._refresh_confirm()
+
     def clear_confirmation(self) -> None:
         self.pending_confirmation = None
         self.confirm_target, self.confirm_off_context = "", ""
+        self.confirm_undo = ""
         self.card_state = ""
         self._stop_countdown()
         self._refresh_confirm()
+
+
+def undo_line(undo: str | None, days: int, lang: str) -> str:
+    """The card's line on undoing the call (the core's word: ``ConfirmMetadataV2.undo``);
+    "" for a call that changes nothing."""
+    if undo == "undoable":
+        return t("card_undoable", lang, n=days)
+    return t("card_final", lang) if undo == "final" else ""
 
 
 _PREFLIGHT_KEYS = ("source_env", "target_env", "dashboards", "charts", "datasets",

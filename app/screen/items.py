@@ -65,11 +65,13 @@ class ChatMessage:
     "progress_message",
     "can_retry",
     "can_check_status",
+    "can_undo",
     "goes_on",
 )
 class ToolCall:
     """A tool call as the user sees it (contract: ToolCall + retryCount, isWriteTool …).
-    ``offers``: the ways on the core offered for it (a write's timeout: ``check_status``)."""
+    ``offers``: the ways on the core offered for it (a write's timeout: ``check_status``;
+    a write that can be undone: ``undo``)."""
 
     call_id: str
     tool_name: str
@@ -88,6 +90,7 @@ class ToolCall:
     progress_message: str = ""
     can_retry: bool = False
     can_check_status: bool = False
+    can_undo: bool = False
     goes_on: bool = False  # a write a stop did not kill: its outcome comes later
     item_id: int = dataclasses.field(default_factory=_next_id)
     view: ToolView | None = None  # the result's presentation (set by tool_end)
@@ -101,9 +104,25 @@ class ToolCall:
     def check_status_offer(self) -> Offer | None:
         return next((o for o in self.offers if o.kind == "check_status"), None)
 
+    @property
+    def undo_offer(self) -> Offer | None:
+        return next((o for o in self.offers if o.kind == "undo"), None)
+
+    def undone(self, undo_id: str, tool_name: str | None = None) -> bool:
+        """Forget the undo offer of ``undo_id`` (its change was undone; ``tool_name``: by
+        that tool's call, when the offer calls it); whether it had it."""
+        kept = [o for o in self.offers if not _undoes(o, undo_id, tool_name)]
+        if len(kept) == len(self.offers):
+            return False
+        self.offers = kept
+        self.refresh_actions()
+        return True
+
     def refresh_actions(self) -> None:
         """Retry only for read tools or transient errors; Check status when the core
-        offered it (a write that timed out)."""
+        offered it (a write that timed out); Undo when the core offered it (a completed
+        write that can be undone)."""
+        self.can_undo = self.status == "completed" and self.undo_offer is not None
         ended_badly = self.status in ("failed", "timeout")
         self.can_check_status = ended_badly and self.check_status_offer is not None
         self.can_retry = (
@@ -111,6 +130,16 @@ class ToolCall:
             and not self.can_check_status
             and (not self.is_write_tool or (self.retryable and self.status == "failed"))
         )
+
+
+def _undoes(offer: Offer, undo_id: str, tool_name: str | None = None) -> bool:
+    call = offer.call
+    return (
+        offer.kind == "undo"
+        and call is not None
+        and call.args.get("undo_id") == undo_id
+        and (tool_name is None or call.tool_name == tool_name)
+    )
 
 
 ChatItem = ChatMessage | ToolCall

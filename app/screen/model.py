@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from nicegui.binding import BindableProperty
 
 from app.i18n import t
+from app.screen.approval_wait import ApprovalWaitState
 from app.screen.confirmation import CONFIRMABLE, ConfirmationState, PermissionDenial
 from app.screen.context import ContextState
 from app.screen.edit import EditState
@@ -48,7 +49,9 @@ BUSY = ("streaming", "awaiting_confirmation")
 __all__ = ["BUSY", "CONFIRMABLE", "STATES", "AgentChatModel", "Decision", "Intents"]
 
 
-class AgentChatModel(ChatItems, ContextState, ConfirmationState, EditState, HistoryState):
+class AgentChatModel(
+    ChatItems, ContextState, ConfirmationState, EditState, HistoryState, ApprovalWaitState
+):
     state = BindableProperty()
     lang = BindableProperty()
     process_step = BindableProperty()
@@ -60,6 +63,7 @@ class AgentChatModel(ChatItems, ContextState, ConfirmationState, EditState, Hist
     stopping = BindableProperty()
     focus_request = BindableProperty()  # ("card" | "input", n): where focus goes
     composer_hint = BindableProperty()  # why a typed message was not sent (a card waits)
+    draft_request = BindableProperty()  # (text, n): a refused message back in the composer
 
     def __init__(
         self,
@@ -85,10 +89,13 @@ class AgentChatModel(ChatItems, ContextState, ConfirmationState, EditState, Hist
         self.answered_by = ""
         EditState.__init__(self)
         HistoryState.__init__(self)
+        ApprovalWaitState.__init__(self)  # a call that waits for a second person
         self.stopping = False
         self.focus_request = ("input", 0)
         self.composer_hint = ""
+        self.draft_request = ("", 0)
         self.writes_going_on: set[str] = set()  # stopped turn's writes still running
+        self._cancel_said = False  # this Cancel's "Operation cancelled" is on screen
 
     def connect(self, intents: Intents) -> None:
         """Route the actions to ``intents`` (the page controller does this once)."""
@@ -111,6 +118,7 @@ class AgentChatModel(ChatItems, ContextState, ConfirmationState, EditState, Hist
         if not text or self.state in BUSY:
             return None
         self.dismiss_permission()
+        self.clear_awaiting_approval()  # a new message withdraws a waiting request
         self.composer_hint = ""
         history = self.history()
         self.add_message("user", text)
@@ -136,6 +144,7 @@ class AgentChatModel(ChatItems, ContextState, ConfirmationState, EditState, Hist
         self._close_forms()
         self.composer_hint = ""
         self.card_state = f"loading_{decision}"
+        self._cancel_said = False
         self._stop_countdown()
         self._refresh_confirm()
         self.state, self.process_step = "streaming", "thinking"
@@ -147,15 +156,37 @@ class AgentChatModel(ChatItems, ContextState, ConfirmationState, EditState, Hist
             self.state = "idle"
 
     def end_decision(self, decision: Decision, *, answered: bool) -> None:
-        """After the resume stream: drop the loading card (unless a new card replaced it);
-        a denial the agent did not answer says "Operation cancelled"."""
+        """After the resume stream: drop the loading card (unless a new card replaced it).
+        A denial always ends with the product's own "Operation cancelled", whatever the
+        model said (``answered``): said when the cancelled call's card ended, else here."""
         if self.card_state == f"loading_{decision}":
             self.clear_confirmation()
             self._focus("input")
             if self.state == "awaiting_confirmation":
                 self.state = "idle"
-        if decision == "deny" and not answered:
-            self.add_message("assistant", t("operation_cancelled", self.lang))
+        if decision == "deny" and not self._cancel_said:
+            self.say_cancelled()
+        self._cancel_said = False
+
+    def note_call_cancelled(self) -> None:
+        """A call's card ended cancelled. After the person's Cancel the product says so in
+        its own words, once, before whatever the model then says."""
+        if self.card_state == "loading_deny" and not self._cancel_said:
+            self.say_cancelled()
+
+    def say_cancelled(self) -> ChatMessage:
+        """The product's line after a Cancel (the seed's recovery rule), in the page's
+        language."""
+        self._cancel_said = True
+        return self.add_message("assistant", t("operation_cancelled", self.lang))
+
+    def answer_later(self, text: str) -> None:
+        """An answer refused before it was spent (too many of the person's requests are
+        running): the reason, and the card back, to answer again."""
+        self.card_back()
+        self.add_message("assistant", text, "error")
+        self.state, self.process_step = "awaiting_confirmation", "confirm"
+        self._focus("card")
 
     def show_error(self, text: str) -> ChatMessage:
         """An error (an error event, or a refused request) as a message; state error."""
@@ -183,12 +214,14 @@ class AgentChatModel(ChatItems, ContextState, ConfirmationState, EditState, Hist
 
     def turn_done(self, done_state: str) -> None:
         self.stopping = False
+        if self.composer_hint == t("stop_accepted", self.lang):
+            self.composer_hint = ""
         if self.pending_confirmation is not None and self.card_state:
             self.state = "awaiting_confirmation"
         elif done_state in ("idle", "error"):
             self.state = done_state
-        if self.state == "idle":
-            self.process_step = "answer"
+        if self.state == "idle":  # (a call waiting for a second person: still "confirm")
+            self.process_step = "confirm" if self.awaiting_approval is not None else "answer"
 
     def show_confirmation(self, event: ConfirmRequiredEvent) -> None:
         self._close_forms()
@@ -196,9 +229,18 @@ class AgentChatModel(ChatItems, ContextState, ConfirmationState, EditState, Hist
         self.state, self.process_step = "awaiting_confirmation", "confirm"
         self._focus("card")
 
+    def stop_answered(self, status: str) -> None:
+        """The core's answer to Stop (``StopReport.status``): a stop accepted but not yet
+        confirmed (the turn runs on a busy replica) says so until the turn's stream says
+        it stopped; the button keeps saying "Stopping…"."""
+        if status == "stopping":
+            self.composer_hint = t("stop_accepted", self.lang)
+
     def note_stopped(self, writes_in_flight: Sequence[str]) -> None:
         """The turn was stopped: each write still running says it goes on."""
         self.stopping = False
+        if self.composer_hint == t("stop_accepted", self.lang):
+            self.composer_hint = ""
         self.writes_going_on = set(writes_in_flight)
         for call_id in writes_in_flight:
             if (call := self.tool_call(call_id)) is not None:
@@ -211,6 +253,12 @@ class AgentChatModel(ChatItems, ContextState, ConfirmationState, EditState, Hist
 
     def _focus(self, target: str) -> None:
         self.focus_request = (target, self.focus_request[1] + 1)
+
+    def give_back(self, text: str) -> None:
+        """A message whose turn was refused before it started (e.g. too many a minute)
+        goes back into the composer, to send again."""
+        self.draft_request = (text, self.draft_request[1] + 1)
+        self._focus("input")
 
     def show_permission_denied(self, denial: PermissionDenial) -> None:
         self.permission_denied = denial
@@ -238,6 +286,7 @@ class AgentChatModel(ChatItems, ContextState, ConfirmationState, EditState, Hist
         """Start over (a new conversation, or before restoring one)."""
         self.conv_id = conv_id or uuid.uuid4().hex
         self.clear_confirmation()
+        self.clear_awaiting_approval()
         self.dismiss_permission()
         self._close_forms()
         self.state, self.process_step, self.is_empty = "idle", "context", True

@@ -23,7 +23,7 @@ NOTICE_CODES = (
     "one_at_a_time",
 )
 #: codes whose facts (``errors``) are worth a folded detail: the check's own findings
-DETAIL_CODES = ("preflight_failed",)
+DETAIL_CODES = ("preflight_failed", "changed_since", "approval_stale")
 
 
 class RefusalFacts(Protocol):
@@ -41,6 +41,8 @@ class RefusalFacts(Protocol):
     def required_role(self) -> str | None: ...
     @property
     def reason(self) -> str | None: ...
+    @property
+    def by(self) -> str | None: ...
     @property
     def errors(self) -> Sequence[str]: ...
     @property
@@ -60,7 +62,13 @@ def refusal_notice(refusal: RefusalFacts, lang: str) -> tuple[str, str]:
         text = t(
             "refusal_permission_denied", lang, tool=tool, role=refusal.required_role or "admin"
         )
-    elif code in ("maintenance", "cancelled"):
+    elif code == "not_undoable":  # why, as the store's word (app.store.undo.WHY_NOT)
+        key = f"refusal_not_undoable_{reason}"
+        text = t(key if key in STRINGS else "refusal_not_undoable", lang)
+    elif code == "approval_denied":  # a second person said no: who, and why
+        key = "refusal_approval_denied_why" if reason else "refusal_approval_denied"
+        text = t(key, lang, tool=tool, by=refusal.by or "—", reason=reason or "")
+    elif code in ("maintenance", "cancelled", "superset_denied"):
         key = f"refusal_{code}_why" if reason else f"refusal_{code}"
         text = t(key, lang, tool=tool, env=env, reason=reason or "")
     elif f"refusal_{code}" in STRINGS:  # one_at_a_time: ``tools`` are the calls set aside

@@ -10,6 +10,7 @@ from app.events import Offer
 from app.facts import Refusal, read_refusal
 from app.screen.items import ToolCall, ToolCallStatus
 from app.screen.views import view_or_none
+from app.vocab import STOPPED_REASON
 
 if TYPE_CHECKING:
     from app.events import ConfirmRequiredEvent
@@ -51,6 +52,15 @@ def restored_refusal(row: Mapping[str, Any]) -> Refusal | None:
         return None
     refusal = read_refusal(str(row.get("result") or ""))
     return refusal if refusal is not None and refusal.code != "cancelled" else None
+
+
+def denied_on_its_card(row: Mapping[str, Any]) -> bool:
+    """Whether a restored call is one a person cancelled on its card (not one a stop
+    cancelled)."""
+    if row.get("status") != "cancelled":
+        return False
+    refusal = read_refusal(str(row.get("result") or ""))
+    return refusal is not None and refusal.code == "cancelled" and refusal.reason != STOPPED_REASON
 
 
 def restored_call(row: Mapping[str, Any]) -> ToolCall:

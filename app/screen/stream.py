@@ -27,6 +27,7 @@ from app.screen.items import ChatItem, ChatMessage, ToolCall
 from app.screen.refusals import is_notice, refusal_notice
 from app.screen.restore import (
     ConversationLike,
+    denied_on_its_card,
     in_order,
     restored_call,
     restored_offers,
@@ -36,6 +37,7 @@ from app.screen.restore import (
 if TYPE_CHECKING:
     from app.events import (
         Alternative,
+        AwaitingApprovalEvent,
         ConfirmRequiredEvent,
         DoneEvent,
         ErrorEvent,
@@ -61,6 +63,7 @@ class ChatSink(Protocol):
     """What the processor needs of the screen model."""
 
     conv_id: str
+    items: list[ChatItem]
 
     @property
     def lang(self) -> str: ...
@@ -73,8 +76,11 @@ class ChatSink(Protocol):
     def show_error(self, text: str) -> ChatMessage: ...
     def turn_done(self, done_state: str) -> None: ...
     def show_confirmation(self, event: ConfirmRequiredEvent) -> None: ...
+    def show_awaiting_approval(self, event: AwaitingApprovalEvent) -> None: ...
     def show_permission_denied(self, denial: PermissionDenial) -> None: ...
     def note_stopped(self, writes_in_flight: Sequence[str]) -> None: ...
+    def note_call_cancelled(self) -> None: ...
+    def say_cancelled(self) -> ChatMessage: ...
     def reset(self, conv_id: str | None = None) -> None: ...
 
 
@@ -97,6 +103,7 @@ class StreamProcessor:
             "tool_timeout": self._on_tool_timeout,
             "tool_end": self._on_tool_end,
             "confirm_required": self._on_confirm_required,
+            "awaiting_approval": self._on_awaiting_approval,
             "permission_denied": self._on_permission_denied,
             "stopped": self._on_stopped,
         }
@@ -249,6 +256,7 @@ class StreamProcessor:
         if call.status == "timeout":  # the timeout already said what matters
             return
         call.view = ev.view  # before the status: the card shows it once the call is done
+        call.offers = [*call.offers, *ev.offers]  # "Undo": the core's call, typed
         call.status = ev.status
         call.result = ev.result
         call.error = ev.error or ""
@@ -256,7 +264,18 @@ class StreamProcessor:
         call.goes_on = False
         if call.status == "completed":
             call.progress = 1.0 if call.progress is not None else None
+            self._undone(call)
         call.refresh_actions()
+        if call.status == "cancelled":
+            self.sink.note_call_cancelled()  # after a Cancel: the product's own line
+
+    def _undone(self, call: ToolCall) -> None:
+        """A completed undo (another card's undo offer's call): that card offers it no more."""
+        undo_id = call.tool_args.get("undo_id")
+        if isinstance(undo_id, str):
+            for item in self.sink.items:
+                if isinstance(item, ToolCall) and item is not call:
+                    item.undone(undo_id, call.tool_name)
 
     # ---- confirmation and permission ------------------------------------------------------
     def _on_confirm_required(self, ev: ConfirmRequiredEvent) -> None:
@@ -266,6 +285,11 @@ class StreamProcessor:
             self._deny(meta.tool_name, meta.required_role, meta.alternatives)
             return
         self.sink.show_confirmation(ev)
+
+    def _on_awaiting_approval(self, ev: AwaitingApprovalEvent) -> None:
+        """A confirmed call waits for a second person: its waiting card stands for it."""
+        self._close_open()
+        self.sink.show_awaiting_approval(ev)
 
     def _on_permission_denied(self, ev: PermissionDeniedEvent) -> None:
         self._close_open()
@@ -287,6 +311,8 @@ class StreamProcessor:
         sink.reset(conv_id=sink.conv_id)
         self._open, self._held = None, []
         pending = conversation.pending
+        waiting = getattr(conversation, "awaiting_approval", None)  # (a newer core's field)
+        waits = {c.call_id for c in (pending, waiting) if c is not None}
         for row in in_order(conversation.messages, conversation.tool_calls):
             if "tool_name" not in row:
                 role = "user" if row.get("role") == "user" else "assistant"
@@ -298,7 +324,11 @@ class StreamProcessor:
                 text, detail = refusal_notice(refusal, sink.lang)
                 kind = "notice" if is_notice(refusal) else "error"
                 sink.add_message("assistant", text, kind).detail = detail
-            elif pending is None or row.get("call_id") != pending.call_id:
-                sink.add_item(restored_call(row))  # (the confirmation card stands for it)
+            elif row.get("call_id") not in waits:
+                sink.add_item(restored_call(row))  # (the card that waits stands for it)
+                if denied_on_its_card(row):
+                    sink.say_cancelled()  # as the live turn said it
         if pending is not None:
             self._on_confirm_required(pending)
+        if waiting is not None:
+            self._on_awaiting_approval(waiting)

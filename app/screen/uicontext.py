@@ -14,9 +14,11 @@ from typing import Any
 
 from app.context import UIContext
 from app.i18n import t
-from app.vocab import ENV_ID_PATTERN, OBJECT_TYPES
+from app.text import one_line
+from app.vocab import ENV_ID_PATTERN, OBJECT_ID_PATTERN, OBJECT_TYPES
 
 _ENV_ID = re.compile(ENV_ID_PATTERN)
+_OBJECT_ID = re.compile(OBJECT_ID_PATTERN)
 
 
 @dataclass(frozen=True)
@@ -54,11 +56,19 @@ def context_from_params(
     params: Mapping[str, str | None],
 ) -> tuple[dict[str, Any] | None, str | None]:
     """(UIContext dict with contextVersion 1 or None, envId). A malformed objectType → null;
-    over-long fields are cut to the server's limits; a malformed envId is dropped."""
+    over-long fields are cut to the server's limits; a malformed envId is dropped. The link
+    is data from anywhere (a Superset page, a pasted URL): an objectId that is not an id or
+    a slug (``OBJECT_ID_PATTERN``) gives no context at all, and the name is one line of
+    plain text (controls and format characters out, spaces collapsed)."""
     raw_type = params.get("objectType") or ""
     object_type = raw_type if raw_type in OBJECT_TYPES else None
-    fields = {k: (params.get(k) or "")[:limit] or None for k, limit in FIELD_LIMITS.items()}
+    raw = dict(params)
+    raw["objectName"] = one_line(raw.get("objectName") or "")
+    fields = {k: (raw.get(k) or "")[:limit] or None for k, limit in FIELD_LIMITS.items()}
     env_id = valid_env_id(fields["envId"])
+    object_id = (params.get("objectId") or "").strip()
+    if object_id and not _OBJECT_ID.match(object_id):
+        return None, env_id  # not an id: no object, and never a guess at one
     if object_type is None and not fields["objectId"] and not fields["objectName"]:
         return None, env_id
     context = {

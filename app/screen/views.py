@@ -21,6 +21,7 @@ from app.views import (
     TasksView,
     TextView,
     ToolView,
+    cut_sentence,
     parse_view,
     preflight_view,
 )
@@ -50,6 +51,7 @@ __all__ = [
     "TasksView",
     "TextView",
     "ToolView",
+    "cut_sentence",
     "parse_view",
     "preflight_view",
     "view_or_none",

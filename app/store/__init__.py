@@ -2,7 +2,8 @@
 
 Modules: ``db`` (``Database``: the engine, ``session()``, ``status()``), ``models`` (all
 tables), ``audit``, ``users``, ``tasks``, ``maintenance``, ``confirmations``,
-``conversations``, ``page_sessions``, ``throttle`` and ``backups``. Data functions take a
+``conversations``, ``page_sessions``, ``throttle``, ``backups`` and ``undo`` (undoable
+changes: its own table, beside its functions). Data functions take a
 session first; the caller owns it. (The reasoning log is a logger: ``app.reasoning``.)
 
 Replicas on one PostgreSQL coordinate through ``run_locks`` (one run per conversation)

@@ -53,7 +53,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypedDict, Unpack
 
-from sqlalchemy import Connection, Dialect, Engine, func, insert
+from sqlalchemy import Connection, Dialect, Engine, Text, cast, func, insert
 from sqlalchemy.sql import ClauseElement
 from sqlalchemy.sql.compiler import SQLCompiler
 from sqlmodel import Session, col, select
@@ -70,7 +70,8 @@ def _field(value: str | None) -> str | None:
     return None if value is None else cut(str(value))
 
 
-#: What a caller gives of a row: its columns by name, all but the ``id`` made here.
+#: What a caller gives of a row: its columns by name, all but the ``id`` made here (a
+#: caller may name the id itself, to link a later row to this one: an undo to the change).
 GIVEN_COLUMNS = frozenset(AUDIT_TABLE.columns.keys()) - {"id"}
 
 
@@ -79,7 +80,7 @@ def audit_values(**fields: Any) -> dict[str, Any]:
     ``kind`` required; another name is a TypeError), checked, redacted and cut (every
     column set: a new id, ``ts`` default now). The one place a row's values are made,
     for both ways in."""
-    if not fields.keys() <= GIVEN_COLUMNS:
+    if not fields.keys() <= GIVEN_COLUMNS | {"id"}:
         raise TypeError(f"not audit columns: {sorted(fields.keys() - GIVEN_COLUMNS)}")
     get = fields.get
     kind, decision, args, client = get("kind"), get("decision"), get("args"), get("client")
@@ -91,7 +92,7 @@ def audit_values(**fields: Any) -> dict[str, Any]:
     if stored_args is not None and not isinstance(stored_args, dict | list):
         stored_args = {"value": stored_args}
     return {
-        "id": uuid.uuid4(),
+        "id": uuid.UUID(str(get("id"))) if get("id") else uuid.uuid4(),
         "ts": moment_of(get("ts")),
         "kind": cut(kind),
         "user": _field(get("user")),
@@ -105,6 +106,7 @@ def audit_values(**fields: Any) -> dict[str, Any]:
         "duration_ms": get("duration_ms"),
         "channel": get("channel"),
         "client": cut(client) if client is not None else None,
+        "superset_user": _field(get("superset_user")),
     }
 
 
@@ -211,6 +213,7 @@ class AuditFilters(TypedDict, total=False):
     env: str | None
     kind: str | None
     conv_id: str | None
+    approval: str | None  # a request for a second person's approval: its whole story
     since: datetime | None
     until: datetime | None
 
@@ -227,7 +230,11 @@ _EQUAL_FILTERS = {
 
 
 def _filtered(stmt: Any, filters: AuditFilters) -> Any:
-    stmt = where_equal(stmt, _EQUAL_FILTERS, filters, others=("since", "until"))
+    stmt = where_equal(stmt, _EQUAL_FILTERS, filters, others=("since", "until", "approval"))
+    approval = filters.get("approval")
+    if approval:  # every row of its story names it in its args (app.agent.approvals)
+        text = cast(col(AuditEvent.args), Text)
+        stmt = stmt.where(text.contains(f'"approval_id": "{approval}"', autoescape=True))
     since, until = filters.get("since"), filters.get("until")
     if since is not None:
         stmt = stmt.where(col(AuditEvent.ts) >= as_utc(since))

@@ -19,7 +19,8 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.pool import StaticPool
 from sqlmodel import Session, SQLModel
 
-from app.store import migrate, models
+from app.store import approvals, migrate, models, superset_links  # noqa: F401  (their tables)
+from app.store import undo as _undo_rows  # noqa: F401  (its table is created with the rest)
 
 SQLITE_BUSY_TIMEOUT_MS = 5000
 PG_CONNECT_TIMEOUT_S = 5
@@ -63,6 +64,10 @@ def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
 
 
 INIT_LOCK_KEY = 0x55_7001  # PostgreSQL advisory lock: replicas initialise one at a time
+
+
+#: tables defined outside ``models`` (imported above, so ``create_all`` knows them)
+OWN_TABLES = (approvals.ApprovalRequest,)
 
 
 def init_db(engine: Engine) -> None:

@@ -15,7 +15,7 @@ from app.store.models import AUDIT_ADDED_COLUMNS
 ADDED_COLUMNS: dict[str, dict[str, str]] = {
     "audit_event": dict.fromkeys(AUDIT_ADDED_COLUMNS, "VARCHAR"),
     # issue 23 item 9: NULL (an account from before) matches the tokens issued before
-    "app_user": {"token_stamp": "VARCHAR"},
+    "app_user": {"token_stamp": "VARCHAR", "superset_username": "VARCHAR"},
     "page_session": {"stamp": "VARCHAR"},
     # edit before approving; the countdown as the policy set it when the card was opened
     "confirmation": {

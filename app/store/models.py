@@ -94,12 +94,13 @@ class AuditEvent(SQLModel, table=True):
     duration_ms: float | None = None
     channel: str | None = Field(default=None, index=True)  # the door: page | http | mcp
     client: str | None = None  # the MCP client's name
+    superset_user: str | None = None  # the Superset account a call acted as
 
 
 # Columns added to ``audit_event`` after its first release: init_db adds them to an older
 # table (a data dir from an earlier version) so its rows stay and new rows carry them
 # (``app.store.migrate``, which lists every table's added columns).
-AUDIT_ADDED_COLUMNS = ("channel", "client")
+AUDIT_ADDED_COLUMNS = ("channel", "client", "superset_user")
 
 
 class User(SQLModel, table=True):
@@ -114,6 +115,9 @@ class User(SQLModel, table=True):
     # new at every credential change (password, role, disable; a new account): a token or
     # page session carries the stamp it was issued under (issue 23 item 9)
     token_stamp: str | None = Field(default_factory=lambda: secrets.token_urlsafe(12))
+    # the Superset username this user acts as on identity = "assertion" environments: set
+    # by an operator (main.py users set-superset-username), never guessed from a name
+    superset_username: str | None = None
 
 
 class Task(SQLModel, table=True):
@@ -188,6 +192,33 @@ class Conversation(SQLModel, table=True):
     updated_at: datetime = Field(
         default_factory=utcnow, sa_type=UTCDateTime, nullable=False, index=True
     )
+
+
+class UserRate(SQLModel, table=True):
+    """One user's pace of one kind of request (``turn:<user>`` / ``call:<user>``), for
+    every replica (``app.store.user_rates``): ``tat`` is when the user's bucket is full
+    again (epoch seconds; the "theoretical arrival time" of a GCRA limiter)."""
+
+    __tablename__ = "user_rate"
+
+    key: str = Field(primary_key=True)
+    tat: float = Field(default=0.0, index=True)
+    allowed: bool = True  # the latest request's answer (set by the same statement)
+
+
+class RunSlot(SQLModel, table=True):
+    """One of a user's slots for running turns (``app.store.run_slots``): numbered
+    ``0 .. user_max_running - 1``, held by one run (``lease``) until it ends or its
+    ``expires_at`` (epoch seconds) passes without a renewal (a replica that died)."""
+
+    __tablename__ = "run_slot"
+
+    user_key: str = Field(primary_key=True)
+    slot: int = Field(primary_key=True)
+    lease: str
+    holder: str  # the replica and process that runs it (``app.replica.replica_id``)
+    conv_id: str | None = None
+    expires_at: float = Field(index=True)
 
 
 class Backup(SQLModel, table=True):

@@ -7,7 +7,7 @@ The seam (the agent core calls it; one per event loop, beside its ``TurnRegistry
     await signals.listen(on_stop)        # core start: on_stop(conv_id) -> writes_in_flight
     ticket = await signals.started(conv_id, user_id=...)   # a run began (lock held)
     ...
-    await signals.finished(ticket)                         # the run ended (before unlock)
+    await signals.finished(ticket, stopped=...)    # the run ended (before unlock); stopped?
 
     # /cancel on a replica where the conversation has no local RunControl:
     info = await signals.running(conv_id)        # RunInfo | None: where, for whom
@@ -23,16 +23,22 @@ run to end. The PostgreSQL side is :mod:`app.store.run_signals_pg`.
 How a stop travels (PostgreSQL, :class:`PgRunSignals`):
 
 1. B: ``request_stop`` marks the row (``stop_requested_at``) and ``NOTIFY``s
-   ``ss_tools_run_stop`` in the same transaction, then waits (``wait_s``, 3 s) for the
-   answer on its own listener;
+   ``ss_tools_run_stop`` in the same transaction: from its commit on, the request is
+   durable. B then waits (``wait_s``, 3 s) for the answer on its own listener;
 2. A's listener (one dedicated connection per process, ``LISTEN``) calls ``on_stop``,
    writes ``stopped_at`` + ``writes_in_flight`` and ``NOTIFY``s ``ss_tools_run_answer``;
-3. B returns :class:`StopAnswer` (``stopped``, ``writes_in_flight``). A run that ended
-   first answers ``ended=True``; no answer in time gives ``answered=False`` (the request
-   stays on the row: A's heartbeat loop picks up a stop whose notification it missed).
+3. B returns :class:`StopAnswer`: ``stopped`` (confirmed) with ``writes_in_flight``. A
+   run that ended first answers ``ended=True``, with ``stopped`` saying whether its stop
+   switch had been thrown (its row's deletion carries that: A's answer and the run's end
+   may commit in either order). No answer in time gives ``answered=False``: the stop is
+   *accepted*, not yet confirmed. It stays on the row, and A honours it at its next
+   heartbeat (``heartbeat_s``) even if its notification was lost, or when its listener
+   reconnects; a busy A answers the notification itself when it gets to it.
 
 A replica's rows carry a heartbeat (``heartbeat_s``); a row older than ``stale_after_s``
-belongs to a dead replica and counts as no run (and is deleted by a later heartbeat).
+whose conversation's run lock is free belongs to a dead replica and counts as no run (and
+is deleted by a later heartbeat). A stale row whose lock is held is a slow replica's
+live run (``app.store.run_rows.live_run``).
 On SQLite (one process) :class:`LocalRunSignals` does nothing: the in-process
 ``TurnRegistry`` finds every run.
 """
@@ -46,6 +52,7 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from app.store.db import Database
+from app.store.models import RunSignal
 from app.store.pg_link import is_postgres
 
 STOP_WAIT_S = 3.0
@@ -78,9 +85,11 @@ class RunInfo:
 
 @dataclass(frozen=True)
 class StopAnswer:
-    """What the running replica answered: ``stopped`` with ``writes_in_flight`` (the writes
-    that go on); ``ended``: the run ended before it could answer; ``answered`` False: no
-    answer within the wait (the replica may be busy or dying)."""
+    """What the running replica answered: ``stopped`` (confirmed: the run's stop switch is
+    thrown) with ``writes_in_flight`` (the writes that go on); ``ended``: the run ended
+    before it answered (``stopped`` then says whether it had been stopped, or ended on
+    its own); ``answered`` False: no answer within the wait, the request is recorded on
+    the run's row and honoured at that replica's next heartbeat (it may be busy)."""
 
     conv_id: str
     replica: str
@@ -91,12 +100,42 @@ class StopAnswer:
     elapsed_s: float = 0.0
 
 
+def info_of_row(row: RunSignal) -> RunInfo:
+    return RunInfo(
+        row.conv_id, row.run_id, row.replica, row.user_id, row.started_at, row.stop_requested_at
+    )
+
+
+def answer_of_payload(
+    conv_id: str, replica: str, payload: dict[str, Any], elapsed_s: float
+) -> StopAnswer:
+    """The answer a notification on ``ss_tools_run_answer`` carries."""
+    return StopAnswer(
+        conv_id,
+        replica,
+        stopped=bool(payload.get("stopped")),
+        writes_in_flight=list(payload.get("writes") or []),
+        ended=bool(payload.get("ended")),
+        elapsed_s=elapsed_s,
+    )
+
+
+def answer_of_row(conv_id: str, row: RunSignal | None, elapsed_s: float) -> StopAnswer:
+    """The answer the run's row shows at the end of the wait (None: the run ended)."""
+    if row is None:  # the run ended (or its replica died), how is unknown
+        return StopAnswer(conv_id, "", stopped=False, ended=True, elapsed_s=elapsed_s)
+    if row.stopped_at is None:  # asked, recorded, not answered yet: accepted
+        return StopAnswer(conv_id, row.replica, False, answered=False, elapsed_s=elapsed_s)
+    writes = list(row.writes_in_flight or [])
+    return StopAnswer(conv_id, row.replica, True, writes, elapsed_s=elapsed_s)
+
+
 class RunSignals(Protocol):
     """What the core calls (see the module)."""
 
     async def listen(self, on_stop: OnStop) -> None: ...
     async def started(self, conv_id: str, *, user_id: str | None) -> RunTicket: ...
-    async def finished(self, ticket: RunTicket) -> None: ...
+    async def finished(self, ticket: RunTicket, *, stopped: bool = False) -> None: ...
     async def running(self, conv_id: str) -> RunInfo | None: ...
     async def request_stop(
         self, conv_id: str, *, by: str | None = None, wait_s: float = STOP_WAIT_S
@@ -113,7 +152,7 @@ class LocalRunSignals:
     async def started(self, conv_id: str, *, user_id: str | None) -> RunTicket:
         return RunTicket(conv_id, uuid.uuid4().hex, user_id)
 
-    async def finished(self, ticket: RunTicket) -> None:
+    async def finished(self, ticket: RunTicket, *, stopped: bool = False) -> None:
         return None
 
     async def running(self, conv_id: str) -> RunInfo | None:

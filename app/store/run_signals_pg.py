@@ -35,16 +35,13 @@ from app.store.run_signals import (
     RunInfo,
     RunTicket,
     StopAnswer,
+    answer_of_payload,
+    answer_of_row,
+    info_of_row,
 )
 
 log = logging.getLogger("ss_tools.replicas")
 POLL_S = 0.5  # while waiting for an answer, the row is read this often too
-
-
-def _info(row: RunSignal) -> RunInfo:
-    return RunInfo(
-        row.conv_id, row.run_id, row.replica, row.user_id, row.started_at, row.stop_requested_at
-    )
 
 
 class PgRunSignals:
@@ -63,8 +60,10 @@ class PgRunSignals:
         self._heartbeat_s, self._stale_after_s = heartbeat_s, stale_after_s
         self._on_stop: OnStop | None = None
         self._mine: dict[str, RunTicket] = {}
+        self._starting: dict[str, RunTicket] = {}  # runs whose rows are being written
+        self._ending: set[str] = set()  # run ids of our runs whose rows are being deleted
         self._stopping: dict[str, asyncio.Future[list[dict[str, str]] | None]] = {}  # by run id
-        self._waiters: dict[str, list[asyncio.Future[dict[str, Any]]]] = {}
+        self._waiters: dict[str, list[asyncio.Queue[dict[str, Any]]]] = {}  # answers heard
         self._tasks: set[asyncio.Task[Any]] = set()
         self._listener: PgListener | None = None
         self._beater: asyncio.Task[None] | None = None
@@ -75,34 +74,45 @@ class PgRunSignals:
         await self._start()
 
     async def started(self, conv_id: str, *, user_id: str | None) -> RunTicket:
+        """The row first, then the run is ours: a heartbeat meanwhile (which writes a
+        missing row of a run of ours again) must not write it at the same moment."""
         await self._start()
         ticket = RunTicket(conv_id, uuid.uuid4().hex, user_id)
-        self._mine[conv_id] = ticket
-        await self._db(
-            run_rows.record_start,
-            conv_id=conv_id,
-            run_id=ticket.run_id,
-            replica=self.replica,
-            user_id=user_id,
-        )
+        self._starting[conv_id] = ticket  # a stop asked already finds it ours
+        try:
+            await self._db(
+                run_rows.record_start,
+                conv_id=conv_id,
+                run_id=ticket.run_id,
+                replica=self.replica,
+                user_id=user_id,
+            )
+            self._mine[conv_id] = ticket
+        finally:
+            self._starting.pop(conv_id, None)
         return ticket
 
-    async def finished(self, ticket: RunTicket) -> None:
+    async def finished(self, ticket: RunTicket, *, stopped: bool = False) -> None:
         if self._mine.get(ticket.conv_id) == ticket:
             del self._mine[ticket.conv_id]
         self._stopping.pop(ticket.run_id, None)
-        await self._db(run_rows.record_finish, conv_id=ticket.conv_id, run_id=ticket.run_id)
+        self._ending.add(ticket.run_id)  # a stop asked meanwhile: this end answers it
+        try:
+            conv_id, run_id = ticket.conv_id, ticket.run_id
+            await self._db(run_rows.record_finish, conv_id=conv_id, run_id=run_id, stopped=stopped)
+        finally:
+            self._ending.discard(ticket.run_id)
 
     async def running(self, conv_id: str) -> RunInfo | None:
         row = await self._db(run_rows.live_run, conv_id=conv_id, stale_before=self._stale())
-        return None if row is None else _info(row)
+        return None if row is None else info_of_row(row)
 
     async def request_stop(
         self, conv_id: str, *, by: str | None = None, wait_s: float = STOP_WAIT_S
     ) -> StopAnswer | None:
         t0 = time.monotonic()
         await self._start()
-        waiter: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        waiter: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         self._waiters.setdefault(conv_id, []).append(waiter)  # before the NOTIFY goes out
         try:
             row = await self._db(
@@ -121,11 +131,11 @@ class PgRunSignals:
                     return StopAnswer(conv_id, self.replica, True, writes, elapsed_s=elapsed)
                 row = await self._db(run_rows.live_run, conv_id=conv_id, stale_before=self._stale())
             elif row.stopped_at is None:
-                payload = await self._await_answer(waiter, conv_id, wait_s)
+                payload = await self._await_answer(waiter, conv_id, row.run_id, wait_s)
                 if isinstance(payload, dict):
-                    return self._answer_of(conv_id, row.replica, payload, t0)
+                    return answer_of_payload(conv_id, row.replica, payload, time.monotonic() - t0)
                 row = payload
-            return self._answer_of_row(conv_id, row, t0)
+            return answer_of_row(conv_id, row, time.monotonic() - t0)
         finally:
             waiting = self._waiters.get(conv_id, [])
             if waiter in waiting:
@@ -134,27 +144,35 @@ class PgRunSignals:
                 self._waiters.pop(conv_id, None)
 
     async def _await_answer(
-        self, waiter: asyncio.Future[dict[str, Any]], conv_id: str, wait_s: float
+        self, waiter: asyncio.Queue[dict[str, Any]], conv_id: str, run_id: str, wait_s: float
     ) -> dict[str, Any] | RunSignal | None:
-        """The answer's notification, or else the row as it is at the end of the wait (or
-        as soon as it shows an answer: it is read every POLL_S, for a notification that
-        a reconnecting listener missed)."""
+        """The answer's notification for run ``run_id`` (another run's, say an earlier
+        one's late "ended", is skipped), or else the row as it is at the end of the wait
+        (or as soon as it shows an answer: it is read every POLL_S, for a notification
+        that a reconnecting listener missed). A row found gone means the run ended: its
+        end's notification, perhaps not read yet, says whether it had been stopped, so it
+        is still waited for; None when it does not come (the run ended, how is unknown)."""
         deadline = time.monotonic() + wait_s
+        row: RunSignal | None = None
+        gone = False
         while True:
             left = deadline - time.monotonic()
             try:
-                payload = await asyncio.wait_for(
-                    asyncio.shield(waiter), max(0.0, min(left, POLL_S))
-                )
+                payload = await asyncio.wait_for(waiter.get(), max(0.0, min(left, POLL_S)))
             except TimeoutError:
                 pass
             else:
+                if payload.get("run_id") != run_id:
+                    continue
                 if not payload.get("truncated"):  # else: the writes are in the row
                     return payload
-            row: RunSignal | None = await self._db(
-                run_rows.live_run, conv_id=conv_id, stale_before=self._stale()
-            )
-            if row is None or row.stopped_at is not None or time.monotonic() >= deadline:
+            if not gone:
+                row = await self._db(run_rows.live_run, conv_id=conv_id, stale_before=self._stale())
+                if row is None or row.run_id != run_id:  # ended (and maybe another began)
+                    row, gone = None, True
+                elif row.stopped_at is not None:
+                    return row
+            if time.monotonic() >= deadline:
                 return row
 
     async def aclose(self) -> None:
@@ -167,33 +185,17 @@ class PgRunSignals:
         self._beater = None
 
     # ---- answers ---------------------------------------------------------------------------
-    def _answer_of(
-        self, conv_id: str, replica: str, payload: dict[str, Any], t0: float
-    ) -> StopAnswer:
-        return StopAnswer(
-            conv_id,
-            replica,
-            stopped=bool(payload.get("stopped")),
-            writes_in_flight=list(payload.get("writes") or []),
-            ended=bool(payload.get("ended")),
-            elapsed_s=time.monotonic() - t0,
-        )
-
-    def _answer_of_row(self, conv_id: str, row: RunSignal | None, t0: float) -> StopAnswer:
-        elapsed = time.monotonic() - t0
-        if row is None:  # the run ended (or its replica died) before answering
-            return StopAnswer(conv_id, "", stopped=False, ended=True, elapsed_s=elapsed)
-        if row.stopped_at is None:
-            return StopAnswer(conv_id, row.replica, False, answered=False, elapsed_s=elapsed)
-        writes = list(row.writes_in_flight or [])
-        return StopAnswer(conv_id, row.replica, True, writes, elapsed_s=elapsed)
-
     async def _answer(self, conv_id: str, run_id: str) -> list[dict[str, str]] | None:
         """The running side: stop our run ``run_id`` of ``conv_id`` (once: a second ask
         waits for the first) and write the answer; its writes in flight, or None when the
-        run is not ours (any more) or its stop failed."""
-        ticket = self._mine.get(conv_id)
+        run is not ours (any more) or its stop failed. A row naming us for a run we do not
+        have is a leftover (its deletion failed, or it ended just now): it goes, and its
+        asker hears the run ended rather than waiting for an answer that never comes."""
+        if run_id in self._ending:  # its end, being written, tells the asker how it ended
+            return None
+        ticket = self._mine.get(conv_id) or self._starting.get(conv_id)
         if ticket is None or ticket.run_id != run_id:
+            await self._db(run_rows.record_finish, conv_id=conv_id, run_id=run_id)
             return None
         stopping = self._stopping.get(run_id)
         if stopping is None:
@@ -211,9 +213,11 @@ class PgRunSignals:
             return None
         if writes is None:  # nothing to stop here: the run is ending; its row goes with it
             return None
-        await self._db(
-            run_rows.record_stopped, conv_id=ticket.conv_id, run_id=ticket.run_id, writes=writes
-        )
+        conv_id, run_id = ticket.conv_id, ticket.run_id
+        try:
+            await self._db(run_rows.record_stopped, conv_id=conv_id, run_id=run_id, writes=writes)
+        except (SQLAlchemyError, OSError) as exc:  # stopped all the same: its end says so
+            log.warning("stop of %s not recorded (%s)", ticket.conv_id, type(exc).__name__)
         return writes
 
     def _dispatch(self, channel: str, body: str) -> None:
@@ -228,8 +232,7 @@ class PgRunSignals:
                 self._spawn(self._answer(conv_id, str(payload.get("run_id"))))
             return
         for waiter in self._waiters.get(conv_id, []):
-            if not waiter.done():
-                waiter.set_result(payload)
+            waiter.put_nowait(payload)
 
     # ---- background: the listener and the heartbeat ----------------------------------------
     async def _start(self) -> None:
@@ -248,35 +251,35 @@ class PgRunSignals:
         await self._listener.start()
 
     def _catch_up(self) -> None:
-        """After a (re)connection: stops asked of our runs while nobody listened."""
-        if self._mine:
-            self._spawn(self._answer_pending())
-
-    async def _answer_pending(self) -> None:
-        rows = await self._db(run_rows.pending_stops, replica=self.replica)
-        for row in rows:
-            await self._answer(row.conv_id, row.run_id)
+        """After a (re)connection: a heartbeat now answers the stops asked meanwhile."""
+        self._spawn(self._beat_once())
 
     async def _beat_loop(self) -> None:
         while True:
             await asyncio.sleep(self._heartbeat_s)
             try:
-                pending = await self._db(self._beat)
+                await self._beat_once()
             except (SQLAlchemyError, OSError) as exc:  # the database is down: the next beat
                 log.warning("run signals: heartbeat failed (%s)", type(exc).__name__)
-                continue
-            for conv_id, run_id in pending:  # stops whose notification was missed
-                self._spawn(self._answer(conv_id, run_id))
 
-    def _beat(self, session: Any) -> list[tuple[str, str]]:
-        stale = self._stale()
-        run_rows.forget_stale(session, stale_before=stale)
-        if not self._mine:
-            return []
-        runs = {c: (t.run_id, t.user_id) for c, t in list(self._mine.items())}
-        run_rows.beat(session, replica=self.replica, runs=runs)
-        rows = run_rows.pending_stops(session, replica=self.replica)
-        return [(r.conv_id, r.run_id) for r in rows]
+    def _runs(self) -> dict[str, tuple[str, str | None]]:
+        """Our runs as a heartbeat writes them: conv_id -> (run_id, user_id)."""
+        return {c: (t.run_id, t.user_id) for c, t in self._mine.items()}
+
+    async def _beat_once(self) -> None:
+        """One heartbeat: dead replicas' rows go, ours are touched (a missing one written
+        again), and stops whose notification was missed are answered. A row written again
+        for a run that ended meanwhile (its deletion ran beside this beat) is deleted."""
+        runs = self._runs()
+        pending, rewritten = await self._db(
+            run_rows.heartbeat, replica=self.replica, runs=runs, stale_before=self._stale()
+        )
+        for conv_id in rewritten:
+            ticket = self._mine.get(conv_id)
+            if ticket is None or ticket.run_id != runs[conv_id][0]:
+                await self._db(run_rows.record_finish, conv_id=conv_id, run_id=runs[conv_id][0])
+        for conv_id, run_id in pending:  # stops whose notification was missed
+            self._spawn(self._answer(conv_id, run_id))
 
     # ---- helpers ------------------------------------------------------------------------
     def _spawn(self, coro: Awaitable[Any]) -> None:

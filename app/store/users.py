@@ -28,6 +28,8 @@ def create_user(session: Session, *, username: str, role: str, password_hash: st
     name = username.strip()
     if not name:
         raise ValueError("username must not be empty")
+    if "#" in name:  # how an IdP identity is named (app.auth.external_ids): never a local one
+        raise ValueError("a username cannot hold '#'")
     if not role:
         raise ValueError("role must not be empty")
     if get_user_by_name(session, username=name) is not None:
@@ -84,3 +86,13 @@ def delete_user(session: Session, *, username: str) -> None:
     the row). Its tokens and page sessions stop working at the next check."""
     session.delete(_require(session, username))
     session.flush()
+
+
+def set_superset_username(
+    session: Session, *, username: str, superset_username: str | None
+) -> User:
+    """Name the Superset account ``username`` acts as on assertion environments (None:
+    none). Not a credential: the user's tokens stay valid."""
+    user = _require(session, username)
+    user.superset_username = superset_username
+    return saved(session, user)

@@ -12,7 +12,9 @@ bundle's uuids agree with what the target already has:
 * dashboards by slug.
 
 That remapping is :mod:`app.superset.remap`. Everything here is pure (bytes and dicts in,
-bytes and dicts out).
+bytes and dicts out) except :func:`load_bundle`, which runs :func:`read_bundle` off the
+event loop: an export is read within :class:`app.caps.BundleCaps`
+(:mod:`app.superset.archive` refuses zip and YAML bombs), and its YAML parse is CPU work.
 """
 
 from __future__ import annotations
@@ -25,14 +27,12 @@ from typing import Any
 
 import yaml
 
-from app.errors import ToolError
+from app.caps import BundleCaps
+from app.cpu import off_loop
+from app.superset.archive import BundleError, check_archive, load_yaml, read_member
 
 KINDS = ("dashboards", "charts", "datasets", "databases")
 VOLATILE_METADATA_KEYS = ("timestamp",)
-
-
-class BundleError(ToolError):
-    """The export zip is not a Superset bundle we can read."""
 
 
 @dataclass
@@ -84,34 +84,38 @@ def safe_member(name: str) -> bool:
     return all(p not in ("", ".", "..") and p.lower() != ".git" for p in parts)
 
 
-def read_bundle(data: bytes) -> Bundle:
-    """Parse an export zip (one top folder; YAML files). A member whose name could
-    leave the export folder (``..``, an absolute path) or reach ``.git`` is refused."""
+def read_bundle(data: bytes, caps: BundleCaps | None = None) -> Bundle:
+    """Parse an export zip (one top folder; YAML files) within ``caps`` (default: the
+    settings' defaults). A member whose name could leave the export folder (``..``, an
+    absolute path) or reach ``.git`` is refused; so is a zip or YAML bomb, unread."""
     try:
         zf = zipfile.ZipFile(io.BytesIO(data))
-    except zipfile.BadZipFile as exc:
+    except (zipfile.BadZipFile, EOFError, ValueError) as exc:
         raise BundleError("the export is not a zip file") from exc
     with zf:
-        unsafe = [n for n in zf.namelist() if not safe_member(n)]
+        check_archive(zf, len(data), caps or BundleCaps())
+        infos = zf.infolist()
+        unsafe = [i.filename for i in infos if not safe_member(i.filename)]
         if unsafe:
             raise BundleError(f"unsafe path in the export: {unsafe[0][:200]!r}")
-        names = [n for n in zf.namelist() if not n.endswith("/")]
-        roots = {n.split("/", 1)[0] for n in names if "/" in n}
+        members = [i for i in infos if not i.filename.endswith("/")]
+        roots = {i.filename.split("/", 1)[0] for i in members if "/" in i.filename}
         if len(roots) != 1:
             raise BundleError(f"expected one top folder in the export, found {sorted(roots)}")
         root = roots.pop()
         files: dict[str, Any] = {}
-        for name in names:
-            rel = name.split("/", 1)[1]
-            if not rel.endswith((".yaml", ".yml")):
-                continue
-            try:
-                files[rel] = yaml.safe_load(zf.read(name))
-            except yaml.YAMLError as exc:
-                raise BundleError(f"{rel} in the export is not valid YAML: {exc}") from exc
+        for info in members:
+            rel = info.filename.split("/", 1)[1]
+            if rel.endswith((".yaml", ".yml")):
+                files[rel] = load_yaml(read_member(zf, info), rel)
     if "metadata.yaml" not in files:
         raise BundleError("the export has no metadata.yaml")
     return Bundle(root=root, files=files)
+
+
+async def load_bundle(data: bytes, caps: BundleCaps | None = None) -> Bundle:
+    """:func:`read_bundle` off the event loop (the CPU pool)."""
+    return await off_loop(read_bundle, data, caps)
 
 
 def dump_yaml(doc: Any) -> str:
@@ -155,9 +159,9 @@ def stale_paths(existing: dict[str, str], new_files: dict[str, str]) -> list[str
         if path in new_files:
             continue
         try:
-            doc = yaml.safe_load(text)
-        except yaml.YAMLError:
-            continue  # not ours to judge: leave a hand-edited broken file alone
+            doc = load_yaml(text, path)
+        except BundleError:
+            continue  # not ours to judge: leave a hand-edited broken (or bomb) file alone
         if isinstance(doc, dict) and str(doc.get("uuid")) in new_uuids:
             stale.append(path)
     return sorted(stale)

@@ -6,6 +6,12 @@ Superset answers errors in three JSON shapes (plus HTML when something upstream 
 * ``{"message": {"field": ["msg", ...]}}``                         (marshmallow validation)
 * ``{"message": "..."}``                                           (plain)
 * ``{"msg": "..."}``                                               (flask-jwt-extended)
+
+Superset's own refusals of the account a call acts as become
+:class:`~app.errors.SupersetRefused` (``superset_denied``, Superset's words verbatim): a
+403, and the 500s SQL Lab answers for access errors — a ``*_SECURITY_ACCESS_ERROR``, or the
+``GENERIC_BACKEND_ERROR`` "The database referenced in this query was not found" it gives a
+person whose database access hides the database (6.1's base filter).
 """
 
 from __future__ import annotations
@@ -20,10 +26,20 @@ from app.errors import (
     SupersetAuthError,
     SupersetError,
     SupersetNotFoundError,
+    SupersetRefused,
     SupersetUnavailableError,
 )
 
 _MAX = 500
+#: SQL Lab's 500s that say the account may not, not that Superset is down
+_HIDDEN_DATABASE = re.compile(r"database referenced in this query was not found", re.I)
+ACCESS_ERROR_TYPES = frozenset({"MISSING_OWNERSHIP_ERROR", "OAUTH2_REDIRECT_ERROR"})
+# the first <title> and the text up to its </title> (a search would try each later <title>)
+_TITLE = re.compile(r"\A(?>.*?<title>)(.*?)</title>", re.IGNORECASE | re.DOTALL)
+# a tag, or the unclosed rest of the text from a "<" no ">" follows (taken whole, and kept:
+# a search would otherwise scan to the end of the text from every "<" in that rest)
+_TAG = re.compile(r"<[^>]+>|<[^>]*+\Z")
+_BLANKS = re.compile(r"\s+")
 
 
 def _flatten(value: Any) -> str:
@@ -55,11 +71,11 @@ def error_message(response: httpx.Response) -> tuple[str, str | None]:
                 return _flatten(body[key]), None
         return _flatten(body) or response.reason_phrase, None
     text = response.text or ""
-    title = re.search(r"<title>(.*?)</title>", text, re.I | re.S)
+    title = _TITLE.match(text)
     if title:
         return html.unescape(title.group(1).strip()), None
-    stripped = re.sub(r"<[^>]+>", " ", text)
-    stripped = re.sub(r"\s+", " ", stripped).strip()
+    stripped = _TAG.sub(lambda m: " " if m.group(0).endswith(">") else m.group(0), text)
+    stripped = _BLANKS.sub(" ", stripped).strip()
     return stripped or response.reason_phrase or "no details", None
 
 
@@ -71,13 +87,37 @@ def scrub(text: str, secrets: list[str]) -> str:
     return text if len(text) <= _MAX else text[: _MAX - 1] + "…"
 
 
+def is_access_refusal(status: int, message: str, error_type: str | None) -> bool:
+    """Whether an answer is Superset refusing the account (not a fault of Superset's)."""
+    if status == 403:
+        return True
+    if error_type and (
+        error_type.endswith("_SECURITY_ACCESS_ERROR") or error_type in ACCESS_ERROR_TYPES
+    ):
+        return True
+    return error_type == "GENERIC_BACKEND_ERROR" and bool(_HIDDEN_DATABASE.search(message))
+
+
 def error_for(
-    response: httpx.Response, *, env_id: str, what: str, secrets: list[str]
+    response: httpx.Response,
+    *,
+    env_id: str,
+    what: str,
+    secrets: list[str],
+    account: str | None = None,
 ) -> SupersetError | SupersetUnavailableError:
-    """The typed error for a non-2xx response (``what`` is e.g. 'GET /api/v1/dashboard/1')."""
+    """The typed error for a non-2xx response (``what`` is e.g. 'GET /api/v1/dashboard/1';
+    ``account``: the Superset account the request acted as)."""
     status = response.status_code
     message, error_type = error_message(response)
     text = scrub(f"Superset '{env_id}' {what} failed ({status}): {message}", secrets)
+    if is_access_refusal(status, message, error_type):
+        said = scrub(message, secrets)
+        return SupersetRefused(
+            text,
+            code="superset_denied", env_id=env_id, reason=said, account=account,
+            status_code=status, error_type=error_type,
+        )  # fmt: skip
     details = {"env_id": env_id, "error_type": error_type}
     if status >= 500:
         return SupersetUnavailableError(text, status_code=status, **details)

@@ -22,6 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from app.caps import BundleCaps
+from app.cpu import off_loop
 from app.errors import SupersetNotFoundError, ToolError
 from app.i18n import progress_line
 from app.superset import rison
@@ -29,7 +31,7 @@ from app.superset.bundle import (
     Bundle,
     chart_bundle,
     dashboard_bundles,
-    read_bundle,
+    load_bundle,
     write_bundle,
 )
 from app.superset.remap import Remap, TargetInventory, diff_against, remap_bundle
@@ -96,8 +98,11 @@ async def resolve_dashboards(client: Any, ids: list[str]) -> list[dict[str, Any]
     return out
 
 
-async def export_bundle(client: Any, dashboard_ids: list[int]) -> Bundle:
-    return read_bundle(await client.export_dashboards(dashboard_ids))
+async def export_bundle(
+    client: Any, dashboard_ids: list[int], caps: BundleCaps | None = None
+) -> Bundle:
+    """The dashboards' export, read off the event loop within ``caps``."""
+    return await load_bundle(await client.export_dashboards(dashboard_ids), caps)
 
 
 @dataclass
@@ -151,20 +156,31 @@ async def plan_bundle(
 ) -> Plan:
     """Remap ``bundle`` onto what the target holds now and diff it (reads only)."""
     target = await fetch_inventory(target_client)
-    remap = remap_bundle(bundle, target, mapping, require_database_match=True)
-    diff = _label(diff_against(remap.bundle, target))
+    remap, diff = await off_loop(_remapped, bundle, target, mapping)  # copies the bundle: CPU
     dashboards = [{"title": r["name"], "slug": r.get("slug")} for r in diff["dashboards"]]
     return Plan(source_env, target_client.env.id, dashboards, remap, diff)
 
 
+def _remapped(
+    bundle: Bundle, target: TargetInventory, mapping: dict[str, str] | None
+) -> tuple[Remap, dict[str, list[dict[str, Any]]]]:
+    remap = remap_bundle(bundle, target, mapping, require_database_match=True)
+    return remap, _label(diff_against(remap.bundle, target))
+
+
 async def plan_migration(
-    source_client: Any, target_client: Any, dashboard_ids: list[str], mapping: dict[str, str]
+    source_client: Any,
+    target_client: Any,
+    dashboard_ids: list[str],
+    mapping: dict[str, str],
+    caps: BundleCaps | None = None,
 ) -> tuple[Plan, Bundle]:
-    """Resolve, export, remap and diff (reads only). Returns the plan and the source bundle."""
+    """Resolve, export (within ``caps``), remap and diff (reads only). Returns the plan and
+    the source bundle."""
     if source_client.env.id == target_client.env.id:
         raise ToolError(f"source and target are the same environment ('{source_client.env.id}')")
     dashboards = await resolve_dashboards(source_client, dashboard_ids)
-    source = await export_bundle(source_client, [d["id"] for d in dashboards])
+    source = await export_bundle(source_client, [d["id"] for d in dashboards], caps)
     plan = await plan_bundle(source_client.env.id, source, target_client, mapping)
     plan.dashboards = dashboards
     return plan, source
@@ -175,12 +191,13 @@ async def preflight_migration(
     target_client: Any,
     dashboard_ids: list[str],
     database_mapping: dict[str, str] | None = None,
+    caps: BundleCaps | None = None,
 ) -> dict[str, Any]:
     """What a migration would create or overwrite on the target, and blocking ``errors``.
 
     Side-effect free: only GET requests (export included)."""
     plan, _ = await plan_migration(
-        source_client, target_client, list(dashboard_ids), dict(database_mapping or {})
+        source_client, target_client, list(dashboard_ids), dict(database_mapping or {}), caps
     )
     return plan.details()
 
@@ -192,7 +209,7 @@ async def run_migration(
     its steps are reported in ``lang`` (the turn's language)."""
     if plan.errors:
         raise ToolError("migration refused: " + "; ".join(plan.errors))
-    parts = dashboard_bundles(plan.remap.bundle)
+    parts = await off_loop(dashboard_bundles, plan.remap.bundle)
     total = len(parts) + 3
 
     async def report(step: int, message: str) -> None:
@@ -207,15 +224,14 @@ async def run_migration(
         title = dash.get("dashboard_title")
         await report(2 + i, progress_line("importing", lang, i=i, n=len(parts), title=title))
         if sub.objects("charts"):
+            charts_zip = await off_loop(write_bundle, chart_bundle(sub))
             await target_client.request(
                 "POST",
                 "/api/v1/chart/import/",
-                files={
-                    "formData": ("charts.zip", write_bundle(chart_bundle(sub)), "application/zip")
-                },
+                files={"formData": ("charts.zip", charts_zip, "application/zip")},
                 data={"overwrite": "true"},
             )
-        await target_client.import_dashboards(write_bundle(sub), overwrite=True)
+        await target_client.import_dashboards(await off_loop(write_bundle, sub), overwrite=True)
         results.append((dash, sub))
     await report(total, progress_line("verifying", lang))
     verified = [await _verify(target_client, dash, sub, actions) for dash, sub in results]

@@ -1,4 +1,4 @@
-"""The typed presentations of tool results (DESIGN decision 9: presented, not dumped).
+"""The typed presentations of tool results (docs/contract.md, decision 9: presented, not dumped).
 
 A :data:`ToolView` travels on ``ToolEndEvent.view`` next to the result text: the page
 renders it inside the tool card; an HTTP or MCP client may read it as data. The models
@@ -22,6 +22,24 @@ class _View(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+class Cut(_View):
+    """What was left out of a result to keep it within the product's caps (``app.caps``):
+    the page, the HTTP events and the MCP result say so in words."""
+
+    rows: int = 0  # rows (or items) not kept
+    cells: int = 0  # values shortened ...
+    cell_chars: int = 0  # ... to this many characters
+    chars: int = 0  # characters of a text not kept
+
+    def __add__(self, other: Cut) -> Cut:
+        return Cut(
+            rows=self.rows + other.rows,
+            cells=self.cells + other.cells,
+            cell_chars=max(self.cell_chars, other.cell_chars),
+            chars=self.chars + other.chars,
+        )
+
+
 class Column(_View):
     key: str
     label: str | None = None  # None: the page translates ``key``; else data, shown as is
@@ -34,6 +52,7 @@ class TableView(_View):
     """Rows and columns: SQL results, backups, environments, roles, capabilities."""
 
     kind: Literal["table"] = "table"
+    cut: Cut | None = None  # what the caps left out, if anything
     columns: list[Column]
     rows: list[list[Cell]]
     row_count: int = 0  # rows the source returned (the table may show fewer)
@@ -57,6 +76,7 @@ class LinkedListView(_View):
     """Superset objects whose titles link to the object in its Superset (new tab)."""
 
     kind: Literal["linked_list"] = "linked_list"
+    cut: Cut | None = None  # what the caps left out, if anything
     object_type: str  # dashboard | dataset | database
     items: list[LinkedItem]
     total: int = 0
@@ -77,6 +97,7 @@ class HealthView(_View):
     """A dashboard's charts by status, and what is wrong with the ones that are not ok."""
 
     kind: Literal["health"] = "health"
+    cut: Cut | None = None  # what the caps left out, if anything
     dashboard: LinkedItem
     verdict: str  # ok | warning | broken
     counts: dict[str, int]  # HEALTH_STATUSES order; ``stale`` counts datasets
@@ -94,6 +115,7 @@ class FactsView(_View):
     """A few labelled values: what a write did (deleted, backed up, committed ...)."""
 
     kind: Literal["facts"] = "facts"
+    cut: Cut | None = None  # what the caps left out, if anything
     facts: list[Fact]
 
 
@@ -111,6 +133,7 @@ class TaskRow(_View):
 
 class TasksView(_View):
     kind: Literal["tasks"] = "tasks"
+    cut: Cut | None = None  # what the caps left out, if anything
     tasks: list[TaskRow]
 
 
@@ -129,6 +152,7 @@ class DiffView(_View):
     """What a migration, deploy or restore creates or overwrites on its target."""
 
     kind: Literal["diff"] = "diff"
+    cut: Cut | None = None  # what the caps left out, if anything
     source_env: str | None = None
     target_env: str | None = None
     rows: list[DiffRow]
@@ -138,6 +162,7 @@ class DiffView(_View):
 
 class TextView(_View):
     kind: Literal["text"] = "text"
+    cut: Cut | None = None  # what the caps left out, if anything
     text: str
     format: Literal["plain", "markdown", "code"] = "plain"
     language: str | None = None  # of a code block, e.g. sql

@@ -13,8 +13,10 @@ from app.screen.views import (
     DiffView,
     FactsView,
     HealthView,
+    TableView,
     TasksView,
     ToolView,
+    cut_sentence,
 )
 from components.results.diff import diff_view
 from components.results.facts import facts_view
@@ -36,9 +38,13 @@ RENDER: dict[str, Callable[[Any, str], ui.element]] = {
 
 
 def result_view(view: ToolView | None, lang: str) -> None:
-    """Render ``view`` (nothing for None)."""
-    if view is not None:
-        RENDER[view.kind](view, lang)
+    """Render ``view`` (nothing for None), and what the result caps left out of it."""
+    if view is None:
+        return
+    RENDER[view.kind](view, lang)
+    note = cut_sentence(view.cut, lang, table=isinstance(view, TableView))
+    if note:
+        ui.label(note).classes("text-sm text-amber-900").mark("result-cut")
 
 
 def summary(view: ToolView | None, lang: str) -> str:

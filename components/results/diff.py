@@ -21,6 +21,8 @@ ACTION_COLOURS = {
     "skip": "gray",
     "keep": "gray",
     "map": "blue",
+    "restore": "blue",  # an undo: what it brings back
+    "delete": "red",  # an undo: what it removes
 }
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -17,7 +16,8 @@ from sqlalchemy import Connection, create_engine, text
 from app.agent import audit
 from app.agent.audit import AuditWriter
 from app.store.audit import LoopWriter, checkpoint
-from app.store.db import SQLITE_BUSY_TIMEOUT_MS, Database
+from app.store.db import Database
+from tests.waiting import WAIT_S, until
 
 
 def _users(w: AuditWriter) -> list[str]:
@@ -50,16 +50,14 @@ async def test_a_busy_database_sends_the_batch_to_the_thread_and_the_loop_goes_o
     try:
         await writer.record(kind="tool_filtered", user="bea", decision="allow")
         flushed = asyncio.ensure_future(writer.flush())
-        started = time.perf_counter()
-        await asyncio.sleep(0.2)
-        # the loop was never held for the database's busy timeout (5 s)
-        assert time.perf_counter() - started < SQLITE_BUSY_TIMEOUT_MS / 1000 / 2
+        # the batch goes to the thread, and the loop goes on (this test runs on it) while
+        # the database stays busy: never held for the busy timeout (5 s)
+        await until(lambda: writer.committer._thread is not None, "no thread took the batch")
         assert not flushed.done()  # waiting for its row, in the thread, not on the loop
-        assert writer.committer._thread is not None
     finally:
         blocker.execute("COMMIT")
         blocker.close()
-    await asyncio.wait_for(flushed, 10)
+    await asyncio.wait_for(flushed, WAIT_S)
     assert _users(writer) == ["a0", "bea"]
 
 
@@ -90,10 +88,7 @@ async def test_the_thread_checkpoints_the_wal_every_so_many_loop_commits(
         assert done == []  # the loop's commits leave the WAL alone
         await writer.record(kind="k", user=f"u{n}", decision="allow")
         await writer.flush()
-    for _ in range(200):
-        if done:
-            break
-        await asyncio.sleep(0.01)
+    await until(lambda: done, "the WAL was never checkpointed")
     [(thread, (busy, frames, copied))] = done
     assert thread == "ss-tools-audit"  # off the loop
     assert busy == 0 and frames > 0 and copied == frames  # every frame back in the database

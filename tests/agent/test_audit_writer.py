@@ -6,7 +6,6 @@ process being killed right after."""
 
 from __future__ import annotations
 
-import asyncio
 import signal
 import subprocess
 import sys
@@ -19,6 +18,7 @@ from sqlalchemy import Connection, event, text
 from app.agent.audit import AuditWriter
 from app.store.db import Database
 from tests.agent.scripted import call
+from tests.waiting import until
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -36,10 +36,8 @@ def _list_row(conn: Connection) -> None:
 
 async def test_a_row_is_committed_without_a_flush(writer: AuditWriter) -> None:
     await writer.record(kind="tool_filtered", user="bob", decision="allow")
-    for _ in range(500):  # committed at record time: no flush, no timer
-        if _committed_users(writer.db):
-            break
-        await asyncio.sleep(0.01)
+    # committed at record time: no flush, no timer
+    await until(lambda: _committed_users(writer.db), "the row was never committed")
     assert _committed_users(writer.db) == ["bob"]
 
 
@@ -73,10 +71,8 @@ async def test_a_failed_row_is_reported_by_flush_and_loses_no_other(writer: Audi
     await writer.record(kind="k", user="a", decision="allow")
     await writer.record(kind="k", user="bad", decision="maybe")  # not a decision
     await writer.record(kind="k", user="b", decision="allow")
-    for _ in range(500):  # the failure is kept until a flush reports it
-        if len(_committed_users(writer.db)) == 2:
-            break
-        await asyncio.sleep(0.01)
+    # the failure is kept until a flush reports it
+    await until(lambda: len(_committed_users(writer.db)) == 2, "the good rows never landed")
     with pytest.raises(ValueError, match="unknown audit decision"):
         await writer.flush()
     assert _committed_users(writer.db) == ["a", "b"]

@@ -13,6 +13,7 @@ from app.agent.core import control
 from app.events import DoneEvent, ToolStartEvent
 from tests.agent.scripted import call
 from tests.agent.test_stop_a_turn import Blocking, _start
+from tests.waiting import WAIT_S
 
 
 async def _running(harness: Any) -> tuple[Blocking, Any]:
@@ -28,7 +29,10 @@ async def _running(harness: Any) -> tuple[Blocking, Any]:
     return tools, stream
 
 
-async def test_shutdown_lets_a_running_graph_end_within_its_grace(harness: Any) -> None:
+async def test_shutdown_lets_a_running_graph_end_within_its_grace(
+    harness: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(control, "SHUTDOWN_GRACE_S", WAIT_S)  # a grace a loaded machine keeps
     tools, stream = await _running(harness)
     release_soon = asyncio.get_running_loop().call_later(0.1, tools.release.set)
     await harness.core.aclose()

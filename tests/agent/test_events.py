@@ -103,6 +103,23 @@ _STREAM: list[tuple[str, dict[str, Any]]] = [
         countdown_s=10,
         expires_at="2026-11-30T05:00:00+00:00",
     ),
+    # a confirmed call that waits for a second person (four-eyes), with its card
+    row(
+        "awaiting_approval",
+        approval_id="0123456789abcdef0123456789abcdef",
+        call_id="k4",
+        tool_name="delete_dashboard",
+        tool_args={"dashboard_id": "7", "env_id": "prod-eu"},
+        env_id="prod-eu",
+        env_context="prod",
+        risk_level="dangerous",
+        requester="alice",
+        expires_at="2026-12-01T05:00:00+00:00",
+        status="pending",
+        metadata=META,
+    ),
+    # the end of a turn whose call waits for a second person
+    row("done", state="idle", reason="awaiting_approval"),
     # a refused call with alternatives
     row(
         "permission_denied",

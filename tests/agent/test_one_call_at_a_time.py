@@ -19,10 +19,10 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, SystemMessage, ToolMessage
 
-from app.agent.tools import TOOL_CATALOG
 from app.events import ErrorEvent, MessageEvent
 from app.facts import read_refusal
 from app.planner.rank import ToolRanker
+from app.tools.catalog import TOOL_CATALOG
 from tests.agent.harness import types_of
 from tests.agent.scripted import call, recording_tools
 

@@ -23,6 +23,7 @@ from app.events import (
 )
 from app.facts import read_refusal
 from tests.agent.scripted import call, final_from_tool
+from tests.waiting import WAIT_S
 
 ALICE = Principal(user_id="alice", role="admin")
 
@@ -56,7 +57,7 @@ class Stream:
         async for ev in events:
             self.events.append(ev)
 
-    async def wait_for(self, kind: type, timeout: float = 5.0) -> Any:
+    async def wait_for(self, kind: type, timeout: float = WAIT_S) -> Any:
         async def seen() -> Any:
             while not any(isinstance(e, kind) for e in self.events):
                 await asyncio.sleep(0.01)
@@ -64,7 +65,7 @@ class Stream:
 
         return await asyncio.wait_for(seen(), timeout)
 
-    async def done(self, timeout: float = 5.0) -> list[Any]:
+    async def done(self, timeout: float = WAIT_S) -> list[Any]:
         await asyncio.wait_for(self.task, timeout)
         return self.events
 

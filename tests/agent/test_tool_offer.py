@@ -19,10 +19,10 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from app.agent.core.runs import plan_turn
 from app.agent.rules import default_policy
-from app.agent.tool_offer import ALWAYS, narrow, offer_for
-from app.agent.tools import TOOL_CATALOG
+from app.agent.tool_offer import always, narrow, offer_for
 from app.facts import Refusal
 from app.planner.rank import ToolRanker
+from app.tools.catalog import TOOL_CATALOG
 from tests.planner.test_planner_eval import load_eval, steps_of
 
 RANKER = ToolRanker(lambda: TOOL_CATALOG)
@@ -80,7 +80,7 @@ def test_a_narrowed_offer_is_a_subset_of_what_policy_allows(role: str, page: str
         assert set(offer.tools) <= set(allowed), case["say"]
         assert not (set(offer.tools) | set(offer.others)) & excluded, case["say"]
         assert sorted([*offer.tools, *offer.others]) == sorted(allowed)  # each named once
-        assert not offer.narrowed or len(offer.tools) <= TOP_K + len(ALWAYS)
+        assert not offer.narrowed or len(offer.tools) <= TOP_K + len(always())
 
 
 @pytest.mark.parametrize(

@@ -142,6 +142,7 @@ async def test_waiting_for_runs_being_closed_ends_while_a_finished_one_is_still_
     import asyncio
 
     from app.agent.core.control import TurnRegistry, wait_all
+    from tests.waiting import WAIT_S
 
     async def nothing() -> None:
         return None
@@ -150,6 +151,6 @@ async def test_waiting_for_runs_being_closed_ends_while_a_finished_one_is_still_
     await finished
     registry = TurnRegistry()
     registry._closing.add(finished)
-    await asyncio.wait_for(registry.drain(), timeout=5)
-    await asyncio.wait_for(wait_all({finished}), timeout=5)
+    await asyncio.wait_for(registry.drain(), timeout=WAIT_S)  # a hang's bound
+    await asyncio.wait_for(wait_all({finished}), timeout=WAIT_S)
     assert registry._closing == {finished}  # nothing removed it: the wait did not need to

@@ -51,7 +51,7 @@ async def test_a_hidden_delete_on_prod_asks_a_dangerous_confirmation_over_http(
     harness.use_proposal(call("superset_execute_sql", sql=sql, env_id="prod"), log)
     events = await _stream(user, f"run this sql on prod {sql}", "hidden-1")
     meta = _asked_dangerous(events, log)
-    reason = meta["details"]["sql_risk_reason"]
+    reason = meta["risk_reason"]
     assert "DELETE" in reason or "executable comment" in reason, reason
 
 
@@ -61,4 +61,4 @@ async def test_the_offline_planner_path_asks_too(user: User, harness: Any) -> No
     harness.use(model=OfflinePlanner(), tools=recording_tools(log))
     events = await _stream(user, f"run this sql on prod: {HIDDEN[0]}", "hidden-2")
     meta = _asked_dangerous(events, log)
-    assert "SQLite" in meta["details"]["sql_risk_reason"]
+    assert "SQLite" in meta["risk_reason"]

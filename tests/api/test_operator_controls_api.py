@@ -16,6 +16,7 @@ from app.facts import read_refusal
 from tests.agent.harness import first, types_of
 from tests.agent.scripted import call, final_from_tool, recording_tools
 from tests.api.test_agent_api import bearer, post_stream
+from tests.waiting import WAIT_S, until
 
 
 async def post_resume(user: User, conv_id: str, conf: dict[str, Any], **body: Any) -> Any:
@@ -154,8 +155,9 @@ async def test_a_page_turn_is_stopped_over_http_by_its_owner(user: User, harness
             page_events.append(ev)
 
     task = asyncio.ensure_future(page())
-    while not any(isinstance(e, ToolStartEvent) for e in page_events):
-        await asyncio.sleep(0.01)
+    await until(
+        lambda: any(isinstance(e, ToolStartEvent) for e in page_events), "the read never started"
+    )
     foreign = await user.http_client.post(
         "/api/agent/cancel", headers=bearer(user="bob"), json={"conv_id": "stop-cross"}
     )
@@ -169,8 +171,10 @@ async def test_a_page_turn_is_stopped_over_http_by_its_owner(user: User, harness
         "stopped": True,
         "withdrawn": None,
         "writes_in_flight": [],
+        "confirmed": True,  # the turn runs here: stopped at once, not merely accepted
+        "status": "stopped",
     }
-    await asyncio.wait_for(task, 5)
+    await asyncio.wait_for(task, WAIT_S)
     assert any(isinstance(e, StoppedEvent) for e in page_events)
     [row] = harness.audit_rows(kind="turn_stopped", conv_id="stop-cross")
     assert row["channel"] == "http"

@@ -58,7 +58,9 @@ def test_rs256_token_from_jwks_file_is_accepted_with_role_from_nested_claim(
     jwks_file, auth_env, rsa_key: RSAKey, claims: dict[str, Any], role: str
 ) -> None:
     principal = auth_env.verify(rs_token(claims, rsa_key))
-    assert principal == Principal(user_id="carol", role=role, source="external")
+    assert principal == Principal(
+        user_id=f"{EXT_ISS}#carol", role=role, source="external", issuer=EXT_ISS, subject="carol"
+    )
 
 
 @pytest.mark.parametrize(
@@ -163,9 +165,9 @@ def test_unreadable_jwks_file_refuses_with_key_set_unavailable(
 
 
 def test_rotated_jwks_file_is_reread(jwks_file: Path, auth_env, rsa_key, other_rsa_key) -> None:
-    assert auth_env.verify(rs_token(ext_claims(), rsa_key)).user_id == "carol"
+    assert auth_env.verify(rs_token(ext_claims(), rsa_key)).subject == "carol"
     jwks_file.write_text(json.dumps(jwks_document(rsa_key, other_rsa_key)) + " ")
-    assert auth_env.verify(rs_token(ext_claims(sub="dave"), other_rsa_key)).user_id == "dave"
+    assert auth_env.verify(rs_token(ext_claims(sub="dave"), other_rsa_key)).subject == "dave"
 
 
 # --- JWKS over HTTP (a real httpx fetch from a loopback server) ----------------------

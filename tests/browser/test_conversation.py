@@ -13,6 +13,7 @@ Screenshots go to ``tests/screenshots/`` (gitignored)."""
 from __future__ import annotations
 
 import re
+import time
 from typing import Any
 
 import pytest
@@ -20,6 +21,7 @@ import pytest
 from tests.browser.conftest import PASSWORD, SHOTS, product
 from tests.chromium import chromium, sign_in
 from tests.sandbox_fixtures import sandbox_dashboard
+from tests.waiting import WAIT_MS, WAIT_S
 
 pytestmark = pytest.mark.browser
 
@@ -47,7 +49,8 @@ def ask(page: Any, text: str) -> None:
 
     box = page.get_by_label("message")
     box.fill(text)
-    for _ in range(10):
+    deadline = time.monotonic() + WAIT_S
+    while time.monotonic() < deadline:
         box.press("Enter")
         try:
             expect(box).to_have_value("", timeout=3_000)
@@ -125,7 +128,8 @@ def test_results_are_presented_and_context_is_a_way_forward(
         settled(page, expect)
         expect(chart.locator("canvas")).to_have_count(1)
         expect(page.get_by_text("Refund Total (broken)").last).to_be_visible()
-        page.screenshot(path=str(SHOTS / "13-conversation.png"))  # the README's picture
+        # the README's picture (docs/images/conversation.png is a copy)
+        page.screenshot(path=str(SHOTS / "13-conversation.png"))
 
         # 5. a dashboard page in Russian: the context is a way forward, not a dead end
         page.get_by_role("button", name="New conversation").click()
@@ -135,7 +139,7 @@ def test_results_are_presented_and_context_is_a_way_forward(
         )
         page.goto(server.url + deep)
         expect(page.get_by_text("Дашборд · Browser Keep", exact=False)).to_be_visible(
-            timeout=15_000
+            timeout=WAIT_MS
         )
         ask(page, "удали этот дашборд")
         onwards = page.get_by_role("button", name="Продолжить без контекста страницы")

@@ -24,6 +24,7 @@ import pytest
 
 from tests.browser.conftest import PASSWORD, SHOTS, product
 from tests.chromium import chromium, sign_in
+from tests.waiting import WAIT_MS
 
 pytestmark = pytest.mark.browser
 
@@ -65,10 +66,10 @@ def test_editing_a_deploys_target_from_staging_to_prod_asks_a_new_prod_confirmat
     with chromium(viewport={"width": 1280, "height": 1000}) as (context, expect):
         page = context.new_page()
         page.goto(server.url + DEEP_LINK)
-        expect(page.get_by_label("Username")).to_be_visible(timeout=15_000)
+        expect(page.get_by_label("Username")).to_be_visible(timeout=WAIT_MS)
         sign_in(page, "ops", PASSWORD)
         box = page.get_by_label("message")
-        expect(box).to_be_visible(timeout=15_000)
+        expect(box).to_be_visible(timeout=WAIT_MS)
 
         # the composer: Shift+Enter is a new line, Enter sends
         box.click()
@@ -128,7 +129,7 @@ def test_editing_a_deploys_target_from_staging_to_prod_asks_a_new_prod_confirmat
         prod.get_by_role("button", name="Cancel", exact=True).click()
         # … naming the call as edited (to prod), not as first proposed
         answer = page.get_by_text(re.compile(r"Cancelled — .* to prod: only checking the prod"))
-        expect(answer.first).to_be_visible(timeout=30_000)
+        expect(answer.first).to_be_visible(timeout=WAIT_MS)
         expect(prod).to_be_hidden()
         expect(box).to_be_focused()  # back to the message box after the card
         page.screenshot(path=str(SHOTS / "14-cancelled-with-reason.png"))
@@ -136,13 +137,13 @@ def test_editing_a_deploys_target_from_staging_to_prod_asks_a_new_prod_confirmat
         # the conversation is in the drawer
         page.get_by_role("button", name="Conversations").click()
         drawer = page.locator(".q-drawer")
-        expect(drawer.get_by_text("deploy this to staging")).to_be_visible(timeout=10_000)
+        expect(drawer.get_by_text("deploy this to staging")).to_be_visible(timeout=WAIT_MS)
         page.screenshot(path=str(SHOTS / "15-conversation-drawer.png"))
 
         # the Russian page: the same form, each field labelled and explained in Russian
         page.goto(server.url + DEEP_LINK + "&lang=ru")
         box = page.get_by_label("message")
-        expect(box).to_be_visible(timeout=15_000)
+        expect(box).to_be_visible(timeout=WAIT_MS)
         box.fill("разверни это в staging")
         page.keyboard.press("Enter")
         card = page.locator(".q-card", has_text="Подтвердите изменение в staging")

@@ -21,6 +21,7 @@ from tests.browser.conftest import PASSWORD, SHOTS, product
 from tests.browser.test_conversation import TURN_S, ask, settled
 from tests.chromium import chromium, sign_in
 from tests.sandbox_fixtures import sandbox_dashboard
+from tests.waiting import WAIT_MS
 
 pytestmark = pytest.mark.browser
 
@@ -74,7 +75,7 @@ def test_a_deep_link_in_a_second_tab_never_opens_onto_the_first_tabs_pending_car
         )
         second.goto(server.url + deep)
         expect(second.get_by_text(f"Дашборд · Sales Overview (#{sales}) · prod")).to_be_visible(
-            timeout=15_000
+            timeout=WAIT_MS
         )
         settled(second, expect)
         expect(second.get_by_text("Опасное действие")).to_have_count(0)
@@ -83,7 +84,7 @@ def test_a_deep_link_in_a_second_tab_never_opens_onto_the_first_tabs_pending_car
         second.screenshot(path=str(SHOTS / "25-3-second-tab-new-conversation.png"), full_page=True)
         # the old conversation waits in the drawer, with its badge
         second.get_by_role("button", name="Диалоги").first.click()
-        expect(second.get_by_text("Ждёт подтверждения")).to_be_visible(timeout=15_000)
+        expect(second.get_by_text("Ждёт подтверждения")).to_be_visible(timeout=WAIT_MS)
         second.screenshot(path=str(SHOTS / "25-4-drawer-badge.png"), full_page=True)
         second.close()
 
@@ -97,6 +98,16 @@ def test_a_deep_link_in_a_second_tab_never_opens_onto_the_first_tabs_pending_car
         ).to_be_visible()
         expect(first.get_by_text("Confirm or cancel the action above first.")).to_be_hidden()
         first.screenshot(path=str(SHOTS / "25-5-one-click-cancel.png"), full_page=True)
+
+        # its audit row unfolds into the call's arguments, a name/value table
+        first.goto(server.url + "/audit?tool=delete_dashboard")
+        unfold = first.locator("[data-audit-unfold]").first
+        expect(unfold).to_be_visible(timeout=15_000)
+        unfold.click()
+        args = first.locator("[data-audit-args]").first
+        expect(args.locator("th", has_text="dashboard_id")).to_be_visible()
+        expect(args.locator("td", has_text=str(health)).first).to_be_visible()
+        first.screenshot(path=str(SHOTS / "25-9-audit-row-unfolded.png"), full_page=True)
 
 
 def test_a_russian_dashboard_page_refuses_a_tool_with_no_english(server, two_dashboards) -> None:
@@ -127,14 +138,13 @@ def test_a_russian_dashboard_page_refuses_a_tool_with_no_english(server, two_das
 
         # the audit page: the app's header, folded args, filters kept in the URL
         page.goto(server.url + "/audit?user=ops")
-        expect(page.get_by_text("Audit log").first).to_be_visible(timeout=15_000)
+        expect(page.get_by_text("Audit log").first).to_be_visible(timeout=WAIT_MS)
         expect(page.get_by_role("link", name="ss-tools agent")).to_be_visible()
         expect(page.get_by_label("User")).to_have_value("ops")
         page.get_by_label("Tool").fill("list_environments")
         page.get_by_role("button", name="Apply").click()
         expect(page).to_have_url(re.compile(r"/audit\?user=ops&tool=list_environments"))
-        summary = page.locator("summary").first
-        expect(summary).to_be_visible()
-        summary.click()  # the row's arguments unfold
-        expect(page.locator("details[open] pre").first).to_be_visible()
+        expect(page.locator("[data-audit-conversation]").first).to_have_attribute(
+            "href", re.compile(r"^/agent\?conv=")
+        )  # ops's own conversation opens in the chat
         page.screenshot(path=str(SHOTS / "25-8-audit-in-the-shell.png"), full_page=True)

@@ -11,6 +11,7 @@ import pytest
 from tests.browser.conftest import PASSWORD, SHOTS, product
 from tests.chromium import chromium, sign_in
 from tests.sandbox_fixtures import dashboard_exists, sandbox_dashboard
+from tests.waiting import WAIT_MS
 
 pytestmark = pytest.mark.browser
 
@@ -40,18 +41,18 @@ def test_sign_in_prod_deep_link_dangerous_countdown_confirm_result(
     with chromium(viewport={"width": 1280, "height": 900}) as (context, expect):
         page = context.new_page()
         page.goto(server.url + deep_link)
-        expect(page.get_by_label("Username")).to_be_visible(timeout=15_000)
+        expect(page.get_by_label("Username")).to_be_visible(timeout=WAIT_MS)
         page.screenshot(path=str(SHOTS / "01-login.png"))
         sign_in(page, "ops", PASSWORD)
 
         # back on the deep link, with the production warning
-        expect(page.get_by_text("PRODUCTION", exact=True)).to_be_visible(timeout=15_000)
+        expect(page.get_by_text("PRODUCTION", exact=True)).to_be_visible(timeout=WAIT_MS)
         assert page.url.endswith(deep_link)
         page.screenshot(path=str(SHOTS / "02-prod-banner.png"))
 
         page.get_by_label("message").fill("delete this dashboard")
         page.keyboard.press("Enter")
-        expect(page.get_by_text("Dangerous action")).to_be_visible(timeout=20_000)
+        expect(page.get_by_text("Dangerous action")).to_be_visible(timeout=WAIT_MS)
         countdown = page.get_by_text(re.compile(r"Confirm available in \d+ s"))
         expect(countdown).to_be_visible()
         assert countdown.get_attribute("aria-live") == "assertive"
@@ -62,12 +63,12 @@ def test_sign_in_prod_deep_link_dangerous_countdown_confirm_result(
         # a second tab of the same conversation shows the pending confirmation
         second = context.new_page()
         second.goto(server.url + "/agent")
-        expect(second.get_by_text("Dangerous action")).to_be_visible(timeout=15_000)
+        expect(second.get_by_text("Dangerous action")).to_be_visible(timeout=WAIT_MS)
         expect(second.get_by_text("delete this dashboard")).to_be_visible()
         second.close()
 
         expect(page.get_by_text("You can confirm now")).to_be_visible(
-            timeout=(COUNTDOWN_S + 5) * 1000
+            timeout=COUNTDOWN_S * 1000 + WAIT_MS
         )
         expect(confirm).to_be_enabled()
         page.screenshot(path=str(SHOTS / "04-countdown-done.png"))
@@ -75,7 +76,7 @@ def test_sign_in_prod_deep_link_dangerous_countdown_confirm_result(
 
         # the result: the dashboard is gone from prod, a backup was taken first
         expect(page.get_by_text("Done", exact=True).first).to_be_visible(timeout=60_000)
-        expect(page.get_by_text("Ready", exact=True)).to_be_visible(timeout=30_000)
+        expect(page.get_by_text("Ready", exact=True)).to_be_visible(timeout=WAIT_MS)
         expect(page.get_by_text("Dangerous action")).to_be_hidden()
         page.screenshot(path=str(SHOTS / "05-result.png"))
         # one plain sentence: what was deleted, the backup, and how to bring it back

@@ -15,6 +15,7 @@ from tests.browser.conftest import PASSWORD, SHOTS, product
 from tests.browser.test_conversation import TURN_S, ask, settled
 from tests.chromium import chromium, sign_in
 from tests.sandbox_fixtures import sandbox_dashboard
+from tests.waiting import WAIT_MS
 
 pytestmark = pytest.mark.browser
 
@@ -42,7 +43,7 @@ def test_the_way_forward_on_a_dashboard_page_leads_to_the_dangerous_card(
         page.goto(server.url + deep)
         sign_in(page, "ops", PASSWORD)
         expect(page.get_by_text(f"Dashboard · Browser Way (#{dash}) · prod")).to_be_visible(
-            timeout=15_000
+            timeout=WAIT_MS
         )
         settled(page, expect)
 
@@ -57,7 +58,9 @@ def test_the_way_forward_on_a_dashboard_page_leads_to_the_dangerous_card(
             "“delete_dashboard” is not available on a dashboard page: the page's context "
             "leaves it out."
         )
-        beside = page.locator(".q-btn + .font-mono", has_text=f"Delete dashboard {dash} in prod")
+        # the way on names the dashboard as the person knows it (the page's context)
+        named = f"Delete dashboard “Browser Way” (#{dash}) in prod"
+        beside = page.locator(".q-btn + .font-mono", has_text=named)
         expect(beside).to_be_visible()
         expect(onwards).to_be_enabled()
         page.screenshot(path=str(SHOTS / "21-way-forward-offer.png"), full_page=True)

@@ -16,6 +16,7 @@ from app.superset.registry import EnvironmentRegistry, load_environments
 from tests.agent.harness import first, types_of
 from tests.agent.scripted import call, final_from_tool
 from tests.integration.test_faults import FaultProxy, _env_through, _free_port, proxy
+from tests.waiting import WAIT_S
 
 pytestmark = pytest.mark.superset
 __all__ = ["proxy"]
@@ -82,14 +83,19 @@ async def test_write_502_is_not_retried(
 async def test_superset_stopped_gives_a_clear_error_and_nothing_hangs(
     harness: Any, registry_slot: Any
 ) -> None:
-    env = Environment(
-        id="dev", url=f"http://127.0.0.1:{_free_port()}", username="admin", password="x", tier="dev"
+    env = Environment(  # a long HTTP timeout: an answer within WAIT_S was never a timeout
+        id="dev",
+        url=f"http://127.0.0.1:{_free_port()}",
+        username="admin",
+        password="x",
+        tier="dev",
+        timeout=600,
     )
     _use(harness, registry_slot, env)
     harness.use(call("search_dashboards", query="x", env_id="dev"), final_from_tool, real=True)
     started = time.monotonic()
     events = await harness.run("find x")
-    assert time.monotonic() - started < 10
+    assert time.monotonic() - started < WAIT_S  # refused at once, nothing hangs
     end = first(events, "tool_end")
     assert end["status"] == "failed" and end["retry_exhausted"] is True
     assert "unreachable" in end["error"] and events[-1]["type"] == "done"

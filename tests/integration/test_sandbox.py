@@ -7,7 +7,6 @@ conftest.py); the rest check the sandbox's pure parts without Superset.
 from __future__ import annotations
 
 import stat
-import time
 import tomllib
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
@@ -30,6 +29,7 @@ from app.sandbox.common import quiet
 from app.sandbox.config import write_superset_config
 from app.sandbox.data import generate_sales_db
 from app.sandbox.demo import BROKEN_CHART, DASHBOARDS, charts_for, dashboards_for
+from tests.waiting import wait_until
 
 COMMON_SLUGS = {"sales-overview", "customer-health", "ops-broken"}
 
@@ -188,10 +188,7 @@ def test_ensure_sandbox_reuses_a_running_one_and_stop_frees_its_port(
     first.stop()
     assert not env.is_running()
     assert not (tmp_path / "sandbox.json").exists()
-    deadline = time.monotonic() + 5
-    while _listening_addresses(env.port) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert _listening_addresses(env.port) == set()
+    wait_until(lambda: not _listening_addresses(env.port), "the sandbox still listens", every=0.1)
 
 
 @pytest.mark.superset

@@ -28,6 +28,7 @@ from tests.chromium import chromium, sign_in
 from tests.llm.conftest import TURN_TIMEOUT_S
 from tests.llm_fixtures import LLM_TEST_TIMEOUT_S
 from tests.sandbox_fixtures import dashboard_exists, sandbox_dashboard
+from tests.waiting import WAIT_MS
 
 pytestmark = [
     pytest.mark.llm,
@@ -51,7 +52,7 @@ def test_the_page_with_a_real_model_shows_its_name_a_result_card_and_the_way_for
         page = context.new_page()
         page.goto(llm_product.url + "/agent?envId=dev")
         sign_in(page, "ops", PASSWORD)
-        expect(page.get_by_text(re.compile(r"^Ready$"))).to_be_visible(timeout=30_000)
+        expect(page.get_by_text(re.compile(r"^Ready$"))).to_be_visible(timeout=WAIT_MS)
 
         # 1. a read (asked as the model routes it): its card, the dashboards as links; the
         # model's name on the page
@@ -74,7 +75,7 @@ def test_the_page_with_a_real_model_shows_its_name_a_result_card_and_the_way_for
         )
         page.goto(llm_product.url + deep)
         expect(page.get_by_text(f"Dashboard · LLM Keep (#{prod_dashboard}) · prod")).to_be_visible(
-            timeout=30_000
+            timeout=WAIT_MS
         )
         ask(page, f"delete dashboard {prod_dashboard} in prod")
         onwards = page.get_by_role("button", name=WAY_ON)
@@ -88,7 +89,7 @@ def test_the_page_with_a_real_model_shows_its_name_a_result_card_and_the_way_for
 
         # 3. one click goes on without the page's context: the delete reaches its card
         onwards.first.click()
-        expect(page.get_by_text("No context selected")).to_be_visible(timeout=30_000)
+        expect(page.get_by_text("No context selected")).to_be_visible(timeout=WAIT_MS)
         dangerous = page.get_by_text("Dangerous action")
         expect(dangerous.or_(page.get_by_text(re.compile(r"^Ready$"))).first).to_be_visible(
             timeout=TURN_MS
@@ -114,7 +115,7 @@ def dev_dashboard(superset_sandbox: Any) -> Iterator[int]:
 def test_three_asks_read_like_an_assistant(
     llm_product: Any, superset_sandbox: Any, dev_dashboard: int
 ) -> None:
-    """"what can you do?", "find dashboards about sales" and "delete dashboard N in dev"
+    """ "what can you do?", "find dashboards about sales" and "delete dashboard N in dev"
     (a dashboard made for the test) each end with their card and at most one line for
     what went wrong, never the step cap (``34-…`` to ``36-…``)."""
     SHOTS.mkdir(parents=True, exist_ok=True)

@@ -49,7 +49,7 @@ def test_a_read_comes_back_with_its_result_card(llm_product: Any) -> None:
     turn.ended_well()
     start = turn.of("turn_start")[0]
     assert "qwen2.5-coder-0.5b" in start["model"]  # which model answers, said at once
-    assert start["tools_offered"] == 22
+    assert start["tools_offered"] == 23  # the contract's 22 and undo_change
     ended = [e for e in turn.of("tool_end") if e["status"] == "completed"]
     assert ended, turn.events
     read = ended[0]

@@ -17,11 +17,11 @@ from app.agent.core.runs import plan_turn
 from app.agent.model_step import SYSTEM_PROMPT, prompt_messages, tool_schema
 from app.agent.rules import default_policy
 from app.agent.tool_offer import narrow
-from app.agent.tools import TOOL_CATALOG
 from app.context import UIContext
 from app.facts import TurnFacts
 from app.planner.rank import ToolRanker
-from app.policy.tools.base import ENV_ID
+from app.tools.args import ENV_ID
+from app.tools.catalog import TOOL_CATALOG
 from tests.planner.test_planner_eval import load_eval
 
 #: What the schemas of the 22 tools may weigh, as JSON text (about 4 characters a token;
@@ -44,9 +44,9 @@ def _keys(schema: Any) -> set[str]:
     return set()
 
 
-def test_the_no_context_turn_offers_22_compact_tools() -> None:
+def test_the_no_context_turn_offers_23_compact_tools() -> None:
     tools = _offered()
-    assert len(tools) == 22
+    assert len(tools) == 23  # the contract's 22 and undo_change
     assert len(json.dumps([t["function"] for t in tools])) <= SCHEMAS_MAX_CHARS
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from app.agent.core import Caller
+from app.agent.core.requests import RateLimited
 from app.auth import Principal
 from app.errors import ConfigError, ConfirmationError
 from app.events import ToolEndEvent, ToolStartEvent
@@ -96,15 +97,84 @@ async def test_deny_without_an_answer_says_operation_cancelled(lang, text) -> No
     assert model.pending_confirmation is None and model.state == "idle"
 
 
+def _cancelled() -> ToolEndEvent:
+    return ToolEndEvent(
+        call_id="call-9",
+        tool_name="deploy_dashboard",
+        status="cancelled",
+        result="cancelled by the user: not now",
+    )
+
+
+@pytest.mark.parametrize(
+    ("lang", "after_deny", "shown"),
+    [
+        # the offline planner's own sentence: the product's line first, then the model's
+        (
+            "en",
+            [_cancelled(), fakes.message("Cancelled — not deleting dashboard 2 in dev."),
+             fakes.done()],
+            ["Operation cancelled", "Cancelled — not deleting dashboard 2 in dev."],
+        ),
+        # a model that streams its words: the same order
+        (
+            "ru",
+            [_cancelled(), fakes.token("Хорошо, "), fakes.token("не трогаю."), fakes.done()],
+            ["Операция отменена", "Хорошо, не трогаю."],
+        ),
+        # a model that says it too: the product's line is said all the same, once
+        (
+            "en",
+            [_cancelled(), fakes.message("Operation cancelled."), fakes.done()],
+            ["Operation cancelled", "Operation cancelled."],
+        ),
+        # no card event reached the page (a stream without its tool_end): said at the end
+        ("en", [fakes.message("Fine."), fakes.done()], ["Fine.", "Operation cancelled"]),
+    ],
+)  # fmt: skip
+async def test_every_deny_ends_with_the_products_own_line(lang, after_deny, shown) -> None:
+    core, model, *_ = setup(lang=lang)
+    core.replies = [
+        fakes.confirm_event("write_prod", env="prod"),
+        fakes.done("awaiting_confirmation"),
+    ]
+    core.on_deny = after_deny
+    await model.send("deploy")
+    before = len(model.items)
+    assert await model.deny("not now") is True
+    said = [i.text for i in model.items[before:] if hasattr(i, "role")]
+    assert said == shown
+    assert model.pending_confirmation is None and model.state == "idle"
+
+
+async def test_a_stop_cancelling_a_call_is_not_a_cancel() -> None:
+    core, model, *_ = setup()
+    core.replies = [
+        ToolStartEvent(call_id="call-9", tool_name="deploy_dashboard", is_write_tool=True),
+        _cancelled(),
+        fakes.message("Stopped."),
+        fakes.done(),
+    ]
+    await model.send("deploy")
+    assert "Operation cancelled" not in [getattr(i, "text", "") for i in model.items]
+
+
 @pytest.mark.parametrize(
     ("refusal", "lang", "text"),
     [
         # the core's RequestRefused, said in the page's language
         (fakes.Refused(422, "history_too_long", "20 items max"), "ru", "Диалог слишком длинный"),
         (fakes.Refused(401, "unauthorized", "expired"), "en", "Your session has expired"),
+        # a user over their pace: the page's sentence, with the wait
+        (
+            RateLimited("rate_limited", "Too many turns", 7),
+            "en",
+            "You are sending requests faster than allowed. Try again in 7 seconds.",
+        ),
+        (RateLimited("too_many_running", "3 running", 5), "ru", "Несколько ваших запросов"),
         # a code the page has no sentence for: the reason is shown
         (
-            fakes.Refused(429, "rate_limited", "slow down"),
+            fakes.Refused(418, "teapot", "slow down"),
             "en",
             "The request was refused: slow down",
         ),
@@ -117,6 +187,25 @@ async def test_a_refused_turn_is_an_error_message_never_a_traceback(refusal, lan
     assert model.state == "error"
     assert model.items[-1].kind == "error" and model.items[-1].text.startswith(text)
     assert core.sent == []  # nothing ran
+    assert model.draft_request[0] == "hello"  # the text goes back into the composer
+
+
+async def test_a_confirm_refused_while_the_users_requests_are_full_keeps_the_card() -> None:
+    core, model, *_ = setup(lang="ru")
+    core.replies = [
+        fakes.confirm_event("write_prod", env="prod"),
+        fakes.done("awaiting_confirmation"),
+    ]
+    await model.send("deploy")
+    card = model.pending_confirmation
+    core.refuse = RateLimited("too_many_running", "3 running", 5)
+    await model.confirm()
+    assert model.items[-1].kind == "error"
+    assert model.items[-1].text.startswith("Несколько ваших запросов ещё выполняются")
+    assert model.pending_confirmation is card and model.card_state == "write_prod"
+    assert model.state == "awaiting_confirmation" and model.confirm_enabled
+    assert await model.confirm() is True  # answered again once a slot is free
+    assert [d["decision"] for d in core.decisions] == ["confirm"]
 
 
 async def test_a_refused_confirmation_is_explained_in_the_pages_language() -> None:

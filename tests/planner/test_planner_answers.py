@@ -266,6 +266,13 @@ REFUSALS: dict[str, dict[str, Any]] = {  # code -> the facts the guard would sta
     "repeated_call": {},
     "one_at_a_time": {"tools": ["list_environments"]},
     "cancelled": {"reason": "wrong target"},
+    "changed_since": {"errors": ["dashboard “Sales” was changed since"]},
+    "not_undoable": {"reason": "expired"},
+    "account_not_linked": {"env_id": "prod"},
+    "link_expired": {"env_id": "prod", "reason": "Error loading the user"},
+    "superset_denied": {"env_id": "prod", "reason": "You need access to the sales table"},
+    "approval_denied": {"by": "bob", "reason": "not during the sale"},
+    "approval_stale": {"errors": ["the preflight's findings (what the call would change)"]},
 }
 REWORDED = "Something entirely different — permission denied; not available (dataset page)"
 
@@ -300,6 +307,15 @@ def test_rewording_a_refusals_message_changes_no_answer(code, lang_request):
         ("repeated_call", "задеплой на прод", "уже выполнялось в этом ходе"),
         ("cancelled", "deploy to prod", "Cancelled — not deploying dashboard 42 to prod: wrong"),
         ("cancelled", "задеплой на прод", "Вы отменили деплой дашборда 42 на prod: wrong target."),
+        # acting as the person: connect the account, or Superset's own words
+        ("account_not_linked", "deploy to prod", "your Superset account there is not connected"),
+        ("account_not_linked", "задеплой на прод", "учётная запись Superset там ещё не подключена"),
+        ("link_expired", "deploy to prod", "Superset no longer accepts your connected account"),
+        ("superset_denied", "deploy to prod", "for your account in prod: You need access to the"),
+        ("superset_denied", "задеплой на прод", "учётной записи в prod: You need access to the"),
+        ("approval_denied", "deploy to prod", "bob denied it: not during the sale."),
+        ("approval_denied", "задеплой на прод", "bob отклонил(а) запрос: not during the sale."),
+        ("approval_stale", "deploy to prod", "changed since the request, so I did not run it"),
     ],
 )
 def test_each_refusal_says_its_facts_in_the_persons_language(code, request_text, said):

@@ -16,7 +16,7 @@ from app.policy import (
     resolve_env,
     tool_risk,
 )
-from app.policy.tools.deploy import DeployDashboardArgs
+from app.tools.deploy.spec import DeployDashboardArgs
 
 DEPLOY = {"dashboard_id": "42", "source_env": "dev", "target_env": "prod"}
 
@@ -178,7 +178,8 @@ def test_confirmation_contract_table(tool, args, role, env, expected):
 
 def test_contract_fits_confirm_metadata_v2():
     result = contract("deploy_dashboard", DEPLOY)
-    keys = set(ConfirmMetadataV2.model_fields) | {"requires_confirmation"}
+    # the guard adds the undo line (app.policy.undo.undo_note): its days are a setting
+    keys = set(ConfirmMetadataV2.model_fields) - {"undo", "undo_days"} | {"requires_confirmation"}
     assert set(result) == keys
     meta = ConfirmMetadataV2.model_validate(result)
     assert meta.description == "Deploy dashboard 42 from dev to prod"

@@ -60,8 +60,9 @@ class BlackHole:
             conn.close()
 
 
-def envs_with(url: str, env_id: str = "hole", tier: str = "dev") -> str:
-    """``UNREACHABLE_DEV`` and one more environment at ``url``."""
+def envs_with(url: str, env_id: str = "hole", tier: str = "dev", timeout_s: float = 30) -> str:
+    """``UNREACHABLE_DEV`` and one more environment at ``url`` (``timeout_s``: its HTTP
+    timeout, so a read from a black hole there hangs that long)."""
     return (
         UNREACHABLE_DEV
         + f"""
@@ -72,6 +73,7 @@ url = "{url}"
 username = "admin"
 password = "unused"
 tier = "{tier}"
+timeout = {timeout_s}
 """
     )
 

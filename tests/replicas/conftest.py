@@ -16,6 +16,7 @@ from tests.nginx import find_nginx
 from tests.pg import private_database
 from tests.replicas.cluster import ReplicaSet, start_replicas
 from tests.support import require_or_skip
+from tests.waiting import wait_until
 
 
 @pytest.fixture(scope="module")
@@ -39,12 +40,14 @@ def pg_admin(pg_db_url: str) -> Iterator[psycopg.Connection[Any]]:
 def terminate(admin: psycopg.Connection[Any], pid: int) -> None:
     """End backend ``pid`` as a dying host would (``pg_terminate_backend``)."""
     admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
-    for _ in range(200):  # the backend is gone once pg_stat_activity no longer lists it
-        row = admin.execute("SELECT count(*) FROM pg_stat_activity WHERE pid = %s", (pid,))
-        if row.fetchone() == (0,):
-            return
-        admin.execute("SELECT pg_sleep(0.01)")
-    raise AssertionError(f"backend {pid} did not end")
+    wait_until(  # the backend is gone once pg_stat_activity no longer lists it
+        lambda: (
+            admin.execute("SELECT count(*) FROM pg_stat_activity WHERE pid = %s", (pid,)).fetchone()
+            == (0,)
+        ),
+        f"backend {pid} did not end",
+        every=0.01,
+    )
 
 
 @pytest.fixture(scope="session")

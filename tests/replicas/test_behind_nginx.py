@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 import uuid
 from collections import Counter
 from typing import Any
@@ -17,6 +16,7 @@ import pytest
 
 from app.events import decode_sse
 from tests.replicas.cluster import ReplicaSet
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.postgres
 CLIENT_ID = re.compile(r"'client_id': '([0-9a-f-]{36})'")
@@ -193,9 +193,10 @@ def test_a_rolling_restart_keeps_the_service_answering(behind_nginx: ReplicaSet)
             a.start()
     new_tag = httpx.get(a.url + "/api/health", timeout=10).json()["replica"]
     behind_nginx.tags = {b_tag: b, new_tag: a}
-    deadline = time.monotonic() + 20  # nginx tries a failed server again after fail_timeout
-    seen: set[str] = set()
-    while seen != {b_tag, new_tag} and time.monotonic() < deadline:
+    seen: set[str] = set()  # nginx tries a failed server again after fail_timeout (10 s)
+
+    def both_seen() -> bool:
         seen.add(httpx.get(behind_nginx.url + "/api/health", timeout=10).json()["replica"])
-        time.sleep(0.2)
-    assert seen == {b_tag, new_tag}  # A is back, under a new tag
+        return seen == {b_tag, new_tag}
+
+    wait_until(both_seen, f"A never came back under its new tag: {seen}", every=0.2)

@@ -14,6 +14,7 @@ from app.store.db import Database
 from app.store.models import utcnow
 from app.tasks.sweep import TaskSweeper
 from app.tasks.worker import STALE_AFTER_S, process_owner
+from tests.waiting import until
 
 DEAD = "elsewhere:4242:deadbeef"  # another host's replica: known dead only by its heartbeat
 
@@ -104,11 +105,9 @@ async def test_a_live_replica_sweeps_on_its_own_within_a_bounded_time(db: Databa
     await sweep.start()
     await sweep.start()  # idempotent
     try:
-        for _ in range(200):
-            if status(db, task_id)[0] == "interrupted":
-                break
-            await asyncio.sleep(0.01)
-        assert status(db, task_id)[0] == "interrupted"
+        await until(
+            lambda: status(db, task_id)[0] == "interrupted", "the dead replica's task stayed"
+        )
     finally:
         await sweep.stop()
     assert not sweep.running

@@ -11,6 +11,7 @@ import pytest
 from app.agent.core.edits import args_schema
 from app.agent.rules import default_policy
 from app.events import ConfirmMetadataV2, ConfirmRequiredEvent
+from app.i18n import t
 from app.screen.argsform import args_from_fields, fields_from_schema
 from app.screen.items import ToolCall
 from app.screen.stream import StreamProcessor
@@ -211,6 +212,28 @@ async def test_stop_is_offered_only_while_streaming() -> None:
     assert await model.stop() is True and model.stopping
     assert await model.stop() is False  # once
     assert intents.stops == 1
+
+
+@pytest.mark.parametrize(
+    ("status", "hint"),
+    [
+        ("stopping", True),  # accepted, not confirmed: a busy replica stops it at its next step
+        ("stopped", False),  # confirmed: the stream says "Stopped." at once
+        ("ended", False),  # it finished on its own: its own done says so
+    ],
+)
+async def test_a_stop_accepted_but_not_yet_confirmed_says_so_until_the_turn_stops(
+    status: str, hint: bool
+) -> None:
+    model, _, _ = make()
+    model.begin_turn("find sales")
+    await model.stop()
+    model.stop_answered(status)
+    assert model.stopping  # the button says "Stopping…" until the stream says stopped
+    assert (model.composer_hint == t("stop_accepted", "en")) is hint
+    model.note_stopped([])
+    assert not model.stopping and model.composer_hint == ""
+    assert model.items[-1].text == t("stopped", "en")
 
 
 def test_a_stop_with_a_write_in_flight_says_it_goes_on() -> None:

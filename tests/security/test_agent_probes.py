@@ -159,7 +159,7 @@ async def test_explain_analyze_delete_needs_a_dangerous_confirmation(
     assert "confirm_required" in kinds and "tool_start" not in kinds and log == []
     meta = first(events, "confirm_required")["metadata"]
     assert meta["dangerous"] is True and meta["risk_level"] == "dangerous"
-    assert "EXPLAIN ANALYZE" in meta["details"]["sql_risk_reason"]
+    assert "EXPLAIN ANALYZE" in meta["risk_reason"]
 
 
 async def test_card_names_the_side_effect_function(user: User, harness: Any) -> None:
@@ -169,7 +169,7 @@ async def test_card_names_the_side_effect_function(user: User, harness: Any) -> 
     )
     _, events = await _stream(user, {"message": "sql", "conv_id": "sql-2"}, role="analyst")
     meta = first(events, "confirm_required")["metadata"]
-    assert "dblink_exec" in meta["details"]["sql_risk_reason"] and meta["dangerous"] is True
+    assert "dblink_exec" in meta["risk_reason"] and meta["dangerous"] is True
 
 
 async def test_permission_denial_writes_the_explore_line(

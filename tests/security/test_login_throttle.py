@@ -4,7 +4,7 @@ by replicas (they live in the database)."""
 
 from __future__ import annotations
 
-import asyncio
+from datetime import timedelta
 from typing import Any
 
 import httpx
@@ -12,8 +12,11 @@ import pytest
 from nicegui import ui
 from nicegui.testing import User
 
+from app.auth import throttle as auth_throttle
+from app.store.models import utcnow
 from tests.security.conftest import PASSWORD, Live, add_account, assert_error_shape, audit_rows
 from tests.server_proc import Server
+from tests.waiting import until
 
 TOKEN = "/api/auth/token"
 
@@ -56,11 +59,13 @@ async def test_failed_sign_ins_are_coalesced_in_the_audit_log(user: User) -> Non
 
 @pytest.mark.app_env(login_max_failures_per_user=2, login_backoff_s=0.5)
 async def test_block_ends_after_the_backoff_and_a_success_clears_the_username(
-    user: User,
+    user: User, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    now = [utcnow()]  # the throttle's clock, moved by the test alone (a busy machine's
+    monkeypatch.setattr(auth_throttle, "utcnow", lambda: now[0])  # seconds don't count)
     add_account("dave", "analyst")
     assert [(await _login(user, "dave", "no")).status_code for _ in range(3)] == [401, 401, 429]
-    await asyncio.sleep(0.6)
+    now[0] += timedelta(seconds=0.6)  # the backoff has passed
     assert (await _login(user, "dave", PASSWORD)).status_code == 200
     assert (await _login(user, "dave", "no")).status_code == 401  # counter cleared
 
@@ -74,10 +79,8 @@ async def test_login_page_is_throttled_too(user: User, core: Any) -> None:
         user.find(marker="username").clear().type("erin")
         user.find(marker="password").clear().type(f"wrong-{i}")
         user.find(kind=ui.button, marker="sign-in").click()
-        for _ in range(50):  # a refused attempt empties the password field when it is done
-            if not password.value:
-                break
-            await asyncio.sleep(0.1)
+        # a refused attempt empties the password field when it is done
+        await until(lambda: not password.value, "the attempt never ended")
         await user.should_see("Wrong username or password")
     user.find(marker="username").clear().type("erin")
     user.find(marker="password").clear().type(PASSWORD)  # right, but too late

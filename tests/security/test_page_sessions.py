@@ -5,7 +5,6 @@ storage on disk (which is private to the server)."""
 from __future__ import annotations
 
 import stat
-import time
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +16,7 @@ from nicegui.testing import User
 from app.store import page_sessions
 from tests.chromium import chromium, sign_in
 from tests.security.conftest import PASSWORD, Live, served
+from tests.waiting import WAIT_MS, wait_until
 
 
 def _as_attacker(cookie: str | None) -> httpx.AsyncClient:
@@ -83,7 +83,7 @@ def test_session_fixation_and_sign_out_in_chromium(tmp_path: Path) -> None:
         page = context.new_page()
         page.goto(srv.url + "/login?next=%2Faudit")
         sign_in(page, "ops", PASSWORD)
-        expect(page.get_by_text("Audit log")).to_be_visible(timeout=15_000)
+        expect(page.get_by_text("Audit log")).to_be_visible(timeout=WAIT_MS)
         victim = next(c["value"] for c in context.cookies() if c["name"] == "session")
         assert victim != planted
         stolen = httpx.get(srv.url + "/api/audit.csv", cookies={"session": planted})
@@ -92,10 +92,10 @@ def test_session_fixation_and_sign_out_in_chromium(tmp_path: Path) -> None:
         assert own.status_code == 200
 
         page.goto(srv.url + "/agent")  # the page stores its conversation id
-        expect(page.get_by_label("message")).to_be_visible(timeout=15_000)
+        expect(page.get_by_label("message")).to_be_visible(timeout=WAIT_MS)
         check_page_storage(live.data / "pages")
         page.get_by_role("button", name="Sign out").click()
-        expect(page.get_by_role("button", name="Sign in")).to_be_visible(timeout=15_000)
+        expect(page.get_by_role("button", name="Sign in")).to_be_visible(timeout=WAIT_MS)
         after = next(c["value"] for c in context.cookies() if c["name"] == "session")
         assert after != victim
         old = httpx.get(srv.url + "/api/audit.csv", cookies={"session": victim})
@@ -104,11 +104,9 @@ def test_session_fixation_and_sign_out_in_chromium(tmp_path: Path) -> None:
 
 def check_page_storage(storage: Path) -> None:
     """NiceGUI's page storage: in the data dir, private, and without any token."""
-    for _ in range(50):  # NiceGUI writes it in the background
-        files = list(storage.glob("storage-user-*.json"))
-        if files:
-            break
-        time.sleep(0.1)
+    files = wait_until(  # NiceGUI writes it in the background
+        lambda: list(storage.glob("storage-user-*.json")), "no page storage written", every=0.1
+    )
     assert files and _private(storage, 0o700)
     assert all(_private(f, 0o600) for f in files)
     assert not any("eyJ" in f.read_text() or "token" in f.read_text() for f in files)
@@ -125,9 +123,9 @@ def test_disabled_user_loses_the_open_page_in_chromium(tmp_path: Path) -> None:
         page.goto(srv.url + "/login")
         sign_in(page, "carol", PASSWORD)
         box = page.get_by_label("message")
-        expect(box).to_be_visible(timeout=15_000)
+        expect(box).to_be_visible(timeout=WAIT_MS)
         live.users("disable", "carol")  # SS_TOOLS_REVOCATION_CACHE_S=1 on this server
-        expect(page.get_by_role("button", name="Sign in")).to_be_visible(timeout=15_000)
+        expect(page.get_by_role("button", name="Sign in")).to_be_visible(timeout=WAIT_MS)
         assert "/login" in page.url
         page.goto(srv.url + "/agent")  # the old session gives nothing back
-        expect(page.get_by_role("button", name="Sign in")).to_be_visible(timeout=15_000)
+        expect(page.get_by_role("button", name="Sign in")).to_be_visible(timeout=WAIT_MS)

@@ -9,6 +9,7 @@ from sqlalchemy import Engine
 from sqlmodel import Session
 
 from app.store import confirmations
+from tests.waiting import WAIT_S
 
 # a dangerous delete on prod, waiting for alice's answer
 PENDING = dict(
@@ -56,7 +57,7 @@ def test_two_racing_confirms_have_exactly_one_winner(engine: Engine) -> None:
 
     def confirm() -> None:
         with Session(engine) as s:
-            barrier.wait(timeout=10)
+            barrier.wait(timeout=WAIT_S)
             won = confirmations.mark_used(s, confirmation_id=cid, decision="confirm")
             s.commit()
         with lock:
@@ -66,5 +67,5 @@ def test_two_racing_confirms_have_exactly_one_winner(engine: Engine) -> None:
     for t in threads:
         t.start()
     for t in threads:
-        t.join(timeout=30)
+        t.join(timeout=WAIT_S)
     assert sorted(results) == [False, False, False, True]

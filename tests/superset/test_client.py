@@ -11,6 +11,7 @@ from app.errors import (
     SupersetAuthError,
     SupersetError,
     SupersetNotFoundError,
+    SupersetRefused,
     SupersetUnavailableError,
     TransientError,
 )
@@ -134,8 +135,19 @@ async def test_expired_csrf_token_is_fetched_again_once() -> None:
         (422, {"message": "Forbidden name"}, SupersetError, "Forbidden name"),
         # 404 is its own type
         (404, {"message": "Not found"}, SupersetNotFoundError, "Not found"),
-        # 403: permission refused by Superset
-        (403, {"message": "Forbidden"}, SupersetAuthError, "Forbidden"),
+        # 403: Superset refused the account: a typed refusal (an auth error), its words kept
+        (403, {"message": "Forbidden"}, SupersetRefused, "Forbidden"),
+        # SQL Lab's access errors are 500s, but the account's, not Superset's fault
+        (500, {"errors": [{"message": "You need access to the following tables: x",
+                           "error_type": "TABLE_SECURITY_ACCESS_ERROR"}]}, SupersetRefused,
+         "You need access to the following tables: x"),
+        # a database the account may not see is "not found" to it (6.1's base filter)
+        (500, {"errors": [{"message": "The database referenced in this query was not found.",
+                           "error_type": "GENERIC_BACKEND_ERROR"}]}, SupersetRefused,
+         "database referenced in this query was not found"),
+        # any other generic backend error stays a transient fault of Superset's
+        (500, {"errors": [{"message": "boom", "error_type": "GENERIC_BACKEND_ERROR"}]},
+         SupersetUnavailableError, "boom"),
         # 500 with an HTML page: the title is the message, and it is transient
         (500, "<html><title>500 Internal Server Error</title><p>x</p></html>",
          SupersetUnavailableError, "500 Internal Server Error"),

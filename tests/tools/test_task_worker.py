@@ -10,6 +10,7 @@ from app.errors import SupersetError, ToolError
 from app.store import tasks as task_store
 from app.store.db import Database
 from app.tasks.worker import TaskRunner, recover_interrupted, task_view
+from tests.waiting import WAIT_S, until
 
 
 @pytest.fixture
@@ -60,7 +61,7 @@ async def test_progress_is_queryable_while_the_job_runs(engine):
         return "ok"
 
     call = asyncio.create_task(runner.run("backup", job, task_id="t2", total_steps=2))
-    await asyncio.wait_for(reached.wait(), 5)
+    await asyncio.wait_for(reached.wait(), WAIT_S)
     view = task_view(row(engine, "t2"))
     assert view["status"] == "running"
     assert view["progress"] == "step 1 of 2"
@@ -88,14 +89,18 @@ async def test_a_failing_job_stores_the_error_and_re_raises_it(engine):
 
 async def test_a_caller_that_stops_waiting_does_not_stop_the_job(engine):
     runner = TaskRunner(engine)
-    release = asyncio.Event()
+    started, release = asyncio.Event(), asyncio.Event()
 
     async def job(ctx):
+        started.set()
         await release.wait()
         return {"done": True}
 
-    with pytest.raises(TimeoutError):
-        await asyncio.wait_for(runner.run("migration", job, task_id="t4", total_steps=1), 0.2)
+    caller = asyncio.create_task(runner.run("migration", job, task_id="t4", total_steps=1))
+    await asyncio.wait_for(started.wait(), WAIT_S)
+    caller.cancel()  # the caller stops waiting (a closed stream, a timeout of its own)
+    with pytest.raises(asyncio.CancelledError):
+        await caller
     assert row(engine, "t4").status == "running"
     release.set()
     assert await runner.wait("t4") == {"done": True}
@@ -140,10 +145,10 @@ async def test_shutdown_cancels_running_jobs_and_marks_them_failed(engine):
         await asyncio.sleep(30)
 
     call = asyncio.create_task(runner.run("backup", job, task_id="t7", total_steps=1))
-    for _ in range(100):
-        if row(engine, "t7") is not None and row(engine, "t7").status == "running":
-            break
-        await asyncio.sleep(0.02)
+    await until(
+        lambda: (task := row(engine, "t7")) is not None and task.status == "running",
+        "the job never ran",
+    )
     await runner.shutdown()
     with pytest.raises(asyncio.CancelledError):
         await call

@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from app.agent.core import ResumeInput, TurnInput
+from app.agent.core import ResumeInput, StopReport, TurnInput
 from app.agent.core.edits import args_messages, args_schema
 from app.agent.rules import default_policy
 from app.auth import Principal
@@ -134,6 +134,8 @@ class FakeCore:
         self.followed: list[Event] = []
         self.release_follow = asyncio.Event()
         self.stops: list[str] = []
+        self.stop_accepted: asyncio.Event | None = None  # set: the busy replica stops it
+        self._tasks: set[asyncio.Task[Any]] = set()
         self.summaries: list[FakeSummary] = []
         self.updates: list[dict[str, Any]] = []
         self.conversations_by_id: dict[str, FakeConversation] = {}
@@ -192,11 +194,26 @@ class FakeCore:
         self.conversation_reads += 1
         return self.conversations_by_id.get(conv_id, self.conv)
 
-    async def cancel(self, principal: Principal, conv_id: str, *, channel: str) -> Any:
+    async def cancel(self, principal: Principal, conv_id: str, *, channel: str) -> StopReport:
+        """A stop: confirmed at once (the turn's held events then go on), or, with
+        ``stop_accepted`` set, accepted only: the turn goes on when the test sets it."""
         self.stops.append(conv_id)
+        if self.stop_accepted is not None:
+            self._background(self._stop_when(self.stop_accepted))
+            return StopReport(conv_id, stopped=True, status="stopping")
         if self.hold is not None:
             self.hold.set()
-        return {"conv_id": conv_id, "stopped": True}
+        return StopReport(conv_id, stopped=True, confirmed=True, status="stopped")
+
+    async def _stop_when(self, accepted: asyncio.Event) -> None:
+        await accepted.wait()
+        if self.hold is not None:
+            self.hold.set()
+
+    def _background(self, work: Any) -> None:
+        task = asyncio.ensure_future(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     async def follow(self, principal: Principal, conv_id: str) -> AsyncIterator[Event]:
         await self.release_follow.wait()

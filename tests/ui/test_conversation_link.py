@@ -4,7 +4,6 @@ another user's conversation is refused with a visible message."""
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import pytest
@@ -16,6 +15,7 @@ from app.auth import Principal
 from app.parts import Parts
 from tests.fixtures.pages import page_controller, page_model
 from tests.support import principal_for
+from tests.waiting import until
 
 PROD = """
 [[environment]]
@@ -63,12 +63,8 @@ async def test_the_link_opens_the_pending_card_and_confirming_runs_the_call(
     assert model.pending_confirmation.metadata.tool_name == "start_maintenance"
     user.find(kind=ui.button, marker="confirm-button").click()
     await user.should_not_see(marker="confirmation-card", retries=100)
-    for _ in range(100):
-        call = next(i for i in model.items if getattr(i, "tool_name", "") == "start_maintenance")
-        if call.status == "completed":
-            break
-        await asyncio.sleep(0.05)
-    assert call.status == "completed", call
+    call = next(i for i in model.items if getattr(i, "tool_name", "") == "start_maintenance")
+    await until(lambda: call.status == "completed", f"the call never completed: {call}")
     assert not [i for i in model.items if getattr(i, "role", "") == "assistant"]  # no model turn
 
 

@@ -21,6 +21,7 @@ from app.screen.argsform import EditField
 from components.card_forms import edit_field
 from tests.fixtures.pages import page_model
 from tests.ui.fakes import FakeConversation, FakeCore, FakeSummary, confirm_event, done, message
+from tests.waiting import until
 
 
 def deploy_card(target: str, cid: str = "conf-1") -> ConfirmRequiredEvent:
@@ -138,6 +139,25 @@ async def test_send_becomes_stop_and_stop_ends_the_turn(user: User, core, sign_i
     assert page_model(user).state == "idle"
 
 
+async def test_a_stop_accepted_by_a_busy_replica_says_so_until_the_turn_stops(
+    user: User, core, sign_in
+) -> None:
+    core.hold = asyncio.Event()
+    core.stop_accepted = asyncio.Event()  # the turn runs on a replica that answers late
+    core.replies = [ToolStartEvent(call_id="r1", tool_name="search_dashboards")]
+    core.on_stop = [StoppedEvent(), done()]
+    await sign_in("analyst")
+    user.find(marker="chat-input").type("find sales").trigger("keydown.enter")
+    await user.should_see(marker="stop-button", retries=30)
+    user.find(kind=ui.button, marker="stop-button").click()
+    await user.should_see("Stop requested. The server running this turn is busy", retries=30)
+    await user.should_see("Stopping…")
+    core.stop_accepted.set()  # its next step honours the stop
+    await user.should_see("Stopped.", retries=30)
+    await user.should_not_see("Stop requested.", retries=30)
+    assert page_model(user).state == "idle"
+
+
 def a_backup_going_on_after_a_stop(core: FakeCore, call_id: str) -> None:
     """The core's next turn starts the write ``run_backup`` (``call_id``) and holds; a
     stop answers that this write goes on."""
@@ -236,10 +256,7 @@ async def test_a_reload_restores_tool_cards_from_the_real_core(user: User, sign_
     await sign_in("analyst")
     user.find(marker="chat-input").type("what can you do?").trigger("keydown.enter")
     await user.should_see(marker="tool-card", retries=100)
-    for _ in range(100):
-        if page_model(user).state == "idle":
-            break
-        await asyncio.sleep(0.05)
+    await until(lambda: page_model(user).state == "idle", "the turn never ended")
     await user.open("/agent")  # a reload: a new page, the same conversation
     await user.should_see(marker="tool-card", retries=50)
     await user.should_see("show_capabilities")
@@ -256,11 +273,12 @@ async def test_a_write_that_ended_before_the_page_listened_is_read_from_the_conv
                      "result": '{"backup_id": "b1"}'}],
     )  # fmt: skip
     await send_and_stop(user, "back up dev")
-    for _ in range(100):
-        call = page_model(user).tool_call("w2")
-        if call is not None and call.status == "completed":
-            break
-        await asyncio.sleep(0.05)
+    call = await until(
+        lambda: (
+            (c := page_model(user).tool_call("w2")) is not None and c.status == "completed" and c
+        ),
+        "the write's card never showed its outcome",
+    )
     assert call.status == "completed" and not call.goes_on
     assert page_model(user).writes_going_on == set()
 

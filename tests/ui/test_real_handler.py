@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 from nicegui import app, ui
 from nicegui.testing import User
 
 from tests.fixtures.pages import page_model
+from tests.waiting import until
 
 
 @pytest.mark.app_env(dangerous_countdown_s=1)  # read when the user fixture runs main.py
@@ -33,10 +32,10 @@ async def test_analyst_gets_the_permission_denied_card(user: User, sign_in) -> N
     await sign_in("analyst", target="/agent?envId=prod")
     user.find(marker="chat-input").type("start maintenance on prod").trigger("keydown.enter")
     await user.should_see(marker="chat-items", retries=30)
-    for _ in range(100):
-        if page_model(user).state == "idle" and len(page_model(user).items) > 1:
-            break
-        await asyncio.sleep(0.05)
+    await until(
+        lambda: page_model(user).state == "idle" and len(page_model(user).items) > 1,
+        "the turn never ended",
+    )
     model = page_model(user)
     assert model.card_state == ""  # never a confirmation for a forbidden call
     assert model.permission_denied.tool_name == "start_maintenance"
@@ -44,10 +43,9 @@ async def test_analyst_gets_the_permission_denied_card(user: User, sign_in) -> N
     await user.should_see("'start_maintenance' requires the admin role.")
     prompt = model.permission_alternatives[0]["prompt"]
     user.find(kind=ui.button, content=prompt).click()
-    for _ in range(100):
-        if any(getattr(i, "text", "") == prompt for i in model.items):
-            break
-        await asyncio.sleep(0.05)
+    await until(
+        lambda: any(getattr(i, "text", "") == prompt for i in model.items), "no such message"
+    )
     assert any(getattr(i, "text", "") == prompt and i.role == "user" for i in model.items)
 
 

@@ -11,8 +11,8 @@ import pytest
 from nicegui import ui
 from nicegui.testing import User
 
-from app.agent.tools import TOOLS
 from app.events import ToolEndEvent, ToolStartEvent
+from app.tools import TOOLS
 from app.views import build_view
 from components.chat_panel import chat_panel
 from tests.fixtures.components import component, feed
@@ -26,7 +26,8 @@ NBSP = "\u00a0"
 
 def ran(tool: str, result: dict[str, Any], call_id: str = "c1") -> list[Any]:
     """A completed call as the tool node reports it: start, then the end with its view."""
-    view = build_view(TOOLS[tool].presentation, tool, result, superset_url=BASE)
+    found = TOOLS[tool]
+    view = build_view(found.spec.presentation, result, superset_url=BASE, builder=found.view)
     return [
         ToolStartEvent(call_id=call_id, tool_name=tool, tool_args={"env_id": "dev"}),
         ToolEndEvent(call_id=call_id, tool_name=tool, status="completed", result="…", view=view),
@@ -111,6 +112,27 @@ async def test_sql_rows_on_the_whole_page(user: User, show_on_page) -> None:
 async def test_a_truncated_result_says_so(show) -> None:
     user = await show("superset_execute_sql", {**SQL_RESULT, "truncated": True}, "en")
     await user.should_see("2 rows (truncated: the query returned more)")
+
+
+@pytest.mark.parametrize(
+    ("lang", "sentence"),
+    [
+        (
+            "en",
+            "Cut to stay within the result limits: 37 more rows not shown; 3 long values "
+            "shortened to 1000 characters. The CSV download holds the same.",
+        ),
+        (
+            "ru",
+            "Результат обрезан по ограничениям: не показано строк: 37; длинных значений "
+            "сокращено до 1000 символов: 3. CSV содержит то же самое.",
+        ),
+    ],
+)
+async def test_a_result_cut_by_the_caps_says_so_on_its_card(show, lang: str, sentence: str) -> None:
+    cut = {"rows": 37, "cells": 3, "cell_chars": 1000}
+    user = await show("superset_execute_sql", {**SQL_RESULT, "cut": cut}, lang)
+    await user.should_see(sentence, marker="result-cut")
 
 
 DASHBOARDS = {

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 from nicegui.testing import User
 
@@ -19,6 +17,7 @@ from tests.events import check_status_offer, timed_out
 from tests.fixtures.components import component, feed
 from tests.screen.test_model import make
 from tests.ui.fakes import done, message
+from tests.waiting import until
 
 READ = ToolStartEvent(call_id="c1", tool_name="search_dashboards", tool_args={"query": "sales"})
 WRITE = ToolStartEvent(
@@ -81,10 +80,7 @@ async def test_retry_resends_the_last_message(user: User, core, sign_in) -> None
     user.find(marker="chat-input").type("find sales").trigger("keydown.enter")
     await user.should_see(marker="retry-button", retries=30)
     user.find(marker="retry-button").click()
-    for _ in range(30):
-        if len(core.sent) == 2:
-            break
-        await asyncio.sleep(0.1)
+    await until(lambda: len(core.sent) == 2, "the retry was never sent")
     assert [s["message"] for s in core.sent] == ["find sales", "find sales"]
 
 

@@ -34,7 +34,8 @@ CASES = {
         "answer": "I can't delete a dashboard from its own page.",
         "notice": "“delete_dashboard” is not available on a dashboard page: the page's context "
         "leaves it out.",
-        "request": "Delete dashboard 42 in prod",
+        # the page's context names the dashboard: the way on says it as the person knows it
+        "request": "Delete dashboard “Sales” (#42) in prod",
         "button": "Continue without this page's context",
         "pill": "No context selected",
         "card": "Dangerous action",
@@ -44,7 +45,7 @@ CASES = {
         "answer": "Со страницы дашборда удалить его нельзя.",
         "notice": "«delete_dashboard» недоступен на странице дашборда: контекст страницы его "
         "исключает.",
-        "request": "Удалить дашборд 42 в prod",
+        "request": "Удалить дашборд «Sales» (#42) в prod",
         "button": "Продолжить без контекста страницы",
         "pill": "Контекст не выбран",
         "card": "Опасное действие",
@@ -102,10 +103,11 @@ async def test_a_russian_page_says_the_context_refusal_with_no_english(
     await user.should_see(kind=ui.button, content=case["button"], retries=30)
     for english in ("not available", "not offered", "context", "page"):
         await user.should_not_see(english)
-    # every sentence the agent said is Russian; only names (the tool, the env) are Latin
+    # every sentence the agent said is Russian; only names (the tool, the env, the
+    # dashboard's title) are Latin
     said = " ".join(getattr(i, "text", "") for i in page_model(user).items if i.role != "user")
     said += " " + " ".join(o.request for i in page_model(user).items for o in i.offers)
-    assert set(re.findall(r"[A-Za-z_]{3,}", said)) <= {"delete_dashboard", "prod"}
+    assert set(re.findall(r"[A-Za-z_]{3,}", said)) <= {"delete_dashboard", "prod", "Sales"}
 
 
 CHOICES = [

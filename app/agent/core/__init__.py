@@ -6,8 +6,8 @@ Every door (the page, the HTTP stream API, MCP) checks its input once (``checks`
 set. Modules, read top to bottom: ``requests`` (what a door hands in, a refusal),
 ``checks``, ``agent`` (AgentCore), ``runs`` (what a run does, and the tool set and
 context of a run), ``runner`` (the graph's output as events), ``control`` (one run at a
-time, stop; in one process and across replicas), ``conversations`` (the read model and
-the list), ``edits`` (the edit form).
+time, stop; in one process and across replicas), ``stopping`` (a person's Stop and its
+answer), ``conversations`` (the read model and the list), ``edits`` (the edit form).
 """
 
 from app.agent.core.agent import AgentCore, EnvView, StopReport

@@ -21,7 +21,7 @@ from __future__ import annotations
 import asyncio
 import weakref
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
@@ -30,7 +30,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from app.agent.audit import AuditWriter
 from app.agent.checkpoint import SaverPool
 from app.agent.confirmation import Confirmations
-from app.agent.core import conversations, edits, runs
+from app.agent.core import conversations, edits, runs, stopping
 from app.agent.core.checks import refuse_foreign, valid_conv_id
 from app.agent.core.control import (
     BUSY_WAIT_S,
@@ -41,7 +41,8 @@ from app.agent.core.control import (
     shared_database,
     stop_local,
 )
-from app.agent.core.conversations import ConversationSummary, ConversationView, run_config
+from app.agent.core.conversations import ConversationSummary, ConversationView
+from app.agent.core.limits import Slot, UserLimits
 from app.agent.core.requests import (
     CallRequest,
     DoorRequest,
@@ -51,6 +52,7 @@ from app.agent.core.requests import (
     request_row,
 )
 from app.agent.core.runs import build_context, tool_listing
+from app.agent.core.stopping import StopReport
 from app.agent.graph import build_graph, tool_deps_factory
 from app.agent.rules import Rules
 from app.agent.state import AgentContext, Sequencer
@@ -78,20 +80,6 @@ class EnvView:
     tier: EnvTier
     url: str
     error: str | None = None
-
-
-@dataclass(frozen=True)
-class StopReport:
-    """What a stop did: ``stopped`` a running turn (``writes_in_flight``: the writes that
-    go on, ``{call_id, tool_name}``), or ``withdrew`` a pending confirmation."""
-
-    conv_id: str
-    stopped: bool = False
-    withdrawn: str | None = None
-    writes_in_flight: list[dict[str, str]] = field(default_factory=list)
-
-    def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 class AgentCore:
@@ -129,6 +117,7 @@ class AgentCore:
         self.auth = auth
         self.tasks = tasks
         self.confirmations = Confirmations(db, audit, ttl_s=settings.confirmation_ttl_s)
+        self.limits = UserLimits(settings, db)  # per-user pace and running runs (checks)
         self.model_label = label or type(model).__name__
         self._saver = checkpointer if checkpointer is not None else SaverPool(settings)
         given = dict(tools) if tools is not None else None  # {}: no tool has an implementation
@@ -142,8 +131,9 @@ class AgentCore:
             "envs": rules.envs,
             "decls": rules.tools,
             "deps_factory": tool_deps_factory(
-                settings=settings, registry=registry, db=db, tasks=tasks
+                settings=settings, registry=registry, db=db, tasks=tasks, tools=rules.tools
             ),
+            "registry": registry,  # the guard checks which Superset account a call acts as
         }
         self._graph_options.update(graph_options)
         Loop = weakref.ref[asyncio.AbstractEventLoop]
@@ -272,11 +262,17 @@ class AgentCore:
         self, req: Any, run: Callable[[AgentCore, Any, RunControl], AsyncIterator[Event]]
     ) -> AsyncGenerator[Event, None]:
         """``run``'s events under the conversation's run control; at its ``done`` a turn's
-        list row is committed; once the graph has ended, the bookkeeping (``runs.settle``)."""
+        list row is committed; once the graph has ended, the bookkeeping (``runs.settle``)
+        and the user's slot is freed (``req.slot``, taken by ``prepare_*``)."""
         registry = self.turns()
-        control = await registry.begin(req.conv_id, req.principal.user_id)
-        wait_s = RESUME_WAIT_S if isinstance(req, ResumeRequest) else BUSY_WAIT_S
-        await self._claim(control, req, wait_s)
+        slot = self.limits.adopt(getattr(req, "slot", None))
+        try:
+            control = await registry.begin(req.conv_id, req.principal.user_id)
+            wait_s = RESUME_WAIT_S if isinstance(req, ResumeRequest) else BUSY_WAIT_S
+            await self.claim(control, req, wait_s)
+        except BaseException:
+            await asyncio.shield(self.limits.free(slot))
+            raise
         events = run(self, req, control)
         try:
             async for ev in events:
@@ -287,9 +283,18 @@ class AgentCore:
                 yield ev
         finally:
             await events.aclose()  # type: ignore[attr-defined]  # an async generator
-            registry.end(control, lambda: runs.settle(self, control, req))
+            registry.end(control, lambda: self._settle(control, req, slot))
+            if all(task.done() for task in control.producers):  # the graph has ended:
+                await self.limits.free(slot)  # the slot is free before the door answers
 
-    async def _claim(self, control: RunControl, req: DoorRequest, wait_s: float) -> None:
+    async def _settle(self, control: RunControl, req: Any, slot: Slot | None) -> None:
+        """The run's bookkeeping, then its user's slot back (whatever the bookkeeping did)."""
+        try:
+            await runs.settle(self, control, req)
+        finally:
+            await self.limits.free(slot)
+
+    async def claim(self, control: RunControl, req: DoorRequest, wait_s: float) -> None:
         """Take the conversation across replicas too (PostgreSQL; nothing on SQLite): a run
         of it on another replica refuses this one (409 ``conversation_busy``, audited)."""
         shared = self.replica_runs()
@@ -311,76 +316,9 @@ class AgentCore:
         self, principal: Principal, conv_id: str, *, channel: Channel = "page"
     ) -> StopReport:
         """Stop ``conv_id``'s running turn (reads and the model call are cancelled, writes
-        go on), or withdraw its pending confirmation; any door, the owner only."""
-        if not valid_conv_id(conv_id):
-            raise RequestRefused(422, "invalid_conv_id", "not a conversation id")
-        row = principal.audit_row(conv_id=conv_id, channel=channel)
-        control = self.turns().active(conv_id)
-        if control is not None and control.closing and not control.stopped:
-            await asyncio.shield(control.finished)  # its turn just ended: nothing to stop
-            control = None
-        if control is not None and not control.stopped:
-            await self._own(control.owner, principal, row)
-            flights = [{"call_id": w.call_id, "tool_name": w.tool_name} for w in control.stop()]
-            await self.audit.record(
-                kind="turn_stopped",
-                decision="cancel",
-                reason="stopped by the user",
-                args={"writes_in_flight": flights} if flights else None,
-                **row,
-            )
-            await self.audit.flush()
-            return StopReport(conv_id, stopped=True, writes_in_flight=flights)
-        if control is None:
-            elsewhere = await self._cancel_elsewhere(principal, conv_id, row)
-            if elsewhere is not None:
-                return elsewhere
-        graph = await self.graph()
-        state = await graph.aget_state(run_config(conv_id))
-        await self._own((state.values or {}).get("owner"), principal, row)
-        if not state.interrupts:
-            return StopReport(conv_id)
-        req = DoorRequest(principal=principal, conv_id=conv_id, channel=channel)
-        control = await self.turns().begin(conv_id, principal.user_id)
-        await self._claim(control, req, BUSY_WAIT_S)
-        try:
-            state = await graph.aget_state(run_config(conv_id))  # a run may have ended it
-            withdrawn = None
-            if state.interrupts:
-                withdrawn = await runs.withdraw(self, graph, state, req, control)
-        finally:
-            self.turns().end(control, lambda: runs.settle(self, control, req))
-        return StopReport(conv_id, withdrawn=withdrawn)
-
-    async def _cancel_elsewhere(
-        self, principal: Principal, conv_id: str, row: dict[str, Any]
-    ) -> StopReport | None:
-        """Stop ``conv_id``'s run on another replica (PostgreSQL): the same answer and audit
-        row as a local stop. None when no replica runs it (or its run ended meanwhile): a
-        pending confirmation is then withdrawn here."""
-        shared = self.replica_runs()
-        if shared is None:
-            return None
-        info = await shared.running(conv_id)
-        if info is None:
-            return None
-        await self._own(info.user_id, principal, row)
-        answer = await shared.request_stop(conv_id, by=principal.user_id)
-        if answer is None or answer.ended:
-            return None
-        flights = list(answer.writes_in_flight)
-        # the replica that ran it, by its tag (``/api/health``), not its host and pid
-        args: dict[str, Any] = {"replica": answer.replica.rpartition(":")[2]}
-        if flights:
-            args["writes_in_flight"] = flights
-        reason = "stopped by the user"
-        if not answer.answered:  # the row keeps the request: its heartbeat picks it up
-            reason = "stop requested by the user; its replica has not answered yet"
-        await self.audit.record(
-            kind="turn_stopped", decision="cancel", reason=reason, args=args, **row
-        )
-        await self.audit.flush()
-        return StopReport(conv_id, stopped=True, writes_in_flight=flights)
+        go on) wherever it runs, or withdraw its pending confirmation; any door, the owner
+        only. The report says whether the stop was confirmed or accepted (``stopping``)."""
+        return await stopping.cancel(self, principal, conv_id, channel=channel)
 
     async def follow(self, principal: Principal, conv_id: str) -> AsyncIterator[Event]:
         """The tool events of a stopped turn's run that went on for its writes (their
@@ -393,7 +331,8 @@ class AgentCore:
             if mode == "custom" and isinstance(data, FOLLOWED):
                 yield seq(data)
 
-    async def _own(self, owner: str | None, principal: Principal, row: dict[str, Any]) -> None:
+    async def own(self, owner: str | None, principal: Principal, row: dict[str, Any]) -> None:
+        """Refuse ``principal`` unless it owns the conversation (404 none, 403 another's)."""
         if owner is None:
             raise RequestRefused(404, "not_found", "no such conversation")
         if owner != principal.user_id:
@@ -422,7 +361,7 @@ class AgentCore:
             if valid_conv_id(conv_id)
             else None
         )
-        await self._own(current.owner if current else None, principal, row)
+        await self.own(current.owner if current else None, principal, row)
         updated = await conversations.update_conversation(
             self.db, conv_id, principal.user_id, change
         )

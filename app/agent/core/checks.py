@@ -17,17 +17,21 @@ audit row is committed before it is raised.
                 to its newest items (history only seeds a new conversation)       422
   uicontext     ``validate_uicontext`` once: too large 413, invalid 422; text that is
                 not JSON at all is ignored with an audit row (the contract's rule)
+  limits        one of the user's running slots, then the user's pace of turns
+                (``app.agent.core.limits``; the slot rides on the request)     429
 
 ``prepare_call`` (a door's direct tool call): the same auth and context; a tool name and
-its arguments (a JSON object of at most 64 KiB). Whether the caller may run the tool with
-these arguments is the guard's to say.
+its arguments (a JSON object of at most 64 KiB); a slot and the pace of calls (429).
+Whether the caller may run the tool with these arguments is the guard's to say.
 
 ``prepare_resume`` (a person's answer to a confirmation): the caller as the users table
 says NOW (a demoted admin is refused here, or denied by the graph's recheck under the
 current role: issue 23); ``confirmation_id`` / ``decision`` / ``reason`` (422); edited
 ``args`` (their shape and the tool's own args model, ``core.edits``: 422 before the
-confirmation is spent); then the confirmation itself is answered and consumed
-(``app.agent.confirmation``: single use, bound, unexpired, its countdown).
+confirmation is spent); a confirmed answer takes one of the user's slots (429 while all
+are busy: the confirmation stays pending; answers are not paced, a denial never waits);
+then the confirmation itself is answered and consumed (``app.agent.confirmation``: single
+use, bound, unexpired, its countdown).
 """
 
 from __future__ import annotations
@@ -214,6 +218,7 @@ async def prepare_turn(turn: TurnInput, *, core: AgentCore, caller: Caller) -> T
             core.audit, 422, "invalid_history", bad_history, kind="request_invalid", **row
         )
     ctx = await checked_uicontext(core.audit, turn.uicontext, row)
+    slot = await core.limits.admit("turn", principal, row, core.audit)
     return TurnRequest(
         principal=principal,
         conv_id=conv_id,
@@ -224,6 +229,7 @@ async def prepare_turn(turn: TurnInput, *, core: AgentCore, caller: Caller) -> T
         channel=caller.channel,
         lang=normalize_language(turn.lang) or detect_lang(message),
         client=caller.client,
+        slot=slot,
     )
 
 
@@ -308,6 +314,7 @@ async def prepare_call(
         ctx: UIContext | None = uicontext
     else:
         ctx = await checked_uicontext(core.audit, uicontext, row)
+    slot = await core.limits.admit("call", principal, row, core.audit)
     return CallRequest(
         principal=principal,
         conv_id=conv_id,
@@ -317,6 +324,7 @@ async def prepare_call(
         channel=caller.channel,
         client=caller.client,
         lang=normalize_language(lang) or DEFAULT_LANGUAGE,
+        slot=slot,
     )
 
 
@@ -350,6 +358,9 @@ async def prepare_resume(answer: ResumeInput, *, core: AgentCore, caller: Caller
     if problem is not None:
         raise await refuse(core.audit, 422, *problem, kind="request_invalid", **row)
     graph = await core.graph()
+    # a confirmed answer runs again: one of the user's slots, before the confirmation is
+    # spent (refused, it stays pending); a denial is never limited
+    slot = await core.limits.hold(principal, row, core.audit) if decision == "confirm" else None
     try:
         with audit_scope(caller.channel, caller.client):
             confirmation = await core.confirmations.answer(
@@ -360,8 +371,11 @@ async def prepare_resume(answer: ResumeInput, *, core: AgentCore, caller: Caller
                 decision=decision,
                 args=args,
             )
-    except ConfirmationError as exc:  # audited by Confirmations.check
-        await core.audit.flush()
+    except BaseException as exc:
+        await core.limits.free(slot)
+        if not isinstance(exc, ConfirmationError):
+            raise
+        await core.audit.flush()  # audited by Confirmations.check
         raise ConfirmationRefused(exc) from None
     return ResumeRequest(
         principal=principal,
@@ -373,4 +387,5 @@ async def prepare_resume(answer: ResumeInput, *, core: AgentCore, caller: Caller
         args=None if args is None else dict(args),
         confirmation=confirmation,
         client=caller.client,
+        slot=slot,
     )

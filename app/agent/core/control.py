@@ -36,7 +36,10 @@ alone, as before.
   sends the stop there (:meth:`ReplicaRuns.request_stop`: a row + ``NOTIFY``). The running
   replica's listener calls the core's ``RunControl.stop()`` (:meth:`ReplicaRuns.claim`
   starts listening the first time) and answers its writes in flight; its run's end then
-  withdraws a pending confirmation, as a local stop does.
+  withdraws a pending confirmation, as a local stop does. The request is on the row from
+  the moment it is asked: a running replica too busy to answer within the asker's wait
+  honours it at its next heartbeat, and the asker says it *accepted* the stop rather
+  than *confirmed* it (``StopReport.confirmed``).
 """
 
 from __future__ import annotations
@@ -333,12 +336,13 @@ class ReplicaRuns:
                 replicas_log.warning("announcing the run of %s failed: %r", conv_id, exc)
                 raise RequestRefused(503, "coordination_unavailable", UNREACHABLE_REASON) from None
             raise
-        control.release = lambda: self._release(lease, ticket)
+        control.release = lambda: self._release(lease, ticket, stopped=control.stopped)
 
-    async def _release(self, lease: Lease, ticket: RunTicket) -> None:
-        """The run ended: its row goes (so nobody asks it to stop), then its lock."""
+    async def _release(self, lease: Lease, ticket: RunTicket, *, stopped: bool) -> None:
+        """The run ended: its row goes (so nobody asks it to stop; one still waiting hears
+        whether it had been stopped), then its lock."""
         try:
-            await self.signals.finished(ticket)
+            await self.signals.finished(ticket, stopped=stopped)
         except Exception as exc:  # the row goes stale and a heartbeat deletes it
             replicas_log.warning("run row of %s not deleted: %r", ticket.conv_id, exc)
         finally:

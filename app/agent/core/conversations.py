@@ -20,13 +20,16 @@ from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
+from app.agent.approval_record import awaiting_event, is_approval
+from app.agent.approvals import ApprovalBook
 from app.agent.audit import AuditWriter
 from app.agent.core.checks import refuse_foreign, valid_conv_id
 from app.agent.core.requests import RequestRefused
 from app.agent.state import confirm_required_event
+from app.agent.undo import ARTIFACT_KEY, available_offers
 from app.auth import Principal
 from app.cpu import off_loop
-from app.events import ConfirmRequiredEvent
+from app.events import AwaitingApprovalEvent, ConfirmRequiredEvent
 from app.facts import read_refusal
 from app.policy import Policy, tool_risk
 from app.store import conversations
@@ -53,11 +56,13 @@ class ConversationView:
     conv_id: str
     messages: list[dict[str, Any]]  # {"role": "user" | "assistant", "text", "position"}
     # {"call_id", "tool_name", "tool_args", "status", "result", "error", "is_write_tool",
-    #  "position", "view"}: each call paired with its ToolMessage (status "pending": none yet)
+    #  "position", "view", "offers"}: each call paired with its ToolMessage (status
+    #  "pending": none yet); "offers": its undo, while it is available
     tool_calls: list[dict[str, Any]]
     pending: ConfirmRequiredEvent | None
     turn: dict[str, Any] = field(default_factory=dict)  # object_type, selected_env, uicontext
     owner: str | None = None
+    awaiting_approval: AwaitingApprovalEvent | None = None  # a call waits for a second person
 
     def as_dict(self) -> dict[str, Any]:
         """The JSON shape of the HTTP API (and of the page's restore)."""
@@ -69,6 +74,11 @@ class ConversationView:
                 self.pending.model_dump(mode="json") if self.pending is not None else None
             ),
             "turn": self.turn,
+            "awaiting_approval": (
+                self.awaiting_approval.model_dump(mode="json")
+                if self.awaiting_approval is not None
+                else None
+            ),
         }
 
 
@@ -82,10 +92,11 @@ def _status(result: ToolMessage | None) -> str:
     return "failed" if text.startswith(FAILED_PREFIX) else "completed"
 
 
-def _view(result: ToolMessage | None) -> Any:
-    """The result's presentation the tool node kept with it (``app.views``)."""
+def _view(result: ToolMessage | None, key: str = "view") -> Any:
+    """The result's presentation the tool node kept with it (``app.views``), or another
+    of its artifact's entries (``undo``: its undo offer, ``app.agent.undo``)."""
     artifact = getattr(result, "artifact", None)
-    return artifact.get("view") if isinstance(artifact, dict) else None
+    return artifact.get(key) if isinstance(artifact, dict) else None
 
 
 def _writes(policy: Policy, tool_name: str, args: dict[str, Any]) -> bool:
@@ -121,13 +132,18 @@ def conversation_view(conv_id: str, state: Any, policy: Policy) -> ConversationV
                         "is_write_tool": _writes(policy, tc["name"], tc["args"]),
                         "position": position,
                         "view": _view(result),
+                        "offers": _view(result, ARTIFACT_KEY) or [],
                     }
                 )
             if m.content and not m.tool_calls:
                 messages.append({"role": "assistant", "text": str(m.content), "position": position})
-    pending = None
+    pending = awaiting = None
     if state.interrupts:
-        pending = confirm_required_event(state.interrupts[0].value, conv_id)
+        value = state.interrupts[0].value
+        if is_approval(value):
+            awaiting = awaiting_event(value, conv_id)
+        else:
+            pending = confirm_required_event(value, conv_id)
     turn = {k: v for k, v in (values.get("turn") or {}).items() if k in TURN_KEYS}
     return ConversationView(
         conv_id=conv_id,
@@ -136,6 +152,7 @@ def conversation_view(conv_id: str, state: Any, policy: Policy) -> ConversationV
         pending=pending,
         turn=turn,
         owner=values.get("owner"),
+        awaiting_approval=awaiting,
     )
 
 
@@ -152,6 +169,12 @@ async def read_conversation(
     view = await off_loop(conversation_view, conv_id, state, core.rules.policy())
     if view.owner and view.owner != principal.user_id:
         raise await refuse_foreign(core.audit, **principal.audit_row(conv_id=conv_id))
+    await available_offers(core.db, view.tool_calls)  # "Undo" while it can still be taken
+    if view.awaiting_approval is not None:  # its request's status now (it may have expired)
+        book = ApprovalBook(core.db, core.audit, core.settings)
+        await book.expire_due()
+        record = await book.load(view.awaiting_approval.approval_id)
+        view.awaiting_approval.status = record.status if record is not None else "unknown"
     return view
 
 

@@ -8,7 +8,7 @@
   ``prepare_call`` (``app.agent.core.checks``), so every field is already checked.
 * A refusal: :class:`RequestRefused` (``status``, a stable ``error`` code, a ``reason``
   for a person; already audited when raised). The SSE door turns it into ``error`` +
-  ``done`` (:meth:`RequestRefused.event`), the HTTP door into the README's ``{"error",
+  ``done`` (:meth:`RequestRefused.event`), the HTTP door into docs/http-api.md's ``{"error",
   "reason"}`` with the status (:meth:`RequestRefused.http`). :data:`CONFIRMATION_STATUS`
   is the one table from a refused confirmation's reason to its HTTP status.
 """
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from app.agent.confirmation import ConfirmationRecord
 from app.auth import Principal
@@ -25,6 +25,9 @@ from app.context import UIContext
 from app.errors import ConfirmationError, SsToolsError
 from app.events import ErrorEvent
 from app.vocab import Channel, Lang
+
+if TYPE_CHECKING:
+    from app.agent.core.limits import Slot
 
 
 @dataclass(frozen=True)
@@ -95,6 +98,7 @@ class TurnRequest(DoorRequest):
     env_id: str | None
     uicontext: UIContext | None
     lang: Lang
+    slot: Slot | None = field(default=None, repr=False)  # held until the run ends
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -106,6 +110,7 @@ class ResumeRequest(DoorRequest):
     reason: str | None
     args: dict[str, Any] | None = None  # issue 11 (edit before approving); None = as shown
     confirmation: ConfirmationRecord | None = None  # the consumed one
+    slot: Slot | None = field(default=None, repr=False)  # a confirmed answer's run
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -116,6 +121,7 @@ class CallRequest(DoorRequest):
     arguments: dict[str, Any]
     uicontext: UIContext | None
     lang: str = "en"
+    slot: Slot | None = field(default=None, repr=False)  # held until the run ends
 
 
 def request_row(req: DoorRequest) -> dict[str, Any]:
@@ -167,6 +173,19 @@ class RequestRefused(SsToolsError):
     def http(self) -> tuple[int, str, str, dict[str, Any]]:
         """``(status, error, reason, extra fields)`` of the HTTP door's JSON answer."""
         return self.status, self.error, self.reason, {}
+
+
+class RateLimited(RequestRefused):
+    """A request over one of its user's limits (``app.agent.core.limits``): 429 with
+    ``Retry-After`` (``retry_after_s``, whole seconds); ``error`` says which limit
+    (``rate_limited``: the pace; ``too_many_running``: the running ones)."""
+
+    def __init__(self, error: str, reason: str, retry_after_s: int) -> None:
+        super().__init__(429, error, reason, headers={"Retry-After": str(retry_after_s)})
+        self.retry_after_s = retry_after_s
+
+    def http(self) -> tuple[int, str, str, dict[str, Any]]:
+        return self.status, self.error, self.reason, {"retry_after_s": self.retry_after_s}
 
 
 class ConfirmationRefused(RequestRefused):

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import AIMessage, AIMessageChunk, ToolMessage
 
+from app.agent.approval_record import awaiting_event, is_approval
 from app.agent.audit import AuditWriter
 from app.agent.core.control import ITEM, STOP, RunControl
 from app.agent.model_step import PROBLEM_KEY
@@ -33,7 +34,7 @@ from app.events import (
 )
 from app.i18n import t
 from app.reasoning import cot_logger
-from app.vocab import DoneState
+from app.vocab import DONE_AWAITING_APPROVAL, DoneState
 
 if TYPE_CHECKING:
     from app.agent.core.agent import AgentCore
@@ -73,10 +74,13 @@ class WaysOn:
     refusal's ``offers``), and the candidates of the step the model answered right after
     (a lookup's choices, kept in its results' artifacts)."""
 
-    def __init__(self, ask_again: Offer | None = None) -> None:
+    def __init__(self, ask_again: Offer | None = None, standing: Offer | None = None) -> None:
         self._refused: list[Offer] = []
         self._choices: list[Offer] = []
         self._ask_again = ask_again  # a turn on a page whose context left tools out
+        # a way on the turn's own facts call for, whatever the model did (connect the
+        # person's Superset account on an environment that acts as each person)
+        self._standing = standing
         self._called = False
 
     def note_event(self, event: Any) -> None:
@@ -107,7 +111,8 @@ class WaysOn:
         again = [self._ask_again] if self._ask_again and not self._called else []
         seen: set[tuple[str, str]] = set()
         out = []
-        for offer in [*self._refused, *self._choices] or again:
+        standing = [self._standing] if self._standing else []
+        for offer in [*([*self._refused, *self._choices] or again), *standing]:
             if (offer.kind, offer.request) not in seen:
                 seen.add((offer.kind, offer.request))
                 out.append(offer)
@@ -130,8 +135,11 @@ async def _output(source: Any, control: RunControl | None) -> AsyncIterator[tupl
         yield kind, item
 
 
-async def finish(seq: Sequencer, state: DoneState, audit: AuditWriter) -> AsyncIterator[Event]:
-    """The closing events: every audit row of the turn is committed before ``done``."""
+async def finish(
+    seq: Sequencer, state: DoneState, audit: AuditWriter, reason: str | None = None
+) -> AsyncIterator[Event]:
+    """The closing events: every audit row of the turn is committed before ``done``
+    (``reason``: why it ended, beside ``state``, e.g. ``awaiting_approval``)."""
     try:
         await audit.flush()
     except Exception as exc:  # the turn happened, but its audit trail is incomplete: say so
@@ -143,7 +151,7 @@ async def finish(seq: Sequencer, state: DoneState, audit: AuditWriter) -> AsyncI
             )
         )
         state = "error"
-    yield seq(DoneEvent(state=state))
+    yield seq(DoneEvent(state=state, reason=reason))
 
 
 async def fail(seq: Sequencer, error: ErrorEvent, audit: AuditWriter) -> AsyncIterator[Event]:
@@ -163,14 +171,16 @@ async def run_graph(
     *,
     final: bool = True,
     ask_again: Offer | None = None,
+    standing: Offer | None = None,
 ) -> AsyncIterator[Event]:
     """One ``astream`` of ``core``'s graph as events; ``final=False`` leaves out the closing
     ones (a superseded confirmation's run, before the new message's own run);
-    ``ask_again``: the turn's offer to ask again without the page's context (``WaysOn``)."""
+    ``ask_again``: the turn's offer to ask again without the page's context; ``standing``:
+    an offer the answer carries whatever the model did (``WaysOn``)."""
     audit = core.audit
-    interrupted = False
+    interrupted = waiting = False  # a confirmation asked; a second person awaited
     last_ai: AIMessage | None = None
-    ways = WaysOn(ask_again)
+    ways = WaysOn(ask_again, standing)
     gate = TokenGate()
     source = graph.astream(inp, config, context=ctx, stream_mode=STREAM_MODES)
     try:
@@ -199,8 +209,12 @@ async def run_graph(
                 ways.note_event(data)
                 yield seq(data)
             elif "__interrupt__" in data:
-                interrupted = True
                 for intr in data["__interrupt__"]:
+                    if is_approval(intr.value):  # four-eyes: the call waits, nothing asked
+                        waiting = True
+                        yield seq(awaiting_event(intr.value))
+                        continue
+                    interrupted = True
                     cid = intr.value["confirmation_id"]
                     await core.confirmations.shown(cid)
                     yield seq(confirm_required_event(intr.value))
@@ -233,6 +247,10 @@ async def run_graph(
         return
     if interrupted:
         async for ev in finish(seq, "awaiting_confirmation", audit):
+            yield ev
+        return
+    if waiting:  # the turn's answer is the waiting card; its outcome comes later
+        async for ev in finish(seq, "idle", audit, DONE_AWAITING_APPROVAL):
             yield ev
         return
     if isinstance(last_ai, AIMessage) and not last_ai.tool_calls:

@@ -31,6 +31,8 @@ from typing import TYPE_CHECKING, Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langgraph.types import Command
 
+from app.agent.acting import link_offer
+from app.agent.approvals import withdraw_waiting
 from app.agent.audit import AuditWriter, audit_scope
 from app.agent.core import conversations
 from app.agent.core.checks import refuse_foreign
@@ -48,7 +50,6 @@ from app.agent.core.requests import (
 from app.agent.core.runner import fail, run_graph
 from app.agent.model_step import DIRECT_KEY
 from app.agent.state import AgentContext, Sequencer, TurnInfo
-from app.agent.tools import ToolDecl
 from app.auth import Principal
 from app.context import UIContext
 from app.events import Event, Offer, TurnStartEvent
@@ -56,6 +57,7 @@ from app.facts import TurnFacts
 from app.i18n import detect_lang, t
 from app.policy import Exclusion, PipelineResult, Policy, build_tool_pipeline
 from app.reasoning import cot_logger
+from app.tools.kit import Tool
 from app.vocab import Risk
 
 if TYPE_CHECKING:
@@ -249,8 +251,15 @@ async def run_opened(
     if direct:
         inp["direct"] = True
     again = ask_again(req, planned) if isinstance(req, TurnRequest) else None
+    # a turn on an environment that acts as each person, asked by someone with no working
+    # link there: the answer offers to connect the account, whatever the model did
+    link = None
+    if isinstance(req, TurnRequest):
+        user, env = req.principal.user_id, planned["selected_env"]
+        link = await link_offer(core.registry, user, env, req.lang)
     config = run_config(req.conv_id)
-    async for ev in run_graph(core, graph, inp, config, context_for(planned), seq, ask_again=again):
+    ctx = context_for(planned)
+    async for ev in run_graph(core, graph, inp, config, ctx, seq, ask_again=again, standing=link):
         yield ev
 
 
@@ -281,10 +290,9 @@ async def supersede(
     while state.interrupts:
         ctx = context_for(state.values.get("turn") or {})
         for intr in state.interrupts:
-            cid = (intr.value or {}).get("confirmation_id")
-            if cid:
-                with audit_scope(ctx.channel, ctx.client):
-                    await core.confirmations.spend(graph, principal, conv_id, cid)
+            spent = core.confirmations  # a confirmation, or a wait for a second person
+            with audit_scope(ctx.channel, ctx.client):
+                await withdraw_waiting(spent, graph, principal, conv_id, intr.value or {}, reason)
             await core.audit.record(
                 kind="cancelled",
                 decision="cancel",
@@ -452,7 +460,7 @@ def offered_tools(
     policy: Policy,
     principal: Principal,
     uicontext: UIContext | None,
-    tools: Mapping[str, ToolDecl],
+    tools: Mapping[str, Tool],
 ) -> list[OfferedTool]:
     """The caller's tools for this context under ``policy`` (the core's
     ``rules.policy()``), in catalog order, with the hints of their declarations in
@@ -470,8 +478,8 @@ def offered_tools(
                 description=spec.description,
                 input_schema=spec.args_model.model_json_schema(),
                 risk=spec.risk,
-                idempotent=decl.idempotent if decl is not None else False,
-                open_world=decl.open_world if decl is not None else True,
+                idempotent=decl.spec.idempotent if decl is not None else False,
+                open_world=decl.spec.open_world if decl is not None else True,
             )
         )
     return offered
