@@ -41,6 +41,18 @@ def first(pattern: re.Pattern[str], how: str = "search") -> Read:
     return read
 
 
+def named(read: Read) -> Read:
+    """``read``, with a match that names an object by blanks only read as no match (the
+    old pick patterns took "schema x in database  " as database " "; the new ones do not)."""
+
+    def only_names(text: str) -> Any:
+        found = read(text)
+        blank = found is not None and any(g is not None and not g.strip() for g in found[1])
+        return None if blank else found
+
+    return only_names
+
+
 def every(pattern: re.Pattern[str]) -> Read:
     return lambda text: [(m.span(), m.groups()) for m in pattern.finditer(text)]
 
@@ -82,7 +94,7 @@ ROWS: list[tuple[str, Read, Read, list[str]]] = [
         for i, (o, n) in enumerate(zip(old.TRAILING, NEW_TRAILING, strict=True))
     ],
     *[
-        (f"pick {i}", first(o, "match"), first(n, "match"), PICK)
+        (f"pick {i}", named(first(o, "match")), first(n, "match"), PICK)
         for i, (o, n) in enumerate(zip(old.PICKS, NEW_PICKS, strict=True))
     ],
     (

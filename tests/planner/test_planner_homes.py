@@ -100,7 +100,8 @@ def test_two_intent_rows_with_one_order_are_refused(monkeypatch):
 def test_the_intent_table_runs_from_the_most_specific_row_to_the_most_generic():
     rows = sorted((r.order, k.name) for k in KNOWLEDGE.values() for r in k.rows)
     table = intents.INTENTS
-    assert len(table) == len(rows) and table[0].tool == "show_capabilities"
+    assert len(table) == len(rows)
+    assert table[0].tool == "undo_change"  # "undo the delete" is an undo, never a delete
     assert table[-1].tool == "search_dashboards"  # "find", "show", "dashboards": last
     nothing = [i for i, row in enumerate(table) if row.tool == intents.NO_TOOL]
     backup = [i for i, row in enumerate(table) if row.tool == "run_backup"]
