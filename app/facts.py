@@ -6,7 +6,7 @@
     [TURN FACTS]
     selected_env_id: prod
     environments: dev(dev), prod(prod)
-    other_tools: deploy_dashboard, run_backup, …
+    other_tools: <the allowed tools this call was not offered>
     [END TURN FACTS]
 
 (``other_tools``: the allowed tools a narrowed model call was not offered, by name:

@@ -176,8 +176,9 @@ class Settings(BaseSettings):
         ge=0,
         le=64,
         description="A model call is offered the tools the request most likely needs: at "
-        "most this many, plus show_capabilities (the other allowed tools are named, and "
-        "offered again when the model asks for one); 0 offers every allowed tool",
+        "most this many, plus the tool that says what the agent can do (the other allowed "
+        "tools are named, and offered again when the model asks for one); 0 offers every "
+        "allowed tool",
     )
     llm_parallel_tool_calls: bool = Field(
         default=False,

@@ -19,7 +19,7 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from app.agent.core.runs import plan_turn
 from app.agent.rules import default_policy
-from app.agent.tool_offer import always, narrow, offer_for
+from app.agent.tool_offer import RANK_CHARS, always, narrow, offer_for
 from app.facts import Refusal
 from app.planner.rank import ToolRanker
 from app.tools.catalog import TOOL_CATALOG
@@ -111,6 +111,22 @@ def test_what_a_request_is_offered(said: list[str], offered: list[str] | None, w
     offer = narrow(RANKER, allowed, said, TOP_K)
     assert list(offer.tools) == (offered if offered is not None else allowed), why
     assert offer.narrowed is (offered is not None)
+
+
+def test_the_ranker_reads_a_bounded_head_of_each_message() -> None:
+    """The ranking holds the interpreter's lock while it reads: a 20,000-character message
+    is read up to RANK_CHARS, and what it asks in its first words still places it."""
+    seen: list[list[str]] = []
+
+    def ranker(said, allowed):
+        seen.append(list(said))
+        return RANKER(said, allowed)
+
+    allowed = _allowed("admin", None)
+    hostile = "find dashboards " + "x" * 19_984
+    offer = narrow(ranker, allowed, ["hello", hostile], TOP_K)
+    assert [len(text) for text in seen[0]] == [5, RANK_CHARS]
+    assert offer.tools[0] == "search_dashboards"
 
 
 def test_a_top_k_of_0_offers_every_allowed_tool() -> None:
