@@ -16,7 +16,7 @@ from pathlib import Path
 
 from sqlmodel import Session
 
-from app.store.audit import count_audit
+from app.store.audit_log import count_audit
 from app.store.db import make_engine
 from bench.agent_bench import pct
 from tests.server_proc import Server, cli, server_env

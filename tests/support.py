@@ -15,7 +15,7 @@ from app.auth import Principal, hash_password
 from app.parts import Parts, installed
 from app.policy import resolve_env
 from app.store import users
-from app.store.audit import list_audit
+from app.store.audit_log import list_audit
 
 #: The scrypt cost of the suite's password hashes (``SS_TOOLS_SCRYPT_N`` in tests/conftest.py
 #: and tests/server_proc.py); production's cost is held by tests/auth/test_passwords.py.

@@ -61,7 +61,7 @@ from app.auth.jwks import JwksCache
 from app.auth.tokens import Principal, decode_with_expiry, external_keys, issue_token
 from app.errors import AuthError
 from app.settings import Settings
-from app.store.audit import record_audit
+from app.store.audit_log import record_audit
 from app.store.db import Database
 from app.store.users import get_user_by_name
 

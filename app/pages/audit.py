@@ -34,7 +34,7 @@ from app.pages.audit_rows import (
 )
 from app.pages.shell import ShellConversations, ShellDrawer
 from app.parts import installed
-from app.store.audit import DECISIONS
+from app.store.audit_log import DECISIONS
 from components.audit_table import audit_table
 from components.conversation_drawer import conversation_drawer
 from components.header import shell_header

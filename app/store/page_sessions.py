@@ -18,7 +18,9 @@ from datetime import datetime, timedelta
 from sqlalchemy import update
 from sqlmodel import Session, col, select
 
-from app.store.models import PageSession, changed, utcnow
+from app.store.columns import utcnow
+from app.store.models import PageSession
+from app.store.rows import changed
 
 TICKET_TTL_S = 60
 

@@ -28,7 +28,8 @@ from sqlalchemy import Text, delete, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Field, Session, SQLModel, col, select
 
-from app.store.models import UTCDateTime, changed, utcnow
+from app.store.columns import UTCDateTime, utcnow
+from app.store.rows import changed
 
 
 def new_generation() -> str:

@@ -27,7 +27,8 @@ from sqlalchemy import ColumnElement, and_, case, delete, literal, not_, null, u
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col
 
-from app.store.models import LoginThrottle, UTCDateTime, as_utc
+from app.store.columns import UTCDateTime, as_utc
+from app.store.models import LoginThrottle
 
 STALE_AFTER = timedelta(days=1)
 MAX_DOUBLINGS = 32

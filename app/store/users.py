@@ -13,7 +13,8 @@ import secrets
 from sqlmodel import Session, col, select
 
 from app.errors import SsToolsError
-from app.store.models import User, saved
+from app.store.models import User
+from app.store.rows import saved
 
 
 class UserExistsError(SsToolsError):

@@ -9,7 +9,7 @@ from nicegui.testing import User
 
 from app.parts import Parts
 from app.store import users
-from app.store.audit import list_audit
+from app.store.audit_log import list_audit
 from tests.support import password_hash_for
 
 PASSWORD = "correct-horse-battery"

@@ -17,8 +17,8 @@ from sqlmodel import SQLModel
 
 from app import text as redact
 from app.agent.audit import AuditWriter
-from app.store import audit as audit_store
-from app.store.audit import list_audit
+from app.store import audit_log as audit_store
+from app.store.audit_log import list_audit
 from app.store.db import Database, make_engine
 
 BACKENDS = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]

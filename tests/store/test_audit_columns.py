@@ -12,9 +12,9 @@ import pytest
 from sqlalchemy import Engine, MetaData, Table, inspect
 from sqlmodel import Session, SQLModel
 
-from app.store.audit import list_audit, record_audit
+from app.store.audit_log import list_audit, record_audit
+from app.store.audit_table import AUDIT_ADDED_COLUMNS, AuditEvent
 from app.store.db import init_db, make_engine
-from app.store.models import AUDIT_ADDED_COLUMNS, AuditEvent
 from tests.store.conftest import BACKENDS
 
 

@@ -8,7 +8,7 @@ from nicegui import ui
 from nicegui.testing import User
 
 from app.parts import Parts
-from app.store.audit import record_audit
+from app.store.audit_log import record_audit
 from tests.waiting import WAIT_S
 
 # (kind, user, role, tool, env, decision, what else the row says)

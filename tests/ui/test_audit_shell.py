@@ -13,7 +13,7 @@ from nicegui.testing import User
 from app.pages.audit_rows import arg_rows, conversation_target, fetch_rows
 from app.parts import Parts
 from app.store import conversations
-from app.store.audit import record_audit
+from app.store.audit_log import record_audit
 
 
 @pytest.mark.parametrize(
