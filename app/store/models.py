@@ -191,7 +191,7 @@ class LoginThrottle(SQLModel, table=True):
     """Sign-in attempts of one username (``user:<name>``) or one client (``client:<ip>``)
     in the current window, counted before the password is checked (``failures``; a
     success clears or refunds its own); shared by every replica through the database.
-    ``allowed`` and ``closed_failures`` answer the latest attempt (``app.store.throttle``)."""
+    ``allowed`` and ``closed_failures`` answer the latest attempt (``app.store.login_throttle``)."""
 
     __tablename__ = "login_throttle"
 
