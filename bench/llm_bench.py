@@ -1,6 +1,6 @@
 """The local model behind the product's prompt: ``python -m bench.llm_bench [--cases N]``.
 
-Starts the local small LLM (``app.sandbox.llm``: built and cached once per machine) and
+Starts the local small LLM (``app.sandbox.local_model``: built and cached once per machine) and
 asks it what the product's model node asks, with the product's own prompt
 (``app.agent.model_step.prompt_messages``) and tool schemas (``app.agent.graph``):
 
@@ -35,7 +35,7 @@ from app.agent.rules import default_policy
 from app.context import UIContext
 from app.facts import TurnFacts
 from app.llm import get_chat_model
-from app.sandbox.llm import MODEL_NAME, start_local_model, unavailable_reason
+from app.sandbox.local_model import MODEL_NAME, start_local_model, unavailable_reason
 from app.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -18,7 +18,6 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from types import TracebackType
 
 import httpx
 
@@ -28,6 +27,7 @@ from app.sandbox.common import (
     CachePaths,
     Progress,
     SandboxError,
+    Stoppable,
     step,
     tail,
     write_private,
@@ -75,7 +75,7 @@ class SandboxEnv:
             return False
 
 
-class Sandbox:
+class Sandbox(Stoppable):
     """Running sandbox instances; a context manager that stops them on exit."""
 
     def __init__(
@@ -164,17 +164,6 @@ class Sandbox:
             if progress is not None:
                 progress(f"[sandbox] stopped {env.id} (pid {env.pid})")
         self.state_file.unlink(missing_ok=True)
-
-    def __enter__(self) -> Sandbox:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()
 
 
 def _prepare_home(
