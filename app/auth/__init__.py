@@ -3,7 +3,7 @@ users' active check and the auth checks of an HTTP request.
 
 Modules: ``passwords`` (scrypt), ``tokens`` (issue/decode, pure), ``jwks`` (external key
 set), ``gate`` (:class:`AuthGate`: one per app — verify = decode + the user is still
-active; the users' status cache and the verified tokens' cache), ``login``
+active), ``caches`` (the users' status cache and the verified tokens' cache), ``login``
 (authenticate), ``throttle`` (sign-in limits), ``http`` (a request's principal, given the
 gate).
 """

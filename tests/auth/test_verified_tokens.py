@@ -12,7 +12,7 @@ import pytest
 from sqlmodel import Session
 
 from app.auth import AuthGate, Principal
-from app.auth.gate import VerifiedTokens
+from app.auth.caches import VerifiedTokens
 from app.auth.tokens import issue_token
 from app.errors import AuthError
 from app.parts import Parts
