@@ -38,7 +38,7 @@ class ContextState:
         self.active_env_id = None  # str | None
         self.is_prod_context = False
         self.context_pill_label = t("no_context", self.lang)
-        self.link_context = False  # the visit's link named a context (issue 25)
+        self.link_context = False  # the visit's link named a context: a conversation of its own
 
     def mount_context(self, params: Mapping[str, str | None]) -> None:
         """The visit's context, from its link (once, at page mount): a link that names a
