@@ -1,7 +1,8 @@
-"""Agent overhead benchmark (issue 3, issue 8 item 9): per-turn time of our core against a
-bare LangGraph agent, in this process, with the same offline model, the same no-op tool
-(search_dashboards) and the same checkpointer, opened the same way (an aiosqlite file with
-the core's pragmas: ``open_sqlite_saver``), interleaved so drift hits all three alike:
+"""Agent overhead benchmark (the core must cost little beside the model): per-turn time of our
+core against a bare LangGraph agent, in this process, with the same offline model, the same
+no-op tool (search_dashboards) and the same checkpointer, opened the same way (an aiosqlite
+file with the core's pragmas: ``open_sqlite_saver``), interleaved so drift hits all three
+alike:
 
 * SSE: ``agent_handler`` (the HTTP door's path: auth, the one input check, pipeline,
   guard, audit rows, typed events, SSE encoding);

@@ -4,7 +4,7 @@ Enter sends and Shift+Enter starts a new line (a textarea that grows). While the
 streams, Send becomes **Stop**: reads in flight are cancelled, a write already under way
 goes on (its card says so). The box gets the focus back after a confirmation. A message
 sent while a confirmation card waits stays in the box, and the page says above the box
-to confirm or cancel the action first (issue 25). A message refused before its turn
+to confirm or cancel the action first (never a silent drop). A message refused before its turn
 started (too many a minute, too many running) comes back into the box.
 """
 

@@ -1,4 +1,4 @@
-"""Keyboard focus that follows the screen model (issue 11): the confirmation card takes
+"""Keyboard focus that follows the screen model: the confirmation card takes
 the focus when it appears, the composer gets it back afterwards.
 
 ``model.focus_request`` is ``(target, n)``; each new request moves the focus to the

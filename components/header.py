@@ -62,7 +62,7 @@ def header(
 ) -> ui.header:
     lang = model.lang
     with ui.header().classes("items-center gap-3 bg-slate-800 text-white px-4 py-2") as bar:
-        if on_conversations is not None:  # the conversation drawer (issue 11)
+        if on_conversations is not None:  # the conversation drawer
             _drawer_button(lang, on_conversations)
         ui.label(t("product_name", lang)).classes("text-lg font-bold").mark("product-name")
         context_pill(model)

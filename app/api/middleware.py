@@ -1,11 +1,11 @@
 """Two pure ASGI middlewares around the whole app (API routes and pages).
 
-* :class:`BodyGuard` (issue 9 items 7, 10): a request body larger than
-  ``max_body_bytes`` is answered 413 before anything parses it — at once when
+* :class:`BodyGuard` (a body must not cost memory before it is refused): a request body
+  larger than ``max_body_bytes`` is answered 413 before anything parses it — at once when
   ``Content-Length`` says so, else as soon as the streamed body passes the limit. A JSON
-  body holding a lone surrogate escape (``"\\ud800"``, not valid Unicode) is answered
-  422, so no route ever meets text the database, the password hash or the logs cannot
-  encode. Refusals use the one error shape and never echo the body.
+  body holding a lone surrogate escape (``"\\ud800"``, not valid Unicode) is answered 422,
+  so no route ever meets text the database, the password hash or the logs cannot encode.
+  Refusals use the one error shape and never echo the body.
 * :class:`ErrorGuard` (item 7): an unexpected exception is a 500 ``{"error", "reason"}``
   logged without its message.
 * :class:`SecurityHeaders` (item 15): ``Content-Security-Policy: frame-ancestors …``

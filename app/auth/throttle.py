@@ -1,8 +1,10 @@
-"""Sign-in throttling (issue 9 item 6), shared by ``POST /api/auth/token`` and /login.
+"""Sign-in throttling against password guessing, shared by ``POST /api/auth/token`` and
+/login.
 
 Per username and per client address, sign-in attempts are counted in the database (so the
 limits hold across replicas), each one atomically and BEFORE its password is checked
-(:func:`begin_login`; issue 23 item 5: 16 simultaneous wrong passwords were all checked).
+(:func:`begin_login`: counted after the check, 16 simultaneous wrong passwords would all
+be checked).
 The ``login_max_failures_per_user`` / ``login_max_failures_per_client``-th attempt blocks
 its key at once with exponential backoff (``login_backoff_s``, doubling, at most
 ``login_backoff_max_s``); while blocked, every attempt — even with the right password —

@@ -3,9 +3,10 @@
 ``/agent?conv=<conv_id>`` opens one of the user's conversations with its pending card
 (the link the MCP door hands out when a client cannot show a confirmation).
 
-One visit, one context (issue 25): a link that names a context starts a new conversation
-in it, unless the remembered conversation was held in that same context (a reload); a
-visit without one shows the remembered conversation with the context it was held in.
+One visit, one context (a card is never shown under another object's pill): a link that
+names a context starts a new conversation in it, unless the remembered conversation was
+held in that same context (a reload); a visit without one shows the remembered conversation
+with the context it was held in.
 
 Per visit: one AgentChatModel (kept in ``app.storage.client['agent_model']`` so tests can
 reach it) and one AgentPageController (``['agent_controller']``) wired to the agent core;
@@ -121,7 +122,7 @@ async def agent_page(request: Request, lang: str | None = None):
     root.mark("agent-root")
     if linked:
         app.storage.user["conv_id"] = await controller.open_conversation()
-    elif conv_id:  # one visit, one context (issue 25): see resume_visit
+    elif conv_id:  # one visit, one context: see resume_visit
         app.storage.user["conv_id"] = await controller.resume_visit()
     keep_counting(waiting_for_me, parts.core, user.principal)  # (timers last)
     # a revoked session (disabled, deleted, re-roled) leaves the page

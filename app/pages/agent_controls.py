@@ -1,4 +1,4 @@
-"""The page controller's part for the operator's controls (issue 11), mixed into
+"""The page controller's part for the operator's controls, mixed into
 :class:`app.pages.agent_controller.AgentPageController`:
 
 * **Stop** — ``core.cancel`` (the turn's own stream then says ``stopped``); a write the

@@ -26,7 +26,7 @@ COLUMNS = (
     "ts", "user", "role", "kind", "tool", "env", "decision", "reason", "args", "duration_ms",
     "channel", "client", "conv_id",
 )  # fmt: skip
-PAGE_SIZE = 50  # rows a page of /audit shows (the database pages, issue 25)
+PAGE_SIZE = 50  # rows a page of /audit shows (the database pages: a long log stays quick)
 #: a value's text in the unfolded arguments (a longer one is cut, its end marked)
 VALUE_LIMIT = 2000
 

@@ -5,15 +5,15 @@ Nothing secret is stored in the browser or in NiceGUI's page storage on disk: th
 and :mod:`app.store.page_sessions` maps a hash of that id to the user. Page storage
 (``app.storage.user``) keeps only ``lang`` and ``conv_id``.
 
-* Sign-in (issue 9 item 2): the login form checks the password and the throttle, then
+* Sign-in (no session fixation): the login form checks the password and the throttle, then
   sends the browser to ``/login/complete?ticket=…``, which spends the one-time ticket,
   gives the browser a **new** id and opens the session for that id only. A browser id
   planted before sign-in stays signed out.
 * Sign-out ends the session at once; the next ``/login`` gives the browser a new id.
 * Every page load checks the user is still active with the session's role and the token
-  stamp it signed in under (:meth:`app.auth.AuthGate.ensure_active`, issue 9 item 3; a
-  change of credentials ends the session: issue 23 item 9); the page's model gets a fresh
-  token that lives only in memory (item 12).
+  stamp it signed in under (:meth:`app.auth.AuthGate.ensure_active`: a revoked user is
+  out; a change of credentials ends the session); the page's model gets a fresh token that
+  lives only in memory (never in the storage file on disk).
 
 The functions take the app's auth gate (its database and settings with it): the page
 functions hand it in from the installed parts.

@@ -141,7 +141,7 @@ class ConfirmationState:
 
     def _refresh_card_target(self) -> None:
         """The card's object and environment, and a warning when they are not the ones
-        the page's pill names (issue 25: a card never passes for the pill's object)."""
+        the page's pill names (a card never passes for the pill's object)."""
         card = self.pending_confirmation
         if card is None:
             self.confirm_target, self.confirm_off_context = "", ""

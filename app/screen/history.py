@@ -1,4 +1,4 @@
-"""The conversation drawer's state (issue 11), a part of
+"""The conversation drawer's state, a part of
 :class:`app.screen.model.AgentChatModel`: the person's conversations (title, page
 context, environment, last update, a pending-confirmation badge) and the drawer's actions
 — open one, rename, archive — handed to the page controller like every other intent.

@@ -1,8 +1,8 @@
 """Counters of sign-in attempts, one row per key (``user:<name>`` / ``client:<address>``).
 
 Every attempt is counted BEFORE its password is checked, by one atomic statement per key
-(issue 23 item 5: a read-then-write let 16 simultaneous wrong passwords all be checked and
-lost updates): an insert-or-increment (``INSERT … ON CONFLICT (key) DO UPDATE SET
+(a read-then-write would let 16 simultaneous wrong passwords all be checked, and lose
+updates): an insert-or-increment (``INSERT … ON CONFLICT (key) DO UPDATE SET
 failures = failures + 1 … RETURNING``) on SQLite and PostgreSQL alike. The same statement
 decides, from the row as it was, whether this attempt may check a password:
 

@@ -1,4 +1,4 @@
-"""Edit before approving (issue 11, DESIGN decision 8), through the page's path of the
+"""Edit before approving (DESIGN decision 8), through the page's path of the
 core: edited arguments pass policy again; the same risk and environment run under the
 same confirmation; a higher risk or another environment gets a new confirmation and the
 old id is spent; a forbidden edit is permission_denied; both argument sets are audited;

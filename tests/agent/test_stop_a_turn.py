@@ -1,4 +1,4 @@
-"""Stop a turn (issue 11): a read in flight is cancelled; a write in flight goes on and its
+"""Stop a turn: a read in flight is cancelled; a write in flight goes on and its
 outcome lands in the conversation; the checkpoint stays consistent and the next message
 works; a pending confirmation is withdrawn with an audit row; only the owner may stop."""
 

@@ -1,4 +1,4 @@
-"""One visit, one context (issue 25), in a real Chromium against the real product (a
+"""One visit, one context, in a real Chromium against the real product (a
 subprocess, the offline planner answering) and the real Superset sandbox:
 
 * two tabs with different deep links: the second tab's link (another dashboard in

@@ -72,6 +72,6 @@ def test_the_way_forward_on_a_dashboard_page_leads_to_the_dangerous_card(
         expect(page.get_by_text(re.compile(r"Confirm available in \d+ s"))).to_be_visible()
         page.screenshot(path=str(SHOTS / "22-way-forward-dangerous-card.png"), full_page=True)
 
-        page.get_by_role("button", name="Cancel", exact=True).click()  # one click (issue 25)
+        page.get_by_role("button", name="Cancel", exact=True).click()  # one click
         settled(page, expect)
         expect(page.get_by_text("Dangerous action")).to_be_hidden()

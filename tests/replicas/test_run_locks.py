@@ -1,4 +1,4 @@
-"""One run per conversation across replicas (issue 27 item 1): the run lock on a real
+"""One run per conversation across replicas: the run lock on a real
 PostgreSQL, two lock holders standing for two replicas (each its own session), and the
 SQLite no-op."""
 

@@ -1,4 +1,4 @@
-"""One run per conversation and a stop from any replica (issue 27 items 1-4), through
+"""One run per conversation and a stop from any replica, through
 nginx in front of two replicas on the suite's throwaway PostgreSQL, against a Superset
 that accepts connections and never answers (``hole``): a read there runs until its tool
 times out (120 s here), which is the long turn the tests stop, refuse beside and kill.

@@ -1,4 +1,4 @@
-"""The screen model's operator controls (issue 11) without any UI: the edit form built
+"""The screen model's operator controls without any UI: the edit form built
 from the tool's args model, its messages, the reason of a denial, Stop, the drawer's
 actions, focus requests, and a restore in conversation order."""
 

@@ -1,4 +1,4 @@
-"""Shared pieces of the security probes (issue 9): HTTP helpers, a real server subprocess
+"""Shared pieces of the security probes: HTTP helpers, a real server subprocess
 with a few short security settings (Chromium: ``tests/chromium.py``; the graph harness and
 the page fixtures are the suite's: tests/conftest.py)."""
 

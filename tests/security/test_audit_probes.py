@@ -1,4 +1,4 @@
-"""The audit log (issue 9 item 8 and held probes), on SQLite and on PostgreSQL: one bad
+"""The audit log (the security review's probes), on SQLite and on PostgreSQL: one bad
 row (a NUL byte, a lone surrogate, NaN) never loses a batch; if a batch fails anyway its
 rows are written one by one and the reasoning log says so; rows are append-only."""
 

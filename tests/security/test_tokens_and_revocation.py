@@ -1,6 +1,6 @@
 """Bearer tokens: forged, expired, alg:none and wrong-audience JWTs stay refused (held
 probes), and a disabled, deleted or re-roled user's token stops working within the
-revocation cache time (issue 9 item 3) — in process, and over HTTP on a real server."""
+revocation cache time — in process, and over HTTP on a real server."""
 
 from __future__ import annotations
 

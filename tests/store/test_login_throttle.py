@@ -1,4 +1,4 @@
-"""Sign-in attempt counters (issue 23 item 5), on SQLite and PostgreSQL: one atomic
+"""Sign-in attempt counters (a race lets no guess through), on SQLite and PostgreSQL: one atomic
 insert-or-increment per attempt, which also decides whether the attempt may check a
 password; and the columns it needs are added to a table from an earlier release."""
 

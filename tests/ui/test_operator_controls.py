@@ -1,4 +1,4 @@
-"""The /agent page's operator controls (issue 11), with the NiceGUI user simulation: the
+"""The /agent page's operator controls, with the NiceGUI user simulation: the
 edit form, the reason of a cancellation, Stop, the conversation drawer, and a reload that
 brings back tool cards (against the real core)."""
 
