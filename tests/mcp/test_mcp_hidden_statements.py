@@ -1,8 +1,8 @@
-"""Issue 23 item 1, end to end over MCP: ``tools/call superset_execute_sql`` with a DELETE
-hidden behind a bracket (``SELECT 1 [']; DELETE FROM orders; --']``) on prod, through the
-door as the product mounts it (``/mcp`` over the installed core, the real guard; the
-tools are recorders). It used to run as a read; now it is a dangerous confirmation, and a
-client without forms gets "Not run" with the confirmation id."""
+"""A hidden second statement, end to end over MCP: ``tools/call superset_execute_sql`` with
+a DELETE hidden behind a bracket (``SELECT 1 [']; DELETE FROM orders; --']``) on prod,
+through the door as the product mounts it (``/mcp`` over the installed core, the real
+guard; the tools are recorders). It used to run as a read; now it is a dangerous
+confirmation, and a client without forms gets "Not run" with the confirmation id."""
 
 from __future__ import annotations
 
