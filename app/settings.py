@@ -61,7 +61,7 @@ class Settings(BaseSettings):
     revocation_cache_s: float = 5.0
     """How long a user's enabled/role check is cached; disabling, deleting or re-roling a user
     ends their tokens and page sessions within this many seconds."""
-    scrypt_n: int = Field(2**14, ge=2, le=2**20)
+    scrypt_n: int = Field(default=2**14, ge=2, le=2**20)
     """scrypt cost (N, a power of two) of the password hashes this app writes; the test suite
     lowers it, production keeps the default"""
     login_max_failures_per_user: int = 5
@@ -84,16 +84,16 @@ class Settings(BaseSettings):
     act as their namespaced id; an IdP subject never matches a local account by its bare name."""
 
     # --- per-user limits (every door; held in the database, so across replicas) -------
-    user_turns_per_minute: int = Field(20, ge=0)
+    user_turns_per_minute: int = Field(default=20, ge=0)
     """Turns (messages to the agent) one user may start per minute, as a bucket of this many
     that refills evenly over the minute; 0: no limit"""
-    user_calls_per_minute: int = Field(60, ge=0)
+    user_calls_per_minute: int = Field(default=60, ge=0)
     """Direct tool calls (MCP tools/call, /api/agent/call, a page's way on) one user may start
     per minute, the same way; 0: no limit"""
-    user_max_running: int = Field(3, ge=0)
+    user_max_running: int = Field(default=3, ge=0)
     """Turns, direct calls and confirmed answers of one user running at once, on all replicas
     together; 0: no limit"""
-    run_slot_ttl_s: float = Field(60.0, ge=3.0)
+    run_slot_ttl_s: float = Field(default=60.0, ge=3.0)
     """A running turn's hold on one of its user's slots lasts this long and is renewed every
     third of it; a replica that dies frees its slots within this time"""
 
@@ -108,11 +108,11 @@ class Settings(BaseSettings):
     superset_assertion_key_file: Path | None = None
     """RSA private key (PEM) that signs the assertions of identity = 'assertion' environments
     (dev mode generates <data_dir>/.assertion_key.pem)."""
-    superset_assertion_issuer: str = Field("ss-tools", min_length=1)
-    superset_assertion_ttl_s: int = Field(120, ge=10, le=300)
+    superset_assertion_issuer: str = Field(default="ss-tools", min_length=1)
+    superset_assertion_ttl_s: int = Field(default=120, ge=10, le=300)
     """An assertion's lifetime (at most 5 min)"""
-    superset_assertion_header: str = Field("X-Act-As", pattern=r"^[A-Za-z0-9-]{1,64}$")
-    superset_clients_max: int = Field(256, ge=1)
+    superset_assertion_header: str = Field(default="X-Act-As", pattern=r"^[A-Za-z0-9-]{1,64}$")
+    superset_clients_max: int = Field(default=256, ge=1)
     """Superset sessions kept per process (one per person and environment, least recently used
     dropped first)"""
 
@@ -128,11 +128,11 @@ class Settings(BaseSettings):
     llm_api_key: SecretStr | None = None
     llm_timeout_s: float = 60.0
     # an answer is one or two sentences; a small model left alone may write pages
-    llm_max_tokens: int = Field(512, ge=16, le=32768)
-    planner_budget_s: float = Field(5.0, gt=0)
+    llm_max_tokens: int = Field(default=512, ge=16, le=32768)
+    planner_budget_s: float = Field(default=5.0, gt=0)
     """The offline planner's time for one reply, in a child process; past it the child is
     killed and the turn ends (a 20,000-character message takes ~0.2 s)"""
-    planner_workers: int = Field(2, ge=1)
+    planner_workers: int = Field(default=2, ge=1)
     """Child processes that plan the offline planner's replies"""
 
     tool_timeout_s: float = 30.0
@@ -140,49 +140,49 @@ class Settings(BaseSettings):
     confirmation_ttl_s: int = 600
     dangerous_countdown_s: int = 10
     countdown_tick_s: float = 1.0
-    undo_retention_days: int = Field(7, ge=1, le=365)
+    undo_retention_days: int = Field(default=7, ge=1, le=365)
     """How long an undoable change keeps its undo offer (docs/undo.md)"""
     # --- a second person's approval (four-eyes; policy.toml's [approval] turns it on) ---
-    approval_ttl_s: int = Field(24 * 3600, gt=0)
+    approval_ttl_s: int = Field(default=24 * 3600, gt=0)
     """How long a call waits for a second person's approval before it expires"""
     approval_webhook_url: str | None = None
     """Optional: each new approval request is posted here as JSON ({"text": ..., "approval":
     {...}}: a Slack or Teams incoming webhook takes it)"""
-    approval_webhook_timeout_s: float = Field(5.0, gt=0, le=60)
-    approval_poll_s: float = Field(2.0, gt=0)
+    approval_webhook_timeout_s: float = Field(default=5.0, gt=0, le=60)
+    approval_poll_s: float = Field(default=2.0, gt=0)
     """How often an open /agent page whose call waits for an approver checks it (the result
     lands on the page, whichever replica ran it)"""
     summarise_limit: int = 4000
     # A turn's input (checked once, by prepare_turn). History beyond these caps is cut to
     # its newest items; a longer message is refused (422).
-    message_max_chars: int = Field(20_000, ge=1)
-    history_max_items: int = Field(50, ge=0)
-    history_max_bytes: int = Field(64 * 1024, ge=0)
+    message_max_chars: int = Field(default=20_000, ge=1)
+    history_max_items: int = Field(default=50, ge=0)
+    history_max_bytes: int = Field(default=64 * 1024, ge=0)
 
     # --- size caps (app/caps.py gives the reasons for the defaults) ---------------------
-    model_input_max_chars: int = Field(MODEL_INPUT_MAX_CHARS, ge=2000)
+    model_input_max_chars: int = Field(default=MODEL_INPUT_MAX_CHARS, ge=2000)
     """Characters one model call sends at most (system text, tools, conversation); older turns'
     tool results are shortened, then old turns dropped"""
-    result_max_rows: int = Field(ResultCaps.max_rows, ge=1)
+    result_max_rows: int = Field(default=ResultCaps.max_rows, ge=1)
     """Rows a tool result's view keeps"""
-    result_max_cell_chars: int = Field(ResultCaps.max_cell_chars, ge=16)
+    result_max_cell_chars: int = Field(default=ResultCaps.max_cell_chars, ge=16)
     """Characters a value in a result keeps"""
-    result_max_bytes: int = Field(ResultCaps.max_bytes, ge=4096)
+    result_max_bytes: int = Field(default=ResultCaps.max_bytes, ge=4096)
     """Bytes of JSON a tool result's view, its data and its checkpoint keep"""
-    bundle_max_bytes: int = Field(BundleCaps.max_bytes, ge=1024)
+    bundle_max_bytes: int = Field(default=BundleCaps.max_bytes, ge=1024)
     """Bytes an export zip may unpack to"""
-    bundle_max_ratio: int = Field(BundleCaps.max_ratio, ge=2)
+    bundle_max_ratio: int = Field(default=BundleCaps.max_ratio, ge=2)
     """How many times its packed size an export zip may unpack to (above 1 MiB)"""
-    bundle_max_files: int = Field(BundleCaps.max_members, ge=1)
+    bundle_max_files: int = Field(default=BundleCaps.max_members, ge=1)
     """Files one export zip may hold"""
 
     # --- replicas (several processes on one PostgreSQL) ---------------------------------
-    task_sweep_s: float = Field(30.0, gt=0)
+    task_sweep_s: float = Field(default=30.0, gt=0)
     """With PostgreSQL: how often each replica marks the tasks of a replica that stopped
     answering (no heartbeat for task_stale_s) interrupted"""
-    task_heartbeat_s: float = Field(15.0, gt=0)
+    task_heartbeat_s: float = Field(default=15.0, gt=0)
     """How often a running long task's row is touched"""
-    task_stale_s: float = Field(60.0, gt=0)
+    task_stale_s: float = Field(default=60.0, gt=0)
     """With PostgreSQL: a task whose row was not touched for this long belongs to a replica
     that stopped answering (at least twice task_heartbeat_s)"""
 
