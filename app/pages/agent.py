@@ -26,7 +26,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse
 
 from app.agent.core import AgentCore, prepare_call, prepare_resume, prepare_turn
-from app.i18n import normalize_language, pick_language
+from app.i18n import normalize_language
 from app.pages import session
 from app.pages.agent_controller import AgentPageController, CoreDoor
 from app.pages.approvals_count import approvals_counter, keep_counting
@@ -64,9 +64,7 @@ async def agent_page(request: Request, lang: str | None = None):
     if user is None:
         return RedirectResponse(session.login_url(session.request_target(request)))
     settings = parts.settings
-    language = pick_language(
-        lang, app.storage.user.get("lang"), request.headers.get("accept-language")
-    )
+    language = session.page_language(request, lang)
     linked = request.query_params.get("conv")  # a link to one conversation (the MCP door's)
     conv_id = linked or app.storage.user.get("conv_id")
     model = AgentChatModel(

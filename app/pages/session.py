@@ -34,6 +34,7 @@ from starlette.responses import RedirectResponse
 from app.auth import AuthGate, Principal, authenticate
 from app.auth.throttle import begin_login, login_failed, login_succeeded
 from app.errors import AuthError
+from app.i18n import pick_language
 from app.pages.links import is_local_path
 from app.store import page_sessions
 from app.store.db import Database
@@ -249,6 +250,13 @@ def needs_new_id(db: Database, bid: str | None) -> bool:
 def rotate_browser_id(request: Request) -> None:
     request.session.clear()
     request.session["id"] = str(uuid.uuid4())
+
+
+def page_language(request: Request, lang: str | None) -> str:
+    """A page's language: the link's (``lang``), else the person's last choice (the page
+    storage), else the browser's."""
+    stored = app.storage.user.get("lang")
+    return pick_language(lang, stored, request.headers.get("accept-language"))
 
 
 def request_target(request: Request) -> str:
