@@ -5,17 +5,15 @@ password; and the columns it needs are added to a table from an earlier release.
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import pytest
 from sqlalchemy import Engine, MetaData, Table, inspect, text
 from sqlmodel import Session, SQLModel
 
 from app.store import login_throttle
-from app.store.db import init_db, make_engine
+from app.store.db import init_db
 from app.store.migrate import ADDED_COLUMNS
 from app.store.models import LoginThrottle
-from tests.store.conftest import BACKENDS
 
 T0 = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 LIMITS = login_throttle.Limits(limit=3, window_s=900, backoff_s=30, backoff_max_s=100)
@@ -71,14 +69,10 @@ def test_a_refund_gives_back_one_attempt_and_ends_a_block_no_longer_earned(
     assert db.get(LoginThrottle, "client:10.0.0.1", populate_existing=True) is None
 
 
-@pytest.fixture(params=BACKENDS)
-def old_engine(request: pytest.FixtureRequest, tmp_path: Path) -> Engine:
+@pytest.fixture
+def old_engine(bare_engine: Engine) -> Engine:
     """A database whose users, page sessions and throttle tables are an earlier release's."""
-    if request.param == "sqlite":
-        eng = make_engine(f"sqlite:///{tmp_path / 'old.db'}")
-    else:
-        eng = make_engine(request.getfixturevalue("pg_url"))
-        SQLModel.metadata.drop_all(eng)
+    eng = bare_engine
     meta = MetaData()
     for table in SQLModel.metadata.sorted_tables:
         added = ADDED_COLUMNS.get(table.name, {})
