@@ -25,7 +25,7 @@ from typing import IO, Any
 import httpx
 
 from app.cli import users_main
-from app.sandbox.processes import free_port  # one loopback free-port helper for all
+from app.sandbox.processes import end_process, free_port  # one loopback free-port helper for all
 from app.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -281,13 +281,8 @@ class Server:
             return ""
 
     def stop(self) -> None:
-        if self.proc and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(timeout=5)
+        if self.proc:
+            end_process(self.proc, timeout=15)
 
     @contextlib.contextmanager
     def frozen(self) -> Iterator[None]:

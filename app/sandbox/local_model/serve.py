@@ -34,7 +34,7 @@ from app.sandbox.local_model.cache import (
     step,
 )
 from app.sandbox.local_model.weights import ensure_model
-from app.sandbox.processes import free_port
+from app.sandbox.processes import end_process, free_port
 
 
 def ensure_local_model(
@@ -231,14 +231,8 @@ class LocalModelServer(Stoppable):
     def stop(self, progress: Progress | None = None) -> None:
         """End the server (SIGTERM, then SIGKILL after 10 s); safe to call twice."""
         proc, self._proc = self._proc, None
-        if proc is None or proc.poll() is not None:
-            return
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
+        if proc is not None:
+            end_process(proc, timeout=10, kill_timeout=10)
 
 
 def start_local_model(
