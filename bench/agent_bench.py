@@ -44,11 +44,11 @@ from app.agent.core.runs import plan_turn
 from app.agent.graph import openai_tool_schema
 from app.agent.handler import agent_handler
 from app.agent.tools import TOOL_CATALOG
-from app.pages.agent import core_door
 from app.pages.agent_controller import AgentPageController
+from app.pages.agent_page import core_door
 from app.parts import Parts, build_parts
 from app.planner import OfflinePlanner
-from app.screen.model import AgentChatModel
+from app.screen.chat_model import AgentChatModel
 from app.settings import Settings
 from app.store import users
 

@@ -22,7 +22,7 @@ from nicegui import ui
 
 from app.i18n import t
 from app.screen.argsform import EditField
-from app.screen.model import AgentChatModel
+from app.screen.chat_model import AgentChatModel
 from components.focus import focus_on
 
 # Esc closes the form, except the Esc that closes an open choice's menu (Quasar's select

@@ -15,7 +15,7 @@ from typing import Any
 from nicegui import ui
 
 from app.i18n import t
-from app.screen.model import AgentChatModel
+from app.screen.chat_model import AgentChatModel
 from components.bind import on_change
 from components.focus import focus_on
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from nicegui import ui
 
 from app.i18n import t
-from app.screen.model import CONFIRMABLE, AgentChatModel
+from app.screen.chat_model import CONFIRMABLE, AgentChatModel
 from components.bind import bind_classes_from
 from components.call_rows import call_rows
 from components.card_forms import cancel_reason, edit_form

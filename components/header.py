@@ -11,7 +11,7 @@ from nicegui import ui
 
 from app.i18n import LANGUAGES, t
 from app.screen.approvals_queue import ApprovalsCount
-from app.screen.model import AgentChatModel
+from app.screen.chat_model import AgentChatModel
 from components.approvals_link import approvals_link
 from components.context_pill import context_pill
 from components.env_selector import env_selector

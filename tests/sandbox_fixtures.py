@@ -75,7 +75,7 @@ def sandbox_dashboards(superset_sandbox: Sandbox) -> Iterator[Callable[..., int]
 def sandbox_dashboard(sandbox: Sandbox, env: str, title: str, slug: str = "test") -> Iterator[int]:
     """A dashboard made on the sandbox's ``env`` for one test (its id); removed afterwards
     unless the test deleted it already."""
-    from app.sandbox.client import SupersetSession
+    from app.sandbox.superset_rest import SupersetSession
 
     inst = sandbox.env(env)
     with SupersetSession(inst.url, inst.username, inst.password) as ss:
@@ -90,7 +90,7 @@ def sandbox_dashboard(sandbox: Sandbox, env: str, title: str, slug: str = "test"
 
 def dashboard_exists(sandbox: Sandbox, env: str, dashboard_id: int) -> bool:
     """Whether the sandbox's ``env`` still has the dashboard."""
-    from app.sandbox.client import SupersetSession
+    from app.sandbox.superset_rest import SupersetSession
 
     inst = sandbox.env(env)
     with SupersetSession(inst.url, inst.username, inst.password) as ss:

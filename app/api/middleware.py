@@ -20,7 +20,7 @@ import json
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
-from app.api.errors import error_body, install_error_handlers, log_unexpected
+from app.api.error_shape import error_body, install_error_handlers, log_unexpected
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -133,7 +133,7 @@ def _replay(body: bytes, receive: Receive) -> Receive:
 
 class ErrorGuard:
     """Any exception a non-page request raises: logged without its message (see
-    :func:`app.api.errors.log_unexpected`) and answered 500 ``internal_error`` (or the
+    :func:`app.api.error_shape.log_unexpected`) and answered 500 ``internal_error`` (or the
     stream is closed if it had started). Starlette's own last-resort handler would print
     the whole traceback — message included — which once showed a password."""
 

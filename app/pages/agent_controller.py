@@ -37,7 +37,7 @@ from app.i18n import refusal_text
 from app.pages.agent_approvals import ApprovalWatch
 from app.pages.agent_controls import ControllerControls
 from app.pages.agent_ways import WaysForward
-from app.screen.model import AgentChatModel, Decision
+from app.screen.chat_model import AgentChatModel, Decision
 from app.screen.stream import StreamProcessor
 from app.screen.uicontext import EnvOption, held_params
 from app.vocab import Channel

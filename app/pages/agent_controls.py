@@ -26,7 +26,7 @@ from app.vocab import Channel
 
 if TYPE_CHECKING:
     from app.agent.core import AgentCore
-    from app.screen.model import AgentChatModel
+    from app.screen.chat_model import AgentChatModel
     from app.screen.stream import StreamProcessor
 
 log = logging.getLogger("ss_tools.pages")

@@ -34,8 +34,8 @@ from app.pages.approvals_count import keep_counting
 from app.pages.shell import signed_in_header
 from app.parts import installed
 from app.screen.approvals_queue import ApprovalsCount, request_model
+from app.screen.chat_model import AgentChatModel
 from app.screen.intents import Decision
-from app.screen.model import AgentChatModel
 from components.confirmation_card import confirmation_card
 from components.prod_banner import prod_banner
 

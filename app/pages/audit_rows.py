@@ -15,8 +15,8 @@ from urllib.parse import urlencode
 
 from app.i18n import t
 from app.pages.shell import conversation_link
+from app.store.audit_event import AuditEvent
 from app.store.audit_log import count_audit, list_audit
-from app.store.audit_table import AuditEvent
 from app.store.db import Database
 from app.store.undo import undone_for_audit
 from app.text import csv_cell

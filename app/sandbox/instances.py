@@ -32,11 +32,11 @@ from app.sandbox.common import (
     tail,
     write_private,
 )
-from app.sandbox.config import superset_env, write_superset_config
 from app.sandbox.data import ensure_sales_db
 from app.sandbox.entry import config_block, cookie_name, talisman_on
 from app.sandbox.install import admin_password, ensure_bootstrapped, secret_key
 from app.sandbox.processes import HOST, free_port, is_superset_process, terminate_group
+from app.sandbox.superset_config import superset_env, write_superset_config
 
 HEALTH_TIMEOUT_S = 120.0
 #: (env id, its home) -> lines added to that instance's superset_config.py

@@ -1,4 +1,4 @@
-"""The composer's side of the screen, a part of :class:`app.screen.model.AgentChatModel`:
+"""The composer's side of the screen, a part of :class:`app.screen.chat_model.AgentChatModel`:
 where keyboard focus goes (``focus_request``: the card, the edit form or the message
 box), why a typed message was not sent (``composer_hint``), and a refused message handed
 back to the box (``draft_request``). The requests are counted, so asking for the same

@@ -1,5 +1,5 @@
 """The confirmation card's two forms, a part of
-:class:`app.screen.model.AgentChatModel`:
+:class:`app.screen.chat_model.AgentChatModel`:
 
 * **Edit** («Изменить») — the tool's arguments as typed fields (``app.screen.argsform``),
   checked with the args model's own messages before anything is sent; "Apply and

@@ -1,7 +1,7 @@
 """The page's context as screen state: the UIContext from the deep link, the selected
 environment, and the PRODUCTION flag that the banner and the warning background follow.
 
-``ContextState`` is a part of :class:`app.screen.model.AgentChatModel`; its fields are
+``ContextState`` is a part of :class:`app.screen.chat_model.AgentChatModel`; its fields are
 written only by its own methods. It never decides a tier: the page controller tells it
 each environment's tier (:meth:`set_environments`, :meth:`learn_env_tier`), and an
 environment it was told nothing about counts as prod.

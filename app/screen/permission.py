@@ -1,4 +1,4 @@
-"""The permission card's state, a part of :class:`app.screen.model.AgentChatModel`: a call
+"""The permission card's state, a part of :class:`app.screen.chat_model.AgentChatModel`: a call
 the person's role may not make is never a confirmation; it gets a card of its own that
 names the role it needs and the other things this person may do here instead.
 """

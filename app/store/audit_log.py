@@ -1,7 +1,7 @@
 """The audit log's rows: append-only, one for every decision of the agent.
 
 There is deliberately no update or delete function here (see
-``app.store.audit_table.AuditEvent``). Arguments are redacted before they are stored
+``app.store.audit_event.AuditEvent``). Arguments are redacted before they are stored
 (``app.text.redact``): secret-looking keys become ``"***"`` and long strings are cut, so
 the log never holds a password or a 10 MB payload. Every text (columns, keys and values)
 has NUL bytes and lone surrogates replaced by U+FFFD, which PostgreSQL could not store:
@@ -25,7 +25,7 @@ from typing import Any, TypedDict, Unpack
 from sqlalchemy import Connection, Text, cast, func, insert
 from sqlmodel import Session, col, select
 
-from app.store.audit_table import AUDIT_TABLE, AuditEvent
+from app.store.audit_event import AUDIT_TABLE, AuditEvent
 from app.store.columns import as_utc
 from app.store.driver_sql import DriverStatement
 from app.store.rows import moment_of, where_equal

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from sqlalchemy import Connection, inspect
 
-from app.store.audit_table import AUDIT_ADDED_COLUMNS
+from app.store.audit_event import AUDIT_ADDED_COLUMNS
 
 #: table -> column -> its SQL type and default (the same on SQLite and PostgreSQL)
 ADDED_COLUMNS: dict[str, dict[str, str]] = {

@@ -1,6 +1,6 @@
 """The product's tables (SQLModel). UUID or string keys, timezone-aware UTC timestamps
 (``app.store.columns``). ``AuditEvent``, append-only, lives with its guards in
-``app.store.audit_table``; the tables of approvals, undo records and Superset links live
+``app.store.audit_event``; the tables of approvals, undo records and Superset links live
 with their store modules. The small row helpers are ``app.store.rows``; the clock's two
 helpers (``utcnow``, ``as_utc``) are importable here too, beside the tables they stamp.
 """
@@ -15,7 +15,7 @@ from typing import Any
 from sqlalchemy import Text
 from sqlmodel import Field, SQLModel
 
-from app.store.audit_table import AuditEvent
+from app.store.audit_event import AuditEvent
 from app.store.columns import JsonType, UTCDateTime, as_utc, confirmation_id, utcnow, uuid_hex
 
 __all__ = [

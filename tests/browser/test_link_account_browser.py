@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from app.sandbox.people import person_password
+from app.sandbox.second_person import person_password
 from tests.browser.conftest import SHOTS, product
 from tests.browser.steps import TURN_MS, ask, settled, signed_in
 from tests.chromium import chromium

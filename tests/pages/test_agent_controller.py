@@ -11,7 +11,7 @@ from app.auth import Principal
 from app.errors import ConfigError, ConfirmationError
 from app.events import ToolEndEvent, ToolStartEvent
 from app.pages.agent_controller import AgentPageController
-from app.screen.model import AgentChatModel
+from app.screen.chat_model import AgentChatModel
 from tests.ui import fakes
 
 ANN = Principal(user_id="ann", role="admin")

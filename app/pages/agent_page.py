@@ -31,7 +31,7 @@ from app.pages import session
 from app.pages.agent_controller import AgentPageController, CoreDoor
 from app.pages.approvals_count import approvals_counter, keep_counting
 from app.parts import installed
-from app.screen.model import AgentChatModel
+from app.screen.chat_model import AgentChatModel
 from components.chat_panel import chat_panel
 from components.conversation_drawer import conversation_drawer
 from components.header import header

@@ -11,11 +11,11 @@ One instance per page visit; plain Python (``nicegui.binding`` only, never ``nic
   call transitions such as :meth:`begin_turn`, :meth:`turn_done`, :meth:`connection_lost`.
 * Its parts: the chat items (``items.ChatItems``), the context and the PRODUCTION flag
   (``page_context.ContextState``: it is told each environment's tier, never derives one), the
-  confirmation card and its countdown (``confirmation.ConfirmationState``: the model's
+  confirmation card and its countdown (``confirmation_state.ConfirmationState``: the model's
   clock; :meth:`tick` is driven by the page's ``ui.timer``, or by tests with a fake clock),
   the permission card (``permission``), the edit and reason forms (``edit``), the
   conversation drawer (``history``), a call waiting for a second person
-  (``approval_wait``), Stop (``stopping``) and the composer's focus and hints
+  (``approval_wait``), Stop (``turn_stop``) and the composer's focus and hints
   (``composing``).
 """
 
@@ -31,14 +31,14 @@ from nicegui.binding import BindableProperty
 from app.i18n import t
 from app.screen.approval_wait import ApprovalWaitState
 from app.screen.composing import ComposerState
-from app.screen.confirmation import CONFIRMABLE, ConfirmationState
+from app.screen.confirmation_state import CONFIRMABLE, ConfirmationState
 from app.screen.edit import EditState
 from app.screen.history import HistoryState
 from app.screen.intents import Decision, Intents, NotConnected
 from app.screen.items import ChatItems, ChatMessage, ToolCall
 from app.screen.page_context import ContextState
 from app.screen.permission import PermissionState
-from app.screen.stopping import StopState
+from app.screen.turn_stop import StopState
 
 if TYPE_CHECKING:
     from app.events import ConfirmRequiredEvent, Offer

@@ -1,4 +1,4 @@
-"""Stopping a turn, as screen state: a part of :class:`app.screen.model.AgentChatModel`.
+"""Stopping a turn, as screen state: a part of :class:`app.screen.chat_model.AgentChatModel`.
 
 Stop cancels the reads in flight; a write in flight is never killed mid-call, so its card
 says it goes on (``writes_going_on``) until the writes have landed. A stop the core

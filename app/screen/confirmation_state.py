@@ -1,7 +1,7 @@
 """The confirmation card's state and its countdown (the permission card is
 ``app.screen.permission``).
 
-``ConfirmationState`` is a part of :class:`app.screen.model.AgentChatModel`: its fields are
+``ConfirmationState`` is a part of :class:`app.screen.chat_model.AgentChatModel`: its fields are
 written only by its own methods, which the model's transitions call.
 """
 
