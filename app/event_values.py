@@ -29,8 +29,8 @@ class Offer(BaseModel):
       with the object spelled out, made after leaving the context (``clear_context``);
     * ``choice`` — a name matched several objects: ``request`` picks one;
     * ``check_status`` — a write timed out: ``call`` asks for its task by id;
-    * ``undo`` — a write that can be undone: ``call`` is the ``undo_change`` call that
-      undoes it, available until ``expires_at`` (ISO time, UTC).
+    * ``undo`` — a write that can be undone: ``call`` is the undo tool's call that undoes
+      it, available until ``expires_at`` (ISO time, UTC).
     * ``link_account`` — the person has no working link to their Superset account on
       ``env_id``: a door opens its "Connect your Superset account" form (the page) or
       points at ``POST /api/superset/accounts`` (HTTP, MCP); the password never goes

@@ -10,7 +10,7 @@ character but a message's newline and tab (:func:`check_text`).
 
 Branch scope: :meth:`GitRepo.set_branch_scope` remembers, in the repository's own config
 (``branch.<name>.ss-tools-dashboards`` / ``ss-tools-env``), which dashboards a branch was
-created for, so ``commit_changes`` without dashboard ids knows what to export.
+created for, so a commit without dashboard ids knows what to export.
 """
 
 from __future__ import annotations
@@ -148,7 +148,7 @@ class GitRepo:
         if proc.returncode != 0:
             raise GitError(f"invalid branch name {name!r}: git check-ref-format refused it")
 
-    def create_branch(self, name: str, *, checkout: bool = True) -> None:
+    def new_branch(self, name: str, *, checkout: bool = True) -> None:
         self.check_branch_name(name)
         if self.branch_exists(name):
             raise GitError(f"branch {name!r} already exists")

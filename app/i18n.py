@@ -1,7 +1,7 @@
 """Every visible string of ss-tools, in English and Russian, read from one catalog
 (``app/strings.toml``: the pages, the conversation's results and the offline planner;
-a tool call's own sentences, whose Russian forms need their own cases, are the planner's
-data file ``app/planner/calls.toml``).
+a tool call's own five forms, whose Russian forms need their own cases, are data in the
+tool's entry of the planner's family file, ``app/planner/tools/<family>.py``).
 
 ``t(key, lang, **fmt)`` looks a string up (``said`` says any (English, Russian) pair);
 ``pick_language`` chooses a page's language from ``?lang=``, else the user's stored

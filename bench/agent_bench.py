@@ -43,7 +43,6 @@ from app.agent.checkpoint import open_sqlite_saver
 from app.agent.core.runs import plan_turn
 from app.agent.graph import openai_tool_schema
 from app.agent.handler import agent_handler
-from app.agent.tools import TOOL_CATALOG
 from app.pages.agent_controller import AgentPageController
 from app.pages.agent_page import core_door
 from app.parts import Parts, build_parts
@@ -51,6 +50,7 @@ from app.planner import OfflinePlanner
 from app.screen.chat_model import AgentChatModel
 from app.settings import Settings
 from app.store import users
+from app.tools.catalog import TOOL_CATALOG
 
 MESSAGE = "find dashboards about sales"
 USER = "bench"

@@ -32,8 +32,8 @@ from typing import Any
 from langchain_core.messages import HumanMessage
 
 from app.agent import audit
-from app.agent.tools import TOOL_CATALOG
 from app.planner import OfflinePlanner
+from app.tools.catalog import TOOL_CATALOG
 from bench.agent_bench import (
     MESSAGE,
     _bare_graph,

@@ -89,7 +89,7 @@ _CHILD = r"""
 import json, sys, time
 from langchain_core.messages import HumanMessage, SystemMessage
 from app.agent.model_step import build_system_prompt
-from app.agent.tools import TOOL_CATALOG
+from app.tools.catalog import TOOL_CATALOG
 from app.planner import plan_reply
 from app.planner.known import Known
 from bench.redos_bench import CASES
@@ -177,9 +177,9 @@ async def _stall(planner: Any, text: str) -> float:
 def loop_stalls(case: str) -> dict[str, float]:
     """The loop's longest stall while the planner reads ``case`` at the message cap:
     in a child process (the product) and in the loop's thread."""
-    from app.agent.tools import TOOL_CATALOG
     from app.planner import OfflinePlanner
     from app.planner_runs import close_pools, planner_runner
+    from app.tools.catalog import TOOL_CATALOG
 
     text = CASES[case](MESSAGE_CAP)
     runner = planner_runner(TOOL_CATALOG, budget_s=60.0, workers=1, thread_until_started=False)

@@ -2,8 +2,7 @@
 follow a model field.
 
 NiceGUI has no ``bind_classes``; :func:`on_change` binds a proxy whose setter calls a
-function with each new value (see STACK-NOTES §1), and ``bind_classes_from`` swaps an
-element's classes with it.
+function with each new value, and ``bind_classes_from`` swaps an element's classes with it.
 """
 
 from __future__ import annotations

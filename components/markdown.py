@@ -19,7 +19,7 @@ from components.markdown_code import code_spans
 
 # "code-friendly": an underscore is never emphasis (``*`` and ``**`` still are). An
 # operator's chat is full of snake_case (tools, tables, columns, SQL): markdown2 otherwise
-# renders "superset_create_dataset" as "superset<em>create</em>dataset".
+# renders "order_items_daily" as "order<em>items</em>daily".
 EXTRAS = ["fenced-code-blocks", "tables", "code-friendly"]
 
 

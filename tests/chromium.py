@@ -49,7 +49,11 @@ def chromium(**context_options: Any) -> Iterator[tuple[Any, Any]]:
 
 
 def sign_in(page: Any, username: str, password: str) -> None:
-    """Fill the login form on ``page`` and press Sign in."""
+    """Fill the login form on ``page``, press Sign in, and wait until the page has left
+    the login form (the sign-in's own navigation done: a ``goto`` right after it would
+    otherwise abort that navigation, or be aborted by it, on a busy machine)."""
     page.get_by_label("Username").fill(username)
     page.get_by_label("Password").fill(password)
     page.get_by_role("button", name="Sign in").click()
+    page.wait_for_url(lambda url: "/login" not in url, timeout=WAIT_MS)
+    page.wait_for_load_state("load", timeout=WAIT_MS)

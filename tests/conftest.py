@@ -61,7 +61,7 @@ from app.settings import Settings  # noqa: E402
 from app.store import db  # noqa: E402
 from tests.pg import PgUnavailableError, start_cluster  # noqa: E402
 from tests.support import require_or_skip  # noqa: E402
-from tests.waiting import patient_page_checks  # noqa: E402
+from tests.waiting import patient_page_checks, patient_task_teardown  # noqa: E402
 
 # Fixtures shared across directories, each defined once (no conftest imports another's):
 # the page tests' (core, sign_in), the agent harness, the session-wide real parts (the
@@ -76,6 +76,7 @@ pytest_plugins = (
 
 def pytest_configure(config: pytest.Config) -> None:
     patient_page_checks()  # the page tests' looks wait for a loaded machine (tests.waiting)
+    patient_task_teardown()  # and so does the app's shutdown, for its cancelled tasks
     config.addinivalue_line(
         "markers",
         "app_env(**settings): SS_TOOLS_* settings of the test's environment, set before the "

@@ -9,13 +9,13 @@ from typing import Any
 import pytest
 from nicegui import app as nicegui_app
 
-from app.agent.tools import TOOLS
-from app.agent.tools.base import ToolDeps
 from app.auth import Principal, hash_password
 from app.parts import Parts, installed
 from app.policy import resolve_env
 from app.store import users
 from app.store.audit_log import list_audit
+from app.tools import TOOLS
+from app.tools.kit import ToolDeps
 
 #: The scrypt cost of the suite's password hashes (``SS_TOOLS_SCRYPT_N`` in tests/conftest.py
 #: and tests/server_proc.py); production's cost is held by tests/auth/test_passwords.py.
@@ -84,7 +84,7 @@ async def run_tool(name: str, deps: ToolDeps, **args: Any) -> Any:
     (``app.agent.guard.call_env``): the call's own ``target_env``/``env_id``, else a
     ``resolve_target`` hook's answer (a restore's backup), else ``deps``'s own env_id."""
     decl = TOOLS[name]
-    model = decl.args_model(**args)
+    model = decl.spec.args_model(**args)
     values = model.model_dump(mode="json")
     if decl.resolve_target is not None:
         target = await decl.resolve_target(model, deps)

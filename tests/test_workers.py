@@ -14,11 +14,11 @@ import pytest
 from langchain_core.messages import HumanMessage
 from pydantic import BaseModel
 
-from app.agent.tools import TOOL_CATALOG
 from app.llm import get_chat_model
 from app.planner import OfflinePlanner
 from app.planner_runs import planner_runner
 from app.settings import Settings
+from app.tools.catalog import TOOL_CATALOG
 from app.workers import ChildWorkers, WorkerError, WorkerTimeout
 
 ROOT = str(Path(__file__).resolve().parent.parent)

@@ -84,3 +84,29 @@ def patient_page_checks() -> None:
 
 #: :data:`WAIT_S` for Playwright's ``expect(...)`` (milliseconds).
 WAIT_MS = int(WAIT_S * 1000)
+
+
+def patient_task_teardown() -> None:
+    """NiceGUI's shutdown cancels the app's background tasks and waits 2 s for them, then
+    logs an error, which the ``user`` fixture turns into a failed test; on a loaded machine
+    the loop may not get round to the cancelled tasks in 2 s. Patched once per session so
+    that the tasks get :data:`WAIT_S` to end first; NiceGUI's own teardown then runs as
+    before (and still says so when a task really never ends)."""
+    from nicegui import background_tasks
+
+    own: Any = background_tasks.teardown
+    if getattr(own, "patient", False):
+        return
+
+    async def teardown() -> None:
+        tasks = background_tasks.running_tasks | set(background_tasks.lazy_tasks_running.values())
+        pending = [t for t in tasks if not t.done()]
+        for task in pending:
+            if task not in background_tasks._await_tasks_on_shutdown:
+                task.cancel()
+        if pending:
+            await asyncio.wait(pending, timeout=WAIT_S)
+        await own()
+
+    teardown.patient = True  # type: ignore[attr-defined]
+    background_tasks.teardown = teardown

@@ -33,22 +33,20 @@ from app.superset.registry import EnvironmentRegistry
 
 log = logging.getLogger("ss_tools.agent")
 
-#: tools that reach Superset without signing in (``/health`` only), so they need no account
-NO_SIGN_IN = frozenset({"list_environments"})
-
 
 def superset_envs(
     registry: EnvironmentRegistry,
-    tool: str,
-    open_world: bool,
+    signs_in: bool,
     fields: Mapping[str, Any],
     args: Mapping[str, Any],
     env_id: str | None,
     selected: str | None,
 ) -> list[str]:
-    """The configured environments ``tool(args)`` signs in to: its own environment, and
-    the source of a tool that has one (``source_env``, else the page's environment)."""
-    if not open_world or tool in NO_SIGN_IN:
+    """The configured environments a call signs in to: its own environment, and the source
+    of a tool that has one (``source_env``, else the page's environment); none for a tool
+    that does not sign in (``signs_in``: its spec's ``open_world`` and ``signs_in``; a
+    tool that reaches ``/health`` only needs no account)."""
+    if not signs_in:
         return []
     found = [env_id] if env_id else []
     if "source_env" in fields:

@@ -5,8 +5,8 @@ webhook* takes as it is — ``text`` (one line a person reads in the channel) �
 request's facts beside it for anything that reads JSON (``approval``: id, tool,
 arguments, environment, tier, risk, requester, expiry, and the link to ``/approvals``)::
 
-    {"text": "alice asks a second person to approve delete_dashboard on prod …",
-     "approval": {"id": "…", "tool": "delete_dashboard", "arguments": {…}, …}}
+    {"text": "alice asks a second person to approve <tool> on prod …",
+     "approval": {"id": "…", "tool": "<tool>", "arguments": {…}, …}}
 
 Never a secret: the arguments are redacted as in the audit log (``app.text.redact``) and
 no token, password or internal URL of Superset is sent. The post runs in a worker thread

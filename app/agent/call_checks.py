@@ -15,17 +15,17 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from app.agent.tools.base import ToolDecl
 from app.errors import CallRefused
 from app.facts import Refusal
+from app.tools.kit import Tool
 
 
-async def exempt_from_maintenance(decl: ToolDecl, args: Any, deps: Callable[[], Any]) -> bool:
-    """Whether this call of ``decl`` runs during a maintenance window (``deps()``: the
+async def exempt_from_maintenance(tool: Tool, args: Any, deps: Callable[[], Any]) -> bool:
+    """Whether this call of ``tool`` runs during a maintenance window (``deps()``: the
     call's dependencies, made only when the tool's hook needs them)."""
-    if decl.maintenance_exempt:
+    if tool.spec.maintenance_exempt:
         return True
-    return decl.exempt is not None and bool(await decl.exempt(args, deps()))
+    return tool.exempt is not None and bool(await tool.exempt(args, deps()))
 
 
 def stated_refusal(

@@ -1,4 +1,4 @@
-"""The contract's ``app.agent.events`` (``../shared/DESIGN.md``, public names): the event
+"""The contract's ``app.agent.events`` (``docs/contract.md``, public names): the event
 models, ``encode_sse`` and ``permission_denied_event``. They live in :mod:`app.events`, the
 product's one vocabulary of events (the page reads them typed, the HTTP door encodes
 them); this module keeps the contract's import path working."""

@@ -3,7 +3,7 @@
 The seam composes them as ``execute_with_timeout(lambda: retry_read_tool(fn, ...))`` and
 then ``summarise_response(text)`` on the result (contract regions Tools.Retry,
 Tools.Timeout and Tools.Summarise). The tool node passes the settings' delay and
-timeout; called alone they default to DESIGN's 1 s and 30 s.
+timeout; called alone they default to the contract's 1 s and 30 s (docs/contract.md).
 """
 
 from __future__ import annotations

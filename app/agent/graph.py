@@ -8,7 +8,7 @@ maintenance, the risk); one a second person must approve then waits for them
 
 ``build_graph(*, model, checkpointer, settings, db, audit, confirmations, policy, envs,
 deps_factory, tools=None, decls=TOOLS, ...)`` is a factory: the agent core builds one graph
-per event loop from its parts (``decls``: its rules' tool declarations); tests hand the
+per event loop from its parts (``decls``: its rules' tools); tests hand the
 core their own tool implementations (``tools``: name → function, replacing the declared
 ones), preflight, deps factory and environment table.
 A door may call one tool without the model (``app.agent.core.runs``): the core puts an
@@ -58,13 +58,13 @@ from app.agent.state import (
     stopped_reply,
 )
 from app.agent.tool_node import ToolNode
-from app.agent.tools import TOOLS, ToolDecl, ToolFn
-from app.agent.tools.base import ToolDeps
 from app.policy import EnvTable, Policy
 from app.settings import Settings
 from app.store.db import Database
 from app.superset.registry import EnvironmentRegistry
 from app.tasks.worker import TaskRunner
+from app.tools import TOOLS
+from app.tools.kit import Tool, ToolDeps, ToolFn
 
 
 def is_direct(state: AgentState) -> bool:
@@ -145,10 +145,15 @@ def audited_by_door(node: Node) -> Any:  # a node LangGraph calls with its runti
 
 
 def tool_deps_factory(
-    *, settings: Settings, registry: EnvironmentRegistry, db: Database, tasks: TaskRunner
+    *,
+    settings: Settings,
+    registry: EnvironmentRegistry,
+    db: Database,
+    tasks: TaskRunner,
+    tools: Mapping[str, Tool] = TOOLS,
 ) -> DepsFactory:
     """The product's deps factory: a call's ToolDeps from the app's parts, the environment
-    the guard resolved for it, the page's, the policy."""
+    the guard resolved for it, the page's, the policy, the tools in force."""
 
     def make(
         *,
@@ -176,6 +181,7 @@ def tool_deps_factory(
             lang=ctx.lang,
             db=db,
             tasks=tasks,
+            tools=tools,
         )
 
     return make
@@ -195,7 +201,7 @@ def build_graph(
     tools: dict[str, ToolFn] | None = None,
     preflight: PreflightOverride | None = None,
     system_prompt: Any = None,
-    decls: Mapping[str, ToolDecl] = TOOLS,
+    decls: Mapping[str, Tool] = TOOLS,
     registry: EnvironmentRegistry | None = None,
 ) -> Any:
     guard = Guard(

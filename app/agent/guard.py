@@ -49,7 +49,6 @@ from app.agent.names import (
 )
 from app.agent.offers import without_context
 from app.agent.state import AgentContext, AgentState, PendingCall, call_row, emit
-from app.agent.tools.base import ToolDecl
 from app.cpu import off_loop
 from app.errors import CallRefused, SupersetRefused, ToolError
 from app.events import BaseEvent, ErrorEvent, Offer, PermissionDeniedEvent
@@ -69,6 +68,7 @@ from app.reasoning import cot_logger
 from app.store import maintenance
 from app.store.db import Database
 from app.superset.registry import EnvironmentRegistry
+from app.tools.kit import Tool
 
 #: Builds a call's ToolDeps:
 #: (*, ctx, env_id, env_source, selected_env, policy, task_id, progress) -> ToolDeps.
@@ -180,7 +180,7 @@ class Guard:
     (maintenance windows), the confirmation rows, the audit writer and an optional
     preflight override."""
 
-    tools: Mapping[str, ToolDecl]
+    tools: Mapping[str, Tool]
     _: KW_ONLY
     policy: Callable[[], Policy]
     envs: Callable[[], EnvTable]
@@ -332,7 +332,7 @@ class Guard:
         if name not in ctx.allowed_tools:
             return await self._not_available(call, ctx, decl, raw, policy, refusal)
         try:
-            model = decl.args_model.model_validate(raw)
+            model = decl.spec.args_model.model_validate(raw)
         except ValidationError as exc:
             errors = [
                 f"{'.'.join(map(str, e['loc'])) or 'args'}: {e['msg']}" for e in exc.errors()[:5]
@@ -393,7 +393,7 @@ class Guard:
         self,
         call: dict[str, Any],
         ctx: AgentContext,
-        decl: ToolDecl,
+        decl: Tool,
         args: dict[str, Any],
         env_id: str | None,
         selected: str | None,
@@ -402,14 +402,14 @@ class Guard:
         the refusal (``app.agent.acting``): nothing has reached Superset for the call."""
         if self.registry is None:
             return {}
-        fields = decl.args_model.model_fields
-        envs = superset_envs(
-            self.registry, decl.name, decl.open_world, fields, args, env_id, selected
-        )
+        spec = decl.spec
+        fields = spec.args_model.model_fields
+        signs_in = spec.open_world and spec.signs_in
+        envs = superset_envs(self.registry, signs_in, fields, args, env_id, selected)
         try:
             return await accounts_for(self.registry, ctx.user_id, envs)
         except SupersetRefused as exc:
-            refusal = refusal_of(decl.name, args, exc)
+            refusal = refusal_of(spec.name, args, exc)
             offers = offers_of(self.registry, exc, ctx.lang)
             return await self._refuse(call, ctx, refusal, kind="account_refused", offers=offers)
 
@@ -417,7 +417,7 @@ class Guard:
         self,
         call: dict[str, Any],
         ctx: AgentContext,
-        decl: ToolDecl,
+        decl: Tool,
         raw: dict[str, Any],
         policy: Policy,
         refusal: Callable[..., Refusal],
@@ -428,7 +428,7 @@ class Guard:
         page = ctx.object_type or "this"
         env, page_env = call_env(raw, ctx, self.envs())
         spelled = dict(raw)
-        if env.env_id and "env_id" in decl.args_model.model_fields:
+        if env.env_id and "env_id" in decl.spec.args_model.model_fields:
             spelled.setdefault("env_id", env.env_id)
         known = page_names(ctx.uicontext, page_env)
         names = card_names(spelled, env.env_id, page_env, known)
@@ -457,7 +457,7 @@ class Guard:
         self,
         call: dict[str, Any],
         ctx: AgentContext,
-        decl: ToolDecl,
+        decl: Tool,
         model: BaseModel,
         contract: dict[str, Any],
         risk: str,

@@ -6,7 +6,7 @@
 
 Each is ``prepare_*`` (the one input check) + the core + :func:`encode_sse`; a refusal
 becomes ``error`` + ``done`` frames. The contract's positional arguments are kept as
-DESIGN.md lists them. The agent core is an optional keyword (``core=``): by default the
+docs/contract.md lists them. The agent core is an optional keyword (``core=``): by default the
 running app's (``app.parts``), else a test's own. ``resume_handler`` answers the
 conversation's pending confirmation; ``confirmation_id=`` names the card the person saw
 (the HTTP door always does), so an answer meant for a card that was replaced is refused.

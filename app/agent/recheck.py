@@ -1,5 +1,5 @@
 """Every answer "confirm" is checked again before anything runs (issue 23 item 4), and edit
-before approving (DESIGN decision 8).
+before approving (docs/contract.md, decision 8).
 
 An answer without an edit (:func:`recheck_answer`) passes the guard's per-call policy
 again for the caller's CURRENT role (``prepare_resume`` reads it from the users table, not

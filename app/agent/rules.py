@@ -3,7 +3,7 @@
 :class:`Rules` (one per app, built by the composition root, held by the agent core):
 
 * :attr:`Rules.tools`: the tools in force, spec and implementation (default: the
-  product's, ``app.agent.tools.TOOLS``; a test may hand in a catalog with a tool of its own);
+  product's, ``app.tools.TOOLS``; a test may hand in a catalog with a tool of its own);
 * :meth:`Rules.policy`: their catalog (the product's: ``app.policy.DEFAULT_POLICY``) plus
   the overrides of ``Settings.policy_file`` (``policy.toml``), re-read when the file changes;
 * :meth:`Rules.envs`: the configured environments' tiers and the default environment
@@ -17,10 +17,12 @@ from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 
-from app.agent.tools import TOOLS, ToolDecl, catalog_of
 from app.errors import ConfigError
 from app.policy import DEFAULT_POLICY, EnvTable, Policy, load_policy
 from app.superset.registry import EnvironmentRegistry
+from app.tools import TOOLS
+from app.tools.kit import Tool
+from app.tools.registry import catalog_of
 
 
 def default_policy() -> Policy:
@@ -57,13 +59,13 @@ class Rules:
         registry: EnvironmentRegistry,
         policy_file: Path | None = None,
         *,
-        tools: Mapping[str, ToolDecl] | None = None,
+        tools: Mapping[str, Tool] | None = None,
         countdown_s: int | None = None,
     ) -> None:
         """``countdown_s``: the deployment's wait before a dangerous card can be confirmed
         (``SS_TOOLS_DANGEROUS_COUNTDOWN_S``; default: the policy's 10 s)."""
         self.registry = registry
-        self.tools: Mapping[str, ToolDecl] = TOOLS if tools is None else tools
+        self.tools: Mapping[str, Tool] = TOOLS if tools is None else tools
         base = default_policy() if tools is None else Policy(catalog=catalog_of(tools))
         self._base = base if countdown_s is None else replace(base, countdown_s=countdown_s)
         self._file = PolicyFile(Path(policy_file), self._base) if policy_file else None

@@ -47,7 +47,6 @@ from app.agent.state import (
     shielded,
 )
 from app.agent.tool_result import DATA_LIMIT_BYTES, cut_note, present, tool_data
-from app.agent.tools import ToolDecl, ToolFn
 from app.agent.undo import ARTIFACT_KEY, note_undone, settle
 from app.errors import SupersetRefused, ToolError, ToolTimeoutError
 from app.events import (
@@ -61,6 +60,7 @@ from app.events import (
 from app.policy import Policy, ToolSpec
 from app.settings import Settings
 from app.superset.registry import EnvironmentRegistry
+from app.tools.kit import Tool, ToolFn
 
 log = logging.getLogger("ss_tools.agent")
 
@@ -88,7 +88,7 @@ class ToolNode:
     replacements of their functions (tests), ``policy`` the policy in force; ``settings``
     give the default timeout, the retry delay and the summary's size."""
 
-    tools: Mapping[str, ToolDecl]
+    tools: Mapping[str, Tool]
     _: KW_ONLY
     policy: Callable[[], Policy]
     deps_factory: DepsFactory
@@ -126,7 +126,7 @@ class ToolNode:
         policy = self.policy()
         read_only = bool(p.get("read_only"))
         timeout = effective_timeout(policy.spec(name), self.settings.tool_timeout_s)
-        task_id = uuid.uuid4().hex if decl.long_task else None
+        task_id = uuid.uuid4().hex if decl.spec.long_task else None
         audit_base = {**call_row(ctx, name, p.get("env_id")), "args": p.get("tool_args")}
         accounts = sorted(set((p.get("accounts") or {}).values()))
         if accounts:  # the Superset account(s) the call acts as, on each row of its run
@@ -171,7 +171,7 @@ class ToolNode:
                     )
                 )
 
-        args_obj = decl.args_model.model_validate(p.get("tool_args") or {})
+        args_obj = decl.spec.args_model.model_validate(p.get("tool_args") or {})
         deps = self.deps_factory(
             ctx=ctx, env_id=p.get("env_id"), env_source=p.get("env_source", "args"),
             selected_env=p.get("selected_env"), policy=policy, task_id=task_id, progress=progress,

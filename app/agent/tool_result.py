@@ -8,8 +8,9 @@ sends on): its data and its view.
   default). A larger result is cut structurally — a list keeps its first items, an
   object its first keys, a long string its head — and flagged ``truncated``; the summary
   text says what the whole held.
-* :func:`present`: the result as the page presents it (DESIGN decision 9), the typed view
-  (:mod:`app.views`) from the declaration's ``presentation``, with links into the
+* :func:`present`: the result as the page presents it (docs/contract.md, decision 9), the
+  typed view (:mod:`app.views`): the tool's own view, else the generic one of its spec's
+  ``presentation``, with links into the
   Superset of the result's environment, within the settings' result caps
   (:func:`app.views.cap_view`: rows, a value's characters, bytes). What the caps left
   out is the view's ``cut``, said in words on the event (``ToolEndEvent.cut_note``) for
@@ -24,10 +25,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from app.agent.tools import ToolDecl
-from app.agent.tools.base import ToolDeps
 from app.caps import ResultCaps
 from app.errors import SsToolsError
+from app.tools.kit import Tool, ToolDeps
 from app.views import TableView, ToolView, build_view, cap_view, cut_sentence
 
 log = logging.getLogger("ss_tools.agent")
@@ -90,21 +90,24 @@ def tool_data(result: Any, limit: int = DATA_LIMIT_BYTES) -> tuple[Any, bool]:
 
 
 def present(
-    decl: ToolDecl,
+    tool: Tool,
     result: Any,
     deps: ToolDeps | Any,
     env_id: str | None,
     caps: ResultCaps | None = None,
 ) -> ToolView | None:
-    """The typed view of a completed call's raw result: the declaration's presentation,
-    links into the Superset of the result's environment, within ``caps`` (default: the
-    settings' defaults). A view that cannot be built is logged and left out; the result
-    text still reaches the model and the page."""
+    """The typed view of a completed call's raw result: the tool's view (else its
+    presentation's), links into the Superset of the result's environment, within ``caps``
+    (default: the settings' defaults). A view that cannot be built is logged and left out;
+    the result text still reaches the model and the page."""
     if isinstance(result, dict):
         env_id = result.get("env") or result.get("env_id") or result.get("target_env") or env_id
     try:
         view = build_view(
-            decl.presentation, decl.name, result, superset_url=_superset_url(deps, env_id)
+            tool.spec.presentation,
+            result,
+            superset_url=_superset_url(deps, env_id),
+            builder=tool.view,
         )
         return None if view is None else cap_view(view, caps or ResultCaps())
     except (
@@ -113,7 +116,7 @@ def present(
         KeyError,
         AttributeError,
     ) as exc:  # pydantic's errors are ValueErrors
-        log.warning("no view for %s: %s", decl.name, exc)
+        log.warning("no view for %s: %s", tool.spec.name, exc)
         return None
 
 

@@ -1,7 +1,7 @@
 """The tool node's part in undo: what happens after a call that changed something ended
 well (``app.agent.tool_node``).
 
-* :func:`settle` — the call left an :class:`~app.agent.tools.undo_plan.UndoPlan` on its
+* :func:`settle` — the call left an :class:`~app.tools.undo_plan.UndoPlan` on its
   deps (an undoable write): the change is stored (:mod:`app.store.undo`) for the
   retention period, with the id of the audit row its execution is recorded under, and
   the call's result carries the ``undo`` offer (``ToolEndEvent.offers``: a typed fact,
@@ -30,13 +30,13 @@ from typing import Any
 from app.agent.audit import AuditWriter
 from app.agent.offers import undo as undo_offer
 from app.agent.state import AgentContext, PendingCall, call_row
-from app.agent.tools.undo_plan import Undone, UndoPlan
 from app.events import Offer
 from app.policy import Policy
 from app.store import undo as undo_store
 from app.store.db import Database
 from app.store.models import utcnow
 from app.store.undo import UndoRecord
+from app.tools.undo_plan import Undone, UndoPlan
 
 log = logging.getLogger("ss_tools.agent")
 ARTIFACT_KEY = "undo"  # the checkpointed artifact's offers (apart from a lookup's choices)

@@ -11,7 +11,7 @@
 
 All need ``Authorization: Bearer <token>``. The door is thin: it reads the body, calls
 ``prepare_turn`` / ``prepare_resume`` / ``prepare_call`` (the one input check; audited) and
-streams the core's events as SSE. Every refusal is the README's ``{"error", "reason"}``
+streams the core's events as SSE. Every refusal is docs/http-api.md's ``{"error", "reason"}``
 JSON, answered before any stream starts: 401 auth, 403 another user's conversation,
 413/422 a bad uicontext, 422 a bad field (env_id, conv_id, message, history, tool_name,
 args), 404/409/410/425 a refused confirmation, 429 with ``Retry-After`` a user over a limit

@@ -3,14 +3,15 @@ tool result.
 
 A completed call answers with the tool's structured output as ``structuredContent``
 plus a short text (the same summarised text the agent's model reads); a write that can
-be undone adds its typed ``undo`` offer (``offers``: the ``undo_change`` call to make)
-and says so in the text. A forbidden call,
+be undone adds its typed ``undo`` offer (``offers``: the undo tool's call to make) and
+says so in the text. A forbidden call,
 a failure, a timeout or a refused decision is a tool error (``isError``) whose
 structured content names the error, so an MCP client's model can read why. A call that
 still waits for a person is *not* an error: it says so, with the confirmation id and a
 link to ``/agent`` where the pending card is shown. So is a confirmed call that waits for a
 second person's approval (four-eyes): ``status: awaiting_approval`` with the request's id
-(``get_task_status`` with that id reports it) and a link to ``/approvals``.
+(the task status tool, :data:`STATUS_TOOL`, reports it by that id) and a link to
+``/approvals``.
 """
 
 from __future__ import annotations
@@ -37,6 +38,8 @@ from app.events import (
 )
 from app.mcp.card import PendingCard
 from app.mcp.gateway import GatewayRefused
+from app.policy.toolspec import served_by
+from app.tools.catalog import TOOL_CATALOG
 
 OutcomeKind = Literal[
     "completed",
@@ -51,6 +54,8 @@ OutcomeKind = Literal[
 ]
 ProgressFn = Callable[[float, float | None, str | None], Awaitable[None]]
 MAX_JSON_CHARS = 1_000_000
+#: the tool that reports a task, and a request for approval by its id (what the spec serves)
+STATUS_TOOL = served_by(TOOL_CATALOG, "task_status")
 
 __all__ = ["Outcome", "collect", "pending_result", "refused_outcome", "to_result"]
 
@@ -235,7 +240,7 @@ def awaiting_result(ev: AwaitingApprovalEvent, *, base_url: str) -> types.CallTo
     text = (
         f"Not run yet: {ev.tool_name}{where} was confirmed and now waits for a second "
         f"person's approval (request {ev.approval_id}, expires {ev.expires_at}). An approver "
-        f"decides it at {url}; get_task_status with task_id {ev.approval_id} reports it. "
+        f"decides it at {url}; {STATUS_TOOL} with task_id {ev.approval_id} reports it. "
         "Do not call the tool again."
     )
     call = (ev.tool_name, ev.tool_args, ev.env_id, ev.env_context, ev.risk_level, ev.expires_at)

@@ -1,5 +1,5 @@
 """/agent: the chat page. Deep links carry the context:
-``/agent?objectType=dashboard&objectId=42&objectName=Sales&envId=prod`` (see README);
+``/agent?objectType=dashboard&objectId=42&objectName=Sales&envId=prod`` (see docs/page.md);
 ``/agent?conv=<conv_id>`` opens one of the user's conversations with its pending card
 (the link the MCP door hands out when a client cannot show a confirmation).
 

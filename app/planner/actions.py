@@ -10,47 +10,26 @@
 
 Values a person typed or Superset returned are escaped in the sentences (``doing`` and
 ``not_doing``); the spelled-out request is plain text (a refusal's answer quotes it).
-The texts are data, a table a tool in ``calls.toml``; a tool's phrase function here fills
-their slots.
+The texts are the tool's entry's ``phrase`` (its family's file): a
+:class:`~app.planner.slots.CallText`, or a function that fills one.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from app.planner import actions_dash as dash
-from app.planner import actions_data as data
-from app.planner.slots import CALLS, Phrases, Slots, Texts, phrased
+from app.planner.slots import CallText, Slots, Texts, phrased
 from app.planner.text import Lang
-
-PHRASES: dict[str, Phrases] = {  # tools phrased with more than their dashboard and environment
-    "get_task_status": data.tasks,
-    "search_dashboards": dash.search,
-    "superset_explore_database": data.explore,
-    "superset_format_sql": data.format_sql,
-    "superset_execute_sql": data.execute,
-    "superset_create_dataset": data.dataset,
-    "superset_audit_permissions": data.audit,
-    "list_backups": dash.list_backups,
-    "run_backup": dash.run_backup,
-    "restore_backup": dash.restore,
-    "deploy_dashboard": dash.move("deploy_dashboard"),
-    "execute_migration": dash.move("execute_migration"),
-    "create_branch": dash.branch,
-    "commit_changes": dash.commit,
-    "start_maintenance": data.start_maint,
-    "end_maintenance": data.end_maint,
-    "undo_change": lambda s: phrased(
-        "undo_change", s, short=s.v("undo_id")[:8], undo_id=s.v("undo_id")
-    ),
-}
+from app.planner.tools import knowledge
 
 
 def _texts(tool: str, args: dict[str, Any], *, raw: bool) -> Texts | None:
-    """The call's texts: by its phrase function, else its ``calls.toml`` table alone."""
-    if tool in PHRASES:
-        return PHRASES[tool](Slots(args, raw))
-    return phrased(tool, Slots(args, raw)) if tool in CALLS else None
+    """The call's five texts, or None for a tool the planner has no phrases for."""
+    phrase = knowledge(tool).phrase
+    if phrase is None:
+        return None
+    slots = Slots(args, raw)
+    return phrased(phrase, slots) if isinstance(phrase, CallText) else phrase(slots)
 
 
 def doing(tool: str, args: dict[str, Any], lang: Lang, can: str | None = None) -> str:

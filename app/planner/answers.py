@@ -2,8 +2,9 @@
 missing argument, and the final answer of a turn.
 
 A final answer is one or two plain sentences about the turn's last tool result, in the
-person's language (:data:`REPORTS`, one function per contract tool; any other tool's
-result is "Done: <what it can do>." — the page shows the result itself); a refusal,
+person's language (the tool's entry's ``report``, in its family's file; a tool without
+one is "Done: <what it can do>." — the page shows the result itself; the capabilities
+tool's result is the list of what the person can do here); a refusal,
 cancellation or failure is explained by :mod:`app.planner.outcomes`. Lists and
 tables are rendered by the page from the tool result, so an answer never repeats rows,
 never shows internal paths, and formats numbers for the language. Any markdown list is
@@ -13,23 +14,20 @@ Nothing is said that the results do not hold.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
-from app.planner import report_dash as dash
-from app.planner import report_data as data
-from app.planner import report_ops as ops
 from app.planner.known import Known
 from app.planner.markup import md_escape
 from app.planner.outcomes import outcome_answer
-from app.planner.phrases import ARG_NAMES, pick, say, tr
+from app.planner.phrases import ARG_NAMES, pick, say
 from app.planner.results import Result
 from app.planner.steps import Intent
 from app.planner.text import Lang
+from app.planner.tools import knowledge
 from app.planner.turn import Turn
 
 MAX_TEXT = 300
-Report = Callable[[dict[str, Any], Result, Lang], str]
 
 
 def _tool_list(tools: list[str], lang: Lang, known: Known) -> list[str]:
@@ -53,10 +51,9 @@ def clarification(tool: str, missing: list[str], lang: Lang, known: Known) -> st
     return say("missing", lang, action=known.can(tool, lang), what=what)
 
 
-def _capabilities(
-    args: dict[str, Any], result: Result, lang: Lang, known: Known | None = None
-) -> str:
-    known = known or Known()
+def _capabilities(result: Result, lang: Lang, known: Known) -> str:
+    """What the capabilities tool found the person can do here, and how many more other
+    roles or pages allow."""
     groups = result.get("groups")
     names = [
         str(t.get("name"))
@@ -65,49 +62,11 @@ def _capabilities(
         if isinstance(t, dict)
     ]
     names = known.tools(names) or known.tools(None)
-    head = tr(
-        lang,
-        f"Here is what I can do for you here ({len(names)}):",
-        f"Вот что я могу сделать для вас здесь ({len(names)}):",
-    )
-    lines = [head, "", *_tool_list(names, lang, known)]
+    lines = [say("capabilities_here", lang, count=len(names)), "", *_tool_list(names, lang, known)]
     excluded = result.total("excluded")
     if excluded:
-        lines += [
-            "",
-            tr(
-                lang,
-                f"{excluded} more need another role or another page.",
-                f"Ещё {excluded} — для другой роли или другой страницы.",
-            ),
-        ]
+        lines += ["", say("capabilities_excluded", lang, excluded=excluded)]
     return "\n".join(lines)
-
-
-REPORTS: dict[str, Report] = {
-    "show_capabilities": _capabilities,
-    "list_environments": ops.environments,
-    "get_task_status": ops.tasks,
-    "search_dashboards": dash.search,
-    "get_health_summary": dash.health,
-    "run_llm_validation": dash.validation,
-    "run_llm_documentation": dash.documentation,
-    "superset_explore_database": data.explore,
-    "superset_format_sql": data.format_sql,
-    "superset_execute_sql": data.execute_sql,
-    "superset_create_dataset": data.create_dataset,
-    "superset_audit_permissions": data.audit,
-    "list_backups": ops.list_backups,
-    "deploy_dashboard": dash.deploy,
-    "execute_migration": dash.migration,
-    "create_branch": ops.create_branch,
-    "commit_changes": ops.commit,
-    "run_backup": ops.run_backup,
-    "restore_backup": ops.restore,
-    "start_maintenance": ops.start_maintenance,
-    "end_maintenance": ops.end_maintenance,
-    "delete_dashboard": ops.delete,
-}
 
 
 def _plain(action: str, result: Result, lang: Lang) -> str:
@@ -124,14 +83,14 @@ def report(
 ) -> str:
     """The sentence(s) about one successful result (``known``: the planner's tools)."""
     known = known or Known()
-    fn = REPORTS.get(tool)
+    entry = knowledge(tool)
     if not isinstance(result.data, dict | list):
         return _plain(known.can(tool, lang), result, lang)
-    if fn is None:  # a tool with no report of its own: the page shows its result
+    if entry.capabilities:
+        return _capabilities(result, lang, known)
+    if entry.report is None:  # a tool with no report of its own: the page shows its result
         return say("done", lang, action=known.can(tool, lang))
-    if fn is _capabilities:
-        return _capabilities(args, result, lang, known)
-    return fn(args, result, lang)
+    return entry.report(args, result, lang)
 
 
 def final_answer(turn: Turn, intent: Intent | None, lang: Lang, known: Known) -> str:

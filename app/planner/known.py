@@ -12,14 +12,15 @@ ask for it (``triggers``). The planner:
 * lists ``can`` in its capabilities answer and in its questions ("To find dashboards I
   need …"), and offers ``example`` requests (one per family);
 * routes a request that says any of those phrases to the tool when its own intent table
-  (:mod:`app.planner.intents`, hand-written for the contract's tools) has no strong
-  row for it: that is how a newly declared tool is reachable without a hand-written rule;
-* fills the arguments of a tool it has no extractor for by their names
-  (:mod:`app.planner.fill`) and asks for the required ones it cannot fill.
+  (:mod:`app.planner.intents`, the rows of the tools' entries in
+  ``app/planner/tools/``) has no strong row for it: that is how a newly declared tool is
+  reachable without a hand-written rule;
+* fills the arguments of a tool it has no reader for by their names
+  (:mod:`app.planner.readers`) and asks for the required ones it cannot fill.
 
 **Without a catalog** (``OfflinePlanner()``, or a bound tool the catalog does not
 declare) a tool is known **by name only**: the intent table and the hand-written argument
-extractors still route the contract's tools, a tool is named by its name where ``can``
+readers still route the contract's tools, a tool is named by its name where ``can``
 would say what it does, no example is offered, no declared phrase routes to it, and no
 argument is filled by name.
 
@@ -35,9 +36,9 @@ from collections.abc import Collection, Mapping
 from typing import Any
 
 from app.planner.text import Lang
+from app.planner.tools import knowledge
 from app.policy import ToolSpec
 
-CAPABILITIES = "show_capabilities"  # the answer itself: it gives no example request
 _EDGE = ".,;:!?«»\"'()"
 
 
@@ -83,7 +84,7 @@ class Known:
         seen: set[str] = set()
         found = []
         for name, spec in self.catalog.items():
-            if name not in tools or name == CAPABILITIES or spec.example is None:
+            if name not in tools or knowledge(name).capabilities or spec.example is None:
                 continue
             if spec.family not in seen:
                 seen.add(spec.family)

@@ -1,11 +1,13 @@
-"""How objects are named in sentences: “Sales demo” (#7), backup abf01234…, " in prod"."""
+"""How objects are named in sentences: “Sales demo” (#7), backup abf01234…, " in prod",
+and the way back to a backup ("say “restore backup abf01234”")."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
-from app.planner.markup import md_escape, quote, short_id
+from app.planner.markup import id_prefix, md_escape, quote, short_id
+from app.planner.phrases import say
 from app.planner.results import Result
 from app.planner.text import Lang
 
@@ -59,3 +61,8 @@ def dashboard_subject(label: str, lang: Lang) -> str:
     if label.startswith(("dashboard", "дашборд")):
         return label[:1].upper() + label[1:]
     return f"Дашборд {label}" if lang == "ru" else label
+
+
+def way_back(backup_id: Any, lang: Lang) -> str:
+    """The request that brings a backup back, as a person types it."""
+    return say("way_back", lang, prefix=md_escape(id_prefix(backup_id)))

@@ -1,12 +1,14 @@
 """Numbers and counted nouns as a person reads them, in English and Russian.
 
 ``59849.78999999998`` → ``59,849.79`` (en) / ``59 849,79`` (ru, with a no-break space);
-whole floats lose their ``.0``; tiny values keep three significant digits.
+whole floats lose their ``.0``; tiny values keep three significant digits. A counted
+noun is a :class:`Noun` (its English and Russian forms, data) said by :func:`count_of`.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 from app.planner.text import Lang
 
@@ -50,3 +52,22 @@ def plural(count: int, forms: tuple[str, str] | tuple[str, str, str], lang: Lang
     else:
         form = forms[0] if count == 1 else forms[1]
     return f"{number} {form}"
+
+
+@dataclass(frozen=True)
+class Noun:
+    """A noun's forms for counting: English (one, many), Russian (one, few, many)."""
+
+    en: tuple[str, str]
+    ru: tuple[str, str, str]
+
+
+def count_of(count: int, noun: Noun, lang: Lang) -> str:
+    """``count`` with the noun's form for it in ``lang`` ("5 дашбордов", "1 dashboard")."""
+    return plural(count, noun.ru if lang == "ru" else noun.en, lang)
+
+
+def counted(count: int, forms: tuple[str, str], lang: Lang) -> str | int:
+    """English counts with the noun ("2 dashboards"); Russian names the noun before the
+    number in its sentence ("дашбордов — 2"), so it takes the number alone."""
+    return count if lang == "ru" else plural(count, forms, lang)

@@ -1,8 +1,9 @@
 """The offline planner's sentences, in English and Russian (the ``planner`` sections of
-``app/strings.toml``).
+``app/strings.toml``): every sentence it says is one of these, filled by :func:`say`.
 
 What each tool can do and an example request for it are not here: they are declared with
-the tool (``can``, ``example``; see :mod:`app.planner.known`)."""
+the tool (``can``, ``example``; see :mod:`app.planner.known`). A call's own five forms
+are its entry's data (``app/planner/tools/<family>.py``)."""
 
 from __future__ import annotations
 
@@ -20,7 +21,3 @@ def say(key: str, lang: Lang, **values: object) -> str:
 def pick(pair: tuple[str, str], lang: Lang) -> str:
     return said(pair, lang)
 
-
-def tr(lang: Lang, en: str, ru: str) -> str:
-    """The sentence in the language: ``tr(lang, "Deleted.", "Удалено.")``."""
-    return said((en, ru), lang)

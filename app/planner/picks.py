@@ -16,9 +16,10 @@ search that found nothing, is a request of its own.)
 
 A pick completes the request the question was about (:func:`pick_intent`): the picked
 dashboard fills the intended call's dashboard argument (and where it lives, its
-environment); a picked backup prefix is looked up again; a picked schema is the one
-whose tables to list. A dashboard or backup pick with no question before it names
-nothing to do: it is never a search, nor a backup of its own.
+environment); a picked backup prefix is looked up again; a picked schema answers a
+tool's follow-up question (its entry's ``follow_up``: the schema whose tables to list).
+A dashboard or backup pick with no question before it names nothing to do: it is never
+a search, nor a backup of its own.
 """
 
 from __future__ import annotations
@@ -29,8 +30,8 @@ from typing import Literal
 
 from app.planner.steps import Intent
 from app.planner.text import EnvResolver
+from app.planner.tools import knowledge
 
-EXPLORE = "superset_explore_database"
 # blanks, an optional "." or "!", blanks, the end (blanks taken whole: read one way)
 _END = r"\s*+(?:[.!]\s*+)?$"
 _DASHBOARD = re.compile(
@@ -83,7 +84,8 @@ def pick_intent(intent: Intent | None, pick: Pick) -> Intent | None:
     if pick.kind == "backup" and lookup is not None and lookup.kind == "backup":
         again = replace(lookup, ref=pick.ref)
         return Intent(intent.tool, {**intent.args, lookup.slot: pick.ref}, again, intent.missing)
-    if pick.kind == "schema" and intent.tool == EXPLORE:
+    follow_up = knowledge(intent.tool).follow_up
+    if pick.kind == "schema" and follow_up is not None and follow_up.pick == pick.kind:
         args = {**intent.args, "database": pick.database, "schema": pick.ref}
-        return Intent(EXPLORE, args, None, [])
+        return Intent(intent.tool, args, None, [])
     return None

@@ -4,7 +4,8 @@ The graph loops model → tools → model, so the planner is called again after 
 result of a turn and plans *in steps*, re-reading the person's request each time:
 
 * the person just spoke → recognise the intent (``steps.intent_for``); when an object is
-  named rather than identified, look it up first (search dashboards, list backups);
+  named rather than identified, look it up first (a dashboard by title, a backup by the
+  first characters of its id);
   ask for a missing required argument of a bound tool; list the capabilities when
   nothing matches. A tool outside the bound set is proposed as is (with the name
   unresolved), so the server's guard says why it is refused;
@@ -12,6 +13,8 @@ result of a turn and plans *in steps*, re-reading the person's request each time
   so ("Found “Sales demo” (#7) in dev. Checking the health of dashboard 7 in dev…");
   with several, ask which one, in words, the candidates listed as plain lines (the
   buttons that pick one are offers the core puts on the events); with none, say so;
+* a result that shows less than the request asked for (a database's schemas when its
+  tables were asked for) → one more step, or a question (:mod:`app.planner.follow_up`);
 * the person answered that question → the answer completes the earlier request
   (:func:`_intent`): a pick the core's choice buttons send ("dashboard 7 in dev",
   "backup abf01234", "schema main in database examples": :mod:`app.planner.picks`), or
@@ -36,10 +39,10 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from app.planner.actions import doing
 from app.planner.answers import capabilities_answer, clarification, final_answer
 from app.planner.context import TurnContext, turn_context
-from app.planner.explore import TOOL, tables_next
+from app.planner.follow_up import next_step
 from app.planner.intents import matching
 from app.planner.known import Known
-from app.planner.labels import backup_label, dashboard_label, env_in
+from app.planner.labels import env_in
 from app.planner.markup import quote
 from app.planner.phrases import say
 from app.planner.picks import pick_intent, read_pick
@@ -47,8 +50,8 @@ from app.planner.request import Request
 from app.planner.results import Result
 from app.planner.steps import Intent, Lookup, Resolution, intent_for, match_id, resolve
 from app.planner.text import EnvResolver, Lang
+from app.planner.tools import knowledge
 from app.planner.turn import Turn, read_turn
-from app.planner.undo import with_undo_id
 
 MAX_STEPS = 6  # calls in one turn; past this the planner answers with what it has
 
@@ -102,11 +105,10 @@ def _intent(
 
 
 def _looking(lookup: Lookup, ctx: TurnContext, lang: Lang) -> str:
-    if lookup.kind == "backup":
-        env = env_in(lookup.args.get("env_id"), lang)
-        return say("looking_backup", lang, name=quote(lookup.ref, lang), env=env)
-    env = env_in(lookup.args.get("env_id") or ctx.selected_env, lang)
-    return say("looking_dashboard", lang, name=quote(lookup.ref, lang), env=env)
+    env = lookup.args.get("env_id")
+    if lookup.role.in_selected_env:
+        env = env or ctx.selected_env
+    return say(f"looking_{lookup.kind}", lang, name=quote(lookup.ref, lang), env=env_in(env, lang))
 
 
 def _first_step(
@@ -139,8 +141,7 @@ def _ask(intent: Intent, found: Resolution, result: Result, lang: Lang) -> str:
     kind = lookup.kind
     if not found.candidates:
         return say(f"no_{kind}", lang, name=name, env=env)
-    label = backup_label if kind == "backup" else dashboard_label
-    listed = "\n".join(f"- {label(c, lang)}" for c in found.candidates)
+    listed = "\n".join(f"- {lookup.role.label(c, lang)}" for c in found.candidates)
     if found.by_position:
         head = say("nth_backup", lang, name=name, env=env, n=lookup.ref.strip("…."))
     else:
@@ -154,10 +155,10 @@ def _next_step(turn: Turn, intent: Intent | None, known: Known) -> Reply:
     lang, last = turn.lang, turn.last
     if last is None or last.result is None or last.result.code is not None:
         return Reply(final_answer(turn, intent, lang, known))
-    deeper = tables_next(turn, known)  # tables asked for, schemas shown: one more step
+    deeper = next_step(turn, known)  # more asked for than the result shows: one more step
     if deeper is not None and len(turn.steps) < MAX_STEPS:
         text, args = deeper
-        return Reply(text, [_call(turn, TOOL, args)] if args is not None else [])
+        return Reply(text, [_call(turn, last.tool, args)] if args is not None else [])
     done = intent is None or turn.called(intent.tool) or len(turn.steps) >= MAX_STEPS
     lookup = None if done or intent is None else intent.lookup
     if intent is None or lookup is None or last.tool != lookup.tool:
@@ -166,13 +167,23 @@ def _next_step(turn: Turn, intent: Intent | None, known: Known) -> Reply:
     if found.match is None:
         return Reply(_ask(intent, found, last.result, lang))
     args = intent.filled(match_id(lookup, found.match))
-    if lookup.kind == "backup":
-        head = say("found_backup", lang, label=backup_label(found.match, lang))
-    else:
-        env = env_in(last.result.get("env") or lookup.args.get("env_id"), lang)
-        head = say("found_dashboard", lang, label=dashboard_label(found.match, lang), env=env)
+    env = env_in(last.result.get("env") or lookup.args.get("env_id"), lang)
+    head = say(f"found_{lookup.kind}", lang, label=lookup.role.label(found.match, lang), env=env)
     text = f"{head} {doing(intent.tool, args, lang, known.can(intent.tool, lang))}"
     return Reply(text, [_call(turn, intent.tool, args)])
+
+
+def from_conversation(intent: Intent | None, messages: list[BaseMessage]) -> Intent | None:
+    """``intent`` with the arguments its tool reads from the conversation rather than the
+    request (its entry's ``from_conversation``); what they fill is no longer missing."""
+    read = knowledge(intent.tool).from_conversation if intent is not None else None
+    if intent is None or read is None:
+        return intent
+    found = read(intent.args, messages)
+    if not found:
+        return intent
+    missing = [m for m in intent.missing if m not in found]
+    return dataclasses.replace(intent, args={**intent.args, **found}, missing=missing)
 
 
 def plan_reply(
@@ -185,7 +196,7 @@ def plan_reply(
     known = known or Known()
     said = [m for m in messages if not isinstance(m, SystemMessage)]  # prompt, facts, notes
     turn = dataclasses.replace(read_turn(said), said_in=ctx.lang)
-    intent = with_undo_id(_intent(turn, ctx, bound, known), said)  # "undo that"
+    intent = from_conversation(_intent(turn, ctx, bound, known), said)  # "undo that"
     if turn.ended_with_tool:
         return _next_step(turn, intent, known)
     if said and isinstance(said[-1], HumanMessage):

@@ -1,16 +1,21 @@
-"""The arguments of one tool call as pieces of a phrase (see :mod:`app.planner.actions`).
+"""A tool call said five ways, and its arguments as the pieces of those sentences.
 
-``Texts`` is what a tool's phrase function returns: (English gerund, Russian "doing",
-Russian noun in the accusative, English request, Russian request), filled by :func:`phrased`
-from the tool's table in ``calls.toml`` (beside this module).
+:class:`CallText` is one call's five forms as data (a tool's entry in its family file,
+``app/planner/tools/<family>.py``, holds them): the step in English (a gerund) and in
+Russian, the Russian noun of a cancelled call (English says "not " + the step), and the
+call as a request a person can send, in English and Russian. ``{placeholders}`` are
+filled per language by :func:`phrased`: ``{env}`` (" in prod" / " на prod"), ``{d}`` the
+dashboard(s) in English, ``{acc}`` and ``{gen}`` in Russian (accusative, genitive), and
+the values a tool's phrase function passes (a tool said with those common slots only
+needs no function: its entry's ``phrase`` is the :class:`CallText` itself).
+
+``Texts`` is what a phrase function returns: the five forms, filled.
 """
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from app.planner.markup import md_escape
@@ -70,26 +75,37 @@ def _words(*words: str) -> str:
     return "".join(f" {w}" for w in words if w)
 
 
+@dataclass(frozen=True)
+class CallText:
+    """One call's five forms (see the module docstring): ``doing`` and ``request`` are
+    (English, Russian); ``ru_noun`` is Russian only."""
+
+    doing: tuple[str, str]
+    ru_noun: str
+    request: tuple[str, str]
+
+    def __post_init__(self) -> None:
+        forms = [*self.doing, self.ru_noun, *self.request]
+        if len(forms) != 5 or not all(isinstance(f, str) and f.strip() for f in forms):
+            raise ValueError(f"a call's five forms, each a non-blank text: {forms}")
+
+
 Texts = tuple[str, str, str, str, str]  # en gerund, ru doing, ru noun (acc.), en req, ru req
 Phrases = Callable[[Slots], Texts]
 Value = str | tuple[str, str]  # one value for both languages, or (English, Russian)
 
-with Path(__file__).with_name("calls.toml").open("rb") as _file:
-    CALLS: dict[str, dict[str, Any]] = tomllib.load(_file)
 
-
-def phrased(key: str, s: Slots, **values: Value) -> Texts:
-    """The five texts of ``calls.toml``'s table ``key``, filled with the call's dashboard
-    (``d``, ``acc``, ``gen``), its environment (``env``: " in prod") and ``values``."""
+def phrased(text: CallText, s: Slots, **values: Value) -> Texts:
+    """The five forms of ``text``, filled with the call's dashboard (``d``, ``acc``,
+    ``gen``), its environment (``env``: " in prod") and ``values``."""
     en = {"d": s.dash()}
     ru = {"acc": s.dash(ru_case="acc"), "gen": s.dash(ru_case="gen")}
     for name, value in {"env": s.both("env_id", "in", "на"), **values}.items():
         en[name], ru[name] = value if isinstance(value, tuple) else (value, value)
-    row = CALLS[key]
     return (
-        row["doing"][0].format_map(en),
-        row["doing"][1].format_map(ru),
-        row["ru_noun"].format_map(ru),
-        row["request"][0].format_map(en),
-        row["request"][1].format_map(ru),
+        text.doing[0].format_map(en),
+        text.doing[1].format_map(ru),
+        text.ru_noun.format_map(ru),
+        text.request[0].format_map(en),
+        text.request[1].format_map(ru),
     )

@@ -5,7 +5,8 @@ call the planner proposed, with its result once the tool node has answered.
 A message answers an earlier request when the previous turn ended with the planner's
 question: an AI message without tool calls that followed either no tool at all (a missing
 argument was asked for), a lookup the planner made for another tool (several or no
-matches), or a database's schemas when tables were asked for (which schema?). Then
+matches), or a tool's follow-up question (a database's schemas when tables were asked
+for: which schema?). Then
 "prod" completes "deploy dashboard 5", and "7" or "dashboard 7 in dev" picks a dashboard
 (:mod:`app.planner.picks`). The conversation is read without its system messages (the
 prompt, the turn's facts and page: :func:`app.planner.plan.plan_reply` leaves them out).
@@ -13,7 +14,6 @@ prompt, the turn's facts and page: :func:`app.planner.plan.plan_reply` leaves th
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,10 +23,8 @@ from app.i18n import detect_lang
 from app.planner.intents import choose_tool
 from app.planner.results import Result, read_result
 from app.planner.text import Lang
+from app.planner.tools import knowledge
 
-LOOKUP_TOOLS = frozenset({"search_dashboards", "list_backups"})
-EXPLORE = "superset_explore_database"  # its schemas answer "which tables?" with a question
-TABLES = re.compile(r"\btables?\b|таблиц", re.IGNORECASE)
 SHORT_ANSWER_WORDS = 3
 
 
@@ -55,7 +53,7 @@ class Turn:
 
     @property
     def lang(self) -> Lang:
-        """The language the turn's facts state (the page's: issue 25), else Russian when
+        """The language the turn's facts state (the page's), else Russian when
         the message has Cyrillic; a short answer to a question ("#9", "prod") keeps the
         language of the request it completes."""
         if self.said_in is not None:
@@ -105,12 +103,16 @@ def _earlier(messages: list[BaseMessage], human: int) -> str | None:
     text = _text(messages[previous])
     if not between:
         return text
-    last = between[-1].tool
-    if last in LOOKUP_TOOLS and choose_tool(text.lower(), None) not in LOOKUP_TOOLS:
+    last = knowledge(between[-1].tool)
+    if last.lookup is not None and not _is_lookup(choose_tool(text.lower(), None)):
         return text
-    if last == EXPLORE and TABLES.search(text):  # the schemas shown: "tables of which one?"
+    if last.follow_up is not None and last.follow_up.wanted.search(text):  # it asked which
         return text
     return None
+
+
+def _is_lookup(tool: str | None) -> bool:
+    return tool is not None and knowledge(tool).lookup is not None
 
 
 def read_turn(messages: list[BaseMessage]) -> Turn:

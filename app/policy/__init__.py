@@ -1,39 +1,38 @@
-"""Policy: pure functions and tables, no I/O (except reading the optional policy file).
+"""Policy: pure rules over a catalog of tool specs it is handed, no I/O (except reading the
+optional policy file). It names no tool: who may run a tool and where are the tool's own
+spec (``app/tools/<family>/spec.py``); policy reads them.
 
-* :mod:`.catalog`: ToolSpec, CardLine, the contract's CONTEXT_TOOL_AFFINITY and
-  TOOL_PERMISSIONS tables;
-* :mod:`.tools`: the product's tool specs, one module per family, joined into
-  ``TOOL_CATALOG`` (name → ToolSpec) and ``DEFAULT_POLICY`` (``Policy(catalog=
-  TOOL_CATALOG)``); both are loaded on first use, so importing this package stays cheap;
+* :mod:`.toolspec`: ToolSpec (a tool as data, as policy reads it), CardLine, Phrase;
+* :mod:`.tables`: the contract's ``TOOL_PERMISSIONS`` and ``CONTEXT_TOOL_AFFINITY`` as
+  views of a catalog (the specs' roles and pages);
 * :mod:`.pipeline`: build_tool_pipeline, enforce_tool_permission, alternatives_for;
-* :mod:`.risk`: tool_risk, card_state, build_confirmation_contract_v2;
-* :mod:`.envs`: the one environment resolver (resolve_env, tier_of, derive_tier, EnvTable);
+* :mod:`.risk`: the one environment resolver (resolve_env, tier_of, derive_tier,
+  EnvTable), tool_risk, card_state, build_confirmation_contract_v2;
 * :mod:`.sql`: classify_sql / sql_risk (sqlglot), with :mod:`.sql_functions` and
   :mod:`.sql_dialects` (the readers of a text, the SQL length cap, the token budget);
-* :mod:`.config`: Policy, load_policy, policy_from_dict (policy.toml);
-* :mod:`.approval`: the ``[approval]`` section (four-eyes): needs_second_person, may_approve.
+* :mod:`.config`: Policy, load_policy, policy_from_dict (policy.toml); the policy when a
+  caller names none (``DEFAULT_POLICY``: the product's ``TOOL_CATALOG``,
+  :mod:`app.tools.catalog`, no file); the catalog and both tables are loaded on first
+  use, so importing this package stays cheap;
+* :mod:`.approval`: the ``[approval]`` section (four-eyes): needs_second_person, may_approve;
+* :mod:`.undo`: what a card says about undoing a call.
 
 Functions that look a tool up by name take an optional ``policy=`` (keyword; default:
 ``DEFAULT_POLICY``), so the contract's calls work as it writes them. Imports no sqlmodel,
-nicegui, langgraph, langchain or httpx, and never ``app.agent``.
+nicegui, langgraph, langchain or httpx, never ``app.agent``, and of ``app.tools`` only
+the pure catalog (for the default policy).
 """
 
 from typing import TYPE_CHECKING, Any
 
 from app.policy.approval import ApprovalPolicy, may_approve, needs_second_person
-from app.policy.catalog import (
-    ALWAYS_INCLUDED,
-    CONTEXT_TOOL_AFFINITY,
-    OBJECT_TYPES,
-    ROLES,
-    TOOL_PERMISSIONS,
-    CardLine,
-    Phrase,
-    ToolSpec,
-    affinity_for,
-    roles_for,
+from app.policy.config import (
+    Policy,
+    default_policy,
+    load_policy,
+    policy_from_dict,
+    product_catalog,
 )
-from app.policy.config import Policy, default_policy, load_policy, policy_from_dict
 from app.policy.pipeline import (
     Decision,
     Exclusion,
@@ -58,24 +57,41 @@ from app.policy.risk import (
     tool_risk,
 )
 from app.policy.sql import SqlVerdict, classify_sql, sql_risk, worst
+from app.policy.tables import ALL_ROLES, affinity_table, permission_table
+from app.policy.toolspec import CardLine, Phrase, ToolSpec
+from app.vocab import OBJECT_TYPES, ROLES
 
 if TYPE_CHECKING:
-    from app.policy.tools import DEFAULT_POLICY, TOOL_CATALOG
+    from collections.abc import Mapping
 
-_LAZY = frozenset({"DEFAULT_POLICY", "TOOL_CATALOG"})
+    DEFAULT_POLICY: Policy
+    TOOL_CATALOG: Mapping[str, ToolSpec]
+    TOOL_PERMISSIONS: dict[str, list[str]]
+    CONTEXT_TOOL_AFFINITY: dict[str, set[str]]
+
+
+def _loaded(name: str) -> Any:
+    policy = default_policy()
+    if name == "DEFAULT_POLICY":
+        return policy
+    if name == "TOOL_CATALOG":
+        return product_catalog()
+    if name == "TOOL_PERMISSIONS":
+        return permission_table(policy.catalog)
+    return affinity_table(policy.catalog)
 
 
 def __getattr__(name: str) -> Any:
-    """``TOOL_CATALOG`` and ``DEFAULT_POLICY``, from :mod:`app.policy.tools` on first use."""
-    if name in _LAZY:
-        from app.policy import tools
-
-        return getattr(tools, name)
+    """The product's ``TOOL_CATALOG``, ``DEFAULT_POLICY`` and the contract's two tables
+    (views of the catalog), on first use; each is then one object."""
+    if name in {"DEFAULT_POLICY", "TOOL_CATALOG", "TOOL_PERMISSIONS", "CONTEXT_TOOL_AFFINITY"}:
+        value = globals()[name] = _loaded(name)
+        return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = [
-    "ALWAYS_INCLUDED",
+    "ALL_ROLES",
     "CONTEXT_TOOL_AFFINITY",
     "DEFAULT_POLICY",
     "OBJECT_TYPES",
@@ -94,7 +110,7 @@ __all__ = [
     "Policy",
     "SqlVerdict",
     "ToolSpec",
-    "affinity_for",
+    "affinity_table",
     "alternatives_for",
     "build_confirmation_contract_v2",
     "build_tool_pipeline",
@@ -108,10 +124,10 @@ __all__ = [
     "may_approve",
     "needs_second_person",
     "normalize_env",
+    "permission_table",
     "policy_from_dict",
     "resolve_env",
     "role_may_run",
-    "roles_for",
     "sql_risk",
     "tier",
     "tier_of",

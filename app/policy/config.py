@@ -5,7 +5,7 @@ Format::
     [roles]
     extra = ["viewer"]          # more role names that tool role lists may use
 
-    [tools.superset_execute_sql]
+    [tools.<tool name>]
     roles = ["admin"]           # who may run it (known roles only, non-empty)
     timeout_s = 45              # 0 < timeout_s <= 3600
     confirm = "always"          # "auto" | "always" | "never"
@@ -25,10 +25,12 @@ An extra role may be named in tool role lists. Every role other than ``admin`` a
 built-in roles, plus the tools that list it. Roles are matched exactly.
 
 The policy applies to the catalog it is given: ``load_policy(path, policy=base)``
-overrides ``base``'s catalog. :func:`default_policy` is the product's own
-(``app.policy.tools.DEFAULT_POLICY``: its ``TOOL_CATALOG``, no file), the default of every
-function that takes ``policy=``; ``app.agent.rules.Rules.policy()`` is the policy in force
-(that catalog plus ``Settings.policy_file``).
+overrides ``base``'s catalog. :func:`default_policy` is the product's own (its catalog,
+:data:`app.tools.catalog.TOOL_CATALOG`, imported on first use so that importing
+:mod:`app.policy` stays cheap; no file), the default of every function that takes
+``policy=``, so the contract's calls work as it writes them; ``app.agent.rules.Rules.
+policy()`` is the policy in force (that catalog, or a test's, plus
+``Settings.policy_file``).
 
 This module is the only part of :mod:`app.policy` that reads a file; the rest is pure.
 """
@@ -39,13 +41,14 @@ import dataclasses
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
 from app.errors import ConfigError
 from app.policy.approval import ApprovalPolicy, ApprovalSectionError, parse_approval
-from app.policy.catalog import ToolSpec
+from app.policy.toolspec import ToolSpec
 from app.vocab import ROLES
 
 _TOOL_KEYS = frozenset({"roles", "timeout_s", "confirm"})
@@ -78,12 +81,17 @@ class Policy:
         return role in self.roles
 
 
-def default_policy() -> Policy:
-    """The product's policy: its own catalog, no policy file (``app.policy.tools``,
-    imported on first use so that importing :mod:`app.policy` stays cheap)."""
-    from app.policy.tools import DEFAULT_POLICY
+def product_catalog() -> Mapping[str, ToolSpec]:
+    """The product's catalog (the one place policy reaches for it: the tools' specs)."""
+    from app.tools.catalog import TOOL_CATALOG
 
-    return DEFAULT_POLICY
+    return TOOL_CATALOG
+
+
+@cache
+def default_policy() -> Policy:
+    """The product's policy: its own catalog, no policy file (one object)."""
+    return Policy(catalog=product_catalog())
 
 
 def in_force(policy: Policy | None) -> Policy:
@@ -146,7 +154,7 @@ def _override(path: Path, spec: ToolSpec, data: Any, roles: tuple[str, ...]) -> 
 
 
 def _line_of(source: str | None, needle: str | None) -> str:
-    """" (line N)" of the first line of ``source`` holding ``needle``, else ""."""
+    """ " (line N)" of the first line of ``source`` holding ``needle``, else ""."""
     if not source or not needle:
         return ""
     for number, line in enumerate(source.splitlines(), start=1):

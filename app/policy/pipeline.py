@@ -18,8 +18,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, TypeVar
 
-from app.policy.catalog import ALL_ROLES, ALWAYS_INCLUDED, OBJECT_TYPES, ToolSpec
 from app.policy.config import Policy, default_policy, in_force
+from app.policy.tables import ALL_ROLES
+from app.policy.toolspec import ToolSpec
+from app.vocab import OBJECT_TYPES
 
 T = TypeVar("T")
 Outcome = Literal["allow", "deny", "error"]
@@ -125,8 +127,9 @@ def build_tool_pipeline(
 ) -> PipelineResult[T]:
     """Filter ``tools`` (names, ToolSpecs or anything with ``.name``) for one turn.
 
-    RBAC first (security), then the context affinity of ``object_type`` (UX).
-    ``show_capabilities`` survives the context layer always. A null or unknown
+    RBAC first (security), then the context affinity of ``object_type`` (UX). A tool
+    offered on every page (``always_included``: what the agent can do) survives the
+    context layer always. A null or unknown
     ``object_type`` keeps every RBAC-allowed tool. ``log`` receives each Exclusion
     (e.g. for the CoT log).
 
@@ -145,7 +148,7 @@ def build_tool_pipeline(
             exclusion = Exclusion(name, "unknown tool (not in the catalog)", "rbac")
         elif not role_may_run(spec, user_role):
             exclusion = Exclusion(name, f"requires role {required_role_for(spec)}", "rbac")
-        elif context and name != ALWAYS_INCLUDED and context not in spec.affinity:
+        elif context and not spec.always_included and context not in spec.affinity:
             exclusion = Exclusion(name, f"not relevant to {context} context", "context")
         if exclusion is None:
             kept.append(tool)
@@ -168,9 +171,9 @@ def alternatives_for(
     under ``policy`` (default: the product's); the prompt in ``lang``.
 
     Ranked: same family as the excluded tool(s), then sharing their contexts, then read
-    tools, then catalog order; show_capabilities only as a last resort. A tool whose
-    example asks about the page's object ("Check the health of this dashboard") is
-    offered only on a page with an object (issue 25).
+    tools, then catalog order; a tool offered on every page (what the agent can do) only as
+    a last resort. A tool whose example asks about the page's object ("Check the health of
+    this dashboard") is offered only on a page with an object.
     """
     policy = in_force(policy)
     excluded = {exclude} if isinstance(exclude, str) else set(exclude or ())
@@ -187,7 +190,7 @@ def alternatives_for(
 
     def rank(spec: ToolSpec) -> tuple[int, ...]:
         return (
-            spec.name == ALWAYS_INCLUDED,
+            spec.always_included,
             spec.family not in families,
             not (spec.affinity & contexts),
             spec.risk != "read",

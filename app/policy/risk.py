@@ -1,7 +1,7 @@
 """Risk of one call, on three axes: what the tool does, where, and who asks.
 
 * tool risk: the spec's risk, or its ``call_risk`` of this call's arguments (the parsed
-  SQL of ``superset_execute_sql``); read → ``safe``, write → ``guarded``, delete →
+  SQL of a SQL tool's call); read → ``safe``, write → ``guarded``, delete →
   ``dangerous``;
 * environment: :func:`resolve_env`, the one resolver (the call's
   ``target_env``/``env_id`` > the submitted env > the page's env > the registry default;
@@ -23,7 +23,7 @@ Environment of a call, first of:
   1. the call's own ``target_env`` (deploy, migration) or ``env_id`` argument;
   2. the environment submitted with the turn (the page's picker, the API's ``env_id``);
   3. the page's UIContext ``envId``;
-  4. the environment a ``restore_backup``'s backup was taken on;
+  4. the environment a restore's backup was taken on (its tool's ``resolve_target``);
   5. the registry's default (the environment a tool without one runs on).
 
 Tier of an environment, first of:
@@ -44,9 +44,10 @@ from pydantic import BaseModel
 
 from app.errors import ToolNotAvailableError
 from app.policy.approval import needs_second_person
-from app.policy.catalog import ALL_ROLES, ToolSpec
 from app.policy.config import Policy, in_force
 from app.policy.pipeline import alternatives_for, enforce_tool_permission, required_role_for
+from app.policy.tables import ALL_ROLES
+from app.policy.toolspec import ToolSpec
 from app.vocab import ENV_TIERS, RISK_LEVEL, EnvTier, Lang, Risk
 
 # ---- the environment of a call, and its tier ----------------------------------------

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.policy.catalog import ToolSpec
+from app.policy.toolspec import ToolSpec
 
 
 def undo_note(spec: ToolSpec | None, risk: str, days: int) -> dict[str, Any]:

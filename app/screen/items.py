@@ -108,9 +108,10 @@ class ToolCall:
     def undo_offer(self) -> Offer | None:
         return next((o for o in self.offers if o.kind == "undo"), None)
 
-    def undone(self, undo_id: str) -> bool:
-        """Forget the undo offer of ``undo_id`` (its change was undone); whether it had it."""
-        kept = [o for o in self.offers if not _undoes(o, undo_id)]
+    def undone(self, undo_id: str, tool_name: str | None = None) -> bool:
+        """Forget the undo offer of ``undo_id`` (its change was undone; ``tool_name``: by
+        that tool's call, when the offer calls it); whether it had it."""
+        kept = [o for o in self.offers if not _undoes(o, undo_id, tool_name)]
         if len(kept) == len(self.offers):
             return False
         self.offers = kept
@@ -131,9 +132,13 @@ class ToolCall:
         )
 
 
-def _undoes(offer: Offer, undo_id: str) -> bool:
-    return offer.kind == "undo" and offer.call is not None and (
-        offer.call.args.get("undo_id") == undo_id
+def _undoes(offer: Offer, undo_id: str, tool_name: str | None = None) -> bool:
+    call = offer.call
+    return (
+        offer.kind == "undo"
+        and call is not None
+        and call.args.get("undo_id") == undo_id
+        and (tool_name is None or call.tool_name == tool_name)
     )
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol
 
 from app.i18n import t
-from app.policy.tools.undo import UNDO_TOOL
 from app.screen.items import ChatItem, ToolCall
 
 if TYPE_CHECKING:
@@ -112,9 +111,9 @@ class ToolEvents:
             self.sink.note_call_cancelled()  # after a Cancel: the product's own line
 
     def _undone(self, call: ToolCall) -> None:
-        """A completed undo: the card of the change it undid offers it no more."""
-        undo_id = call.tool_args.get("undo_id") if call.tool_name == UNDO_TOOL else None
+        """A completed undo (another card's undo offer's call): that card offers it no more."""
+        undo_id = call.tool_args.get("undo_id")
         if isinstance(undo_id, str):
             for item in self.sink.items:
                 if isinstance(item, ToolCall) and item is not call:
-                    item.undone(undo_id)
+                    item.undone(undo_id, call.tool_name)

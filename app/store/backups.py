@@ -1,7 +1,7 @@
 """Catalog of dashboard backups (the files themselves live under the data directory).
 
 Public names follow the module map: ``add``, ``list``, ``get`` (aliases of
-``add_backup``, ``list_backups``, ``get_backup``)."""
+``add_backup``, ``newest_backups``, ``get_backup``)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ def add_backup(session: Session, backup: Backup) -> Backup:
     return saved(session, backup)
 
 
-def list_backups(
+def newest_backups(
     session: Session,
     *,
     env_id: str | None = None,
@@ -44,4 +44,4 @@ def get_backup(session: Session, *, backup_id: str) -> Backup | None:
 
 add = add_backup
 get = get_backup
-list = list_backups  # the module map's name; nothing here uses the builtin
+list = newest_backups  # the module map's name; nothing here uses the builtin

@@ -41,7 +41,7 @@ class UndoRecord(SQLModel, table=True):
     __tablename__ = "undo_record"
 
     id: str = Field(default_factory=_undo_id, primary_key=True)
-    kind: str  # how it is undone (app.agent.tools.undo: the inverse's name)
+    kind: str  # how it is undone (the kind of its tool's inverse: app.tools.undo_plan)
     tool_name: str = Field(index=True)
     tool_args: dict[str, Any] = Field(default_factory=dict, sa_type=JsonType, nullable=False)
     env_id: str | None = None

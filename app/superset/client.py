@@ -70,7 +70,7 @@ class SupersetClient(SupersetSession):
     async def dashboard_datasets(self, id_or_slug: int | str) -> list[dict[str, Any]]:
         return await self._result("/api/v1/dashboard/{}/datasets", id_or_slug)
 
-    async def delete_dashboard(self, dashboard_id: int) -> Any:
+    async def remove_dashboard(self, dashboard_id: int) -> Any:
         return await self.request("DELETE", api_path("/api/v1/dashboard/{}", dashboard_id))
 
     async def get_chart(self, chart_id: int) -> dict[str, Any]:

@@ -6,7 +6,7 @@
 
 1. creates the row (``queued``), marks it ``running``;
 2. runs ``job(ctx)`` as its own asyncio task; ``await ctx.report(i, "message")`` persists
-   "step i of n" + message (queryable at once through ``get_task_status``) and forwards it
+   "step i of n" + message (queryable at once through the task status tool) and forwards it
    to ``progress(step, total, message)`` so the seam can emit ``tool_progress`` events;
 3. on success stores the result (``succeeded``) and returns it; on error stores the error
    (``failed``) and re-raises it.
@@ -42,7 +42,7 @@ _HOST = HOST
 
 
 def process_owner() -> str:
-    """"host:pid:boot" of this process (``app.replica.replica_id``); a task row's owner
+    """ "host:pid:boot" of this process (``app.replica.replica_id``); a task row's owner
     while it runs."""
     return replica_id()
 

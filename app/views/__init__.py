@@ -1,9 +1,12 @@
-"""Tool results as typed views (DESIGN decision 9): the models and their builders.
+"""Tool results as typed views (docs/contract.md, decision 9): the models and their builders.
 
 * :mod:`~app.views.models` — :data:`ToolView`, a discriminated union (``kind``) of
   small pydantic models: table, linked_list, health, facts, tasks, diff, text.
-* :func:`build_view` — the tool node's step: a declaration's ``presentation`` + the raw
-  result + the environment's Superset base URL → a view (or None).
+* :func:`build_view` — the tool node's step: the tool's own builder (its family's
+  ``view.py``), else the generic builder of its spec's ``presentation``, on the raw
+  result and the environment's Superset base URL → a view (or None). The generic
+  builders (:func:`facts`, :func:`migration`, tables and links of :mod:`.cells`) are what
+  a family's builders are made of; no builder here knows a tool.
 * :func:`preflight_view` — a migration/deploy preflight (confirmation ``details``) as a
   diff, for the confirmation card.
 * :func:`cap_view` — a view within the result caps (``app.caps``), what was left out in
@@ -15,9 +18,10 @@ caps (``app.caps``) and the catalog (``app.i18n``).
 
 from pydantic import TypeAdapter
 
-from app.views.build import build_view
-from app.views.build_ops import preflight_view
+from app.views.build import BY_KIND, Builder, build_view, facts
 from app.views.capped import cap_view, cut_sentence
+from app.views.cells import Links, cell, dict_table, numeric, said_in_words, without_paths
+from app.views.diffs import migration, preflight_view
 from app.views.models import (
     HEALTH_STATUSES,
     Cell,
@@ -48,8 +52,10 @@ def parse_view(data: object) -> ToolView | None:
 
 
 __all__ = [
+    "BY_KIND",
     "HEALTH_STATUSES",
     "VIEW_ADAPTER",
+    "Builder",
     "Cell",
     "Column",
     "Cut",
@@ -62,6 +68,7 @@ __all__ = [
     "HealthView",
     "LinkedItem",
     "LinkedListView",
+    "Links",
     "TableView",
     "TaskRow",
     "TasksView",
@@ -69,7 +76,14 @@ __all__ = [
     "ToolView",
     "build_view",
     "cap_view",
+    "cell",
     "cut_sentence",
+    "dict_table",
+    "facts",
+    "migration",
+    "numeric",
     "parse_view",
     "preflight_view",
+    "said_in_words",
+    "without_paths",
 ]

@@ -1,4 +1,4 @@
-"""The typed presentations of tool results (DESIGN decision 9: presented, not dumped).
+"""The typed presentations of tool results (docs/contract.md, decision 9: presented, not dumped).
 
 A :data:`ToolView` travels on ``ToolEndEvent.view`` next to the result text: the page
 renders it inside the tool card; an HTTP or MCP client may read it as data. The models

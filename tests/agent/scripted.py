@@ -12,7 +12,7 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import ConfigDict, Field
 
-from app.agent.tools import TOOL_CATALOG
+from app.tools.catalog import TOOL_CATALOG
 
 _ids = itertools.count(1)
 

@@ -16,7 +16,6 @@ from app.agent.core import (
     RequestRefused,
     prepare_turn,
 )
-from app.agent.tools import TOOL_CATALOG
 from app.auth import Principal
 from app.events import (
     BaseEvent,
@@ -27,6 +26,7 @@ from app.events import (
 )
 from app.parts import Parts, with_core
 from app.planner import OfflinePlanner
+from app.tools.catalog import TOOL_CATALOG
 from tests.agent.harness import types_of
 from tests.agent.scripted import call, recording_tools, scripted
 from tests.agent.test_core_input import turn_kwargs

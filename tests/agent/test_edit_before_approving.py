@@ -1,4 +1,4 @@
-"""Edit before approving (DESIGN decision 8), through the page's path of the
+"""Edit before approving (docs/contract.md, decision 8), through the page's path of the
 core: edited arguments pass policy again; the same risk and environment run under the
 same confirmation; a higher risk or another environment gets a new confirmation and the
 old id is spent; a forbidden edit is permission_denied; both argument sets are audited;
@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 
 from app.agent.core import ConfirmationRefused, RequestRefused
-from app.agent.tools import TOOL_CATALOG
 from app.auth import Principal
 from app.events import (
     ConfirmRequiredEvent,
@@ -24,6 +23,7 @@ from app.events import (
 from app.planner import OfflinePlanner
 from app.store import maintenance
 from app.store.models import Confirmation, Maintenance
+from app.tools.catalog import TOOL_CATALOG
 from tests.agent.scripted import call, final_from_tool, recording_tools
 
 ALICE = Principal(user_id="alice", role="admin")

@@ -134,7 +134,7 @@ async def test_retry_waits_the_given_fixed_delay_and_accepts_sync_callbacks(
     seen: list[int] = []
     retried = await retry_read_tool(tool, delay_s=0.05, on_retry=lambda n, e: seen.append(n))
     assert retried.startswith("ok") and seen == [1]
-    # the tool node passes Settings.retry_delay_s (1 s by default, DESIGN's fixed 1 s)
+    # the tool node passes Settings.retry_delay_s (1 s by default, the contract's fixed 1 s)
     assert waited == [0.05]
 
 

@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 from langchain_core.messages import SystemMessage
 
-from app.agent.tools import TOOL_CATALOG
 from app.errors import SupersetUnavailableError
 from app.facts import read_refusal
 from app.store import maintenance
 from app.store.models import Confirmation, Maintenance
+from app.tools.catalog import TOOL_CATALOG
 from tests.agent.harness import first, types_of
 from tests.agent.scripted import call, final_from_tool, recording_tools
 

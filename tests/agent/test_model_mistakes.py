@@ -1,7 +1,7 @@
 """A real model's ordinary mistakes end well: every turn ends with
 ``done``, an audit row and a sentence in the turn's language, never the generic error.
 
-The scripted model plays the mistakes the local Qwen model makes (``../shared/llm/NOTES.md``):
+The scripted model plays the mistakes the local Qwen model makes (``docs/local-model.md``):
 tool names that do not exist, arguments its args model refuses, the same call again, a
 call written as JSON text, a reply the server could not parse (HTTP 500), a server out of
 reach, and a turn that never ends.

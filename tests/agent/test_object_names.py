@@ -13,9 +13,9 @@ from pydantic import ValidationError
 from app.agent.core import RequestRefused
 from app.agent.core.edits import args_messages
 from app.agent.rules import default_policy
-from app.agent.tools import TOOL_CATALOG
 from app.events import ConfirmRequiredEvent, ErrorEvent, ToolStartEvent
 from app.policy.sql_dialects import MAX_SQL_CHARS
+from app.tools.catalog import TOOL_CATALOG
 from tests.agent.scripted import call
 
 INJECTION = 'public"; DROP TABLE orders; --'

@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
-from app.agent.tools import TOOL_CATALOG
 from app.errors import ConfigError
 from app.llm import OFFLINE_LABEL, get_chat_model, model_label
 from app.planner import OfflinePlanner
 from app.settings import Settings
+from app.tools.catalog import TOOL_CATALOG
 from tests.agent.openai_stub import OpenAIStub
 
 API_KEY = "sk-test-secret-4242"

@@ -6,10 +6,11 @@ from types import SimpleNamespace
 from typing import Any
 
 from app.agent.tool_node import present
-from app.agent.tools import TOOL_CATALOG, TOOLS
 from app.auth import Principal
 from app.errors import NoEnvironmentError
 from app.planner import OfflinePlanner
+from app.tools import TOOLS
+from app.tools.catalog import TOOL_CATALOG
 from tests.agent.harness import first
 
 

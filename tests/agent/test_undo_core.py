@@ -17,7 +17,7 @@ from app.agent.undo import ARTIFACT_KEY
 from app.auth import Principal
 from app.events import ConfirmRequiredEvent, ErrorEvent, ToolEndEvent
 from app.pages.audit import fetch_rows
-from app.policy.tools import DEFAULT_POLICY
+from app.policy import DEFAULT_POLICY
 from app.store import maintenance as maintenance_store
 from app.store import undo as undo_store
 from app.store.models import utcnow

@@ -8,14 +8,15 @@ import json
 import pytest
 
 from app import views
-from app.agent.tools import TOOLS
 from app.events import ToolEndEvent, encode_sse, parse_event
+from app.tools import TOOLS
 
 BASE = "http://superset.dev:8088"
 
 
 def view_of(tool: str, result: object):
-    return views.build_view(TOOLS[tool].presentation, tool, result, superset_url=BASE)
+    found = TOOLS[tool]
+    return views.build_view(found.spec.presentation, result, superset_url=BASE, builder=found.view)
 
 
 def test_sql_rows_become_a_table_with_raw_numbers_row_count_and_truncation() -> None:
@@ -66,7 +67,8 @@ def test_dashboards_link_into_their_superset_built_from_the_id_not_superset_data
 
 
 def test_without_a_superset_url_there_are_no_links() -> None:
-    view = views.build_view("linked_list", "search_dashboards", {"dashboards": [{"id": 3}]})
+    builder = TOOLS["search_dashboards"].view
+    view = views.build_view("linked_list", {"dashboards": [{"id": 3}]}, builder=builder)
     assert isinstance(view, views.LinkedListView) and view.items[0].url is None
 
 

@@ -3,7 +3,7 @@
 test (nothing in app/ names it), is listed by the policy pipeline for the roles it fits,
 reached by the offline planner from plain English and Russian with its arguments filled,
 run through the guard and the tool node, and listed by the HTTP tool list: adding a tool
-touches its spec module, its implementation module and its tests only."""
+touches its family's folder (``app/tools/<family>/``) and its tests only."""
 
 from __future__ import annotations
 
@@ -18,17 +18,18 @@ from pydantic import Field
 from app.agent.core import offered_tools
 from app.agent.model_step import build_system_prompt
 from app.agent.rules import Rules
-from app.agent.tools import FAMILIES, catalog_of, join
-from app.agent.tools.base import Family, ToolDeps
 from app.auth import Principal
 from app.context import inject_uicontext
 from app.planner import OfflinePlanner
-from app.policy import CardLine, Phrase, Policy, build_tool_pipeline
-from app.policy.tools.base import DASHBOARD_ID, ToolArgs, env_field
-from app.policy.tools.declare import SpecFamily
+from app.policy import Policy, build_tool_pipeline
+from app.tools.args import DASHBOARD_ID, ToolArgs, env_field
+from app.tools.catalog import FAMILIES
+from app.tools.declare import Family
+from app.tools.kit import Implementations, ToolDeps
+from app.tools.registry import catalog_of, implementations, join
 from tests.agent.harness import first
 
-specs = SpecFamily("extra")  # what app/policy/tools/extra.py would hold
+specs = Family("extra")  # what app/tools/extra/spec.py would hold
 
 
 class SessionArgs(ToolArgs):
@@ -47,10 +48,9 @@ my_session_spec = specs.spec(
     description="""Shows the person's session here: their user id, their role and the
     environment the call resolved to. Use when the user asks about their session.
     Returns user, role and env.""",
-    can=Phrase("show your session here", "показать вашу сессию здесь"),
-    example=Phrase("Show my session", "Покажи мою сессию"),
+    en=("show your session here", "Show my session", "Show your session in {env}"),
+    ru=("показать вашу сессию здесь", "Покажи мою сессию", "Показать вашу сессию в {env}"),
     triggers=("my session", "сесси*"),
-    card=CardLine(en="Show your session in {env}", ru="Показать вашу сессию в {env}"),
     presentation="facts",
 )
 star_dashboard_spec = specs.spec(
@@ -60,13 +60,13 @@ star_dashboard_spec = specs.spec(
     description="""Stars one dashboard for the person, so it shows first in their lists.
     Use when the user asks to star or favourite a dashboard. Returns the starred dashboard
     id.""",
-    can=Phrase("star a dashboard", "добавить дашборд в избранное"),
-    example=Phrase("Star this dashboard", "Добавь этот дашборд в избранное"),
+    en=("star a dashboard", "Star this dashboard", "Star dashboard {dashboard_id} in {env}"),
+    ru=("добавить дашборд в избранное", "Добавь этот дашборд в избранное",
+        "В избранное: {dashboard_id}"),
     triggers=("star*", "favorite*", "favourite*", "избранн*"),
-    card=CardLine(en="Star dashboard {dashboard_id} in {env}", ru="В избранное: {dashboard_id}"),
 )
 
-family = Family(specs)  # what app/agent/tools/extra.py would hold
+family = Implementations(specs)  # what app/tools/extra/run.py would hold
 
 
 @family.implements(my_session_spec)
@@ -79,7 +79,7 @@ async def star_dashboard(args: StarArgs, deps: ToolDeps) -> dict[str, Any]:
     return {"starred": args.dashboard_id}
 
 
-DECLS = join((*FAMILIES, family))  # the product's tools and the two above
+DECLS = join((*implementations(FAMILIES), family))  # the product's tools and the two above
 CATALOG = catalog_of(DECLS)
 POLICY = Policy(catalog=CATALOG)
 PAGE = {"objectType": "dashboard", "objectId": "42", "envId": "prod"}

@@ -1,4 +1,4 @@
-"""The HTTP door is thin: every refusal is the README's ``{"error", "reason"}`` (never
+"""The HTTP door is thin: every refusal is docs/http-api.md's ``{"error", "reason"}`` (never
 FastAPI's ``{"detail": …}``), the input is checked once (one audit row per refusal), and
 every audit row of an HTTP turn says ``channel = "http"``."""
 

@@ -10,11 +10,11 @@ from nicegui import app as nicegui_app
 from nicegui.testing import User
 
 import app as app_package
-from app.agent.tools import TOOL_CATALOG
 from app.parts import PARTS_STATE, Parts
 from app.replica import replica_tag
 from app.sandbox.processes import free_port
 from app.store.db import Database, make_engine
+from app.tools.catalog import TOOL_CATALOG
 
 ANALYST_DASHBOARD = [
     "search_dashboards",

@@ -86,7 +86,8 @@ def test_results_are_presented_and_context_is_a_way_forward(
         settled(page, expect)
         expect(chart.locator("canvas")).to_have_count(1)
         expect(page.get_by_text("Refund Total (broken)").last).to_be_visible()
-        page.screenshot(path=str(SHOTS / "13-conversation.png"))  # the README's picture
+        # the README's picture (docs/images/conversation.png is a copy)
+        page.screenshot(path=str(SHOTS / "13-conversation.png"))
 
         # 5. a dashboard page in Russian: the context is a way forward, not a dead end
         page.get_by_role("button", name="New conversation").click()

@@ -1,9 +1,9 @@
-"""The seed's contract, callable as written (``../shared/DESIGN.md``, "Public names").
+"""The seed's contract, callable as written (``docs/contract.md``, "Public names").
 
 Every name of the public-names table is imported from the module the table lists and
-called with the seed's signature exactly as ``../shared/spec/modules-contract.md`` writes
-it: no ``policy=`` or any other keyword the seed does not have (the product's own catalog
-is the default). One test per TEST_EDGE of those functions. Nothing here builds an app:
+called with the seed's signature exactly as the seed wrote it (``docs/contract.md``): no
+``policy=`` or any other keyword the seed does not have (the product's own catalog is the
+default). One test per TEST_EDGE of those functions. Nothing here builds an app:
 ``agent_handler`` / ``resume_handler`` are checked for their positional parameters only.
 """
 
@@ -46,7 +46,7 @@ from app.screen import AgentChatModel, StreamProcessor
 from tests.policy.contract import CONTRACT_ADMIN_ONLY
 
 ALL_TOOLS = list(TOOL_CATALOG)  # the names, as the contract's callers pass them
-# DESIGN.md "Tools: the catalog" (the product may hold more: a new tool is not a contract change)
+# docs/contract.md "The tool catalog" (the product may hold more: a new tool is no contract change)
 DESIGN_22 = {
     "show_capabilities",
     "list_environments",

@@ -13,14 +13,15 @@ from typing import Any
 import pytest
 
 from app.agent.execution import execute_with_timeout, retry_read_tool
-from app.agent.tools import ALL_TOOLS, TOOL_CATALOG
-from app.agent.tools.base import ToolDeps
 from app.errors import SupersetUnavailableError, ToolTimeoutError
 from app.parts import Parts
 from app.sandbox import Sandbox
 from app.sandbox.processes import free_port
 from app.superset.environments import Environment
 from app.superset.registry import EnvironmentRegistry
+from app.tools import TOOLS
+from app.tools.catalog import TOOL_CATALOG
+from app.tools.kit import ToolDeps
 from tests.waiting import WAIT_S
 
 pytestmark = pytest.mark.superset
@@ -137,7 +138,7 @@ def _deps(parts: Parts, registry: EnvironmentRegistry) -> ToolDeps:
 async def _call_with_retry(name: str, deps: ToolDeps, retries: list[Any], **args: Any) -> Any:
     spec = TOOL_CATALOG[name]
     return await retry_read_tool(
-        ALL_TOOLS[name],
+        TOOLS[name].fn,
         spec.args_model(**args),
         deps,
         read_only=spec.read_only,
@@ -206,7 +207,7 @@ async def test_hanging_write_times_out_with_status_unknown(
     started = time.monotonic()
     with pytest.raises(ToolTimeoutError) as info:
         await execute_with_timeout(
-            lambda: ALL_TOOLS[spec.name](args, _deps(parts, proxied)),
+            lambda: TOOLS[spec.name].fn(args, _deps(parts, proxied)),
             is_write=True,
             timeout_s=parts.settings.tool_timeout_s,
         )

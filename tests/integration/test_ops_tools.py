@@ -13,14 +13,14 @@ from typing import Any
 
 import pytest
 
-from app.agent.tools.backup import backup_dir
-from app.agent.tools.base import ToolDeps
 from app.errors import SupersetNotFoundError, ToolError
 from app.parts import Parts
 from app.store import maintenance as maintenance_store
 from app.store import tasks as task_store
 from app.superset.migration import list_all, preflight_migration
 from app.superset.registry import EnvironmentRegistry
+from app.tools.backup.store import backup_dir
+from app.tools.kit import ToolDeps
 from tests.support import run_tool
 
 pytestmark = pytest.mark.superset

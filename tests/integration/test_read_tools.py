@@ -10,13 +10,14 @@ from typing import Any
 import pytest
 
 from app.agent.rules import default_policy
-from app.agent.tools import TOOL_CATALOG, TOOLS
-from app.agent.tools.base import ToolDeps
 from app.errors import SupersetError
 from app.parts import Parts
 from app.sandbox import Sandbox
 from app.sandbox.demo import BROKEN_CHART
 from app.superset.registry import EnvironmentRegistry
+from app.tools import TOOLS
+from app.tools.catalog import TOOL_CATALOG
+from app.tools.kit import ToolDeps
 from tests.support import run_tool
 
 pytestmark = pytest.mark.superset

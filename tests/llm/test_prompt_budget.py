@@ -11,7 +11,7 @@ from typing import Any
 from app.agent.core.runs import plan_turn
 from app.agent.model_step import SYSTEM_PROMPT, tool_schema
 from app.agent.rules import default_policy
-from app.policy.tools.base import ENV_ID
+from app.tools.args import ENV_ID
 
 #: What the schemas of the 22 tools may weigh, as JSON text (about 4 characters a token;
 #: 9,879 characters when this was written, 11,137 before the tightening).

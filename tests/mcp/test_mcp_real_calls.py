@@ -7,7 +7,8 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from app.agent.tools import TOOL_CATALOG, TOOLS
+from app.tools import TOOLS
+from app.tools.catalog import TOOL_CATALOG
 from tests.mcp.real_server import RealMcpServer
 from tests.mcp.support import text_of
 from tests.policy.test_catalog import DESIGN_TABLE
@@ -30,7 +31,7 @@ async def test_analyst_and_admin_see_the_http_apis_tool_list_with_annotations(
     assert set(analyst) == {n for n, spec in TOOL_CATALOG.items() if "analyst" in spec.roles}
     assert "deploy_dashboard" not in analyst and "delete_dashboard" in admin
     for name, tool in admin.items():
-        decl = TOOLS[name]
+        decl = TOOLS[name].spec
         hints = tool.annotations
         assert hints is not None
         assert hints.read_only_hint == decl.read_only, name

@@ -21,10 +21,11 @@ from hypothesis import strategies as st
 
 from app import facts
 from app.agent import model_step
-from app.planner import args, args_ops, names, picks, sqltext, tails
+from app.planner import keywords, names, picks, sqltext, tails
 from app.planner.keywords import AFTER_DB, BEFORE_TABLE
 from app.planner.request import _DASHBOARD_IDS, _not_a_dashboard_before
 from app.planner.text import quoted_spans
+from app.planner.tools import deploy, git, maintenance, sql
 from app.superset import error_responses
 from components.markdown_code import code_spans
 from tests.planner import old_patterns as old
@@ -38,6 +39,18 @@ def first(pattern: re.Pattern[str], how: str = "search") -> Read:
         return None if m is None else (m.start(), m.groups())
 
     return read
+
+
+def named(read: Read) -> Read:
+    """``read``, with a match that names an object by blanks only read as no match (the
+    old pick patterns took "schema x in database  " as database " "; the new ones do not)."""
+
+    def only_names(text: str) -> Any:
+        found = read(text)
+        blank = found is not None and any(g is not None and not g.strip() for g in found[1])
+        return None if blank else found
+
+    return only_names
 
 
 def every(pattern: re.Pattern[str]) -> Read:
@@ -81,7 +94,7 @@ ROWS: list[tuple[str, Read, Read, list[str]]] = [
         for i, (o, n) in enumerate(zip(old.TRAILING, NEW_TRAILING, strict=True))
     ],
     *[
-        (f"pick {i}", first(o, "match"), first(n, "match"), PICK)
+        (f"pick {i}", named(first(o, "match")), first(n, "match"), PICK)
         for i, (o, n) in enumerate(zip(old.PICKS, NEW_PICKS, strict=True))
     ],
     (
@@ -154,13 +167,13 @@ ROWS: list[tuple[str, Read, Read, list[str]]] = [
     (
         "pairs",
         every(old.PAIR),
-        every(args._PAIR),
+        every(deploy._PAIR),
         ["a", "b.c", "-", "->", "=>", "→", "=", ":", " ", ">", "1"],
     ),
     (
         "name before database",
         group1(old.NAME_BEFORE_DB),
-        group1(args._NAME_BEFORE_DB),
+        group1(keywords._NAME_BEFORE_DB),
         ["sales", "x.y", "1", "-", ".", "_a", " ", "database", "db", "дб"],
     ),
     (
@@ -178,31 +191,31 @@ ROWS: list[tuple[str, Read, Read, list[str]]] = [
     (
         "row limit",
         first(old.ROW_LIMIT),
-        first(args._ROW_LIMIT),
+        first(sql._ROW_LIMIT),
         ["limit", "top", "row_limit", " ", "5", "10", "rows", "x"],
     ),
     (
         "minutes",
         first(old.MINUTES),
-        first(args_ops._MINUTES),
+        first(maintenance._MINUTES),
         ["5", "30", " ", "min", "minutes", "m", "x"],
     ),
     (
         "because",
         old_tail(old.BECAUSE),
-        new_tail(args_ops._BECAUSE),
+        new_tail(maintenance._BECAUSE),
         [*WORDS, "because", " of", "reason", ":", "due to", "потому что"],
     ),
     (
         "message",
         old_tail(old.MESSAGE),
-        new_tail(args._MESSAGE),
+        new_tail(git._MESSAGE),
         [*WORDS, "message", "msg", "сообщением", ":", "="],
     ),
     (
         "purpose",
         group1(old.PURPOSE),
-        args_ops.purpose,
+        maintenance.purpose,
         [*WORDS, "for ", "an hour", "2 hours", "the next day", "a day", "minutes", "час", ";"],
     ),
     (

@@ -10,9 +10,9 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage
 
-from app.agent.tools import TOOL_CATALOG
 from app.events import MessageEvent, ToolStartEvent
 from app.planner import OfflinePlanner
+from app.tools.catalog import TOOL_CATALOG
 from tests.agent.test_input_budget import dashboards, sent_chars
 
 SEVERAL = [{"id": 7, "title": "Sales demo", "slug": None}, {"id": 9, "title": "Sales old"}]

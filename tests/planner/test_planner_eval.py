@@ -24,10 +24,10 @@ import yaml
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
 from app.agent.model_step import build_system_prompt
-from app.agent.tools import TOOL_CATALOG  # the one import of the catalog in the planner's tests
 from app.context import inject_uicontext
 from app.i18n import detect_lang
 from app.planner import OfflinePlanner
+from app.tools.catalog import TOOL_CATALOG  # the one import of the catalog in the planner's tests
 from tests.policy.test_catalog import DESIGN_TABLE
 
 EVAL_FILE = Path(__file__).with_name("planner_eval.yaml")

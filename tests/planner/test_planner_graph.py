@@ -8,9 +8,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from app.agent.tools import TOOL_CATALOG
 from app.events import MessageEvent, ToolStartEvent
 from app.planner import OfflinePlanner
+from app.tools.catalog import TOOL_CATALOG
 from tests.agent.harness import first, types_of
 
 SALES = {"id": 7, "title": "Sales demo", "slug": None}

@@ -17,9 +17,9 @@ import pytest
 from langchain_core.messages import HumanMessage, SystemMessage
 
 from app.agent.model_step import build_system_prompt
-from app.agent.tools import TOOL_CATALOG
 from app.planner import plan_reply
 from app.planner.known import Known
+from app.tools.catalog import TOOL_CATALOG
 from bench.redos_bench import CASES, MESSAGE_CAP
 from tests.security.regex_attacks import BudgetExceeded, cpu_budget
 

@@ -20,11 +20,11 @@ import pytest
 from langchain_core.messages import HumanMessage
 from nicegui.testing import User
 
-from app.agent.tools import TOOL_CATALOG
 from app.events import decode_sse
 from app.i18n import t
 from app.planner import OfflinePlanner
 from app.planner_runs import close_pools, planner_runner
+from app.tools.catalog import TOOL_CATALOG
 from bench.redos_bench import CASES, MESSAGE_CAP
 from tests.api.test_agent_api import post_stream
 

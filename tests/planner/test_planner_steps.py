@@ -11,12 +11,13 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from app.agent.model_step import prompt_messages
-from app.agent.tools import TOOL_CATALOG
 from app.facts import TurnFacts
 from app.i18n import detect_lang
-from app.planner.actions import PHRASES, doing, not_doing, spelled_out
-from app.planner.slots import CALLS
-from app.planner.steps import FULL_BACKUP_ID
+from app.planner.actions import doing, not_doing, spelled_out
+from app.planner.slots import CallText
+from app.planner.tools import KNOWLEDGE
+from app.planner.tools.backup import FULL_BACKUP_ID
+from app.tools.catalog import TOOL_CATALOG
 from tests.planner.test_planner import DASHBOARD_PAGE, planner, refused, system
 from tests.planner.test_planner_eval import case_messages, load_eval, proposed_calls, steps_of
 
@@ -320,7 +321,7 @@ FULL_CALL = {
 }
 
 
-@pytest.mark.parametrize("tool", sorted(t for t in TOOL_CATALOG if t in PHRASES or t in CALLS))
+@pytest.mark.parametrize("tool", sorted(TOOL_CATALOG))
 @pytest.mark.parametrize("args", [{}, FULL_CALL], ids=["bare", "full"])
 def test_every_call_is_said_in_both_languages_with_every_slot_filled(tool, args):
     for lang in ("en", "ru"):
@@ -329,11 +330,21 @@ def test_every_call_is_said_in_both_languages_with_every_slot_filled(tool, args)
     assert spelled_out(tool, args, "ru") != spelled_out(tool, args, "en")
 
 
-def test_every_table_of_calls_toml_has_the_five_forms_of_a_call():
-    for key, row in CALLS.items():
-        assert set(row) == {"doing", "ru_noun", "request"}, key
-        forms = [*row["doing"], row["ru_noun"], *row["request"]]
-        assert len(forms) == 5 and all(isinstance(f, str) and f.strip() for f in forms), key
+def test_every_catalog_tool_has_its_five_forms_in_the_planner():
+    assert all(KNOWLEDGE[tool].phrase is not None for tool in TOOL_CATALOG)
+
+
+@pytest.mark.parametrize(
+    ("doing", "ru_noun", "spelled"),
+    [
+        (("checking", ""), "проверку", ("check", "проверь")),  # a blank Russian step
+        (("checking", "проверяю"), " ", ("check", "проверь")),  # a blank noun
+        (("checking", "проверяю"), "проверку", ("check",)),  # a request in one language
+    ],
+)
+def test_a_call_text_without_its_five_forms_is_refused(doing, ru_noun, spelled):
+    with pytest.raises(ValueError, match="five forms"):
+        CallText(doing=doing, ru_noun=ru_noun, request=spelled)
 
 
 def test_the_eval_has_multi_step_cases_in_both_languages():

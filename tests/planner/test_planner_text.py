@@ -13,11 +13,12 @@ import pytest
 from langchain_core.messages import HumanMessage
 
 from app.agent.execution import summarise_response
-from app.planner.answers import REPORTS, report
+from app.planner.answers import report
 from app.planner.numbers import fmt_number
 from app.planner.results import read_result
 from app.planner.sqltext import split_sql
 from app.planner.text import EnvResolver
+from app.planner.tools import KNOWLEDGE
 from app.policy import sql_risk
 from tests.planner.test_planner import planner, system
 from tests.samples import SQL_RESULT
@@ -170,7 +171,9 @@ def test_superset_text_in_an_answer_is_inert_markdown():
     assert "\\[x\\](http://e) &lt;b&gt;\\_" in text  # no link, no tag, no emphasis
 
 
-@pytest.mark.parametrize("tool", sorted(REPORTS))
+@pytest.mark.parametrize(
+    "tool", sorted(t for t, k in KNOWLEDGE.items() if k.report or k.capabilities)
+)
 @pytest.mark.parametrize("lang", ["en", "ru"])
 def test_no_answer_glues_a_list_to_a_line_or_breaks_on_an_empty_result(tool, lang):
     for data in ({}, [], {"groups": {"x": [{"name": "search_dashboards"}]}, "excluded": [1]}):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-# the contract's seven admin-only tools (spec/modules-contract.md, _TOOL_PERMISSIONS)
+# the contract's seven admin-only tools (docs/contract.md, TOOL_PERMISSIONS)
 CONTRACT_ADMIN_ONLY = frozenset(
     {
         "deploy_dashboard",
@@ -14,5 +14,5 @@ CONTRACT_ADMIN_ONLY = frozenset(
         "end_maintenance",
     }
 )
-# … plus DESIGN.md's two, and the undo (docs/undo.md): what an analyst may never run
+# … plus docs/contract.md's two, and the undo (docs/undo.md): what an analyst may never run
 ADMIN_ONLY = CONTRACT_ADMIN_ONLY | {"delete_dashboard", "restore_backup", "undo_change"}

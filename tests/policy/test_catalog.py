@@ -1,8 +1,9 @@
-"""The catalog: the contract's 22 ToolSpecs as in DESIGN.md, argument names as in
-DEVELOPERS.md; and what every declared tool must have, however many there are.
+"""The catalog: the contract's 22 ToolSpecs and their argument names as in
+docs/contract.md; and what every declared tool must have, however many there are.
 
-The catalog is policy's: each tool's spec in its family's spec module (app/policy/tools/),
-joined into app.policy.TOOL_CATALOG."""
+Each tool's spec is in its family's ``app/tools/<family>/spec.py``, joined into
+``app.tools.catalog.TOOL_CATALOG``, which policy reads (``app.policy.TOOL_CATALOG``); the
+contract's tables are views of the specs' roles and pages."""
 
 from __future__ import annotations
 
@@ -19,14 +20,15 @@ from pydantic import ValidationError
 from pydantic_core import PydanticUndefined
 
 from app.agent.graph import openai_tool_schema
-from app.policy import CONTEXT_TOOL_AFFINITY, ROLES, TOOL_CATALOG, TOOL_PERMISSIONS, roles_for
-from app.policy.tools.base import ru_texts
+from app.policy import CONTEXT_TOOL_AFFINITY, ROLES, TOOL_CATALOG, TOOL_PERMISSIONS
+from app.tools.args import ru_texts
+from app.tools.declare import default_roles
 from tests.policy.contract import ADMIN_ONLY, CONTRACT_ADMIN_ONLY
 
 ALL = frozenset(ROLES)
 ADMIN = frozenset({"admin"})
 
-# DESIGN.md "Tools: the catalog": tool → (risk, roles, affinity).
+# docs/contract.md "The tool catalog": tool → (risk, roles, affinity).
 DESIGN_TABLE: dict[str, tuple[str, frozenset[str], set[str]]] = {
     "show_capabilities": ("read", ALL, set()),
     "list_environments": ("read", ALL, {"dataset", "migration"}),
@@ -62,7 +64,7 @@ LONG_TASKS = {
 }
 
 REQUIRED = PydanticUndefined
-# DEVELOPERS.md "Tool argument names": tool → {arg: default} (REQUIRED = no default).
+# docs/contract.md "The tool catalog", its arguments: tool → {arg: default} (REQUIRED = no default).
 ARGS_TABLE: dict[str, dict[str, Any]] = {
     "show_capabilities": {},
     "list_environments": {},
@@ -118,7 +120,7 @@ def test_spec_matches_design_row(name: str):
     risk, roles, affinity = DESIGN_TABLE[name]
     assert (spec.risk, spec.roles, set(spec.affinity)) == (risk, roles, affinity)
     assert spec.read_only == (risk == "read")
-    # long tasks wait for their task (DESIGN decision 10); the rest use the settings' default
+    # long tasks wait for their task (docs/contract.md, decision 10); the rest: the default
     assert spec.timeout_s == (600.0 if name in LONG_TASKS else None)
 
 
@@ -168,7 +170,7 @@ def test_affinity_and_permissions_match_the_contract():
         "dataset": 8,
         "migration": 5,
     }
-    # the contract's seven plus DESIGN.md's delete_dashboard and restore_backup
+    # the contract's seven plus docs/contract.md's delete_dashboard and restore_backup
     assert len(CONTRACT_ADMIN_ONLY) == 7 and CONTRACT_ADMIN_ONLY <= set(TOOL_PERMISSIONS)
     assert set(TOOL_PERMISSIONS) == ADMIN_ONLY
     assert all(roles == ["admin"] for roles in TOOL_PERMISSIONS.values())
@@ -179,10 +181,10 @@ def test_the_contracts_tools_keep_their_roles_and_a_new_write_is_closed_by_defau
     for name, spec in TOOL_CATALOG.items():
         expected = {"admin"} if name in admin_only else set(ROLES)
         assert set(spec.roles) == expected, name  # the 22: the contract's table, else all
-    assert roles_for("a_new_read", "read") == frozenset(ROLES)
-    assert roles_for("a_new_write", "write") == frozenset({"admin"})
-    assert roles_for("a_new_delete", "delete") == frozenset({"admin"})
-    assert roles_for("superset_create_dataset", "write") == frozenset(ROLES)  # contract's
+    assert default_roles("read") == frozenset(ROLES)  # a new read that names no roles
+    assert default_roles("write") == frozenset({"admin"})  # a new write: closed by default
+    assert default_roles("delete") == frozenset({"admin"})
+    assert TOOL_CATALOG["superset_create_dataset"].roles == frozenset(ROLES)  # contract's
 
 
 @pytest.mark.parametrize("name", list(ARGS_TABLE))
@@ -239,7 +241,8 @@ def test_args_validation(name: str, payload: dict[str, Any], ok: bool):
 
 
 def test_policy_and_context_import_no_io_frameworks():
-    """Nor ``app.agent``, with the product's catalog loaded (the tool specs) and a
+    """Nor ``app.agent``, nor a tool's implementation (``app/tools/<family>/run.py``) or the
+    registry of them, with the product's catalog loaded (the tool specs) and a
     contract call judged by it."""
     code = (
         "import sys, app.policy, app.context\n"
@@ -248,7 +251,8 @@ def test_policy_and_context_import_no_io_frameworks():
         "{'sql': 'select 1'}, 'admin', 'prod')\n"
         "bad = sorted(m for m in sys.modules if m.split('.')[0] in "
         "{'sqlmodel', 'sqlalchemy', 'nicegui', 'langgraph', 'langchain', 'langchain_core', "
-        "'httpx', 'fastapi'} or m.startswith('app.agent'))\n"
+        "'httpx', 'fastapi'} or m.startswith('app.agent') or m == 'app.tools.registry' "
+        "or m == 'app.tools.kit' or (m.startswith('app.tools.') and m.endswith('.run')))\n"
         "print(','.join(bad))\n"
     )
     out = subprocess.run(
@@ -264,9 +268,9 @@ def test_policy_and_context_import_no_io_frameworks():
 def test_importing_policy_leaves_the_tool_specs_until_they_are_used():
     code = (
         "import sys, app.policy\n"
-        "print('app.policy.tools' in sys.modules)\n"
+        "print('app.tools.catalog' in sys.modules)\n"
         "from app.policy import TOOL_CATALOG, DEFAULT_POLICY\n"
-        "print(DEFAULT_POLICY.catalog == dict(TOOL_CATALOG), 'app.policy.tools' in sys.modules)\n"
+        "print(DEFAULT_POLICY.catalog == dict(TOOL_CATALOG), 'app.tools.catalog' in sys.modules)\n"
     )
     out = subprocess.run(
         [sys.executable, "-c", code],

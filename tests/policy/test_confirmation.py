@@ -16,7 +16,7 @@ from app.policy import (
     resolve_env,
     tool_risk,
 )
-from app.policy.tools.deploy import DeployDashboardArgs
+from app.tools.deploy.spec import DeployDashboardArgs
 
 DEPLOY = {"dashboard_id": "42", "source_env": "dev", "target_env": "prod"}
 

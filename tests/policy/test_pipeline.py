@@ -103,7 +103,7 @@ def test_pipeline_table(role: str | None, object_type: str | None, expected: set
 @pytest.mark.parametrize(
     ("role", "object_type", "count"),
     [
-        # the contract catalog's headline numbers (DESIGN.md)
+        # the contract catalog's headline numbers (docs/contract.md)
         ("admin", None, 22),
         ("analyst", None, 13),
         ("admin", "dashboard", 9),
@@ -181,7 +181,7 @@ def test_a_tool_without_a_name_is_a_type_error():
         pytest.param("rm_rf", "admin", "error", None, id="unknown_tool"),
         # unknown tool for an analyst is still an error, not deny
         pytest.param("rm_rf", "analyst", "error", None, id="unknown_tool_analyst"),
-        # the two admin-only tools DESIGN.md adds to the contract's seven
+        # the two admin-only tools docs/contract.md adds to the contract's seven
         pytest.param("delete_dashboard", "analyst", "deny", "admin", id="analyst_delete"),
         pytest.param("restore_backup", "analyst", "deny", "admin", id="analyst_restore"),
         # analysts may run SQL (its risk is decided per call)

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from app.policy import TOOL_CATALOG
-from app.policy.tools.declare import SpecFamily
-from app.policy.tools.undo import UndoArgs
 from app.policy.undo import undo_note
+from app.tools.declare import Family
+from app.tools.undo.spec import UndoArgs
 
 UNDOABLE = {
     "deploy_dashboard": "what it overwrote is restored from its export, what it made deleted",
@@ -40,12 +40,10 @@ def test_every_tool_declares_whether_it_can_be_undone(name: str) -> None:
 
 
 def test_a_new_write_cannot_be_undone_unless_its_spec_says_so() -> None:
-    family = SpecFamily("scratch")
+    family = Family("scratch")
     common = dict(args=UndoArgs, description="Does a thing. Returns it.")
-    phrase = TOOL_CATALOG["undo_change"].can
-    assert phrase is not None
     made = [
-        family.spec(n, risk=r, can=phrase, example=phrase, **common)  # type: ignore[arg-type]
+        family.spec(n, risk=r, en=("do", "Do"), ru=("делать", "Делай"), **common)  # type: ignore[arg-type]
         for n, r in (("a_read", "read"), ("a_write", "write"), ("a_delete", "delete"))
     ]
     assert [s.undo for s in made] == [None, "final", "final"]

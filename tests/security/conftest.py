@@ -47,7 +47,7 @@ def audit_rows(**filters: Any) -> list[Any]:
 
 
 def assert_error_shape(response: Any, status: int, error: str | None = None) -> dict[str, Any]:
-    """The README's refusal: ``status`` and a JSON ``{"error", "reason"}`` body."""
+    """The HTTP API's refusal (docs/http-api.md): ``status``, a JSON ``{"error", "reason"}``."""
     assert response.status_code == status, response.text[:300]
     body = response.json()
     assert isinstance(body, dict) and set(body) >= {"error", "reason"}, body

@@ -31,12 +31,12 @@ import pytest
 
 import app
 import components
-from app.agent.tools import TOOL_CATALOG
 from app.planner.known import Known
 from app.planner.sqltext import trailing_patterns
 from app.planner.tails import PATTERNS as TAIL_PATTERNS
 from app.planner.tails import tail_search
 from app.planner.text import EnvResolver
+from app.tools.catalog import TOOL_CATALOG
 from tests.security.regex_attacks import Attack, attacks, finditer_all, superlinear, worst
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -44,7 +44,7 @@ SOURCES = ("app", "components")
 ENVIRONMENTS = {"dev": "dev", "staging": "staging", "prod": "prod", "prod-eu.2": "prod"}
 # functions that compile patterns at run time, each probed below through what it builds
 FACTORIES = {
-    "app/planner/intents.py": {"_pattern"},  # the intent table's rows (INTENTS)
+    "app/planner/knowledge.py": {"_pattern"},  # the intent table's rows (intents.INTENTS)
     "app/planner/known.py": {"_heard_by"},  # a catalog's phrases (Known(TOOL_CATALOG))
     "app/planner/text.py": {"__init__"},  # EnvResolver: the configured environments
     "app/planner/sqltext.py": {"trailing_patterns"},  # with the environments' pattern
@@ -113,7 +113,7 @@ def test_the_product_patterns_are_all_found():
     expected = (
         "app.planner.sqltext._FENCE",  # module constants
         "app.planner.intents.INTENTS",  # inside a tuple of dataclasses
-        "app.planner.args._MESSAGE",  # a tail pattern
+        "app.planner.tails.PATTERNS",  # the tail patterns (the families' own), where listed
         "EnvResolver.pattern",  # built at run time
         "Known.heard[search_dashboards]",
     )

@@ -7,8 +7,8 @@ from types import SimpleNamespace
 
 import httpx
 
-from app.agent.tools.review import model_review
 from app.settings import Settings
+from app.tools.dashboards.review import model_review
 
 BUNDLE = SimpleNamespace(
     title="Sales", charts=[{"slice_name": "Revenue", "viz_type": "table"}], datasets=[]

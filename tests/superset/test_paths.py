@@ -83,7 +83,7 @@ def test_a_request_path_is_checked_once_more(path: str) -> None:
         ("get_dashboard", (TRAVERSAL,)),
         ("dashboard_charts", (TRAVERSAL,)),
         ("dashboard_datasets", (TRAVERSAL,)),
-        ("delete_dashboard", (TRAVERSAL,)),
+        ("remove_dashboard", (TRAVERSAL,)),
         ("get_chart", ("../security/roles/",)),
         ("chart_data", ("1/../../../security/users",)),
         ("get_dataset", ("..",)),

@@ -9,13 +9,13 @@ import httpx
 import pytest
 
 from app.agent.rules import default_policy
-from app.agent.tools.base import ToolDeps
 from app.errors import NoEnvironmentError, SupersetError, SupersetUnavailableError
 from app.parts import Parts
 from app.superset.client import own_limit
 from app.superset.environments import Environment
 from app.superset.health import ChartCheck, verdict
 from app.superset.registry import EnvironmentRegistry
+from app.tools.kit import ToolDeps
 from tests.superset.fake import FakeSuperset, make_env
 from tests.support import run_tool
 

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ValidationError
 from app.errors import ToolError
 from app.gitrepo import GitError, GitRepo, user_identity
 from app.parts import Parts
-from app.policy.tools.git import CommitChangesArgs, CreateBranchArgs
+from app.tools.git.spec import CommitChangesArgs, CreateBranchArgs
 from tests.agent.harness import first
 from tests.agent.scripted import call, recording_tools
 from tests.tools.test_ops_tools_unit import call as run
@@ -105,7 +105,7 @@ def test_a_branch_name_git_would_accept_with_a_c1_control_is_refused(repo: GitRe
     ok = subprocess.run(["git", "check-ref-format", "--branch", name], capture_output=True)
     assert ok.returncode == 0  # git alone would keep it
     with pytest.raises(GitError, match=r"^branch name must not hold control characters"):
-        repo.create_branch(name)
+        repo.new_branch(name)
     assert repo.branches() == ["main"]
 
 

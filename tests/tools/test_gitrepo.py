@@ -67,12 +67,12 @@ def test_write_files_removes_stale_paths_and_refuses_to_escape_the_repo(repo):
 
 
 def test_create_branch_checks_it_out_and_remembers_its_dashboards(repo):
-    repo.create_branch("feature/sales")
+    repo.new_branch("feature/sales")
     assert repo.current_branch() == "feature/sales"
     repo.set_branch_scope("feature/sales", env_id="dev", dashboard_ids=["1", "sales-overview"])
     assert repo.branch_scope("feature/sales") == ("dev", ["1", "sales-overview"])
     assert repo.branch_scope("main") == (None, [])
-    repo.create_branch("side", checkout=False)
+    repo.new_branch("side", checkout=False)
     assert repo.current_branch() == "feature/sales"
     assert repo.branches() == ["feature/sales", "main", "side"]
 
@@ -92,13 +92,13 @@ def test_create_branch_checks_it_out_and_remembers_its_dashboards(repo):
 )
 def test_invalid_branch_names_are_refused(repo, name):
     with pytest.raises(GitError, match="invalid branch name"):
-        repo.create_branch(name)
+        repo.new_branch(name)
     assert repo.branches() == ["main"]
 
 
 def test_creating_an_existing_branch_is_an_error_naming_it(repo):
     with pytest.raises(GitError, match="'main' already exists"):
-        repo.create_branch("main")
+        repo.new_branch("main")
 
 
 def test_git_failures_carry_gits_stderr(repo):

@@ -13,7 +13,6 @@ import httpx
 import pytest
 import yaml
 
-from app.agent.tools.base import ToolDeps
 from app.errors import ToolError
 from app.gitrepo import GitError
 from app.parts import Parts
@@ -22,6 +21,7 @@ from app.store import tasks as task_store
 from app.store.maintenance import MaintenanceActiveError
 from app.superset.migration import preflight_migration
 from app.superset.registry import EnvironmentRegistry
+from app.tools.kit import ToolDeps
 from tests.superset.fake import FakeSuperset, make_env
 from tests.support import run_tool
 from tests.tools.export_zip import CHART_UUID, DASHBOARD_UUID, DB_UUID, make_export_zip

@@ -11,8 +11,8 @@ import pytest
 from nicegui import ui
 from nicegui.testing import User
 
-from app.agent.tools import TOOLS
 from app.events import ToolEndEvent, ToolStartEvent
+from app.tools import TOOLS
 from app.views import build_view
 from components.chat_panel import chat_panel
 from tests.fixtures.components import component, feed
@@ -26,7 +26,8 @@ NBSP = "\u00a0"
 
 def ran(tool: str, result: dict[str, Any], call_id: str = "c1") -> list[Any]:
     """A completed call as the tool node reports it: start, then the end with its view."""
-    view = build_view(TOOLS[tool].presentation, tool, result, superset_url=BASE)
+    found = TOOLS[tool]
+    view = build_view(found.spec.presentation, result, superset_url=BASE, builder=found.view)
     return [
         ToolStartEvent(call_id=call_id, tool_name=tool, tool_args={"env_id": "dev"}),
         ToolEndEvent(call_id=call_id, tool_name=tool, status="completed", result="…", view=view),

@@ -131,7 +131,7 @@ class AgentCore:
             "envs": rules.envs,
             "decls": rules.tools,
             "deps_factory": tool_deps_factory(
-                settings=settings, registry=registry, db=db, tasks=tasks
+                settings=settings, registry=registry, db=db, tasks=tasks, tools=rules.tools
             ),
             "registry": registry,  # the guard checks which Superset account a call acts as
         }

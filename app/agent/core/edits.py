@@ -17,9 +17,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from app.agent.tools.base import ru_texts
 from app.i18n import catalog, said
 from app.policy import Policy
+from app.tools.args import ru_texts
 
 MAX_ARGS_BYTES = 16_384
 Problem = tuple[str, str]
@@ -66,7 +66,7 @@ def edit_fits_tool(
 def args_schema(policy: Policy, tool_name: str, lang: str = "en") -> dict[str, Any]:
     """The JSON schema of a tool's args model (the page's edit form); {} when unknown.
     In Russian (``lang="ru"``) each field's ``title`` and ``description`` are its Russian
-    label and hint (``app.agent.tools.base.Ru``); the model's own schema stays English."""
+    label and hint (``app.tools.args.Ru``); the model's own schema stays English."""
     spec = policy.spec(tool_name)
     if spec is None:
         return {}

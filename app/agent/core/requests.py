@@ -8,7 +8,7 @@
   ``prepare_call`` (``app.agent.core.checks``), so every field is already checked.
 * A refusal: :class:`RequestRefused` (``status``, a stable ``error`` code, a ``reason``
   for a person; already audited when raised). The SSE door turns it into ``error`` +
-  ``done`` (:meth:`RequestRefused.event`), the HTTP door into the README's ``{"error",
+  ``done`` (:meth:`RequestRefused.event`), the HTTP door into docs/http-api.md's ``{"error",
   "reason"}`` with the status (:meth:`RequestRefused.http`). :data:`CONFIRMATION_STATUS`
   is the one table from a refused confirmation's reason to its HTTP status.
 """

@@ -50,7 +50,6 @@ from app.agent.core.requests import (
 from app.agent.core.runner import fail, run_graph
 from app.agent.model_step import DIRECT_KEY
 from app.agent.state import AgentContext, Sequencer, TurnInfo
-from app.agent.tools import ToolDecl
 from app.auth import Principal
 from app.context import UIContext
 from app.events import Event, Offer, TurnStartEvent
@@ -58,6 +57,7 @@ from app.facts import TurnFacts
 from app.i18n import detect_lang, t
 from app.policy import Exclusion, PipelineResult, Policy, build_tool_pipeline
 from app.reasoning import cot_logger
+from app.tools.kit import Tool
 from app.vocab import Risk
 
 if TYPE_CHECKING:
@@ -462,7 +462,7 @@ def offered_tools(
     policy: Policy,
     principal: Principal,
     uicontext: UIContext | None,
-    tools: Mapping[str, ToolDecl],
+    tools: Mapping[str, Tool],
 ) -> list[OfferedTool]:
     """The caller's tools for this context under ``policy`` (the core's
     ``rules.policy()``), in catalog order, with the hints of their declarations in
@@ -480,8 +480,8 @@ def offered_tools(
                 description=spec.description,
                 input_schema=spec.args_model.model_json_schema(),
                 risk=spec.risk,
-                idempotent=decl.idempotent if decl is not None else False,
-                open_world=decl.open_world if decl is not None else True,
+                idempotent=decl.spec.idempotent if decl is not None else False,
+                open_world=decl.spec.open_world if decl is not None else True,
             )
         )
     return offered

@@ -1,0 +1,5 @@
+"""The undo family: undo a change the agent made.
+
+``spec.py`` says what each tool is (pure), ``run.py`` does it (the family's I/O); its
+results are shown by the generic views of :mod:`app.views`.
+"""
