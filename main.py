@@ -64,7 +64,10 @@ def with_local_model(settings: Settings) -> Settings:
     OpenAI-compatible provider at it (a timeout set in the environment is kept)."""
     from nicegui import app
 
-    from app.sandbox.llm import SandboxError, start_local_model  # dev tooling, like the sandbox
+    from app.sandbox.local_model import (  # dev tooling, like the sandbox
+        SandboxError,
+        start_local_model,
+    )
 
     try:
         server = start_local_model(

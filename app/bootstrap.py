@@ -28,11 +28,15 @@ import os
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from app.auth import hash_password
 from app.settings import Settings
 from app.store import users
 from app.store.db import Database
+
+if TYPE_CHECKING:
+    from sqlmodel import Session
 
 SECRET_FILE_NAME = ".jwt_secret"
 ADMIN_FILE_NAME = "initial-admin.txt"
@@ -117,22 +121,21 @@ def _first_admin(settings: Settings, db: Database) -> Path | None:
     with db.session() as session:
         if users.list_users(session):
             return None
-        password = secrets.token_urlsafe(18)
-        users.create_user(
-            session,
-            username=ADMIN_USERNAME,
-            role="admin",
-            password_hash=hash_password(password, n=settings.scrypt_n),
-        )
-        # written before the commit: if the file cannot be written, no admin is created
-        _write_private(
-            path,
-            f"username: {ADMIN_USERNAME}\npassword: {password}\n"
-            f"# change it: python main.py users passwd {ADMIN_USERNAME} --password-stdin\n",
-            exclusive=False,
-        )
+        change = f"# change it: python main.py users passwd {ADMIN_USERNAME} --password-stdin"
+        _new_admin(session, settings, ADMIN_USERNAME, path, change)
     print(f"First admin: {ADMIN_USERNAME} — password in {_display(path)}", flush=True)
     return path
+
+
+def _new_admin(session: Session, settings: Settings, username: str, path: Path, note: str) -> None:
+    """``username``, an admin with a random password, added to ``session``; the password
+    goes to ``path`` (with ``note``) before the caller commits: if the file cannot be
+    written, no admin is created."""
+    password = secrets.token_urlsafe(18)
+    password_hash = hash_password(password, n=settings.scrypt_n)
+    users.create_user(session, username=username, role="admin", password_hash=password_hash)
+    text = f"username: {username}\npassword: {password}\n{note}\n"
+    _write_private(path, text, exclusive=False)
 
 
 def ensure_dev_policy(settings: Settings) -> Settings:
@@ -159,20 +162,9 @@ def ensure_second_admin(settings: Settings) -> Path | None:
         with db.session() as session:
             if users.get_user_by_name(session, username=APPROVER_USERNAME) is not None:
                 return None
-            password = secrets.token_urlsafe(18)
-            users.create_user(
-                session,
-                username=APPROVER_USERNAME,
-                role="admin",
-                password_hash=hash_password(password, n=settings.scrypt_n),
-            )
             path = settings.data_dir / APPROVER_FILE_NAME
-            _write_private(
-                path,
-                f"username: {APPROVER_USERNAME}\npassword: {password}\n"
-                "# a second admin: approves what another admin asks for on prod (four-eyes)\n",
-                exclusive=False,
-            )
+            note = "# a second admin: approves what another admin asks for on prod (four-eyes)"
+            _new_admin(session, settings, APPROVER_USERNAME, path, note)
     finally:
         db.dispose()
     print(f"Second admin: {APPROVER_USERNAME} — password in {_display(path)}", flush=True)

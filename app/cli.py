@@ -24,10 +24,8 @@ import sys
 from collections.abc import Callable, Sequence
 from datetime import datetime
 
-from sqlalchemy.exc import SQLAlchemyError
-
 from app.auth.passwords import hash_password
-from app.errors import SsToolsError
+from app.cli_run import CliError, run_command
 from app.settings import Settings
 from app.store import page_sessions
 from app.store import users as user_store
@@ -36,12 +34,6 @@ from app.vocab import ROLES
 
 USERNAME_RE = re.compile(r"^[A-Za-z0-9_.@-]{1,64}$")
 MIN_PASSWORD_CHARS = 8
-
-
-class CliError(Exception):
-    def __init__(self, message: str, code: int = 1) -> None:
-        super().__init__(message)
-        self.code = code
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -209,28 +201,9 @@ COMMANDS: dict[str, Callable[[Database, argparse.Namespace], str]] = {
 def users_main(argv: Sequence[str] | None = None, *, settings: Settings | None = None) -> int:
     """Run one ``users`` command on the database of ``settings`` (default: read from the
     environment, as every entry point does); returns the process exit code."""
-    try:
-        args = _parser().parse_args(list(sys.argv[2:] if argv is None else argv))
-    except SystemExit as exc:  # argparse already printed usage and the reason
-        return exc.code if isinstance(exc.code, int) else 2
-    db: Database | None = None
-    try:
-        settings = settings if settings is not None else Settings()
-        args.scrypt_n = settings.scrypt_n  # the cost of the hashes written (add, passwd)
-        db = Database.open(settings.db_url)
-        print(COMMANDS[args.command](db, args))
-    except CliError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return exc.code
-    except SsToolsError as exc:  # UserExistsError / UserNotFoundError from the store
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
-    except SQLAlchemyError as exc:
-        orig = getattr(exc, "orig", None) or exc
-        first_line = (str(orig).strip().splitlines() or [""])[0][:300]
-        print(f"error: database: {type(orig).__name__}: {first_line}", file=sys.stderr)
-        return 1
-    finally:
-        if db is not None:
-            db.dispose()
-    return 0
+    return run_command(_parser(), argv, settings, _users_command)
+
+
+def _users_command(settings: Settings, db: Database, args: argparse.Namespace) -> str:
+    args.scrypt_n = settings.scrypt_n  # the cost of the hashes written (add, passwd)
+    return COMMANDS[args.command](db, args)

@@ -22,7 +22,8 @@ import json
 import sys
 from collections.abc import Sequence
 
-from app.errors import NoEnvironmentError, SsToolsError
+from app.cli_run import CliError, run_command
+from app.errors import NoEnvironmentError
 from app.settings import Settings
 from app.store import superset_links as store
 from app.store.db import Database
@@ -30,12 +31,6 @@ from app.superset.accounts import Accounts, LinkRefused
 from app.superset.assertions import load_signer
 from app.superset.people import serve_people
 from app.superset.registry import EnvironmentRegistry, load_environments
-
-
-class Refused(Exception):
-    def __init__(self, message: str, code: int = 1) -> None:
-        super().__init__(message)
-        self.code = code
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -67,17 +62,17 @@ def _accounts(registry: EnvironmentRegistry) -> Accounts:
 async def _link(registry: EnvironmentRegistry, args: argparse.Namespace) -> str:
     password = sys.stdin.readline().rstrip("\r\n") if args.password_stdin else args.password
     if not password:
-        raise Refused("the password is empty", 2)
+        raise CliError("the password is empty", 2)
     try:
         env = registry.get(args.env)
         view, _, _ = await _accounts(registry).link(env, args.user, args.superset_user, password)
     except NoEnvironmentError as exc:
-        raise Refused(str(exc)) from None
+        raise CliError(str(exc)) from None
     except LinkRefused as refused:
         await _accounts(registry).refused_link(
             args.env, args.user, args.superset_user, refused.reason, "cli"
         )
-        raise Refused(refused.reason) from None
+        raise CliError(refused.reason) from None
     expires = view.expires_at.strftime("%Y-%m-%d %H:%M UTC") if view.expires_at else "-"
     who = f"{args.user!r} to Superset account {view.username!r}"
     return f"linked {who} on {view.env_id} until {expires}"
@@ -85,7 +80,7 @@ async def _link(registry: EnvironmentRegistry, args: argparse.Namespace) -> str:
 
 async def _unlink(registry: EnvironmentRegistry, args: argparse.Namespace) -> str:
     if not await _accounts(registry).unlink(args.env, args.user):
-        raise Refused(f"no link of {args.user!r} on {args.env}")
+        raise CliError(f"no link of {args.user!r} on {args.env}")
     return f"unlinked {args.user!r} on {args.env}"
 
 
@@ -113,14 +108,14 @@ async def _list(registry: EnvironmentRegistry, args: argparse.Namespace) -> str:
 async def _public_key(registry: EnvironmentRegistry, args: argparse.Namespace) -> str:
     signer = _accounts(registry).signer
     if signer is None:
-        raise Refused("no assertion key: set SS_TOOLS_SUPERSET_ASSERTION_KEY_FILE")
+        raise CliError("no assertion key: set SS_TOOLS_SUPERSET_ASSERTION_KEY_FILE")
     return json.dumps(signer.jwks(), indent=2) if args.jwks else signer.public_pem().rstrip()
 
 
 async def _rotate(registry: EnvironmentRegistry, args: argparse.Namespace) -> str:
     accounts = _accounts(registry)
     if accounts.sealer is None:
-        raise Refused("no secret key configured (SS_TOOLS_SECRET_KEY)")
+        raise CliError("no secret key configured (SS_TOOLS_SECRET_KEY)")
     done = 0
     with accounts.db.session() as session:
         for row in store.list_links(session):
@@ -145,26 +140,12 @@ COMMANDS = {
 
 def superset_main(argv: Sequence[str] | None = None, *, settings: Settings | None = None) -> int:
     """Run one ``superset`` command; returns the process exit code."""
-    try:
-        args = _parser().parse_args(list(sys.argv[2:] if argv is None else argv))
-    except SystemExit as exc:
-        return exc.code if isinstance(exc.code, int) else 2
-    settings = settings if settings is not None else Settings()
-    db: Database | None = None
-    try:
-        db = Database.open(settings.db_url)
-        registry = load_environments(settings.environments_file)
-        accounts = serve_people(registry, settings, db)
-        if args.command == "public-key" and accounts.signer is None:
-            accounts.signer = load_signer(settings)  # the configured key, or dev's own
-        print(asyncio.run(COMMANDS[args.command](registry, args)))
-    except Refused as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return exc.code
-    except SsToolsError as exc:  # ConfigError included
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
-    finally:
-        if db is not None:
-            db.dispose()
-    return 0
+    return run_command(_parser(), argv, settings, _superset_command)
+
+
+def _superset_command(settings: Settings, db: Database, args: argparse.Namespace) -> str:
+    registry = load_environments(settings.environments_file)
+    accounts = serve_people(registry, settings, db)
+    if args.command == "public-key" and accounts.signer is None:
+        accounts.signer = load_signer(settings)  # the configured key, or dev's own
+    return asyncio.run(COMMANDS[args.command](registry, args))

@@ -1,4 +1,4 @@
-"""CPU-heavy pure work (SQL parses) off the shared event loop (issue 23 item 6).
+"""CPU-heavy pure work (SQL parses) off the shared event loop, which serves every user.
 
 One request's SQL text can take sqlglot a second or more to tokenize and parse in every
 dialect; on the event loop that would stall every other user (``/api/health`` took 7–13 s

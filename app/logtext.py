@@ -19,7 +19,7 @@ what a terminal shows. ``\\uXXXX`` keeps a JSON line (the reasoning log) valid J
 
 Not covered: a traceback (``exc_info``) is formatted by the handler below the line, as
 before; the product's own unexpected-error log writes the frames without the message
-(:func:`app.api.errors.log_unexpected`).
+(:func:`app.api.error_shape.log_unexpected`).
 """
 
 from __future__ import annotations

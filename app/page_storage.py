@@ -1,4 +1,5 @@
-"""Where NiceGUI keeps the pages' storage: a private folder in the data dir (issue 9 item 12).
+"""Where NiceGUI keeps the pages' storage: a private folder in the data dir (no other
+account on the machine reads a page's state).
 
 NiceGUI writes ``app.storage.user`` to ``storage-user-<browser id>.json`` under
 ``Storage.path`` (``./.nicegui`` in the working directory by default, world-readable).

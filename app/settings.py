@@ -4,6 +4,9 @@ Nothing else in the project reads ``os.environ``. Every knob has a default that
 works offline. The composition root reads them once (``Settings()`` in ``main.py`` /
 ``app.web.create_app``) and hands them to the parts (``app.parts.build_parts``); tests
 build their own ``Settings(...)``.
+
+A knob's description is the docstring under it (pydantic reads them as the fields'
+descriptions: ``use_attribute_docstrings``); its bounds are its ``Field``'s.
 """
 
 from __future__ import annotations
@@ -21,146 +24,101 @@ DEFAULT_JWT_SECRET = "ss-tools-dev-secret-change-me-0123456789abcdef"
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="SS_TOOLS_", extra="ignore")
+    model_config = SettingsConfigDict(
+        env_prefix="SS_TOOLS_", extra="ignore", use_attribute_docstrings=True
+    )
 
     # --- server -----------------------------------------------------------------
     host: str = "127.0.0.1"
     port: int = 8080
     data_dir: Path = Path("./data")
-    database_url: str | None = Field(
-        default=None,
-        description="SQLAlchemy URL; default sqlite:///<data_dir>/ss_tools.db. "
-        "postgresql+psycopg://user:pw@host:port/db moves all state to PostgreSQL.",
-    )
-    dev: bool = Field(default=False, description="Development mode: allows the default secrets.")
+    database_url: str | None = None
+    """SQLAlchemy URL; default sqlite:///<data_dir>/ss_tools.db.
+    postgresql+psycopg://user:pw@host:port/db moves all state to PostgreSQL."""
+    dev: bool = False
+    """Development mode: allows the default secrets."""
     storage_secret: SecretStr | None = None
-    public_base_url: str | None = Field(
-        default=None,
-        description="Where people open the product (e.g. https://agent.example.com); links "
-        "handed out by the MCP door use it. Default: the base URL the request came in on.",
-    )
-    max_body_bytes: int = Field(
-        default=1024 * 1024,
-        description="Request bodies larger than this are refused with 413 before parsing",
-    )
-    frame_ancestors: str = Field(
-        default="'self'",
-        description="CSP frame-ancestors: who may embed the pages, e.g. "
-        "\"'self' https://superset.example.com\" to embed /agent in Superset",
-    )
-    log_level: Literal["critical", "error", "warning", "info", "debug"] = Field(
-        default="warning",
-        description="The server's log level (uvicorn's); info adds its access log, a line "
-        "per request. Every log line shows control characters escaped (app.logtext).",
-    )
+    public_base_url: str | None = None
+    """Where people open the product (e.g. https://agent.example.com); links handed out by the
+    MCP door use it. Default: the base URL the request came in on."""
+    max_body_bytes: int = 1024 * 1024
+    """Request bodies larger than this are refused with 413 before parsing"""
+    frame_ancestors: str = "'self'"
+    """CSP frame-ancestors: who may embed the pages, e.g. "'self' https://superset.example.com"
+    to embed /agent in Superset"""
+    log_level: Literal["critical", "error", "warning", "info", "debug"] = "warning"
+    """The server's log level (uvicorn's); info adds its access log, a line per request. Every
+    log line shows control characters escaped (app.logtext)."""
 
     # --- auth -------------------------------------------------------------------
     jwt_secret: SecretStr = SecretStr(DEFAULT_JWT_SECRET)
-    jwt_secret_file: Path | None = Field(
-        default=None,
-        description="File holding the JWT secret; used when SS_TOOLS_JWT_SECRET is unset "
-        "(python main.py start in dev mode generates <data_dir>/.jwt_secret).",
-    )
+    jwt_secret_file: Path | None = None
+    """File holding the JWT secret; used when SS_TOOLS_JWT_SECRET is unset (python main.py
+    start in dev mode generates <data_dir>/.jwt_secret)."""
     jwt_issuer: str = "ss-tools"
     jwt_audience: str = "ss-tools-agent"
     jwt_ttl_s: int = 8 * 3600
-    revocation_cache_s: float = Field(
-        default=5.0,
-        description="How long a user's enabled/role check is cached; disabling, deleting or "
-        "re-roling a user ends their tokens and page sessions within this many seconds.",
-    )
-    scrypt_n: int = Field(
-        default=2**14,
-        ge=2,
-        le=2**20,
-        description="scrypt cost (N, a power of two) of the password hashes this app writes; "
-        "the test suite lowers it, production keeps the default",
-    )
-    login_max_failures_per_user: int = Field(
-        default=5, description="Failed sign-ins of one username before it is blocked"
-    )
-    login_max_failures_per_client: int = Field(
-        default=20, description="Failed sign-ins from one client address before it is blocked"
-    )
-    login_window_s: float = Field(
-        default=900.0, description="Failures are forgotten after this long without one"
-    )
-    login_backoff_s: float = Field(
-        default=30.0, description="First block; doubles with each further failure"
-    )
+    revocation_cache_s: float = 5.0
+    """How long a user's enabled/role check is cached; disabling, deleting or re-roling a user
+    ends their tokens and page sessions within this many seconds."""
+    scrypt_n: int = Field(default=2**14, ge=2, le=2**20)
+    """scrypt cost (N, a power of two) of the password hashes this app writes; the test suite
+    lowers it, production keeps the default"""
+    login_max_failures_per_user: int = 5
+    """Failed sign-ins of one username before it is blocked"""
+    login_max_failures_per_client: int = 20
+    """Failed sign-ins from one client address before it is blocked"""
+    login_window_s: float = 900.0
+    """Failures are forgotten after this long without one"""
+    login_backoff_s: float = 30.0
+    """First block; doubles with each further failure"""
     login_backoff_max_s: float = 900.0
     jwks_url: str | None = None
     jwks_file: Path | None = None
     jwt_role_claim: str = "role"
     external_issuer: str | None = None
     external_audience: str | None = None
-    external_user_map: dict[str, str] = Field(
-        default_factory=dict,
-        description="Optional: an IdP identity (its namespaced id, '<issuer>#<subject>') -> "
-        "the ss-tools user name it acts as, e.g. "
-        '\'{"https://idp.example/realms/ops#ada": "ada"}\'. Unmapped identities act as '
-        "their namespaced id; an IdP subject never matches a local account by its bare name.",
-    )
+    external_user_map: dict[str, str] = Field(default_factory=dict)
+    """Optional: an IdP identity (its namespaced id, '<issuer>#<subject>') -> the ss-tools user
+    name it acts as, e.g. '{"https://idp.example/realms/ops#ada": "ada"}'. Unmapped identities
+    act as their namespaced id; an IdP subject never matches a local account by its bare name."""
 
     # --- per-user limits (every door; held in the database, so across replicas) -------
-    user_turns_per_minute: int = Field(
-        default=20,
-        ge=0,
-        description="Turns (messages to the agent) one user may start per minute, as a "
-        "bucket of this many that refills evenly over the minute; 0: no limit",
-    )
-    user_calls_per_minute: int = Field(
-        default=60,
-        ge=0,
-        description="Direct tool calls (MCP tools/call, /api/agent/call, a page's way on) one "
-        "user may start per minute, the same way; 0: no limit",
-    )
-    user_max_running: int = Field(
-        default=3,
-        ge=0,
-        description="Turns, direct calls and confirmed answers of one user running at once, "
-        "on all replicas together; 0: no limit",
-    )
-    run_slot_ttl_s: float = Field(
-        default=60.0,
-        ge=3.0,
-        description="A running turn's hold on one of its user's slots lasts this long and is "
-        "renewed every third of it; a replica that dies frees its slots within this time",
-    )
+    user_turns_per_minute: int = Field(default=20, ge=0)
+    """Turns (messages to the agent) one user may start per minute, as a bucket of this many
+    that refills evenly over the minute; 0: no limit"""
+    user_calls_per_minute: int = Field(default=60, ge=0)
+    """Direct tool calls (MCP tools/call, /api/agent/call, a page's way on) one user may start
+    per minute, the same way; 0: no limit"""
+    user_max_running: int = Field(default=3, ge=0)
+    """Turns, direct calls and confirmed answers of one user running at once, on all replicas
+    together; 0: no limit"""
+    run_slot_ttl_s: float = Field(default=60.0, ge=3.0)
+    """A running turn's hold on one of its user's slots lasts this long and is renewed every
+    third of it; a replica that dies frees its slots within this time"""
 
     # --- acting in Superset as the person (docs/identity.md) ---------------------------
-    secret_key: SecretStr | None = Field(
-        default=None,
-        description="Keys that encrypt linked Superset accounts at rest: one, or several "
-        "separated by commas, newest first (rotate by putting a new key in front; links "
-        "sealed with an older key stay readable while it is listed). Never in the database.",
-    )
-    secret_key_file: Path | None = Field(
-        default=None,
-        description="File holding those keys, one a line, newest first; used when "
-        "SS_TOOLS_SECRET_KEY is unset (dev mode generates <data_dir>/.secret_key).",
-    )
-    superset_assertion_key_file: Path | None = Field(
-        default=None,
-        description="RSA private key (PEM) that signs the assertions of identity = "
-        "'assertion' environments (dev mode generates <data_dir>/.assertion_key.pem).",
-    )
+    secret_key: SecretStr | None = None
+    """Keys that encrypt linked Superset accounts at rest: one, or several separated by commas,
+    newest first (rotate by putting a new key in front; links sealed with an older key stay
+    readable while it is listed). Never in the database."""
+    secret_key_file: Path | None = None
+    """File holding those keys, one a line, newest first; used when SS_TOOLS_SECRET_KEY is
+    unset (dev mode generates <data_dir>/.secret_key)."""
+    superset_assertion_key_file: Path | None = None
+    """RSA private key (PEM) that signs the assertions of identity = 'assertion' environments
+    (dev mode generates <data_dir>/.assertion_key.pem)."""
     superset_assertion_issuer: str = Field(default="ss-tools", min_length=1)
-    superset_assertion_ttl_s: int = Field(
-        default=120, ge=10, le=300, description="An assertion's lifetime (at most 5 min)"
-    )
+    superset_assertion_ttl_s: int = Field(default=120, ge=10, le=300)
+    """An assertion's lifetime (at most 5 min)"""
     superset_assertion_header: str = Field(default="X-Act-As", pattern=r"^[A-Za-z0-9-]{1,64}$")
-    superset_clients_max: int = Field(
-        default=256,
-        ge=1,
-        description="Superset sessions kept per process (one per person "
-        "and environment, least recently used dropped first)",
-    )
+    superset_clients_max: int = Field(default=256, ge=1)
+    """Superset sessions kept per process (one per person and environment, least recently used
+    dropped first)"""
 
     # --- policy and environments ---------------------------------------------------
-    policy_file: Path | None = Field(
-        default=None, description="policy.toml overriding roles, timeouts, confirm rules"
-    )
+    policy_file: Path | None = None
+    """policy.toml overriding roles, timeouts, confirm rules"""
     environments_file: Path = Path("./environments.toml")
 
     # --- agent ------------------------------------------------------------------
@@ -171,61 +129,38 @@ class Settings(BaseSettings):
     llm_timeout_s: float = 60.0
     # an answer is one or two sentences; a small model left alone may write pages
     llm_max_tokens: int = Field(default=512, ge=16, le=32768)
-    llm_tools_top_k: int = Field(
-        default=4,
-        ge=0,
-        le=64,
-        description="A model call is offered the tools the request most likely needs: at "
-        "most this many, plus the tool that says what the agent can do (the other allowed "
-        "tools are named, and offered again when the model asks for one); 0 offers every "
-        "allowed tool",
-    )
-    llm_parallel_tool_calls: bool = Field(
-        default=False,
-        description="The model handles several calls in one reply: the server is not "
-        "asked for one call at a time, and every call of a reply runs (each through the "
-        "guard). Off: OpenAI-compatible servers are sent parallel_tool_calls=false, and "
-        "of a reply with several calls only the first the guard passes runs",
-    )
-    planner_budget_s: float = Field(
-        default=5.0,
-        gt=0,
-        description="The offline planner's time for one reply, in a child process; past it "
-        "the child is killed and the turn ends (a 20,000-character message takes ~0.2 s)",
-    )
-    planner_workers: int = Field(
-        default=2, ge=1, description="Child processes that plan the offline planner's replies"
-    )
+    llm_tools_top_k: int = Field(default=4, ge=0, le=64)
+    """A model call is offered the tools the request most likely needs: at most this many,
+    plus the tool that says what the agent can do (the other allowed tools are named, and
+    offered again when the model asks for one); 0 offers every allowed tool"""
+    llm_parallel_tool_calls: bool = False
+    """The model handles several calls in one reply: the server is not asked for one call at
+    a time, and every call of a reply runs (each through the guard). Off: OpenAI-compatible
+    servers are sent parallel_tool_calls=false, and of a reply with several calls only the
+    first the guard passes runs"""
+    planner_budget_s: float = Field(default=5.0, gt=0)
+    """The offline planner's time for one reply, in a child process; past it the child is
+    killed and the turn ends (a 20,000-character message takes ~0.2 s)"""
+    planner_workers: int = Field(default=2, ge=1)
+    """Child processes that plan the offline planner's replies"""
 
     tool_timeout_s: float = 30.0
     retry_delay_s: float = 1.0
     confirmation_ttl_s: int = 600
     dangerous_countdown_s: int = 10
     countdown_tick_s: float = 1.0
-    undo_retention_days: int = Field(
-        default=7,
-        ge=1,
-        le=365,
-        description="How long an undoable change keeps its undo offer (docs/undo.md)",
-    )
+    undo_retention_days: int = Field(default=7, ge=1, le=365)
+    """How long an undoable change keeps its undo offer (docs/undo.md)"""
     # --- a second person's approval (four-eyes; policy.toml's [approval] turns it on) ---
-    approval_ttl_s: int = Field(
-        default=24 * 3600,
-        gt=0,
-        description="How long a call waits for a second person's approval before it expires",
-    )
-    approval_webhook_url: str | None = Field(
-        default=None,
-        description="Optional: each new approval request is posted here as JSON "
-        '({"text": ..., "approval": {...}}: a Slack or Teams incoming webhook takes it)',
-    )
+    approval_ttl_s: int = Field(default=24 * 3600, gt=0)
+    """How long a call waits for a second person's approval before it expires"""
+    approval_webhook_url: str | None = None
+    """Optional: each new approval request is posted here as JSON ({"text": ..., "approval":
+    {...}}: a Slack or Teams incoming webhook takes it)"""
     approval_webhook_timeout_s: float = Field(default=5.0, gt=0, le=60)
-    approval_poll_s: float = Field(
-        default=2.0,
-        gt=0,
-        description="How often an open /agent page whose call waits for an approver checks "
-        "it (the result lands on the page, whichever replica ran it)",
-    )
+    approval_poll_s: float = Field(default=2.0, gt=0)
+    """How often an open /agent page whose call waits for an approver checks it (the result
+    lands on the page, whichever replica ran it)"""
     summarise_limit: int = 4000
     # A turn's input (checked once, by prepare_turn). History beyond these caps is cut to
     # its newest items; a longer message is refused (422).
@@ -234,51 +169,31 @@ class Settings(BaseSettings):
     history_max_bytes: int = Field(default=64 * 1024, ge=0)
 
     # --- size caps (app/caps.py gives the reasons for the defaults) ---------------------
-    model_input_max_chars: int = Field(
-        default=MODEL_INPUT_MAX_CHARS,
-        ge=2000,
-        description="Characters one model call sends at most (system text, tools, "
-        "conversation); older turns' tool results are shortened, then old turns dropped",
-    )
-    result_max_rows: int = Field(
-        default=ResultCaps.max_rows, ge=1, description="Rows a tool result's view keeps"
-    )
-    result_max_cell_chars: int = Field(
-        default=ResultCaps.max_cell_chars, ge=16, description="Characters a value in a result keeps"
-    )
-    result_max_bytes: int = Field(
-        default=ResultCaps.max_bytes,
-        ge=4096,
-        description="Bytes of JSON a tool result's view, its data and its checkpoint keep",
-    )
-    bundle_max_bytes: int = Field(
-        default=BundleCaps.max_bytes, ge=1024, description="Bytes an export zip may unpack to"
-    )
-    bundle_max_ratio: int = Field(
-        default=BundleCaps.max_ratio,
-        ge=2,
-        description="How many times its packed size an export zip may unpack to (above 1 MiB)",
-    )
-    bundle_max_files: int = Field(
-        default=BundleCaps.max_members, ge=1, description="Files one export zip may hold"
-    )
+    model_input_max_chars: int = Field(default=MODEL_INPUT_MAX_CHARS, ge=2000)
+    """Characters one model call sends at most (system text, tools, conversation); older turns'
+    tool results are shortened, then old turns dropped"""
+    result_max_rows: int = Field(default=ResultCaps.max_rows, ge=1)
+    """Rows a tool result's view keeps"""
+    result_max_cell_chars: int = Field(default=ResultCaps.max_cell_chars, ge=16)
+    """Characters a value in a result keeps"""
+    result_max_bytes: int = Field(default=ResultCaps.max_bytes, ge=4096)
+    """Bytes of JSON a tool result's view, its data and its checkpoint keep"""
+    bundle_max_bytes: int = Field(default=BundleCaps.max_bytes, ge=1024)
+    """Bytes an export zip may unpack to"""
+    bundle_max_ratio: int = Field(default=BundleCaps.max_ratio, ge=2)
+    """How many times its packed size an export zip may unpack to (above 1 MiB)"""
+    bundle_max_files: int = Field(default=BundleCaps.max_members, ge=1)
+    """Files one export zip may hold"""
 
     # --- replicas (several processes on one PostgreSQL) ---------------------------------
-    task_sweep_s: float = Field(
-        default=30.0,
-        gt=0,
-        description="With PostgreSQL: how often each replica marks the tasks of a replica "
-        "that stopped answering (no heartbeat for task_stale_s) interrupted",
-    )
-    task_heartbeat_s: float = Field(
-        default=15.0, gt=0, description="How often a running long task's row is touched"
-    )
-    task_stale_s: float = Field(
-        default=60.0,
-        gt=0,
-        description="With PostgreSQL: a task whose row was not touched for this long belongs "
-        "to a replica that stopped answering (at least twice task_heartbeat_s)",
-    )
+    task_sweep_s: float = Field(default=30.0, gt=0)
+    """With PostgreSQL: how often each replica marks the tasks of a replica that stopped
+    answering (no heartbeat for task_stale_s) interrupted"""
+    task_heartbeat_s: float = Field(default=15.0, gt=0)
+    """How often a running long task's row is touched"""
+    task_stale_s: float = Field(default=60.0, gt=0)
+    """With PostgreSQL: a task whose row was not touched for this long belongs to a replica
+    that stopped answering (at least twice task_heartbeat_s)"""
 
     # --- superset sandbox ------------------------------------------------------------
     sandbox: bool = True

@@ -6,16 +6,16 @@
 * :func:`one_line`: a name from elsewhere (a Superset title in a link, a tool's result)
   as one line of plain text: controls, line breaks and format characters (zero-width,
   bidi overrides) out, spaces collapsed, cut to a length.
-* :func:`inert` (issue 9 item 9): Superset-sourced text (dashboard descriptions,
-  statuses, URLs, column names, error texts) rendered by markdown shows exactly as
-  written: HTML characters become entities (no raw tags), markdown punctuation is
-  backslash-escaped (no emphasis, no ``![image](…)``, no ``[link](…)``), and a URL is a
-  link only when its host is one of ``allowed_hosts`` (the configured Superset hosts);
-  any other URL stays plain, unclickable text.
-* :func:`csv_cell` (issue 23 item 8): a CSV cell a spreadsheet will not run. A text
-  starting with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return is a formula to
-  Excel, LibreOffice and Google Sheets (``=HYPERLINK(…)``); OWASP's advice is to prefix
-  it with a single quote, which the spreadsheet shows as text.
+* :func:`inert` (Superset's text is data, never markup): Superset-sourced text (dashboard
+  descriptions, statuses, URLs, column names, error texts) rendered by markdown shows
+  exactly as written: HTML characters become entities (no raw tags), markdown punctuation
+  is backslash-escaped (no emphasis, no ``![image](…)``, no ``[link](…)``), and a URL is a
+  link only when its host is one of ``allowed_hosts`` (the configured Superset hosts); any
+  other URL stays plain, unclickable text.
+* :func:`csv_cell` (a downloaded CSV must not run code): a CSV cell a spreadsheet will not
+  run. A text starting with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return is a
+  formula to Excel, LibreOffice and Google Sheets (``=HYPERLINK(…)``); OWASP's advice is to
+  prefix it with a single quote, which the spreadsheet shows as text.
 * :func:`control_character`: where a text holds a control character a terminal would
   run (what git history and branch names must not keep).
 * :func:`redact` / :func:`cut`: the one redaction rule, shared by the audit log and the

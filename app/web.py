@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from nicegui import app
 
-from app.api import agent, approvals, auth, health, superset_accounts, tools
+from app.api import agent_routes, approvals, auth, health, superset_accounts, tools
 from app.api.middleware import install_http_guards
 from app.mcp import mount_mcp
 from app.mcp.core_gateway import CoreGateway
@@ -62,7 +62,7 @@ def create_app(
         # call; the NiceGUI test plugin rebuilds the app per test, so after ~115 tests the
         # start-up ran ~900 frames deep (RecursionError). Our routers have no lifespan.
         lifespan = app.router.lifespan_context
-        for module in (health, tools, auth, agent, superset_accounts, approvals):
+        for module in (health, tools, auth, agent_routes, superset_accounts, approvals):
             app.include_router(module.router)
         app.router.lifespan_context = lifespan
         setattr(app.state, _ROUTERS_TAG, True)

@@ -1,7 +1,8 @@
-"""Agent overhead benchmark (issue 3, issue 8 item 9): per-turn time of our core against a
-bare LangGraph agent, in this process, with the same offline model, the same no-op tool
-(search_dashboards) and the same checkpointer, opened the same way (an aiosqlite file with
-the core's pragmas: ``open_sqlite_saver``), interleaved so drift hits all three alike:
+"""Agent overhead benchmark (the core must cost little beside the model): per-turn time of our
+core against a bare LangGraph agent, in this process, with the same offline model, the same
+no-op tool (search_dashboards) and the same checkpointer, opened the same way (an aiosqlite
+file with the core's pragmas: ``open_sqlite_saver``), interleaved so drift hits all three
+alike:
 
 * SSE: ``agent_handler`` (the HTTP door's path: auth, the one input check, pipeline,
   guard, audit rows, typed events, SSE encoding);
@@ -42,11 +43,11 @@ from app.agent.checkpoint import open_sqlite_saver
 from app.agent.core.runs import plan_turn
 from app.agent.graph import openai_tool_schema
 from app.agent.handler import agent_handler
-from app.pages.agent import core_door
 from app.pages.agent_controller import AgentPageController
+from app.pages.agent_page import core_door
 from app.parts import Parts, build_parts
 from app.planner import OfflinePlanner
-from app.screen.model import AgentChatModel
+from app.screen.chat_model import AgentChatModel
 from app.settings import Settings
 from app.store import users
 from app.tools.catalog import TOOL_CATALOG

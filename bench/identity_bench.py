@@ -33,9 +33,9 @@ from app.policy import TOOL_CATALOG
 from app.sandbox import Sandbox, seed_sandbox, start_sandbox
 from app.settings import Settings
 from app.store import users
+from app.superset.http_session import REFRESH_AFTER_S
 from app.superset.link_flow import link_attempt
 from app.superset.registry import load_environments
-from app.superset.session import REFRESH_AFTER_S
 
 USER = "bench-person"
 

@@ -1,6 +1,6 @@
 """The local model behind the product's prompt: ``python -m bench.llm_bench [--cases N]``.
 
-Starts the local small LLM (``app.sandbox.llm``: built and cached once per machine) and
+Starts the local small LLM (``app.sandbox.local_model``: built and cached once per machine) and
 asks it what the product's model node asks, with the product's own prompt
 (``app.agent.model_step.prompt_messages``), tool schemas (``app.agent.graph``) and tool
 offer (``app.agent.tool_offer``: the allowed tools narrowed by the planner's ranking to
@@ -45,7 +45,7 @@ from app.context import UIContext
 from app.facts import TurnFacts
 from app.llm import get_chat_model
 from app.planner.rank import ToolRanker
-from app.sandbox.llm import MODEL_NAME, start_local_model, unavailable_reason
+from app.sandbox.local_model import MODEL_NAME, start_local_model, unavailable_reason
 from app.settings import Settings
 from app.tools.catalog import TOOL_CATALOG
 

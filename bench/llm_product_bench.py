@@ -32,7 +32,7 @@ from pydantic import SecretStr
 from app.agent.handler import agent_handler
 from app.events import decode_sse
 from app.parts import Parts, build_parts
-from app.sandbox.llm import MODEL_NAME, start_local_model, unavailable_reason
+from app.sandbox.local_model import MODEL_NAME, start_local_model, unavailable_reason
 from app.settings import Settings
 from app.store import users
 from app.tools.catalog import TOOL_CATALOG

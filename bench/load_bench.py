@@ -1,8 +1,8 @@
-"""Load benchmark (issue 3, issue 8 item 9): a real server subprocess; N concurrent
-conversations (N = 50, 200) each asking "what can you do?" (show_capabilities: a real tool
-that needs no Superset). Time to the first SSE event p50/p95 against the HTTP floor
-(``GET /api/health`` at the same concurrency, same client, same run), errors, audit rows
-written vs expected.
+"""Load benchmark (the first event must come quickly under load): a real server subprocess; N
+concurrent conversations (N = 50, 200) each asking "what can you do?" (show_capabilities: a
+real tool that needs no Superset). Time to the first SSE event p50/p95 against the HTTP
+floor (``GET /api/health`` at the same concurrency, same client, same run), errors, audit
+rows written vs expected.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 
 from sqlmodel import Session
 
-from app.store.audit import count_audit
+from app.store.audit_log import count_audit
 from app.store.db import make_engine
 from bench.agent_bench import pct
 from tests.server_proc import Server, cli, server_env

@@ -1,4 +1,4 @@
-"""Replica coordination on PostgreSQL (issue 27): what the run lock and a stop from
+"""Replica coordination on PostgreSQL: what the run lock and a stop from
 another replica cost. A throwaway PostgreSQL cluster (``tests.pg``), two replicas' worth
 of locks and stop signals (each its own engine and connections) in this process.
 

@@ -1,4 +1,4 @@
-"""Load through nginx (issue 27): N concurrent conversations (200) against one replica and
+"""Load through nginx: N concurrent conversations (200) against one replica and
 against two, each behind Debian's nginx with ``deploy/nginx.conf`` (``tests.nginx``), on a
 throwaway PostgreSQL (``tests.pg``), on this machine. Each conversation asks "what can you
 do?" (show_capabilities: a real tool, no Superset), as ``bench.load_bench`` does.

@@ -9,7 +9,8 @@ from __future__ import annotations
 from nicegui import ui
 
 from app.i18n import t
-from app.screen.model import AgentChatModel
+from app.screen.chat_model import AgentChatModel
+from components.call_rows import call_rows
 
 
 def approval_wait_card(model: AgentChatModel) -> ui.card:
@@ -30,14 +31,7 @@ def approval_wait_card(model: AgentChatModel) -> ui.card:
             )
             badge.bind_text_from(model, "approval_env_badge").mark("approval-env-badge")
         with ui.grid(columns="auto 1fr").classes("w-full gap-x-4 gap-y-1 text-sm"):
-            ui.label(t("tool", lang)).classes("text-gray-600")
-            ui.label().classes("font-mono").bind_text_from(model, "approval_tool").mark(
-                "approval-tool"
-            )
-            ui.label(t("arguments", lang)).classes("text-gray-600")
-            ui.label().classes("font-mono whitespace-pre-wrap").bind_text_from(
-                model, "approval_args_text"
-            ).mark("approval-args")
+            call_rows(model, lang, tool="approval_tool", args="approval_args_text", mark="approval")
         ui.label().classes("text-sm").bind_text_from(model, "approval_hint").mark("approval-hint")
         ui.label(t("approval_waiting_new_message", lang)).classes("text-xs text-gray-700")
         with ui.row().classes("w-full justify-end"):

@@ -1,4 +1,4 @@
-"""The confirmation card's two forms (issue 11), each bound to the screen model:
+"""The confirmation card's two forms, each bound to the screen model:
 
 * :func:`edit_form` — «Изменить»: one typed field per argument of the tool's args model
   (text, number, switch, a choice of values or of the configured environments), each
@@ -7,8 +7,8 @@
   after Esc closed the form under the pointer) and the args model's own message when a
   value is wrong; "Apply and confirm" follows the card's Confirm (disabled during a
   dangerous countdown);
-* :func:`cancel_reason` — the card's optional reason for a cancel: Cancel itself takes
-  one click (issue 25), and Enter in the field cancels too.
+* :func:`cancel_reason` — the card's optional reason for a cancel: Cancel itself takes one
+  click (the safe choice is never the slower one), and Enter in the field cancels too.
 
 Esc closes the edit form (an open choice's menu first).
 """
@@ -22,7 +22,7 @@ from nicegui import ui
 
 from app.i18n import t
 from app.screen.argsform import EditField
-from app.screen.model import AgentChatModel
+from app.screen.chat_model import AgentChatModel
 from components.focus import focus_on
 
 # Esc closes the form, except the Esc that closes an open choice's menu (Quasar's select
@@ -96,7 +96,7 @@ def edit_form(model: AgentChatModel) -> ui.element:
 
 
 def cancel_reason(model: AgentChatModel, *, for_approver: bool = False) -> ui.element:
-    """The card's optional reason for a cancel (issue 25: Cancel itself takes one click;
+    """The card's optional reason for a cancel (Cancel itself takes one click;
     Enter in this field cancels too); ``for_approver``: a second person's denial, whose
     reason reaches the requester."""
     lang = model.lang

@@ -10,9 +10,9 @@ from __future__ import annotations
 from nicegui import ui
 
 from app.i18n import t
+from app.screen.chat_model import AgentChatModel
 from app.screen.items import ChatItem, ChatMessage
-from app.screen.markdown import chat_markdown
-from app.screen.model import AgentChatModel
+from app.screen.markdown_text import chat_markdown
 from app.text import hosts_of
 from components.approval_wait_card import approval_wait_card
 from components.bind import bind_classes_from

@@ -4,7 +4,7 @@ Enter sends and Shift+Enter starts a new line (a textarea that grows). While the
 streams, Send becomes **Stop**: reads in flight are cancelled, a write already under way
 goes on (its card says so). The box gets the focus back after a confirmation. A message
 sent while a confirmation card waits stays in the box, and the page says above the box
-to confirm or cancel the action first (issue 25). A message refused before its turn
+to confirm or cancel the action first (never a silent drop). A message refused before its turn
 started (too many a minute, too many running) comes back into the box.
 """
 
@@ -12,34 +12,22 @@ from __future__ import annotations
 
 from typing import Any
 
-from nicegui import binding, ui
+from nicegui import ui
 
 from app.i18n import t
-from app.screen.model import AgentChatModel
+from app.screen.chat_model import AgentChatModel
+from components.bind import on_change
 from components.focus import focus_on
 
 # Enter without Shift (and not while an input method composes): send, no newline.
 ENTER_SENDS = "(e) => { if (!e.shiftKey && !e.isComposing) { e.preventDefault(); emit(); } }"
 
 
-class _DraftWatch:
-    """Puts a refused message back in the box (``model.draft_request``: ``(text, n)``),
-    unless the person has started typing another one meanwhile."""
-
-    def __init__(self, field: ui.textarea) -> None:
-        self.field = field
-        self._value: Any = None
-
-    @property
-    def value(self) -> Any:
-        return self._value
-
-    @value.setter
-    def value(self, value: Any) -> None:
-        first = self._value is None
-        self._value = value
-        if not first and isinstance(value, tuple) and value[0] and not self.field.value:
-            self.field.value = value[0]
+def _put_back(field: ui.textarea, draft: Any) -> None:
+    """A refused message back in the box (``model.draft_request``: ``(text, n)``), unless
+    the person has started typing another one meanwhile."""
+    if isinstance(draft, tuple) and draft[0] and not field.value:
+        field.value = draft[0]
 
 
 def composer(model: AgentChatModel) -> ui.element:
@@ -64,10 +52,7 @@ def composer(model: AgentChatModel) -> ui.element:
         )
         field.on("keydown.enter", submit, js_handler=ENTER_SENDS)
         focus_on(field, model, "input")
-        draft = _DraftWatch(field)
-        draft.value = model.draft_request
-        binding.bind_from(draft, "value", model, "draft_request")
-        field._ss_draft_watch = draft  # type: ignore[attr-defined]  # keep the proxy alive
+        on_change(field, model, "draft_request", lambda draft: _put_back(field, draft))
         # enabled under a waiting card too: a press there says what to do first
         ui.button(t("send", lang), icon="send", on_click=submit).bind_enabled_from(
             model, "state", backward=lambda s: s != "streaming"

@@ -13,8 +13,9 @@ from __future__ import annotations
 from nicegui import ui
 
 from app.i18n import t
-from app.screen.model import CONFIRMABLE, AgentChatModel
+from app.screen.chat_model import CONFIRMABLE, AgentChatModel
 from components.bind import bind_classes_from
+from components.call_rows import call_rows
 from components.card_forms import cancel_reason, edit_form
 from components.focus import focus_on
 from components.results.diff import preflight_diff
@@ -75,14 +76,7 @@ def confirmation_card(model: AgentChatModel, *, for_approver: bool = False) -> u
             "confirm-description"
         )
         with ui.grid(columns="auto 1fr").classes("w-full gap-x-4 gap-y-1 text-sm"):
-            ui.label(t("tool", lang)).classes("text-gray-600")
-            ui.label().classes("font-mono").bind_text_from(model, "confirm_tool").mark(
-                "confirm-tool"
-            )
-            ui.label(t("arguments", lang)).classes("text-gray-600")
-            ui.label().classes("font-mono whitespace-pre-wrap").bind_text_from(
-                model, "confirm_args_text"
-            ).mark("confirm-args")
+            call_rows(model, lang, tool="confirm_tool", args="confirm_args_text", mark="confirm")
             why = ui.label(t("card_why", lang)).classes("text-gray-600")
             why.bind_visibility_from(model, "confirm_reason", backward=bool)
             reason = ui.label().classes("font-semibold").mark("confirm-reason")

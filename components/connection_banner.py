@@ -5,7 +5,7 @@ from __future__ import annotations
 from nicegui import ui
 
 from app.i18n import model_name, t
-from app.screen.model import AgentChatModel
+from app.screen.chat_model import AgentChatModel
 from components.bind import bind_classes_from
 from components.tones import soft
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from nicegui import ui
 
-from app.screen.model import AgentChatModel
+from app.screen.chat_model import AgentChatModel
 
 
 def context_pill(model: AgentChatModel) -> ui.element:

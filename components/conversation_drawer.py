@@ -1,4 +1,4 @@
-"""The conversation drawer (issue 11): the person's conversations, newest first — title,
+"""The conversation drawer: the person's conversations, newest first — title,
 page context and environment, when it was last updated, a badge when a confirmation
 waits. Opening one brings everything back (messages, tool cards with results, a pending
 card); each can be renamed or archived (hidden; its history and audit trail stay).

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from nicegui import ui
 
 from app.i18n import t
-from app.screen.model import AgentChatModel
+from app.screen.chat_model import AgentChatModel
 from app.screen.uicontext import EnvOption
 
 

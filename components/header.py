@@ -11,7 +11,7 @@ from nicegui import ui
 
 from app.i18n import LANGUAGES, t
 from app.screen.approvals_queue import ApprovalsCount
-from app.screen.model import AgentChatModel
+from app.screen.chat_model import AgentChatModel
 from components.approvals_link import approvals_link
 from components.context_pill import context_pill
 from components.env_selector import env_selector
@@ -62,7 +62,7 @@ def header(
 ) -> ui.header:
     lang = model.lang
     with ui.header().classes("items-center gap-3 bg-slate-800 text-white px-4 py-2") as bar:
-        if on_conversations is not None:  # the conversation drawer (issue 11)
+        if on_conversations is not None:  # the conversation drawer
             _drawer_button(lang, on_conversations)
         ui.label(t("product_name", lang)).classes("text-lg font-bold").mark("product-name")
         context_pill(model)

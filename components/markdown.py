@@ -2,8 +2,9 @@
 
 Two steps. Raw HTML in the text is shown as text (``<``/``>`` escaped outside code spans
 and fences, which markdown escapes itself): raw HTML is off. The HTML markdown produces
-then goes through the shared sanitizer (``app.safe_html.sanitize_html``, issue 9): only
-markdown's own tags, no images, links only to the configured Superset hosts.
+then goes through the shared sanitizer (``app.safe_html.sanitize_html``: text from Superset
+is never markup): only markdown's own tags, no images, links only to the configured
+Superset hosts.
 """
 
 from __future__ import annotations

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 from nicegui import ui
 
 from app.i18n import t
+from app.screen.chat_model import BUSY, AgentChatModel
 from app.screen.items import ChatMessage
-from app.screen.model import BUSY, AgentChatModel
 from components.results.live import live_area
 
 if TYPE_CHECKING:

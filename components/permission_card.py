@@ -8,7 +8,7 @@ from typing import Any
 from nicegui import binding, ui
 
 from app.i18n import t
-from app.screen.model import AgentChatModel
+from app.screen.chat_model import AgentChatModel
 
 
 def permission_card(model: AgentChatModel) -> ui.card:

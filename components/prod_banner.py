@@ -5,7 +5,7 @@ from __future__ import annotations
 from nicegui import ui
 
 from app.i18n import t
-from app.screen.model import AgentChatModel
+from app.screen.chat_model import AgentChatModel
 
 
 def prod_banner(model: AgentChatModel) -> ui.element:

@@ -12,8 +12,8 @@ from __future__ import annotations
 from nicegui import binding, ui
 
 from app.i18n import t
+from app.screen.chat_model import AgentChatModel
 from app.screen.items import ToolCall
-from app.screen.model import AgentChatModel
 from components.bind import bind_classes_from
 from components.results import result_view, summary
 from components.results.live import live_area

@@ -1,9 +1,62 @@
 """Event builders shared by tests of the stream's consumers (the page, the screen model,
-the MCP results): the fields a test does not care about get plain defaults."""
+the MCP results): the fields a test does not care about get plain defaults. A
+confirmation card: :func:`confirm_card`."""
 
 from __future__ import annotations
 
-from app.events import DoneEvent, Event, Offer, OfferedCall, ToolStartEvent, ToolTimeoutEvent
+from typing import Any
+
+from app.events import (
+    ConfirmMetadataV2,
+    ConfirmRequiredEvent,
+    DoneEvent,
+    Event,
+    Offer,
+    OfferedCall,
+    ToolStartEvent,
+    ToolTimeoutEvent,
+)
+from app.vocab import RISK_LEVEL, Risk
+
+
+def confirm_card(
+    tool: str,
+    args: dict[str, Any],
+    *,
+    env: str | None,
+    risk: Risk = "write",
+    tier: str | None = None,
+    countdown_s: int = 0,
+    conv_id: str = "",
+    confirmation_id: str = "conf-1",
+    call_id: str = "call-1",
+    expires_at: str = "",
+    **meta: Any,
+) -> ConfirmRequiredEvent:
+    """A ``confirm_required`` event for ``tool`` with ``args`` on ``env``, its card as the
+    guard words a call of that ``risk``: a delete is dangerous, the tier is ``tier`` or the
+    env's own name when that is a tier, else prod. ``meta``: more of the card's fields (or
+    others in place of these)."""
+    dangerous = risk == "delete"
+    tier = tier or (env if env in ("dev", "staging", "prod") else "prod")
+    card = {
+        "tool_name": tool,
+        "tool_args": args,
+        "risk": risk,
+        "risk_level": RISK_LEVEL[risk],
+        "dangerous": dangerous,
+        "env_id": env,
+        "env_context": tier,
+        "card_state": "dangerous" if dangerous else f"write_{tier}",
+    }
+    return ConfirmRequiredEvent(
+        conv_id=conv_id,
+        confirmation_id=confirmation_id,
+        call_id=call_id,
+        countdown_s=countdown_s,
+        expires_at=expires_at,
+        metadata=ConfirmMetadataV2.model_validate({**card, **meta}),
+    )
 
 
 def timed_out(

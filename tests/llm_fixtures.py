@@ -1,5 +1,5 @@
 """Session fixture for tests against a real small LLM on the CPU (llama-server serving
-Qwen2.5-Coder-0.5B-Instruct, see :mod:`app.sandbox.llm`).
+Qwen2.5-Coder-0.5B-Instruct, see :mod:`app.sandbox.local_model`).
 
 * ``local_llm`` (session): builds ``llama-server`` and joins the model on first use
   (cached per machine under ``~/.cache/ss-tools/llm``, or ``SS_TOOLS_LLM_CACHE_DIR``;
@@ -37,7 +37,12 @@ from pathlib import Path
 
 import pytest
 
-from app.sandbox.llm import LocalModelServer, SandboxError, start_local_model, unavailable_reason
+from app.sandbox.local_model import (
+    LocalModelServer,
+    SandboxError,
+    start_local_model,
+    unavailable_reason,
+)
 from main import LOCAL_MODEL_PREFIXES, keep_prefixes
 from tests.support import require_or_skip
 

@@ -21,7 +21,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from app.sandbox.processes import free_port
+from app.sandbox.processes import end_process, free_port
 from tests.waiting import WAIT_S
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -144,10 +144,5 @@ class Nginx:
 
     def stop(self) -> None:
         """Fast shutdown (SIGTERM to the master, which ends its workers)."""
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(timeout=5)
+        if self.proc is not None:
+            end_process(self.proc, timeout=10)

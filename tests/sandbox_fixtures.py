@@ -6,6 +6,9 @@
   temp dir on 127.0.0.1, seeds the demo objects, yields the :class:`Sandbox` and stops
   it at the end of the session.
 * ``superset_envs_file`` (session): an ``environments.toml`` for those instances.
+* ``sandbox_dashboards``: ``sandbox_dashboards(env, title, slug)`` makes a dashboard on
+  the sandbox for one test and returns its id; each is removed after the test unless the
+  test deleted it (:func:`sandbox_dashboard`, for a block of its own).
 
 When Superset cannot be installed (no network) the tests skip with the reason — except
 under ``SS_TOOLS_REQUIRE_ALL=1`` (CI), where they fail. Mark tests ``@pytest.mark.superset``.
@@ -15,8 +18,8 @@ from __future__ import annotations
 
 import sys
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 import pytest
@@ -56,11 +59,23 @@ def superset_envs_file(superset_sandbox: Sandbox, tmp_path_factory: pytest.TempP
     )
 
 
+@pytest.fixture
+def sandbox_dashboards(superset_sandbox: Sandbox) -> Iterator[Callable[..., int]]:
+    """``make(env, title, slug="test")``: a dashboard made on the sandbox's ``env`` for
+    this test (its id), removed after the test unless the test deleted it."""
+    with ExitStack() as stack:
+
+        def make(env: str, title: str, slug: str = "test") -> int:
+            return stack.enter_context(sandbox_dashboard(superset_sandbox, env, title, slug))
+
+        yield make
+
+
 @contextmanager
 def sandbox_dashboard(sandbox: Sandbox, env: str, title: str, slug: str = "test") -> Iterator[int]:
     """A dashboard made on the sandbox's ``env`` for one test (its id); removed afterwards
     unless the test deleted it already."""
-    from app.sandbox.client import SupersetSession
+    from app.sandbox.superset_rest import SupersetSession
 
     inst = sandbox.env(env)
     with SupersetSession(inst.url, inst.username, inst.password) as ss:
@@ -75,7 +90,7 @@ def sandbox_dashboard(sandbox: Sandbox, env: str, title: str, slug: str = "test"
 
 def dashboard_exists(sandbox: Sandbox, env: str, dashboard_id: int) -> bool:
     """Whether the sandbox's ``env`` still has the dashboard."""
-    from app.sandbox.client import SupersetSession
+    from app.sandbox.superset_rest import SupersetSession
 
     inst = sandbox.env(env)
     with SupersetSession(inst.url, inst.username, inst.password) as ss:

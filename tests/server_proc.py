@@ -25,12 +25,12 @@ from typing import IO, Any
 import httpx
 
 from app.cli import users_main
-from app.sandbox.processes import free_port  # one loopback free-port helper for all
+from app.sandbox.processes import end_process, free_port  # one loopback free-port helper for all
 from app.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 
-__all__ = ["UNREACHABLE_DEV", "Server", "add_user", "cli", "free_port", "server_env"]
+__all__ = ["UNREACHABLE_DEV", "Server", "add_user", "cli", "free_port", "python", "server_env"]
 
 #: an environments.toml with one dev environment nothing answers on: for servers whose
 #: tests need no Superset (the offline planner's turns, maintenance windows, sign-in)
@@ -88,8 +88,14 @@ def add_user(env: dict[str, str], name: str, role: str, password: str) -> None:
 
 def cli(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
     """``python main.py ARGS`` as a process of its own, in ``env``."""
+    return python(env, "main.py", *args)
+
+
+def python(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    """``python ARGS`` in the repository as a process of its own, in ``env``; its output
+    captured as text, a failure raised."""
     return subprocess.run(
-        [sys.executable, "main.py", *args],
+        [sys.executable, *args],
         cwd=ROOT,
         env=env,
         text=True,
@@ -275,13 +281,8 @@ class Server:
             return ""
 
     def stop(self) -> None:
-        if self.proc and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(timeout=5)
+        if self.proc:
+            end_process(self.proc, timeout=15)
 
     @contextlib.contextmanager
     def frozen(self) -> Iterator[None]:

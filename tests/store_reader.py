@@ -8,7 +8,7 @@ from typing import Any
 
 from sqlmodel import Session
 
-from app.store.audit import list_audit
+from app.store.audit_log import list_audit
 from app.store.db import make_engine
 
 

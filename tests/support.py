@@ -13,7 +13,7 @@ from app.auth import Principal, hash_password
 from app.parts import Parts, installed
 from app.policy import resolve_env
 from app.store import users
-from app.store.audit import list_audit
+from app.store.audit_log import list_audit
 from app.tools import TOOLS
 from app.tools.kit import ToolDeps
 

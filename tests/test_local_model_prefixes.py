@@ -13,7 +13,8 @@ import pytest
 
 from app.agent.model_step import SYSTEM_PROMPT
 from app.sandbox.common import SandboxError
-from app.sandbox.llm import LocalModelServer, free_port
+from app.sandbox.local_model import LocalModelServer
+from app.sandbox.processes import free_port
 from main import LOCAL_MODEL_PREFIXES, keep_prefixes
 
 

@@ -65,30 +65,21 @@ def patient_page_checks() -> None:
 
     if getattr(User.should_see, "patient", False):
         return
-    see: Any = User.should_see
-    not_see: Any = User.should_not_see
+    def patient(look: Any) -> Any:
+        async def looking(self: User, target: object = None, **filters: object) -> None:
+            deadline = time.monotonic() + WAIT_S
+            while True:
+                try:
+                    return await look(self, target, **filters)  # type: ignore[no-any-return]
+                except AssertionError:
+                    if time.monotonic() >= deadline:
+                        raise
 
-    async def should_see(self: User, target: object = None, **filters: object) -> None:
-        deadline = time.monotonic() + WAIT_S
-        while True:
-            try:
-                return await see(self, target, **filters)  # type: ignore[no-any-return]
-            except AssertionError:
-                if time.monotonic() >= deadline:
-                    raise
+        looking.patient = True  # type: ignore[attr-defined]
+        return looking
 
-    async def should_not_see(self: User, target: object = None, **filters: object) -> None:
-        deadline = time.monotonic() + WAIT_S
-        while True:
-            try:
-                return await not_see(self, target, **filters)  # type: ignore[no-any-return]
-            except AssertionError:
-                if time.monotonic() >= deadline:
-                    raise
-
-    should_see.patient = should_not_see.patient = True  # type: ignore[attr-defined]
-    User.should_see = should_see  # type: ignore[method-assign,assignment]
-    User.should_not_see = should_not_see  # type: ignore[method-assign,assignment]
+    User.should_see = patient(User.should_see)  # type: ignore[method-assign]
+    User.should_not_see = patient(User.should_not_see)  # type: ignore[method-assign]
 
 
 #: :data:`WAIT_S` for Playwright's ``expect(...)`` (milliseconds).

@@ -22,7 +22,7 @@ run's context, so a node never has to thread them through.
 How a batch is committed (:class:`BatchCommitter`, the second half of this module): it
 takes one event loop's batch (:meth:`~BatchCommitter.submit`). On a SQLite file it commits
 the batch right there, on the loop, when the database is free at once
-(:class:`~app.store.audit.LoopWriter`: a WAL append, no fsync, never a wait for a lock),
+(:class:`~app.store.loop_writer.LoopWriter`: a WAL append, no fsync, never a wait for a lock),
 and every ``CHECKPOINT_EVERY`` such commits its thread copies the WAL into the database.
 Otherwise (PostgreSQL, an in-memory SQLite, a busy database, a batch that failed there)
 the batch goes to its thread, which drains its queue and inserts everything waiting in one
@@ -49,15 +49,9 @@ from typing import Any
 from sqlalchemy import Connection
 
 from app.reasoning import cot_logger
-from app.store.audit import (
-    CHECKPOINT_EVERY,
-    LoopWriter,
-    audit_values,
-    checkpoint,
-    close_quietly,
-    insert_audit,
-)
+from app.store.audit_log import audit_values, insert_audit
 from app.store.db import Database
+from app.store.loop_writer import CHECKPOINT_EVERY, LoopWriter, checkpoint, close_quietly
 
 # (channel, client) of the node running in this task; set only by ``audit_scope``.
 _DOOR: ContextVar[tuple[str | None, str | None]] = ContextVar("ss_tools_door", default=(None, None))

@@ -187,7 +187,7 @@ def prefix_request(
     as an OpenAI chat request: the system text, then the tools that turn offers, in the
     order it offers them (RBAC, then the page's context). A server that keeps prompt
     prefixes computes it once, before the first turn that needs it
-    (``app.sandbox.llm.LocalModelServer.keep_prefixes``)."""
+    (``app.sandbox.local_model.LocalModelServer.keep_prefixes``)."""
     offered = build_tool_pipeline(list(policy.catalog.values()), role, object_type, policy=policy)
     return {
         "model": model,

@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict
 
 from app.agent.core import Caller, RequestRefused, authenticate
 from app.agent.core import approvals as queue
-from app.api.agent import _body, _openapi, refusal
+from app.api.agent_routes import _body, _openapi, refusal
 from app.api.deps import core_of
 from app.auth import bearer_token
 from app.vocab import Channel

@@ -19,7 +19,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.api.deps import auth_of
-from app.api.errors import error_response
+from app.api.error_shape import error_response
 from app.auth import authenticate
 from app.auth.throttle import INVALID_CREDENTIALS, begin_login, login_failed, login_succeeded
 

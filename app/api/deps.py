@@ -15,7 +15,7 @@ from fastapi import Depends, Request
 
 from app.agent.core import AgentCore
 from app.auth import AuthGate, Principal
-from app.auth.http import request_admin, request_principal
+from app.auth.request_auth import request_admin, request_principal
 from app.store.db import Database
 
 

@@ -1,11 +1,11 @@
 """Two pure ASGI middlewares around the whole app (API routes and pages).
 
-* :class:`BodyGuard` (issue 9 items 7, 10): a request body larger than
-  ``max_body_bytes`` is answered 413 before anything parses it — at once when
+* :class:`BodyGuard` (a body must not cost memory before it is refused): a request body
+  larger than ``max_body_bytes`` is answered 413 before anything parses it — at once when
   ``Content-Length`` says so, else as soon as the streamed body passes the limit. A JSON
-  body holding a lone surrogate escape (``"\\ud800"``, not valid Unicode) is answered
-  422, so no route ever meets text the database, the password hash or the logs cannot
-  encode. Refusals use the one error shape and never echo the body.
+  body holding a lone surrogate escape (``"\\ud800"``, not valid Unicode) is answered 422,
+  so no route ever meets text the database, the password hash or the logs cannot encode.
+  Refusals use the one error shape and never echo the body.
 * :class:`ErrorGuard` (item 7): an unexpected exception is a 500 ``{"error", "reason"}``
   logged without its message.
 * :class:`SecurityHeaders` (item 15): ``Content-Security-Policy: frame-ancestors …``
@@ -20,7 +20,7 @@ import json
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
-from app.api.errors import error_body, install_error_handlers, log_unexpected
+from app.api.error_shape import error_body, install_error_handlers, log_unexpected
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -133,7 +133,7 @@ def _replay(body: bytes, receive: Receive) -> Receive:
 
 class ErrorGuard:
     """Any exception a non-page request raises: logged without its message (see
-    :func:`app.api.errors.log_unexpected`) and answered 500 ``internal_error`` (or the
+    :func:`app.api.error_shape.log_unexpected`) and answered 500 ``internal_error`` (or the
     stream is closed if it had started). Starlette's own last-resort handler would print
     the whole traceback — message included — which once showed a password."""
 

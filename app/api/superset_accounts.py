@@ -26,7 +26,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.api.deps import auth_of, require_principal
-from app.api.errors import error_response
+from app.api.error_shape import error_response
 from app.auth import Principal
 from app.superset.accounts import Accounts
 from app.superset.link_flow import link_attempt

@@ -3,7 +3,7 @@ users' active check and the auth checks of an HTTP request.
 
 Modules: ``passwords`` (scrypt), ``tokens`` (issue/decode, pure), ``jwks`` (external key
 set), ``gate`` (:class:`AuthGate`: one per app — verify = decode + the user is still
-active; the users' status cache and the verified tokens' cache), ``login``
+active), ``caches`` (the users' status cache and the verified tokens' cache), ``login``
 (authenticate), ``throttle`` (sign-in limits), ``http`` (a request's principal, given the
 gate).
 """
@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from app.auth.gate import AuthGate
-    from app.auth.http import bearer_token
     from app.auth.login import authenticate
     from app.auth.passwords import hash_password, verify_password
+    from app.auth.request_auth import bearer_token
     from app.auth.tokens import ROLES, Principal, decode_token, external_role, issue_token
 
 #: public name -> its module: imported on first use, so a command that only hashes a
@@ -27,7 +27,7 @@ _HOME = {
     "AuthGate": "app.auth.gate",
     "Principal": "app.auth.tokens",
     "authenticate": "app.auth.login",
-    "bearer_token": "app.auth.http",
+    "bearer_token": "app.auth.request_auth",
     "decode_token": "app.auth.tokens",
     "external_role": "app.auth.tokens",
     "hash_password": "app.auth.passwords",

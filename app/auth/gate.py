@@ -13,17 +13,18 @@ users' status cache (:class:`UserStatusCache`) — and answers:
 * :meth:`audit_event`: an ``auth_failed`` / ``login`` / ``permission_denied`` row, written
   at once (a database failure is logged, never turned into a 500).
 
-Read top to bottom: the gate, then the two caches it keeps.
+Read top to bottom: the gate, then the active check (:func:`load_status`,
+:func:`check_status`); the two caches it keeps are :mod:`app.auth.caches`.
 
-**Is the caller behind a valid token still allowed in?** (issue 9 item 3: revocation) A
-signature proves who a token was issued to, not that the person may still act: every
-authenticated request (API bearer tokens, page sessions, in-process doors) passes
-:meth:`AuthGate.ensure_active`, which checks the users table:
+**Is the caller behind a valid token still allowed in?** (revocation) A signature proves
+who a token was issued to, not that the person may still act: every authenticated request
+(API bearer tokens, page sessions, in-process doors) passes :meth:`AuthGate.ensure_active`,
+which checks the users table:
 
 * a local token's user must exist, be enabled, still have the token's role and still
   have the token stamp it was issued under (a password change, a new role, disabling —
   each gives the user a new stamp, so a token from before is refused even after the
-  change is undone: issue 23 item 9);
+  change is undone: a token must not outlive the change meant to end it);
 * an external (IdP) token's user is its namespaced identity (``<issuer>#<subject>``,
   ``app.auth.external_ids``), which no local account can be; it is refused only when an
   operator mapped it to an ss-tools user (``external_user_map``) whose local account is
@@ -34,40 +35,26 @@ Answers are cached (:class:`UserStatusCache`, one per app's gate) for
 credentials (password, role, disable, delete) ends the user's tokens and page sessions
 within that many seconds on every replica; a change made in this process
 (``forget_user``) takes effect at once.
-
-**Tokens already verified** (:class:`VerifiedTokens`: signature and claims), so a client
-that sends the same token on every request pays for the check once a minute, not every
-time. A token's signature and claims never change; only the clock can end it. An entry is
-kept until the token's own ``exp`` or ``TOKEN_CACHE_S`` from now, whichever comes first,
-so a cached token is never honoured past its expiry, and a key the identity provider
-dropped stops working within ``TOKEN_CACHE_S``. Revocation is not decided there: every
-request still passes :meth:`AuthGate.ensure_active`. Only tokens that passed are kept; a
-bad token is checked (and refused) every time. One cache per auth gate (per app); bounded.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import threading
-import time
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy.exc import SQLAlchemyError
 
+from app.auth.caches import UserStatus, UserStatusCache, VerifiedTokens
 from app.auth.jwks import JwksCache
 from app.auth.tokens import Principal, decode_with_expiry, external_keys, issue_token
 from app.errors import AuthError
 from app.settings import Settings
-from app.store.audit import record_audit
+from app.store.audit_log import record_audit
 from app.store.db import Database
 from app.store.users import get_user_by_name
 
 log = logging.getLogger("ss_tools.auth")
-
-MAX_ENTRIES = 10_000  # entries of each cache at most
 
 
 class Current:
@@ -165,7 +152,8 @@ class AuthGate:
     async def ensure_current_async(self, principal: Principal) -> Principal:
         """:meth:`ensure_active` from the users table itself, never the cache (a worker
         thread): for a decision that must see the user as they are now, such as a
-        person's answer to a confirmation (issue 23 item 4). Refreshes the cache."""
+        person's answer to a confirmation (a role taken away a moment ago counts).
+        Refreshes the cache."""
         status = await asyncio.to_thread(self.load_status, principal.user_id)
         return check_status(principal, status)
 
@@ -201,47 +189,7 @@ class AuthGate:
             log.error("could not write audit row kind=%s decision=%s", kind, decision)
 
 
-# ---- the users' status (the active check) ------------------------------------------
-@dataclass(frozen=True, slots=True)
-class UserStatus:
-    exists: bool
-    disabled: bool = False
-    role: str | None = None
-    stamp: str | None = None  # the user's current token stamp
-
-
-class UserStatusCache:
-    """username → (status, expiry), for ``ttl_s`` seconds (one database's users) by
-    ``clock`` (``time.monotonic``; a test sets a fake one)."""
-
-    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
-        self.clock = clock
-        self._lock = threading.Lock()
-        self._entries: dict[str, tuple[UserStatus, float]] = {}
-
-    def peek(self, username: str) -> UserStatus | None:
-        with self._lock:
-            hit = self._entries.get(username)
-        if hit is None or hit[1] <= self.clock():
-            return None
-        return hit[0]
-
-    def put(self, username: str, status: UserStatus, ttl_s: float) -> None:
-        if ttl_s <= 0:
-            return
-        with self._lock:
-            if len(self._entries) >= MAX_ENTRIES:
-                self._entries.clear()
-            self._entries[username] = (status, self.clock() + ttl_s)
-
-    def forget(self, username: str | None = None) -> None:
-        with self._lock:
-            if username is None:
-                self._entries.clear()
-            else:
-                self._entries.pop(username, None)
-
-
+# ---- the active check ----------------------------------------------------------
 def load_status(db: Database, username: str) -> UserStatus:
     """Blocking: the user's row as a :class:`UserStatus` (uncached)."""
     try:
@@ -276,45 +224,3 @@ def check_status(principal: Principal, status: UserStatus) -> Principal:
     if status.stamp != principal.stamp:
         raise AuthError("credentials changed")
     return principal
-
-
-# ---- tokens already verified ------------------------------------------------------
-TOKEN_CACHE_S = 60.0
-
-
-class VerifiedTokens:
-    """token → (principal, until) with ``until = min(exp, now + ttl_s)`` (epoch seconds)."""
-
-    def __init__(
-        self, ttl_s: float = TOKEN_CACHE_S, *, clock: Callable[[], float] = time.time
-    ) -> None:
-        self.ttl_s = ttl_s
-        self._clock = clock
-        self._lock = threading.Lock()
-        self._entries: dict[str, tuple[Principal, float]] = {}
-
-    def get(self, token: str) -> Principal | None:
-        """The principal of a token verified before and not yet expired, else None."""
-        with self._lock:
-            hit = self._entries.get(token)
-        if hit is None:
-            return None
-        if hit[1] <= self._clock():
-            with self._lock:
-                self._entries.pop(token, None)
-            return None
-        return hit[0]
-
-    def put(self, token: str, principal: Principal, exp: float) -> None:
-        """Keep a token that just passed, until its ``exp`` or ``ttl_s`` from now."""
-        until = min(exp, self._clock() + self.ttl_s)
-        if self.ttl_s <= 0 or until <= self._clock():
-            return
-        with self._lock:
-            if len(self._entries) >= MAX_ENTRIES:
-                self._entries.clear()
-            self._entries[token] = (principal, until)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._entries.clear()

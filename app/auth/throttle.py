@@ -1,8 +1,10 @@
-"""Sign-in throttling (issue 9 item 6), shared by ``POST /api/auth/token`` and /login.
+"""Sign-in throttling against password guessing, shared by ``POST /api/auth/token`` and
+/login.
 
 Per username and per client address, sign-in attempts are counted in the database (so the
 limits hold across replicas), each one atomically and BEFORE its password is checked
-(:func:`begin_login`; issue 23 item 5: 16 simultaneous wrong passwords were all checked).
+(:func:`begin_login`: counted after the check, 16 simultaneous wrong passwords would all
+be checked).
 The ``login_max_failures_per_user`` / ``login_max_failures_per_client``-th attempt blocks
 its key at once with exponential backoff (``login_backoff_s``, doubling, at most
 ``login_backoff_max_s``); while blocked, every attempt — even with the right password —
@@ -23,7 +25,7 @@ from dataclasses import dataclass
 
 from app.auth.gate import AuthGate
 from app.settings import Settings
-from app.store import throttle
+from app.store import login_throttle
 from app.store.models import utcnow
 
 INVALID_CREDENTIALS = "invalid username or password"
@@ -35,16 +37,16 @@ class LoginGate:
 
     allowed: bool
     retry_after_s: int = 0
-    by_user: throttle.Attempt | None = None
-    by_client: throttle.Attempt | None = None
+    by_user: login_throttle.Attempt | None = None
+    by_client: login_throttle.Attempt | None = None
 
 
 def _keys(username: str, client: str | None) -> tuple[str, str]:
     return f"user:{username.strip().lower()[:200]}", f"client:{(client or 'unknown')[:100]}"
 
 
-def _limits(settings: Settings, limit: int) -> throttle.Limits:
-    return throttle.Limits(
+def _limits(settings: Settings, limit: int) -> login_throttle.Limits:
+    return login_throttle.Limits(
         limit=limit,
         window_s=settings.login_window_s,
         backoff_s=settings.login_backoff_s,
@@ -59,11 +61,11 @@ def begin_login(auth: AuthGate, username: str, client: str | None) -> LoginGate:
     user_key, client_key = _keys(username, client)
     now = utcnow()
     with auth.db.session() as session:  # always user, then client: one lock order
-        by_user = throttle.count_attempt(
+        by_user = login_throttle.count_attempt(
             session, key=user_key, limits=_limits(settings, settings.login_max_failures_per_user),
             now=now,
         )  # fmt: skip
-        by_client = throttle.count_attempt(
+        by_client = login_throttle.count_attempt(
             session, key=client_key,
             limits=_limits(settings, settings.login_max_failures_per_client), now=now,
         )  # fmt: skip
@@ -78,7 +80,7 @@ def login_failed(auth: AuthGate, username: str, client: str | None, gate: LoginG
     coalesced audit rows, and old counters pruned."""
     settings = auth.settings
     with auth.db.session() as session:
-        throttle.prune(session, now=utcnow())
+        login_throttle.prune(session, now=utcnow())
     by_user, by_client = gate.by_user, gate.by_client
     if by_user is not None and by_user.new_window:
         args: dict[str, object] = {"client": client, "failures": by_user.failures}
@@ -109,8 +111,8 @@ def login_succeeded(auth: AuthGate, username: str, client: str | None) -> None:
     settings = auth.settings
     user_key, client_key = _keys(username, client)
     with auth.db.session() as session:
-        throttle.clear(session, key=user_key)
-        throttle.refund(
+        login_throttle.clear(session, key=user_key)
+        login_throttle.refund(
             session,
             key=client_key,
             limits=_limits(settings, settings.login_max_failures_per_client),

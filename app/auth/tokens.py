@@ -2,7 +2,7 @@
 
 Local tokens are HS256, signed with ``settings.jwt_secret`` and carrying ``sub``, ``role``,
 ``iss``, ``aud``, ``iat``, ``exp``, ``jti`` and ``stp`` (the user's token stamp: a change
-of credentials gives the user a new one, issue 23 item 9). When ``jwks_url`` or
+of credentials gives the user a new one, which ends the tokens from before). When ``jwks_url`` or
 ``jwks_file`` is set, RS256 tokens of an external identity provider are accepted too:
 the key is chosen by the token's ``kid`` among the RSA keys of the key set, issuer and
 audience are checked against ``external_issuer`` / ``external_audience`` when those are
@@ -77,7 +77,7 @@ class Principal:
     user_id: str
     role: str
     source: Literal["local", "external"] = "local"
-    # the user's token stamp when the token or page session was issued (issue 23 item 9)
+    # the user's token stamp when the token or page session was issued (a newer one ends it)
     stamp: str | None = None
     issuer: str | None = None
     subject: str | None = None

@@ -1,7 +1,7 @@
 """The ``/mcp`` door on the product's app: bearer auth, then the SDK's Streamable HTTP.
 
 Every HTTP request to ``/mcp`` (POST, the GET stream, DELETE) first passes the HTTP API's
-own bearer check (:func:`app.auth.http.request_principal_async` with the app's auth gate:
+own bearer check (:func:`app.auth.request_auth.request_principal_async` with the app's auth gate:
 the same JWTs, the same ``auth_failed`` audit row). No token or a bad one is a plain HTTP 401
 ``{"error": "unauthorized", "reason": ...}`` before any MCP handling. The verified
 principal rides on the request (handlers read it per request) and as the ASGI ``user``,
@@ -33,7 +33,7 @@ from starlette.types import Receive, Scope, Send
 
 from app import __version__
 from app.auth import AuthGate, Principal
-from app.auth.http import request_principal_async
+from app.auth.request_auth import request_principal_async
 from app.errors import error_shape
 from app.mcp.caller import PRINCIPAL_STATE
 from app.mcp.gateway import ToolGateway

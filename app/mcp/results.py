@@ -201,48 +201,41 @@ def refused_outcome(exc: GatewayRefused, tool_name: str) -> Outcome:
     return Outcome("refused", tool_name, text, structured)
 
 
+#: a call's fields in the structured content of a result that did not run it (yet)
+_CALL_FIELDS = ("tool", "arguments", "env_id", "tier", "risk_level", "expires_at")
+
+
+def _not_run(
+    text: str, status: str, named: tuple[str, str], conv_id: str, url: str, call: tuple[Any, ...]
+) -> types.CallToolResult:
+    """A call that was not run (yet), which is not an error: ``text`` for the client's
+    model; ``named`` the (key, id) of what it waits on; ``call`` its :data:`_CALL_FIELDS`."""
+    structured = {"status": status, named[0]: named[1], "conv_id": conv_id, "url": url}
+    structured.update(zip(_CALL_FIELDS, call, strict=True))
+    return types.CallToolResult(
+        content=[types.TextContent(text=text)], structured_content=structured, is_error=False
+    )
+
+
 def pending_result(card: PendingCard, *, base_url: str, note: str = "") -> types.CallToolResult:
     """A call that waits for a person: never run, with the confirmation id and a link."""
     url = f"{base_url}/agent?conv={card.conv_id}"
-    structured = {
-        "status": "confirmation_required",
-        "confirmation_id": card.confirmation_id,
-        "conv_id": card.conv_id,
-        "url": url,
-        "tool": card.tool_name,
-        "arguments": card.arguments,
-        "env_id": card.env_id,
-        "tier": card.tier,
-        "risk_level": card.risk_level,
-        "expires_at": card.expires_at,
-    }
     where = f" on {card.env_id}" if card.env_id else ""
     text = (
         f"Not run: {card.tool_name} needs a person's confirmation ({card.risk_level}{where}). "
         f"{note}Open {url} to review the card and confirm or cancel it "
         f"(confirmation id {card.confirmation_id}). Do not call the tool again."
     )
-    return types.CallToolResult(
-        content=[types.TextContent(text=text)], structured_content=structured, is_error=False
-    )
+    call: tuple[Any, ...] = (card.tool_name, card.arguments, card.env_id, card.tier)
+    call += (card.risk_level, card.expires_at)
+    named = ("confirmation_id", card.confirmation_id)
+    return _not_run(text, "confirmation_required", named, card.conv_id, url, call)
 
 
 def awaiting_result(ev: AwaitingApprovalEvent, *, base_url: str) -> types.CallToolResult:
     """A confirmed call that waits for a second person's approval: not run (yet), not an
     error; the request's id and where an approver decides it."""
     url = f"{base_url}/approvals"
-    structured = {
-        "status": "awaiting_approval",
-        "approval_id": ev.approval_id,
-        "conv_id": ev.conv_id,
-        "url": url,
-        "tool": ev.tool_name,
-        "arguments": ev.tool_args,
-        "env_id": ev.env_id,
-        "tier": ev.env_context,
-        "risk_level": ev.risk_level,
-        "expires_at": ev.expires_at,
-    }
     where = f" on {ev.env_id}" if ev.env_id else ""
     text = (
         f"Not run yet: {ev.tool_name}{where} was confirmed and now waits for a second "
@@ -250,9 +243,9 @@ def awaiting_result(ev: AwaitingApprovalEvent, *, base_url: str) -> types.CallTo
         f"decides it at {url}; {STATUS_TOOL} with task_id {ev.approval_id} reports it. "
         "Do not call the tool again."
     )
-    return types.CallToolResult(
-        content=[types.TextContent(text=text)], structured_content=structured, is_error=False
-    )
+    call = (ev.tool_name, ev.tool_args, ev.env_id, ev.env_context, ev.risk_level, ev.expires_at)
+    named = ("approval_id", ev.approval_id)
+    return _not_run(text, "awaiting_approval", named, ev.conv_id, url, call)
 
 
 def to_result(outcome: Outcome, *, base_url: str) -> types.CallToolResult:

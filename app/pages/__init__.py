@@ -6,6 +6,6 @@ Importing this package registers nothing: ``create_app`` imports each module of
 (``app.pages.agent_controller``) can be imported and tested without any page.
 """
 
-PAGE_MODULES = ("app.pages.agent", "app.pages.audit", "app.pages.login", "app.pages.approvals")
+PAGE_MODULES = ("app.pages.agent_page", "app.pages.audit", "app.pages.login", "app.pages.approvals")
 
 __all__ = ["PAGE_MODULES"]

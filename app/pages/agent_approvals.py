@@ -22,7 +22,7 @@ from app.errors import SsToolsError
 from app.vocab import Channel
 
 if TYPE_CHECKING:
-    from app.screen.model import AgentChatModel
+    from app.screen.chat_model import AgentChatModel
 
 log = logging.getLogger("ss_tools.pages")
 CHANNEL: Channel = "page"

@@ -37,7 +37,7 @@ from app.i18n import refusal_text
 from app.pages.agent_approvals import ApprovalWatch
 from app.pages.agent_controls import ControllerControls
 from app.pages.agent_ways import WaysForward
-from app.screen.model import AgentChatModel, Decision
+from app.screen.chat_model import AgentChatModel, Decision
 from app.screen.stream import StreamProcessor
 from app.screen.uicontext import EnvOption, held_params
 from app.vocab import Channel
@@ -67,7 +67,7 @@ class CoreDoor:
 # ---- the controller ----------------------------------------------------------------------
 class AgentPageController(ControllerControls, WaysForward, ApprovalWatch):
     """Turns and decisions here; stop, the drawer and the edit form in
-    :class:`~app.pages.agent_controls.ControllerControls` (issue 11); the ways on (the
+    :class:`~app.pages.agent_controls.ControllerControls`; the ways on (the
     core's offers) in :class:`~app.pages.agent_ways.WaysForward`; a call that waits for a
     second person in :class:`~app.pages.agent_approvals.ApprovalWatch`."""
 
@@ -233,11 +233,12 @@ class AgentPageController(ControllerControls, WaysForward, ApprovalWatch):
         self.processor.restore(view)
 
     async def resume_visit(self) -> str:
-        """A reload or a second tab with a remembered conversation (issue 25): shown with
-        the context it was held in when the visit's link names none, or names that same
-        context; a link that names another context starts a new conversation in it (the
-        old one stays in the drawer, with its badge). Returns the conversation now shown.
-        A conversation that cannot be read (not the user's any more) is left the same way."""
+        """A reload or a second tab with a remembered conversation (one visit, one
+        context): shown with the context it was held in when the visit's link names none,
+        or names that same context; a link that names another context starts a new
+        conversation in it (the old one stays in the drawer, with its badge). Returns the
+        conversation now shown. A conversation that cannot be read (not the user's any
+        more) is left the same way."""
         try:
             view = await self.door.core.conversation(self.principal, self.model.conv_id)
         except SsToolsError as exc:

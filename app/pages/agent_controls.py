@@ -1,4 +1,4 @@
-"""The page controller's part for the operator's controls (issue 11), mixed into
+"""The page controller's part for the operator's controls, mixed into
 :class:`app.pages.agent_controller.AgentPageController`:
 
 * **Stop** — ``core.cancel`` (the turn's own stream then says ``stopped``); a write the
@@ -13,7 +13,6 @@
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import logging
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -21,21 +20,20 @@ from typing import TYPE_CHECKING, Any
 from app.auth import Principal
 from app.errors import SsToolsError
 from app.events import ToolEndEvent
-from app.screen.history import ConversationEntry
+from app.pages.drawer_intents import DrawerIntents
 from app.screen.uicontext import held_params
-from app.store.conversations import ConversationChange
 from app.vocab import Channel
 
 if TYPE_CHECKING:
-    from app.agent.core import AgentCore, ConversationSummary
-    from app.screen.model import AgentChatModel
+    from app.agent.core import AgentCore
+    from app.screen.chat_model import AgentChatModel
     from app.screen.stream import StreamProcessor
 
 log = logging.getLogger("ss_tools.pages")
 CHANNEL: Channel = "page"
 
 
-class ControllerControls:
+class ControllerControls(DrawerIntents):
     """Needs the controller's ``model``, ``door``, ``principal``, ``processor`` and
     ``_refused``."""
 
@@ -110,15 +108,7 @@ class ControllerControls:
                     )
                 )
 
-    # ---- the drawer ---------------------------------------------------------------------
-    async def list_conversations(self) -> None:
-        try:
-            rows = await self._core.conversations(self.principal)
-        except SsToolsError as exc:
-            self._refused(exc)
-            return
-        self.model.set_conversations([conversation_entry(r) for r in rows])
-
+    # ---- the drawer (its list, rename and archive: DrawerIntents) -----------------------
     async def show_conversation(self, conv_id: str) -> None:
         """Show ``conv_id``: its messages, tool cards with results, a pending card, and the
         page context it was asked under."""
@@ -133,17 +123,6 @@ class ControllerControls:
         self.processor.restore(view)
         await self.list_conversations()
 
-    async def update_conversation(
-        self, conv_id: str, *, title: str | None = None, archived: bool | None = None
-    ) -> None:
-        try:
-            change = ConversationChange(title=title, archived=archived)
-            await self._core.update_conversation(self.principal, conv_id, change)
-        except SsToolsError as exc:
-            self._refused(exc)
-            return
-        await self.list_conversations()
-
     # ---- the edit form ----------------------------------------------------------------------
     def args_schema(self, tool_name: str, lang: str = "en") -> dict[str, Any]:
         return self._core.args_schema(tool_name, lang)
@@ -152,11 +131,3 @@ class ControllerControls:
         self, tool_name: str, args: Mapping[str, Any], lang: str = "en"
     ) -> dict[str, str]:
         return self._core.validate_args(tool_name, args, lang)
-
-
-def conversation_entry(summary: ConversationSummary) -> ConversationEntry:
-    """The drawer's entry of a conversation: the summary's fields of the same names, and
-    its pending confirmation as the entry's badge."""
-    names = [f.name for f in dataclasses.fields(ConversationEntry) if f.name != "pending"]
-    same = {name: getattr(summary, name) for name in names}
-    return ConversationEntry(**same, pending=summary.pending_confirmation)

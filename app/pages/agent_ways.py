@@ -19,14 +19,14 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from app.i18n import t
-from app.screen.model import BUSY
+from app.screen.chat_model import BUSY
 from app.superset.link_flow import link_attempt
 
 if TYPE_CHECKING:
     from app.auth import Principal
     from app.events import Event, Offer, OfferedCall
     from app.pages.agent_controller import CoreDoor
-    from app.screen.model import AgentChatModel
+    from app.screen.chat_model import AgentChatModel
 
 R = TypeVar("R")
 

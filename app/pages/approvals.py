@@ -27,16 +27,16 @@ from app.agent.core import AgentCore, Caller
 from app.agent.core import approvals as queue
 from app.auth import Principal
 from app.errors import SsToolsError
-from app.i18n import pick_language, refusal_text, t
+from app.i18n import refusal_text, t
 from app.pages import session
 from app.pages.agent_controller import refusal_of
-from app.pages.approvals_count import approvals_counter, keep_counting
+from app.pages.approvals_count import keep_counting
+from app.pages.shell import signed_in_header
 from app.parts import installed
 from app.screen.approvals_queue import ApprovalsCount, request_model
+from app.screen.chat_model import AgentChatModel
 from app.screen.intents import Decision
-from app.screen.model import AgentChatModel
 from components.confirmation_card import confirmation_card
-from components.header import shell_header
 from components.prod_banner import prod_banner
 
 log = logging.getLogger("ss_tools.pages")
@@ -139,29 +139,15 @@ async def approvals_page(request: Request, lang: str | None = None):
     user = session.current_user(parts.auth)
     if user is None:
         return RedirectResponse(session.login_url(session.request_target(request)))
-    language = pick_language(
-        lang, app.storage.user.get("lang"), request.headers.get("accept-language")
-    )
+    language = session.page_language(request, lang)
     core, principal = parts.core, user.principal
-    counter = await approvals_counter(core, principal)
 
     def choose_language(value: str) -> None:
         app.storage.user["lang"] = value
         ui.navigate.to(PATH)
 
-    def sign_out() -> None:
-        session.sign_out(parts.auth)
-        ui.navigate.to("/login")
-
-    shell_header(
-        lang=language,
-        username=user.username,
-        role=user.role,
-        title=t("approvals_title", language),
-        on_language=choose_language,
-        on_sign_out=sign_out,
-        approvals=counter,
-    )
+    title = t("approvals_title", language)
+    counter = await signed_in_header(parts, user, language, title, choose_language)
     cards: list[RequestCard] = []
     with ui.column().classes("w-full gap-4 p-4") as root:
         try:

@@ -19,9 +19,9 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 
 from app.auth import AuthGate, bearer_token
 from app.errors import AuthError, error_shape
-from app.i18n import pick_language, t
+from app.i18n import t
 from app.pages import session
-from app.pages.approvals_count import approvals_counter, keep_counting
+from app.pages.approvals_count import keep_counting
 from app.pages.audit_rows import (
     COLUMNS,
     FILTERS,
@@ -32,12 +32,11 @@ from app.pages.audit_rows import (
     parse_day,
     to_csv,
 )
-from app.pages.shell import ShellConversations, ShellDrawer
+from app.pages.shell import ShellConversations, ShellDrawer, signed_in_header
 from app.parts import installed
-from app.store.audit import DECISIONS
+from app.store.audit_log import DECISIONS
 from components.audit_table import audit_table
 from components.conversation_drawer import conversation_drawer
-from components.header import shell_header
 
 __all__ = ["COLUMNS", "FILTERS", "PAGE_SIZE", "fetch_page", "fetch_rows", "parse_day", "to_csv"]
 CSV_PATH = "/api/audit.csv"
@@ -100,9 +99,7 @@ async def audit_page(request: Request, lang: str | None = None):
     user = session.current_user(auth)
     if user is None:
         return RedirectResponse(session.login_url(session.request_target(request)))
-    language = pick_language(
-        lang, app.storage.user.get("lang"), request.headers.get("accept-language")
-    )
+    language = session.page_language(request, lang)
     if not user.is_admin:
         return forbidden_page(language)
     filters = {k: request.query_params.get(k, "") for k in FILTERS}
@@ -146,10 +143,6 @@ async def audit_page(request: Request, lang: str | None = None):
         shared = query(state["page"])
         ui.navigate.to("/audit" + (f"?{shared}" if shared else ""))
 
-    def sign_out() -> None:
-        session.sign_out(auth)
-        ui.navigate.to("/login")
-
     def new_conversation() -> None:
         app.storage.user.pop("conv_id", None)  # /agent then starts a new one
         ui.navigate.to("/agent")
@@ -162,17 +155,14 @@ async def audit_page(request: Request, lang: str | None = None):
         navigate=ui.navigate.to,
         on_error=lambda text: ui.notify(text, type="warning"),
     )
-    counter = await approvals_counter(parts.core, user.principal)  # the header's count
-    shell_header(
-        lang=language,
-        username=user.username,
-        role=user.role,
-        title=t("audit_title", language),
-        on_language=choose_language,
-        on_sign_out=sign_out,
+    counter = await signed_in_header(
+        parts,
+        user,
+        language,
+        t("audit_title", language),
+        choose_language,
         on_conversations=history.toggle_drawer,
         on_new_conversation=new_conversation,
-        approvals=counter,
     )
     conversation_drawer(history, on_new=new_conversation)
     with ui.row().classes("w-full items-center gap-4 p-4"):  # (the title is the header's)

@@ -15,9 +15,9 @@ from urllib.parse import urlencode
 
 from app.i18n import t
 from app.pages.shell import conversation_link
-from app.store.audit import count_audit, list_audit
+from app.store.audit_event import AuditEvent
+from app.store.audit_log import count_audit, list_audit
 from app.store.db import Database
-from app.store.models import AuditEvent
 from app.store.undo import undone_for_audit
 from app.text import csv_cell
 
@@ -26,7 +26,7 @@ COLUMNS = (
     "ts", "user", "role", "kind", "tool", "env", "decision", "reason", "args", "duration_ms",
     "channel", "client", "conv_id",
 )  # fmt: skip
-PAGE_SIZE = 50  # rows a page of /audit shows (the database pages, issue 25)
+PAGE_SIZE = 50  # rows a page of /audit shows (the database pages: a long log stays quick)
 #: a value's text in the unfolded arguments (a longer one is cut, its end marked)
 VALUE_LIMIT = 2000
 

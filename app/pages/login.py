@@ -13,7 +13,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse
 
 from app.errors import SsToolsError
-from app.i18n import pick_language, t
+from app.i18n import t
 from app.pages import session
 from app.parts import installed
 
@@ -33,9 +33,7 @@ async def login_page(request: Request, next: str = "", lang: str | None = None):
         return RedirectResponse(session.request_target(request), status_code=303)
     if await run.io_bound(session.user_for, auth, bid) is not None:
         return RedirectResponse(target)
-    language = pick_language(
-        lang, app.storage.user.get("lang"), request.headers.get("accept-language")
-    )
+    language = session.page_language(request, lang)
     client = request.client.host if request.client else None
     ui.add_css(_CSS_LINK)
 

@@ -5,15 +5,15 @@ Nothing secret is stored in the browser or in NiceGUI's page storage on disk: th
 and :mod:`app.store.page_sessions` maps a hash of that id to the user. Page storage
 (``app.storage.user``) keeps only ``lang`` and ``conv_id``.
 
-* Sign-in (issue 9 item 2): the login form checks the password and the throttle, then
+* Sign-in (no session fixation): the login form checks the password and the throttle, then
   sends the browser to ``/login/complete?ticket=…``, which spends the one-time ticket,
   gives the browser a **new** id and opens the session for that id only. A browser id
   planted before sign-in stays signed out.
 * Sign-out ends the session at once; the next ``/login`` gives the browser a new id.
 * Every page load checks the user is still active with the session's role and the token
-  stamp it signed in under (:meth:`app.auth.AuthGate.ensure_active`, issue 9 item 3; a
-  change of credentials ends the session: issue 23 item 9); the page's model gets a fresh
-  token that lives only in memory (item 12).
+  stamp it signed in under (:meth:`app.auth.AuthGate.ensure_active`: a revoked user is
+  out; a change of credentials ends the session); the page's model gets a fresh token that
+  lives only in memory (never in the storage file on disk).
 
 The functions take the app's auth gate (its database and settings with it): the page
 functions hand it in from the installed parts.
@@ -34,6 +34,7 @@ from starlette.responses import RedirectResponse
 from app.auth import AuthGate, Principal, authenticate
 from app.auth.throttle import begin_login, login_failed, login_succeeded
 from app.errors import AuthError
+from app.i18n import pick_language
 from app.pages.links import is_local_path
 from app.store import page_sessions
 from app.store.db import Database
@@ -249,6 +250,13 @@ def needs_new_id(db: Database, bid: str | None) -> bool:
 def rotate_browser_id(request: Request) -> None:
     request.session.clear()
     request.session["id"] = str(uuid.uuid4())
+
+
+def page_language(request: Request, lang: str | None) -> str:
+    """A page's language: the link's (``lang``), else the person's last choice (the page
+    storage), else the browser's."""
+    stored = app.storage.user.get("lang")
+    return pick_language(lang, stored, request.headers.get("accept-language"))
 
 
 def request_target(request: Request) -> str:

@@ -1,28 +1,66 @@
-"""The app's shell on a page other than /agent (the audit log): the same header and the
-same conversation drawer. Opening a conversation there goes to ``/agent?conv=<id>``;
-rename and archive work as on /agent.
+"""The app's shell on a page other than /agent (the audit log, the approvals): the same
+header and the same conversation drawer. Opening a conversation there goes to
+``/agent?conv=<id>``; rename and archive work as on /agent.
 
-:class:`ShellConversations` is the drawer's state (the screen's ``HistoryState`` without a
-chat); :class:`ShellDrawer` its controller over the agent core, for one signed-in person.
+The header for the signed-in person is :func:`signed_in_header` (its approvals count,
+sign-out); :class:`ShellConversations` is the drawer's state (the screen's
+``HistoryState`` without a chat); :class:`ShellDrawer` its controller over the agent core,
+for one signed-in person.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
+
+from nicegui import ui
 
 from app.auth import Principal
 from app.errors import SsToolsError
-from app.pages.agent_controls import conversation_entry
+from app.pages import session
+from app.pages.approvals_count import approvals_counter
+from app.pages.drawer_intents import DrawerIntents
+from app.screen.approvals_queue import ApprovalsCount
 from app.screen.history import HistoryState
-from app.store.conversations import ConversationChange
+from components.header import shell_header
 
 if TYPE_CHECKING:
     from app.agent.core import AgentCore
+    from app.parts import Parts
 
 log = logging.getLogger("ss_tools.pages")
+
+
+async def signed_in_header(
+    parts: Parts,
+    user: session.SessionUser,
+    language: str,
+    title: str,
+    on_language: Callable[[str], object],
+    **drawer: Any,
+) -> ApprovalsCount:
+    """The shell's header for the signed-in ``user``: ``title``, the language switch
+    (``on_language``), the approvals link with its count (returned, to keep it counting),
+    sign-out (the session ends, then /login); ``drawer``: its buttons' callbacks."""
+    counter = await approvals_counter(parts.core, user.principal)
+
+    def sign_out() -> None:
+        session.sign_out(parts.auth)
+        ui.navigate.to("/login")
+
+    shell_header(
+        lang=language,
+        username=user.username,
+        role=user.role,
+        title=title,
+        on_language=on_language,
+        on_sign_out=sign_out,
+        approvals=counter,
+        **drawer,
+    )
+    return counter
 
 
 def conversation_link(conv_id: str) -> str:
@@ -43,7 +81,7 @@ class ShellConversations(HistoryState):
         """Nothing is reset on this page (the drawer's highlight never moves)."""
 
 
-class ShellDrawer:
+class ShellDrawer(DrawerIntents):
     """The drawer's intents for ``principal``: list, open (a link to /agent), rename,
     archive. A refusal is shown through ``on_error`` (the page's notification)."""
 
@@ -56,35 +94,18 @@ class ShellDrawer:
         navigate: Callable[[str], object],
         on_error: Callable[[str], object],
     ) -> None:
-        self.model = model
-        self.core = core
-        self.principal = principal
-        self.navigate = navigate
-        self.on_error = on_error
+        self.model, self.principal = model, principal
+        self._shell_core = core
+        self.navigate, self.on_error = navigate, on_error
         model._intents = self
+
+    @property
+    def _core(self) -> AgentCore:
+        return self._shell_core
 
     def _refused(self, exc: SsToolsError) -> None:
         log.info("drawer request of %s refused: %s", self.principal.user_id, exc)
         self.on_error(str(exc))
 
-    async def list_conversations(self) -> None:
-        try:
-            rows = await self.core.conversations(self.principal)
-        except SsToolsError as exc:
-            self._refused(exc)
-            return
-        self.model.set_conversations([conversation_entry(r) for r in rows])
-
     async def show_conversation(self, conv_id: str) -> None:
         self.navigate(conversation_link(conv_id))
-
-    async def update_conversation(
-        self, conv_id: str, *, title: str | None = None, archived: bool | None = None
-    ) -> None:
-        try:
-            change = ConversationChange(title=title, archived=archived)
-            await self.core.update_conversation(self.principal, conv_id, change)
-        except SsToolsError as exc:
-            self._refused(exc)
-            return
-        await self.list_conversations()

@@ -1,16 +1,17 @@
 """Shared pieces of the sandbox: its error type, cache layout, path attributes
-(:class:`Below`) and progress timing."""
+(:class:`Below`), progress timing and a part a ``with`` block stops (:class:`Stoppable`)."""
 
 from __future__ import annotations
 
 import os
 import secrets
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, overload
+from typing import Any, Self, overload
 
 from app.errors import SsToolsError
 from app.settings import Settings
@@ -111,12 +112,26 @@ def write_private(path: Path, text: str) -> Path:
 
 
 @contextmanager
-def step(progress: Progress, label: str) -> Iterator[None]:
-    """Print ``label …`` and, when it finishes, its duration."""
-    progress(f"[sandbox] {label} …")
+def step(progress: Progress, label: str, part: str = "sandbox") -> Iterator[None]:
+    """Print ``label …`` and, when it finishes, its duration (each line tagged ``[part]``)."""
+    progress(f"[{part}] {label} …")
     started = time.perf_counter()
     yield
-    progress(f"[sandbox] {label}: done in {time.perf_counter() - started:.1f} s")
+    progress(f"[{part}] {label}: done in {time.perf_counter() - started:.1f} s")
+
+
+class Stoppable(ABC):
+    """A part that runs until :meth:`stop`; a ``with`` block stops it on the way out."""
+
+    @abstractmethod
+    def stop(self, progress: Progress | None = None) -> None:
+        """End what runs; safe to call twice."""
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
 
 
 def tail(path: Path, lines: int = 40) -> str:

@@ -34,7 +34,7 @@ from app.sandbox.common import (
     step,
     tail,
 )
-from app.sandbox.config import superset_env, write_superset_config
+from app.sandbox.superset_config import superset_env, write_superset_config
 
 INSTALL_TIMEOUT_S = 1800
 BOOTSTRAP_TIMEOUT_S = 600

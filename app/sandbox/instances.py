@@ -18,7 +18,6 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from types import TracebackType
 
 import httpx
 
@@ -28,15 +27,16 @@ from app.sandbox.common import (
     CachePaths,
     Progress,
     SandboxError,
+    Stoppable,
     step,
     tail,
     write_private,
 )
-from app.sandbox.config import superset_env, write_superset_config
 from app.sandbox.data import ensure_sales_db
 from app.sandbox.entry import config_block, cookie_name, talisman_on
 from app.sandbox.install import admin_password, ensure_bootstrapped, secret_key
 from app.sandbox.processes import HOST, free_port, is_superset_process, terminate_group
+from app.sandbox.superset_config import superset_env, write_superset_config
 
 HEALTH_TIMEOUT_S = 120.0
 #: (env id, its home) -> lines added to that instance's superset_config.py
@@ -75,7 +75,7 @@ class SandboxEnv:
             return False
 
 
-class Sandbox:
+class Sandbox(Stoppable):
     """Running sandbox instances; a context manager that stops them on exit."""
 
     def __init__(
@@ -164,17 +164,6 @@ class Sandbox:
             if progress is not None:
                 progress(f"[sandbox] stopped {env.id} (pid {env.pid})")
         self.state_file.unlink(missing_ok=True)
-
-    def __enter__(self) -> Sandbox:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()
 
 
 def _prepare_home(

@@ -1,5 +1,6 @@
 """The sandbox's processes on this machine: a free loopback port, whether a pid is a
-Superset process, and stopping an instance's whole process group."""
+Superset process, stopping an instance's whole process group, and ending one process
+(:func:`end_process`)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import socket
 import subprocess
 import time
 from pathlib import Path
+from typing import Protocol
 
 HOST = "127.0.0.1"
 STOP_TIMEOUT_S = 20.0
@@ -51,3 +53,25 @@ def terminate_group(pid: int, proc: subprocess.Popen[bytes] | None) -> None:
             time.sleep(0.1)
     if proc is not None:
         proc.wait(timeout=5)
+
+
+class Process(Protocol):
+    """What :func:`end_process` needs of a process (a ``subprocess.Popen`` has it)."""
+
+    def poll(self) -> int | None: ...
+    def terminate(self) -> None: ...
+    def kill(self) -> None: ...
+    def wait(self, timeout: float | None = None) -> int: ...
+
+
+def end_process(proc: Process, timeout: float = 10.0, kill_timeout: float = 5.0) -> None:
+    """SIGTERM ``proc``, then SIGKILL it when it has not ended within ``timeout`` seconds;
+    returns once it is reaped. Nothing happens to a process that has already ended."""
+    if proc.poll() is not None:
+        return
+    proc.terminate()
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout=kill_timeout)

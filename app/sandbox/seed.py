@@ -22,11 +22,11 @@ from pathlib import Path
 from typing import Any
 
 from app.sandbox import demo
-from app.sandbox.client import SupersetSession, error_message, rison_list
 from app.sandbox.common import Progress, SandboxError, step
 from app.sandbox.install import cache_lock
 from app.sandbox.instances import Sandbox, SandboxEnv
-from app.sandbox.people import seed_people
+from app.sandbox.second_person import seed_people
+from app.sandbox.superset_rest import SupersetSession, error_message, rison_list
 
 
 @dataclass

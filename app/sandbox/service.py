@@ -16,7 +16,7 @@ from pathlib import Path
 from app.sandbox import entry
 from app.sandbox.common import CachePaths, Progress, SandboxError
 from app.sandbox.instances import ENV_FILE_MARKER, STATE_FILE, Sandbox, start_sandbox
-from app.sandbox.people import PERSON, RLS_CLAUSE, person_password
+from app.sandbox.second_person import PERSON, RLS_CLAUSE, person_password
 from app.sandbox.seed import seed_sandbox
 from app.settings import Settings
 

@@ -1,6 +1,6 @@
 """The /agent page's screen model (plain Python) and the StreamProcessor that feeds it."""
 
-from app.screen.model import AgentChatModel
+from app.screen.chat_model import AgentChatModel
 from app.screen.stream import StreamProcessor
 
 __all__ = ["AgentChatModel", "StreamProcessor"]

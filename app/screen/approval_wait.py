@@ -1,5 +1,5 @@
 """The requester's card of a call that waits for a second person (four-eyes), a part of
-:class:`app.screen.model.AgentChatModel`: "Waiting for a second approver", the call (tool,
+:class:`app.screen.chat_model.AgentChatModel`: "Waiting for a second approver", the call (tool,
 arguments, environment badge), when the request expires, and Withdraw.
 
 The card stands for the call until a second person decides it: the page controller checks

@@ -10,7 +10,7 @@ from typing import Any
 from nicegui.binding import BindableProperty
 
 from app.events import ConfirmMetadataV2, ConfirmRequiredEvent
-from app.screen.model import AgentChatModel
+from app.screen.chat_model import AgentChatModel
 
 
 class ApprovalsCount:

@@ -1,12 +1,12 @@
-"""The confirmation card's two forms (issue 11), a part of
-:class:`app.screen.model.AgentChatModel`:
+"""The confirmation card's two forms, a part of
+:class:`app.screen.chat_model.AgentChatModel`:
 
 * **Edit** («Изменить») — the tool's arguments as typed fields (``app.screen.argsform``),
   checked with the args model's own messages before anything is sent; "Apply and
   confirm" answers the confirmation with the edited arguments (the server checks them
   against policy again: a higher risk or another environment comes back as a new card);
-* **Cancel** — one click (issue 25); the card's optional reason field, when filled, goes
-  with it to the model and the audit log.
+* **Cancel** — one click (the safe choice is never the slower one); the card's optional
+  reason field, when filled, goes with it to the model and the audit log.
 
 Esc closes the edit form. The forms close whenever the card changes.
 """
@@ -98,9 +98,9 @@ class EditState:
 
     # ---- cancel: one click, with the optional reason typed on the card ------------------
     async def cancel_card(self) -> bool:
-        """Cancel the pending call at once (issue 25: the safe choice is never the slower
-        one); a reason typed in the card's optional field goes with it to the model and
-        the audit log."""
+        """Cancel the pending call at once (the safe choice is never the slower one); a
+        reason typed in the card's optional field goes with it to the model and the audit
+        log."""
         if self.pending_confirmation is None or not self.can_decide("deny"):
             return False
         reason = (self.deny_reason or "").strip() or None

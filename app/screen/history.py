@@ -1,5 +1,5 @@
-"""The conversation drawer's state (issue 11), a part of
-:class:`app.screen.model.AgentChatModel`: the person's conversations (title, page
+"""The conversation drawer's state, a part of
+:class:`app.screen.chat_model.AgentChatModel`: the person's conversations (title, page
 context, environment, last update, a pending-confirmation badge) and the drawer's actions
 — open one, rename, archive — handed to the page controller like every other intent.
 """

@@ -4,7 +4,8 @@ It consumes the core's typed event objects (``app.events``: no SSE text, no dict
 and changes the screen through a narrow interface, :class:`ChatSink`, which
 ``AgentChatModel`` implements: the processor writes the chat items' fields (a token into
 its bubble, a tool card's status) and calls the model's transitions for everything else.
-It neither imports the model nor calls the core; the page controller feeds it.
+It neither imports the model nor calls the core; the page controller feeds it. The tool
+cards' events are handled by its part :class:`~app.screen.tool_events.ToolEvents`.
 
 The ways on (``app.events.Offer``) arrive typed on the events, whatever model answered: a
 ``message``'s offers go under that answer, a ``tool_timeout``'s on its tool card ("Check
@@ -21,9 +22,9 @@ import logging
 from collections.abc import AsyncIterable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
-from app.i18n import error_text, t
-from app.screen.confirmation import PermissionDenial
-from app.screen.items import ChatItem, ChatMessage, ToolCall
+from app.i18n import error_text
+from app.screen.items import ChatMessage
+from app.screen.permission import PermissionDenial
 from app.screen.refusals import is_notice, refusal_notice
 from app.screen.restore import (
     ConversationLike,
@@ -33,58 +34,35 @@ from app.screen.restore import (
     restored_offers,
     restored_refusal,
 )
+from app.screen.tool_events import ToolEvents, ToolSink
 
 if TYPE_CHECKING:
-    from app.events import (
-        Alternative,
-        AwaitingApprovalEvent,
-        ConfirmRequiredEvent,
-        DoneEvent,
-        ErrorEvent,
-        Event,
-        MessageEvent,
-        Offer,
-        PermissionDeniedEvent,
-        StoppedEvent,
-        TokenEvent,
-        ToolEndEvent,
-        ToolProgressEvent,
-        ToolRetryEvent,
-        ToolStartEvent,
-        ToolTimeoutEvent,
-        TurnStartEvent,
-    )
+    from app import events
+    from app.events import Alternative, Event, Offer
 
 log = logging.getLogger(__name__)
-_FINISHED = ("completed", "failed", "cancelled", "timeout")
 
 
-class ChatSink(Protocol):
-    """What the processor needs of the screen model."""
+class ChatSink(ToolSink, Protocol):
+    """What the processor needs of the screen model (the tool cards' needs too)."""
 
     conv_id: str
-    items: list[ChatItem]
 
-    @property
-    def lang(self) -> str: ...
-
-    def add_item(self, item: ChatItem) -> ChatItem: ...
     def add_message(self, role: str, text: str, kind: str = "text") -> ChatMessage: ...
-    def tool_call(self, call_id: str) -> ToolCall | None: ...
     def note_answering_model(self, label: str) -> None: ...
-    def set_step(self, step: str) -> None: ...
     def show_error(self, text: str) -> ChatMessage: ...
     def turn_done(self, done_state: str) -> None: ...
-    def show_confirmation(self, event: ConfirmRequiredEvent) -> None: ...
-    def show_awaiting_approval(self, event: AwaitingApprovalEvent) -> None: ...
+    def show_confirmation(self, event: events.ConfirmRequiredEvent) -> None: ...
+    def show_awaiting_approval(self, event: events.AwaitingApprovalEvent) -> None: ...
     def show_permission_denied(self, denial: PermissionDenial) -> None: ...
     def note_stopped(self, writes_in_flight: Sequence[str]) -> None: ...
-    def note_call_cancelled(self) -> None: ...
     def say_cancelled(self) -> ChatMessage: ...
     def reset(self, conv_id: str | None = None) -> None: ...
 
 
-class StreamProcessor:
+class StreamProcessor(ToolEvents):
+    sink: ChatSink
+
     def __init__(self, sink: ChatSink) -> None:
         self.sink = sink
         self._open: ChatMessage | None = None  # the assistant bubble tokens stream into
@@ -127,7 +105,7 @@ class StreamProcessor:
         handler(event)
 
     # ---- text -------------------------------------------------------------------------
-    def _on_turn_start(self, ev: TurnStartEvent) -> None:
+    def _on_turn_start(self, ev: events.TurnStartEvent) -> None:
         """The core accepted the turn: say at once which model is answering."""
         self.sink.note_answering_model(ev.model)
 
@@ -143,14 +121,14 @@ class StreamProcessor:
             notice.offers = [o for o in offers if (o.kind, o.request) not in said]
         self._held = []
 
-    def _on_token(self, ev: TokenEvent) -> None:
+    def _on_token(self, ev: events.TokenEvent) -> None:
         if self._open is None:
             self._open = self.sink.add_message("assistant", "")
             self._answers += 1
         self._open.text += ev.text
         self.sink.set_step("answer")
 
-    def _on_message(self, ev: MessageEvent) -> None:
+    def _on_message(self, ev: events.MessageEvent) -> None:
         """The run's answer with the ways on it offers (the errors' offers are among
         them). A ``problem`` (the turn ended on what the model did) is the core's own
         sentence: the answer, muted, never an error."""
@@ -170,7 +148,7 @@ class StreamProcessor:
         self._close_open()
         self.sink.set_step("answer")
 
-    def _on_error(self, ev: ErrorEvent) -> None:
+    def _on_error(self, ev: events.ErrorEvent) -> None:
         """A refused call in the page's words, from its typed refusal (never the server's
         English); a refusal the turn goes on from is a notice. Any other error in the
         page's words, the server's text kept as the detail."""
@@ -191,94 +169,13 @@ class StreamProcessor:
         if ev.offers:
             self._held.append((shown, list(ev.offers)))
 
-    def _on_done(self, ev: DoneEvent) -> None:
+    def _on_done(self, ev: events.DoneEvent) -> None:
         self._close_open()
         self._release_held()
         self.sink.turn_done(ev.state)
 
-    # ---- tools ------------------------------------------------------------------------
-    def _on_tool_start(self, ev: ToolStartEvent) -> None:
-        self._close_open()
-        self.sink.set_step("tools")
-        call = self.sink.tool_call(ev.call_id)
-        if call is not None:  # a resumed call re-announced after confirmation
-            call.status = "executing"
-            call.refresh_actions()
-            return
-        self.sink.add_item(
-            ToolCall(
-                call_id=ev.call_id,
-                tool_name=ev.tool_name,
-                tool_args=dict(ev.tool_args),
-                is_write_tool=ev.is_write_tool,
-                timeout_s=ev.timeout_s,
-                task_id=ev.task_id,
-            )
-        )
-
-    def _call(self, call_id: str, tool_name: str) -> ToolCall:
-        call = self.sink.tool_call(call_id)
-        if call is None:  # an event for a call whose start we missed (restored page)
-            call = ToolCall(call_id=call_id, tool_name=tool_name)
-            self.sink.add_item(call)
-        return call
-
-    def _on_tool_progress(self, ev: ToolProgressEvent) -> None:
-        call = self._call(ev.call_id, ev.tool_name)
-        if call.status in _FINISHED:
-            return  # a late progress report never rolls a finished card back
-        call.progress = min(1.0, max(0.0, ev.step / max(1, ev.total)))
-        call.progress_message = ev.message
-        call.task_id = ev.task_id or call.task_id
-
-    def _on_tool_retry(self, ev: ToolRetryEvent) -> None:
-        call = self._call(ev.call_id, ev.tool_name)
-        call.retry_count = ev.attempt
-        call.max_retries = ev.max_retries
-        call.error = ev.error
-        call.status = "retrying"  # last: the card's status label is bound to it
-        call.refresh_actions()
-
-    def _on_tool_timeout(self, ev: ToolTimeoutEvent) -> None:
-        call = self._call(ev.call_id, ev.tool_name)
-        call.retryable = ev.retryable
-        call.status_unknown = ev.status_unknown
-        call.is_write_tool = call.is_write_tool or ev.status_unknown
-        lang, unknown = self.sink.lang, ev.status_unknown  # the page's words, not the server's
-        wait = t("tool_no_answer", lang, s=f"{ev.timeout_s:g}")
-        call.error = t("status_unknown", lang) if unknown else wait
-        call.offers = list(ev.offers)  # "Check status": the core's call, typed
-        call.status = "timeout"  # last: the card's icon reads status_unknown
-        call.refresh_actions()
-
-    def _on_tool_end(self, ev: ToolEndEvent) -> None:
-        call = self._call(ev.call_id, ev.tool_name)
-        if call.status == "timeout":  # the timeout already said what matters
-            return
-        call.view = ev.view  # before the status: the card shows it once the call is done
-        call.offers = [*call.offers, *ev.offers]  # "Undo": the core's call, typed
-        call.status = ev.status
-        call.result = ev.result
-        call.error = ev.error or ""
-        call.retryable = ev.retryable
-        call.goes_on = False
-        if call.status == "completed":
-            call.progress = 1.0 if call.progress is not None else None
-            self._undone(call)
-        call.refresh_actions()
-        if call.status == "cancelled":
-            self.sink.note_call_cancelled()  # after a Cancel: the product's own line
-
-    def _undone(self, call: ToolCall) -> None:
-        """A completed undo (another card's undo offer's call): that card offers it no more."""
-        undo_id = call.tool_args.get("undo_id")
-        if isinstance(undo_id, str):
-            for item in self.sink.items:
-                if isinstance(item, ToolCall) and item is not call:
-                    item.undone(undo_id, call.tool_name)
-
     # ---- confirmation and permission ------------------------------------------------------
-    def _on_confirm_required(self, ev: ConfirmRequiredEvent) -> None:
+    def _on_confirm_required(self, ev: events.ConfirmRequiredEvent) -> None:
         self._close_open()
         meta = ev.metadata
         if not meta.permission_granted:  # never a confirmation for a forbidden call
@@ -286,16 +183,16 @@ class StreamProcessor:
             return
         self.sink.show_confirmation(ev)
 
-    def _on_awaiting_approval(self, ev: AwaitingApprovalEvent) -> None:
+    def _on_awaiting_approval(self, ev: events.AwaitingApprovalEvent) -> None:
         """A confirmed call waits for a second person: its waiting card stands for it."""
         self._close_open()
         self.sink.show_awaiting_approval(ev)
 
-    def _on_permission_denied(self, ev: PermissionDeniedEvent) -> None:
+    def _on_permission_denied(self, ev: events.PermissionDeniedEvent) -> None:
         self._close_open()
         self._deny(ev.tool_name, ev.required_role, ev.alternatives)
 
-    def _on_stopped(self, ev: StoppedEvent) -> None:
+    def _on_stopped(self, ev: events.StoppedEvent) -> None:
         self._close_open()
         self.sink.note_stopped(ev.writes_in_flight)
 
@@ -320,7 +217,7 @@ class StreamProcessor:
                 sink.add_message(role, text).offers = restored_offers(row.get("offers"))
             elif (refusal := restored_refusal(row)) is not None:
                 # a refused call, as the live turn said it: the page's words, never the
-                # server's English (issue 25)
+                # server's English
                 text, detail = refusal_notice(refusal, sink.lang)
                 kind = "notice" if is_notice(refusal) else "error"
                 sink.add_message("assistant", text, kind).detail = detail

@@ -112,7 +112,7 @@ CONTEXT_PARAMS = ("objectType", "objectId", "objectName", "envId")
 
 def carries_context(params: Mapping[str, str | None]) -> bool:
     """Whether a link names a context (an object or an environment): such a visit starts
-    a conversation of its own (issue 25)."""
+    a conversation of its own (never one whose card is about another object)."""
     return any((params.get(k) or "").strip() for k in CONTEXT_PARAMS)
 
 

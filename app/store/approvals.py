@@ -19,7 +19,8 @@ from typing import Any
 from sqlalchemy import func, update
 from sqlmodel import Field, Session, SQLModel, col, select
 
-from app.store.models import JsonType, UTCDateTime, changed, moment_of, new_row, utcnow
+from app.store.columns import JsonType, UTCDateTime, utcnow
+from app.store.rows import changed, moment_of, new_row
 
 PENDING = "pending"
 DECIDED = ("approved", "denied", "withdrawn", "expired")

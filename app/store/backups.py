@@ -9,7 +9,8 @@ import builtins
 
 from sqlmodel import Session, col, select
 
-from app.store.models import Backup, saved
+from app.store.models import Backup
+from app.store.rows import saved
 
 
 def add_backup(session: Session, backup: Backup) -> Backup:

@@ -8,7 +8,9 @@ from datetime import datetime, timedelta
 from sqlalchemy import update
 from sqlmodel import Session, col
 
-from app.store.models import Confirmation, as_utc, changed, moment_of, new_row, utcnow
+from app.store.columns import as_utc, utcnow
+from app.store.models import Confirmation
+from app.store.rows import changed, moment_of, new_row
 
 DEFAULT_TTL_S = 600.0
 

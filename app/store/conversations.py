@@ -15,8 +15,9 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlmodel import Session, col, select
 
-from app.store.audit import DriverStatement
-from app.store.models import Conversation, moment_of, saved
+from app.store.driver_sql import DriverStatement
+from app.store.models import Conversation
+from app.store.rows import moment_of, saved
 
 CONVERSATION_TABLE: Table = Conversation.__table__  # type: ignore[attr-defined]  # SQLModel's
 
@@ -105,7 +106,7 @@ def note_turn(
     shortened) or refresh its context and ``updated_at``; no confirmation waits any more
     (a new message supersedes it). Another user's row is left alone (False). One upsert
     on a plain connection (no ORM unit of work: it runs on every turn, on SQLite as driver
-    SQL, ``app.store.audit.DriverStatement``; the caller commits)."""
+    SQL, ``app.store.driver_sql.DriverStatement``; the caller commits)."""
     values = {
         "conv_id": conv_id,
         "owner": owner,

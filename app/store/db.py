@@ -21,6 +21,7 @@ from sqlmodel import Session, SQLModel
 
 from app.store import approvals, migrate, models, superset_links  # noqa: F401  (their tables)
 from app.store import undo as _undo_rows  # noqa: F401  (its table is created with the rest)
+from app.store.audit_event import ensure_audit_triggers
 
 SQLITE_BUSY_TIMEOUT_MS = 5000
 PG_CONNECT_TIMEOUT_S = 5
@@ -78,7 +79,7 @@ def init_db(engine: Engine) -> None:
             conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": INIT_LOCK_KEY})
         SQLModel.metadata.create_all(conn)
         migrate.ensure_columns(conn)
-        models.ensure_audit_triggers(conn)
+        ensure_audit_triggers(conn)
 
 
 class Database:

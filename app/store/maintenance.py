@@ -11,7 +11,9 @@ from sqlalchemy import or_
 from sqlmodel import Session, col, select
 
 from app.errors import ToolError
-from app.store.models import Maintenance, as_utc, moment_of, saved
+from app.store.columns import as_utc
+from app.store.models import Maintenance
+from app.store.rows import moment_of, saved
 
 
 class MaintenanceActiveError(ToolError):

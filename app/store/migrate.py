@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from sqlalchemy import Connection, inspect
 
-from app.store.models import AUDIT_ADDED_COLUMNS
+from app.store.audit_event import AUDIT_ADDED_COLUMNS
 
 #: table -> column -> its SQL type and default (the same on SQLite and PostgreSQL)
 ADDED_COLUMNS: dict[str, dict[str, str]] = {
     "audit_event": dict.fromkeys(AUDIT_ADDED_COLUMNS, "VARCHAR"),
-    # issue 23 item 9: NULL (an account from before) matches the tokens issued before
+    # the token stamp: NULL (an account from before) matches the tokens issued before
     "app_user": {"token_stamp": "VARCHAR", "superset_username": "VARCHAR"},
     "page_session": {"stamp": "VARCHAR"},
     # edit before approving; the countdown as the policy set it when the card was opened
@@ -22,7 +22,7 @@ ADDED_COLUMNS: dict[str, dict[str, str]] = {
         "edited_args_hash": "VARCHAR",
         "countdown_s": "INTEGER NOT NULL DEFAULT 0",
     },
-    # issue 23 item 5: the latest attempt's answer, counted atomically
+    # the latest attempt's answer, counted atomically (a race lets no guess through)
     "login_throttle": {
         "allowed": "BOOLEAN NOT NULL DEFAULT TRUE",
         "closed_failures": "INTEGER NOT NULL DEFAULT 0",

@@ -1,4 +1,5 @@
-"""Server-side sessions of the pages and one-time sign-in tickets (issue 9 items 2, 12).
+"""Server-side sessions of the pages and one-time sign-in tickets (a browser id planted
+before sign-in, or a copied storage file, is worth nothing).
 
 A browser is known by NiceGUI's browser id (the signed ``session`` cookie). The page
 never stores a token: a signed-in browser is a :class:`PageSession` row keyed by the
@@ -18,7 +19,9 @@ from datetime import datetime, timedelta
 from sqlalchemy import update
 from sqlmodel import Session, col, select
 
-from app.store.models import PageSession, changed, utcnow
+from app.store.columns import utcnow
+from app.store.models import PageSession
+from app.store.rows import changed
 
 TICKET_TTL_S = 60
 

@@ -26,7 +26,8 @@ from sqlalchemy import delete, insert, text, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlmodel import Session, col, select
 
-from app.store.models import RunSignal, changed, moment_of
+from app.store.models import RunSignal
+from app.store.rows import changed, moment_of
 from app.store.run_locks import lock_key
 
 #: NOTIFY channels: a stop asked (payload: conv_id, run_id, replica); a stop answered or a

@@ -24,8 +24,9 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from app.replica import replica_id
 from app.store import run_rows
+from app.store.columns import utcnow
 from app.store.db import Database
-from app.store.models import RunSignal, utcnow
+from app.store.models import RunSignal
 from app.store.pg_listener import PgListener
 from app.store.run_signals import (
     HEARTBEAT_S,

@@ -21,7 +21,8 @@ from sqlalchemy import and_, delete, func, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col
 
-from app.store.models import RunSlot, changed
+from app.store.models import RunSlot
+from app.store.rows import changed
 
 _TABLE: Any = RunSlot.__table__  # type: ignore[attr-defined]  # set by SQLModel
 

@@ -24,11 +24,12 @@ import uuid
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Text, delete, update
+from sqlalchemy import ColumnElement, Text, delete, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Field, Session, SQLModel, col, select
 
-from app.store.models import UTCDateTime, changed, utcnow
+from app.store.columns import UTCDateTime, utcnow
+from app.store.rows import changed
 
 
 def new_generation() -> str:
@@ -105,30 +106,32 @@ def expire_link(
 ) -> bool:
     """Mark the link of ``generation`` expired (its sealed token dropped); True when this
     call did it (False: already expired, replaced by a newer link, or gone)."""
-    stmt = (
-        update(SupersetLink)
-        .where(
-            col(SupersetLink.user_id) == user_id,
-            col(SupersetLink.env_id) == env_id,
-            col(SupersetLink.generation) == generation,
-            col(SupersetLink.expired_at).is_(None),
-        )
-        .values(expired_at=now or utcnow(), expired_reason=reason[:500], sealed_token=None)
-    )
-    return changed(session.execute(stmt)) > 0
+    live = col(SupersetLink.expired_at).is_(None)
+    values = {"expired_at": now or utcnow(), "expired_reason": reason[:500], "sealed_token": None}
+    return _changed_link(session, user_id, env_id, generation, live, values)
 
 
 def reseal(session: Session, *, user_id: str, env_id: str, generation: str, token: str) -> bool:
     """Store ``token`` (the same secret sealed with the newest key) on the link of
     ``generation``; True when it was still that link."""
-    stmt = (
-        update(SupersetLink)
-        .where(
-            col(SupersetLink.user_id) == user_id,
-            col(SupersetLink.env_id) == env_id,
-            col(SupersetLink.generation) == generation,
-            col(SupersetLink.sealed_token).is_not(None),
-        )
-        .values(sealed_token=token)
+    sealed = col(SupersetLink.sealed_token).is_not(None)
+    return _changed_link(session, user_id, env_id, generation, sealed, {"sealed_token": token})
+
+
+def _changed_link(
+    session: Session,
+    user_id: str,
+    env_id: str,
+    generation: str,
+    condition: ColumnElement[bool],
+    values: dict[str, Any],
+) -> bool:
+    """Set ``values`` on the user's link of ``env_id`` while it is of ``generation`` and
+    ``condition`` holds; True when it did (one UPDATE)."""
+    stmt = update(SupersetLink).where(
+        col(SupersetLink.user_id) == user_id,
+        col(SupersetLink.env_id) == env_id,
+        col(SupersetLink.generation) == generation,
+        condition,
     )
-    return changed(session.execute(stmt)) > 0
+    return changed(session.execute(stmt.values(**values))) > 0

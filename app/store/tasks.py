@@ -14,7 +14,9 @@ from sqlalchemy import or_, update
 from sqlmodel import Session, col, select
 
 from app.errors import SsToolsError
-from app.store.models import Task, as_utc, changed, new_row, saved, utcnow, where_equal
+from app.store.columns import as_utc, utcnow
+from app.store.models import Task
+from app.store.rows import changed, new_row, saved, where_equal
 
 UNFINISHED = ("queued", "running")
 FINISHED = ("succeeded", "failed", "interrupted")

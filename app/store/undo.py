@@ -25,7 +25,8 @@ from typing import Any
 from sqlalchemy import update
 from sqlmodel import Field, Session, SQLModel, col, select
 
-from app.store.models import JsonType, UTCDateTime, changed, moment_of, utcnow
+from app.store.columns import JsonType, UTCDateTime, utcnow
+from app.store.rows import changed, moment_of
 
 OPEN, RUNNING, UNDONE = "open", "running", "undone"
 

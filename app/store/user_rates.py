@@ -23,7 +23,8 @@ from sqlalchemy import Float, case, delete, literal
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col
 
-from app.store.models import UserRate, changed
+from app.store.models import UserRate
+from app.store.rows import changed
 
 _TABLE: Any = UserRate.__table__  # type: ignore[attr-defined]  # set by SQLModel
 EPSILON_S = 1e-6  # float sums of the interval must not refuse the limit-th request

@@ -1,7 +1,7 @@
 """Users of the agent. Passwords arrive already hashed (``app.auth`` hashes them).
 
 Every change of credentials — a new password, a new role, disabling — gives the user a new
-``token_stamp`` (issue 23 item 9): tokens and page sessions carry the stamp they were
+``token_stamp``: tokens and page sessions carry the stamp they were
 issued under, so the earlier ones stop working (``app.auth.gate``) even when the change
 is undone later (re-enabled, the old role back, the account deleted and made again).
 """
@@ -13,7 +13,8 @@ import secrets
 from sqlmodel import Session, col, select
 
 from app.errors import SsToolsError
-from app.store.models import User, saved
+from app.store.models import User
+from app.store.rows import saved
 
 
 class UserExistsError(SsToolsError):

@@ -32,7 +32,7 @@ import httpx
 
 from app.errors import SupersetRefused
 from app.store import superset_links as store
-from app.store.audit import record_audit
+from app.store.audit_log import record_audit
 from app.store.db import Database
 from app.store.models import utcnow
 from app.store.users import get_user_by_name

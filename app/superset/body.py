@@ -1,5 +1,5 @@
 """A Superset answer's body, read within a byte cap and parsed off the event loop when
-it is large (used by :class:`app.superset.session.SupersetSession` for every request).
+it is large (used by :class:`app.superset.http_session.SupersetSession` for every request).
 
 SQL Lab adds ``LIMIT 1001`` (the product asks for at most 10,000 rows), but a row can be
 any size, and an export zip or a list can be large too: :func:`send_capped` streams the

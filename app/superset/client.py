@@ -1,5 +1,6 @@
 """The Superset REST client: Superset's endpoints as typed methods over one
-:class:`~app.superset.session.SupersetSession` (auth, CSRF, pooled connections, typed errors)."""
+:class:`~app.superset.http_session.SupersetSession` (auth, CSRF, pooled connections,
+typed errors)."""
 
 from __future__ import annotations
 
@@ -16,8 +17,8 @@ from sqlglot.errors import ParseError, TokenError
 from app.cpu import off_loop
 from app.errors import SupersetError, SupersetNotFoundError, SupersetUnavailableError
 from app.superset import rison
+from app.superset.http_session import SupersetSession
 from app.superset.paths import api_path
-from app.superset.session import SupersetSession
 from app.vocab import SQL_MAX_CLASSIFIED_TOKENS as MAX_CLASSIFIED_TOKENS
 
 _LIMIT_WORD = re.compile(r"\b(?:limit|fetch)\b", re.IGNORECASE)

@@ -32,7 +32,7 @@ import httpx
 
 from app.errors import SupersetAuthError, SupersetRefused
 from app.superset.environments import Environment
-from app.superset.errors import error_for, error_message
+from app.superset.error_responses import error_for, error_message
 
 log = logging.getLogger(__name__)
 

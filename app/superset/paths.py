@@ -1,4 +1,5 @@
-"""Paths of Superset's REST API (issue 23 item 7): an id never becomes a path.
+"""Paths of Superset's REST API: an id never becomes a path (``../`` in an id must not
+reach another endpoint).
 
 Every id or slug that goes into a URL path passes :func:`segment` — an integer, or a
 slug of letters, digits, ``_``, ``.`` and ``-`` not starting with a dot (so never ``.``

@@ -15,7 +15,7 @@ import httpx
 
 from app.errors import SsToolsError
 from app.superset.environments import Environment
-from app.superset.errors import error_message
+from app.superset.error_responses import error_message
 
 #: flask-jwt-extended's default refresh lifetime (Superset 6.1 keeps it): when the token's
 #: own ``exp`` cannot be read

@@ -1,4 +1,4 @@
-"""Tasks of a dead replica: every live replica sweeps them (issue 27).
+"""Tasks of a dead replica: every live replica sweeps them, so none stays "running" forever.
 
 A replica running a long task beats its row every ``HEARTBEAT_S`` (15 s,
 :mod:`app.tasks.worker`). When a replica dies (SIGKILL, a lost host), its running tasks

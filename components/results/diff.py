@@ -9,7 +9,7 @@ from typing import Any
 from nicegui import ui
 
 from app.i18n import t
-from app.screen.model import AgentChatModel
+from app.screen.chat_model import AgentChatModel
 from app.screen.views import DiffView, preflight_view
 from components.results.format import word
 from components.results.live import live_area

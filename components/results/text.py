@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from nicegui import ui
 
-from app.screen.markdown import normalize_markdown
+from app.screen.markdown_text import normalize_markdown
 from app.screen.views import TextView
 from components.markdown import safe_markdown
 

@@ -1,7 +1,7 @@
-"""Issue 23 item 4: every answer "confirm", edited or not, is checked again when it
-arrives — for the caller's CURRENT role (read from the users table, not the old token's
-claim or the few seconds' cache), the environment and its tier, and a maintenance window
-— before anything runs."""
+"""Every answer "confirm", edited or not, is checked again when it arrives — for the
+caller's CURRENT role (read from the users table, not the old token's claim or the few
+seconds' cache), the environment and its tier, and a maintenance window — before anything
+runs."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """On a SQLite file the audit writer commits a loop's batch right on the loop when the
-database is free at once (``app.store.audit.LoopWriter``), and sends it to its thread when it
+database is free at once (``app.store.loop_writer.LoopWriter``), and sends it to its thread when it
 is not: a busy database never blocks the loop, a failing batch is still written row by
 row, the WAL is checkpointed off the loop, and PostgreSQL always uses the thread."""
 
@@ -15,8 +15,8 @@ from sqlalchemy import Connection, create_engine, text
 
 from app.agent import audit
 from app.agent.audit import AuditWriter
-from app.store.audit import LoopWriter, checkpoint
 from app.store.db import Database
+from app.store.loop_writer import LoopWriter, checkpoint
 from tests.waiting import WAIT_S, until
 
 

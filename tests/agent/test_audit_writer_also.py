@@ -9,7 +9,7 @@ import asyncio
 from sqlalchemy import Connection, text
 
 from app.agent.audit import AuditWriter
-from app.store.audit import list_audit
+from app.store.audit_log import list_audit
 
 
 def _users(w: AuditWriter) -> set[str | None]:

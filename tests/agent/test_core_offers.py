@@ -1,5 +1,5 @@
-"""The ways on are typed facts the core makes, for any model (issue 24, item 2): the
-scripted model here writes no markdown, and the offers still come.
+"""The ways on are typed facts the core makes, for any model (no door parses a model's
+markdown): the scripted model here writes no markdown, and the offers still come.
 
 * a call the page's context leaves out → ``without_context``: the call spelled out
   (environment included), made directly after leaving the context;

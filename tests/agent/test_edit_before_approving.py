@@ -1,4 +1,4 @@
-"""Edit before approving (issue 11, docs/contract.md, decision 8), through the page's path of the
+"""Edit before approving (docs/contract.md, decision 8), through the page's path of the
 core: edited arguments pass policy again; the same risk and environment run under the
 same confirmation; a higher risk or another environment gets a new confirmation and the
 old id is spent; a forbidden edit is permission_denied; both argument sets are audited;
@@ -114,7 +114,7 @@ async def test_an_edit_to_another_environment_asks_a_new_prod_confirmation(harne
 async def test_an_edit_of_the_source_environment_alone_asks_a_new_confirmation(
     harness: Any, edited: dict[str, Any]
 ) -> None:
-    """Issue 23: only the target used to be compared, so a deploy edited to copy from
+    """Only the target used to be compared, so a deploy edited to copy from
     another environment ran under the old card."""
     conf, log = await _deploy(harness)
     events = await harness.answer(conf.confirmation_id, "confirm", args=edited)

@@ -56,61 +56,30 @@ RETRY_CASES: list[Any] = [
     # TEST_EDGE first_attempt_502: auto-retries once, succeeds
     pytest.param([_http_error(502)], True, 2, None, False, id="first_attempt_502"),
     # TEST_EDGE both_attempts_502: raises with retry_exhausted=True (wrapped, typed)
-    pytest.param(
-        [_http_error(502), _http_error(502)],
-        True,
-        2,
-        SupersetUnavailableError,
-        True,
-        id="both_attempts_502",
-    ),
+    pytest.param([_http_error(502), _http_error(502)], True, 2, SupersetUnavailableError, True,
+                 id="both_attempts_502"),
     # TEST_EDGE write_tool_502: no retry for write tools, raises immediately
-    pytest.param(
-        [_http_error(502)], False, 1, SupersetUnavailableError, False, id="write_tool_502"
-    ),
+    pytest.param([_http_error(502)], False, 1, SupersetUnavailableError, False,
+                 id="write_tool_502"),
     # a connection error is transient too
     pytest.param([_connect_error()], True, 2, None, False, id="connect_error_then_ok"),
     # the Superset client's own typed transient error is retried
-    pytest.param(
-        [SupersetUnavailableError("down", status_code=503)],
-        True,
-        2,
-        None,
-        False,
-        id="typed_transient_then_ok",
-    ),
+    pytest.param([SupersetUnavailableError("down", status_code=503)], True, 2, None, False,
+                 id="typed_transient_then_ok"),
     # typed transient twice: the same error type, marked exhausted
-    pytest.param(
-        [SupersetUnavailableError("down"), SupersetUnavailableError("still down")],
-        True,
-        2,
-        SupersetUnavailableError,
-        True,
-        id="typed_transient_twice",
-    ),
+    pytest.param([SupersetUnavailableError("down"), SupersetUnavailableError("still down")], True,
+                 2, SupersetUnavailableError, True, id="typed_transient_twice"),
     # 4xx is not transient: no retry
     pytest.param([_http_error(404)], True, 1, httpx.HTTPStatusError, None, id="http_404"),
     # a typed client error is not retried
-    pytest.param(
-        [SupersetNotFoundError("no dashboard 7", status_code=404)],
-        True,
-        1,
-        SupersetNotFoundError,
-        False,
-        id="typed_not_found",
-    ),
+    pytest.param([SupersetNotFoundError("no dashboard 7", status_code=404)], True, 1,
+                 SupersetNotFoundError, False, id="typed_not_found"),
     # a bug in the tool is not retried and not wrapped
     pytest.param([ValueError("bug")], True, 1, ValueError, None, id="programming_error"),
     # transient first, then a non-transient typed error: exhausted, original type kept
-    pytest.param(
-        [_http_error(500), SupersetNotFoundError("gone")],
-        True,
-        2,
-        SupersetNotFoundError,
-        True,
-        id="transient_then_not_found",
-    ),
-]
+    pytest.param([_http_error(500), SupersetNotFoundError("gone")], True, 2, SupersetNotFoundError,
+                 True, id="transient_then_not_found"),
+]  # fmt: skip
 
 
 @pytest.mark.parametrize(("errors", "read_only", "calls", "raises", "exhausted"), RETRY_CASES)

@@ -5,10 +5,13 @@ pace."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlmodel import Session
 
 from app.agent.core import RequestRefused
 from app.agent.core import approvals as queue
@@ -27,14 +30,24 @@ from tests.agent.test_four_eyes import (
 from tests.support import principal_for
 
 
-async def test_a_requester_demoted_since_the_request_runs_nothing(
-    harness: Any, tmp_path: Path
-) -> None:
+async def _approved_after(
+    harness: Any, tmp_path: Path, change: Callable[[Session], object]
+) -> tuple[dict[str, Any], list[Any]]:
+    """alice's prod delete waits for a second person; ``change`` is made in the database
+    meanwhile; then bob approves it. His answer, and what ran."""
     ran: list[Any] = []
     waiting = await _waiting_delete(harness, tmp_path, ran, "Refused.")
     with harness.parts.db.session() as s:
-        users.set_role(s, username="alice", role="analyst")
+        change(s)
     answer = await queue.decide(harness.core, _door(harness, "bob"), waiting.approval_id, "approve")
+    return answer, ran
+
+
+async def test_a_requester_demoted_since_the_request_runs_nothing(
+    harness: Any, tmp_path: Path
+) -> None:
+    demoted = partial(users.set_role, username="alice", role="analyst")
+    answer, ran = await _approved_after(harness, tmp_path, demoted)
     assert answer["outcome"] == "refused" and ran == []
     [denied] = harness.audit_rows(kind="permission_denied")
     assert (denied["user"], denied["role"]) == ("alice", "analyst")
@@ -43,11 +56,9 @@ async def test_a_requester_demoted_since_the_request_runs_nothing(
 async def test_a_maintenance_window_that_started_since_the_request_stops_it(
     harness: Any, tmp_path: Path
 ) -> None:
-    ran: list[Any] = []
-    waiting = await _waiting_delete(harness, tmp_path, ran, "Refused.")
-    with harness.parts.db.session() as s:
-        maintenance.start(s, Maintenance(env_id="prod", started_by="ops", reason="upgrade"))
-    answer = await queue.decide(harness.core, _door(harness, "bob"), waiting.approval_id, "approve")
+    window = Maintenance(env_id="prod", started_by="ops", reason="upgrade")
+    started = partial(maintenance.start, window=window)
+    answer, ran = await _approved_after(harness, tmp_path, started)
     assert answer["outcome"] == "refused" and ran == []
     assert harness.audit_rows(kind="maintenance_refused")
 

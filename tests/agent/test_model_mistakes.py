@@ -1,4 +1,4 @@
-"""A real model's ordinary mistakes end well (issue 24, item 4): every turn ends with
+"""A real model's ordinary mistakes end well: every turn ends with
 ``done``, an audit row and a sentence in the turn's language, never the generic error.
 
 The scripted model plays the mistakes the local Qwen model makes (``docs/local-model.md``):

@@ -1,7 +1,7 @@
-"""Issue 23 item 3: an argument naming a schema, table, dataset or database is checked by
-the tool's args model (SQL Lab writes ``set search_path = "<schema>"`` unescaped), and a
-refusal names the field: a tool error in a chat or over MCP, a 422 over the API. The SQL
-text itself is capped at 100 000 characters (item 6)."""
+"""An argument naming a schema, table, dataset or database is checked by the tool's args
+model (SQL Lab writes ``set search_path = "<schema>"`` unescaped), and a refusal names the
+field: a tool error in a chat or over MCP, a 422 over the API. The SQL text itself is
+capped at 100 000 characters."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Stop a turn (issue 11): a read in flight is cancelled; a write in flight goes on and its
+"""Stop a turn: a read in flight is cancelled; a write in flight goes on and its
 outcome lands in the conversation; the checkpoint stays consistent and the next message
 works; a pending confirmation is withdrawn with an audit row; only the owner may stop."""
 
@@ -85,11 +85,17 @@ async def _consistent(harness: Any) -> list[Any]:
 
 
 async def _confirmed_write_running(
-    harness: Any, proposal: AIMessage, answer: str, message: str, conv_id: str
+    harness: Any,
+    conv_id: str,
+    proposal: AIMessage | None = None,
+    answer: str = "Next answer.",
+    message: str = "deploy 42 to staging",
 ) -> tuple[ConfirmRequiredEvent, Blocking, Stream]:
-    """The model proposes the write ``proposal`` for ``message`` (then says ``answer``);
-    its card is confirmed on the page's path and the write's tool, which blocks until the
-    test releases it, has started. The card, the tools and the resume's stream."""
+    """The model proposes the write ``proposal`` (by default a deploy of dashboard 42 to
+    staging) for ``message`` (then says ``answer``); its card is confirmed on the page's
+    path and the write's tool, which blocks until the test releases it, has started. The
+    card, the tools and the resume's stream."""
+    proposal = proposal or call("deploy_dashboard", dashboard_id="42", target_env="staging")
     tools = Blocking()
     name = proposal.tool_calls[0]["name"]
     harness.use(proposal, answer, tools={name: tools.tool(name)})
@@ -136,13 +142,8 @@ async def test_a_stop_cancels_a_read_in_flight_and_the_next_message_works(harnes
 async def test_a_write_in_flight_goes_on_after_a_stop_and_its_outcome_lands(
     harness: Any,
 ) -> None:
-    conf, tools, stream = await _confirmed_write_running(
-        harness,
-        call("deploy_dashboard", dashboard_id="42", target_env="staging"),
-        "Next answer.",  # the stopped run does not ask the model again
-        "deploy 42 to staging",
-        "stop-write",
-    )
+    # (the stopped run does not ask the model again for its "Next answer.")
+    conf, tools, stream = await _confirmed_write_running(harness, "stop-write")
     report = await harness.core.cancel(ALICE, "stop-write")
     assert report.writes_in_flight == [{"call_id": conf.call_id, "tool_name": "deploy_dashboard"}]
     events = await stream.done()  # the stream answers at once …
@@ -166,7 +167,7 @@ async def test_a_write_in_flight_goes_on_after_a_stop_and_its_outcome_lands(
 
 async def test_a_message_sent_while_a_stopped_write_runs_waits_for_it(harness: Any) -> None:
     _, tools, stream = await _confirmed_write_running(
-        harness, call("run_backup", env_id="dev"), "After the backup.", "back up dev", "stop-wait"
+        harness, "stop-wait", call("run_backup", env_id="dev"), "After the backup.", "back up dev"
     )
     await harness.core.cancel(ALICE, "stop-wait")
     await stream.done()

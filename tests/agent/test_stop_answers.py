@@ -20,7 +20,6 @@ from app.auth import Principal
 from app.store.models import utcnow
 from app.store.run_locks import LocalRunLocks
 from app.store.run_signals import OnStop, RunInfo, RunTicket, StopAnswer
-from tests.agent.scripted import call
 from tests.agent.test_stop_a_turn import _confirmed_write_running
 
 ALICE = Principal(user_id="alice", role="admin")
@@ -69,47 +68,34 @@ def elsewhere(harness: Any, monkeypatch: pytest.MonkeyPatch, signals: OtherRepli
     monkeypatch.setattr(harness.core, "replica_runs", lambda: shared)
 
 
+def answered(name: str, answer: Any, reason: str | None, *report: Any) -> Any:
+    """A row: what the running replica answers (``answer(conv_id)``), the ``turn_stopped``
+    row's reason (None: no row), and the report's stopped, confirmed, status and writes."""
+    fields = ("stopped", "confirmed", "status", "writes_in_flight")
+    expected = dict(zip(fields, report, strict=True))
+    return pytest.param(answer, expected, reason, id=name)
+
+
 @pytest.mark.parametrize(
     ("answer", "expected", "reason"),
     [
         # the running replica answered within the wait: confirmed, its writes go on
-        pytest.param(
-            lambda c: StopAnswer(c, ELSEWHERE, True, WRITES),
-            {"stopped": True, "confirmed": True, "status": "stopped", "writes_in_flight": WRITES},
-            "stopped by the user",
-            id="confirmed",
-        ),
+        answered("confirmed", lambda c: StopAnswer(c, ELSEWHERE, True, WRITES),
+                 "stopped by the user", True, True, "stopped", WRITES),
         # a busy replica did not answer in time: accepted (on its row, honoured at its
         # next heartbeat), said as such, never "nothing to stop"
-        pytest.param(
-            lambda c: StopAnswer(c, ELSEWHERE, False, answered=False),
-            {"stopped": True, "confirmed": False, "status": "stopping", "writes_in_flight": []},
-            ASKED,
-            id="accepted",
-        ),
+        answered("accepted", lambda c: StopAnswer(c, ELSEWHERE, False, answered=False),
+                 ASKED, True, False, "stopping", []),
         # it threw the switch, and the run ended before its answer was written
-        pytest.param(
-            lambda c: StopAnswer(c, ELSEWHERE, True, ended=True),
-            {"stopped": True, "confirmed": True, "status": "stopped", "writes_in_flight": []},
-            "stopped by the user",
-            id="stopped-then-ended",
-        ),
+        answered("stopped-then-ended", lambda c: StopAnswer(c, ELSEWHERE, True, ended=True),
+                 "stopped by the user", True, True, "stopped", []),
         # the turn finished on its own while the stop was on its way
-        pytest.param(
-            lambda c: StopAnswer(c, ELSEWHERE, False, ended=True),
-            {"stopped": False, "confirmed": False, "status": "ended", "writes_in_flight": []},
-            None,
-            id="ended-on-its-own",
-        ),
+        answered("ended-on-its-own", lambda c: StopAnswer(c, ELSEWHERE, False, ended=True),
+                 None, False, False, "ended", []),
         # its row went between looking and asking: it ended
-        pytest.param(
-            lambda c: None,
-            {"stopped": False, "confirmed": False, "status": "ended", "writes_in_flight": []},
-            None,
-            id="gone-before-asked",
-        ),
+        answered("gone-before-asked", lambda c: None, None, False, False, "ended", []),
     ],
-)
+)  # fmt: skip
 async def test_a_stop_of_a_turn_on_another_replica_answers_what_happened(
     harness: Any,
     monkeypatch: pytest.MonkeyPatch,
@@ -147,13 +133,7 @@ async def test_no_run_anywhere_answers_not_running(
 async def test_a_second_stop_while_its_write_runs_on_says_stopped_and_is_audited_once(
     harness: Any,
 ) -> None:
-    conf, tools, stream = await _confirmed_write_running(
-        harness,
-        call("deploy_dashboard", dashboard_id="42", target_env="staging"),
-        "Next answer.",
-        "deploy 42 to staging",
-        "stop-twice",
-    )
+    conf, tools, stream = await _confirmed_write_running(harness, "stop-twice")
     write = [{"call_id": conf.call_id, "tool_name": "deploy_dashboard"}]
     first = await harness.core.cancel(ALICE, "stop-twice")
     await stream.done()

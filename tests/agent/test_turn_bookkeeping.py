@@ -1,4 +1,4 @@
-"""A turn's first event comes before anything waits (issue 8 item 9: the core is cheap);
+"""A turn's first event comes before anything waits (the core is cheap);
 every audit row and the conversation list's row are committed before ``done``; the list's
 badge follows each run's end."""
 

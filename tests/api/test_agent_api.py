@@ -8,7 +8,7 @@ from typing import Any
 from nicegui.testing import User
 
 from app.events import decode_sse
-from app.store.audit import list_audit
+from app.store.audit_log import list_audit
 from tests.agent.harness import first, token_for, types_of
 from tests.agent.scripted import call, recording_tools
 from tests.support import served

@@ -14,7 +14,7 @@ from app.auth import Principal
 from app.events import decode_sse
 from app.llm import OFFLINE_LABEL
 from app.parts import Parts
-from app.store.audit import list_audit
+from app.store.audit_log import list_audit
 from tests.agent.harness import first
 from tests.agent.scripted import call, final_from_tool, recording_tools
 from tests.api.test_agent_api import bearer, post_stream

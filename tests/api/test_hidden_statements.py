@@ -1,8 +1,8 @@
-"""Issue 23 item 1, end to end over the HTTP API (``POST /api/agent/stream``): an analyst's
-``SELECT 1 [']; DELETE FROM orders; --']`` on prod — one SELECT to PostgreSQL and MySQL,
-a SELECT and a DELETE to SQLite and SQL Server — used to run as a read with no card (and,
-being a read, was retried on a 5xx). Now it is dangerous: a confirmation card, nothing
-runs."""
+"""A hidden second statement, end to end over the HTTP API (``POST /api/agent/stream``): an
+analyst's ``SELECT 1 [']; DELETE FROM orders; --']`` on prod — one SELECT to PostgreSQL and
+MySQL, a SELECT and a DELETE to SQLite and SQL Server — used to run as a read with no card
+(and, being a read, was retried on a 5xx). Now it is dangerous: a confirmation card,
+nothing runs."""
 
 from __future__ import annotations
 

@@ -6,7 +6,6 @@ never limited. The limits' clock is fake: every wait is exact."""
 from __future__ import annotations
 
 import asyncio
-import json
 from typing import Any
 
 import pytest
@@ -19,13 +18,11 @@ from app.parts import Parts
 from tests.agent.harness import Harness, harness, token_for
 from tests.agent.scripted import recording_tools
 from tests.agent.test_user_limits import Blocking, FakeClock, limited
-from tests.mcp.support import bearer as mcp_headers
-from tests.mcp.support import initialize
+from tests.mcp.support import open_session, tools_call
 from tests.support import served
 
 __all__ = ["harness"]
 
-PROTOCOL = "2025-11-25"
 
 
 @pytest.fixture
@@ -110,29 +107,13 @@ async def test_while_the_slots_are_full_http_gets_429_and_a_stop_still_goes_thro
 
 
 # ---- MCP ---------------------------------------------------------------------------------
-def _messages(r: Any) -> list[dict[str, Any]]:
-    if r.headers.get("content-type", "").startswith("application/json"):
-        return [r.json()]
-    return [json.loads(line[5:]) for line in r.text.splitlines() if line.startswith("data:")]
-
-
 async def _mcp_session(user: User) -> dict[str, str]:
     assert await getattr(app.state, DOOR_STATE).wait_ready()
-    headers = mcp_headers(token_for(served(), "alice", "admin"))
-    r = await user.http_client.post("/mcp", json=initialize(PROTOCOL), headers=headers)
-    assert r.status_code == 200, r.text
-    headers |= {"mcp-session-id": r.headers["mcp-session-id"], "mcp-protocol-version": PROTOCOL}
-    note = {"jsonrpc": "2.0", "method": "notifications/initialized"}
-    assert (await user.http_client.post("/mcp", json=note, headers=headers)).status_code == 202
-    return headers
+    return await open_session(user.http_client, token_for(served(), "alice", "admin"))
 
 
 async def _tools_call(user: User, headers: dict[str, str], n: int) -> dict[str, Any]:
-    call = {"jsonrpc": "2.0", "id": n, "method": "tools/call",
-            "params": {"name": "list_backups", "arguments": {}}}  # fmt: skip
-    r = await user.http_client.post("/mcp", json=call, headers=headers)
-    [answer] = [m for m in _messages(r) if m.get("id") == n]
-    return dict(answer["result"])
+    return await tools_call(user.http_client, headers, "list_backups", {}, rpc_id=n)
 
 
 async def test_a_burst_of_mcp_tool_calls_gets_a_tool_error_with_the_wait(

@@ -1,4 +1,4 @@
-"""The operator's controls over HTTP (issue 11): ``args`` on /resume (edit before
+"""The operator's controls over HTTP: ``args`` on /resume (edit before
 approving), a denial's ``reason`` reaching the model and the audit log, /cancel across
 doors, and the conversation list."""
 

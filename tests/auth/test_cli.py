@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import io
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,7 +13,7 @@ from app.cli import users_main
 from app.settings import Settings
 from app.store.db import Database
 from app.store.users import get_user_by_name
-from tests.server_proc import ROOT, server_env
+from tests.server_proc import python, server_env
 
 
 @pytest.fixture
@@ -167,16 +165,7 @@ def test_users_command_loads_no_server_module(tmp_path: Path) -> None:
         f"print(sorted(m for m in sys.modules if m.split('.')[0] in {_HEAVY!r} "
         f"or m.startswith({_HEAVY!r})))\n"
     )
-    env = server_env(tmp_path)
-    done = subprocess.run(
-        [sys.executable, "-c", probe],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
+    done = python(server_env(tmp_path), "-c", probe)
     out = done.stdout.strip().splitlines()
     assert out[0] == "(no users)"
     assert out[-1] == "[]", out[-1]

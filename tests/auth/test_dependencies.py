@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 
 from app.api.deps import require_admin, require_principal
 from app.auth import Principal
-from app.store.audit import list_audit
+from app.store.audit_log import list_audit
 from tests.auth.conftest import AuthEnv, hs_token, local_claims
 from tests.support import ensure_user
 

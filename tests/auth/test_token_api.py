@@ -9,7 +9,7 @@ from nicegui.testing import User
 
 from app.parts import Parts
 from app.store import users
-from app.store.audit import list_audit
+from app.store.audit_log import list_audit
 from tests.support import password_hash_for
 
 PASSWORD = "correct-horse-battery"
@@ -116,7 +116,7 @@ async def test_non_json_body_is_422(accounts, user: User) -> None:
 @pytest.mark.parametrize(
     "body",
     [
-        b'{"username": "\xff", "password": "x"}',  # not UTF-8 (was 400, issue 23)
+        b'{"username": "\xff", "password": "x"}',  # not UTF-8 (was 400, unlike every other route)
         b"[" * 100_000,  # nested too deeply for the JSON decoder (was 400)
         b'{"username": "alice", ',  # cut short
         b"\xff\xfe",  # not text at all

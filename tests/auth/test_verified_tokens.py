@@ -1,4 +1,4 @@
-"""Verified tokens are remembered (issue 8 item 9: the core is cheap) without weakening
+"""Verified tokens are remembered (so a request costs little on the core) without weakening
 auth: a remembered token never outlives its ``exp`` or the cache's minute, a bad token is
 refused every time, and revocation (disable, delete, re-role) still ends a remembered
 token within its window."""
@@ -12,7 +12,7 @@ import pytest
 from sqlmodel import Session
 
 from app.auth import AuthGate, Principal
-from app.auth.gate import VerifiedTokens
+from app.auth.caches import VerifiedTokens
 from app.auth.tokens import issue_token
 from app.errors import AuthError
 from app.parts import Parts

@@ -1,6 +1,8 @@
 """Shared pieces of the browser tests: where screenshots go, and the product as a
 subprocess (``python main.py``) against the real Superset sandbox, with an admin ``ops``
-who signs in with ``PASSWORD``."""
+who signs in with ``PASSWORD`` (``server``: with a dangerous card's countdown of 3 s; a
+test that needs other settings makes its own with :func:`product`). What a person does on
+the pages is ``tests.browser.steps``."""
 
 from __future__ import annotations
 
@@ -8,6 +10,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from tests.server_proc import Server, add_user, server_env
 
@@ -38,3 +42,9 @@ def product(
         yield srv
     finally:
         srv.stop()
+
+
+@pytest.fixture
+def server(tmp_path: Path, superset_sandbox: Any) -> Iterator[Server]:
+    with product(tmp_path, superset_sandbox, SS_TOOLS_DANGEROUS_COUNTDOWN_S="3") as srv:
+        yield srv

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from tests.browser.conftest import PASSWORD, SHOTS, product
-from tests.browser.test_conversation import ask, settled
+from tests.browser.steps import ask, signed_in
 from tests.chromium import chromium, sign_in
 from tests.sandbox_fixtures import dashboard_exists, sandbox_dashboard
 from tests.server_proc import Server, add_user
@@ -53,10 +53,7 @@ def test_the_waiting_card_the_approvals_page_and_the_result_arriving_live(
 ) -> None:
     SHOTS.mkdir(parents=True, exist_ok=True)
     with chromium(viewport={"width": 1280, "height": 1000}) as (context, expect):
-        asker = context.new_page()
-        asker.goto(server.url + "/agent?envId=prod")
-        sign_in(asker, "ops", PASSWORD)
-        settled(asker, expect)
+        asker = signed_in(context, expect, server.url + "/agent?envId=prod")
         ask(asker, f"delete dashboard {doomed} in prod")
         expect(asker.get_by_text("Dangerous action")).to_be_visible(timeout=WAIT_MS)
         second = asker.get_by_text("a second person must approve it", exact=False)

@@ -21,8 +21,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from app.sandbox.client import SupersetSession
 from app.sandbox.entry import point_entry
+from app.sandbox.superset_rest import SupersetSession
 from app.text import one_line
 from tests.browser.conftest import PASSWORD, SHOTS, product
 from tests.chromium import chromium, sign_in

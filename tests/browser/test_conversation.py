@@ -13,73 +13,31 @@ Screenshots go to ``tests/screenshots/`` (gitignored)."""
 from __future__ import annotations
 
 import re
-import time
-from typing import Any
 
 import pytest
 
-from tests.browser.conftest import PASSWORD, SHOTS, product
-from tests.chromium import chromium, sign_in
-from tests.sandbox_fixtures import sandbox_dashboard
-from tests.waiting import WAIT_MS, WAIT_S
+from tests.browser.conftest import SHOTS
+from tests.browser.steps import TURN_MS, ask, settled, signed_in
+from tests.chromium import chromium
+from tests.waiting import WAIT_MS
 
 pytestmark = pytest.mark.browser
 
-TURN_S = 60_000
-
-
-@pytest.fixture
-def kept_dashboard(superset_sandbox):
-    """A dashboard on the sandbox's prod that this test asks to delete (and then cancels)."""
-    with sandbox_dashboard(superset_sandbox, "prod", "Browser Keep", "keep") as dashboard_id:
-        yield dashboard_id
-
-
-@pytest.fixture
-def server(tmp_path, superset_sandbox):
-    with product(tmp_path, superset_sandbox, SS_TOOLS_DANGEROUS_COUNTDOWN_S="3") as srv:
-        yield srv
-
-
-def ask(page: Any, text: str) -> None:
-    """Type ``text`` and press Enter until the composer takes it (the box clears). Under
-    load the page may still be finishing the previous turn when Enter lands; the composer
-    then keeps the text, and a second Enter sends it once (an empty box sends nothing)."""
-    from playwright.sync_api import expect
-
-    box = page.get_by_label("message")
-    box.fill(text)
-    deadline = time.monotonic() + WAIT_S
-    while time.monotonic() < deadline:
-        box.press("Enter")
-        try:
-            expect(box).to_have_value("", timeout=3_000)
-            return
-        except AssertionError:
-            continue
-    raise AssertionError(f"the composer never sent {text!r}")
-
-
-def settled(page: Any, expect: Any) -> None:
-    """The turn is over: the page says Ready / Готов again."""
-    expect(page.get_by_text(re.compile(r"^(Ready|Готов)$"))).to_be_visible(timeout=TURN_S)
-
 
 def test_results_are_presented_and_context_is_a_way_forward(
-    server, superset_sandbox, kept_dashboard
+    server, superset_sandbox, sandbox_dashboards
 ) -> None:
+    # a dashboard on prod that the test asks to delete (and then cancels)
+    kept_dashboard = sandbox_dashboards("prod", "Browser Keep", "keep")
     SHOTS.mkdir(parents=True, exist_ok=True)
     dev_url = superset_sandbox.env("dev").url.rstrip("/")
     with chromium(viewport={"width": 1280, "height": 1000}) as (context, expect):
-        page = context.new_page()
-        page.goto(server.url + "/agent?envId=dev")
-        sign_in(page, "ops", PASSWORD)
-        settled(page, expect)
+        page = signed_in(context, expect, server.url + "/agent?envId=dev")
 
         # 1. capabilities: a markdown list, rendered as <li> items
         ask(page, "what can you do?")
         items = page.locator(".chat-markdown li")
-        expect(items.nth(4)).to_be_visible(timeout=TURN_S)
+        expect(items.nth(4)).to_be_visible(timeout=TURN_MS)
         settled(page, expect)
         assert items.count() >= 5
         page.screenshot(path=str(SHOTS / "11-capabilities-list.png"), full_page=True)
@@ -87,7 +45,7 @@ def test_results_are_presented_and_context_is_a_way_forward(
         # 2. dashboards: titles are links into the sandbox's dev Superset, new tab
         ask(page, "find dashboards about sales in dev")
         link = page.locator(f'a[href^="{dev_url}/superset/dashboard/"]').first
-        expect(link).to_be_visible(timeout=TURN_S)
+        expect(link).to_be_visible(timeout=TURN_MS)
         settled(page, expect)
         assert link.get_attribute("target") == "_blank"
         assert (
@@ -98,11 +56,11 @@ def test_results_are_presented_and_context_is_a_way_forward(
         # 2b. a search that finds nothing is not a dead end: a button lists every dashboard
         ask(page, "find dashboards about zebras in dev")
         everything = page.get_by_role("button", name="All dashboards in dev")
-        expect(everything).to_be_visible(timeout=TURN_S)
+        expect(everything).to_be_visible(timeout=TURN_MS)
         settled(page, expect)
         everything.click()
         sent = page.locator("p").filter(has_text=re.compile(r"^list all dashboards in dev$"))
-        expect(sent).to_be_visible(timeout=TURN_S)  # the person's message (the button's request)
+        expect(sent).to_be_visible(timeout=TURN_MS)  # the person's message (the button's request)
         settled(page, expect)
         expect(page.get_by_role("link", name="Ops Broken Demo").last).to_be_visible()
 
@@ -114,7 +72,7 @@ def test_results_are_presented_and_context_is_a_way_forward(
         ask(page, "run select region, sum(amount) as total from sales group by region")
         sql = page.locator(".tool-card", has_text="superset_execute_sql")
         rows = sql.locator("[data-testid=result-table] table tbody tr")
-        expect(rows.first).to_be_visible(timeout=TURN_S)
+        expect(rows.first).to_be_visible(timeout=TURN_MS)
         settled(page, expect)
         assert rows.count() >= 2
         totals = sql.locator("table tbody td").all_inner_texts()
@@ -124,7 +82,7 @@ def test_results_are_presented_and_context_is_a_way_forward(
         # 4. health of a dashboard named by its title: the chart, the failing chart
         ask(page, "check the health of dashboard Ops Broken Demo in dev")
         chart = page.locator("[data-testid=health-chart]").last
-        expect(chart).to_be_visible(timeout=TURN_S)
+        expect(chart).to_be_visible(timeout=TURN_MS)
         settled(page, expect)
         expect(chart.locator("canvas")).to_have_count(1)
         expect(page.get_by_text("Refund Total (broken)").last).to_be_visible()
@@ -143,16 +101,16 @@ def test_results_are_presented_and_context_is_a_way_forward(
         )
         ask(page, "удали этот дашборд")
         onwards = page.get_by_role("button", name="Продолжить без контекста страницы")
-        expect(onwards).to_be_visible(timeout=TURN_S)
+        expect(onwards).to_be_visible(timeout=TURN_MS)
         settled(page, expect)
         expect(page.get_by_text("недоступен на странице дашборда")).to_be_visible()
         expect(page.get_by_text("tool not available", exact=False)).to_be_hidden()
         page.screenshot(path=str(SHOTS / "14-context-way-forward.png"), full_page=True)
         onwards.click()
-        expect(page.get_by_text("Опасное действие")).to_be_visible(timeout=TURN_S)
+        expect(page.get_by_text("Опасное действие")).to_be_visible(timeout=TURN_MS)
         expect(page.get_by_text("Контекст не выбран")).to_be_visible()
         expect(page.get_by_text(f"dashboard_id: {kept_dashboard}")).to_be_visible()
         page.screenshot(path=str(SHOTS / "15-delete-confirmation.png"), full_page=True)
         page.get_by_role("button", name="Отмена", exact=True).click()  # one click cancels
         settled(page, expect)
-        expect(page.get_by_text("Опасное действие")).to_be_hidden(timeout=TURN_S)
+        expect(page.get_by_text("Опасное действие")).to_be_hidden(timeout=TURN_MS)

@@ -1,4 +1,4 @@
-"""Edit before approving in a real browser (issue 11): Chromium (Debian) via Playwright
+"""Edit before approving in a real browser: Chromium (Debian) via Playwright
 against ``python main.py`` and the real Superset sandbox.
 
 A deploy of the seeded "Sales Overview" dashboard is asked for staging; the person edits
@@ -124,7 +124,7 @@ def test_editing_a_deploys_target_from_staging_to_prod_asks_a_new_prod_confirmat
         page.screenshot(path=str(SHOTS / "13-new-prod-confirmation.png"))
 
         # cancel it with a reason: the agent acknowledges it in one sentence
-        # (the reason is typed on the card; Cancel itself takes one click: issue 25)
+        # (the reason is typed on the card; Cancel itself takes one click)
         page.get_by_label("Reason for cancelling (optional)").fill("only checking the prod card")
         prod.get_by_role("button", name="Cancel", exact=True).click()
         # … naming the call as edited (to prod), not as first proposed

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from app.sandbox.people import person_password
-from tests.browser.conftest import PASSWORD, SHOTS, product
-from tests.browser.test_conversation import TURN_S, ask, settled
-from tests.chromium import chromium, sign_in
+from app.sandbox.second_person import person_password
+from tests.browser.conftest import SHOTS, product
+from tests.browser.steps import TURN_MS, ask, settled, signed_in
+from tests.chromium import chromium
 
 pytestmark = pytest.mark.browser
 
@@ -36,13 +36,10 @@ def server(tmp_path, superset_sandbox):
 def test_connecting_a_superset_account_from_the_offer(server, superset_sandbox) -> None:
     alice = person_password(superset_sandbox.paths)
     with chromium(viewport={"width": 1280, "height": 1000}) as (context, expect):
-        page = context.new_page()
-        page.goto(server.url + "/agent?envId=people")
-        sign_in(page, "ops", PASSWORD)
-        settled(page, expect)
+        page = signed_in(context, expect, server.url + "/agent?envId=people")
         ask(page, "find dashboards in people")
         connect = page.get_by_role("button", name="Connect your Superset account (people)")
-        expect(connect).to_be_visible(timeout=TURN_S)
+        expect(connect).to_be_visible(timeout=TURN_MS)
         settled(page, expect)
         page.screenshot(path=str(SHOTS / "41-link-offer.png"), full_page=True)
 
@@ -53,17 +50,17 @@ def test_connecting_a_superset_account_from_the_offer(server, superset_sandbox) 
         page.get_by_label("Superset username").fill("alice")
         password.fill("not-" + alice)
         page.get_by_role("button", name="Connect", exact=True).click()
-        expect(page.get_by_text("Not connected:")).to_be_visible(timeout=TURN_S)
+        expect(page.get_by_text("Not connected:")).to_be_visible(timeout=TURN_MS)
         expect(password).to_have_value("")  # emptied after the attempt
         password.fill(alice)
         page.screenshot(path=str(SHOTS / "42-link-form.png"), full_page=True)
         page.get_by_role("button", name="Connect", exact=True).click()
-        expect(page.get_by_text("Connected as alice in people")).to_be_visible(timeout=TURN_S)
+        expect(page.get_by_text("Connected as alice in people")).to_be_visible(timeout=TURN_MS)
 
         ask(page, "find dashboards in people")
         settled(page, expect)
         answer = page.locator(".q-message").last
-        expect(answer).to_contain_text("Found 2 dashboards in people", timeout=TURN_S)
+        expect(answer).to_contain_text("Found 2 dashboards in people", timeout=TURN_MS)
         expect(page.get_by_text("Sales Overview").last).to_be_visible()
         expect(page.get_by_text("Marketing Funnel")).to_have_count(0)  # not hers to see
         page.screenshot(path=str(SHOTS / "43-link-as-alice.png"), full_page=True)

@@ -1,4 +1,4 @@
-"""One visit, one context (issue 25), in a real Chromium against the real product (a
+"""One visit, one context, in a real Chromium against the real product (a
 subprocess, the offline planner answering) and the real Superset sandbox:
 
 * two tabs with different deep links: the second tab's link (another dashboard in
@@ -17,9 +17,9 @@ import re
 
 import pytest
 
-from tests.browser.conftest import PASSWORD, SHOTS, product
-from tests.browser.test_conversation import TURN_S, ask, settled
-from tests.chromium import chromium, sign_in
+from tests.browser.conftest import SHOTS, product
+from tests.browser.steps import TURN_MS, ask, opened, settled, signed_in
+from tests.chromium import chromium
 from tests.sandbox_fixtures import sandbox_dashboard
 from tests.waiting import WAIT_MS
 
@@ -47,12 +47,9 @@ def test_a_deep_link_in_a_second_tab_never_opens_onto_the_first_tabs_pending_car
 ) -> None:
     health, sales = two_dashboards
     with chromium(viewport={"width": 1280, "height": 1000}) as (context, expect):
-        first = context.new_page()
-        first.goto(server.url + "/agent?envId=dev")
-        sign_in(first, "ops", PASSWORD)
-        settled(first, expect)
+        first = signed_in(context, expect, server.url + "/agent?envId=dev")
         ask(first, f"delete dashboard {health} in dev")
-        expect(first.get_by_text("Dangerous action")).to_be_visible(timeout=TURN_S)
+        expect(first.get_by_text("Dangerous action")).to_be_visible(timeout=TURN_MS)
         # the card's header names its object and environment
         expect(first.get_by_text(f"Dashboard · #{health} · dev")).to_be_visible()
         first.screenshot(path=str(SHOTS / "25-1-first-tab-card.png"), full_page=True)
@@ -68,16 +65,12 @@ def test_a_deep_link_in_a_second_tab_never_opens_onto_the_first_tabs_pending_car
         first.screenshot(path=str(SHOTS / "25-2-message-under-card.png"), full_page=True)
 
         # the second tab: another dashboard in another environment, in Russian
-        second = context.new_page()
         deep = (
             f"/agent?objectType=dashboard&objectId={sales}&objectName=Sales%20Overview"
             "&envId=prod&lang=ru"
         )
-        second.goto(server.url + deep)
-        expect(second.get_by_text(f"Дашборд · Sales Overview (#{sales}) · prod")).to_be_visible(
-            timeout=WAIT_MS
-        )
-        settled(second, expect)
+        second = opened(context, expect, server.url + deep)
+        expect(second.get_by_text(f"Дашборд · Sales Overview (#{sales}) · prod")).to_be_visible()
         expect(second.get_by_text("Опасное действие")).to_have_count(0)
         expect(second.get_by_text(f"delete dashboard {health} in dev")).to_have_count(0)
         expect(second.get_by_text(re.compile(r"Подтверждение станет доступно"))).to_have_count(0)
@@ -91,7 +84,7 @@ def test_a_deep_link_in_a_second_tab_never_opens_onto_the_first_tabs_pending_car
         # back in the first tab: one click cancels the dangerous card, countdown running
         expect(first.get_by_text(re.compile(r"Confirm available in \d+ s"))).to_be_visible()
         first.get_by_role("button", name="Cancel", exact=True).click()
-        expect(first.get_by_text("Dangerous action")).to_be_hidden(timeout=TURN_S)
+        expect(first.get_by_text("Dangerous action")).to_be_hidden(timeout=TURN_MS)
         settled(first, expect)
         expect(
             first.get_by_text(f"Cancelled — not deleting dashboard {health} in dev.")
@@ -117,12 +110,9 @@ def test_a_russian_dashboard_page_refuses_a_tool_with_no_english(server, two_das
         "&envId=prod&lang=ru"
     )
     with chromium(viewport={"width": 1280, "height": 1000}) as (context, expect):
-        page = context.new_page()
-        page.goto(server.url + deep)
-        sign_in(page, "ops", PASSWORD)
-        settled(page, expect)
+        page = signed_in(context, expect, server.url + deep)
         ask(page, "list environments")  # a Latin message on a Russian page
-        expect(page.get_by_text("контекст страницы его исключает")).to_be_visible(timeout=TURN_S)
+        expect(page.get_by_text("контекст страницы его исключает")).to_be_visible(timeout=TURN_MS)
         settled(page, expect)
         page.screenshot(path=str(SHOTS / "25-6-russian-context-refusal.png"), full_page=True)
         text = page.locator("body").inner_text()

@@ -8,35 +8,22 @@ import re
 
 import pytest
 
-from tests.browser.conftest import PASSWORD, SHOTS, product
+from tests.browser.conftest import PASSWORD, SHOTS
 from tests.chromium import chromium, sign_in
-from tests.sandbox_fixtures import dashboard_exists, sandbox_dashboard
+from tests.sandbox_fixtures import dashboard_exists
 from tests.waiting import WAIT_MS
 
 pytestmark = pytest.mark.browser
 
-COUNTDOWN_S = 3  # the server's dangerous gate for this run (SS_TOOLS_DANGEROUS_COUNTDOWN_S)
-
-
-@pytest.fixture
-def throwaway_dashboard(superset_sandbox):
-    """A dashboard created on the sandbox's prod for this test to delete for real."""
-    with sandbox_dashboard(superset_sandbox, "prod", "Browser Throwaway", "browser") as dash:
-        yield dash
-
-
-@pytest.fixture
-def server(tmp_path, superset_sandbox):
-    countdown = {"SS_TOOLS_DANGEROUS_COUNTDOWN_S": str(COUNTDOWN_S)}
-    with product(tmp_path, superset_sandbox, **countdown) as srv:
-        yield srv
+COUNTDOWN_S = 3  # the dangerous gate of the browser tests' ``server`` (their conftest)
 
 
 def test_sign_in_prod_deep_link_dangerous_countdown_confirm_result(
-    server, throwaway_dashboard, superset_sandbox
+    server, sandbox_dashboards, superset_sandbox
 ) -> None:
     SHOTS.mkdir(parents=True, exist_ok=True)
-    dash = throwaway_dashboard
+    # a dashboard on prod for this test to delete for real
+    dash = sandbox_dashboards("prod", "Browser Throwaway", "browser")
     deep_link = f"/agent?objectId={dash}&objectName=Browser%20Throwaway&envId=prod"
     with chromium(viewport={"width": 1280, "height": 900}) as (context, expect):
         page = context.new_page()

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from app.i18n import t
-from app.sandbox.client import SupersetSession
+from app.sandbox.superset_rest import SupersetSession
 from tests.browser.conftest import PASSWORD, SHOTS, product
 from tests.chromium import chromium, sign_in
 from tests.server_proc import add_user

@@ -12,30 +12,21 @@ import re
 
 import pytest
 
-from tests.browser.conftest import PASSWORD, SHOTS, product
-from tests.browser.test_conversation import TURN_S, ask, settled
-from tests.chromium import chromium, sign_in
+from tests.browser.conftest import SHOTS
+from tests.browser.steps import TURN_MS, ask, settled, signed_in
+from tests.chromium import chromium
 
 pytestmark = pytest.mark.browser
 
 
-@pytest.fixture
-def server(tmp_path, superset_sandbox):
-    with product(tmp_path, superset_sandbox, SS_TOOLS_DANGEROUS_COUNTDOWN_S="3") as srv:
-        yield srv
-
-
 def test_a_deploy_is_undone_from_its_tool_card(server) -> None:
     with chromium(viewport={"width": 1280, "height": 1300}) as (context, expect):
-        page = context.new_page()
-        page.goto(server.url + "/agent?envId=dev")
-        sign_in(page, "ops", PASSWORD)
-        settled(page, expect)
+        page = signed_in(context, expect, server.url + "/agent?envId=dev")
 
         # the deploy's card says, before it is confirmed, that it can be undone
         ask(page, "deploy dashboard sales-overview from dev to prod")
         undoable = page.get_by_text("Can be undone for 7 days")
-        expect(undoable).to_be_visible(timeout=TURN_S)
+        expect(undoable).to_be_visible(timeout=TURN_MS)
         page.screenshot(path=str(SHOTS / "31-undo-deploy-card-says-undoable.png"), full_page=True)
         page.get_by_role("button", name="Confirm").click()
         settled(page, expect)
@@ -43,12 +34,12 @@ def test_a_deploy_is_undone_from_its_tool_card(server) -> None:
         # its tool card offers Undo (the core's typed offer)
         deploy = page.locator(".tool-card", has_text="deploy_dashboard")
         undo = deploy.get_by_role("button", name="Undo")
-        expect(undo).to_be_visible(timeout=TURN_S)
+        expect(undo).to_be_visible(timeout=TURN_MS)
         page.screenshot(path=str(SHOTS / "32-undo-button-on-the-tool-card.png"), full_page=True)
 
         # one click: the undo's own card, dangerous, on prod, with what it restores
         undo.click()
-        expect(page.get_by_text("Dangerous action")).to_be_visible(timeout=TURN_S)
+        expect(page.get_by_text("Dangerous action")).to_be_visible(timeout=TURN_MS)
         card = page.get_by_role("dialog")
         line = "Undo: Deploy dashboard sales-overview from dev to prod"
         expect(card.get_by_text(line)).to_be_visible()
@@ -62,6 +53,6 @@ def test_a_deploy_is_undone_from_its_tool_card(server) -> None:
         confirm.click()
         settled(page, expect)
         undone = page.locator(".tool-card", has_text="undo_change")
-        expect(undone).to_contain_text("Done", timeout=TURN_S)
+        expect(undone).to_contain_text("Done", timeout=TURN_MS)
         expect(undo).to_be_hidden()  # taken: the deploy's card offers it no more
         page.screenshot(path=str(SHOTS / "34-undo-result.png"), full_page=True)

@@ -11,45 +11,26 @@ import re
 
 import pytest
 
-from tests.browser.conftest import PASSWORD, SHOTS, product
-from tests.browser.test_conversation import TURN_S, ask, settled
-from tests.chromium import chromium, sign_in
-from tests.sandbox_fixtures import sandbox_dashboard
-from tests.waiting import WAIT_MS
+from tests.browser.conftest import SHOTS
+from tests.browser.steps import TURN_MS, ask, settled, signed_in
+from tests.chromium import chromium
 
 pytestmark = pytest.mark.browser
 
 
-@pytest.fixture
-def page_dashboard(superset_sandbox):
-    """A dashboard on the sandbox's prod whose page the test opens (its delete is cancelled)."""
-    with sandbox_dashboard(superset_sandbox, "prod", "Browser Way", "way") as dashboard_id:
-        yield dashboard_id
-
-
-@pytest.fixture
-def server(tmp_path, superset_sandbox):
-    with product(tmp_path, superset_sandbox, SS_TOOLS_DANGEROUS_COUNTDOWN_S="3") as srv:
-        yield srv
-
-
 def test_the_way_forward_on_a_dashboard_page_leads_to_the_dangerous_card(
-    server, page_dashboard
+    server, sandbox_dashboards
 ) -> None:
-    dash = page_dashboard
+    # a dashboard on prod whose page the test opens (its delete is cancelled)
+    dash = sandbox_dashboards("prod", "Browser Way", "way")
     deep = f"/agent?objectType=dashboard&objectId={dash}&objectName=Browser%20Way&envId=prod"
     with chromium(viewport={"width": 1280, "height": 1000}) as (context, expect):
-        page = context.new_page()
-        page.goto(server.url + deep)
-        sign_in(page, "ops", PASSWORD)
-        expect(page.get_by_text(f"Dashboard · Browser Way (#{dash}) · prod")).to_be_visible(
-            timeout=WAIT_MS
-        )
-        settled(page, expect)
+        page = signed_in(context, expect, server.url + deep)
+        expect(page.get_by_text(f"Dashboard · Browser Way (#{dash}) · prod")).to_be_visible()
 
         ask(page, "delete this dashboard")
         onwards = page.get_by_role("button", name="Continue without this page's context")
-        expect(onwards).to_be_visible(timeout=TURN_S)
+        expect(onwards).to_be_visible(timeout=TURN_MS)
         settled(page, expect)
         # the refusal in the page's words, from its typed facts (the server's English
         # sentence is nowhere in the notice; what the answer says is the model's own)
@@ -66,12 +47,12 @@ def test_the_way_forward_on_a_dashboard_page_leads_to_the_dangerous_card(
         page.screenshot(path=str(SHOTS / "21-way-forward-offer.png"), full_page=True)
 
         onwards.click()
-        expect(page.get_by_text("Dangerous action")).to_be_visible(timeout=TURN_S)
+        expect(page.get_by_text("Dangerous action")).to_be_visible(timeout=TURN_MS)
         expect(page.get_by_text("No context selected")).to_be_visible()
         expect(page.get_by_text(f"dashboard_id: {dash}")).to_be_visible()
         expect(page.get_by_text(re.compile(r"Confirm available in \d+ s"))).to_be_visible()
         page.screenshot(path=str(SHOTS / "22-way-forward-dangerous-card.png"), full_page=True)
 
-        page.get_by_role("button", name="Cancel", exact=True).click()  # one click (issue 25)
+        page.get_by_role("button", name="Cancel", exact=True).click()  # one click
         settled(page, expect)
         expect(page.get_by_text("Dangerous action")).to_be_hidden()

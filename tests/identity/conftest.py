@@ -11,7 +11,7 @@ import pytest
 
 from app.sandbox import Sandbox
 from app.sandbox.common import CachePaths
-from app.sandbox.people import person_password
+from app.sandbox.second_person import person_password
 from app.superset.people import serve_people
 from app.superset.registry import EnvironmentRegistry, load_environments
 from tests.agent.harness import Harness

@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 
 from app.sandbox import Sandbox
-from app.sandbox.client import SupersetSession
+from app.sandbox.superset_rest import SupersetSession
 
 
 @contextmanager

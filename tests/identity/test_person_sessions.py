@@ -12,7 +12,7 @@ import pytest
 
 from app.errors import SupersetRefused
 from app.store import superset_links as store
-from app.store.audit import list_audit
+from app.store.audit_log import list_audit
 from app.store.db import Database
 from app.superset.accounts import Accounts, LinkRefused
 from app.superset.registry import EnvironmentRegistry

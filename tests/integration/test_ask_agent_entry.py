@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 
 from app.sandbox.common import CachePaths
-from app.sandbox.config import write_superset_config
 from app.sandbox.entry import (
     DEPLOY_DIR,
     MARKER,
@@ -26,6 +25,7 @@ from app.sandbox.entry import (
     talisman_on,
 )
 from app.sandbox.install import is_installed as superset_installed
+from app.sandbox.superset_config import write_superset_config
 from tests.support import require_or_skip
 
 

@@ -24,11 +24,11 @@ from app.sandbox import (
     seed_sandbox,
     start_sandbox,
 )
-from app.sandbox.client import error_message
 from app.sandbox.common import quiet
-from app.sandbox.config import write_superset_config
 from app.sandbox.data import generate_sales_db
 from app.sandbox.demo import BROKEN_CHART, DASHBOARDS, charts_for, dashboards_for
+from app.sandbox.superset_config import write_superset_config
+from app.sandbox.superset_rest import error_message
 from tests.waiting import wait_until
 
 COMMON_SLUGS = {"sales-overview", "customer-health", "ops-broken"}

@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from tests.browser.conftest import PASSWORD, SHOTS
-from tests.browser.test_conversation import ask
+from tests.browser.steps import ask
 from tests.chromium import chromium, sign_in
 from tests.llm.conftest import TURN_TIMEOUT_S
 from tests.llm_fixtures import LLM_TEST_TIMEOUT_S

@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from app.events import decode_sse
-from app.sandbox.client import SupersetSession
+from app.sandbox.superset_rest import SupersetSession
 from tests.llm.conftest import TURN_TIMEOUT_S, Turn, ask, stream, token
 from tests.llm_fixtures import LLM_TEST_TIMEOUT_S
 from tests.sandbox_fixtures import sandbox_dashboard

@@ -1,7 +1,7 @@
-"""The local small LLM (llama-server + Qwen2.5-Coder-0.5B with app/sandbox/qwen_tools.jinja)
-over its OpenAI-compatible API: with three simple tools offered it answers with proper
-tool calls (parsed, streamed) and reports its token usage. Behaviour only: which tool it
-calls and with what, never its wording."""
+"""The local small LLM (llama-server + Qwen2.5-Coder-0.5B with
+app/sandbox/local_model/qwen_tools.jinja) over its OpenAI-compatible API: with three simple
+tools offered it answers with proper tool calls (parsed, streamed) and reports its token
+usage. Behaviour only: which tool it calls and with what, never its wording."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 from langchain_core.messages import AIMessageChunk, BaseMessage
 from langchain_openai import ChatOpenAI
 
-from app.sandbox.llm import LocalModelServer
+from app.sandbox.local_model import LocalModelServer
 from main import LOCAL_MODEL_PREFIXES, prefix_requests
 from tests.llm_fixtures import LLM_TEST_TIMEOUT_S
 

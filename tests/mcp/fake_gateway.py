@@ -23,7 +23,8 @@ from app import events
 from app.auth import Principal
 from app.context import UIContext
 from app.mcp import GatewayRefused, ToolCallRequest, ToolInfo, ToolResumeRequest
-from app.vocab import RISK_LEVEL, Risk
+from app.vocab import Risk
+from tests.events import confirm_card
 
 
 class SearchArgs(BaseModel):
@@ -146,25 +147,18 @@ class FakeGateway:
         self._log(op="confirm_requested", tool=name, confirmation_id=cid, channel=req.channel)
         ids = args.get("dashboard_ids", [])
         details = {"dashboards": [{"id": i, "action": "overwrite"} for i in ids]}
-        tier = _tier(env)
-        yield events.ConfirmRequiredEvent(
+        yield confirm_card(
+            name,
+            args,
+            env=env,
+            risk=risk,
+            tier=_tier(env),
+            countdown_s=int(self.countdown_s) if dangerous else 0,
             conv_id=conv,
             confirmation_id=cid,
-            call_id="call-1",
-            metadata=events.ConfirmMetadataV2(
-                tool_name=name,
-                tool_args=args,
-                risk=risk,
-                risk_level=RISK_LEVEL[risk],
-                dangerous=dangerous,
-                env_id=env,
-                env_context=tier,  # type: ignore[arg-type]
-                card_state="dangerous" if dangerous else f"write_{tier}",  # type: ignore[arg-type]
-                details=details if name == "execute_migration" else None,
-                description=f"{name} on {env}",
-            ),
-            countdown_s=int(self.countdown_s) if dangerous else 0,
             expires_at=(datetime.now(UTC) + timedelta(minutes=10)).isoformat(),
+            details=details if name == "execute_migration" else None,
+            description=f"{name} on {env}",
         )
         yield events.DoneEvent(conv_id=conv, state="awaiting_confirmation")
 

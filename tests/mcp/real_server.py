@@ -19,7 +19,7 @@ from sqlalchemy import Engine
 from sqlmodel import Session
 
 from app.events import decode_sse
-from app.store.audit import list_audit
+from app.store.audit_log import list_audit
 from app.store.db import make_engine
 from tests.mcp.clients import McpEndpoint
 from tests.server_proc import Server, add_user, server_env

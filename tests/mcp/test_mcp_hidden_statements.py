@@ -1,12 +1,11 @@
-"""Issue 23 item 1, end to end over MCP: ``tools/call superset_execute_sql`` with a DELETE
-hidden behind a bracket (``SELECT 1 [']; DELETE FROM orders; --']``) on prod, through the
-door as the product mounts it (``/mcp`` over the installed core, the real guard; the
-tools are recorders). It used to run as a read; now it is a dangerous confirmation, and a
-client without forms gets "Not run" with the confirmation id."""
+"""A hidden second statement, end to end over MCP: ``tools/call superset_execute_sql`` with
+a DELETE hidden behind a bracket (``SELECT 1 [']; DELETE FROM orders; --']``) on prod,
+through the door as the product mounts it (``/mcp`` over the installed core, the real
+guard; the tools are recorders). It used to run as a read; now it is a dangerous
+confirmation, and a client without forms gets "Not run" with the confirmation id."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
@@ -18,12 +17,11 @@ from app.mcp.http import DOOR_STATE
 from app.parts import Parts
 from tests.agent.harness import harness, token_for
 from tests.agent.scripted import recording_tools
-from tests.mcp.support import bearer, initialize
+from tests.mcp.support import open_session, tools_call
 from tests.support import served
 
 __all__ = ["harness"]  # the graph harness on the app's parts (as tests/api does)
 
-PROTOCOL = "2025-11-25"
 HIDDEN = [
     "SELECT 1 [']; DELETE FROM orders; --']",  # SQLite and SQL Server run the DELETE
     'SELECT * FROM orders ["]; DROP TABLE orders; --"]',  # a DROP, after a table name
@@ -37,27 +35,6 @@ def parts(app_parts: Parts) -> Parts:
     return app_parts
 
 
-def _messages(r: Any) -> list[dict[str, Any]]:
-    """The JSON-RPC messages of an answer (plain JSON, or the data lines of an SSE one)."""
-    if r.headers.get("content-type", "").startswith("application/json"):
-        return [r.json()]
-    return [json.loads(line[5:]) for line in r.text.splitlines() if line.startswith("data:")]
-
-
-async def _session(user: User, token: str) -> dict[str, str]:
-    """An initialized MCP session's headers for ``token`` (a client without forms)."""
-    headers = bearer(token)
-    r = await user.http_client.post(
-        "/mcp", json=initialize(PROTOCOL, client="pytest"), headers=headers
-    )
-    assert r.status_code == 200, r.text
-    headers = {**headers, "mcp-session-id": r.headers["mcp-session-id"],
-               "mcp-protocol-version": PROTOCOL}  # fmt: skip
-    note = {"jsonrpc": "2.0", "method": "notifications/initialized"}
-    assert (await user.http_client.post("/mcp", json=note, headers=headers)).status_code == 202
-    return headers
-
-
 @pytest.mark.parametrize("sql", HIDDEN)
 async def test_a_hidden_statement_on_prod_is_a_dangerous_confirmation_over_mcp(
     user: User, harness: Any, sql: str
@@ -67,13 +44,10 @@ async def test_a_hidden_statement_on_prod_is_a_dangerous_confirmation_over_mcp(
     door = getattr(app.state, DOOR_STATE)
     door.gateway = CoreGateway(harness.core)  # the door serves the test's core
     assert await door.wait_ready()
-    headers = await _session(user, token_for(served(), "ana", "analyst"))
-    call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-            "params": {"name": "superset_execute_sql",
-                       "arguments": {"sql": sql, "env_id": "prod"}}}  # fmt: skip
-    r = await user.http_client.post("/mcp", json=call, headers=headers)
-    [answer] = [m for m in _messages(r) if m.get("id") == 2]
-    result = answer["result"]
+    http = user.http_client
+    headers = await open_session(http, token_for(served(), "ana", "analyst"), client="pytest")
+    arguments = {"sql": sql, "env_id": "prod"}
+    result = await tools_call(http, headers, "superset_execute_sql", arguments)
     assert not result.get("isError"), result
     s = result["structuredContent"]
     assert s["status"] == "confirmation_required", s

@@ -10,29 +10,21 @@ from typing import Any
 import mcp_types as types
 
 from app.auth import Principal
-from app.events import ConfirmMetadataV2, ConfirmRequiredEvent, DoneEvent, Event
+from app.events import DoneEvent, Event
 from app.mcp.caller import Caller
 from app.mcp.card import PendingCard
 from app.mcp.confirm import Decider
 from app.mcp.gateway import GatewayRefused, ToolResumeRequest
+from tests.events import confirm_card
 
 CARD = PendingCard.from_event(
-    ConfirmRequiredEvent(
+    confirm_card(
+        "deploy_dashboard",
+        {"dashboard_id": "42", "target_env": "prod"},
+        env="prod",
         conv_id="mcp-1",
         confirmation_id="cf-1",
-        call_id="call-1",
-        countdown_s=0,
         expires_at="2030-01-01T00:00:00Z",
-        metadata=ConfirmMetadataV2(
-            tool_name="deploy_dashboard",
-            tool_args={"dashboard_id": "42", "target_env": "prod"},
-            risk="write",
-            risk_level="guarded",
-            dangerous=False,
-            env_id="prod",
-            env_context="prod",
-            card_state="write_prod",
-        ),
     )
 )
 

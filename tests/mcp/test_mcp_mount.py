@@ -9,7 +9,7 @@ from nicegui.testing import User
 from app.mcp.core_gateway import CoreGateway
 from app.mcp.http import DOOR_STATE, McpDoor
 from app.parts import Parts
-from app.store.audit import list_audit
+from app.store.audit_log import list_audit
 from tests.agent.harness import token_for
 from tests.mcp.support import bearer, initialize
 

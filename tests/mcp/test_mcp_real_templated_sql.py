@@ -19,7 +19,7 @@ import pytest
 
 from app.i18n import t
 from app.sandbox import Sandbox
-from app.sandbox.client import SupersetSession
+from app.sandbox.superset_rest import SupersetSession
 from tests.mcp.real_server import REAL_COUNTDOWN_S, RealMcpServer
 from tests.mcp.support import Person, text_of
 

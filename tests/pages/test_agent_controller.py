@@ -11,7 +11,7 @@ from app.auth import Principal
 from app.errors import ConfigError, ConfirmationError
 from app.events import ToolEndEvent, ToolStartEvent
 from app.pages.agent_controller import AgentPageController
-from app.screen.model import AgentChatModel
+from app.screen.chat_model import AgentChatModel
 from tests.ui import fakes
 
 ANN = Principal(user_id="ann", role="admin")
@@ -326,7 +326,7 @@ def test_broken_environments_warn_and_leave_the_page_usable() -> None:
     assert "bad tier" in warnings[0]
 
 
-# ---- one visit, one context (issue 25) ------------------------------------------------------
+# ---- one visit, one context ----------------------------------------------------------------
 SALES_PROD = {"objectType": "dashboard", "objectId": "1", "objectName": "Sales Overview"}
 SALES_PROD = {**SALES_PROD, "envId": "prod"}
 

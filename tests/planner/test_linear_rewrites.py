@@ -26,7 +26,7 @@ from app.planner.keywords import AFTER_DB, BEFORE_TABLE
 from app.planner.request import _DASHBOARD_IDS, _not_a_dashboard_before
 from app.planner.text import quoted_spans
 from app.planner.tools import deploy, git, maintenance, sql
-from app.superset import errors
+from app.superset import error_responses
 from components.markdown_code import code_spans
 from tests.planner import old_patterns as old
 
@@ -78,7 +78,7 @@ def per_keyword(read: Callable[[str, int], Any]) -> Read:
 
 
 def kept_tags(text: str) -> str:
-    return errors._TAG.sub(lambda m: " " if m.group(0).endswith(">") else m.group(0), text)
+    return error_responses._TAG.sub(lambda m: " " if m.group(0).endswith(">") else m.group(0), text)
 
 
 SQL = ["select 1", " ", "  ", "\t", ",", " on", " in", " на", " the", " database", " db"]
@@ -254,7 +254,7 @@ ROWS: list[tuple[str, Read, Read, list[str]]] = [
     (
         "html title",
         group1(old.HTML_TITLE),
-        group1(errors._TITLE, "match"),
+        group1(error_responses._TITLE, "match"),
         ["<title>", "</title>", "<TITLE>", "a", "\n", "<", ">"],
     ),
     ("html tags", lambda t: old.HTML_TAG.sub(" ", t), kept_tags, ["<", ">", "a", "<>", "b"]),

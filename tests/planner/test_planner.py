@@ -340,7 +340,7 @@ def test_a_system_note_after_a_result_is_not_part_of_the_conversation():
 
 
 def test_the_turn_facts_language_wins_over_the_messages_letters() -> None:
-    """Issue 25: a Latin message on a Russian page is answered in Russian (the page's
+    """A Latin message on a Russian page is answered in Russian (the page's
     language reaches the planner in the turn facts)."""
     facts = SystemMessage(TurnFacts("dev", {"dev": "dev"}, "ru").block())
     reply = planner().invoke([facts, HumanMessage("delete dashboard 42")])

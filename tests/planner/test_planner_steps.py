@@ -357,7 +357,7 @@ def test_the_eval_has_multi_step_cases_in_both_languages():
 @pytest.mark.parametrize(
     ("text", "spelled"),
     [
-        # the requests issue 10 found hitting a wall on a dashboard page
+        # requests that once hit a wall on a dashboard page
         ("list backups", "list backups in dev"),
         ("back up this dashboard", "back up dashboard 42 in prod"),
         ("status of my tasks", "status of my tasks"),

@@ -35,7 +35,7 @@ def proposal(text: str) -> tuple[str, dict[str, Any]]:
 @pytest.mark.parametrize(
     ("text", "tool", "args"),
     [
-        # "quality" is validation, not health (issue 10, item 7)
+        # "quality" is validation, not health
         ("проверь качество дашборда 9", "run_llm_validation", {"dashboard_id": "9"}),
         ("check the quality of dashboard 9", "run_llm_validation", {"dashboard_id": "9"}),
         ("проанализируй дашборд 9", "run_llm_validation", {"dashboard_id": "9"}),

@@ -25,152 +25,58 @@ def contract(tool, args, role="admin", env=None, **kw):
     return build_confirmation_contract_v2(tool, args, role, env, policy=DEFAULT_POLICY, **kw)
 
 
+def row(name, tool, args, role, env, **expected):
+    """One row of the contract's table: the call, then the contract's fields it expects."""
+    return pytest.param(tool, args, role, env, expected, id=name)
+
+
 @pytest.mark.parametrize(
     ("tool", "args", "role", "env", "expected"),
     [
         # TEST_EDGE deploy_to_prod: guarded write, prod context, not dangerous
-        pytest.param(
-            "deploy_dashboard",
-            DEPLOY,
-            "admin",
-            None,
-            {
-                "risk": "write",
-                "risk_level": "guarded",
-                "env_context": "prod",
-                "dangerous": False,
-                "card_state": "write_prod",
-                "requires_confirmation": True,
-                "permission_granted": True,
-            },
-            id="deploy_to_prod",
-        ),
+        row("deploy_to_prod", "deploy_dashboard", DEPLOY, "admin", None, risk="write",
+            risk_level="guarded", env_context="prod", dangerous=False, card_state="write_prod",
+            requires_confirmation=True, permission_granted=True),
         # TEST_EDGE delete_dashboard_any_env: dangerous whatever the env (dev here)
-        pytest.param(
-            "delete_dashboard",
-            {"dashboard_id": "7", "env_id": "dev"},
-            "admin",
-            None,
-            {
-                "risk": "delete",
-                "risk_level": "dangerous",
-                "dangerous": True,
-                "env_context": "dev",
-                "card_state": "dangerous",
-                "requires_confirmation": True,
-            },
-            id="delete_dashboard_any_env",
-        ),
+        row("delete_dashboard_any_env", "delete_dashboard", {"dashboard_id": "7", "env_id": "dev"},
+            "admin", None, risk="delete", risk_level="dangerous", dangerous=True,
+            env_context="dev", card_state="dangerous", requires_confirmation=True),
         # TEST_EDGE search_dashboards: safe read, no card
-        pytest.param(
-            "search_dashboards",
-            {"query": "sales"},
-            "analyst",
-            "prod",
-            {
-                "risk": "read",
-                "risk_level": "safe",
-                "dangerous": False,
-                "card_state": "read",
-                "requires_confirmation": False,
-                "permission_granted": True,
-            },
-            id="search_dashboards",
-        ),
+        row("search_dashboards", "search_dashboards", {"query": "sales"}, "analyst", "prod",
+            risk="read", risk_level="safe", dangerous=False, card_state="read",
+            requires_confirmation=False, permission_granted=True),
         # TEST_EDGE analyst_deploy_prod: permission fails → permission_denied, never a card
-        pytest.param(
-            "deploy_dashboard",
-            DEPLOY,
-            "analyst",
-            None,
-            {
-                "permission_granted": False,
-                "required_role": "admin",
-                "requires_confirmation": False,
-                "env_context": "prod",
-            },
-            id="analyst_deploy_prod",
-        ),
+        row("analyst_deploy_prod", "deploy_dashboard", DEPLOY, "analyst", None,
+            permission_granted=False, required_role="admin", requires_confirmation=False,
+            env_context="prod"),
         # deploy to staging is a write_staging card
-        pytest.param(
-            "deploy_dashboard",
-            {**DEPLOY, "target_env": "staging"},
-            "admin",
-            "prod",
-            {"env_id": "staging", "env_context": "staging", "card_state": "write_staging"},
-            id="deploy_to_staging_arg_beats_submitted_env",
-        ),
+        row("deploy_to_staging_arg_beats_submitted_env", "deploy_dashboard",
+            {**DEPLOY, "target_env": "staging"}, "admin", "prod", env_id="staging",
+            env_context="staging", card_state="write_staging"),
         # env_id arg beats the submitted env
-        pytest.param(
-            "run_backup",
-            {"env_id": "local"},
-            "admin",
-            "prod-eu",
-            {"env_id": "local", "env_context": "dev", "card_state": "write_dev"},
-            id="run_backup_local",
-        ),
+        row("run_backup_local", "run_backup", {"env_id": "local"}, "admin", "prod-eu",
+            env_id="local", env_context="dev", card_state="write_dev"),
         # no env anywhere: the card fails safe to write_prod, env_context stays None
-        pytest.param(
-            "start_maintenance",
-            {},
-            "admin",
-            None,
-            {
-                "env_id": None,
-                "env_context": None,
-                "card_state": "write_prod",
-                "requires_confirmation": True,
-            },
-            id="write_without_env_is_write_prod",
-        ),
+        row("write_without_env_is_write_prod", "start_maintenance", {}, "admin", None, env_id=None,
+            env_context=None, card_state="write_prod", requires_confirmation=True),
         # an env name that matches no tier is prod
-        pytest.param(
-            "end_maintenance",
-            {},
-            "admin",
-            "qa",
-            {"env_id": "qa", "env_context": "prod", "card_state": "write_prod"},
-            id="unknown_env_name_is_prod",
-        ),
+        row("unknown_env_name_is_prod", "end_maintenance", {}, "admin", "qa", env_id="qa",
+            env_context="prod", card_state="write_prod"),
         # SELECT through SQL Lab is a safe read
-        pytest.param(
-            "superset_execute_sql",
-            {"sql": "SELECT 1"},
-            "analyst",
-            "prod",
-            {"risk": "read", "risk_level": "safe", "requires_confirmation": False},
-            id="sql_select_safe",
-        ),
+        row("sql_select_safe", "superset_execute_sql", {"sql": "SELECT 1"}, "analyst", "prod",
+            risk="read", risk_level="safe", requires_confirmation=False),
         # DML through SQL Lab is guarded
-        pytest.param(
-            "superset_execute_sql",
-            {"sql": "UPDATE t SET a = 1"},
-            "analyst",
-            "dev",
-            {"risk": "write", "risk_level": "guarded", "card_state": "write_dev"},
-            id="sql_update_guarded",
-        ),
+        row("sql_update_guarded", "superset_execute_sql", {"sql": "UPDATE t SET a = 1"}, "analyst",
+            "dev", risk="write", risk_level="guarded", card_state="write_dev"),
         # DROP through SQL Lab is dangerous
-        pytest.param(
-            "superset_execute_sql",
-            {"sql": "DROP TABLE t"},
-            "analyst",
-            "dev",
-            {"risk": "delete", "dangerous": True, "card_state": "dangerous"},
-            id="sql_drop_dangerous",
-        ),
+        row("sql_drop_dangerous", "superset_execute_sql", {"sql": "DROP TABLE t"}, "analyst",
+            "dev", risk="delete", dangerous=True, card_state="dangerous"),
         # restore overwrites: dangerous; policy alone does not know the backup's env (the
         # guard resolves it and passes env=, see test_a_resolved_env_is_used_as_given)
-        pytest.param(
-            "restore_backup",
-            {"backup_id": "b1", "env_id": None},
-            "admin",
-            "dev",
-            {"risk": "delete", "dangerous": True, "env_id": "dev", "card_state": "dangerous"},
-            id="restore_backup_dangerous",
-        ),
+        row("restore_backup_dangerous", "restore_backup", {"backup_id": "b1", "env_id": None},
+            "admin", "dev", risk="delete", dangerous=True, env_id="dev", card_state="dangerous"),
     ],
-)
+)  # fmt: skip
 def test_confirmation_contract_table(tool, args, role, env, expected):
     result = contract(tool, args, role, env)
     assert {k: result[k] for k in expected} == expected

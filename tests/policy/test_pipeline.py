@@ -212,7 +212,7 @@ def test_every_admin_only_tool_is_denied_to_analysts_and_allowed_to_admins():
         assert enforce_tool_permission(name, "admin", policy=DEFAULT_POLICY).outcome == "allow"
 
 
-# ---- issue 25: an alternative that needs a page is offered only on one ---------------------
+# ---- an alternative that needs a page is offered only on one ------------------------------
 @pytest.mark.parametrize(
     ("object_type", "lang", "offered", "absent"),
     [

@@ -1,8 +1,8 @@
-"""Issue 23 items 1, 2, 6: a SQL text is read by every engine that could read it
-differently (generic, PostgreSQL, MySQL, SQLite, SQL Server, and the database's own
-dialect when its backend is known); the worst reading wins, a reading that does not parse
-is dangerous, executable comments of every form are dangerous, and a text over the token
-budget is dangerous without being parsed."""
+"""A SQL text is read by every engine that could read it differently (generic, PostgreSQL,
+MySQL, SQLite, SQL Server, and the database's own dialect when its backend is known); the
+worst reading wins, a reading that does not parse is dangerous, executable comments of
+every form are dangerous, and a text over the token budget is dangerous without being
+parsed."""
 
 from __future__ import annotations
 

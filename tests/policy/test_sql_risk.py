@@ -27,7 +27,7 @@ def tool_risk(name: str, args: dict) -> str:
         ("EXPLAIN DELETE FROM t", "read"),  # plain EXPLAIN does not run the statement
         ("EXPLAIN ANALYZE DELETE FROM t", "delete"),  # EXPLAIN ANALYZE runs it
         # option list form: PostgreSQL's reading is write (see the PostgreSQL table), but
-        # MySQL cannot parse it, and an unparsable reading is dangerous (issue 23)
+        # MySQL cannot parse it, and an unparsable reading is dangerous
         ("EXPLAIN (ANALYZE, BUFFERS) UPDATE t SET a = 1", "delete"),
         ("EXPLAIN /* x */ ANALYZE DELETE FROM t", "delete"),  # a comment cannot hide ANALYZE
         ("EXPLAIN/**/ANALYZE DELETE FROM t", "delete"),  # nor an empty comment

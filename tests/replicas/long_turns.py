@@ -112,6 +112,19 @@ def post(cluster: Cluster, path: str, body: dict[str, Any], *, base: str | None 
     )
 
 
+def asked_card(
+    cluster: Cluster, conv_id: str, message: str, *, base: str | None = None
+) -> dict[str, Any]:
+    """The ``confirm_required`` event of asking ``message`` in ``conv_id``."""
+    r = post(cluster, "/api/agent/stream", {"message": message, "conv_id": conv_id}, base=base)
+    return next(e for e in decode_sse(r.text) if e["type"] == "confirm_required")
+
+
+def confirming(conv_id: str, card: dict[str, Any]) -> dict[str, Any]:
+    """The body of ``/api/agent/resume`` that confirms ``card``."""
+    return {"conv_id": conv_id, "confirmation_id": card["confirmation_id"], "decision": "confirm"}
+
+
 @dataclass
 class Streamed:
     """A turn's SSE stream read in a thread: its events so far, and when it ended."""

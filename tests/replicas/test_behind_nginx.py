@@ -1,7 +1,7 @@
-"""Two replicas behind a real nginx with the checked-in ``deploy/nginx.conf`` (issue 27
-item 5): the API is round-robin, a page and its socket stay on one replica (NiceGUI
-refuses a socket for a page another replica rendered), an MCP session stays on the
-replica that holds it, and a turn's event stream passes unbuffered."""
+"""Two replicas behind a real nginx with the checked-in ``deploy/nginx.conf``: the API is
+round-robin, a page and its socket stay on one replica (NiceGUI refuses a socket for a page
+another replica rendered), an MCP session stays on the replica that holds it, and a turn's
+event stream passes unbuffered."""
 
 from __future__ import annotations
 

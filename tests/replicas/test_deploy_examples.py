@@ -1,4 +1,4 @@
-"""The deployment examples (issue 27 item 6): ``deploy/nginx.conf`` as the suite renders
+"""The deployment examples: ``deploy/nginx.conf`` as the suite renders
 it, and ``docker-compose.yml`` agreeing with it (``docker compose config`` validates the
 file where Docker's compose plugin exists; it is never run here)."""
 

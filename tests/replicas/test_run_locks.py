@@ -1,4 +1,4 @@
-"""One run per conversation across replicas (issue 27 item 1): the run lock on a real
+"""One run per conversation across replicas: the run lock on a real
 PostgreSQL, two lock holders standing for two replicas (each its own session), and the
 SQLite no-op."""
 
@@ -13,7 +13,7 @@ import pytest
 
 from app.errors import CoordinationError
 from app.store.db import Database
-from app.store.run_locks import LocalRunLocks, lock_key, run_locks_for
+from app.store.run_locks import Lease, LocalRunLocks, lock_key, run_locks_for
 from app.store.run_locks_pg import PgRunLocks
 from tests.replicas.conftest import terminate
 from tests.waiting import WAIT_S, until
@@ -34,6 +34,14 @@ async def replicas(pg_db_url: str) -> Any:
     await b.aclose()
 
 
+async def held(locks: PgRunLocks) -> tuple[str, Lease]:
+    """A new conversation, and its lock taken by ``locks``."""
+    c = conv()
+    lease = await locks.try_acquire(c)
+    assert lease is not None
+    return c, lease
+
+
 def backend_pid(locks: PgRunLocks) -> int:
     return int(locks._conn.info.backend_pid)
 
@@ -41,9 +49,8 @@ def backend_pid(locks: PgRunLocks) -> int:
 @pg
 async def test_a_second_replica_cannot_run_a_conversation_another_one_runs(replicas) -> None:
     a, b = replicas
-    c = conv()
-    lease = await a.try_acquire(c)
-    assert lease is not None and a.held == [c]
+    c, lease = await held(a)
+    assert a.held == [c]
     assert await b.try_acquire(c) is None  # busy elsewhere: the core answers 409
     assert await b.try_acquire(conv()) is not None  # another conversation is free
     await a.release(lease)
@@ -54,9 +61,8 @@ async def test_a_second_replica_cannot_run_a_conversation_another_one_runs(repli
 @pg
 async def test_a_dead_replicas_lock_is_free_for_the_others(replicas, pg_admin) -> None:
     a, b = replicas
-    c = conv()
-    lease = await a.try_acquire(c)
-    assert lease is not None and await b.try_acquire(c) is None
+    c, lease = await held(a)
+    assert await b.try_acquire(c) is None
     terminate(pg_admin, backend_pid(a))  # the replica's session ends as when it dies
     taken = await b.try_acquire(c)
     assert taken is not None
@@ -70,9 +76,7 @@ async def test_a_dead_replicas_lock_is_free_for_the_others(replicas, pg_admin) -
 @pg
 async def test_a_broken_lock_connection_takes_its_locks_again(replicas, pg_admin) -> None:
     a, b = replicas
-    c = conv()
-    lease = await a.try_acquire(c)
-    assert lease is not None
+    c, lease = await held(a)
     terminate(pg_admin, backend_pid(a))
     assert await a.check() == []  # reconnected, nobody took it meanwhile: held again
     assert not lease.lost.is_set() and a.held == [c]
@@ -146,9 +150,7 @@ async def test_a_caller_cancelled_while_acquiring_leaves_no_lock_behind(replicas
 @pg
 async def test_a_lease_is_exclusive_within_the_process_too(replicas) -> None:
     a, _ = replicas
-    c = conv()
-    first = await a.try_acquire(c)
-    assert first is not None
+    c, first = await held(a)
     assert await a.try_acquire(c) is None  # not re-entrant, unlike the server's own locks
     await a.release(first)
     await a.release(first)  # a second release does nothing
@@ -158,9 +160,7 @@ async def test_a_lease_is_exclusive_within_the_process_too(replicas) -> None:
 @pg
 async def test_a_bounded_wait_gets_the_lock_once_it_is_free(replicas) -> None:
     a, b = replicas
-    c = conv()
-    lease = await a.try_acquire(c)
-    assert lease is not None
+    c, lease = await held(a)
     t0 = time.monotonic()
     assert await b.acquire(c, wait_s=0.2) is None  # still busy after the wait
     assert time.monotonic() - t0 >= 0.2  # it waited its while

@@ -1,4 +1,4 @@
-"""Stop from any replica (issue 27 item 2): two replicas' stop signals on a real
+"""Stop from any replica: two replicas' stop signals on a real
 PostgreSQL, each with its own engine and listener, in one test process.
 
 No assert here depends on speed: a replica that must not answer is held (``Replica.hold``)

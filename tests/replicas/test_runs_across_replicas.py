@@ -1,4 +1,4 @@
-"""One run per conversation and a stop from any replica (issue 27 items 1-4), through
+"""One run per conversation and a stop from any replica, through
 nginx in front of two replicas on the suite's throwaway PostgreSQL, against a Superset
 that accepts connections and never answers (``hole``): a read there runs until its tool
 times out (120 s here), which is the long turn the tests stop, refuse beside and kill.
@@ -29,6 +29,8 @@ from tests.replicas.long_turns import (
     LONG_READ,
     Cluster,
     Streamed,
+    asked_card,
+    confirming,
     long_turn_cluster,
     new_conv,
     other_replica,
@@ -164,15 +166,7 @@ def test_a_second_message_elsewhere_is_refused_and_nothing_is_lost(cluster: Clus
 def test_a_confirmation_answered_on_both_replicas_at_once_runs_once(cluster: Cluster) -> None:
     for _ in range(3):  # a race: several rounds
         conv = new_conv()
-        r = post(
-            cluster, "/api/agent/stream", {"message": "start maintenance on dev", "conv_id": conv}
-        )
-        conf = next(e for e in decode_sse(r.text) if e["type"] == "confirm_required")
-        answer = {
-            "conv_id": conv,
-            "confirmation_id": conf["confirmation_id"],
-            "decision": "confirm",
-        }
+        answer = confirming(conv, asked_card(cluster, conv, "start maintenance on dev"))
         bases = [s.url for s in cluster.replicas.servers]
         barrier = threading.Barrier(2)
 
@@ -200,26 +194,15 @@ def test_a_confirmation_answered_on_both_replicas_at_once_runs_once(cluster: Clu
             "SELECT count(*) FROM maintenance WHERE env_id = 'dev' AND ended_at IS NULL"
         )
         assert windows == [(1,)]
-        r = post(
-            cluster, "/api/agent/stream", {"message": "end maintenance on dev", "conv_id": conv}
-        )
-        conf = next(e for e in decode_sse(r.text) if e["type"] == "confirm_required")
-        answer = {
-            "conv_id": conv,
-            "confirmation_id": conf["confirmation_id"],
-            "decision": "confirm",
-        }
-        assert post(cluster, "/api/agent/resume", answer).status_code == 200
+        ended = confirming(conv, asked_card(cluster, conv, "end maintenance on dev"))
+        assert post(cluster, "/api/agent/resume", ended).status_code == 200
 
 
 def confirmed_backup_on(cluster: Cluster, base: str) -> tuple[str, Streamed]:
     """On replica ``base``: a backup of the black hole asked and confirmed; its stream
     (read in a thread) once its tool has started (the task hangs on the black hole)."""
     conv = new_conv()
-    body = {"message": "back up hole", "conv_id": conv}
-    r = post(cluster, "/api/agent/stream", body, base=base)
-    card = next(e for e in decode_sse(r.text) if e["type"] == "confirm_required")
-    answer = {"conv_id": conv, "confirmation_id": card["confirmation_id"], "decision": "confirm"}
+    answer = confirming(conv, asked_card(cluster, conv, "back up hole", base=base))
     running = stream_in_thread(base, "/api/agent/resume", answer, cluster.token)
     assert running.started_tool.wait(WAIT_S), running.events
     return conv, running
@@ -253,9 +236,7 @@ def test_a_replica_killed_mid_turn_loses_nothing(cluster: Cluster) -> None:
     b_tag = next(t for t in cluster.replicas.tags if t != a_tag)
     # on A: a pending confirmation, and a long task (a backup of the black hole) running
     pending_conv = new_conv()
-    body = {"message": "start maintenance on dev", "conv_id": pending_conv}
-    r = post(cluster, "/api/agent/stream", body, base=a.url)
-    pending = next(e for e in decode_sse(r.text) if e["type"] == "confirm_required")
+    pending = asked_card(cluster, pending_conv, "start maintenance on dev", base=a.url)
     task_conv, running = confirmed_backup_on(cluster, a.url)
     wait_until(
         lambda: (
@@ -285,12 +266,7 @@ def test_a_replica_killed_mid_turn_loses_nothing(cluster: Cluster) -> None:
     )
 
     # the pending confirmation is answered through nginx (A is down: B answers)
-    answer = {
-        "conv_id": pending_conv,
-        "confirmation_id": pending["confirmation_id"],
-        "decision": "confirm",
-    }
-    r = post(cluster, "/api/agent/resume", answer)
+    r = post(cluster, "/api/agent/resume", confirming(pending_conv, pending))
     assert r.status_code == 200, r.text
     ends = [e for e in decode_sse(r.text) if e["type"] == "tool_end"]
     assert [e["status"] for e in ends] == ["completed"]
@@ -307,13 +283,5 @@ def test_a_replica_killed_mid_turn_loses_nothing(cluster: Cluster) -> None:
     # and the dead replica's lock died with it: the conversation runs on B at once
     r = post(cluster, "/api/agent/stream", {"message": "what can you do?", "conv_id": task_conv})
     assert r.status_code == 200 and decode_sse(r.text)[-1]["type"] == "done"
-    r = post(
-        cluster, "/api/agent/stream", {"message": "end maintenance on dev", "conv_id": pending_conv}
-    )
-    conf = next(e for e in decode_sse(r.text) if e["type"] == "confirm_required")
-    answer = {
-        "conv_id": pending_conv,
-        "confirmation_id": conf["confirmation_id"],
-        "decision": "confirm",
-    }
-    assert post(cluster, "/api/agent/resume", answer).status_code == 200
+    ended = confirming(pending_conv, asked_card(cluster, pending_conv, "end maintenance on dev"))
+    assert post(cluster, "/api/agent/resume", ended).status_code == 200

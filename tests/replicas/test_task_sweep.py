@@ -1,4 +1,4 @@
-"""Tasks of a dead replica (issue 27 item 4): any live replica marks them ``interrupted``
+"""Tasks of a dead replica: any live replica marks them ``interrupted``
 within a bounded time, never its own, never twice. A fake clock stands for the minutes."""
 
 from __future__ import annotations

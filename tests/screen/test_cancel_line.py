@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from app.facts import Refusal
+from app.screen.chat_model import AgentChatModel
 from app.screen.items import ChatMessage, ToolCall
-from app.screen.model import AgentChatModel
 from app.screen.restore import denied_on_its_card
 from app.screen.stream import StreamProcessor
 from app.vocab import STOPPED_REASON

@@ -8,7 +8,7 @@ import markdown2
 import pytest
 
 from app.safe_html import sanitize_html
-from app.screen.markdown import chat_markdown, normalize_markdown
+from app.screen.markdown_text import chat_markdown, normalize_markdown
 from components.markdown import EXTRAS, without_raw_html
 
 HOSTS = ("superset:8088",)

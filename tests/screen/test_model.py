@@ -9,9 +9,9 @@ import pytest
 
 from app.agent.core.edits import args_messages, args_schema
 from app.agent.rules import default_policy
-from app.screen.confirmation import PermissionDenial
+from app.screen.chat_model import AgentChatModel
 from app.screen.items import ToolCall
-from app.screen.model import AgentChatModel
+from app.screen.permission import PermissionDenial
 from app.screen.uicontext import EnvOption
 from tests.ui.fakes import FakeClock, confirm_event
 

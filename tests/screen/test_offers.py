@@ -12,7 +12,7 @@ import pytest
 
 from app import events as ev
 from app.facts import Refusal
-from app.screen.model import AgentChatModel
+from app.screen.chat_model import AgentChatModel
 from app.screen.stream import StreamProcessor
 from tests.events import check_status_offer, timed_out
 from tests.ui.fakes import FakeClock, FakeConversation, done

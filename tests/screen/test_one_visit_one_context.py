@@ -1,4 +1,4 @@
-"""One visit, one context (issue 25), on the screen model alone: a mount whose link names
+"""One visit, one context, on the screen model alone: a mount whose link names
 a context does not take a conversation held in another context; a conversation shown on
 a visit without one brings its own context; a pending card names its object and
 environment in its header, and says so when they are not the ones the pill names; a

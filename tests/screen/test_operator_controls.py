@@ -1,4 +1,4 @@
-"""The screen model's operator controls (issue 11) without any UI: the edit form built
+"""The screen model's operator controls without any UI: the edit form built
 from the tool's args model, its messages, the reason of a denial, Stop, the drawer's
 actions, focus requests, and a restore in conversation order."""
 
@@ -10,32 +10,22 @@ import pytest
 
 from app.agent.core.edits import args_schema
 from app.agent.rules import default_policy
-from app.events import ConfirmMetadataV2, ConfirmRequiredEvent
+from app.events import ConfirmRequiredEvent
 from app.i18n import t
 from app.screen.argsform import args_from_fields, fields_from_schema
 from app.screen.items import ToolCall
 from app.screen.stream import StreamProcessor
+from app.vocab import Risk
+from tests.events import confirm_card
 from tests.screen.test_model import make
 from tests.ui.fakes import FakeConversation
 
 
 def deploy_card(target: str = "staging", *, dangerous: bool = False) -> ConfirmRequiredEvent:
-    tier = target if target in ("dev", "staging") else "prod"
-    state = "dangerous" if dangerous else f"write_{tier}"
-    return ConfirmRequiredEvent(
-        confirmation_id="conf-1",
-        call_id="call-1",
-        countdown_s=10 if dangerous else 0,
-        metadata=ConfirmMetadataV2(
-            tool_name="deploy_dashboard",
-            tool_args={"dashboard_id": "42", "source_env": None, "target_env": target},
-            risk="delete" if dangerous else "write",
-            risk_level="dangerous" if dangerous else "guarded",
-            dangerous=dangerous,
-            env_id=target,
-            env_context=tier,  # type: ignore[arg-type]
-            card_state=state,  # type: ignore[arg-type]
-        ),
+    args = {"dashboard_id": "42", "source_env": None, "target_env": target}
+    risk: Risk = "delete" if dangerous else "write"
+    return confirm_card(
+        "deploy_dashboard", args, env=target, risk=risk, countdown_s=10 if dangerous else 0
     )
 
 

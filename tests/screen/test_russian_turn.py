@@ -1,4 +1,4 @@
-"""A Russian page reads Russian (issue 25 item 4): a refused call restored from the
+"""A Russian page reads Russian: a refused call restored from the
 conversation is said in the page's words (never the server's English sentence or JSON),
 a long task's progress lines and the generated documentation's headings come from the
 catalog in the turn's language."""
@@ -12,8 +12,8 @@ import pytest
 
 from app.facts import Refusal
 from app.i18n import catalog, progress_line
+from app.screen.chat_model import AgentChatModel
 from app.screen.items import ChatMessage, ToolCall
-from app.screen.model import AgentChatModel
 from app.screen.stream import StreamProcessor
 from app.superset.quality import documentation_markdown
 from tests.ui.fakes import FakeClock, FakeConversation

@@ -8,8 +8,8 @@ import pytest
 from pydantic import BaseModel
 
 from app import events as ev
+from app.screen.chat_model import AgentChatModel
 from app.screen.items import ChatMessage, ToolCall
-from app.screen.model import AgentChatModel
 from app.screen.stream import StreamProcessor
 from tests.events import check_status_offer, timed_out
 from tests.ui.fakes import FakeClock, FakeConversation, confirm_event, done

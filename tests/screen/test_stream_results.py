@@ -8,7 +8,7 @@ import pytest
 
 from app.events import ErrorEvent, ToolEndEvent, ToolStartEvent
 from app.facts import Refusal
-from app.screen.model import AgentChatModel
+from app.screen.chat_model import AgentChatModel
 from app.screen.stream import StreamProcessor
 from app.views import TableView
 from tests.events import check_status_offer, timed_out

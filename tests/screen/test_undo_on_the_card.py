@@ -6,7 +6,7 @@ keeps only those); the confirmation card says whether its call can be undone."""
 from __future__ import annotations
 
 from app import events as ev
-from app.screen.model import AgentChatModel
+from app.screen.chat_model import AgentChatModel
 from app.screen.stream import StreamProcessor
 from tests.ui.fakes import FakeClock, FakeConversation
 

@@ -1,4 +1,4 @@
-"""Shared pieces of the security probes (issue 9): HTTP helpers, a real server subprocess
+"""Shared pieces of the security probes: HTTP helpers, a real server subprocess
 with a few short security settings (Chromium: ``tests/chromium.py``; the graph harness and
 the page fixtures are the suite's: tests/conftest.py)."""
 
@@ -12,7 +12,7 @@ import pytest
 from nicegui.testing import User
 
 from app.store import users
-from app.store.audit import list_audit
+from app.store.audit_log import list_audit
 from tests.agent.harness import token_for
 from tests.server_proc import Server, add_user, cli, server_env
 from tests.support import password_hash_for, served

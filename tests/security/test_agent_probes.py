@@ -1,4 +1,4 @@
-"""Probes against the agent's HTTP API (held probes and issue 9 items 1, 4, 11, 14, 18):
+"""Probes against the agent's HTTP API (the security review's probes):
 confirmations that are replayed, foreign, forged, early, expired or superseded; crafted
 history with fake tool calls; injection through the uicontext and env_id; the SQL that
 hides a write behind EXPLAIN; the reasoning-log line of a permission denial."""

@@ -1,6 +1,6 @@
-"""Issue 23 item 8: CSV exports carry no spreadsheet formulas. A cell starting with
-``=``, ``+``, ``-``, ``@``, a tab or a carriage return is prefixed with a single quote
-(OWASP's advice for CSV injection), in the audit export and in a result table's download."""
+"""CSV exports carry no spreadsheet formulas. A cell starting with ``=``, ``+``, ``-``,
+``@``, a tab or a carriage return is prefixed with a single quote (OWASP's advice for CSV
+injection), in the audit export and in a result table's download."""
 
 from __future__ import annotations
 

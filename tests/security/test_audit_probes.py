@@ -1,4 +1,4 @@
-"""The audit log (issue 9 item 8 and held probes), on SQLite and on PostgreSQL: one bad
+"""The audit log (the security review's probes), on SQLite and on PostgreSQL: one bad
 row (a NUL byte, a lone surrogate, NaN) never loses a batch; if a batch fails anyway its
 rows are written one by one and the reasoning log says so; rows are append-only."""
 
@@ -17,8 +17,8 @@ from sqlmodel import SQLModel
 
 from app import text as redact
 from app.agent.audit import AuditWriter
-from app.store import audit as audit_store
-from app.store.audit import list_audit
+from app.store import audit_log as audit_store
+from app.store.audit_log import list_audit
 from app.store.db import Database, make_engine
 
 BACKENDS = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]

@@ -1,8 +1,8 @@
-"""Issue 23 item 9: a change of credentials — a new password, disabling, deleting, a new
-role — ends the user's bearer tokens and page sessions within the revocation cache time,
-and a token from before stays refused when the change is undone (re-enabled, the old
-role back, the account made again): tokens and sessions carry the token stamp they were
-issued under, and every change gives the user a new one."""
+"""A change of credentials — a new password, disabling, deleting, a new role — ends the
+user's bearer tokens and page sessions within the revocation cache time, and a token from
+before stays refused when the change is undone (re-enabled, the old role back, the account
+made again): tokens and sessions carry the token stamp they were issued under, and every
+change gives the user a new one."""
 
 from __future__ import annotations
 

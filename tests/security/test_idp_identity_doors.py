@@ -20,15 +20,13 @@ from app.mcp.http import DOOR_STATE
 from app.parts import Parts
 from tests.agent.harness import first, harness, token_for
 from tests.auth.conftest import claims_of, jwks_document, rs_token
-from tests.mcp.support import bearer as mcp_headers
-from tests.mcp.support import initialize
+from tests.mcp.support import open_session, tools_call
 from tests.support import served
 
 __all__ = ["harness"]
 
 ISS = "https://idp.example/realms/ops"
 IDP_ADA = f"{ISS}#ada"
-PROTOCOL = "2025-11-25"
 
 
 @pytest.fixture
@@ -93,12 +91,6 @@ async def test_an_idp_ada_cannot_read_stop_or_answer_local_adas_conversation_ove
     assert all(row["role"] == "admin" for row in harness.audit_rows(user="ada"))  # not as ada
 
 
-def _messages(r: Any) -> list[dict[str, Any]]:
-    if r.headers.get("content-type", "").startswith("application/json"):
-        return [r.json()]
-    return [json.loads(line[5:]) for line in r.text.splitlines() if line.startswith("data:")]
-
-
 async def test_an_idp_ada_through_mcp_is_its_own_user_and_cannot_cancel_adas_confirmation(
     idp_token: str, user: User, harness: Any
 ) -> None:
@@ -106,18 +98,10 @@ async def test_an_idp_ada_through_mcp_is_its_own_user_and_cannot_cancel_adas_con
     door = getattr(app.state, DOOR_STATE)
     door.gateway = CoreGateway(harness.core)
     assert await door.wait_ready()
-    headers = mcp_headers(idp_token)
-    r = await user.http_client.post("/mcp", json=initialize(PROTOCOL), headers=headers)
-    assert r.status_code == 200, r.text
-    headers |= {"mcp-session-id": r.headers["mcp-session-id"], "mcp-protocol-version": PROTOCOL}
-    note = {"jsonrpc": "2.0", "method": "notifications/initialized"}
-    assert (await user.http_client.post("/mcp", json=note, headers=headers)).status_code == 202
-    call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-            "params": {"name": "list_backups", "arguments": {}}}  # fmt: skip
-    r = await user.http_client.post("/mcp", json=call, headers=headers)
-    [answer] = [m for m in _messages(r) if m.get("id") == 2]
-    assert not answer["result"].get("isError"), answer
-    conv_id = answer["result"]["structuredContent"].get("conv_id") or ""
+    headers = await open_session(user.http_client, idp_token)
+    result = await tools_call(user.http_client, headers, "list_backups", {})
+    assert not result.get("isError"), result
+    conv_id = result["structuredContent"].get("conv_id") or ""
     rows = [row for row in harness.audit_rows(user=IDP_ADA) if row["channel"] == "mcp"]
     assert rows and {row["role"] for row in rows} == {"analyst"}
     mine = await user.http_client.get("/api/agent/conversations", headers=ada)

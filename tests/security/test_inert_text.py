@@ -1,4 +1,4 @@
-"""Superset text is inert (issue 9 item 9): escaped, no raw HTML, no remote images, links
+"""Superset text is inert: escaped, no raw HTML, no remote images, links
 only to the configured Superset hosts — in the planner's answers and in the chat bubble."""
 
 from __future__ import annotations

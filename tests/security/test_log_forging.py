@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from uvicorn.logging import AccessFormatter
 
-from app.api.errors import log_unexpected
+from app.api.error_shape import log_unexpected
 from app.logtext import Shown, escape_log_records, shown
 from tests.server_proc import Server, server_env
 

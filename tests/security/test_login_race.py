@@ -1,7 +1,7 @@
-"""Issue 23 item 5: the sign-in throttle is no check-then-act race. 16 wrong passwords for
-one user sent at once, through ``POST /api/auth/token``, on SQLite and on a real
-PostgreSQL: at most the limit (5) are checked, the others get 429, and the username's
-counter equals the number of attempts (no update is lost)."""
+"""The sign-in throttle is no check-then-act race. 16 wrong passwords for one user sent at
+once, through ``POST /api/auth/token``, on SQLite and on a real PostgreSQL: at most the
+limit (5) are checked, the others get 429, and the username's counter equals the number of
+attempts (no update is lost)."""
 
 from __future__ import annotations
 

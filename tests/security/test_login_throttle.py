@@ -1,4 +1,4 @@
-"""Sign-in throttling (issue 9 item 6): per username and per client, backoff, 429 with
+"""Sign-in throttling: per username and per client, backoff, 429 with
 Retry-After on the API and a message on /login, coalesced audit rows, and counters shared
 by replicas (they live in the database)."""
 

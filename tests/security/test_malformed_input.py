@@ -1,4 +1,4 @@
-"""Malformed and oversized input (issue 9 items 7, 10, 14): one error shape, no echo, no
+"""Malformed and oversized input: one error shape, no echo, no
 traceback, no password in the logs, 413 before parsing."""
 
 from __future__ import annotations

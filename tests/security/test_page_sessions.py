@@ -1,4 +1,4 @@
-"""Page sessions (issue 9 items 2, 12): a browser id planted before sign-in is worthless
+"""Page sessions: a browser id planted before sign-in is worthless
 after it, sign-out ends the session and rotates the id, and no token is kept in the page
 storage on disk (which is private to the server)."""
 

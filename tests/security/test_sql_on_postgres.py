@@ -1,4 +1,4 @@
-"""SQL risk rows checked against a real PostgreSQL (issue 9 items 1, 4, 5).
+"""SQL risk rows checked against a real PostgreSQL (tests/security/README.md, rows 1, 4, 5).
 
 Every row is classified by :func:`app.policy.classify_sql`, then run on the suite's
 throwaway PostgreSQL inside a transaction that is rolled back. A row rated ``read`` must

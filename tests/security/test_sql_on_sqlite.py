@@ -1,4 +1,4 @@
-"""SQL risk rows checked against a real SQLite (issue 23 items 1, 2): the sandbox's
+"""SQL risk rows checked against a real SQLite: the sandbox's
 databases are SQLite files, and SQLite reads ``[…]`` as an identifier, so a second
 statement hidden behind a bracket from PostgreSQL's and MySQL's readings really runs.
 

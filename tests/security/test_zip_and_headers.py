@@ -1,5 +1,5 @@
-"""Export names cannot reach ``.git`` or leave the export folder (issue 9 item 13), and
-pages and API send anti-framing headers (item 15)."""
+"""Export names cannot reach ``.git`` or leave the export folder, and
+pages and API send anti-framing headers."""
 
 from __future__ import annotations
 

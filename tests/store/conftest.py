@@ -1,4 +1,5 @@
-"""Store fixtures: ``engine`` runs a test once on SQLite and once on PostgreSQL."""
+"""Store fixtures: ``engine`` runs a test once on SQLite and once on PostgreSQL (an empty
+database of either: ``bare_engine``)."""
 
 from __future__ import annotations
 
@@ -15,19 +16,25 @@ BACKENDS = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
 
 
 @pytest.fixture(params=BACKENDS)
-def engine(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Engine]:
-    """A fresh database with every table: a SQLite file, or the session's PostgreSQL with
-    its tables dropped and recreated."""
+def bare_engine(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Engine]:
+    """A database with no tables: a SQLite file, or the session's PostgreSQL with its
+    tables dropped (and dropped again afterwards)."""
     if request.param == "sqlite":
         eng = make_engine(f"sqlite:///{tmp_path / 'store.db'}")
     else:
         eng = make_engine(request.getfixturevalue("pg_url"))
         SQLModel.metadata.drop_all(eng)
-    init_db(eng)
     yield eng
     if request.param == "postgres":
         SQLModel.metadata.drop_all(eng)
     eng.dispose()
+
+
+@pytest.fixture
+def engine(bare_engine: Engine) -> Engine:
+    """A fresh database with every table, on either backend (``bare_engine``'s)."""
+    init_db(bare_engine)
+    return bare_engine
 
 
 @pytest.fixture

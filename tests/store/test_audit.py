@@ -12,9 +12,9 @@ from sqlalchemy.exc import DBAPIError
 from sqlmodel import Session, SQLModel
 
 from app.errors import AuditImmutableError
-from app.store.audit import audit_values, count_audit, insert_audit, list_audit, record_audit
+from app.store.audit_event import AuditEvent
+from app.store.audit_log import audit_values, count_audit, insert_audit, list_audit, record_audit
 from app.store.db import init_db, make_engine
-from app.store.models import AuditEvent
 
 
 def _orm_update(s: Session, row: AuditEvent) -> None:

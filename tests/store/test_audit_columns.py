@@ -4,28 +4,21 @@ in place by ``init_db``: its rows stay, new rows record the door."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
 from datetime import UTC, datetime
-from pathlib import Path
 
 import pytest
 from sqlalchemy import Engine, MetaData, Table, inspect
-from sqlmodel import Session, SQLModel
+from sqlmodel import Session
 
-from app.store.audit import list_audit, record_audit
-from app.store.db import init_db, make_engine
-from app.store.models import AUDIT_ADDED_COLUMNS, AuditEvent
-from tests.store.conftest import BACKENDS
+from app.store.audit_event import AUDIT_ADDED_COLUMNS, AuditEvent
+from app.store.audit_log import list_audit, record_audit
+from app.store.db import init_db
 
 
-@pytest.fixture(params=BACKENDS)
-def old_engine(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Engine]:
+@pytest.fixture
+def old_engine(bare_engine: Engine) -> Engine:
     """A database whose audit table has the first release's columns and one row."""
-    if request.param == "sqlite":
-        eng = make_engine(f"sqlite:///{tmp_path / 'old.db'}")
-    else:
-        eng = make_engine(request.getfixturevalue("pg_url"))
-        SQLModel.metadata.drop_all(eng)
+    eng = bare_engine
     meta = MetaData()
     columns = [c._copy() for c in AuditEvent.__table__.columns if c.name not in AUDIT_ADDED_COLUMNS]
     old = Table(AuditEvent.__tablename__, meta, *columns)
@@ -34,10 +27,7 @@ def old_engine(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Engin
         conn.execute(
             old.insert().values(id=uuid.uuid4(), ts=datetime.now(UTC), kind="login", user="old")
         )
-    yield eng
-    if request.param == "postgres":
-        SQLModel.metadata.drop_all(eng)
-    eng.dispose()
+    return eng
 
 
 def test_init_db_adds_the_door_columns_and_keeps_old_rows(old_engine: Engine) -> None:

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import threading
 from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import Engine
 from sqlmodel import Session
 
 from app.store import confirmations
-from tests.waiting import WAIT_S
+from tests.store.racing import race
 
 # a dangerous delete on prod, waiting for alice's answer
 PENDING = dict(
@@ -51,21 +50,9 @@ def test_mark_used_succeeds_once_then_refuses_replays(db: Session) -> None:
 def test_two_racing_confirms_have_exactly_one_winner(engine: Engine) -> None:
     with Session(engine) as s:
         cid = _new(s)
-    barrier = threading.Barrier(4)
-    results: list[bool] = []
-    lock = threading.Lock()
 
-    def confirm() -> None:
-        with Session(engine) as s:
-            barrier.wait(timeout=WAIT_S)
-            won = confirmations.mark_used(s, confirmation_id=cid, decision="confirm")
-            s.commit()
-        with lock:
-            results.append(won)
+    def confirm(s: Session, _: int) -> bool:
+        return confirmations.mark_used(s, confirmation_id=cid, decision="confirm")
 
-    threads = [threading.Thread(target=confirm) for _ in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=WAIT_S)
+    results = race([engine], 4, confirm)
     assert sorted(results) == [False, False, False, True]

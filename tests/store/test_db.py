@@ -10,8 +10,9 @@ from sqlmodel import select
 
 from app.sandbox.processes import free_port
 from app.store import db
-from app.store.audit import record_audit
-from app.store.models import AuditEvent, User
+from app.store.audit_event import AuditEvent
+from app.store.audit_log import record_audit
+from app.store.models import User
 
 _closed_port = free_port  # a port with nothing listening
 

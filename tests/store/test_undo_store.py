@@ -4,7 +4,6 @@ audit page learns who undid what."""
 
 from __future__ import annotations
 
-import threading
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -13,6 +12,7 @@ from sqlmodel import Session
 
 from app.store import undo
 from app.store.undo import UndoRecord
+from tests.store.racing import race
 
 NOW = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
 
@@ -30,23 +30,11 @@ def _new(s: Session, audit_id: str = "a-1") -> str:
 def test_racing_undos_have_exactly_one_winner(engine: Engine) -> None:
     with Session(engine) as s:
         undo_id = _new(s)
-    barrier = threading.Barrier(4)
-    results: list[bool] = []
-    lock = threading.Lock()
 
-    def claim(who: str) -> None:
-        with Session(engine) as s:
-            barrier.wait(timeout=10)
-            won = undo.claim(s, undo_id=undo_id, by=who, now=NOW)
-            s.commit()
-        with lock:
-            results.append(won)
+    def claim(s: Session, i: int) -> bool:
+        return undo.claim(s, undo_id=undo_id, by=f"admin{i}", now=NOW)
 
-    threads = [threading.Thread(target=claim, args=(f"admin{i}",)) for i in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=30)
+    results = race([engine], 4, claim)
     assert sorted(results) == [False, False, False, True]
 
 

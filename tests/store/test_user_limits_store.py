@@ -4,10 +4,7 @@ and both raced from many threads on two engines (two replicas): nothing slips pa
 
 from __future__ import annotations
 
-import threading
 import uuid
-from collections.abc import Callable
-from typing import Any
 
 import pytest
 from sqlalchemy import Engine
@@ -15,6 +12,7 @@ from sqlmodel import Session
 
 from app.store import run_slots, user_rates
 from app.store.db import make_engine
+from tests.store.racing import race
 
 T0 = 1_800_000_000.0  # a fixed clock (epoch seconds)
 TTL = 60.0
@@ -97,26 +95,6 @@ def test_a_slot_not_renewed_expires_and_its_old_holder_cannot_touch_the_new_one(
     assert run_slots.running(db, user_key="ada", now=later) == 2  # "new" and the renewed one
 
 
-def _race(engines: list[Engine], n: int, work: Callable[[Session, int], Any]) -> list[Any]:
-    """``work(session, i)`` for ``i < n`` from ``n`` threads at once, spread over
-    ``engines`` (each a replica's own pool), each in its own committed transaction."""
-    results: list[Any] = [None] * n
-    start = threading.Barrier(n)
-
-    def run(i: int) -> None:
-        start.wait()
-        with Session(engines[i % len(engines)]) as session:
-            results[i] = work(session, i)
-            session.commit()
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(n)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    return results
-
-
 @pytest.fixture
 def replicas(engine: Engine) -> list[Engine]:
     """Two engines on the test's database: two replicas' connection pools."""
@@ -132,7 +110,7 @@ def test_simultaneous_requests_on_two_replicas_pass_exactly_the_limit(
         pace = user_rates.take(session, key="turn:ada", limit=5, window_s=60.0, now=T0)
         return pace.allowed
 
-    assert sum(_race(replicas, 12, take)) == 5
+    assert sum(race(replicas, 12, take)) == 5
 
 
 def test_simultaneous_runs_on_two_replicas_get_exactly_the_slots(
@@ -144,5 +122,5 @@ def test_simultaneous_runs_on_two_replicas_get_exactly_the_slots(
             now=T0, ttl_s=TTL,
         )  # fmt: skip
 
-    got = [slot for slot in _race(replicas, 10, acquire) if slot is not None]
+    got = [slot for slot in race(replicas, 10, acquire) if slot is not None]
     assert sorted(got) == [0, 1, 2]

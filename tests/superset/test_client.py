@@ -16,7 +16,7 @@ from app.errors import (
     TransientError,
 )
 from app.superset.client import SupersetClient
-from app.superset.session import REFRESH_AFTER_S
+from app.superset.http_session import REFRESH_AFTER_S
 from tests.superset.fake import PASSWORD, FakeSuperset, make_env
 
 

@@ -1,6 +1,6 @@
-"""Issue 23 item 7: an id never becomes a path. Every id or slug that goes into a Superset
-URL is checked (an int, or a slug) and quoted by the client, and every request's path is
-checked once more before anything is sent."""
+"""An id never becomes a path. Every id or slug that goes into a Superset URL is checked
+(an int, or a slug) and quoted by the client, and every request's path is checked once more
+before anything is sent."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
-"""Issue 23 items 1 and 6 at run time: once Superset names the database's backend, the
-SQL is read in that database's own dialect too, and a reading worse than the one the call
-was rated by stops it before SQL Lab is asked; the query's own LIMIT is read off the loop."""
+"""A hidden statement and a huge text, at run time: once Superset names the database's
+backend, the SQL is read in that database's own dialect too, and a reading worse than the
+one the call was rated by stops it before SQL Lab is asked; the query's own LIMIT is read
+off the loop."""
 
 from __future__ import annotations
 

@@ -128,7 +128,7 @@ class FakeCore:
         self.calls: list[dict[str, Any]] = []
         self.on_call: Script = []
         self.conversation_reads = 0
-        # issue 11: a turn that holds until stopped, what a stop yields and what follows
+        # Stop: a turn that holds until stopped, what a stop yields and what follows
         self.hold: asyncio.Event | None = None
         self.on_stop: list[Event] = []
         self.followed: list[Event] = []

@@ -165,7 +165,7 @@ async def test_loading_states_while_resuming(user, core, sign_in, decision, load
     await user.should_see("Deploy dashboard 42 on dev")  # the one-line description
     if decision == "confirm":
         user.find(marker="confirm-button").click()
-    else:  # Cancel denies at once (issue 25)
+    else:  # Cancel denies at once (one click)
         user.find(marker="cancel-button").click()
     await user.should_see(loading_title, retries=30)
     assert page_model(user).card_state == f"loading_{decision}"

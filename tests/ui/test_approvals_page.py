@@ -49,18 +49,24 @@ def _bob(harness: Any) -> Caller:
     return Caller(principal=principal_for(harness.parts, "bob"), channel="http")
 
 
-async def test_the_waiting_card_then_the_result_arrives_live_on_the_requesters_page(
-    four_eyes: Path, user: User, sign_in: Any, harness: Any
-) -> None:
-    ran: list[Any] = []
-    _use(harness, four_eyes, ran)
+async def _confirmed_on_the_page(user: User, sign_in: Any) -> Any:
+    """alice asks for the prod delete on her page and confirms its card, which says a
+    second person must approve it: the waiting card stands for the call. Her page's model."""
     await sign_in("admin", target="/agent?envId=prod", username="alice")
     user.find(marker="chat-input").type("delete dashboard 42 in prod").trigger("keydown.enter")
     await user.should_see(marker="confirm-second-person", retries=100)
     await user.should_see("a second person must approve it", retries=10)
     user.find(kind=ui.button, marker="confirm-button").click()
     await user.should_see("Waiting for a second approver", retries=100)
-    model = page_model(user)
+    return page_model(user)
+
+
+async def test_the_waiting_card_then_the_result_arrives_live_on_the_requesters_page(
+    four_eyes: Path, user: User, sign_in: Any, harness: Any
+) -> None:
+    ran: list[Any] = []
+    _use(harness, four_eyes, ran)
+    model = await _confirmed_on_the_page(user, sign_in)
     assert model.awaiting_approval is not None and model.card_state == ""
     await user.should_see(marker="approval-withdraw")
     assert ran == []
@@ -77,12 +83,7 @@ async def test_the_requester_withdraws_from_the_card(
 ) -> None:
     ran: list[Any] = []
     _use(harness, four_eyes, ran)
-    await sign_in("admin", target="/agent?envId=prod", username="alice")
-    user.find(marker="chat-input").type("delete dashboard 42 in prod").trigger("keydown.enter")
-    await user.should_see(marker="confirm-button", retries=100)
-    user.find(kind=ui.button, marker="confirm-button").click()
-    await user.should_see("Waiting for a second approver", retries=100)
-    approval_id = page_model(user).approval_id
+    approval_id = (await _confirmed_on_the_page(user, sign_in)).approval_id
     user.find(kind=ui.button, marker="approval-withdraw").click()
     await user.should_not_see("Waiting for a second approver", retries=100)
     assert harness.audit_rows(kind="approval_withdrawn")

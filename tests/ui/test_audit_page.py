@@ -8,7 +8,7 @@ from nicegui import ui
 from nicegui.testing import User
 
 from app.parts import Parts
-from app.store.audit import record_audit
+from app.store.audit_log import record_audit
 from tests.waiting import WAIT_S
 
 # (kind, user, role, tool, env, decision, what else the row says)
@@ -103,7 +103,7 @@ async def test_export_button_downloads_the_filtered_csv(
     assert len(rows) == 1 and "search_dashboards" in rows[0]
 
 
-# ---- issue 25: the app's shell, server-side pages, filters in the URL, folded args -------
+# ---- the app's shell, server-side pages, filters in the URL, folded args ----------------
 async def test_audit_pages_on_the_server_and_keeps_filters_in_the_url(
     user: User, core, sign_in, parts: Parts
 ) -> None:

@@ -13,7 +13,7 @@ from nicegui.testing import User
 from app.pages.audit_rows import arg_rows, conversation_target, fetch_rows
 from app.parts import Parts
 from app.store import conversations
-from app.store.audit import record_audit
+from app.store.audit_log import record_audit
 
 
 @pytest.mark.parametrize(
@@ -72,11 +72,17 @@ def _seed(parts: Parts, viewer: str) -> None:
                                 object_type=None, env_id="dev")  # fmt: skip
 
 
-async def test_audit_rows_unfold_into_arguments_and_link_their_conversation(
-    user: User, core, sign_in, app_parts: Parts
-) -> None:
+@pytest.fixture
+async def ops_on_audit(user: User, core: Any, sign_in: Any, app_parts: Parts) -> Parts:
+    """ops (an admin) signed in on /audit, and the log seeded with a row of ops's own
+    conversation and one of alice's: the parts."""
     await sign_in("admin", target="/audit", username="ops")
     _seed(app_parts, "ops")
+    return app_parts
+
+
+@pytest.mark.usefixtures("ops_on_audit")
+async def test_audit_rows_unfold_into_arguments_and_link_their_conversation(user: User) -> None:
     await user.open("/audit")
     table = user.find(marker="audit-table").elements.pop()
     rows = {r["tool"]: r for r in table.rows}
@@ -91,11 +97,8 @@ async def test_audit_rows_unfold_into_arguments_and_link_their_conversation(
     assert {"header", "body"} <= set(table.slots)
 
 
-async def test_a_conversations_trail_is_a_shareable_filter(
-    user: User, core, sign_in, app_parts: Parts
-) -> None:
-    await sign_in("admin", target="/audit", username="ops")
-    _seed(app_parts, "ops")
+async def test_a_conversations_trail_is_a_shareable_filter(user: User, ops_on_audit: Parts) -> None:
+    app_parts = ops_on_audit
     assert [r["tool"] for r in fetch_rows(app_parts.db, {"conv": "c-alice"})] == [
         "search_dashboards"
     ]
@@ -104,11 +107,8 @@ async def test_a_conversations_trail_is_a_shareable_filter(
     assert user.find(marker="filter-conversation").elements.pop().value == "c-alice"
 
 
-async def test_audit_has_the_agents_drawer_and_header(
-    user: User, core, sign_in, app_parts: Parts
-) -> None:
-    await sign_in("admin", target="/audit", username="ops")
-    _seed(app_parts, "ops")
+@pytest.mark.usefixtures("ops_on_audit")
+async def test_audit_has_the_agents_drawer_and_header(user: User) -> None:
     await user.open("/audit")
     for marker in ("conversations-button", "language-switch", "new-conversation", "sign-out"):
         await user.should_see(marker=marker)

@@ -8,8 +8,8 @@ from typing import Any
 
 from nicegui import binding
 
+from app.screen.chat_model import AgentChatModel
 from app.screen.items import ChatMessage, ToolCall
-from app.screen.model import AgentChatModel
 
 
 class Target:

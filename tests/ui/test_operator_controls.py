@@ -1,4 +1,4 @@
-"""The /agent page's operator controls (issue 11), with the NiceGUI user simulation: the
+"""The /agent page's operator controls, with the NiceGUI user simulation: the
 edit form, the reason of a cancellation, Stop, the conversation drawer, and a reload that
 brings back tool cards (against the real core)."""
 
@@ -11,7 +11,6 @@ from nicegui.testing import User
 from nicegui.testing.user_interaction import UserInteraction
 
 from app.events import (
-    ConfirmMetadataV2,
     ConfirmRequiredEvent,
     StoppedEvent,
     ToolEndEvent,
@@ -19,26 +18,17 @@ from app.events import (
 )
 from app.screen.argsform import EditField
 from components.card_forms import edit_field
+from tests.events import confirm_card
 from tests.fixtures.pages import page_model
 from tests.ui.fakes import FakeConversation, FakeCore, FakeSummary, confirm_event, done, message
 from tests.waiting import until
 
 
 def deploy_card(target: str, cid: str = "conf-1") -> ConfirmRequiredEvent:
-    return ConfirmRequiredEvent(
-        confirmation_id=cid,
-        call_id="call-1",
-        metadata=ConfirmMetadataV2(
-            tool_name="deploy_dashboard",
-            tool_args={"dashboard_id": "42", "source_env": None, "target_env": target},
-            risk="write",
-            risk_level="guarded",
-            dangerous=False,
-            env_id=target,
-            env_context=target,  # type: ignore[arg-type]
-            card_state=f"write_{target}",  # type: ignore[arg-type]
-            description=f"Deploy dashboard 42 to {target}",
-        ),
+    args = {"dashboard_id": "42", "source_env": None, "target_env": target}
+    description = f"Deploy dashboard 42 to {target}"
+    return confirm_card(
+        "deploy_dashboard", args, env=target, confirmation_id=cid, description=description
     )
 
 

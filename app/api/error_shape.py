@@ -4,14 +4,14 @@ Every refusal of every route (401, 403, 404, 409, 410, 413, 422, 425, 429) is bu
 so a client reads one shape. ``reason`` is a sentence for a person; it never echoes the
 request body back.
 
-:func:`install_error_handlers` makes the app's own failures take the same shape
-(issue 9 items 7, 14): FastAPI's validation errors (field path and message only, never
-the input) and a body it cannot decode (422 ``invalid_request``, like every route's own
-"the body is not JSON"; issue 23), ``HTTPException`` (a ``{"error", "reason"}`` detail is
-passed through flat), 404/405 on ``/api/…``. Unexpected exceptions are caught by
-:class:`app.api.middleware.ErrorGuard` (500 ``internal_error``, logged by
-:func:`log_unexpected` with its type and code frames only — no message, no locals — so
-no password reaches the logs). Pages keep NiceGUI's own HTML error pages.
+:func:`install_error_handlers` makes the app's own failures take the same shape, never
+echoing the input: FastAPI's validation errors (field path and message only, never the
+input) and a body it cannot decode (422 ``invalid_request``, like every route's own "the
+body is not JSON", never a 400 of another shape), ``HTTPException`` (a ``{"error",
+"reason"}`` detail is passed through flat), 404/405 on ``/api/…``. Unexpected exceptions
+are caught by :class:`app.api.middleware.ErrorGuard` (500 ``internal_error``, logged by
+:func:`log_unexpected` with its type and code frames only — no message, no locals — so no
+password reaches the logs). Pages keep NiceGUI's own HTML error pages.
 """
 
 from __future__ import annotations
@@ -105,7 +105,7 @@ async def on_validation_error(request: Request, exc: Exception) -> Response:
 
 def _unparsable_body(exc: StarletteHTTPException) -> bool:
     """FastAPI's own 400 for a body it could not decode (not UTF-8, nested too deeply):
-    the same refusal as any other body that is not JSON (issue 23)."""
+    the same refusal as any other body that is not JSON (one refusal, one shape)."""
     cause = exc.__cause__
     return exc.status_code == 400 and isinstance(cause, ValueError | RecursionError)
 

@@ -10,60 +10,62 @@ One instance per page visit; plain Python (``nicegui.binding`` only, never ``nic
   methods. The StreamProcessor (events) and the controller (turns, refusals, reconnects)
   call transitions such as :meth:`begin_turn`, :meth:`turn_done`, :meth:`connection_lost`.
 * Its parts: the chat items (``items.ChatItems``), the context and the PRODUCTION flag
-  (``context.ContextState``: it is told each environment's tier, never derives one), the
-  confirmation card and its countdown (``confirmation.ConfirmationState``: the model's
-  clock; :meth:`tick` is driven by the page's ``ui.timer``, or by tests with a fake clock).
+  (``page_context.ContextState``: it is told each environment's tier, never derives one), the
+  confirmation card and its countdown (``confirmation_state.ConfirmationState``: the model's
+  clock; :meth:`tick` is driven by the page's ``ui.timer``, or by tests with a fake clock),
+  the permission card (``permission``), the edit and reason forms (``edit``), the
+  conversation drawer (``history``), a call waiting for a second person
+  (``approval_wait``), Stop (``turn_stop``) and the composer's focus and hints
+  (``composing``).
 """
 
 from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from nicegui.binding import BindableProperty
 
 from app.i18n import t
 from app.screen.approval_wait import ApprovalWaitState
-from app.screen.confirmation import CONFIRMABLE, ConfirmationState, PermissionDenial
-from app.screen.context import ContextState
+from app.screen.composing import ComposerState
+from app.screen.confirmation_state import CONFIRMABLE, ConfirmationState
 from app.screen.edit import EditState
 from app.screen.history import HistoryState
 from app.screen.intents import Decision, Intents, NotConnected
 from app.screen.items import ChatItems, ChatMessage, ToolCall
+from app.screen.page_context import ContextState
+from app.screen.permission import PermissionState
+from app.screen.turn_stop import StopState
 
 if TYPE_CHECKING:
     from app.events import ConfirmRequiredEvent, Offer
 
-STATES = (
-    "idle",
-    "streaming",
-    "awaiting_confirmation",
-    "error",
-    "disconnected",
-    "disconnected_permanent",
-)
+STATES = ("idle", "streaming", "awaiting_confirmation", "error",
+          "disconnected", "disconnected_permanent")  # fmt: skip
 BUSY = ("streaming", "awaiting_confirmation")
 
 __all__ = ["BUSY", "CONFIRMABLE", "STATES", "AgentChatModel", "Decision", "Intents"]
 
 
 class AgentChatModel(
-    ChatItems, ContextState, ConfirmationState, EditState, HistoryState, ApprovalWaitState
+    ChatItems,
+    ContextState,
+    ConfirmationState,
+    PermissionState,
+    EditState,
+    HistoryState,
+    ApprovalWaitState,
+    StopState,
+    ComposerState,
 ):
     state = BindableProperty()
     lang = BindableProperty()
     process_step = BindableProperty()
-    permission_denied = BindableProperty()
-    permission_alternatives = BindableProperty()
-    permission_text = BindableProperty()
     is_empty = BindableProperty()
     answered_by = BindableProperty()
-    stopping = BindableProperty()
-    focus_request = BindableProperty()  # ("card" | "input", n): where focus goes
-    composer_hint = BindableProperty()  # why a typed message was not sent (a card waits)
-    draft_request = BindableProperty()  # (text, n): a refused message back in the composer
 
     def __init__(
         self,
@@ -82,19 +84,14 @@ class AgentChatModel(
         ConfirmationState.__init__(self, clock=clock, default_countdown_s=default_countdown_s)
         ContextState.__init__(self)
         self.process_step = "context"
-        self.permission_denied = None  # PermissionDenial | None
-        self.permission_alternatives = None  # list[{action, prompt}] | None
-        self.permission_text = ""
+        PermissionState.__init__(self)
         self.is_empty = True
         self.answered_by = ""
         EditState.__init__(self)
         HistoryState.__init__(self)
         ApprovalWaitState.__init__(self)  # a call that waits for a second person
-        self.stopping = False
-        self.focus_request = ("input", 0)
-        self.composer_hint = ""
-        self.draft_request = ("", 0)
-        self.writes_going_on: set[str] = set()  # stopped turn's writes still running
+        StopState.__init__(self)
+        ComposerState.__init__(self)
         self._cancel_said = False  # this Cancel's "Operation cancelled" is on screen
 
     def connect(self, intents: Intents) -> None:
@@ -213,9 +210,7 @@ class AgentChatModel(
         self.process_step = step
 
     def turn_done(self, done_state: str) -> None:
-        self.stopping = False
-        if self.composer_hint == t("stop_accepted", self.lang):
-            self.composer_hint = ""
+        self.stop_over()
         if self.pending_confirmation is not None and self.card_state:
             self.state = "awaiting_confirmation"
         elif done_state in ("idle", "error"):
@@ -228,59 +223,6 @@ class AgentChatModel(
         self._show_card(event)
         self.state, self.process_step = "awaiting_confirmation", "confirm"
         self._focus("card")
-
-    def stop_answered(self, status: str) -> None:
-        """The core's answer to Stop (``StopReport.status``): a stop accepted but not yet
-        confirmed (the turn runs on a busy replica) says so until the turn's stream says
-        it stopped; the button keeps saying "Stopping…"."""
-        if status == "stopping":
-            self.composer_hint = t("stop_accepted", self.lang)
-
-    def note_stopped(self, writes_in_flight: Sequence[str]) -> None:
-        """The turn was stopped: each write still running says it goes on."""
-        self.stopping = False
-        if self.composer_hint == t("stop_accepted", self.lang):
-            self.composer_hint = ""
-        self.writes_going_on = set(writes_in_flight)
-        for call_id in writes_in_flight:
-            if (call := self.tool_call(call_id)) is not None:
-                call.goes_on = True
-        key = "stopped_writes_go_on" if writes_in_flight else "stopped"
-        self.add_message("assistant", t(key, self.lang), "notice")
-
-    def writes_landed(self) -> None:
-        self.writes_going_on = set()
-
-    def _focus(self, target: str) -> None:
-        self.focus_request = (target, self.focus_request[1] + 1)
-
-    def give_back(self, text: str) -> None:
-        """A message whose turn was refused before it started (e.g. too many a minute)
-        goes back into the composer, to send again."""
-        self.draft_request = (text, self.draft_request[1] + 1)
-        self._focus("input")
-
-    def show_permission_denied(self, denial: PermissionDenial) -> None:
-        self.permission_denied = denial
-        self.permission_alternatives = [dict(alt) for alt in denial.alternatives]
-        self.permission_text = t(
-            "requires_role", self.lang, tool=denial.tool_name, role=denial.required_role
-        )
-
-    def dismiss_permission(self) -> None:
-        self.permission_denied = None
-        self.permission_alternatives = None
-
-    def close_permission_card(self) -> None:
-        """The user closed the card: the alternatives stay in the chat as an agent message."""
-        if self.permission_denied is None:
-            return
-        lines = [self.permission_text]
-        if self.permission_alternatives:
-            lines.append(t("alternatives", self.lang))
-            lines += [f"- {alt.get('prompt', '')}" for alt in self.permission_alternatives]
-        self.dismiss_permission()
-        self.add_message("assistant", "\n".join(lines), "notice")
 
     def reset(self, conv_id: str | None = None) -> None:
         """Start over (a new conversation, or before restoring one)."""
@@ -297,7 +239,7 @@ class AgentChatModel(
     # ---- actions (components call these) ------------------------------------------------
     def accepts_message(self, text: str) -> bool:
         """Whether the composer may send ``text`` now. Under a waiting card it may not,
-        and the page says so at the composer (issue 25: never a silent drop); the text
+        and the page says so at the composer (a message is never dropped silently); the text
         stays in the box and the focus goes to the card."""
         if not text.strip():
             return False
@@ -325,14 +267,6 @@ class AgentChatModel(
             return False
         self.composer_hint = ""
         await self._intents.decide("deny", reason, None)
-        return True
-
-    async def stop(self) -> bool:
-        """Stop the running turn (reads are cancelled; a write goes on)."""
-        if self.state != "streaming" or self.stopping:
-            return False
-        self.stopping = True
-        await self._intents.stop()
         return True
 
     @property

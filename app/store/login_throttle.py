@@ -1,8 +1,8 @@
 """Counters of sign-in attempts, one row per key (``user:<name>`` / ``client:<address>``).
 
 Every attempt is counted BEFORE its password is checked, by one atomic statement per key
-(issue 23 item 5: a read-then-write let 16 simultaneous wrong passwords all be checked and
-lost updates): an insert-or-increment (``INSERT … ON CONFLICT (key) DO UPDATE SET
+(a read-then-write would let 16 simultaneous wrong passwords all be checked, and lose
+updates): an insert-or-increment (``INSERT … ON CONFLICT (key) DO UPDATE SET
 failures = failures + 1 … RETURNING``) on SQLite and PostgreSQL alike. The same statement
 decides, from the row as it was, whether this attempt may check a password:
 
@@ -27,7 +27,8 @@ from sqlalchemy import ColumnElement, and_, case, delete, literal, not_, null, u
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col
 
-from app.store.models import LoginThrottle, UTCDateTime, as_utc
+from app.store.columns import UTCDateTime, as_utc
+from app.store.models import LoginThrottle
 
 STALE_AFTER = timedelta(days=1)
 MAX_DOUBLINGS = 32

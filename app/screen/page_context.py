@@ -1,7 +1,7 @@
 """The page's context as screen state: the UIContext from the deep link, the selected
 environment, and the PRODUCTION flag that the banner and the warning background follow.
 
-``ContextState`` is a part of :class:`app.screen.model.AgentChatModel`; its fields are
+``ContextState`` is a part of :class:`app.screen.chat_model.AgentChatModel`; its fields are
 written only by its own methods. It never decides a tier: the page controller tells it
 each environment's tier (:meth:`set_environments`, :meth:`learn_env_tier`), and an
 environment it was told nothing about counts as prod.
@@ -38,7 +38,7 @@ class ContextState:
         self.active_env_id = None  # str | None
         self.is_prod_context = False
         self.context_pill_label = t("no_context", self.lang)
-        self.link_context = False  # the visit's link named a context (issue 25)
+        self.link_context = False  # the visit's link named a context: a conversation of its own
 
     def mount_context(self, params: Mapping[str, str | None]) -> None:
         """The visit's context, from its link (once, at page mount): a link that names a

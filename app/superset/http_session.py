@@ -9,7 +9,7 @@ the service account). A token is renewed at ~800 s (Superset's access token live
 and signed in again once when Superset answers 401. Writes (POST/PUT/DELETE) carry the CSRF
 token from ``/api/v1/security/csrf_token/`` plus the session cookie that endpoint sets,
 kept in this session's own cookie jar (a person's CSRF session is theirs alone).
-Errors become typed errors (see :mod:`app.superset.errors`); 5xx and connection errors
+Errors become typed errors (see :mod:`app.superset.error_responses`); 5xx and connection errors
 are :class:`SupersetUnavailableError` (transient: read tools retry once). Credentials
 never appear in messages, logs or reprs. Every answer is read within
 :attr:`SupersetSession.max_response_bytes` and a large JSON body is parsed off the event
@@ -31,7 +31,7 @@ from app.errors import SupersetError
 from app.superset.body import json_of, json_or_empty, send_capped
 from app.superset.credentials import Credentials, ServiceCredentials
 from app.superset.environments import Environment
-from app.superset.errors import error_for, error_message, unreachable
+from app.superset.error_responses import error_for, error_message, unreachable
 from app.superset.paths import check_path
 
 log = logging.getLogger(__name__)

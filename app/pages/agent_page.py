@@ -3,9 +3,10 @@
 ``/agent?conv=<conv_id>`` opens one of the user's conversations with its pending card
 (the link the MCP door hands out when a client cannot show a confirmation).
 
-One visit, one context (issue 25): a link that names a context starts a new conversation
-in it, unless the remembered conversation was held in that same context (a reload); a
-visit without one shows the remembered conversation with the context it was held in.
+One visit, one context (a card is never shown under another object's pill): a link that
+names a context starts a new conversation in it, unless the remembered conversation was
+held in that same context (a reload); a visit without one shows the remembered conversation
+with the context it was held in.
 
 Per visit: one AgentChatModel (kept in ``app.storage.client['agent_model']`` so tests can
 reach it) and one AgentPageController (``['agent_controller']``) wired to the agent core;
@@ -25,12 +26,12 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse
 
 from app.agent.core import AgentCore, prepare_call, prepare_resume, prepare_turn
-from app.i18n import normalize_language, pick_language
+from app.i18n import normalize_language
 from app.pages import session
 from app.pages.agent_controller import AgentPageController, CoreDoor
 from app.pages.approvals_count import approvals_counter, keep_counting
 from app.parts import installed
-from app.screen.model import AgentChatModel
+from app.screen.chat_model import AgentChatModel
 from components.chat_panel import chat_panel
 from components.conversation_drawer import conversation_drawer
 from components.header import header
@@ -63,9 +64,7 @@ async def agent_page(request: Request, lang: str | None = None):
     if user is None:
         return RedirectResponse(session.login_url(session.request_target(request)))
     settings = parts.settings
-    language = pick_language(
-        lang, app.storage.user.get("lang"), request.headers.get("accept-language")
-    )
+    language = session.page_language(request, lang)
     linked = request.query_params.get("conv")  # a link to one conversation (the MCP door's)
     conv_id = linked or app.storage.user.get("conv_id")
     model = AgentChatModel(
@@ -121,7 +120,7 @@ async def agent_page(request: Request, lang: str | None = None):
     root.mark("agent-root")
     if linked:
         app.storage.user["conv_id"] = await controller.open_conversation()
-    elif conv_id:  # one visit, one context (issue 25): see resume_visit
+    elif conv_id:  # one visit, one context: see resume_visit
         app.storage.user["conv_id"] = await controller.resume_visit()
     keep_counting(waiting_for_me, parts.core, user.principal)  # (timers last)
     # a revoked session (disabled, deleted, re-roled) leaves the page

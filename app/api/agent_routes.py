@@ -44,7 +44,7 @@ from app.agent.core import (
 from app.agent.core.control import opened
 from app.agent.handler import encode_stream
 from app.api.deps import core_of
-from app.api.errors import error_response
+from app.api.error_shape import error_response
 from app.auth import bearer_token
 from app.events import Event
 from app.store.conversations import ConversationChange

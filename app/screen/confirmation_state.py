@@ -1,6 +1,7 @@
-"""The screen's cards: the confirmation card's state and countdown, the permission denial.
+"""The confirmation card's state and its countdown (the permission card is
+``app.screen.permission``).
 
-``ConfirmationState`` is a part of :class:`app.screen.model.AgentChatModel`: its fields are
+``ConfirmationState`` is a part of :class:`app.screen.chat_model.AgentChatModel`: its fields are
 written only by its own methods, which the model's transitions call.
 """
 
@@ -8,8 +9,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from nicegui.binding import BindableProperty
@@ -24,15 +24,6 @@ if TYPE_CHECKING:
     from app.events import ConfirmRequiredEvent
 
 CONFIRMABLE: tuple[str, ...] = CARD_STATES
-
-
-@dataclass(frozen=True)
-class PermissionDenial:
-    """A call the user's role may not make: never a confirmation, its own card."""
-
-    tool_name: str
-    required_role: str
-    alternatives: tuple[Mapping[str, str], ...] = field(default_factory=tuple)
 
 
 class ConfirmationState:
@@ -150,7 +141,7 @@ class ConfirmationState:
 
     def _refresh_card_target(self) -> None:
         """The card's object and environment, and a warning when they are not the ones
-        the page's pill names (issue 25: a card never passes for the pill's object)."""
+        the page's pill names (a card never passes for the pill's object)."""
         card = self.pending_confirmation
         if card is None:
             self.confirm_target, self.confirm_off_context = "", ""

@@ -1,28 +1,26 @@
-"""Sign-in attempt counters (issue 23 item 5), on SQLite and PostgreSQL: one atomic
+"""Sign-in attempt counters (a race lets no guess through), on SQLite and PostgreSQL: one atomic
 insert-or-increment per attempt, which also decides whether the attempt may check a
 password; and the columns it needs are added to a table from an earlier release."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import pytest
 from sqlalchemy import Engine, MetaData, Table, inspect, text
 from sqlmodel import Session, SQLModel
 
-from app.store import throttle
-from app.store.db import init_db, make_engine
+from app.store import login_throttle
+from app.store.db import init_db
 from app.store.migrate import ADDED_COLUMNS
 from app.store.models import LoginThrottle
-from tests.store.conftest import BACKENDS
 
 T0 = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
-LIMITS = throttle.Limits(limit=3, window_s=900, backoff_s=30, backoff_max_s=100)
+LIMITS = login_throttle.Limits(limit=3, window_s=900, backoff_s=30, backoff_max_s=100)
 
 
-def _count(db: Session, at: datetime, key: str = "user:bob") -> throttle.Attempt:
-    attempt = throttle.count_attempt(db, key=key, limits=LIMITS, now=at)
+def _count(db: Session, at: datetime, key: str = "user:bob") -> login_throttle.Attempt:
+    attempt = login_throttle.count_attempt(db, key=key, limits=LIMITS, now=at)
     db.commit()
     return attempt
 
@@ -62,23 +60,19 @@ def test_a_refund_gives_back_one_attempt_and_ends_a_block_no_longer_earned(
 ) -> None:
     for i in range(3):
         _count(db, T0 + timedelta(seconds=i), key="client:10.0.0.1")
-    throttle.refund(db, key="client:10.0.0.1", limits=LIMITS)  # the 3rd one signed in
+    login_throttle.refund(db, key="client:10.0.0.1", limits=LIMITS)  # the 3rd one signed in
     db.commit()
     row = db.get(LoginThrottle, "client:10.0.0.1", populate_existing=True)
     assert row is not None and row.failures == 2 and row.blocked_until is None
-    throttle.clear(db, key="client:10.0.0.1")
+    login_throttle.clear(db, key="client:10.0.0.1")
     db.commit()
     assert db.get(LoginThrottle, "client:10.0.0.1", populate_existing=True) is None
 
 
-@pytest.fixture(params=BACKENDS)
-def old_engine(request: pytest.FixtureRequest, tmp_path: Path) -> Engine:
+@pytest.fixture
+def old_engine(bare_engine: Engine) -> Engine:
     """A database whose users, page sessions and throttle tables are an earlier release's."""
-    if request.param == "sqlite":
-        eng = make_engine(f"sqlite:///{tmp_path / 'old.db'}")
-    else:
-        eng = make_engine(request.getfixturevalue("pg_url"))
-        SQLModel.metadata.drop_all(eng)
+    eng = bare_engine
     meta = MetaData()
     for table in SQLModel.metadata.sorted_tables:
         added = ADDED_COLUMNS.get(table.name, {})
@@ -102,6 +96,6 @@ def test_init_db_adds_the_new_columns_and_keeps_the_rows(old_engine: Engine) -> 
     with Session(old_engine) as s:
         stamp = s.execute(text("SELECT token_stamp FROM app_user WHERE username = 'old'"))
         assert stamp.scalar_one() is None  # an account from before: its old tokens still match
-        assert throttle.count_attempt(s, key="user:old", limits=LIMITS, now=T0).allowed
+        assert login_throttle.count_attempt(s, key="user:old", limits=LIMITS, now=T0).allowed
     SQLModel.metadata.drop_all(old_engine)
     old_engine.dispose()

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.sandbox.client import SupersetSession
 from app.sandbox.common import CachePaths, SandboxError, read_or_create_secret
+from app.sandbox.superset_rest import SupersetSession
 
 PERSON = "alice"
 PERSON_ROLE = "sales_north"

@@ -15,7 +15,7 @@ from pathlib import Path
 from string import Template
 
 CONFIG_TEMPLATE = Template(
-    '''"""superset_config.py written by ss-tools (app/sandbox/config.py); do not edit."""
+    '''"""superset_config.py written by ss-tools (app/sandbox/superset_config.py); do not edit."""
 
 SECRET_KEY = $secret_key
 SQLALCHEMY_DATABASE_URI = $db_uri
