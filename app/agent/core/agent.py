@@ -42,12 +42,13 @@ from app.agent.core.control import (
     stop_local,
 )
 from app.agent.core.conversations import ConversationSummary, ConversationView
-from app.agent.core.limits import Slot, UserLimits
+from app.agent.core.limits import UserLimits
 from app.agent.core.requests import (
     CallRequest,
     DoorRequest,
     RequestRefused,
     ResumeRequest,
+    Slot,
     TurnRequest,
     request_row,
 )
