@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from app.agent.core.runs import plan_turn
+from app.agent.core.turn_plan import plan_turn
 from app.agent.model_step import SYSTEM_PROMPT, tool_schema
 from app.agent.rules import default_policy
 from app.tools.args import ENV_ID

@@ -51,7 +51,7 @@ from app.agent.core.control import opened
 from app.agent.core.conversations import run_config
 from app.agent.core.requests import Caller, DoorRequest, Slot
 from app.agent.core.runner import run_graph
-from app.agent.core.runs import turn_lang
+from app.agent.core.turn_plan import turn_lang
 from app.agent.state import Sequencer
 from app.auth import Principal
 from app.auth.external_ids import is_external_user_id
