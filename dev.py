@@ -3,7 +3,8 @@
 
     python dev.py start      install into .venv if needed, then run the product
     python dev.py test       install into .venv (with test extras) if needed, then run pytest
-    python dev.py check      the same install, then ruff check and mypy (what CI runs too)
+    python dev.py check      the same install, then ruff check, mypy and lint-imports (the
+                             import contracts in pyproject.toml; what CI runs too)
 
 Extra arguments after ``test`` go to pytest (``python dev.py test -k policy``); the suite
 or a directory runs as two pytest processes side by side (the tests of the real parts, and
@@ -26,6 +27,9 @@ VENV = ROOT / ".venv"
 BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 PY = BIN / ("python.exe" if os.name == "nt" else "python")
 STAMP = VENV / ".ss-tools-installed"
+#: import-linter's command (``lint-imports``), run by the venv's Python on any platform:
+#: it checks ``[tool.importlinter]`` of pyproject.toml, the parts' nevers
+LINT_IMPORTS = "import sys; from importlinter.cli import lint_imports_command as c; sys.exit(c())"
 
 
 def _say(msg: str) -> None:
@@ -62,12 +66,13 @@ def main(argv: list[str]) -> int:
     if cmd == "start":
         env.setdefault("SS_TOOLS_DEV", "1")
         return subprocess.call([str(PY), "main.py", "start", *rest], cwd=ROOT, env=env)
-    if cmd == "check":  # lint and types, as CI runs them
+    if cmd == "check":  # lint, types and the import contracts, as CI runs them
         lint = subprocess.call(
             [str(PY), "-m", "ruff", "check", "app", "components", "tests", "bench"], cwd=ROOT
         )
         types = subprocess.call([str(PY), "-m", "mypy"], cwd=ROOT)
-        return lint or types
+        contracts = subprocess.call([str(PY), "-c", LINT_IMPORTS], cwd=ROOT)
+        return lint or types or contracts
     shards = _shards(rest)
     if shards is None:
         return subprocess.call([str(PY), "-m", "pytest", *rest], cwd=ROOT, env=env)

@@ -40,7 +40,7 @@ from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
 
 from app.agent.checkpoint import open_sqlite_saver
-from app.agent.core.runs import plan_turn
+from app.agent.core.turn_plan import plan_turn
 from app.agent.graph import openai_tool_schema
 from app.agent.handler import agent_handler
 from app.pages.agent_controller import AgentPageController

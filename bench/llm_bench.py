@@ -36,7 +36,7 @@ import yaml
 from langchain_core.messages import HumanMessage
 from pydantic import SecretStr
 
-from app.agent.core.runs import plan_turn
+from app.agent.core.turn_plan import plan_turn
 from app.agent.graph import openai_tool_schema
 from app.agent.model_step import ask_model, prompt_messages
 from app.agent.rules import default_policy

@@ -36,7 +36,7 @@ class ApprovalWatch:
 
     model: AgentChatModel
     principal: Principal
-    door: Any  # CoreDoor (app.pages.agent_controller)
+    door: Any  # CoreDoor (app.pages.core_door)
 
     def _refused(self, exc: SsToolsError) -> None: ...
     async def restore(self) -> None: ...

@@ -17,8 +17,8 @@ Who writes what:
 * the StreamProcessor is the only code that turns events into screen state;
 * the model writes its own fields (``state`` included) in the transitions both call.
 
-It is written against :class:`CoreDoor` (the core plus its three ``prepare_*`` functions),
-so tests hand it a fake core that yields typed events.
+It is written against :class:`~app.pages.core_door.CoreDoor` (the core plus its three
+``prepare_*`` functions), so tests hand it a fake core that yields typed events.
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from app.agent.core import Caller, ResumeInput, TurnInput
@@ -37,31 +36,19 @@ from app.i18n import refusal_text
 from app.pages.agent_approvals import ApprovalWatch
 from app.pages.agent_controls import ControllerControls
 from app.pages.agent_ways import WaysForward
+from app.pages.core_door import CoreDoor
 from app.screen.chat_model import AgentChatModel, Decision
 from app.screen.stream import StreamProcessor
 from app.screen.uicontext import EnvOption, held_params
 from app.vocab import Channel
 
 if TYPE_CHECKING:
-    from app.agent.core import AgentCore, CallRequest, ResumeRequest, TurnRequest
     from app.events import Event
 
 log = logging.getLogger("ss_tools.pages")
 CHANNEL: Channel = "page"
 DROPPED = (ConnectionError, OSError)  # a stream (or the conversation read) that broke off
 R = TypeVar("R")
-
-
-@dataclass(frozen=True)
-class CoreDoor:
-    """What a page needs from ``app.agent.core``: the core and its three ``prepare_*``
-    with the core bound (``functools.partial(prepare_turn, core=core)``). Tests hand in a
-    fake core with the same methods (``tests/ui/fakes.py``)."""
-
-    core: AgentCore
-    prepare_turn: Callable[..., Awaitable[TurnRequest]]
-    prepare_resume: Callable[..., Awaitable[ResumeRequest]]
-    prepare_call: Callable[..., Awaitable[CallRequest]]
 
 
 # ---- the controller ----------------------------------------------------------------------

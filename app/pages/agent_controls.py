@@ -40,7 +40,7 @@ class ControllerControls(DrawerIntents):
     model: AgentChatModel
     principal: Principal
     processor: StreamProcessor
-    door: Any  # CoreDoor (app.pages.agent_controller), whose core is the agent core
+    door: Any  # CoreDoor (app.pages.core_door), whose core is the agent core
     _tasks: set[asyncio.Task[Any]]  # background work of this page (following writes …)
 
     def _refused(self, exc: SsToolsError) -> None: ...

@@ -28,8 +28,9 @@ from starlette.responses import RedirectResponse
 from app.agent.core import AgentCore, prepare_call, prepare_resume, prepare_turn
 from app.i18n import normalize_language
 from app.pages import session
-from app.pages.agent_controller import AgentPageController, CoreDoor
+from app.pages.agent_controller import AgentPageController
 from app.pages.approvals_count import approvals_counter, keep_counting
+from app.pages.core_door import CoreDoor
 from app.parts import installed
 from app.screen.chat_model import AgentChatModel
 from components.chat_panel import chat_panel

@@ -25,7 +25,7 @@ from app.superset.link_flow import link_attempt
 if TYPE_CHECKING:
     from app.auth import Principal
     from app.events import Event, Offer, OfferedCall
-    from app.pages.agent_controller import CoreDoor
+    from app.pages.core_door import CoreDoor
     from app.screen.chat_model import AgentChatModel
 
 R = TypeVar("R")

@@ -2,7 +2,7 @@
 
 The seam (the agent core calls it; nothing else does)::
 
-    locks = run_locks_for(db)                       # one per event loop, beside TurnRegistry
+    locks = run_locks_for(db)  # app.store.run_coordination; one per loop, beside TurnRegistry
     async with locks.run(conv_id, wait_s=0) as lease:   # after TurnRegistry.begin()
         if lease is None:                           # another replica runs this conversation
             raise RequestRefused(409, "conversation_busy", ...)
@@ -53,10 +53,7 @@ import time
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any, Protocol
-
-from app.store.db import Database
-from app.store.pg_link import is_postgres
+from typing import Protocol
 
 _PERSON = b"ss-tools-run"  # blake2b personalisation: these keys are ours alone
 CHECK_EVERY_S = 5.0  # the watchdog's look at the lock connection while leases are held
@@ -156,12 +153,3 @@ class LocalRunLocks(LockBase):
     async def aclose(self) -> None:
         return None
 
-
-def run_locks_for(db: Database | str, **options: Any) -> RunLocks:
-    """The run locks for the app's database (a ``Database`` or its URL, password
-    included): :class:`~app.store.run_locks_pg.PgRunLocks` on PostgreSQL, else
-    :class:`LocalRunLocks`."""
-    from app.store.run_locks_pg import PgRunLocks  # it builds on this module's types
-
-    url = db if isinstance(db, str) else db.engine.url.render_as_string(hide_password=False)
-    return PgRunLocks(url, **options) if is_postgres(url) else LocalRunLocks()

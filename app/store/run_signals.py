@@ -3,7 +3,7 @@
 
 The seam (the agent core calls it; one per event loop, beside its ``TurnRegistry``)::
 
-    signals = run_signals_for(db)                          # PgRunSignals or LocalRunSignals
+    signals = run_signals_for(db)      # app.store.run_coordination: PgRunSignals or LocalRunSignals
     await signals.listen(on_stop)        # core start: on_stop(conv_id) -> writes_in_flight
     ticket = await signals.started(conv_id, user_id=...)   # a run began (lock held)
     ...
@@ -51,9 +51,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
 
-from app.store.db import Database
 from app.store.models import RunSignal
-from app.store.pg_link import is_postgres
 
 STOP_WAIT_S = 3.0
 HEARTBEAT_S = 5.0
@@ -166,11 +164,3 @@ class LocalRunSignals:
     async def aclose(self) -> None:
         return None
 
-
-def run_signals_for(db: Database, **options: Any) -> RunSignals:
-    """The stop signals for the app's database: :class:`PgRunSignals` on PostgreSQL, else
-    :class:`LocalRunSignals`."""
-    from app.store.run_signals_pg import PgRunSignals  # it builds on this module's types
-
-    url = db.engine.url.render_as_string(hide_password=False)
-    return PgRunSignals(db, **options) if is_postgres(url) else LocalRunSignals()

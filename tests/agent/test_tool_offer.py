@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-from app.agent.core.runs import plan_turn
+from app.agent.core.turn_plan import plan_turn
 from app.agent.rules import default_policy
 from app.agent.tool_offer import RANK_CHARS, always, narrow, offer_for
 from app.facts import Refusal

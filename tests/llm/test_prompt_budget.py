@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from langchain_core.messages import HumanMessage
 
-from app.agent.core.runs import plan_turn
+from app.agent.core.turn_plan import plan_turn
 from app.agent.model_step import SYSTEM_PROMPT, prompt_messages, tool_schema
 from app.agent.rules import default_policy
 from app.agent.tool_offer import narrow

@@ -13,7 +13,8 @@ import pytest
 
 from app.errors import CoordinationError
 from app.store.db import Database
-from app.store.run_locks import Lease, LocalRunLocks, lock_key, run_locks_for
+from app.store.run_coordination import run_locks_for
+from app.store.run_locks import Lease, LocalRunLocks, lock_key
 from app.store.run_locks_pg import PgRunLocks
 from tests.replicas.conftest import terminate
 from tests.waiting import WAIT_S, until

@@ -23,8 +23,9 @@ from sqlalchemy.exc import OperationalError
 from app.store import run_rows, run_signals_pg
 from app.store.db import Database
 from app.store.models import RunSignal, utcnow
+from app.store.run_coordination import run_signals_for
 from app.store.run_locks_pg import PgRunLocks
-from app.store.run_signals import LocalRunSignals, StopAnswer, run_signals_for
+from app.store.run_signals import LocalRunSignals, StopAnswer
 from app.store.run_signals_pg import PgRunSignals
 from tests.replicas.conftest import terminate
 from tests.waiting import WAIT_S, until

@@ -30,7 +30,7 @@ from app.events import (
     Offer,
     TokenEvent,
 )
-from app.pages.agent_controller import CoreDoor
+from app.pages.core_door import CoreDoor
 from app.policy.risk import EnvTable, tier
 from app.store.conversations import ConversationChange
 

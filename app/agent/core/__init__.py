@@ -3,11 +3,17 @@
 Every door (the page, the HTTP stream API, MCP) checks its input once (``checks``:
 ``prepare_turn`` / ``prepare_call`` / ``prepare_resume``) and hands the checked request to
 :class:`AgentCore`, which yields typed events (``app.events``) with ``conv_id`` and ``seq``
-set. Modules, read top to bottom: ``requests`` (what a door hands in, a refusal),
-``checks``, ``agent`` (AgentCore), ``runs`` (what a run does, and the tool set and
-context of a run), ``runner`` (the graph's output as events), ``control`` (one run at a
-time, stop; in one process and across replicas), ``stopping`` (a person's Stop and its
-answer), ``conversations`` (the read model and the list), ``edits`` (the edit form).
+set. Modules, read top to bottom: ``agent`` (AgentCore, which composes the rest),
+``stopping`` (a person's Stop and its answer), ``runs`` (what a run does),
+``bookkeeping`` (around a run: the list's row and badge, a withdrawn confirmation),
+``runner`` (the graph's output as events), ``conversations`` (the read model and the
+list), ``checks`` (every input checked once), ``collaborators`` (what the modules below
+``agent`` work with: ``AgentCore`` has those parts, none of them imports it),
+``turn_plan`` (a run's tool set and context, a door's tool list), ``control`` (one run
+at a time, stop; in one process and across replicas), ``limits`` (per-user pace and
+running runs), ``edits`` (the edit form), ``requests`` (what a door hands in, a
+refusal). ``approvals`` and ``approval_queue`` (a call that waits for a second person)
+sit above ``agent``: they use the composed core.
 """
 
 from app.agent.core.agent import AgentCore, EnvView, StopReport
@@ -27,7 +33,7 @@ from app.agent.core.requests import (
     TurnRequest,
     confirmation_status,
 )
-from app.agent.core.runs import OfferedTool, offered_tools
+from app.agent.core.turn_plan import OfferedTool, offered_tools
 
 __all__ = [
     "CONFIRMATION_STATUS",

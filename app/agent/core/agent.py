@@ -12,6 +12,8 @@ event loop: checkpointers are loop-bound), takes a checked request (``checks``:
 
 Every run goes under its conversation's :class:`RunControl` (one busy period at a time,
 stoppable from any door: :meth:`cancel`); what it does is :mod:`runs` read top to bottom.
+The modules below this one take what they work with as ``collaborators.RunParts`` (this
+class has those parts) and never import it.
 Tests build their own parts and a core with a scripted model on them
 (``app.parts.with_core(parts, model=scripted, tools={...}, checkpointer=InMemorySaver())``).
 """
@@ -31,6 +33,7 @@ from app.agent.audit import AuditWriter
 from app.agent.checkpoint import SaverPool
 from app.agent.confirmation import Confirmations
 from app.agent.core import conversations, edits, runs, stopping
+from app.agent.core.bookkeeping import settle
 from app.agent.core.checks import refuse_foreign, valid_conv_id
 from app.agent.core.control import (
     BUSY_WAIT_S,
@@ -42,17 +45,18 @@ from app.agent.core.control import (
     stop_local,
 )
 from app.agent.core.conversations import ConversationSummary, ConversationView
-from app.agent.core.limits import Slot, UserLimits
+from app.agent.core.limits import UserLimits
 from app.agent.core.requests import (
     CallRequest,
     DoorRequest,
     RequestRefused,
     ResumeRequest,
+    Slot,
     TurnRequest,
     request_row,
 )
-from app.agent.core.runs import build_context, tool_listing
 from app.agent.core.stopping import StopReport
+from app.agent.core.turn_plan import build_context, tool_listing
 from app.agent.graph import build_graph, tool_deps_factory
 from app.agent.rules import Rules
 from app.agent.state import AgentContext, Sequencer
@@ -262,7 +266,7 @@ class AgentCore:
         self, req: Any, run: Callable[[AgentCore, Any, RunControl], AsyncIterator[Event]]
     ) -> AsyncGenerator[Event, None]:
         """``run``'s events under the conversation's run control; at its ``done`` a turn's
-        list row is committed; once the graph has ended, the bookkeeping (``runs.settle``)
+        list row is committed; once the graph has ended, the bookkeeping (``bookkeeping.settle``)
         and the user's slot is freed (``req.slot``, taken by ``prepare_*``)."""
         registry = self.turns()
         slot = self.limits.adopt(getattr(req, "slot", None))
@@ -290,7 +294,7 @@ class AgentCore:
     async def _settle(self, control: RunControl, req: Any, slot: Slot | None) -> None:
         """The run's bookkeeping, then its user's slot back (whatever the bookkeeping did)."""
         try:
-            await runs.settle(self, control, req)
+            await settle(self, control, req)
         finally:
             await self.limits.free(slot)
 

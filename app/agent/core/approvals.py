@@ -49,9 +49,9 @@ from app.agent.core.approval_queue import (
 from app.agent.core.checks import MAX_REASON_CHARS, authenticate, is_text
 from app.agent.core.control import opened
 from app.agent.core.conversations import run_config
-from app.agent.core.requests import Caller, DoorRequest
+from app.agent.core.requests import Caller, DoorRequest, Slot
 from app.agent.core.runner import run_graph
-from app.agent.core.runs import turn_lang
+from app.agent.core.turn_plan import turn_lang
 from app.agent.state import Sequencer
 from app.auth import Principal
 from app.auth.external_ids import is_external_user_id
@@ -71,7 +71,6 @@ __all__ = [
 if TYPE_CHECKING:
     from app.agent.core.agent import AgentCore
     from app.agent.core.control import RunControl
-    from app.agent.core.limits import Slot
 
 Decision = Literal["approve", "deny"]
 #: the runs of decisions under way (a door that stops listening never stops one)

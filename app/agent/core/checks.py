@@ -41,9 +41,10 @@ import json
 import re
 import uuid
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from app.agent.audit import AuditWriter, audit_scope
+from app.agent.core.collaborators import CheckParts
 from app.agent.core.edits import edit_fits_tool, edit_shape
 from app.agent.core.requests import (
     FOREIGN,
@@ -63,9 +64,6 @@ from app.errors import AuthError, ConfirmationError, UIContextError
 from app.i18n import DEFAULT_LANGUAGE, detect_lang, normalize_language
 from app.reasoning import cot_logger
 from app.vocab import CONV_ID_PATTERN, ENV_ID_PATTERN
-
-if TYPE_CHECKING:
-    from app.agent.core.agent import AgentCore
 
 _CONV_ID = re.compile(CONV_ID_PATTERN)
 _ENV_ID = re.compile(ENV_ID_PATTERN)
@@ -104,7 +102,7 @@ async def refuse_foreign(audit: AuditWriter, **row: Any) -> RequestRefused:
 
 
 async def authenticate(
-    caller: Caller, *, core: AgentCore, conv_id: str | None = None, fresh: bool = False
+    caller: Caller, *, core: CheckParts, conv_id: str | None = None, fresh: bool = False
 ) -> Principal:
     """The verified ``caller``: its token's principal, or its already signed-in principal
     (the page's session) — either way checked again to be active (not disabled, deleted
@@ -144,7 +142,7 @@ async def authenticate(
 
 
 async def checked_caller(
-    caller: Caller, *, core: AgentCore, conv_id: str, fresh: bool = False
+    caller: Caller, *, core: CheckParts, conv_id: str, fresh: bool = False
 ) -> tuple[Principal, dict[str, Any]]:
     """The verified caller (:func:`authenticate`, ``fresh`` as there) and the audit row's
     fields of its request (user, role, channel, client, conv_id) once ``conv_id`` is
@@ -195,7 +193,7 @@ def _history(
     return tuple(reversed(kept)), None
 
 
-async def prepare_turn(turn: TurnInput, *, core: AgentCore, caller: Caller) -> TurnRequest:
+async def prepare_turn(turn: TurnInput, *, core: CheckParts, caller: Caller) -> TurnRequest:
     """Check a turn's input once (see the module docstring); raise ``RequestRefused``."""
     message, env_id = turn.message, turn.env_id
     conv_id = uuid.uuid4().hex if turn.conv_id is None else turn.conv_id
@@ -283,7 +281,7 @@ def _arguments_problem(arguments: Any) -> tuple[int, str, str] | None:
 
 async def prepare_call(
     *,
-    core: AgentCore,
+    core: CheckParts,
     caller: Caller,
     tool_name: str,
     arguments: Mapping[str, Any] | None,
@@ -333,7 +331,7 @@ MAX_REASON_CHARS = 2000
 MAX_CONFIRMATION_ID_CHARS = 128
 
 
-async def prepare_resume(answer: ResumeInput, *, core: AgentCore, caller: Caller) -> ResumeRequest:
+async def prepare_resume(answer: ResumeInput, *, core: CheckParts, caller: Caller) -> ResumeRequest:
     """Check a resume's input, then validate and consume the confirmation (single use).
     ``core``: the agent core whose conversation it is."""
     conv_id, confirmation_id, decision = answer.conv_id, answer.confirmation_id, answer.decision

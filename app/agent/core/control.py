@@ -55,14 +55,14 @@ from app.agent.core.requests import RequestRefused
 from app.errors import CoordinationError
 from app.events import Event
 from app.store.db import Database
-from app.store.run_locks import Lease, RunLocks, run_locks_for
+from app.store.run_coordination import run_locks_for, run_signals_for
+from app.store.run_locks import Lease, RunLocks
 from app.store.run_signals import (
     OnStop,
     RunInfo,
     RunSignals,
     RunTicket,
     StopAnswer,
-    run_signals_for,
 )
 
 log = logging.getLogger("ss_tools.agent")

@@ -16,7 +16,7 @@ import dataclasses
 import functools
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
@@ -24,6 +24,7 @@ from app.agent.approval_record import awaiting_event, is_approval
 from app.agent.approvals import ApprovalBook
 from app.agent.audit import AuditWriter
 from app.agent.core.checks import refuse_foreign, valid_conv_id
+from app.agent.core.collaborators import RunParts
 from app.agent.core.requests import RequestRefused
 from app.agent.state import confirm_required_event
 from app.agent.undo import ARTIFACT_KEY, available_offers
@@ -36,9 +37,6 @@ from app.store import conversations
 from app.store.conversations import ConversationChange
 from app.store.db import Database
 from app.store.models import Conversation
-
-if TYPE_CHECKING:
-    from app.agent.core.agent import AgentCore
 
 TURN_KEYS = ("object_type", "selected_env", "uicontext")
 RESULT_LIMIT = 4000
@@ -156,9 +154,7 @@ def conversation_view(conv_id: str, state: Any, policy: Policy) -> ConversationV
     )
 
 
-async def read_conversation(
-    core: AgentCore, principal: Principal, conv_id: str
-) -> ConversationView:
+async def read_conversation(core: RunParts, principal: Principal, conv_id: str) -> ConversationView:
     """The conversation's view for ``principal`` (a door's read): 422 for a malformed
     id, 403 (audited) for another user's conversation."""
     if not valid_conv_id(conv_id):

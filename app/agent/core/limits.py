@@ -40,13 +40,13 @@ import math
 import time
 import uuid
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from sqlalchemy.exc import SQLAlchemyError
 
 from app.agent.audit import AuditWriter
-from app.agent.core.requests import RateLimited, RequestRefused
+from app.agent.core.requests import RateLimited, RequestRefused, Slot
 from app.auth import Principal
 from app.replica import replica_id
 from app.settings import Settings
@@ -71,17 +71,6 @@ def user_key(user_id: str) -> str:
     if len(user_id) <= MAX_KEY_CHARS:
         return user_id
     return "sha256:" + hashlib.sha256(user_id.encode("utf-8")).hexdigest()
-
-
-@dataclass(eq=False)
-class Slot:
-    """One of a user's slots, held by one run until :meth:`UserLimits.free`."""
-
-    user_key: str
-    number: int
-    lease: str
-    beat: asyncio.Task[None] | None = field(default=None, repr=False)
-    freed: bool = False
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,8 @@
   arguments).
 * The checked requests the core takes: :class:`TurnRequest`, :class:`ResumeRequest`,
   :class:`CallRequest` — built only by ``prepare_turn`` / ``prepare_resume`` /
-  ``prepare_call`` (``app.agent.core.checks``), so every field is already checked.
+  ``prepare_call`` (``app.agent.core.checks``), so every field is already checked; a
+  turn, a call or a confirmed answer carries its user's running :class:`Slot`.
 * A refusal: :class:`RequestRefused` (``status``, a stable ``error`` code, a ``reason``
   for a person; already audited when raised). The SSE door turns it into ``error`` +
   ``done`` (:meth:`RequestRefused.event`), the HTTP door into docs/http-api.md's ``{"error",
@@ -15,9 +16,10 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from app.agent.confirmation import ConfirmationRecord
 from app.auth import Principal
@@ -25,9 +27,6 @@ from app.context import UIContext
 from app.errors import ConfirmationError, SsToolsError
 from app.events import ErrorEvent
 from app.vocab import Channel, Lang
-
-if TYPE_CHECKING:
-    from app.agent.core.limits import Slot
 
 
 @dataclass(frozen=True)
@@ -76,6 +75,18 @@ class ResumeInput:
     decision: str
     reason: str | None = None
     args: Mapping[str, Any] | None = None
+
+
+@dataclass(eq=False)
+class Slot:
+    """One of a user's running slots (``app.agent.core.limits``), taken when a request is
+    checked and carried on it; held by one run until ``UserLimits.free``."""
+
+    user_key: str
+    number: int
+    lease: str
+    beat: asyncio.Task[None] | None = field(default=None, repr=False)
+    freed: bool = False
 
 
 @dataclass(frozen=True, kw_only=True)

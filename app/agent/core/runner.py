@@ -12,12 +12,13 @@ write in flight the stream ends there (``done``) and the run goes on for the wri
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from langchain_core.messages import AIMessage, AIMessageChunk, ToolMessage
 
 from app.agent.approval_record import awaiting_event, is_approval
 from app.agent.audit import AuditWriter
+from app.agent.core.collaborators import RunParts
 from app.agent.core.control import ITEM, STOP, RunControl
 from app.agent.model_step import PROBLEM_KEY
 from app.agent.offers import what_i_can_do
@@ -35,9 +36,6 @@ from app.events import (
 from app.i18n import t
 from app.reasoning import cot_logger
 from app.vocab import DONE_AWAITING_APPROVAL, DoneState
-
-if TYPE_CHECKING:
-    from app.agent.core.agent import AgentCore
 
 STREAM_MODES = ["messages", "updates", "custom"]
 
@@ -162,7 +160,7 @@ async def fail(seq: Sequencer, error: ErrorEvent, audit: AuditWriter) -> AsyncIt
 
 
 async def run_graph(
-    core: AgentCore,
+    core: RunParts,
     graph: Any,
     inp: Any,
     config: dict[str, Any],

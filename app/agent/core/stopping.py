@@ -22,18 +22,16 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
-from app.agent.core import runs
+from app.agent.core.bookkeeping import settle, withdraw
 from app.agent.core.checks import valid_conv_id
+from app.agent.core.collaborators import StopParts
 from app.agent.core.control import BUSY_WAIT_S
 from app.agent.core.conversations import run_config
 from app.agent.core.requests import DoorRequest, RequestRefused
 from app.auth import Principal
 from app.vocab import Channel
-
-if TYPE_CHECKING:
-    from app.agent.core.agent import AgentCore
 
 StopStatus = Literal["stopped", "stopping", "ended", "withdrawn", "not_running"]
 
@@ -58,7 +56,7 @@ class StopReport:
 
 
 async def cancel(
-    core: AgentCore, principal: Principal, conv_id: str, *, channel: Channel
+    core: StopParts, principal: Principal, conv_id: str, *, channel: Channel
 ) -> StopReport:
     """``AgentCore.cancel``: stop ``conv_id``'s running turn wherever it runs, or withdraw
     its pending confirmation; the owner only."""
@@ -85,7 +83,7 @@ async def cancel(
 
 
 async def _cancel_elsewhere(
-    core: AgentCore, principal: Principal, conv_id: str, row: dict[str, Any]
+    core: StopParts, principal: Principal, conv_id: str, row: dict[str, Any]
 ) -> StopReport | bool:
     """Stop ``conv_id``'s run on another replica (PostgreSQL): the same answer and audit
     row as a local stop, confirmed or accepted. Else whether a run there ended while the
@@ -114,7 +112,7 @@ async def _cancel_elsewhere(
 
 
 async def _withdraw(
-    core: AgentCore,
+    core: StopParts,
     principal: Principal,
     conv_id: str,
     row: dict[str, Any],
@@ -136,9 +134,9 @@ async def _withdraw(
         state = await graph.aget_state(run_config(conv_id))  # a run may have ended it
         withdrawn = None
         if state.interrupts:
-            withdrawn = await runs.withdraw(core, graph, state, req, control)
+            withdrawn = await withdraw(core, graph, state, req, control)
     finally:
-        core.turns().end(control, lambda: runs.settle(core, control, req))
+        core.turns().end(control, lambda: settle(core, control, req))
     if withdrawn is None:
         return StopReport(conv_id, status=nothing)
     return StopReport(conv_id, withdrawn=withdrawn, status="withdrawn")
@@ -152,7 +150,7 @@ def _stopped(conv_id: str, flights: list[dict[str, str]], *, confirmed: bool) ->
 
 
 async def _audit(
-    core: AgentCore, row: dict[str, Any], reason: str, args: dict[str, Any] | None
+    core: StopParts, row: dict[str, Any], reason: str, args: dict[str, Any] | None
 ) -> None:
     await core.audit.record(kind="turn_stopped", decision="cancel", reason=reason, args=args, **row)
     await core.audit.flush()
