@@ -67,6 +67,22 @@ async def test_search_pages_through_all_dashboards(
     assert len(ids) == len(first["dashboards"]) + len(second["dashboards"])
 
 
+async def test_a_page_past_the_last_shows_the_last_and_says_which_was_asked(
+    registry: EnvironmentRegistry, deps: Deps
+) -> None:
+    """A caller that counts pages from 1 asks for page 1 of a one-dashboard result: it gets
+    that dashboard, never "nothing found"."""
+    out = await run("search_dashboards", deps(), query="Sales Over", page=1)
+    assert [d["title"] for d in out["dashboards"]] == ["Sales Overview"]
+    assert out["page"] == 0 and out["page_asked"] == 1 and out["count"] == 1
+    far = await run("search_dashboards", deps(), page=50, page_size=2)
+    assert far["dashboards"] and far["page"] == (far["count"] - 1) // 2 and far["page_asked"] == 50
+    asked = await run("search_dashboards", deps(), query="Sales Over")
+    assert "page_asked" not in asked  # the page asked is the page shown
+    none = await run("search_dashboards", deps(), query="no such dashboard", page=1)
+    assert none["dashboards"] == [] and none["count"] == 0 and none["page"] == 1
+
+
 async def test_search_in_prod_lacks_the_dev_only_dashboard(
     registry: EnvironmentRegistry, deps: Deps
 ) -> None:

@@ -53,13 +53,23 @@ def _label(dashboard: dict[str, Any], lang: str) -> str:
 
 @runs.implements(specs.search_dashboards, choices=dashboard_choices, view=view.search_dashboards)
 async def search_dashboards(args: SearchDashboardsArgs, deps: ToolDeps) -> dict[str, Any]:
-    """One page of ``/api/v1/dashboard/`` filtered by title, with absolute URLs."""
+    """One page of ``/api/v1/dashboard/`` filtered by title, with absolute URLs. A page past
+    the last one (a caller counting pages from 1 asks for page 1 of one result) shows the
+    last page instead, and says which was asked (``page_asked``): "nothing found" would
+    be wrong when something was."""
     env, client = deps.env_client()
-    data = await client.list_dashboards(args.query or "", args.page, args.page_size)
+    query, page = args.query or "", args.page
+    data = await client.list_dashboards(query, page, args.page_size)
+    count = int(data.get("count") or 0)
+    if page > 0 and count and not data.get("result"):
+        page = (count - 1) // args.page_size
+        data = await client.list_dashboards(query, page, args.page_size)
+    moved = {"page_asked": args.page} if page != args.page else {}
     return {
         "env": env.id,
         "count": data.get("count", 0),
-        "page": args.page,
+        "page": page,
+        **moved,
         "page_size": args.page_size,
         "dashboards": [
             {
