@@ -57,7 +57,8 @@ from app.agent.core.requests import (
 )
 from app.agent.core.stopping import StopReport
 from app.agent.core.turn_plan import build_context, tool_listing
-from app.agent.graph import build_graph, tool_deps_factory
+from app.agent.graph import build_graph
+from app.agent.nodes.deps import tool_deps_factory
 from app.agent.rules import Rules
 from app.agent.state import AgentContext, Sequencer
 from app.auth import AuthGate, Principal
