@@ -41,9 +41,9 @@ from app.agent.confirmation import Confirmations
 from app.agent.nodes import Node, approval
 from app.agent.nodes.checked import PreflightOverride
 from app.agent.nodes.confirm import confirm_node, is_answered, recheck_node
-from app.agent.nodes.deps import DepsFactory
 from app.agent.nodes.guard import Guard, guard_node
 from app.agent.nodes.model import model_node
+from app.agent.nodes.tool_deps import DepsFactory
 from app.agent.nodes.tools import ToolNode, tools_node
 from app.agent.prompt import SYSTEM_PROMPT
 from app.agent.state import AgentContext, AgentState

@@ -46,7 +46,8 @@ from app.agent.core.approval_queue import (
     refused,
     still_waiting,
 )
-from app.agent.core.checks import MAX_REASON_CHARS, authenticate, is_text
+from app.agent.core.check_resume import MAX_REASON_CHARS
+from app.agent.core.checks import authenticate, is_text
 from app.agent.core.control import opened
 from app.agent.core.conversations import run_config
 from app.agent.core.requests import Caller, DoorRequest, Slot

@@ -7,7 +7,7 @@
 * ``confirm``: a person's answer (an interrupt), then every answer checked again;
   ``approval``: a second person's approval (four-eyes);
 * ``tools``: the confirmed calls run (``tool_endings``: how one ends when it does not
-  complete); ``deps``: a call's ToolDeps.
+  complete); ``tool_deps``: a call's ToolDeps.
 """
 
 from __future__ import annotations

@@ -42,8 +42,8 @@ from app.agent.call_checks import exempt_from_maintenance
 from app.agent.model_mistakes import DROPPED_NOTE, audit_strays, without_strays
 from app.agent.names import card_names, page_names
 from app.agent.nodes.checked import Checked, PreflightOverride, call_env, checked_call, rated
-from app.agent.nodes.deps import DepsFactory
 from app.agent.nodes.refuse import refuse
+from app.agent.nodes.tool_deps import DepsFactory
 from app.agent.offers import without_context
 from app.agent.state import AgentContext
 from app.errors import SupersetRefused, ToolError

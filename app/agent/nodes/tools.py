@@ -33,7 +33,7 @@ from langgraph.runtime import Runtime
 from app.agent.audit import AuditWriter
 from app.agent.execution import execute_with_timeout, retry_read_tool, summarise_response
 from app.agent.nodes import Node
-from app.agent.nodes.deps import DepsFactory
+from app.agent.nodes.tool_deps import DepsFactory
 from app.agent.nodes.tool_endings import artifact_of, failed, refused, timed_out
 from app.agent.state import (
     AgentContext,
