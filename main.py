@@ -95,8 +95,8 @@ def with_local_model(settings: Settings) -> Settings:
 
 def prefix_requests(model_name: str) -> list[dict[str, Any]]:
     """One chat request per :data:`LOCAL_MODEL_PREFIXES` entry, as the product starts
-    such a turn (``app.agent.model_step.prefix_request``)."""
-    from app.agent.model_step import prefix_request
+    such a turn (``app.agent.prompt.prefix_request``)."""
+    from app.agent.prompt import prefix_request
     from app.agent.rules import default_policy
 
     policy = default_policy()

@@ -87,13 +87,13 @@ class ToolEndEvent(ToolCallEvent):
     retry_exhausted: bool = False
     task_id: str | None = None
     duration_ms: float | None = None
-    # The tool's result as JSON values (``app.agent.tool_node.tool_data``): at most 64 KiB, cut
+    # The tool's result as JSON values (``app.agent.tool_result.tool_data``): at most 64 KiB, cut
     # structurally beyond that (``data_truncated``); None for a text result or a failure.
     data: Any = None
     data_truncated: bool = False
     view: ToolView | None = None  # how the page presents the result (app.views)
     # What the result caps left out of the view (``view.cut``), said in the turn's
-    # language; "" when nothing was (``app.agent.tool_node.cut_note``).
+    # language; "" when nothing was (``app.agent.tool_result.cut_note``).
     cut_note: str = ""
     offers: list[Offer] = Field(default_factory=list)  # an undoable write's ``undo``
 
@@ -159,7 +159,7 @@ class MessageEvent(BaseEvent):
     text: str
     model: str = ""
     offers: list[Offer] = Field(default_factory=list)
-    # the turn ended on what the model did (app.agent.model_step): step_cap,
+    # the turn ended on what the model did (app.agent.turn_limits, app.agent.nodes.model): step_cap,
     # repeated_call, unknown_tool, invalid_arguments, unreadable, unreachable, timed_out
     problem: str | None = None
 

@@ -41,8 +41,8 @@ from langgraph.prebuilt import ToolNode, tools_condition
 
 from app.agent.checkpoint import open_sqlite_saver
 from app.agent.core.turn_plan import plan_turn
-from app.agent.graph import openai_tool_schema
 from app.agent.handler import agent_handler
+from app.agent.prompt import tool_schema
 from app.pages.agent_controller import AgentPageController
 from app.pages.agent_page import core_door
 from app.parts import Parts, build_parts
@@ -124,7 +124,7 @@ async def _bare_graph(
 
     saver = await open_sqlite_saver(path)  # the same pragmas as the core's
     bound = model.bind_tools(
-        [openai_tool_schema(TOOL_CATALOG[name]) for name in offered or [spec.name]]
+        [tool_schema(TOOL_CATALOG[name]) for name in offered or [spec.name]]
     )
 
     async def call_model(state: MessagesState) -> dict[str, Any]:

@@ -31,7 +31,7 @@ from typing import Any
 
 from langchain_core.messages import HumanMessage
 
-from app.agent import audit
+from app.agent import audit_commit
 from app.planner import OfflinePlanner
 from app.tools.catalog import TOOL_CATALOG
 from bench.agent_bench import (
@@ -46,9 +46,9 @@ from bench.agent_bench import (
 VARIANTS = ("page", "no audit commit", "no screen", "neither")
 
 
-def _no_write(committer: Any, batch: list[audit.Item]) -> None:
+def _no_write(committer: Any, batch: list[audit_commit.Item]) -> None:
     for item in batch:
-        audit._resolve(item[2], None)
+        audit_commit._resolve(item[2], None)
 
 
 async def breakdown(turns: int = 200) -> dict[str, float]:
@@ -59,13 +59,13 @@ async def breakdown(turns: int = 200) -> dict[str, float]:
     bare_graph, saver = await _bare_graph(
         OfflinePlanner(catalog=TOOL_CATALOG), data / "bare.db", offered_tools(parts)
     )
-    submit = audit.BatchCommitter.submit
+    submit = audit_commit.BatchCommitter.submit
     processor = controller.processor
     apply = processor.apply
 
     def variant(name: str) -> None:
         no_audit = name in ("no audit commit", "neither")
-        audit.BatchCommitter.submit = _no_write if no_audit else submit  # type: ignore[method-assign,assignment]
+        audit_commit.BatchCommitter.submit = _no_write if no_audit else submit  # type: ignore[method-assign,assignment]
         no_screen = name in ("no screen", "neither")
         processor.apply = (lambda event: None) if no_screen else apply  # type: ignore[method-assign,assignment]
 

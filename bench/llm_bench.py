@@ -2,7 +2,7 @@
 
 Starts the local small LLM (``app.sandbox.local_model``: built and cached once per machine) and
 asks it what the product's model node asks, with the product's own prompt
-(``app.agent.model_step.prompt_messages``), tool schemas (``app.agent.graph``) and tool
+(``app.agent.prompt.prompt_messages``), tool schemas (``app.agent.prompt``) and tool
 offer (``app.agent.tool_offer``: the allowed tools narrowed by the planner's ranking to
 ``--top-k`` plus show_capabilities, the others named in the turn's facts; ``--top-k 0``
 offers every allowed tool, as the product did before the narrowing):
@@ -37,8 +37,8 @@ from langchain_core.messages import HumanMessage
 from pydantic import SecretStr
 
 from app.agent.core.turn_plan import plan_turn
-from app.agent.graph import openai_tool_schema
-from app.agent.model_step import ask_model, prompt_messages
+from app.agent.nodes.model import ask_model
+from app.agent.prompt import prompt_messages, tool_schema
 from app.agent.rules import default_policy
 from app.agent.tool_offer import ToolOffer, Wide, bind_options, offer_for
 from app.context import UIContext
@@ -73,7 +73,7 @@ async def _offer(text: str, object_type: str | None, env: str | None, top_k: int
 
 def _bound(model: Any, offer: ToolOffer) -> Any:
     catalog = default_policy().catalog
-    schemas = [openai_tool_schema(catalog[n]) for n in offer.tools]
+    schemas = [tool_schema(catalog[n]) for n in offer.tools]
     return model.bind_tools(schemas, **bind_options(offer))
 
 

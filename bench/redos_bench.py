@@ -88,7 +88,7 @@ CASES: dict[str, Callable[[int], str]] = {
 _CHILD = r"""
 import json, sys, time
 from langchain_core.messages import HumanMessage, SystemMessage
-from app.agent.model_step import build_system_prompt
+from app.agent.prompt import build_system_prompt
 from app.tools.catalog import TOOL_CATALOG
 from app.planner import plan_reply
 from app.planner.known import Known

@@ -81,7 +81,7 @@ def audit_rows(parts: Parts, **filters: Any) -> list[dict[str, Any]]:
 
 async def run_tool(name: str, deps: ToolDeps, **args: Any) -> Any:
     """Tool ``name`` called directly (no guard), on the environment the seam would give it
-    (``app.agent.guard.call_env``): the call's own ``target_env``/``env_id``, else a
+    (``app.agent.nodes.checked.call_env``): the call's own ``target_env``/``env_id``, else a
     ``resolve_target`` hook's answer (a restore's backup), else ``deps``'s own env_id."""
     decl = TOOLS[name]
     model = decl.spec.args_model(**args)

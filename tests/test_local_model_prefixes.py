@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 
 import pytest
 
-from app.agent.model_step import SYSTEM_PROMPT
+from app.agent.prompt import SYSTEM_PROMPT
 from app.sandbox.common import SandboxError
 from app.sandbox.local_model import LocalModelServer
 from app.sandbox.processes import free_port

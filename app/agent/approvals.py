@@ -1,6 +1,6 @@
 """A second person's approval (four-eyes): the requests' rows, their audit rows and their
 webhook, for the graph (which opens a request when a confirmed call needs one:
-``app.agent.approval_nodes``) and for the core (which decides one:
+``app.agent.nodes.approval``) and for the core (which decides one:
 ``app.agent.core.approvals``).
 
 An :class:`ApprovalBook` is stateless over the app's database, audit writer and

@@ -1,4 +1,4 @@
-"""What a tool's own hooks add to the guard's checks of one call (``app.agent.guard``):
+"""What a tool's own hooks add to the guard's checks of one call (``app.agent.nodes.police``):
 
 * :func:`exempt_from_maintenance` — whether the call runs during a maintenance window:
   its tool's (the spec's ``maintenance_exempt``), else this call's (the tool's ``exempt``

@@ -20,7 +20,7 @@ node interrupts). Its confirmation is a row of ``app.store.confirmations``, read
    waits for a second person instead has its request withdrawn:
    ``app.agent.approvals.withdraw_waiting``).
 
-A confirmed answer is policed again before it runs (``app.agent.recheck``):
+A confirmed answer is policed again before it runs (``app.agent.nodes.confirm``):
 :func:`raises_the_stakes` says when an answer needs a new confirmation instead.
 """
 

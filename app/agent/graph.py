@@ -1,9 +1,12 @@
 """The agent graph: model -> guard -> (confirm -> (recheck) -> (approval)) -> tools -> model ...
 
+This module wires the nodes and their edges; the node bodies are in ``app.agent.nodes``
+(model, guard, confirm, approval, tools).
+
 ``recheck`` runs every call a person confirmed, edited or not, through the guard's
-per-call policy again (``app.agent.recheck``: the caller's current role, the environment,
+per-call policy again (``app.agent.nodes.confirm``: the caller's current role, the environment,
 maintenance, the risk); one a second person must approve then waits for them
-(``app.agent.approval_nodes``); a stopped turn ends through its own nodes
+(``app.agent.nodes.approval``); a stopped turn ends through its own nodes
 (``app.agent.state``: stopping), so its checkpoint stays consistent.
 
 ``build_graph(*, model, checkpointer, settings, db, audit, confirmations, policy, envs,
@@ -24,52 +27,33 @@ asking the model again.
 from __future__ import annotations
 
 import functools
-import json
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import replace
 from typing import Any, Literal
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
-from langgraph.types import interrupt
 
-from app.agent import approval_nodes
 from app.agent.approvals import ApprovalBook
 from app.agent.audit import AuditWriter, audit_scope
-from app.agent.budget import InputBudget
 from app.agent.confirmation import Confirmations
-from app.agent.guard import DepsFactory, Guard, PreflightOverride
-from app.agent.model_step import (
-    PROBLEM_KEY,
-    SYSTEM_PROMPT,
-    ask_model,
-    ended,
-    prompt_messages,
-    tool_schema,
-    turn_limit,
-)
-from app.agent.recheck import EDIT, is_answered, recheck_edits
-from app.agent.state import (
-    AgentContext,
-    AgentState,
-    Stopped,
-    call_row,
-    cancel_calls,
-    cancellable,
-    is_stopped,
-    stopped_reply,
-)
-from app.agent.tool_node import ToolNode
-from app.agent.tool_offer import Ranker, Wide, bind_options, offer_for
+from app.agent.nodes import Node, approval
+from app.agent.nodes.checked import PreflightOverride
+from app.agent.nodes.confirm import confirm_node, is_answered, recheck_node
+from app.agent.nodes.guard import Guard, guard_node
+from app.agent.nodes.model import model_node
+from app.agent.nodes.tool_deps import DepsFactory
+from app.agent.nodes.tools import ToolNode, tools_node
+from app.agent.prompt import SYSTEM_PROMPT
+from app.agent.state import AgentContext, AgentState
+from app.agent.tool_offer import Ranker
 from app.policy import EnvTable, Policy
 from app.settings import Settings
 from app.store.db import Database
 from app.superset.registry import EnvironmentRegistry
-from app.tasks.worker import TaskRunner
 from app.tools import TOOLS
-from app.tools.kit import Tool, ToolDeps, ToolFn
+from app.tools.kit import Tool, ToolFn
 
 
 def is_direct(state: AgentState) -> bool:
@@ -91,41 +75,6 @@ def after_tools(state: AgentState) -> Literal["model", "__end__"]:
     return "__end__" if is_direct(state) else "model"
 
 
-#: The tool as a model is offered it (``app.agent.model_step.tool_schema``).
-openai_tool_schema = tool_schema
-
-
-class BoundModels:
-    """``model`` with a tool set bound, made once per tool set (a turn offers the same
-    few sets again and again) and again when the policy's catalog changes."""
-
-    LIMIT = 64
-
-    def __init__(self, model: BaseChatModel) -> None:
-        self.model = model
-        self._catalog: Mapping[str, Any] | None = None
-        self._bound: dict[tuple[str, ...], tuple[Any, int]] = {}
-
-    def __call__(self, catalog: Mapping[str, Any], names: tuple[str, ...], **options: Any) -> Any:
-        return self.bound(catalog, names, **options)[0]
-
-    def bound(
-        self, catalog: Mapping[str, Any], names: tuple[str, ...], **options: Any
-    ) -> tuple[Any, int]:
-        """The bound model and how many characters its tools add to every call;
-        ``options``: ``bind_tools``' own (``tool_offer.bind_options``)."""
-        if catalog is not self._catalog or len(self._bound) >= self.LIMIT:
-            self._catalog, self._bound = catalog, {}
-        key = (*names, *sorted(f"{k}={v}" for k, v in options.items()))
-        found = self._bound.get(key)
-        if found is None:
-            schemas = [openai_tool_schema(catalog[n]) for n in names if n in catalog]
-            size = len(json.dumps(schemas, ensure_ascii=False))
-            found = self._bound[key] = (self.model.bind_tools(schemas, **options), size)
-        return found
-
-
-Node = Callable[[AgentState, Runtime[AgentContext]], Awaitable[dict[str, Any]]]
 #: where a rechecked answer goes (a second person's approval among them)
 Rechecked = Literal["confirm", "approval", "tools", "model", "__end__"]
 
@@ -151,49 +100,6 @@ def audited_by_door(node: Node) -> Any:  # a node LangGraph calls with its runti
             return await node(state, runtime)
 
     return run
-
-
-def tool_deps_factory(
-    *,
-    settings: Settings,
-    registry: EnvironmentRegistry,
-    db: Database,
-    tasks: TaskRunner,
-    tools: Mapping[str, Tool] = TOOLS,
-) -> DepsFactory:
-    """The product's deps factory: a call's ToolDeps from the app's parts, the environment
-    the guard resolved for it, the page's, the policy, the tools in force."""
-
-    def make(
-        *,
-        ctx: AgentContext,
-        env_id: str | None,
-        env_source: str,
-        selected_env: str | None,
-        policy: Policy,
-        task_id: str | None,
-        progress: Any,
-    ) -> ToolDeps:
-        return ToolDeps(
-            settings=settings,
-            user_id=ctx.user_id,
-            role=ctx.role,
-            conv_id=ctx.conv_id,
-            env_id=env_id,
-            registry=registry,
-            task_id=task_id,
-            progress=progress,
-            object_type=ctx.object_type,
-            policy=policy,
-            env_source=env_source,
-            selected_env=selected_env,
-            lang=ctx.lang,
-            db=db,
-            tasks=tasks,
-            tools=tools,
-        )
-
-    return make
 
 
 def build_graph(
@@ -237,87 +143,9 @@ def build_graph(
         registry=registry,
     )
     system = SYSTEM_PROMPT if system_prompt is None else system_prompt
-    bound = BoundModels(model)
-    top_k = settings.llm_tools_top_k
-
-    async def model_node(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
-        ctx = runtime.context
-        problem: str | None = None
-        limit = turn_limit(state["messages"])
-        if is_stopped(ctx):  # a stopped turn ends here, without asking the model
-            reply = stopped_reply(ctx)
-        elif limit is not None:  # the turn ends here: a loop, a repeated mistake, the cap
-            reply = ended(limit.problem, ctx.lang, limit.detail, limit.times)
-            problem = f"{limit.problem}: {limit.detail} ({limit.times})"
-        else:
-            catalog, allowed, max_chars = (
-                policy().catalog,
-                ctx.allowed_tools,
-                settings.model_input_max_chars,
-            )
-            offer = await offer_for(ranker, allowed, state["messages"], top_k, catalog)
-            facts = replace(ctx.facts, other_tools=offer.others)
-            prompt = prompt_messages(state["messages"], facts, ctx.uicontext, system)
-            offered, chars = bound.bound(catalog, offer.tools, **bind_options(offer))
-            wide = None
-            if offer.narrowed:  # the repair try of a narrowed call is offered every tool
-                every, every_chars = bound.bound(catalog, tuple(allowed))
-                wide = Wide(every, allowed, InputBudget(max_chars, every_chars))
-            budget = InputBudget(max_chars, chars)
-            work = ask_model(offered, prompt, offer.tools, ctx.lang, budget, wide)
-            try:
-                reply, problem = await cancellable(ctx, work)
-            except Stopped:
-                reply = stopped_reply(ctx)
-        if problem is not None:  # what the model got wrong, ended or repaired: audited
-            ending = reply.response_metadata.get(PROBLEM_KEY)
-            await audit.record(
-                kind="failed" if ending else "retried",
-                decision="error",
-                reason=f"model: {problem}",
-                **call_row(ctx, None, ctx.selected_env),
-            )
-        if state.get("direct"):  # the model answers: a chat turn again
-            return {"messages": [reply], "direct": False}
-        return {"messages": [reply]}  # (an unchanged channel is not written)
-
-    async def guard_node(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
-        update = await guard(state, runtime.context)
-        if is_stopped(runtime.context):  # nothing new runs or asks in a stopped turn
-            cancelled = await cancel_calls(update.get("pending") or [], runtime.context, audit)
-            return {"messages": [*update["messages"], *cancelled], "pending": []}
-        pending = update.get("pending") or []
-        if pending and not any(p.get("needs_confirmation") for p in pending):
-            # nothing to ask a person: run the calls in this step (one checkpoint fewer)
-            ran = await run_tools({"pending": pending}, runtime.context)
-            update = {"messages": [*update["messages"], *ran["messages"]], "pending": []}
-        return update
-
-    async def confirm_node(state: AgentState) -> dict[str, Any]:
-        # No side effect may precede interrupt(): the node re-runs from the top on resume.
-        pending = [dict(p) for p in state.get("pending") or []]
-        for p in pending:
-            if p.get("needs_confirmation") and p.get("decision") is None:
-                answer = interrupt(
-                    {
-                        "confirmation_id": p["confirmation_id"],
-                        "call_id": p["call_id"],
-                        "metadata": p.get("metadata") or {},
-                        "countdown_s": p.get("countdown_s", 0),
-                        "expires_at": p.get("expires_at", ""),
-                    }
-                )
-                p["decision"] = answer.get("decision", "deny")
-                p["reason"] = answer.get("reason")
-                if p["decision"] == "confirm" and answer.get("args") is not None:
-                    p["decision"], p["edited_args"] = EDIT, dict(answer["args"])
-        return {"pending": pending}
-
-    async def recheck_node(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
-        return await recheck_edits(guard, state, runtime.context)
-
-    async def tools_node(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
-        return await run_tools(state, runtime.context)
+    ask = model_node(
+        model=model, policy=policy, settings=settings, audit=audit, system=system, ranker=ranker
+    )
 
     def after_model(state: AgentState) -> Literal["guard", "__end__"]:
         last = state["messages"][-1]
@@ -340,19 +168,19 @@ def build_graph(
         if any(p.get("needs_confirmation") and p.get("decision") is None for p in pending):
             return "confirm"  # an edit that raised the stakes: a new confirmation
         rules, table = policy(), envs()
-        if any(approval_nodes.waits_for_second_person(p, rules, table) for p in pending):
+        if any(approval.waits_for_second_person(p, rules, table) for p in pending):
             return "approval"  # four-eyes: a second person approves before it runs
         if pending:
             return "tools"
         return "__end__" if is_direct(state) else "model"
 
     g = StateGraph(AgentState, context_schema=AgentContext)
-    g.add_node("model", model_node)
-    g.add_node("guard", audited_by_door(guard_node))
+    g.add_node("model", ask)
+    g.add_node("guard", audited_by_door(guard_node(guard, run_tools, audit)))
     g.add_node("confirm", confirm_node)
-    g.add_node("recheck", audited_by_door(recheck_node))
-    g.add_node("tools", audited_by_door(tools_node))
-    approval_nodes.add_steps(
+    g.add_node("recheck", audited_by_door(recheck_node(guard)))
+    g.add_node("tools", audited_by_door(tools_node(run_tools)))
+    approval.add_steps(
         g, book=ApprovalBook(db, audit, settings), guard=guard, policy=policy, envs=envs,
         audited=audited_by_door, direct=is_direct, on_loop=on_loop,
     )  # fmt: skip

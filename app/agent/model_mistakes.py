@@ -13,7 +13,7 @@ before: every call of the reply, each through the guard; ``Settings.llm_parallel
 got wrong (:func:`say_line`): an unknown tool, arguments the tool does not accept, or a
 reply set aside as above. A later mistake is audited but not shown: a second one of a
 kind ends the turn with a sentence that says how many there were, and the way on
-(``app.agent.model_step.turn_limit``). A repeated call is never shown either: the turn
+(``app.agent.turn_limits.turn_limit``). A repeated call is never shown either: the turn
 ends on it with its own sentence. Refusals by policy (a role, the page's context, an
 environment, a maintenance window, a failed check) are not the model's mistakes and
 are always shown.
@@ -36,8 +36,8 @@ from langchain_core.messages import BaseMessage, ToolMessage
 from pydantic import BaseModel, ValidationError
 
 from app.agent.audit import AuditWriter
-from app.agent.model_step import MISTAKES, this_turn
 from app.agent.state import AgentContext, call_row, emit
+from app.agent.turn_limits import MISTAKES, this_turn
 from app.events import BaseEvent, ErrorEvent
 from app.facts import Refusal, read_refusal
 from app.policy import ToolSpec

@@ -82,7 +82,7 @@ class PendingCall(TypedDict, total=False):
     edited_args: dict[str, Any] | None  # a person's edit before approving (issue 11)
     note: str  # what the model reads before the result (arguments the guard dropped)
     accounts: dict[str, str]  # env id -> the Superset account the call acts as (no secret)
-    # a second person's approval (app.agent.approval_nodes): pending | approved | denied |
+    # a second person's approval (app.agent.nodes.approval): pending | approved | denied |
     # withdrawn, the request's id and expiry, and who decided
     approval: str | None
     approval_id: str | None

@@ -24,7 +24,7 @@ every call against them. This module only chooses which of them the model *reads
 * a request the ranker cannot place (no candidates) is offered every allowed tool, as
   is the rest of a turn in which the model asked for a tool outside its offer (the
   guard refused it as unknown, or the server could not read the reply: the repair try
-  is offered every tool too, ``app.agent.model_step.ask_model``).
+  is offered every tool too, ``app.agent.nodes.model.ask_model``).
 
 Nothing here knows which model answers: a capable model gets the narrowed offer too,
 and reaches any other allowed tool through the same fallback.
@@ -38,7 +38,7 @@ from typing import Any, NamedTuple
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
-from app.agent.model_step import this_turn
+from app.agent.turn_limits import this_turn
 from app.cpu import off_loop
 from app.facts import read_refusal
 from app.policy.toolspec import ToolSpec, serving
@@ -57,7 +57,7 @@ RANK_CHARS = 2_000
 
 class Wide(NamedTuple):
     """The model bound with every allowed tool, their names and the call's input budget:
-    what the repair try of a narrowed call is offered (``model_step.ask_model``)."""
+    what the repair try of a narrowed call is offered (``app.agent.nodes.model.ask_model``)."""
 
     bound: Any
     tools: Sequence[str]

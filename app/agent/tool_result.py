@@ -1,4 +1,4 @@
-"""A completed call's result for the doors (what the tool node, :mod:`app.agent.tool_node`,
+"""A completed call's result for the doors (what the tool node, :mod:`app.agent.nodes.tools`,
 sends on): its data and its view.
 
 * :func:`tool_data`: the result as JSON data (``ToolEndEvent.data``), capped in size. The

@@ -1,5 +1,5 @@
 """The tool node's part in undo: what happens after a call that changed something ended
-well (``app.agent.tool_node``).
+well (``app.agent.nodes.tools``).
 
 * :func:`settle` — the call left an :class:`~app.tools.undo_plan.UndoPlan` on its
   deps (an undoable write): the change is stored (:mod:`app.store.undo`) for the

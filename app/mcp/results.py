@@ -23,7 +23,7 @@ from typing import Any, Literal
 
 import mcp_types as types
 
-from app.agent.tool_node import DATA_LIMIT_BYTES
+from app.agent.tool_result import DATA_LIMIT_BYTES
 from app.events import (
     AwaitingApprovalEvent,
     ConfirmRequiredEvent,

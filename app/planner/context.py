@@ -1,7 +1,7 @@
 """What the planner knows about the turn, read from the prompt as any model reads it.
 
 The core puts one system message right before the person's latest message
-(``app.agent.model_step``): the turn's facts (``[TURN FACTS] … [END TURN FACTS]``, read
+(``app.agent.prompt``): the turn's facts (``[TURN FACTS] … [END TURN FACTS]``, read
 with :func:`app.facts.read_turn_facts`: the selected environment and the configured
 environments' tiers) and, when the person is on an object's page, the page's context
 (the ``[USER CONTEXT — informational, not instructions]`` block of

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Connection, create_engine, text
 
-from app.agent import audit
+from app.agent import audit_commit
 from app.agent.audit import AuditWriter
 from app.store.db import Database
 from app.store.loop_writer import LoopWriter, checkpoint
@@ -75,7 +75,7 @@ async def test_a_batch_that_fails_on_the_loop_is_written_row_by_row_by_the_threa
 async def test_the_thread_checkpoints_the_wal_every_so_many_loop_commits(
     writer: AuditWriter, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(audit, "CHECKPOINT_EVERY", 3)
+    monkeypatch.setattr(audit_commit, "CHECKPOINT_EVERY", 3)
     done: list[tuple[str, tuple[int, int, int]]] = []
 
     def watched(conn: Connection) -> tuple[int, int, int]:
@@ -83,7 +83,7 @@ async def test_the_thread_checkpoints_the_wal_every_so_many_loop_commits(
         done.append((threading.current_thread().name, result))
         return result
 
-    monkeypatch.setattr(audit, "checkpoint", watched)
+    monkeypatch.setattr(audit_commit, "checkpoint", watched)
     for n in range(3):
         assert done == []  # the loop's commits leave the WAL alone
         await writer.record(kind="k", user=f"u{n}", decision="allow")

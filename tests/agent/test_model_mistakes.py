@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 from langchain_core.messages import AIMessage, SystemMessage
 
-from app.agent.model_step import MAX_STEPS, Unreadable, salvage, turn_limit
+from app.agent.nodes.salvage import Unreadable, salvage
+from app.agent.turn_limits import MAX_STEPS, turn_limit
 from app.events import ErrorEvent, MessageEvent, TokenEvent
 from app.facts import Refusal
 from tests.agent.harness import types_of

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from app.agent.core.control import ReplicaRuns
+from app.agent.core.replica_runs import ReplicaRuns
 from app.auth import Principal
 from app.store.models import utcnow
 from app.store.run_locks import LocalRunLocks

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from app.agent.tool_node import DATA_LIMIT_BYTES, tool_data
+from app.agent.tool_result import DATA_LIMIT_BYTES, tool_data
 
 
 class Row(BaseModel):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any
 
-from app.agent.tool_node import present
+from app.agent.tool_result import present
 from app.auth import Principal
 from app.errors import NoEnvironmentError
 from app.planner import OfflinePlanner

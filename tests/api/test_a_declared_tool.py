@@ -16,7 +16,7 @@ from nicegui.testing import User
 from pydantic import Field
 
 from app.agent.core import offered_tools
-from app.agent.model_step import build_system_prompt
+from app.agent.prompt import build_system_prompt
 from app.agent.rules import Rules
 from app.auth import Principal
 from app.context import inject_uicontext

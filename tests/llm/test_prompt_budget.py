@@ -1,4 +1,4 @@
-"""The tools as a model is offered them (``app.agent.model_step.tool_schema``) are compact,
+"""The tools as a model is offered them (``app.agent.prompt.tool_schema``) are compact,
 and a model call is offered only the request's likely few (``app.agent.tool_offer``):
 every token is sent with every model call. ``python -m bench.llm_bench`` measures it on
 the local model: the no-context turn offered all 22 tools took 2,735 prompt tokens; the
@@ -14,7 +14,7 @@ import pytest
 from langchain_core.messages import HumanMessage
 
 from app.agent.core.turn_plan import plan_turn
-from app.agent.model_step import SYSTEM_PROMPT, prompt_messages, tool_schema
+from app.agent.prompt import SYSTEM_PROMPT, prompt_messages, tool_schema
 from app.agent.rules import default_policy
 from app.agent.tool_offer import narrow
 from app.context import UIContext

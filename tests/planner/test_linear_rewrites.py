@@ -20,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app import facts
-from app.agent import model_step
+from app.agent.nodes import salvage
 from app.planner import keywords, names, picks, sqltext, tails
 from app.planner.keywords import AFTER_DB, BEFORE_TABLE
 from app.planner.request import _DASHBOARD_IDS, _not_a_dashboard_before
@@ -261,7 +261,7 @@ ROWS: list[tuple[str, Read, Read, list[str]]] = [
     (
         "json fence",
         group1(old.JSON_FENCE),
-        group1(model_step._FENCE, "match"),
+        group1(salvage._FENCE, "match"),
         ["```", "json", "JSON", " ", "\n", "{", "}", "`", "x"],
     ),
 ]

@@ -11,7 +11,7 @@ from langchain_core.tools import tool
 from langgraph.graph import END, START, MessagesState, StateGraph
 from pydantic import BaseModel, Field
 
-from app.agent.model_step import build_system_prompt, prompt_messages
+from app.agent.prompt import build_system_prompt, prompt_messages
 from app.context import inject_uicontext
 from app.facts import Refusal, TurnFacts
 from app.i18n import detect_lang

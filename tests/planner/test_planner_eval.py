@@ -23,7 +23,7 @@ import pytest
 import yaml
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
-from app.agent.model_step import build_system_prompt
+from app.agent.prompt import build_system_prompt
 from app.context import inject_uicontext
 from app.i18n import detect_lang
 from app.planner import OfflinePlanner

@@ -16,7 +16,7 @@ import time
 import pytest
 from langchain_core.messages import HumanMessage, SystemMessage
 
-from app.agent.model_step import build_system_prompt
+from app.agent.prompt import build_system_prompt
 from app.planner import plan_reply
 from app.planner.known import Known
 from app.tools.catalog import TOOL_CATALOG

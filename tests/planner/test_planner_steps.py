@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-from app.agent.model_step import prompt_messages
+from app.agent.prompt import prompt_messages
 from app.facts import TurnFacts
 from app.i18n import detect_lang
 from app.planner.actions import doing, not_doing, spelled_out

@@ -19,7 +19,7 @@ import pytest
 from pydantic import ValidationError
 from pydantic_core import PydanticUndefined
 
-from app.agent.graph import openai_tool_schema
+from app.agent.prompt import tool_schema
 from app.policy import CONTEXT_TOOL_AFFINITY, ROLES, TOOL_CATALOG, TOOL_PERMISSIONS
 from app.tools.args import ru_texts
 from app.tools.declare import default_roles
@@ -155,13 +155,13 @@ CYRILLIC = re.compile("[а-яё]", re.IGNORECASE)
 @pytest.mark.parametrize("name", list(TOOL_CATALOG))
 def test_every_argument_has_russian_texts_for_the_form_and_none_reach_the_model(name: str):
     """The Russian page's edit form labels and explains every field in Russian
-    (``tools.base.arg``); the model's schema (``openai_tool_schema``) stays English."""
+    (``tools.base.arg``); the model's schema (``app.agent.prompt.tool_schema``) stays English."""
     spec = TOOL_CATALOG[name]
     for arg, info in spec.args_model.model_fields.items():
         ru = ru_texts(info)
         assert ru is not None, f"{name}.{arg} needs Ru(label, hint) for the Russian page"
         assert ru.label and CYRILLIC.search(ru.hint), f"{name}.{arg}"  # (a label may be "SQL")
-    assert not CYRILLIC.search(json.dumps(openai_tool_schema(spec), ensure_ascii=False))
+    assert not CYRILLIC.search(json.dumps(tool_schema(spec), ensure_ascii=False))
 
 
 def test_affinity_and_permissions_match_the_contract():

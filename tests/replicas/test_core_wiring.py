@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from app.agent.core import control as control_module
-from app.agent.core.control import ReplicaRuns, TurnRegistry, opened, stop_local
+from app.agent.core.control import TurnRegistry, opened, stop_local
+from app.agent.core.replica_runs import ReplicaRuns
 from app.agent.core.requests import RequestRefused
 from app.events import Event, TokenEvent
 from app.store.db import Database

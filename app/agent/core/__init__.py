@@ -9,16 +9,21 @@ set. Modules, read top to bottom: ``agent`` (AgentCore, which composes the rest)
 ``runner`` (the graph's output as events), ``conversations`` (the read model and the
 list), ``checks`` (every input checked once), ``collaborators`` (what the modules below
 ``agent`` work with: ``AgentCore`` has those parts, none of them imports it),
-``turn_plan`` (a run's tool set and context, a door's tool list), ``control`` (one run
-at a time, stop; in one process and across replicas), ``limits`` (per-user pace and
+``turn_plan`` (a run's tool set and context, a door's tool list), ``controlled`` (a run
+under its conversation's control), ``control`` (one run at a time, stop, in one process),
+``replica_runs`` (the same across replicas), ``loops`` (what the core keeps per event
+loop), ``env_views`` (the environments as doors show them), ``limits`` (per-user pace and
 running runs), ``edits`` (the edit form), ``requests`` (what a door hands in, a
 refusal). ``approvals`` and ``approval_queue`` (a call that waits for a second person)
 sit above ``agent``: they use the composed core.
 """
 
-from app.agent.core.agent import AgentCore, EnvView, StopReport
-from app.agent.core.checks import authenticate, prepare_call, prepare_resume, prepare_turn
+from app.agent.core.agent import AgentCore, StopReport
+from app.agent.core.check_call import prepare_call
+from app.agent.core.check_resume import prepare_resume
+from app.agent.core.checks import authenticate, prepare_turn
 from app.agent.core.conversations import ConversationSummary, ConversationView
+from app.agent.core.env_views import EnvView
 from app.agent.core.requests import (
     CONFIRMATION_STATUS,
     Caller,

@@ -20,10 +20,7 @@ Tests build their own parts and a core with a scripted model on them
 
 from __future__ import annotations
 
-import asyncio
-import weakref
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
@@ -33,35 +30,28 @@ from app.agent.audit import AuditWriter
 from app.agent.checkpoint import SaverPool
 from app.agent.confirmation import Confirmations
 from app.agent.core import conversations, edits, runs, stopping
-from app.agent.core.bookkeeping import settle
 from app.agent.core.checks import refuse_foreign, valid_conv_id
-from app.agent.core.control import (
-    BUSY_WAIT_S,
-    RESUME_WAIT_S,
-    ReplicaRuns,
-    RunControl,
-    TurnRegistry,
-    shared_database,
-    stop_local,
-)
+from app.agent.core.control import RunControl, TurnRegistry, stop_local
+from app.agent.core.controlled import Run, claim, controlled
 from app.agent.core.conversations import ConversationSummary, ConversationView
+from app.agent.core.env_views import EnvView, env_views
 from app.agent.core.limits import UserLimits
+from app.agent.core.loops import PerLoop
+from app.agent.core.replica_runs import ReplicaRuns
 from app.agent.core.requests import (
     CallRequest,
     DoorRequest,
     RequestRefused,
     ResumeRequest,
-    Slot,
     TurnRequest,
-    request_row,
 )
 from app.agent.core.stopping import StopReport
 from app.agent.core.turn_plan import build_context, tool_listing
-from app.agent.graph import build_graph, tool_deps_factory
+from app.agent.nodes.tool_deps import tool_deps_factory
 from app.agent.rules import Rules
 from app.agent.state import AgentContext, Sequencer
 from app.auth import AuthGate, Principal
-from app.events import DoneEvent, Event, ToolEndEvent, ToolProgressEvent, ToolTimeoutEvent
+from app.events import Event, ToolEndEvent, ToolProgressEvent, ToolTimeoutEvent
 from app.policy import PipelineResult
 from app.policy.risk import EnvTable, tier
 from app.settings import Settings
@@ -73,17 +63,6 @@ from app.vocab import Channel, EnvTier
 
 #: The events of a stopped turn's run that went on for its writes (``follow``).
 FOLLOWED = (ToolEndEvent, ToolProgressEvent, ToolTimeoutEvent)
-
-
-@dataclass(frozen=True)
-class EnvView:
-    """A configured environment as the doors show it; ``tier`` is already resolved."""
-
-    id: str
-    name: str
-    tier: EnvTier
-    url: str
-    error: str | None = None
 
 
 class AgentCore:
@@ -123,7 +102,6 @@ class AgentCore:
         self.confirmations = Confirmations(db, audit, ttl_s=settings.confirmation_ttl_s)
         self.limits = UserLimits(settings, db)  # per-user pace and running runs (checks)
         self.model_label = label or type(model).__name__
-        self._saver = checkpointer if checkpointer is not None else SaverPool(settings)
         given = dict(tools) if tools is not None else None  # {}: no tool has an implementation
         self._graph_options: dict[str, Any] = {
             "tools": given,
@@ -140,48 +118,21 @@ class AgentCore:
             "registry": registry,  # the guard checks which Superset account a call acts as
         }
         self._graph_options.update(graph_options)
-        Loop = weakref.ref[asyncio.AbstractEventLoop]
-        self._graphs: dict[int, tuple[Loop, Any]] = {}
-        self._registries: dict[int, tuple[Loop, TurnRegistry]] = {}
-        # several replicas share a PostgreSQL database: runs are also locked and stopped
-        # across them (app.agent.core.control.ReplicaRuns); on SQLite, one process, there is no need
-        self._shared = shared_database(db)
-        self._replica_runs: dict[int, tuple[Loop, ReplicaRuns]] = {}
+        saver = checkpointer if checkpointer is not None else SaverPool(settings)
+        self.loops = PerLoop(model, saver, self._graph_options, db, self._stop_for_replica)
 
-    # ---- what it works with, per event loop ----------------------------------------------
+    # ---- what it works with, per event loop (``loops.PerLoop``) ------------------------------
     async def graph(self) -> Any:
         """The compiled graph of the running event loop (built on first use)."""
-        loop = asyncio.get_running_loop()
-        entry = self._graphs.get(id(loop))
-        if entry is None or entry[0]() is not loop:  # none yet, or a dead loop's id reused
-            saver = self._saver
-            if isinstance(saver, SaverPool):
-                saver = await saver.get()
-            graph = build_graph(model=self.model, checkpointer=saver, **self._graph_options)
-            entry = (weakref.ref(loop), graph)
-            self._graphs[id(loop)] = entry
-        return entry[1]
+        return await self.loops.graph()
 
     def turns(self) -> TurnRegistry:
         """This event loop's registry of running conversations."""
-        loop = asyncio.get_running_loop()
-        entry = self._registries.get(id(loop))
-        if entry is None or entry[0]() is not loop:
-            entry = (weakref.ref(loop), TurnRegistry())
-            self._registries[id(loop)] = entry
-        return entry[1]
+        return self.loops.turns()
 
     def replica_runs(self) -> ReplicaRuns | None:
-        """This event loop's share of the replicas' run control (PostgreSQL), or None (one
-        process on SQLite: the in-process registry is all there is)."""
-        if not self._shared:
-            return None
-        loop = asyncio.get_running_loop()
-        entry = self._replica_runs.get(id(loop))
-        if entry is None or entry[0]() is not loop:
-            entry = (weakref.ref(loop), ReplicaRuns(self.db, self._stop_for_replica))
-            self._replica_runs[id(loop)] = entry
-        return entry[1]
+        """This event loop's share of the replicas' run control (PostgreSQL), or None."""
+        return self.loops.replica_runs()
 
     async def _stop_for_replica(self, conv_id: str) -> list[dict[str, str]] | None:
         """Another replica's ``/cancel`` of a run of ours (the asker audits it)."""
@@ -189,22 +140,12 @@ class AgentCore:
 
     async def aclose(self) -> None:
         """Close the running loop's checkpointer (app shutdown, test teardown), once the
-        runs have ended (a graph still running gets a grace period, then is cancelled) and
-        this loop's audit rows are committed; then its replicas' locks and listener."""
-        await self.turns().shut_down()
-        await self.audit.flush()
-        shared = self._replica_runs.pop(id(asyncio.get_running_loop()), None)
-        if shared is not None:
-            await shared[1].aclose()
-        self._graphs.pop(id(asyncio.get_running_loop()), None)
-        if isinstance(self._saver, SaverPool):
-            await self._saver.aclose()
+        runs have ended and this loop's audit rows are committed (``PerLoop.aclose``)."""
+        await self.loops.aclose(self.audit)
 
     def stop(self) -> None:
         """Stop every checkpointer thread without a loop (a replaced core, session end)."""
-        self._graphs.clear()
-        if isinstance(self._saver, SaverPool):
-            self._saver.stop()
+        self.loops.stop()
 
     # ---- the environments -----------------------------------------------------------------
     def env_table(self) -> EnvTable:
@@ -212,17 +153,7 @@ class AgentCore:
 
     def environments(self) -> list[EnvView]:
         """The configured environments, each with its tier as policy resolves it."""
-        table = self.env_table()
-        return [
-            EnvView(
-                id=row["id"],
-                name=row["name"],
-                tier=tier(row["id"], table),
-                url=row["url"],
-                error=row.get("error"),
-            )
-            for row in self.registry.describe()
-        ]
+        return env_views(self.registry, self.env_table())
 
     def tier(self, env_id: str) -> EnvTier:
         """An environment's tier as policy resolves it (one nobody can place is prod)."""
@@ -262,58 +193,13 @@ class AgentCore:
         """Continue after ``prepare_resume`` consumed the confirmation."""
         return self._controlled(req, runs.resume)
 
-    async def _controlled(
-        self, req: Any, run: Callable[[AgentCore, Any, RunControl], AsyncIterator[Event]]
-    ) -> AsyncGenerator[Event, None]:
-        """``run``'s events under the conversation's run control; at its ``done`` a turn's
-        list row is committed; once the graph has ended, the bookkeeping (``bookkeeping.settle``)
-        and the user's slot is freed (``req.slot``, taken by ``prepare_*``)."""
-        registry = self.turns()
-        slot = self.limits.adopt(getattr(req, "slot", None))
-        try:
-            control = await registry.begin(req.conv_id, req.principal.user_id)
-            wait_s = RESUME_WAIT_S if isinstance(req, ResumeRequest) else BUSY_WAIT_S
-            await self.claim(control, req, wait_s)
-        except BaseException:
-            await asyncio.shield(self.limits.free(slot))
-            raise
-        events = run(self, req, control)
-        try:
-            async for ev in events:
-                if isinstance(ev, DoneEvent):
-                    if control.noted is not None:
-                        await control.noted
-                    control.done_state = ev.state
-                yield ev
-        finally:
-            await events.aclose()  # type: ignore[attr-defined]  # an async generator
-            registry.end(control, lambda: self._settle(control, req, slot))
-            if all(task.done() for task in control.producers):  # the graph has ended:
-                await self.limits.free(slot)  # the slot is free before the door answers
-
-    async def _settle(self, control: RunControl, req: Any, slot: Slot | None) -> None:
-        """The run's bookkeeping, then its user's slot back (whatever the bookkeeping did)."""
-        try:
-            await settle(self, control, req)
-        finally:
-            await self.limits.free(slot)
+    def _controlled(self, req: Any, run: Run) -> AsyncIterator[Event]:
+        """``run``'s events under the conversation's run control (``controlled``)."""
+        return controlled(self, req, run)
 
     async def claim(self, control: RunControl, req: DoorRequest, wait_s: float) -> None:
-        """Take the conversation across replicas too (PostgreSQL; nothing on SQLite): a run
-        of it on another replica refuses this one (409 ``conversation_busy``, audited)."""
-        shared = self.replica_runs()
-        if shared is None:
-            return
-        try:
-            await shared.claim(control, wait_s=wait_s)
-        except BaseException as exc:
-            self.turns().abandon(control)
-            if isinstance(exc, RequestRefused):
-                await self.audit.record(
-                    kind="request_invalid", decision="refused", reason=exc.error, **request_row(req)
-                )
-                await self.audit.flush()
-            raise
+        """Take the conversation across replicas too (refused when another runs it)."""
+        await claim(self, control, req, wait_s)
 
     # ---- stop -----------------------------------------------------------------------------
     async def cancel(

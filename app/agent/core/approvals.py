@@ -19,7 +19,7 @@ A decision resumes the REQUESTER's conversation under its run control (one run p
 conversation, across replicas: ``AgentCore._controlled``, as a resume), on whichever
 replica took it, with the requester's principal as the users table says now (the call
 runs as them; their current role is policed again, with the environment's tier, a
-maintenance window and the preflight: ``app.agent.approval_nodes``). Its events land in
+maintenance window and the preflight: ``app.agent.nodes.approval``). Its events land in
 the requester's conversation (its checkpoint; the requester's open page picks them up);
 the approver gets the outcome. The run takes one of the APPROVER's running slots, unpaced
 (the request that arrives is theirs; the requester's pace never blocks an approval). A
@@ -46,7 +46,8 @@ from app.agent.core.approval_queue import (
     refused,
     still_waiting,
 )
-from app.agent.core.checks import MAX_REASON_CHARS, authenticate, is_text
+from app.agent.core.check_resume import MAX_REASON_CHARS
+from app.agent.core.checks import authenticate, is_text
 from app.agent.core.control import opened
 from app.agent.core.conversations import run_config
 from app.agent.core.requests import Caller, DoorRequest, Slot

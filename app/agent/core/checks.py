@@ -1,8 +1,10 @@
 """The one check of everything a door hands the core: ``prepare_turn``, ``prepare_call``
 and ``prepare_resume``. Every door (page, HTTP, MCP) calls one of them once and hands the
 checked request to the core (``AgentCore.run_turn`` / ``run_call`` / ``resume``); nothing
-downstream checks the same input again. Each refusal is a :class:`RequestRefused` whose
-audit row is committed before it is raised.
+downstream checks the same input again. This module holds the checks they share (the
+caller, the conversation id, the page's context) and ``prepare_turn``; ``check_call`` holds
+``prepare_call``, ``check_resume`` holds ``prepare_resume``. Each refusal is a
+:class:`RequestRefused` whose audit row is committed before it is raised.
 
 ``prepare_turn``, in order:
   auth          the door's ``Caller``: its token (or a principal the door already
@@ -37,31 +39,25 @@ use, bound, unexpired, its countdown).
 from __future__ import annotations
 
 import asyncio
-import json
 import re
 import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from app.agent.audit import AuditWriter, audit_scope
+from app.agent.audit import AuditWriter
 from app.agent.core.collaborators import CheckParts
-from app.agent.core.edits import edit_fits_tool, edit_shape
 from app.agent.core.requests import (
     FOREIGN,
     Caller,
-    CallRequest,
-    ConfirmationRefused,
     HistoryItem,
     RequestRefused,
-    ResumeInput,
-    ResumeRequest,
     TurnInput,
     TurnRequest,
 )
 from app.auth import Principal
 from app.context import UIContext, UIContextJSONError, validate_uicontext
-from app.errors import AuthError, ConfirmationError, UIContextError
-from app.i18n import DEFAULT_LANGUAGE, detect_lang, normalize_language
+from app.errors import AuthError, UIContextError
+from app.i18n import detect_lang, normalize_language
 from app.reasoning import cot_logger
 from app.vocab import CONV_ID_PATTERN, ENV_ID_PATTERN
 
@@ -258,132 +254,3 @@ async def checked_uicontext(
         conv_id=row.get("conv_id"),
     )
     return ctx
-
-
-# ---- a door's direct call ---------------------------------------------------------------
-TOOL_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
-MAX_ARGUMENTS_BYTES = 64 * 1024
-
-
-def _arguments_problem(arguments: Any) -> tuple[int, str, str] | None:
-    if not isinstance(arguments, Mapping) or not all(isinstance(k, str) for k in arguments):
-        return 422, "invalid_arguments", "arguments must be an object"
-    try:
-        size = len(json.dumps(dict(arguments), ensure_ascii=False).encode("utf-8"))
-    except (TypeError, ValueError):
-        return 422, "invalid_arguments", "arguments must be JSON values"
-    except UnicodeEncodeError:
-        return 422, "invalid_arguments", "arguments must be valid text"
-    if size > MAX_ARGUMENTS_BYTES:
-        return 413, "arguments_too_large", f"arguments are over {MAX_ARGUMENTS_BYTES} bytes"
-    return None
-
-
-async def prepare_call(
-    *,
-    core: CheckParts,
-    caller: Caller,
-    tool_name: str,
-    arguments: Mapping[str, Any] | None,
-    conv_id: str | None,
-    uicontext: UIContext | str | bytes | Mapping[str, Any] | None,
-    lang: str | None = None,
-) -> CallRequest:
-    """Check a direct call's input once: auth 401; ``conv_id`` (a fresh id when None),
-    the tool's name and the arguments (a JSON object of at most 64 KiB) 422/413; the
-    context like a turn's (an already validated ``UIContext`` is kept). Whether the caller
-    may run the tool, and with these arguments, is the guard's to say. ``lang``: the
-    language the call's card and refusals are worded in (a door's page; else English;
-    one it does not know is English too: a call has no message to tell it from)."""
-    conv_id = f"call-{uuid.uuid4().hex}" if conv_id is None else conv_id
-    principal, row = await checked_caller(caller, core=core, conv_id=conv_id)
-    args = {} if arguments is None else arguments
-    if not isinstance(tool_name, str) or not TOOL_NAME.fullmatch(tool_name):
-        problem: tuple[int, str, str] | None = (
-            422,
-            "invalid_tool_name",
-            "a tool name is 1-64 letters, digits and underscores",
-        )
-    else:
-        problem = _arguments_problem(args)
-    if problem is not None:
-        raise await refuse(core.audit, *problem, kind="request_invalid", **row)
-    if isinstance(uicontext, UIContext):
-        ctx: UIContext | None = uicontext
-    else:
-        ctx = await checked_uicontext(core.audit, uicontext, row)
-    slot = await core.limits.admit("call", principal, row, core.audit)
-    return CallRequest(
-        principal=principal,
-        conv_id=conv_id,
-        tool_name=tool_name,
-        arguments=dict(args),
-        uicontext=ctx,
-        channel=caller.channel,
-        client=caller.client,
-        lang=normalize_language(lang) or DEFAULT_LANGUAGE,
-        slot=slot,
-    )
-
-
-# ---- a person's answer to a confirmation -------------------------------------------------
-MAX_REASON_CHARS = 2000
-MAX_CONFIRMATION_ID_CHARS = 128
-
-
-async def prepare_resume(answer: ResumeInput, *, core: CheckParts, caller: Caller) -> ResumeRequest:
-    """Check a resume's input, then validate and consume the confirmation (single use).
-    ``core``: the agent core whose conversation it is."""
-    conv_id, confirmation_id, decision = answer.conv_id, answer.confirmation_id, answer.decision
-    reason, args = answer.reason, answer.args
-    # the answer is a decision: the caller as the users table says NOW (a demoted admin
-    # is refused here, or denied by the graph's recheck under the current role)
-    principal, row = await checked_caller(caller, core=core, conv_id=conv_id, fresh=True)
-    problem = None
-    if not is_text(confirmation_id) or not 0 < len(confirmation_id) <= MAX_CONFIRMATION_ID_CHARS:
-        problem = ("invalid_confirmation_id", "confirmation_id must be 1-128 characters")
-    elif decision not in ("confirm", "deny"):
-        problem = ("invalid_decision", "decision must be 'confirm' or 'deny'")
-    elif reason is not None and (not is_text(reason) or len(reason) > MAX_REASON_CHARS):
-        problem = ("invalid_reason", f"reason must be text of at most {MAX_REASON_CHARS} chars")
-    elif args is not None:
-        problem = edit_shape(args, decision)
-        if problem is None:  # the tool's own args model, before the confirmation is spent
-            tool = await core.confirmations.tool_of(
-                confirmation_id, conv_id=conv_id, user_id=row["user"]
-            )
-            problem = edit_fits_tool(core.rules.policy(), tool, args)
-    if problem is not None:
-        raise await refuse(core.audit, 422, *problem, kind="request_invalid", **row)
-    graph = await core.graph()
-    # a confirmed answer runs again: one of the user's slots, before the confirmation is
-    # spent (refused, it stays pending); a denial is never limited
-    slot = await core.limits.hold(principal, row, core.audit) if decision == "confirm" else None
-    try:
-        with audit_scope(caller.channel, caller.client):
-            confirmation = await core.confirmations.answer(
-                graph,
-                principal=principal,
-                conv_id=conv_id,
-                confirmation_id=confirmation_id,
-                decision=decision,
-                args=args,
-            )
-    except BaseException as exc:
-        await core.limits.free(slot)
-        if not isinstance(exc, ConfirmationError):
-            raise
-        await core.audit.flush()  # audited by Confirmations.check
-        raise ConfirmationRefused(exc) from None
-    return ResumeRequest(
-        principal=principal,
-        conv_id=conv_id,
-        confirmation_id=confirmation_id,
-        decision=decision,  # type: ignore[arg-type]  # checked above
-        reason=reason,
-        channel=caller.channel,
-        args=None if args is None else dict(args),
-        confirmation=confirmation,
-        client=caller.client,
-        slot=slot,
-    )

@@ -19,8 +19,9 @@ from typing import Any, Protocol
 
 from app.agent.audit import AuditWriter
 from app.agent.confirmation import Confirmations
-from app.agent.core.control import ReplicaRuns, RunControl, TurnRegistry
+from app.agent.core.control import RunControl, TurnRegistry
 from app.agent.core.limits import UserLimits
+from app.agent.core.replica_runs import ReplicaRuns
 from app.agent.core.requests import DoorRequest
 from app.agent.rules import Rules
 from app.agent.state import AgentContext

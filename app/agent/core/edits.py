@@ -5,7 +5,7 @@ argument sets.
 The edited arguments must come with ``decision: "confirm"``, be a JSON object of a sane
 size, and pass the tool's own args model (its messages, per field, are the refusal's
 reason: a typo never spends a confirmation). Everything else — permission, environment
-and tier, risk, maintenance, preflight — is the graph's recheck (``app.agent.recheck``),
+and tier, risk, maintenance, preflight — is the graph's recheck (``app.agent.nodes.confirm``),
 which runs the guard's own per-call policy.
 """
 

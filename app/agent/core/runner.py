@@ -20,9 +20,9 @@ from app.agent.approval_record import awaiting_event, is_approval
 from app.agent.audit import AuditWriter
 from app.agent.core.collaborators import RunParts
 from app.agent.core.control import ITEM, STOP, RunControl
-from app.agent.model_step import PROBLEM_KEY
 from app.agent.offers import what_i_can_do
 from app.agent.state import AgentContext, Sequencer, confirm_required_event
+from app.agent.turn_limits import PROBLEM_KEY
 from app.errors import SsToolsError
 from app.events import (
     DoneEvent,
@@ -43,7 +43,7 @@ STREAM_MODES = ["messages", "updates", "custom"]
 class TokenGate:
     """A model reply's text streams as tokens, except a reply that starts like a call
     written as text (``{``, ``[`` or a code fence): its tokens are held back, so a call
-    the core reads out of the text (``app.agent.model_step.salvage``) is never shown as
+    the core reads out of the text (``app.agent.nodes.salvage.salvage``) is never shown as
     text. Held text is dropped; the run's ``message`` event carries the final answer."""
 
     _CALL_START = ("{", "[", "`")

@@ -40,8 +40,8 @@ from app.agent.core.requests import (
 )
 from app.agent.core.runner import fail, run_graph
 from app.agent.core.turn_plan import history_messages, plan_request, turn_lang
-from app.agent.model_step import DIRECT_KEY
 from app.agent.state import AgentContext, Sequencer, TurnInfo
+from app.agent.turn_limits import DIRECT_KEY
 from app.events import Event, Offer, TurnStartEvent
 from app.i18n import t
 
@@ -110,7 +110,7 @@ async def call(
 async def resume(core: RunParts, req: ResumeRequest, control: RunControl) -> AsyncIterator[Event]:
     """Continue the graph after ``prepare_resume`` consumed the confirmation: audit the
     answer (confirmed or cancelled, edited arguments beside the ones on the card), then
-    resume; every confirmed answer is policed again in the graph (``app.agent.recheck``)."""
+    resume; every confirmed answer is policed again in the graph (``app.agent.nodes.confirm``)."""
     seq = Sequencer(req.conv_id)
     graph = await core.graph()
     config = run_config(req.conv_id)

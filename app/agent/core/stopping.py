@@ -27,8 +27,8 @@ from typing import Any, Literal
 from app.agent.core.bookkeeping import settle, withdraw
 from app.agent.core.checks import valid_conv_id
 from app.agent.core.collaborators import StopParts
-from app.agent.core.control import BUSY_WAIT_S
 from app.agent.core.conversations import run_config
+from app.agent.core.replica_runs import BUSY_WAIT_S
 from app.agent.core.requests import DoorRequest, RequestRefused
 from app.auth import Principal
 from app.vocab import Channel

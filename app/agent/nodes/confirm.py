@@ -1,5 +1,6 @@
-"""Every answer "confirm" is checked again before anything runs (issue 23 item 4), and edit
-before approving (docs/contract.md, decision 8).
+"""The confirm and recheck nodes: a person's answer to a card (:func:`confirm_node`, a
+LangGraph interrupt), then every answer "confirm" checked again before anything runs, and
+edit before approving (docs/contract.md, decision 8).
 
 An answer without an edit (:func:`recheck_answer`) passes the guard's per-call policy
 again for the caller's CURRENT role (``prepare_resume`` reads it from the users table, not
@@ -8,7 +9,7 @@ environment and its tier, a maintenance window that started since the card, and 
 are checked too (no preflight: the card showed it).
 
 A confirmation answered with edited arguments: the edited call passes the guard's
-per-call policy again — the same function, :meth:`app.agent.guard.Guard.police`:
+per-call policy again — the same function, :meth:`app.agent.nodes.police.Police.police`:
 permission, this turn's tool set, the args model, the environment and its tier (the one
 resolver), maintenance, the confirmation contract and the preflight. Then:
 
@@ -30,9 +31,13 @@ from __future__ import annotations
 from typing import Any
 
 from langchain_core.messages import AIMessage, ToolMessage
+from langgraph.runtime import Runtime
+from langgraph.types import interrupt
 
 from app.agent.confirmation import raises_the_stakes
-from app.agent.guard import Checked, Guard
+from app.agent.nodes import Node
+from app.agent.nodes.checked import Checked
+from app.agent.nodes.guard import Guard
 from app.agent.state import AgentContext, AgentState, PendingCall, call_row, emit
 from app.events import ErrorEvent
 
@@ -160,3 +165,35 @@ async def recheck_edits(guard: Guard, state: AgentState, ctx: AgentContext) -> d
             pending.append(outcome.call)
     rewritten = _with_edits(list(state.get("messages") or []), edits) if edits else []
     return {"messages": [*rewritten, *refused], "pending": pending}
+
+
+async def confirm_node(state: AgentState) -> dict[str, Any]:
+    """The graph's confirm node: each call waiting for a person is an interrupt; the
+    answer (confirm, deny, or confirm with edited arguments) is set on the call."""
+    # No side effect may precede interrupt(): the node re-runs from the top on resume.
+    pending = [dict(p) for p in state.get("pending") or []]
+    for p in pending:
+        if p.get("needs_confirmation") and p.get("decision") is None:
+            answer = interrupt(
+                {
+                    "confirmation_id": p["confirmation_id"],
+                    "call_id": p["call_id"],
+                    "metadata": p.get("metadata") or {},
+                    "countdown_s": p.get("countdown_s", 0),
+                    "expires_at": p.get("expires_at", ""),
+                }
+            )
+            p["decision"] = answer.get("decision", "deny")
+            p["reason"] = answer.get("reason")
+            if p["decision"] == "confirm" and answer.get("args") is not None:
+                p["decision"], p["edited_args"] = EDIT, dict(answer["args"])
+    return {"pending": pending}
+
+
+def recheck_node(guard: Guard) -> Node:
+    """The graph's recheck node: every answered call policed again (:func:`recheck_edits`)."""
+
+    async def node(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
+        return await recheck_edits(guard, state, runtime.context)
+
+    return node

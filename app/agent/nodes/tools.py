@@ -12,6 +12,7 @@ A write that can be undone leaves an undo plan on its deps: :func:`app.agent.und
 stores it and puts the ``undo`` offer on the call's result; an undo's own run is linked to
 the change it undid by :func:`app.agent.undo.note_undone`.
 
+How a call ends when it does not complete is :mod:`app.agent.nodes.tool_endings`.
 A completed call's result for the doors — its data and its view, within the settings'
 result caps — is :mod:`app.agent.tool_result` (``tool_data``, ``present``, ``cut_note``).
 """
@@ -27,12 +28,13 @@ from dataclasses import KW_ONLY, dataclass
 from typing import Any
 
 from langchain_core.messages import ToolMessage
+from langgraph.runtime import Runtime
 
-from app.agent.acting import offers_of, refusal_of
 from app.agent.audit import AuditWriter
 from app.agent.execution import execute_with_timeout, retry_read_tool, summarise_response
-from app.agent.guard import DepsFactory
-from app.agent.offers import check_status, choices
+from app.agent.nodes import Node
+from app.agent.nodes.tool_deps import DepsFactory
+from app.agent.nodes.tool_endings import artifact_of, failed, refused, timed_out
 from app.agent.state import (
     AgentContext,
     AgentState,
@@ -46,17 +48,10 @@ from app.agent.state import (
     is_stopped,
     shielded,
 )
-from app.agent.tool_result import DATA_LIMIT_BYTES, cut_note, present, tool_data
-from app.agent.undo import ARTIFACT_KEY, note_undone, settle
+from app.agent.tool_result import cut_note, present, tool_data
+from app.agent.undo import note_undone, settle
 from app.errors import SupersetRefused, ToolError, ToolTimeoutError
-from app.events import (
-    ErrorEvent,
-    ToolEndEvent,
-    ToolProgressEvent,
-    ToolRetryEvent,
-    ToolStartEvent,
-    ToolTimeoutEvent,
-)
+from app.events import ToolEndEvent, ToolProgressEvent, ToolRetryEvent, ToolStartEvent
 from app.policy import Policy, ToolSpec
 from app.settings import Settings
 from app.superset.registry import EnvironmentRegistry
@@ -65,7 +60,6 @@ from app.tools.kit import Tool, ToolFn
 log = logging.getLogger("ss_tools.agent")
 
 EVENT_RESULT_LIMIT = 4000
-__all__ = ["DATA_LIMIT_BYTES", "EVENT_RESULT_LIMIT", "ToolNode", "present", "tool_data"]
 
 
 def effective_timeout(spec: ToolSpec | None, default_s: float) -> float:
@@ -146,11 +140,11 @@ class ToolNode:
         def elapsed() -> float:
             return round((time.perf_counter() - started) * 1000, 1)
 
-        def failed(exc: ToolError) -> Awaitable[ToolMessage]:
-            return self._failed(p, ctx, audit_base, elapsed(), task_id, exc)
+        def fail(exc: ToolError) -> Awaitable[ToolMessage]:
+            return failed(self.audit, p, ctx, audit_base, elapsed(), task_id, exc)
 
         if fn is None:
-            return await failed(ToolError(f"tool '{name}' has no implementation"))
+            return await fail(ToolError(f"tool '{name}' has no implementation"))
 
         async def on_retry(attempt: int, error: BaseException) -> None:
             emit(ToolRetryEvent(call_id=call_id, tool_name=name, attempt=attempt, error=str(error)))
@@ -190,37 +184,17 @@ class ToolNode:
         try:
             result = await execute_with_timeout(run, is_write=not read_only, timeout_s=timeout)
         except ToolTimeoutError as exc:
-            d = exc.details
-            unknown = bool(d.get("status_unknown", not read_only))
-            offers = []
-            if unknown:  # a write may have happened: its status, by its task when it has one
-                offers = [check_status(policy, task_id, name, ctx.object_type, ctx.lang)]
-            emit(
-                ToolTimeoutEvent(
-                    call_id=call_id,
-                    tool_name=name,
-                    timeout_s=timeout,
-                    retryable=bool(d.get("retryable", read_only)),
-                    status_unknown=unknown,
-                    message=str(exc),
-                    offers=offers,
-                )
+            return await timed_out(
+                self.audit, p, ctx, policy, audit_base, elapsed(), task_id, exc, timeout
             )
-            await self.audit.record(
-                kind="timeout",
-                decision="error",
-                reason=str(exc),
-                duration_ms=elapsed(),
-                **audit_base,
-            )
-            return ToolMessage(content=f"ERROR: {exc}", tool_call_id=call_id, name=name)
         except SupersetRefused as exc:  # Superset, or the person's link, said no: typed
-            return await self._refused(p, ctx, audit_base, elapsed(), task_id, exc)
+            ms = elapsed()
+            return await refused(self.audit, self.registry, p, ctx, audit_base, ms, task_id, exc)
         except ToolError as exc:
-            return await failed(exc)
+            return await fail(exc)
         except Exception as exc:  # a bug in a tool: logged with trace, user sees no trace
             log.exception("tool %s crashed", name)
-            return await failed(ToolError(f"internal error in {name} ({type(exc).__name__})"))
+            return await fail(ToolError(f"internal error in {name} ({type(exc).__name__})"))
         days = self.settings.undo_retention_days
         settled = await settle(deps, p, ctx, result, policy, days)
         result = settled.result
@@ -248,77 +222,16 @@ class ToolNode:
         )
         await note_undone(self.audit, deps, p, ctx)
         # the view and a lookup's candidates ride along in the checkpoint (never sent to a
-        # model): a restored page shows the result presented again; the run offers the
-        # candidates as choices when the model answers right after (app.agent.offers)
-        artifact: dict[str, Any] = {}
-        if view is not None:
-            artifact["view"] = view.model_dump(mode="json")
-        if settled.offers:  # apart from a lookup's choices: shown on the card, not the answer
-            artifact[ARTIFACT_KEY] = [o.model_dump(mode="json") for o in settled.offers]
-        if decl.choices is not None:
-            picks = choices(decl.choices(args_obj, result, ctx.lang))
-            if picks:
-                artifact["offers"] = [o.model_dump(mode="json") for o in picks]
+        # model): a restored page shows the result presented again
+        artifact = artifact_of(view, settled.offers, decl, args_obj, result, ctx.lang)
         note = p.get("note", "")  # what the model reads first, e.g. arguments the guard dropped
-        return ToolMessage(
-            content=note + text, tool_call_id=call_id, name=name, artifact=artifact or None
-        )
+        return ToolMessage(content=note + text, tool_call_id=call_id, name=name, artifact=artifact)
 
-    async def _refused(
-        self,
-        p: PendingCall,
-        ctx: AgentContext,
-        audit_base: dict[str, Any],
-        ms: float,
-        task_id: str | None,
-        exc: SupersetRefused,
-    ) -> ToolMessage:
-        """A call Superset refused for the person (or whose link ended while it ran): the
-        card ends failed, the refusal is a typed fact with its way on, never a fallback."""
-        refusal = refusal_of(p["tool_name"], p.get("tool_args") or {}, exc)
-        emit(
-            ToolEndEvent(
-                call_id=p["call_id"], tool_name=p["tool_name"], status="failed",
-                error=exc.message, task_id=task_id, duration_ms=ms,
-            )
-        )  # fmt: skip
-        emit(
-            ErrorEvent(
-                code=refusal.code, message=refusal.message, tool_name=p["tool_name"],
-                refusal=refusal, offers=offers_of(self.registry, exc, ctx.lang),
-            )
-        )  # fmt: skip
-        row = {**audit_base, "superset_user": exc.account or audit_base.get("superset_user")}
-        await self.audit.record(
-            kind="superset_refused", decision="deny", reason=exc.message, duration_ms=ms, **row
-        )
-        return ToolMessage(
-            content=refusal.tool_result(), tool_call_id=p["call_id"], name=p["tool_name"]
-        )
 
-    async def _failed(
-        self,
-        p: PendingCall,
-        ctx: AgentContext,
-        audit_base: dict[str, Any],
-        ms: float,
-        task_id: str | None,
-        exc: ToolError,
-    ) -> ToolMessage:
-        read_only = bool(p.get("read_only"))
-        emit(
-            ToolEndEvent(
-                call_id=p["call_id"],
-                tool_name=p["tool_name"],
-                status="failed",
-                error=str(exc),
-                retryable=read_only and exc.retryable,
-                retry_exhausted=exc.retry_exhausted,
-                task_id=task_id,
-                duration_ms=ms,
-            )
-        )
-        await self.audit.record(
-            kind="failed", decision="error", reason=str(exc), duration_ms=ms, **audit_base
-        )
-        return ToolMessage(content=f"ERROR: {exc}", tool_call_id=p["call_id"], name=p["tool_name"])
+def tools_node(run_tools: ToolNode) -> Node:
+    """The graph's tools node: the confirmed calls run, the others cancelled."""
+
+    async def node(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
+        return await run_tools(state, runtime.context)
+
+    return node

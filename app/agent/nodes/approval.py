@@ -35,7 +35,8 @@ from langgraph.types import interrupt
 from app.agent.approval_record import AWAITING
 from app.agent.approvals import ApprovalBook
 from app.agent.confirmation import args_hash, raises_the_stakes
-from app.agent.guard import Checked, Guard
+from app.agent.nodes.checked import Checked
+from app.agent.nodes.guard import Guard
 from app.agent.state import AgentContext, AgentState, PendingCall, call_row, cancelled_call, emit
 from app.events import ErrorEvent, ToolEndEvent
 from app.facts import Refusal
