@@ -45,9 +45,10 @@ from app.context import UIContext
 from app.facts import TurnFacts
 from app.llm import get_chat_model
 from app.planner.rank import ToolRanker
-from app.sandbox.local_model import MODEL_NAME, start_local_model, unavailable_reason
+from app.sandbox.local_model import MODEL_NAME
 from app.settings import Settings
 from app.tools.catalog import TOOL_CATALOG
+from bench.local_llm import model_url
 
 ROOT = Path(__file__).resolve().parent.parent
 EVAL_FILES = (ROOT / "tests/planner/planner_eval.yaml", ROOT / "tests/agent/planner_eval.yaml")
@@ -157,15 +158,8 @@ async def routing(model: Any, limit: int | None, top_k: int) -> dict[str, Any]:
 async def run(
     limit: int | None, base_url: str | None = None, tokens_only: bool = False, top_k: int = 4
 ) -> dict[str, Any]:
-    server = None
-    if base_url is None:
-        reason = unavailable_reason()
-        if reason:
-            raise SystemExit(f"[llm] the local model cannot run here: {reason}")
-        server = start_local_model(progress=lambda m: print(m, file=sys.stderr))
-        base_url = server.base_url
-    try:
-        model = _model(base_url, MODEL_NAME)
+    with model_url(base_url) as url:
+        model = _model(url, MODEL_NAME)
         envs = {"dev": "dev", "staging": "staging", "prod": "prod"}
         t0 = time.perf_counter()
         first, second, every = await prompt_tokens(model, envs, top_k)
@@ -195,9 +189,6 @@ async def run(
             "routing_clean": acc["clean"],
             "expected_offered": acc["offered"],
         }
-    finally:
-        if server is not None:
-            server.stop()
 
 
 def main(argv: list[str]) -> int:

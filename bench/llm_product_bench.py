@@ -32,10 +32,11 @@ from pydantic import SecretStr
 from app.agent.handler import agent_handler
 from app.events import decode_sse
 from app.parts import Parts, build_parts
-from app.sandbox.local_model import MODEL_NAME, start_local_model, unavailable_reason
+from app.sandbox.local_model import MODEL_NAME
 from app.settings import Settings
 from app.store import users
 from app.tools.catalog import TOOL_CATALOG
+from bench.local_llm import model_url
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = ROOT / "bench/cases/llm_heldout.yaml"
@@ -108,36 +109,28 @@ async def one_turn(parts: Parts, case: dict[str, Any], env: str) -> dict[str, An
 
 
 async def run(base_url: str | None, limit: int | None, path: Path, max_tokens: int) -> dict:
-    server = None
-    if base_url is None:
-        reason = unavailable_reason()
-        if reason:
-            raise SystemExit(f"[llm] the local model cannot run here: {reason}")
-        server = start_local_model(progress=lambda m: print(m, file=sys.stderr))
-        base_url = server.base_url
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
     cases = data["cases"][:limit] if limit else data["cases"]
     env = data["defaults"]["selected_env"]
-    parts = bench_parts(base_url, Path(tempfile.mkdtemp(prefix="llm-product-bench-")), max_tokens)
     results = []
-    t0 = time.perf_counter()
-    try:
-        for case in cases:
-            started = time.perf_counter()
-            got = await one_turn(parts, case, case.get("selected_env", env))
-            results.append(got)
-            mark = "ok  " if got["reached"] else "MISS"
-            print(
-                f"{mark} {time.perf_counter() - started:5.0f} s  {got['say']!r}: expected "
-                f"{got['expect']}, ran {got['tools']} lines={got['lines']} "
-                f"problem={got['problem']}",
-                flush=True,
-            )
-        await parts.core.aclose()
-    finally:
-        parts.close()
-        if server is not None:
-            server.stop()
+    with model_url(base_url) as url:
+        parts = bench_parts(url, Path(tempfile.mkdtemp(prefix="llm-product-bench-")), max_tokens)
+        t0 = time.perf_counter()
+        try:
+            for case in cases:
+                started = time.perf_counter()
+                got = await one_turn(parts, case, case.get("selected_env", env))
+                results.append(got)
+                mark = "ok  " if got["reached"] else "MISS"
+                print(
+                    f"{mark} {time.perf_counter() - started:5.0f} s  {got['say']!r}: expected "
+                    f"{got['expect']}, ran {got['tools']} lines={got['lines']} "
+                    f"problem={got['problem']}",
+                    flush=True,
+                )
+            await parts.core.aclose()
+        finally:
+            parts.close()
     reached = sum(r["reached"] for r in results)
     summary = {
         "cases": len(results),

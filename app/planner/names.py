@@ -96,7 +96,12 @@ def _last_words(text: str, end: int, count: int) -> list[str]:
 
 def _before(scan: str, end: int) -> str | None:
     # the nearest "the"/"my"/"our" and the words after it, at most four: five words read
-    words = _last_words(scan, end, MAX_WORDS_BEFORE + 1)
+    return name_after_article(_last_words(scan, end, MAX_WORDS_BEFORE + 1))
+
+
+def name_after_article(words: list[str]) -> str | None:
+    """The words after the last "the"/"my"/"our" of ``words``, when they can be a title:
+    at most four, none of them a function word."""
     for i in range(len(words) - 1, -1, -1):
         if words[i].lower() not in ("the", "my", "our"):
             continue

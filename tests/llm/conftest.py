@@ -39,11 +39,9 @@ TURN_TIMEOUT_S = 600.0
 GENERIC_FAILURE = "could not finish this turn"
 
 
-@pytest.fixture(scope="module")
-def llm_product(
-    local_llm: Any, superset_sandbox: Any, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Server]:
-    settings = {
+def answered_by(local_llm: Any) -> dict[str, str]:
+    """The product's settings for being answered by the local model."""
+    return {
         "SS_TOOLS_LLM_PROVIDER": "openai",
         "SS_TOOLS_LLM_BASE_URL": local_llm.base_url,
         "SS_TOOLS_LLM_MODEL": local_llm.model_name,
@@ -54,8 +52,14 @@ def llm_product(
         # tools", it copies the tool list until the cap: twice, with the repair): a test
         # asserts on what the product does with an answer, never on a long answer's words
         "SS_TOOLS_LLM_MAX_TOKENS": "112",
-        "SS_TOOLS_DANGEROUS_COUNTDOWN_S": "3",
     }
+
+
+@pytest.fixture(scope="module")
+def llm_product(
+    local_llm: Any, superset_sandbox: Any, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Server]:
+    settings = {**answered_by(local_llm), "SS_TOOLS_DANGEROUS_COUNTDOWN_S": "3"}
     with product(tmp_path_factory.mktemp("llm-product"), superset_sandbox, **settings) as srv:
         add_user(srv.env, "ana", "analyst", PASSWORD)
         yield srv

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tests.browser.conftest import PASSWORD, product
-from tests.llm.conftest import TURN_TIMEOUT_S, ask, audit, token
+from tests.llm.conftest import answered_by, ask, audit, token
 from tests.llm_fixtures import LLM_TEST_TIMEOUT_S
 from tests.server_proc import Server, add_user
 
@@ -31,16 +31,8 @@ def person_product(
             f.write(f'\n[[environment]]\nid = "people"\nurl = "{url}"\n'
                     'identity = "person"\ntier = "dev"\n')  # fmt: skip
 
-    settings = {
-        "SS_TOOLS_LLM_PROVIDER": "openai",
-        "SS_TOOLS_LLM_BASE_URL": local_llm.base_url,
-        "SS_TOOLS_LLM_MODEL": local_llm.model_name,
-        "SS_TOOLS_LLM_API_KEY": "none",
-        "SS_TOOLS_LLM_TIMEOUT_S": str(TURN_TIMEOUT_S),
-        "SS_TOOLS_LLM_MAX_TOKENS": "112",
-    }
     with product(tmp_path_factory.mktemp("llm-people"), superset_sandbox,
-                 add_environments=people, **settings) as srv:  # fmt: skip
+                 add_environments=people, **answered_by(local_llm)) as srv:  # fmt: skip
         add_user(srv.env, "ana", "analyst", PASSWORD)
         yield srv
 

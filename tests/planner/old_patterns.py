@@ -94,14 +94,4 @@ def mentions(text: str) -> list[Any]:
 
 def words_before(scan: str, end: int) -> str | None:
     """A title before "dashboard" after the nearest "the"/"my"/"our" (all words split)."""
-    words = scan[:end].split()
-    for i in range(len(words) - 1, -1, -1):
-        if words[i].lower() not in ("the", "my", "our"):
-            continue
-        name = words[i + 1 :]
-        if not name:
-            continue
-        if len(name) > 4 or any(w.lower().strip(".,") in names._FUNCTION_WORDS for w in name):
-            return None
-        return " ".join(name)
-    return None
+    return names.name_after_article(scan[:end].split())
