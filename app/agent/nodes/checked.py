@@ -140,6 +140,14 @@ async def checked_call(
     metadata |= undo_note(policy.spec(name), risk, undo_days)
     if not p["needs_confirmation"] or not preflight:
         return Checked(p, contract, metadata)
+    async def failed(message: str, errors: list[str]) -> ToolMessage:
+        """The check before the card failed or found problems: the call is refused."""
+        refusal = Refusal(
+            code="preflight_failed", tool_name=name, message=message, args=p["tool_args"],
+            env_id=env_id, errors=errors,
+        )  # fmt: skip
+        return await refuse(audit, call, ctx, refusal, kind="failed", decision="error")
+
     check = decl.preflight
     if override is not None:
         check = functools.partial(override, name)
@@ -151,38 +159,10 @@ async def checked_call(
             return await refuse(audit, call, ctx, refused, kind=kind, decision=decision)
         except Exception as exc:  # a preflight failure blocks the call, visibly
             why = f"{type(exc).__name__}: {exc}" if not isinstance(exc, ToolError) else str(exc)
-            return await refuse(
-                audit,
-                call,
-                ctx,
-                Refusal(
-                    code="preflight_failed",
-                    tool_name=name,
-                    message=f"preflight for {name} failed: {why}",
-                    args=p["tool_args"],
-                    env_id=env_id,
-                    errors=[why],
-                ),
-                kind="failed",
-                decision="error",
-            )
+            return await failed(f"preflight for {name} failed: {why}", [why])
         if details:
             metadata = card_of(metadata, details)
             if details.get("errors"):
                 errors = [str(e) for e in details["errors"]]
-                return await refuse(
-                    audit,
-                    call,
-                    ctx,
-                    Refusal(
-                        code="preflight_failed",
-                        tool_name=name,
-                        message="preflight found problems: " + "; ".join(errors),
-                        args=p["tool_args"],
-                        env_id=env_id,
-                        errors=errors,
-                    ),
-                    kind="failed",
-                    decision="error",
-                )
+                return await failed("preflight found problems: " + "; ".join(errors), errors)
     return Checked(p, contract, metadata)
