@@ -11,7 +11,7 @@ the app's own statements the same way (a turn's row in the conversation list).
 committed: a finished turn always has all its rows, and a failed write is reported, never
 swallowed. One bad row never loses the others.
 
-The on-loop commit is the bench's choice (issue 24 item 8): the plain alternative, a
+The on-loop commit is the bench's choice (``bench.agent_bench``): the plain alternative, a
 thread committing each row through SQLAlchemy, costs a turn about 2 ms p50 more.
 
 Every row records the door the turn came through (``channel``: page | http | mcp, and the

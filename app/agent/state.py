@@ -16,7 +16,7 @@ stopping a turn as the nodes see it. Read top to bottom:
   the confirm node's interrupt payload (used by the live stream and the conversation
   read model).
 
-**Stopping a turn, as the graph's nodes see it** (issue 11). A stop never tears the graph
+**Stopping a turn, as the graph's nodes see it**. A stop never tears the graph
 down: the run goes on through its own nodes, so every checkpoint stays consistent (each
 AIMessage tool call gets its ToolMessage):
 
@@ -79,7 +79,7 @@ class PendingCall(TypedDict, total=False):
     expires_at: str
     decision: str | None  # confirm | deny | edit (confirmed with edited_args, to recheck)
     reason: str | None
-    edited_args: dict[str, Any] | None  # a person's edit before approving (issue 11)
+    edited_args: dict[str, Any] | None  # a person's edit before approving
     note: str  # what the model reads before the result (arguments the guard dropped)
     accounts: dict[str, str]  # env id -> the Superset account the call acts as (no secret)
     # a second person's approval (app.agent.nodes.approval): pending | approved | denied |

@@ -1,7 +1,7 @@
 """Which SQL readers a text is classified under, and how much text may be classified.
 
 A SQL text is one statement or several depending on who reads it: quote, bracket and
-comment rules differ between engines (issue 23 item 1: ``SELECT 1 [']; DELETE FROM
+comment rules differ between engines (e.g. ``SELECT 1 [']; DELETE FROM
 orders; --']`` is one SELECT for PostgreSQL and MySQL, but SQLite and SQL Server read
 ``[…]`` as an identifier and then run the DELETE). :mod:`app.policy.sql` reads the text
 in every dialect of :data:`CANDIDATE_DIALECTS` — one of each family of lexical rules —

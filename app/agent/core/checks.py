@@ -28,7 +28,7 @@ Whether the caller may run the tool with these arguments is the guard's to say.
 
 ``prepare_resume`` (a person's answer to a confirmation): the caller as the users table
 says NOW (a demoted admin is refused here, or denied by the graph's recheck under the
-current role: issue 23); ``confirmation_id`` / ``decision`` / ``reason`` (422); edited
+current role); ``confirmation_id`` / ``decision`` / ``reason`` (422); edited
 ``args`` (their shape and the tool's own args model, ``core.edits``: 422 before the
 confirmation is spent); a confirmed answer takes one of the user's slots (429 while all
 are busy: the confirmation stays pending; answers are not paced, a denial never waits);

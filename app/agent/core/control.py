@@ -1,4 +1,4 @@
-"""Runs of a conversation and how they stop (issue 11): one :class:`RunControl` per busy
+"""Runs of a conversation and how they stop: one :class:`RunControl` per busy
 period of a conversation (a turn or a resume, with any superseding run), kept by the
 core's :class:`TurnRegistry` (one per core and event loop; no module globals).
 

@@ -1,6 +1,6 @@
 """The conversations as the doors read them: one conversation's messages, tool calls and
 pending card (reloads, second tabs, ``GET /api/agent/conversations/…``), read through
-LangGraph's public state API (``graph.aget_state``); and a person's list (issue 11), the
+LangGraph's public state API (``graph.aget_state``); and a person's list, the
 ``conversation`` table (``app.store.conversations``) the core notes each turn in.
 
 A list entry's title is the first request, shortened (renamable); ``object_type`` /
@@ -161,7 +161,7 @@ async def read_conversation(core: RunParts, principal: Principal, conv_id: str) 
         raise RequestRefused(422, "invalid_conv_id", "not a conversation id")
     graph = await core.graph()
     state = await graph.aget_state(run_config(conv_id))
-    # off the loop: rating a SQL call parses its text (app.cpu, issue 23 item 6)
+    # off the loop: rating a SQL call parses its text (app.cpu: a long text must not hold the loop)
     view = await off_loop(conversation_view, conv_id, state, core.rules.policy())
     if view.owner and view.owner != principal.user_id:
         raise await refuse_foreign(core.audit, **principal.audit_row(conv_id=conv_id))

@@ -1,4 +1,4 @@
-"""Edit before approving, at the door (issue 11): the checks ``prepare_resume`` makes on
+"""Edit before approving, at the door: the checks ``prepare_resume`` makes on
 edited ``args`` before it spends the confirmation, and the audit's record of both
 argument sets.
 

@@ -54,7 +54,7 @@ class TurnInput:
     """A turn as a door received it, not yet checked (``prepare_turn`` checks it): the
     message, the page's history, the conversation (None: a new one), the environment
     and the page context (JSON text or an object); ``lang``: the page's language, which a
-    door with a page gives (its turns are said in it, issue 25), else the message's."""
+    door with a page gives (its turns are said in it), else the message's."""
 
     message: str
     history: Sequence[Mapping[str, Any]] | None = None
@@ -119,7 +119,7 @@ class ResumeRequest(DoorRequest):
     confirmation_id: str
     decision: Literal["confirm", "deny"]
     reason: str | None
-    args: dict[str, Any] | None = None  # issue 11 (edit before approving); None = as shown
+    args: dict[str, Any] | None = None  # edited before approving; None = as shown
     confirmation: ConfirmationRecord | None = None  # the consumed one
     slot: Slot | None = field(default=None, repr=False)  # a confirmed answer's run
 

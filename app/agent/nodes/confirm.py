@@ -86,12 +86,13 @@ async def _ask_again(
 async def recheck_answer(
     guard: Guard, p: PendingCall, ctx: AgentContext
 ) -> PendingCall | ToolMessage:
-    """An answer "confirm" WITHOUT an edit, checked again at resume (issue 23 item 4): the
-    guard's per-call policy for the caller's current role (``prepare_resume`` read it from
-    the users table), this turn's tool set, the arguments, the environment and its tier,
-    the maintenance window and the risk — without the preflight (the card showed it). A
-    refusal is the call's result; another environment or tier, or a higher risk, asks a
-    new confirmation; else the call runs under the one just given."""
+    """An answer "confirm" WITHOUT an edit, checked again at resume (a role may change while
+    a card waits): the guard's per-call policy for the caller's current role
+    (``prepare_resume`` read it from the users table), this turn's tool set, the arguments,
+    the environment and its tier, the maintenance window and the risk — without the
+    preflight (the card showed it). A refusal is the call's result; another environment or
+    tier, or a higher risk, asks a new confirmation; else the call runs under the one just
+    given."""
     call = {"id": p["call_id"], "name": p["tool_name"], "args": dict(p.get("tool_args") or {})}
     outcome = await guard.police(call, ctx, preflight=False)
     if isinstance(outcome, ToolMessage):
