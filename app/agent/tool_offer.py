@@ -38,6 +38,7 @@ from typing import Any, NamedTuple
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
+from app.agent.budget import InputBudget
 from app.agent.turn_limits import this_turn
 from app.cpu import off_loop
 from app.facts import read_refusal
@@ -61,7 +62,7 @@ class Wide(NamedTuple):
 
     bound: Any
     tools: Sequence[str]
-    budget: Any
+    budget: InputBudget | None
 
 
 def always(catalog: Mapping[str, ToolSpec] = TOOL_CATALOG) -> tuple[str, ...]:

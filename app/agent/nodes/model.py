@@ -63,9 +63,6 @@ class BoundModels:
         self._catalog: Mapping[str, Any] | None = None
         self._bound: dict[tuple[str, ...], tuple[Any, int]] = {}
 
-    def __call__(self, catalog: Mapping[str, Any], names: tuple[str, ...], **options: Any) -> Any:
-        return self.bound(catalog, names, **options)[0]
-
     def bound(
         self, catalog: Mapping[str, Any], names: tuple[str, ...], **options: Any
     ) -> tuple[Any, int]:
@@ -93,7 +90,7 @@ def model_node(
 ) -> Any:  # a Node; typed loosely for StateGraph.add_node
     """The graph's model node: the model's reply, or the turn's last word (audited when
     the model got something wrong, ended or repaired)."""
-    bound = BoundModels(model)
+    models = BoundModels(model)
     top_k = settings.llm_tools_top_k
 
     async def node(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
@@ -114,10 +111,10 @@ def model_node(
             offer = await offer_for(ranker, allowed, state["messages"], top_k, catalog)
             facts = replace(ctx.facts, other_tools=offer.others)
             prompt = prompt_messages(state["messages"], facts, ctx.uicontext, system)
-            offered, chars = bound.bound(catalog, offer.tools, **bind_options(offer))
+            offered, chars = models.bound(catalog, offer.tools, **bind_options(offer))
             wide = None
             if offer.narrowed:  # the repair try of a narrowed call is offered every tool
-                every, every_chars = bound.bound(catalog, tuple(allowed))
+                every, every_chars = models.bound(catalog, tuple(allowed))
                 wide = Wide(every, allowed, InputBudget(max_chars, every_chars))
             budget = InputBudget(max_chars, chars)
             work = ask_model(offered, prompt, offer.tools, ctx.lang, budget, wide)
@@ -169,7 +166,7 @@ async def ask_model(
     tools: Sequence[str],
     lang: str,
     budget: InputBudget | None = None,
-    wide: Any = None,
+    wide: Wide | None = None,
 ) -> tuple[AIMessage, str | None]:
     """The model's reply to ``prompt`` sent within ``budget`` (read leniently, repaired
     once), and what went wrong on the way (for the audit row; None when nothing did).
