@@ -36,8 +36,7 @@ from app.store.db import Database
 from app.superset.people import serve_people
 from app.superset.registry import EnvironmentRegistry, load_environments
 from app.tasks.worker import TaskRunner
-
-PARTS_STATE = "parts"  # app.state.parts
+from app.vocab import PARTS_STATE
 
 
 @dataclass(frozen=True)

@@ -113,3 +113,8 @@ AuditKind = Literal[
 AUDIT_KINDS: Final[tuple[AuditKind, ...]] = get_args(AuditKind)
 AuditDecision = Literal["allow", "deny", "confirm", "cancel", "ok", "error", "refused"]
 Channel = Literal["page", "http", "mcp"]
+
+# ---- the running app ----------------------------------------------------------------
+#: where ``create_app`` leaves the running app's parts (``app.state.parts``; their ``core``
+#: is the agent core the contract's handlers use when none is handed in)
+PARTS_STATE: Final = "parts"

@@ -7,9 +7,10 @@
 Each is ``prepare_*`` (the one input check) + the core + :func:`encode_sse`; a refusal
 becomes ``error`` + ``done`` frames. The contract's positional arguments are kept as
 docs/contract.md lists them. The agent core is an optional keyword (``core=``): by default the
-running app's (``app.parts``), else a test's own. ``resume_handler`` answers the
-conversation's pending confirmation; ``confirmation_id=`` names the card the person saw
-(the HTTP door always does), so an answer meant for a card that was replaced is refused.
+running app's (the parts' core on ``app.state``, :data:`app.vocab.PARTS_STATE`), else a
+test's own. ``resume_handler`` answers the conversation's pending confirmation;
+``confirmation_id=`` names the card the person saw (the HTTP door always does), so an
+answer meant for a card that was replaced is refused.
 In-process callers that want typed events use the core directly (``app.agent.core``),
 with no SSE text in between.
 """
@@ -34,7 +35,7 @@ from app.agent.core.runner import fail
 from app.agent.state import Sequencer
 from app.errors import AuthError
 from app.events import Event, encode_sse
-from app.vocab import Channel
+from app.vocab import PARTS_STATE, Channel
 
 R = TypeVar("R")
 NONE_PENDING = "none-pending"  # not a uuid: no confirmation row has it
@@ -46,9 +47,10 @@ def _the_core(core: AgentCore | None) -> AgentCore:
         return core
     from nicegui import app as running_app  # only when no core is handed in
 
-    from app.parts import installed
-
-    return installed(running_app).core
+    running = getattr(getattr(running_app.state, PARTS_STATE, None), "core", None)
+    if not isinstance(running, AgentCore):
+        raise RuntimeError("no agent core installed: create_app() builds and installs it")
+    return running
 
 
 async def encode_stream(events: AsyncIterator[Event]) -> AsyncIterator[str]:

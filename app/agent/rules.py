@@ -19,6 +19,7 @@ from pathlib import Path
 
 from app.errors import ConfigError
 from app.policy import DEFAULT_POLICY, EnvTable, Policy, load_policy
+from app.policy.toolspec import Serves, served_by
 from app.superset.registry import EnvironmentRegistry
 from app.tools import TOOLS
 from app.tools.kit import Tool
@@ -74,6 +75,11 @@ class Rules:
         """The policy in force: the declarations' catalog, plus the policy file when one
         is set (a missing or bad file is a ``ConfigError``)."""
         return self._base if self._file is None else self._file.current()
+
+    def serving(self, need: Serves) -> str:
+        """The name of the tool in force that serves ``need`` (e.g. ``task_status``: the
+        tool a door names where it tells a client how to follow a task up)."""
+        return served_by(self.policy().catalog, need)
 
     def envs(self) -> EnvTable:
         """The configured environments (tiers as configured, None when unset) and the

@@ -25,11 +25,11 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
+from app.agent.link_attempt import link_attempt
 from app.api.deps import auth_of, require_principal
 from app.api.error_shape import error_response
 from app.auth import Principal
 from app.superset.accounts import Accounts
-from app.superset.link_flow import link_attempt
 from app.superset.registry import EnvironmentRegistry
 
 router = APIRouter(prefix="/api/superset", tags=["superset"])

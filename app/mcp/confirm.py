@@ -148,7 +148,7 @@ async def confirm_in_band(
         if outcome is None:
             continue
         if outcome.pending is None:
-            return to_result(outcome, base_url=base)
+            return to_result(outcome, base_url=base, status_tool=decider.gateway.status_tool)
         card, note = outcome.pending, ""  # the gateway asks for another confirmation
     return pending_result(card, base_url=base, note=STILL_PENDING)
 
@@ -189,7 +189,7 @@ async def continue_input(
         if outcome is not None and outcome.pending is not None:
             return ask_input(outcome.pending)
         if outcome is not None:
-            return to_result(outcome, base_url=base)
+            return to_result(outcome, base_url=base, status_tool=decider.gateway.status_tool)
     if asks >= MAX_ASKS:
         return pending_result(card, base_url=base, note=STILL_PENDING)
     return ask_input(card, asks=asks + 1, note=note)

@@ -115,6 +115,10 @@ class CoreGateway:
         self.core = core
         self.approvals = CoreApprovals(core)
 
+    @property
+    def status_tool(self) -> str:
+        return self.core.rules.serving("task_status")
+
     async def list_tools(
         self, principal: Principal, context: UIContext | None
     ) -> Sequence[ToolInfo]:

@@ -102,6 +102,12 @@ class GatewayRefused(SsToolsError):
 class ToolGateway(Protocol):
     """The agent core as the MCP door sees it."""
 
+    @property
+    def status_tool(self) -> str:
+        """The name of the tool that reports a task, and a request for approval, by its id
+        (the one the catalog's specs say serves ``task_status``)."""
+        ...
+
     async def list_tools(
         self, principal: Principal, context: UIContext | None
     ) -> Sequence[ToolInfo]:

@@ -10,7 +10,7 @@ structured content names the error, so an MCP client's model can read why. A cal
 still waits for a person is *not* an error: it says so, with the confirmation id and a
 link to ``/agent`` where the pending card is shown. So is a confirmed call that waits for a
 second person's approval (four-eyes): ``status: awaiting_approval`` with the request's id
-(the task status tool, :data:`STATUS_TOOL`, reports it by that id) and a link to
+(the gateway's ``status_tool``, the tool that reports a task, reports it by that id) and a link to
 ``/approvals``.
 """
 
@@ -38,8 +38,6 @@ from app.events import (
 )
 from app.mcp.card import PendingCard
 from app.mcp.gateway import GatewayRefused
-from app.policy.toolspec import served_by
-from app.tools.catalog import TOOL_CATALOG
 
 OutcomeKind = Literal[
     "completed",
@@ -54,9 +52,6 @@ OutcomeKind = Literal[
 ]
 ProgressFn = Callable[[float, float | None, str | None], Awaitable[None]]
 MAX_JSON_CHARS = 1_000_000
-#: the tool that reports a task, and a request for approval by its id (what the spec serves)
-STATUS_TOOL = served_by(TOOL_CATALOG, "task_status")
-
 __all__ = ["Outcome", "collect", "pending_result", "refused_outcome", "to_result"]
 
 
@@ -232,15 +227,18 @@ def pending_result(card: PendingCard, *, base_url: str, note: str = "") -> types
     return _not_run(text, "confirmation_required", named, card.conv_id, url, call)
 
 
-def awaiting_result(ev: AwaitingApprovalEvent, *, base_url: str) -> types.CallToolResult:
+def awaiting_result(
+    ev: AwaitingApprovalEvent, *, base_url: str, status_tool: str
+) -> types.CallToolResult:
     """A confirmed call that waits for a second person's approval: not run (yet), not an
-    error; the request's id and where an approver decides it."""
+    error; the request's id, where an approver decides it, and ``status_tool`` (the tool
+    that reports it by that id)."""
     url = f"{base_url}/approvals"
     where = f" on {ev.env_id}" if ev.env_id else ""
     text = (
         f"Not run yet: {ev.tool_name}{where} was confirmed and now waits for a second "
         f"person's approval (request {ev.approval_id}, expires {ev.expires_at}). An approver "
-        f"decides it at {url}; {STATUS_TOOL} with task_id {ev.approval_id} reports it. "
+        f"decides it at {url}; {status_tool} with task_id {ev.approval_id} reports it. "
         "Do not call the tool again."
     )
     call = (ev.tool_name, ev.tool_args, ev.env_id, ev.env_context, ev.risk_level, ev.expires_at)
@@ -248,11 +246,12 @@ def awaiting_result(ev: AwaitingApprovalEvent, *, base_url: str) -> types.CallTo
     return _not_run(text, "awaiting_approval", named, ev.conv_id, url, call)
 
 
-def to_result(outcome: Outcome, *, base_url: str) -> types.CallToolResult:
+def to_result(outcome: Outcome, *, base_url: str, status_tool: str) -> types.CallToolResult:
+    """The outcome as MCP's result; ``status_tool``: the tool that reports a task."""
     if outcome.pending is not None:
         return pending_result(outcome.pending, base_url=base_url)
     if outcome.approval is not None:
-        return awaiting_result(outcome.approval, base_url=base_url)
+        return awaiting_result(outcome.approval, base_url=base_url, status_tool=status_tool)
     return types.CallToolResult(
         content=[types.TextContent(text=outcome.text)],
         structured_content=outcome.structured,

@@ -10,7 +10,8 @@ into :class:`app.pages.agent_controller.AgentPageController`:
 * an offer without a call (a choice) sends its ``request`` as the person's message;
 * ``link_account`` opens the page's "Connect your Superset account" form
   (``on_link_account``); the form's username and password go to :meth:`link_account`
-  (one sign-in through ``app.superset.link_flow``), never into the conversation.
+  (one sign-in through ``app.agent.link_attempt``, the attempt every door makes), never
+  into the conversation.
 """
 
 from __future__ import annotations
@@ -18,9 +19,9 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from app.agent.link_attempt import link_attempt
 from app.i18n import t
 from app.screen.chat_model import BUSY
-from app.superset.link_flow import link_attempt
 
 if TYPE_CHECKING:
     from app.auth import Principal

@@ -64,6 +64,8 @@ def _tier(env_id: str) -> str:
 
 
 class FakeGateway:
+    status_tool = "get_task_status"  # the tool that reports a task (the catalog's)
+
     def __init__(self, log_path: Path, countdown_s: float = 2.0) -> None:
         self.log_path = log_path
         self.countdown_s = countdown_s

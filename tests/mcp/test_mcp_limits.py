@@ -32,6 +32,8 @@ CARD = PendingCard.from_event(
 class BusyGateway:
     """A gateway whose user's running requests are full: it refuses any acceptance."""
 
+    status_tool = "get_task_status"  # the tool that reports a task (the catalog's)
+
     def __init__(self) -> None:
         self.asked: list[ToolResumeRequest] = []
 

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from app.events import (
+    AwaitingApprovalEvent,
     ConfirmMetadataV2,
     ConfirmRequiredEvent,
     DoneEvent,
@@ -18,7 +19,9 @@ from app.events import (
     ToolRetryEvent,
 )
 from app.mcp.card import PendingCard, card_message
+from app.mcp.core_gateway import CoreGateway
 from app.mcp.results import collect, to_result
+from app.parts import Parts
 from tests.events import timed_out
 
 
@@ -29,7 +32,7 @@ async def _stream(*events: Event) -> AsyncIterator[Event]:
 
 async def _result(*events: Event) -> Any:
     outcome = await collect(_stream(*events, DoneEvent()), tool_name="t")
-    return to_result(outcome, base_url="https://agent.example.com")
+    return to_result(outcome, base_url="https://agent.example.com", status_tool="get_task_status")
 
 
 def _end(**kw: Any) -> ToolEndEvent:
@@ -88,6 +91,27 @@ async def test_the_first_terminal_event_decides_and_progress_is_forwarded() -> N
 async def test_a_stream_without_a_result_is_an_error_not_a_success() -> None:
     result = await _result()
     assert result.is_error and result.structured_content["error"] == "no_result"
+
+
+async def test_a_call_awaiting_approval_is_not_an_error_and_names_how_to_follow_it() -> None:
+    waiting = AwaitingApprovalEvent(
+        conv_id="mcp-1", approval_id="ap-7", call_id="c", tool_name="delete_dashboard",
+        tool_args={"dashboard_id": 4}, env_id="prod", env_context="prod",
+        risk_level="dangerous", expires_at="2026-12-05T10:00:00Z",
+    )  # fmt: skip
+    outcome = await collect(_stream(waiting, DoneEvent()), tool_name="delete_dashboard")
+    result = to_result(outcome, base_url="https://agent.example.com", status_tool="get_task_status")
+    assert not result.is_error
+    assert result.structured_content["status"] == "awaiting_approval"
+    assert result.structured_content["approval_id"] == "ap-7"
+    assert result.structured_content["url"] == "https://agent.example.com/approvals"
+    text = result.content[0].text
+    assert "get_task_status with task_id ap-7 reports it" in text  # the tool the gateway names
+    assert text.endswith("Do not call the tool again.")
+
+
+def test_the_core_gateway_names_the_status_tool_the_catalog_serves(parts: Parts) -> None:
+    assert CoreGateway(parts.core).status_tool == "get_task_status"
 
 
 def _confirm(**md: Any) -> ConfirmRequiredEvent:

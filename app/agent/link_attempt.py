@@ -1,5 +1,6 @@
 """A person's attempt to link their Superset account, as every door makes it (the HTTP API,
-the page's form, ``app.api.superset_accounts`` and ``app.pages.link_account``):
+the page's form: ``app.api.superset_accounts`` and ``app.pages.agent_ways``); it lives with the
+core, the part every door may reach, so that no door reaches the Superset client itself:
 
 1. the environment must exist (404) and link accounts (422, from the accounts);
 2. the attempt is counted against the sign-in throttle before Superset is asked
