@@ -29,7 +29,7 @@ from app.agent.core import (
     prepare_resume,
     prepare_turn,
 )
-from app.agent.core.control import opened
+from app.agent.core.control import admitted
 from app.agent.core.requests import ResumeInput
 from app.agent.core.runner import fail
 from app.agent.state import Sequencer
@@ -75,8 +75,7 @@ async def _frames(
 ) -> AsyncIterator[str]:
     """The SSE frames of a prepared request run by ``run``; a refusal's frames instead."""
     try:
-        req = await prepared
-        events = await opened(run(req))  # busy on another replica: refused before any event
+        events = await admitted(prepared, run)
     except RequestRefused as refused:
         async for frame in refusal_frames(conv_id, refused, core.audit):
             yield frame

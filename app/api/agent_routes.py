@@ -21,6 +21,7 @@ once; ``app.agent.core.limits``). ``/cancel`` (Stop) is never limited.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, Literal, TypeVar
@@ -41,7 +42,7 @@ from app.agent.core import (
     prepare_resume,
     prepare_turn,
 )
-from app.agent.core.control import opened
+from app.agent.core.control import admitted
 from app.agent.handler import encode_stream
 from app.api.deps import core_of
 from app.api.error_shape import error_response
@@ -168,14 +169,14 @@ async def _stream_door(
 ) -> Any:
     """Auth, the body of ``model`` (its fields are ``given``'s: the door's input),
     ``prepare``; then the core's events as SSE (``run``), or the refusal as JSON before
-    any stream."""
+    any stream (busy on another replica: 409)."""
     core = core_of(request)
     try:
         principal = await authenticate(_caller(request), core=core)
         body = await _body(request, model)
         caller = Caller(principal=principal, channel=CHANNEL)
-        req = await prepare(given(**dict(body)), core=core, caller=caller)
-        events = await opened(run(core, req))  # busy on another replica: 409, no stream
+        prepared = prepare(given(**dict(body)), core=core, caller=caller)
+        events = await admitted(prepared, functools.partial(run, core))
     except RequestRefused as refused:
         return refusal(refused)
     return _sse(encode_stream(events))

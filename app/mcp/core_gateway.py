@@ -28,7 +28,7 @@ from app.agent.core import (
     prepare_resume,
 )
 from app.agent.core import approvals as queue
-from app.agent.core.control import opened
+from app.agent.core.control import admitted
 from app.agent.core.requests import DoorRequest
 from app.auth import Principal
 from app.context import UIContext
@@ -69,8 +69,7 @@ async def _run(
 ) -> AsyncIterator[Event]:
     """The events of a prepared request run by ``run``; a refusal raises GatewayRefused."""
     try:
-        req = await prepared
-        events = await opened(run(req))  # busy on another replica: refused before any event
+        events = await admitted(prepared, run)
     except RequestRefused as exc:
         raise _refused(exc) from None
     async for event in events:

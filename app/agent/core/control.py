@@ -25,9 +25,11 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from app.events import Event
+
+R = TypeVar("R")
 
 log = logging.getLogger("ss_tools.agent")
 
@@ -243,6 +245,16 @@ async def stop_local(control: RunControl | None) -> list[dict[str, str]] | None:
             await asyncio.wait_for(asyncio.shield(control.finished), ENDING_WAIT_S)
         return None
     return [{"call_id": w.call_id, "tool_name": w.tool_name} for w in control.stop()]
+
+
+async def admitted(
+    prepared: Awaitable[R], run: Callable[[R], AsyncIterator[Event]]
+) -> AsyncIterator[Event]:
+    """A door's two steps, the one way every stream door takes them: the one input check
+    (``prepared``: a ``prepare_*`` awaited), then the core's run of the checked request,
+    :func:`opened`. A refusal of either raises ``RequestRefused`` here, before any event,
+    for the door to answer in its own form (SSE frames, a JSON error, an MCP error)."""
+    return await opened(run(await prepared))
 
 
 async def opened(events: AsyncIterator[Event]) -> AsyncIterator[Event]:
