@@ -161,6 +161,7 @@ class AgentChatModel(
             self._focus("input")
             if self.state == "awaiting_confirmation":
                 self.state = "idle"
+                self._step_at_rest()  # a confirmed call with no sentence after it ends here
         if decision == "deny" and not self._cancel_said:
             self.say_cancelled()
         self._cancel_said = False
@@ -215,8 +216,13 @@ class AgentChatModel(
             self.state = "awaiting_confirmation"
         elif done_state in ("idle", "error"):
             self.state = done_state
-        if self.state == "idle":  # (a call waiting for a second person: still "confirm")
-            self.process_step = "confirm" if self.awaiting_approval is not None else "answer"
+        if self.state == "idle":
+            self._step_at_rest()
+
+    def _step_at_rest(self) -> None:
+        """The step strip of an idle page: the answer (a call waiting for a second person:
+        still "confirm")."""
+        self.process_step = "confirm" if self.awaiting_approval is not None else "answer"
 
     def show_confirmation(self, event: ConfirmRequiredEvent) -> None:
         self._close_forms()

@@ -217,6 +217,19 @@ async def test_retry_resends_the_last_user_message_only_when_offered() -> None:
     assert intents.sent == ["find sales"]
 
 
+def test_a_confirmed_call_without_a_sentence_after_it_leaves_the_steps_at_the_answer() -> None:
+    """A direct call (an Undo offer) confirmed: its tool ran and the stream ended with no
+    model sentence; the page is Ready, so the strip no longer says "Running tools"."""
+    model, _, _ = make()
+    model.show_confirmation(confirm_event("write_dev"))
+    model.begin_decision("confirm")
+    model.set_step("tools")  # the tool's events
+    model.turn_done("idle")  # done: the loading card is still up
+    model.end_stream()
+    model.end_decision("confirm", answered=False)
+    assert model.state == "idle" and model.process_step == "answer"
+
+
 def test_show_error_clears_a_loading_card_and_sets_error() -> None:
     model, _, _ = make()
     model.show_confirmation(confirm_event("write_dev"))
