@@ -28,7 +28,7 @@ from typing import Any
 from app.i18n import t
 from app.policy.sql import SqlVerdict, classify_sql, sql_risk
 from app.policy.sql_dialects import MAX_SQL_CHARS
-from app.tools.args import DatabaseName, Ru, SqlIdentifier, ToolArgs, arg, env_field
+from app.tools.args import DatabaseName, Ru, SqlIdentifier, ToolArgs, arg, env_field, optional
 from app.tools.declare import EVERYONE, Family
 from app.vocab import Lang, Risk
 
@@ -47,7 +47,7 @@ def _database(description: str, hint: str, **kwargs: Any) -> Any:
 
 def _schema(description: str, hint: str) -> Any:
     """A schema argument the call may omit (:data:`SqlIdentifier`)."""
-    return arg(description, Ru("Схема", hint), default=None)
+    return optional(description, Ru("Схема", hint))
 
 
 # "schema" shadows a deprecated BaseModel classmethod; the field still works as
@@ -66,10 +66,9 @@ with warnings.catch_warnings():
             "Schema to list tables of; needs a database.",
             "Схема, таблицы которой показать; нужна база.",
         )
-        table: SqlIdentifier | None = arg(
+        table: SqlIdentifier | None = optional(
             "Table to describe (columns, types); needs a schema.",
             Ru("Таблица", "Таблица, которую описать (колонки, типы); нужна схема."),
-            default=None,
         )
 
     class ExecuteSqlArgs(ToolArgs):
