@@ -36,7 +36,7 @@ family = Family("sql")
 
 
 def _sql(description: str, hint: str, **kwargs: Any) -> Any:
-    """A SQL text argument: at most ``MAX_SQL_CHARS`` characters, as every tool takes."""
+    """A SQL text argument, capped at ``MAX_SQL_CHARS`` characters like every SQL a tool takes."""
     return arg(description, Ru("SQL", hint), **kwargs, max_length=MAX_SQL_CHARS)
 
 
