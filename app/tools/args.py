@@ -5,7 +5,8 @@ helper and the argument types several families share.
   description the model reads and the Russian label and hint (:class:`Ru`) the
   confirmation card's edit form shows on the Russian page (kept in the field's
   ``metadata``, out of the model's JSON schema; ``tests/policy/test_catalog.py`` checks
-  every tool's every field); :func:`env_field`, :class:`EnvArgs`, :class:`NoArgs`.
+  every tool's every field); :func:`optional` — a field the call may leave out (None);
+  :func:`env_field`, :class:`EnvArgs`, :class:`NoArgs`.
 * Names of database objects, checked because Superset writes some of them into SQL
   unescaped (SQL Lab's ``schema`` becomes ``set search_path = "<schema>"``):
   :data:`SqlIdentifier` — a schema, table or dataset name: a letter (any script) or
@@ -58,6 +59,11 @@ def arg(description: str, ru: Ru, **kwargs: Any) -> Any:
     return info
 
 
+def optional(description: str, ru: Ru, **kwargs: Any) -> Any:
+    """An argument the call may leave out: :func:`arg` with ``default=None``."""
+    return arg(description, ru, default=None, **kwargs)
+
+
 def ru_texts(info: Any) -> Ru | None:
     """The :class:`Ru` texts of a model field (``model_fields[name]``), if it has them."""
     return next((m for m in info.metadata if isinstance(m, Ru)), None)
@@ -82,7 +88,7 @@ def env_field(
     ru: str = "Id окружения Superset (например, dev или prod-eu); пусто — выбранное окружение.",
 ) -> Any:
     """The ``env_id`` field every environment-bound tool has."""
-    return arg(description, Ru("Окружение", ru), default=None, max_length=64)
+    return optional(description, Ru("Окружение", ru), max_length=64)
 
 
 class NoArgs(ToolArgs):
@@ -110,8 +116,7 @@ _SAID = {
     "(at most {max_length} characters; no quotes or semicolons)",
     "control_characters": "must not hold control characters (found {found}); only newline and "
     "tab are allowed",
-    "control_characters_line": "must not hold control characters, newlines or tabs (found "
-    "{found})",
+    "control_characters_line": "must not hold control characters, newlines or tabs (found {found})",
 }
 
 

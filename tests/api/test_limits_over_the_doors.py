@@ -8,13 +8,11 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-import pytest
 from nicegui import app
 from nicegui.testing import User
 
 from app.mcp.core_gateway import CoreGateway
 from app.mcp.http import DOOR_STATE
-from app.parts import Parts
 from tests.agent.harness import Harness, harness, token_for
 from tests.agent.scripted import recording_tools
 from tests.agent.test_user_limits import Blocking, FakeClock, limited
@@ -22,13 +20,6 @@ from tests.mcp.support import open_session, tools_call
 from tests.support import served
 
 __all__ = ["harness"]
-
-
-
-@pytest.fixture
-def parts(app_parts: Parts) -> Parts:
-    """The parts the app under test installed: the harness puts its core on them."""
-    return app_parts
 
 
 def serve(harness: Harness, *script: Any, tools: dict[str, Any] | None = None) -> None:

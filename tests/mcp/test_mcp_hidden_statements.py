@@ -14,7 +14,6 @@ from nicegui.testing import User
 
 from app.mcp.core_gateway import CoreGateway
 from app.mcp.http import DOOR_STATE
-from app.parts import Parts
 from tests.agent.harness import harness, token_for
 from tests.agent.scripted import recording_tools
 from tests.mcp.support import open_session, tools_call
@@ -27,12 +26,6 @@ HIDDEN = [
     'SELECT * FROM orders ["]; DROP TABLE orders; --"]',  # a DROP, after a table name
     "SELECT 1 /*M!100000 ; DELETE FROM orders */",  # MariaDB runs its executable comment
 ]
-
-
-@pytest.fixture
-def parts(app_parts: Parts) -> Parts:
-    """The parts the app under test installed: the harness puts its core on them."""
-    return app_parts
 
 
 @pytest.mark.parametrize("sql", HIDDEN)

@@ -17,7 +17,6 @@ from app.events import decode_sse
 from app.mcp.core_gateway import CoreGateway
 from app.mcp.gateway import GatewayRefused, ToolResumeRequest
 from app.mcp.http import DOOR_STATE
-from app.parts import Parts
 from tests.agent.harness import first, harness, token_for
 from tests.auth.conftest import claims_of, jwks_document, rs_token
 from tests.mcp.support import open_session, tools_call
@@ -27,12 +26,6 @@ __all__ = ["harness"]
 
 ISS = "https://idp.example/realms/ops"
 IDP_ADA = f"{ISS}#ada"
-
-
-@pytest.fixture
-def parts(app_parts: Parts) -> Parts:
-    """The parts the app under test installed: the harness puts its core on them."""
-    return app_parts
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from app.tools.args import EnvArgs, Ru, ToolArgs, arg, env_field
+from app.tools.args import EnvArgs, Ru, ToolArgs, arg, env_field, optional
 from app.tools.declare import ADMINS, Family, which_dashboards
 from app.vocab import Lang
 
@@ -18,10 +18,9 @@ family = Family("backup")
 
 
 class ListBackupsArgs(EnvArgs):
-    dashboard_id: str | None = arg(
+    dashboard_id: str | None = optional(
         "Only backups of this dashboard (id or slug).",
         Ru("Дашборд", "Только резервные копии этого дашборда (id или slug)."),
-        default=None,
     )
 
 

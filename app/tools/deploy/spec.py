@@ -13,7 +13,7 @@ from functools import partial
 from typing import Any
 
 from app.policy.toolspec import served_by
-from app.tools.args import DASHBOARD_ID, RU_DASHBOARD, DatabaseName, Ru, ToolArgs, arg
+from app.tools.args import DASHBOARD_ID, RU_DASHBOARD, DatabaseName, Ru, ToolArgs, arg, optional
 from app.tools.declare import ADMINS, Family
 from app.tools.meta import spec as meta
 from app.vocab import Lang
@@ -25,10 +25,9 @@ TASK_STATUS = served_by(meta.family.specs, "task_status")
 
 class DeployDashboardArgs(ToolArgs):
     dashboard_id: str = arg(DASHBOARD_ID, RU_DASHBOARD, min_length=1)
-    source_env: str | None = arg(
+    source_env: str | None = optional(
         "Environment to copy from; omit to use the selected one.",
         Ru("Откуда", "Окружение, из которого копировать; пусто — выбранное."),
-        default=None,
     )
     target_env: str = arg(
         "Environment to deploy to (e.g. 'staging', 'prod').",
@@ -42,10 +41,9 @@ class MigrationArgs(ToolArgs):
         Ru("Дашборды", "Id или slug дашбордов, которые перенести."),
         min_length=1,
     )
-    source_env: str | None = arg(
+    source_env: str | None = optional(
         "Environment to migrate from; omit to use the selected one.",
         Ru("Откуда", "Окружение, из которого переносить; пусто — выбранное."),
-        default=None,
     )
     target_env: str = arg(
         "Environment to migrate to.", Ru("Куда", "Окружение, в которое переносить.")

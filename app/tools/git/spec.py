@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from app.tools.args import OneLineText, PlainText, Ru, ToolArgs, arg, env_field
+from app.tools.args import OneLineText, PlainText, Ru, ToolArgs, arg, env_field, optional
 from app.tools.declare import ADMINS, Family, which_dashboards
 from app.vocab import Lang
 
@@ -21,10 +21,9 @@ class CreateBranchArgs(ToolArgs):
     branch: OneLineText = arg(
         "Name of the new git branch.", Ru("Ветка", "Имя новой ветки git."), min_length=1
     )
-    dashboard_id: str | None = arg(
+    dashboard_id: str | None = optional(
         "Dashboard the branch is about (id or slug), if any.",
         Ru("Дашборд", "Дашборд, к которому относится ветка (id или slug), если есть."),
-        default=None,
     )
     env_id: str | None = env_field()
 
@@ -38,10 +37,9 @@ class CommitChangesArgs(ToolArgs):
         Ru("Дашборды", "Какие дашборды выгрузить и закоммитить; пусто — все."),
         default_factory=list,
     )
-    branch: OneLineText | None = arg(
+    branch: OneLineText | None = optional(
         "Branch to commit to; omit for current.",
         Ru("Ветка", "В какую ветку коммитить; пусто — в текущую."),
-        default=None,
     )
     env_id: str | None = env_field()
 

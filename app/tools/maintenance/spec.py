@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from functools import partial
 from typing import Any
 
-from app.tools.args import EnvArgs, Ru, arg
+from app.tools.args import EnvArgs, Ru, arg, optional
 from app.tools.declare import ADMINS, Family
 from app.vocab import Lang
 
@@ -31,10 +31,9 @@ class StartMaintenanceArgs(EnvArgs):
         Ru("Причина", "Зачем окно: это увидят те, кто в него попадёт."),
         default="",
     )
-    duration_minutes: int | None = arg(
+    duration_minutes: int | None = optional(
         "Window length in minutes; omit for open-ended.",
         Ru("Длительность, мин", "Длина окна в минутах; пусто — без срока."),
-        default=None,
         ge=1,
         le=10080,
     )

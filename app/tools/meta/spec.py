@@ -9,17 +9,16 @@ pages (it is "the task status tool" a write whose outcome is unknown offers).
 
 from __future__ import annotations
 
-from app.tools.args import NoArgs, Ru, ToolArgs, arg
+from app.tools.args import NoArgs, Ru, ToolArgs, optional
 from app.tools.declare import EVERY_PAGE, Family
 
 family = Family("meta")
 
 
 class TaskStatusArgs(ToolArgs):
-    task_id: str | None = arg(
+    task_id: str | None = optional(
         "Task id to look up; omit to list the most recent tasks.",
         Ru("Задача", "Id задачи; пусто — список последних задач."),
-        default=None,
     )
 
 

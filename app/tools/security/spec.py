@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from app.tools.args import Ru, ToolArgs, arg, env_field
+from app.tools.args import Ru, ToolArgs, env_field, optional
 from app.tools.declare import Family
 
 family = Family("security")
@@ -11,10 +11,9 @@ family = Family("security")
 
 class AuditPermissionsArgs(ToolArgs):
     env_id: str | None = env_field()
-    role: str | None = arg(
+    role: str | None = optional(
         "Superset role to audit; omit to audit every role.",
         Ru("Роль", "Роль Superset, которую проверить; пусто — все роли."),
-        default=None,
     )
 
 

@@ -28,11 +28,27 @@ from typing import Any
 from app.i18n import t
 from app.policy.sql import SqlVerdict, classify_sql, sql_risk
 from app.policy.sql_dialects import MAX_SQL_CHARS
-from app.tools.args import DatabaseName, Ru, SqlIdentifier, ToolArgs, arg, env_field
+from app.tools.args import DatabaseName, Ru, SqlIdentifier, ToolArgs, arg, env_field, optional
 from app.tools.declare import EVERYONE, Family
 from app.vocab import Lang, Risk
 
 family = Family("sql")
+
+
+def _sql(description: str, hint: str, **kwargs: Any) -> Any:
+    """A SQL text argument, capped at ``MAX_SQL_CHARS`` characters like every SQL a tool takes."""
+    return arg(description, Ru("SQL", hint), **kwargs, max_length=MAX_SQL_CHARS)
+
+
+def _database(description: str, hint: str, **kwargs: Any) -> Any:
+    """A database connection argument (by id or name: :data:`DatabaseName`)."""
+    return arg(description, Ru("База данных", hint), **kwargs)
+
+
+def _schema(description: str, hint: str) -> Any:
+    """A schema argument the call may omit (:data:`SqlIdentifier`)."""
+    return optional(description, Ru("Схема", hint))
+
 
 # "schema" shadows a deprecated BaseModel classmethod; the field still works as
 # ``args.schema`` (instance data wins), so the contract's name is kept.
@@ -41,38 +57,29 @@ with warnings.catch_warnings():
 
     class ExploreDatabaseArgs(ToolArgs):
         env_id: str | None = env_field()
-        database: DatabaseName | None = arg(
+        database: DatabaseName | None = _database(
             "Database id or name; omit to list the databases.",
-            Ru("База данных", "Id или имя базы; пусто — список баз."),
+            "Id или имя базы; пусто — список баз.",
             default=None,
         )
-        schema: SqlIdentifier | None = arg(  # type: ignore[assignment]
+        schema: SqlIdentifier | None = _schema(  # type: ignore[assignment]
             "Schema to list tables of; needs a database.",
-            Ru("Схема", "Схема, таблицы которой показать; нужна база."),
-            default=None,
+            "Схема, таблицы которой показать; нужна база.",
         )
-        table: SqlIdentifier | None = arg(
+        table: SqlIdentifier | None = optional(
             "Table to describe (columns, types); needs a schema.",
             Ru("Таблица", "Таблица, которую описать (колонки, типы); нужна схема."),
-            default=None,
         )
 
     class ExecuteSqlArgs(ToolArgs):
-        sql: str = arg(
-            "The SQL to run in SQL Lab.",
-            Ru("SQL", "Запрос для SQL Lab."),
-            min_length=1,
-            max_length=MAX_SQL_CHARS,
-        )
-        database: DatabaseName | None = arg(
+        sql: str = _sql("The SQL to run in SQL Lab.", "Запрос для SQL Lab.", min_length=1)
+        database: DatabaseName | None = _database(
             "Database id or name; omit for the environment's default.",
-            Ru("База данных", "Id или имя базы; пусто — база окружения по умолчанию."),
+            "Id или имя базы; пусто — база окружения по умолчанию.",
             default=None,
         )
-        schema: SqlIdentifier | None = arg(  # type: ignore[assignment]
-            "Default schema for the query.",
-            Ru("Схема", "Схема запроса по умолчанию."),
-            default=None,
+        schema: SqlIdentifier | None = _schema(  # type: ignore[assignment]
+            "Default schema for the query.", "Схема запроса по умолчанию."
         )
         env_id: str | None = env_field()
         row_limit: int = arg(
@@ -84,33 +91,24 @@ with warnings.catch_warnings():
         )
 
     class CreateDatasetArgs(ToolArgs):
-        database: DatabaseName = arg(
-            "Database id or name that holds the table.",
-            Ru("База данных", "Id или имя базы, в которой таблица."),
+        database: DatabaseName = _database(
+            "Database id or name that holds the table.", "Id или имя базы, в которой таблица."
         )
         table_name: SqlIdentifier = arg(
             "Table name, or the new dataset's name for SQL.",
             Ru("Таблица", "Имя таблицы или, для SQL, имя нового датасета."),
         )
-        schema: SqlIdentifier | None = arg(  # type: ignore[assignment]
-            "Schema of the table.", Ru("Схема", "Схема таблицы."), default=None
-        )
-        sql: str | None = arg(
+        schema: SqlIdentifier | None = _schema("Schema of the table.", "Схема таблицы.")  # type: ignore[assignment]
+        sql: str | None = _sql(
             "SQL for a virtual dataset; omit for a physical table.",
-            Ru("SQL", "SQL виртуального датасета; пусто — физическая таблица."),
+            "SQL виртуального датасета; пусто — физическая таблица.",
             default=None,
-            max_length=MAX_SQL_CHARS,
         )
         env_id: str | None = env_field()
 
 
 class FormatSqlArgs(ToolArgs):
-    sql: str = arg(
-        "The SQL text to pretty-print.",
-        Ru("SQL", "SQL, который отформатировать."),
-        min_length=1,
-        max_length=MAX_SQL_CHARS,
-    )
+    sql: str = _sql("The SQL text to pretty-print.", "SQL, который отформатировать.", min_length=1)
     env_id: str | None = env_field()
 
 
