@@ -13,7 +13,7 @@ from app.planner.markup import md_escape, short_id
 from app.planner.phrases import pick, say
 from app.planner.request import Request
 from app.planner.results import Result
-from app.planner.slots import CallText, Slots, Texts, phrased
+from app.planner.slots import CallText, either
 from app.planner.text import Lang
 
 # --- reading ------------------------------------------------------------------------------
@@ -41,11 +41,6 @@ _ONE_TASK = CallText(
     ru_noun="проверку задачи {task}",
     request=("status of task {task}", "статус задачи {task}"),
 )
-
-
-def _tasks_said(s: Slots) -> Texts:
-    task = s.v("task_id")
-    return phrased(_ONE_TASK if task else _TASKS, s, task=task)
 
 
 # --- answers ------------------------------------------------------------------------------
@@ -176,7 +171,7 @@ TOOLS = (
             row(100, [r"\b(?:tasks?|jobs?)\b", r"задач\w*|таск\w*"]),
         ),
         read_args=_task_args,
-        phrase=_tasks_said,
+        phrase=either("task_id", _ONE_TASK, _TASKS, slot="task"),
         report=_tasks,
     ),
 )

@@ -79,34 +79,6 @@ _EXPLORE_PARTS = CallText(
     ru_noun="просмотр: {named}",
     request=("explore {parts}{env}", "покажи {parts}{env}"),
 )
-_FORMAT = CallText(
-    doing=("formatting the SQL", "форматирую SQL"),
-    ru_noun="форматирование SQL",
-    request=("format sql{env}: {sql}", "отформатируй sql{env}: {sql}"),
-)
-_DATASET = CallText(
-    doing=("creating dataset {table}{db}", "создаю датасет {table}{db}"),
-    ru_noun="создание датасета {table}",
-    request=(
-        "create dataset from table {table}{schema}{db}{env}",
-        "создай датасет из таблицы {table}{schema}{db}{env}",
-    ),
-)
-_DATASET_SQL = replace(
-    _DATASET,
-    request=(
-        "create dataset named {table}{schema}{db}{env}: {sql}",
-        "создай датасет с именем {table}{schema}{db}{env}: {sql}",
-    ),
-)
-_EXECUTE = CallText(
-    doing=("running the query{db}{schema}{env}{limit}", "выполняю запрос{db}{schema}{env}{limit}"),
-    ru_noun="выполнение запроса",
-    request=(
-        "run sql{db}{schema}{env}{limit}: {sql}",
-        "выполни sql{db}{schema}{env}{limit}: {sql}",
-    ),
-)
 
 
 def _explore_said(s: Slots) -> Texts:
@@ -117,6 +89,16 @@ def _explore_said(s: Slots) -> Texts:
     ru = " ".join(f"{_PARTS[k][0]} {s.v(k)}" for k in parts)
     named = ", ".join(f"{_PARTS[k][1]} {s.v(k)}" for k in parts)
     return phrased(_EXPLORE_PARTS, s, parts=(en, ru), named=named)
+
+
+_EXECUTE = CallText(
+    doing=("running the query{db}{schema}{env}{limit}", "выполняю запрос{db}{schema}{env}{limit}"),
+    ru_noun="выполнение запроса",
+    request=(
+        "run sql{db}{schema}{env}{limit}: {sql}",
+        "выполни sql{db}{schema}{env}{limit}: {sql}",
+    ),
+)
 
 
 def _execute_said(s: Slots) -> Texts:
@@ -132,6 +114,23 @@ def _execute_said(s: Slots) -> Texts:
     )
 
 
+_DATASET = CallText(
+    doing=("creating dataset {table}{db}", "создаю датасет {table}{db}"),
+    ru_noun="создание датасета {table}",
+    request=(
+        "create dataset from table {table}{schema}{db}{env}",
+        "создай датасет из таблицы {table}{schema}{db}{env}",
+    ),
+)
+_DATASET_SQL = replace(
+    _DATASET,
+    request=(
+        "create dataset named {table}{schema}{db}{env}: {sql}",
+        "создай датасет с именем {table}{schema}{db}{env}: {sql}",
+    ),
+)
+
+
 def _dataset_said(s: Slots) -> Texts:
     return phrased(
         _DATASET_SQL if s.v("sql") else _DATASET,
@@ -141,6 +140,13 @@ def _dataset_said(s: Slots) -> Texts:
         schema=s.both("schema", "in schema", "в схеме"),
         sql=s.v("sql"),
     )
+
+
+_FORMAT = CallText(
+    doing=("formatting the SQL", "форматирую SQL"),
+    ru_noun="форматирование SQL",
+    request=("format sql{env}: {sql}", "отформатируй sql{env}: {sql}"),
+)
 
 
 # --- answers ------------------------------------------------------------------------------
