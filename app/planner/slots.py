@@ -120,16 +120,17 @@ def on_dashboards(
     *,
     tail: str = "{env}",
     request_tail: str = "",
+    ru_object: str = "acc",
 ) -> CallText:
     """The five forms of a call that acts on the dashboard(s), from its verbs: "deleting
     dashboard 7 in dev", «удаляю дашборд 7 на dev», «удаление дашборда 7 на dev» (a verb
-    takes the accusative, the noun the genitive), each followed by ``tail``, and a
-    request by ``request_tail`` after it."""
-    ask = tail + request_tail
+    takes the accusative, or ``ru_object``: «проверяю здоровье дашборда»; the noun the
+    genitive), each followed by ``tail``, and a request by ``request_tail`` after it."""
+    ask, obj = tail + request_tail, "{" + ru_object + "}"
     return CallText(
-        doing=(f"{doing[0]} {{d}}{tail}", f"{doing[1]} {{acc}}{tail}"),
+        doing=(f"{doing[0]} {{d}}{tail}", f"{doing[1]} {obj}{tail}"),
         ru_noun=f"{ru_noun} {{gen}}{tail}",
-        request=(f"{request[0]} {{d}}{ask}", f"{request[1]} {{acc}}{ask}"),
+        request=(f"{request[0]} {{d}}{ask}", f"{request[1]} {obj}{ask}"),
     )
 
 

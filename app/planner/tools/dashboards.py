@@ -210,10 +210,11 @@ TOOLS = (
                 weak=[r"\b(?:check|status|state|verify|ok)\b", r"провер\w*|статус\w*|состояни\w*"],
             ),
         ),
-        phrase=CallText(
-            doing=("checking the health of {d}{env}", "проверяю здоровье {gen}{env}"),
-            ru_noun="проверку здоровья {gen}{env}",
-            request=("check the health of {d}{env}", "проверь здоровье {gen}{env}"),
+        phrase=on_dashboards(
+            ("checking the health of", "проверяю здоровье"),
+            "проверку здоровья",
+            ("check the health of", "проверь здоровье"),
+            ru_object="gen",
         ),
         report=_health,
     ),
