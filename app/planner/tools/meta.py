@@ -30,19 +30,6 @@ def _task_args(req: Request) -> dict[str, Any]:
     return {"task_id": m.group(1) if m else (req.quoted[0] if req.quoted else None)}
 
 
-# --- saying a call ------------------------------------------------------------------------
-_TASKS = CallText(
-    doing=("listing your recent tasks", "показываю ваши последние задачи"),
-    ru_noun="список задач",
-    request=("status of my tasks", "статус моих задач"),
-)
-_ONE_TASK = CallText(
-    doing=("checking task {task}", "проверяю задачу {task}"),
-    ru_noun="проверку задачи {task}",
-    request=("status of task {task}", "статус задачи {task}"),
-)
-
-
 # --- answers ------------------------------------------------------------------------------
 _STATUS = catalog("planner_task_status")
 _COUNTED = catalog("planner_task_states")
@@ -171,7 +158,20 @@ TOOLS = (
             row(100, [r"\b(?:tasks?|jobs?)\b", r"задач\w*|таск\w*"]),
         ),
         read_args=_task_args,
-        phrase=either("task_id", _ONE_TASK, _TASKS, slot="task"),
+        phrase=either(  # one task named, or the person's recent tasks
+            "task_id",
+            CallText(
+                doing=("checking task {task}", "проверяю задачу {task}"),
+                ru_noun="проверку задачи {task}",
+                request=("status of task {task}", "статус задачи {task}"),
+            ),
+            CallText(
+                doing=("listing your recent tasks", "показываю ваши последние задачи"),
+                ru_noun="список задач",
+                request=("status of my tasks", "статус моих задач"),
+            ),
+            slot="task",
+        ),
         report=_tasks,
     ),
 )
