@@ -20,4 +20,3 @@ def say(key: str, lang: Lang, **values: object) -> str:
 
 def pick(pair: tuple[str, str], lang: Lang) -> str:
     return said(pair, lang)
-

@@ -8,6 +8,8 @@ filled per language by :func:`phrased`: ``{env}`` (" in prod" / " на prod"), `
 dashboard(s) in English, ``{acc}`` and ``{gen}`` in Russian (accusative, genitive), and
 the values a tool's phrase function passes (a tool said with those common slots only
 needs no function: its entry's ``phrase`` is the :class:`CallText` itself).
+:func:`on_dashboards` writes the forms of a call that acts on the dashboard(s) from its
+verbs; :func:`either` says a call one way when it has an argument, another without.
 
 ``Texts`` is what a phrase function returns: the five forms, filled.
 """
@@ -109,3 +111,35 @@ def phrased(text: CallText, s: Slots, **values: Value) -> Texts:
         text.request[0].format_map(en),
         text.request[1].format_map(ru),
     )
+
+
+def on_dashboards(
+    doing: tuple[str, str],
+    ru_noun: str,
+    request: tuple[str, str],
+    *,
+    tail: str = "{env}",
+    request_tail: str = "",
+    ru_object: str = "acc",
+) -> CallText:
+    """The five forms of a call that acts on the dashboard(s), from its verbs: "deleting
+    dashboard 7 in dev", «удаляю дашборд 7 на dev», «удаление дашборда 7 на dev» (a verb
+    takes the accusative, or ``ru_object``: «проверяю здоровье дашборда»; the noun the
+    genitive), each followed by ``tail``, and a request by ``request_tail`` after it."""
+    ask, obj = tail + request_tail, "{" + ru_object + "}"
+    return CallText(
+        doing=(f"{doing[0]} {{d}}{tail}", f"{doing[1]} {obj}{tail}"),
+        ru_noun=f"{ru_noun} {{gen}}{tail}",
+        request=(f"{request[0]} {{d}}{ask}", f"{request[1]} {obj}{ask}"),
+    )
+
+
+def either(key: str, given: CallText, otherwise: CallText, *, slot: str) -> Phrases:
+    """A call said as ``given`` when it has the argument ``key`` (its value fills
+    ``{slot}``), else as ``otherwise``."""
+
+    def phrases(s: Slots) -> Texts:
+        value = s.v(key)
+        return phrased(given if value else otherwise, s, **{slot: value})
+
+    return phrases

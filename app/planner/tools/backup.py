@@ -82,11 +82,6 @@ LOOKUP = LookupRole(
 )
 
 # --- saying a call ------------------------------------------------------------------------
-_LIST = CallText(
-    doing=("listing the backups{of}{env}", "показываю бэкапы{of}{env}"),
-    ru_noun="список бэкапов",
-    request=("list backups{of}{env}", "покажи бэкапы{of}{env}"),
-)
 _RUN = CallText(
     doing=("backing up{of}{env}", "делаю бэкап{of}{env}"),
     ru_noun="бэкап{of}{env}",
@@ -97,11 +92,6 @@ _RUN_EVERYTHING = CallText(
     ru_noun="бэкап",
     request=("back up everything", "сделай бэкап"),
 )
-_RESTORE = CallText(
-    doing=("restoring backup {backup}{env}", "восстанавливаю бэкап {backup}{env}"),
-    ru_noun="восстановление бэкапа {backup}{env}",
-    request=("restore backup {backup}{env}", "восстанови бэкап {backup}{env}"),
-)
 
 
 def _run_said(s: Slots) -> Texts:
@@ -110,11 +100,25 @@ def _run_said(s: Slots) -> Texts:
     return phrased(_RUN, s, of=s.of_dash("dashboard_ids", "", ""))
 
 
+_RESTORE = CallText(
+    doing=("restoring backup {backup}{env}", "восстанавливаю бэкап {backup}{env}"),
+    ru_noun="восстановление бэкапа {backup}{env}",
+    request=("restore backup {backup}{env}", "восстанови бэкап {backup}{env}"),
+)
+
+
 def _restore_said(s: Slots) -> Texts:
     backup = s.v("backup_id")
     if not s.raw:  # in sentences a long id reads better shortened
         backup = short_id(backup)
     return phrased(_RESTORE, s, backup=backup, env=s.both("env_id", "into", "на"))
+
+
+_LIST = CallText(
+    doing=("listing the backups{of}{env}", "показываю бэкапы{of}{env}"),
+    ru_noun="список бэкапов",
+    request=("list backups{of}{env}", "покажи бэкапы{of}{env}"),
+)
 
 
 # --- answers ------------------------------------------------------------------------------

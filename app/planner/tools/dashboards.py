@@ -4,6 +4,7 @@ count and name; they do not repeat rows (the page renders the tool result)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import partial
 from typing import Any
 
@@ -16,7 +17,7 @@ from app.planner.phrases import say
 from app.planner.readers import one_dashboard, search_words
 from app.planner.request import Request
 from app.planner.results import Result
-from app.planner.slots import CallText, Slots, Texts, phrased
+from app.planner.slots import CallText, either, on_dashboards
 from app.planner.text import Lang
 
 DASHBOARDS = Noun(("dashboard", "dashboards"), ("дашборд", "дашборда", "дашбордов"))
@@ -53,16 +54,11 @@ _SEARCH = CallText(
     ru_noun="поиск дашбордов",
     request=("list all dashboards{env}", "покажи все дашборды{env}"),
 )
-_SEARCH_FOR = CallText(
+_SEARCH_FOR = replace(
+    _SEARCH,  # the same noun
     doing=('searching dashboards for "{query}"{env}', "ищу дашборды «{query}»{env}"),
-    ru_noun="поиск дашбордов",
     request=('find dashboards "{query}"{env}', 'найди дашборды "{query}"{env}'),
 )
-
-
-def _search_said(s: Slots) -> Texts:
-    query = s.v("query")
-    return phrased(_SEARCH_FOR if query else _SEARCH, s, query=query)
 
 
 # --- answers ------------------------------------------------------------------------------
@@ -194,7 +190,7 @@ TOOLS = (
             ),
         ),
         read_args=lambda req: {"query": search_words(req), "env_id": req.env_id()},
-        phrase=_search_said,
+        phrase=either("query", _SEARCH_FOR, _SEARCH, slot="query"),
         report=_search,
         lookup=LOOKUP,
     ),
@@ -214,10 +210,11 @@ TOOLS = (
                 weak=[r"\b(?:check|status|state|verify|ok)\b", r"провер\w*|статус\w*|состояни\w*"],
             ),
         ),
-        phrase=CallText(
-            doing=("checking the health of {d}{env}", "проверяю здоровье {gen}{env}"),
-            ru_noun="проверку здоровья {gen}{env}",
-            request=("check the health of {d}{env}", "проверь здоровье {gen}{env}"),
+        phrase=on_dashboards(
+            ("checking the health of", "проверяю здоровье"),
+            "проверку здоровья",
+            ("check the health of", "проверь здоровье"),
+            ru_object="gen",
         ),
         report=_health,
     ),
@@ -266,10 +263,8 @@ TOOLS = (
                 ],
             ),
         ),
-        phrase=CallText(
-            doing=("documenting {d}{env}", "документирую {acc}{env}"),
-            ru_noun="документирование {gen}{env}",
-            request=("document {d}{env}", "задокументируй {acc}{env}"),
+        phrase=on_dashboards(
+            ("documenting", "документирую"), "документирование", ("document", "задокументируй")
         ),
         report=_documentation,
     ),
@@ -284,11 +279,7 @@ TOOLS = (
                 ],
             ),
         ),
-        phrase=CallText(
-            doing=("deleting {d}{env}", "удаляю {acc}{env}"),
-            ru_noun="удаление {gen}{env}",
-            request=("delete {d}{env}", "удали {acc}{env}"),
-        ),
+        phrase=on_dashboards(("deleting", "удаляю"), "удаление", ("delete", "удали")),
         report=_deleted,
     ),
 )

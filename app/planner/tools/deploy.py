@@ -13,7 +13,7 @@ from app.planner.numbers import Noun, count_of
 from app.planner.phrases import say
 from app.planner.request import Request
 from app.planner.results import Result
-from app.planner.slots import CallText, Phrases, Slots, Texts, phrased
+from app.planner.slots import Phrases, Slots, Texts, on_dashboards, phrased
 from app.planner.tails import tail_pattern, tail_search, tail_value
 from app.planner.text import Lang
 
@@ -47,8 +47,9 @@ def _migration_args(req: Request) -> dict[str, Any]:
 
 
 # --- saying a call ------------------------------------------------------------------------
-def _moved_said(text: CallText) -> Phrases:
-    """deploy/migrate: "{verb} dashboard 7 from dev to prod" (and its mapping)."""
+def _moved_said(doing: tuple[str, str], ru_noun: str, request: tuple[str, str]) -> Phrases:
+    """deploy/migrate: "{verb} dashboard 7 from dev to prod" (a request with its mapping)."""
+    text = on_dashboards(doing, ru_noun, request, tail="{source}{target}", request_tail="{mapping}")
 
     def phrases(s: Slots) -> Texts:
         mapping = s.args.get("database_mapping") or {}
@@ -125,16 +126,7 @@ TOOLS = (
         ),
         read_args=_deploy_args,
         required=("dashboard_id", "target_env"),
-        phrase=_moved_said(
-            CallText(
-                doing=("deploying {d}{source}{target}", "деплою {acc}{source}{target}"),
-                ru_noun="деплой {gen}{source}{target}",
-                request=(
-                    "deploy {d}{source}{target}{mapping}",
-                    "задеплой {acc}{source}{target}{mapping}",
-                ),
-            )
-        ),
+        phrase=_moved_said(("deploying", "деплою"), "деплой", ("deploy", "задеплой")),
         report=_deployed,
         need=Need("dashboard", "dashboard_id", env_arg="source_env"),
     ),
@@ -151,16 +143,7 @@ TOOLS = (
         ),
         read_args=_migration_args,
         required=("dashboard_ids", "target_env"),
-        phrase=_moved_said(
-            CallText(
-                doing=("migrating {d}{source}{target}", "мигрирую {acc}{source}{target}"),
-                ru_noun="миграцию {gen}{source}{target}",
-                request=(
-                    "migrate {d}{source}{target}{mapping}",
-                    "мигрируй {acc}{source}{target}{mapping}",
-                ),
-            )
-        ),
+        phrase=_moved_said(("migrating", "мигрирую"), "миграцию", ("migrate", "мигрируй")),
         report=_migrated,
         need=Need("dashboard", "dashboard_ids", env_arg="source_env"),
     ),

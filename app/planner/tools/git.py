@@ -62,6 +62,13 @@ _BRANCH = CallText(
     ru_noun="создание ветки {branch}",
     request=("create branch {branch}{of}{env}", "создай ветку {branch}{of}{env}"),
 )
+
+
+def _branch_said(s: Slots) -> Texts:
+    of = s.of_dash("dashboard_id", "for", "для")
+    return phrased(_BRANCH, s, branch=s.v("branch"), of=of)
+
+
 _COMMIT = CallText(
     doing=("committing {message}{of}{branch}{env}", "коммичу {message}{of}{branch}{env}"),
     ru_noun="коммит {message}",
@@ -70,11 +77,6 @@ _COMMIT = CallText(
         "закоммить изменения {message}{of}{branch}{env}",
     ),
 )
-
-
-def _branch_said(s: Slots) -> Texts:
-    of = s.of_dash("dashboard_id", "for", "для")
-    return phrased(_BRANCH, s, branch=s.v("branch"), of=of)
 
 
 def _commit_said(s: Slots) -> Texts:

@@ -13,7 +13,7 @@ from app.planner.markup import md_escape, short_id
 from app.planner.phrases import pick, say
 from app.planner.request import Request
 from app.planner.results import Result
-from app.planner.slots import CallText, Slots, Texts, phrased
+from app.planner.slots import CallText, either
 from app.planner.text import Lang
 
 # --- reading ------------------------------------------------------------------------------
@@ -28,24 +28,6 @@ _TASK_ID = re.compile(
 def _task_args(req: Request) -> dict[str, Any]:
     m = _TASK_ID.search(req.scan)
     return {"task_id": m.group(1) if m else (req.quoted[0] if req.quoted else None)}
-
-
-# --- saying a call ------------------------------------------------------------------------
-_TASKS = CallText(
-    doing=("listing your recent tasks", "показываю ваши последние задачи"),
-    ru_noun="список задач",
-    request=("status of my tasks", "статус моих задач"),
-)
-_ONE_TASK = CallText(
-    doing=("checking task {task}", "проверяю задачу {task}"),
-    ru_noun="проверку задачи {task}",
-    request=("status of task {task}", "статус задачи {task}"),
-)
-
-
-def _tasks_said(s: Slots) -> Texts:
-    task = s.v("task_id")
-    return phrased(_ONE_TASK if task else _TASKS, s, task=task)
 
 
 # --- answers ------------------------------------------------------------------------------
@@ -176,7 +158,20 @@ TOOLS = (
             row(100, [r"\b(?:tasks?|jobs?)\b", r"задач\w*|таск\w*"]),
         ),
         read_args=_task_args,
-        phrase=_tasks_said,
+        phrase=either(  # one task named, or the person's recent tasks
+            "task_id",
+            CallText(
+                doing=("checking task {task}", "проверяю задачу {task}"),
+                ru_noun="проверку задачи {task}",
+                request=("status of task {task}", "статус задачи {task}"),
+            ),
+            CallText(
+                doing=("listing your recent tasks", "показываю ваши последние задачи"),
+                ru_noun="список задач",
+                request=("status of my tasks", "статус моих задач"),
+            ),
+            slot="task",
+        ),
         report=_tasks,
     ),
 )

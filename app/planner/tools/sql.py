@@ -16,7 +16,7 @@ from app.planner.phrases import say
 from app.planner.readers import sql_text
 from app.planner.request import Request
 from app.planner.results import Result
-from app.planner.slots import CallText, Slots, Texts, phrased
+from app.planner.slots import CallText, Slots, Texts, Value, phrased
 from app.planner.tables import columns_of, fields_of, leader, names_of, rows_of
 from app.planner.text import Lang
 
@@ -79,11 +79,41 @@ _EXPLORE_PARTS = CallText(
     ru_noun="просмотр: {named}",
     request=("explore {parts}{env}", "покажи {parts}{env}"),
 )
-_FORMAT = CallText(
-    doing=("formatting the SQL", "форматирую SQL"),
-    ru_noun="форматирование SQL",
-    request=("format sql{env}: {sql}", "отформатируй sql{env}: {sql}"),
+
+
+def _explore_said(s: Slots) -> Texts:
+    parts = [k for k in _PARTS if s.v(k)]
+    if not parts:
+        return phrased(_DATABASES, s)
+    en = " ".join(f"{k} {s.v(k)}" for k in parts)
+    ru = " ".join(f"{_PARTS[k][0]} {s.v(k)}" for k in parts)
+    named = ", ".join(f"{_PARTS[k][1]} {s.v(k)}" for k in parts)
+    return phrased(_EXPLORE_PARTS, s, parts=(en, ru), named=named)
+
+
+def _placed(s: Slots, on_db: str) -> dict[str, Value]:
+    """The statement and where it runs: the database (``on_db``: "on database"), the schema."""
+    schema = s.both("schema", "in schema", "в схеме")
+    return {"db": s.both("database", on_db, "в базе"), "schema": schema, "sql": s.v("sql")}
+
+
+_EXECUTE = CallText(
+    doing=("running the query{db}{schema}{env}{limit}", "выполняю запрос{db}{schema}{env}{limit}"),
+    ru_noun="выполнение запроса",
+    request=(
+        "run sql{db}{schema}{env}{limit}: {sql}",
+        "выполни sql{db}{schema}{env}{limit}: {sql}",
+    ),
 )
+
+
+def _execute_said(s: Slots) -> Texts:
+    limit = s.args.get("row_limit")
+    unusual = limit not in (None, 100)  # the default limit goes unsaid
+    said = (f" with row_limit {limit}", f", row_limit {limit}") if unusual else ""
+    return phrased(_EXECUTE, s, limit=said, **_placed(s, "on database"))
+
+
 _DATASET = CallText(
     doing=("creating dataset {table}{db}", "создаю датасет {table}{db}"),
     ru_noun="создание датасета {table}",
@@ -99,48 +129,18 @@ _DATASET_SQL = replace(
         "создай датасет с именем {table}{schema}{db}{env}: {sql}",
     ),
 )
-_EXECUTE = CallText(
-    doing=("running the query{db}{schema}{env}{limit}", "выполняю запрос{db}{schema}{env}{limit}"),
-    ru_noun="выполнение запроса",
-    request=(
-        "run sql{db}{schema}{env}{limit}: {sql}",
-        "выполни sql{db}{schema}{env}{limit}: {sql}",
-    ),
-)
-
-
-def _explore_said(s: Slots) -> Texts:
-    parts = [k for k in _PARTS if s.v(k)]
-    if not parts:
-        return phrased(_DATABASES, s)
-    en = " ".join(f"{k} {s.v(k)}" for k in parts)
-    ru = " ".join(f"{_PARTS[k][0]} {s.v(k)}" for k in parts)
-    named = ", ".join(f"{_PARTS[k][1]} {s.v(k)}" for k in parts)
-    return phrased(_EXPLORE_PARTS, s, parts=(en, ru), named=named)
-
-
-def _execute_said(s: Slots) -> Texts:
-    limit = s.args.get("row_limit")
-    unusual = limit not in (None, 100)  # the default limit goes unsaid
-    return phrased(
-        _EXECUTE,
-        s,
-        db=s.both("database", "on database", "в базе"),
-        schema=s.both("schema", "in schema", "в схеме"),
-        limit=(f" with row_limit {limit}", f", row_limit {limit}") if unusual else "",
-        sql=s.v("sql"),
-    )
 
 
 def _dataset_said(s: Slots) -> Texts:
-    return phrased(
-        _DATASET_SQL if s.v("sql") else _DATASET,
-        s,
-        table=s.v("table_name"),
-        db=s.both("database", "in database", "в базе"),
-        schema=s.both("schema", "in schema", "в схеме"),
-        sql=s.v("sql"),
-    )
+    text = _DATASET_SQL if s.v("sql") else _DATASET
+    return phrased(text, s, table=s.v("table_name"), **_placed(s, "in database"))
+
+
+_FORMAT = CallText(
+    doing=("formatting the SQL", "форматирую SQL"),
+    ru_noun="форматирование SQL",
+    request=("format sql{env}: {sql}", "отформатируй sql{env}: {sql}"),
+)
 
 
 # --- answers ------------------------------------------------------------------------------
