@@ -3,8 +3,9 @@
 
     python dev.py start      install into .venv if needed, then run the product
     python dev.py test       install into .venv (with test extras) if needed, then run pytest
-    python dev.py check      the same install, then ruff check, mypy and lint-imports (the
-                             import contracts in pyproject.toml; what CI runs too)
+    python dev.py check      the same install, then ruff check, ruff format --check, mypy and
+                             lint-imports (the import contracts in pyproject.toml); what CI
+                             runs too
 
 Extra arguments after ``test`` go to pytest (``python dev.py test -k policy``); the suite
 or a directory runs as two pytest processes side by side (the tests of the real parts, and
@@ -66,13 +67,13 @@ def main(argv: list[str]) -> int:
     if cmd == "start":
         env.setdefault("SS_TOOLS_DEV", "1")
         return subprocess.call([str(PY), "main.py", "start", *rest], cwd=ROOT, env=env)
-    if cmd == "check":  # lint, types and the import contracts, as CI runs them
-        lint = subprocess.call(
-            [str(PY), "-m", "ruff", "check", "app", "components", "tests", "bench"], cwd=ROOT
-        )
+    if cmd == "check":  # lint, format, types and the import contracts, as CI runs them
+        trees = ["app", "components", "tests", "bench"]
+        lint = subprocess.call([str(PY), "-m", "ruff", "check", *trees], cwd=ROOT)
+        layout = subprocess.call([str(PY), "-m", "ruff", "format", "--check", *trees], cwd=ROOT)
         types = subprocess.call([str(PY), "-m", "mypy"], cwd=ROOT)
         contracts = subprocess.call([str(PY), "-c", LINT_IMPORTS], cwd=ROOT)
-        return lint or types or contracts
+        return lint or layout or types or contracts
     shards = _shards(rest)
     if shards is None:
         return subprocess.call([str(PY), "-m", "pytest", *rest], cwd=ROOT, env=env)

@@ -123,9 +123,7 @@ async def _bare_graph(
         return json.dumps(await _noop_search(None, None))
 
     saver = await open_sqlite_saver(path)  # the same pragmas as the core's
-    bound = model.bind_tools(
-        [tool_schema(TOOL_CATALOG[name]) for name in offered or [spec.name]]
-    )
+    bound = model.bind_tools([tool_schema(TOOL_CATALOG[name]) for name in offered or [spec.name]])
 
     async def call_model(state: MessagesState) -> dict[str, Any]:
         return {"messages": [await bound.ainvoke(state["messages"])]}

@@ -77,9 +77,7 @@ def main() -> None:
                 try:
                     port = urlsplit(replicas.url).port
                     assert port is not None
-                    figures[count] = asyncio.run(
-                        _run(port, replicas.token(), db_url, n, rounds)
-                    )
+                    figures[count] = asyncio.run(_run(port, replicas.token(), db_url, n, rounds))
                 finally:
                     replicas.stop()
             print(f"[replicas] {count} replica(s), N={n} x {rounds}: {figures[count]}", flush=True)

@@ -65,6 +65,7 @@ def patient_page_checks() -> None:
 
     if getattr(User.should_see, "patient", False):
         return
+
     def patient(look: Any) -> Any:
         async def looking(self: User, target: object = None, **filters: object) -> None:
             deadline = time.monotonic() + WAIT_S

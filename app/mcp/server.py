@@ -153,9 +153,7 @@ class _Handlers:
         except GatewayRefused as exc:
             outcome = refused_outcome(exc, params.name)
         if outcome.pending is None:
-            return to_result(
-                outcome, base_url=caller.base_url, status_tool=gateway.status_tool
-            )
+            return to_result(outcome, base_url=caller.base_url, status_tool=gateway.status_tool)
         return await self._confirm(ctx, decider, outcome.pending)
 
     @staticmethod

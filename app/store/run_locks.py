@@ -152,4 +152,3 @@ class LocalRunLocks(LockBase):
 
     async def aclose(self) -> None:
         return None
-

@@ -163,4 +163,3 @@ class LocalRunSignals:
 
     async def aclose(self) -> None:
         return None
-

@@ -61,8 +61,11 @@ star_dashboard_spec = specs.spec(
     Use when the user asks to star or favourite a dashboard. Returns the starred dashboard
     id.""",
     en=("star a dashboard", "Star this dashboard", "Star dashboard {dashboard_id} in {env}"),
-    ru=("добавить дашборд в избранное", "Добавь этот дашборд в избранное",
-        "В избранное: {dashboard_id}"),
+    ru=(
+        "добавить дашборд в избранное",
+        "Добавь этот дашборд в избранное",
+        "В избранное: {dashboard_id}",
+    ),
     triggers=("star*", "favorite*", "favourite*", "избранн*"),
 )
 

@@ -136,7 +136,7 @@ async def test_the_requester_withdraws_and_a_denial_lands_in_her_conversation(
         headers=bearer("bob"),
     )
     assert r.status_code == 200 and r.json()["approval"]["status"] == "denied"
-    view = (await user.http_client.get("/api/agent/conversations/http-4eyes", headers=bearer()))
+    view = await user.http_client.get("/api/agent/conversations/http-4eyes", headers=bearer())
     [row] = [c for c in view.json()["tool_calls"] if c["tool_name"] == "delete_dashboard"]
     assert "not in the sale week" in row["result"] and ran == []
 

@@ -61,7 +61,7 @@ def test_templated_text_is_dangerous_wherever_the_marker_stands(sql: str) -> Non
     "sql",
     [
         "SELECT '{}'",  # an empty JSON object: no Jinja delimiter
-        "SELECT '{\"a\": {\"b\": 1}}'::json",  # nested JSON opens with {", not {{
+        'SELECT \'{"a": {"b": 1}}\'::json',  # nested JSON opens with {", not {{
         "SELECT '{ {x} }'",  # a space between the braces is no delimiter
         "SELECT '%}' || '}}' || '#}'",  # closing delimiters alone render as text
         "SELECT 1 -- { % not a tag % }",  # spaced out
@@ -83,9 +83,7 @@ def test_the_markers_are_jinjas_default_opening_delimiters() -> None:
     assert env.line_statement_prefix is None and env.line_comment_prefix is None
 
 
-@pytest.mark.parametrize(
-    ("lang", "start"), [("en", "templated SQL"), ("ru", "шаблонный SQL")]
-)
+@pytest.mark.parametrize(("lang", "start"), [("en", "templated SQL"), ("ru", "шаблонный SQL")])
 def test_the_card_says_templated_sql_in_its_language(lang: str, start: str) -> None:
     meta = build_confirmation_contract_v2(
         "superset_execute_sql", {"sql": PROBE}, "analyst", "prod",

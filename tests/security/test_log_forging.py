@@ -29,9 +29,10 @@ FORGED = "2026-01-01 12:00:00 INFO ss_tools.auth: login ok for admin"
         ("/x\n" + FORGED, "/x\\n" + FORGED),  # a newline: the forged line stays on this one
         ("a\r\nb", "a\\r\\nb"),  # CR LF
         ("\x1b[2J\x1b[31mred", "\\u001b[2J\\u001b[31mred"),  # ESC: clear screen, colours
-        ("\x1b]8;;https://evil.example\x07link\x1b]8;;\x07", (
-            "\\u001b]8;;https://evil.example\\u0007link\\u001b]8;;\\u0007"
-        )),  # an OSC-8 hyperlink ended by BEL
+        (
+            "\x1b]8;;https://evil.example\x07link\x1b]8;;\x07",
+            ("\\u001b]8;;https://evil.example\\u0007link\\u001b]8;;\\u0007"),
+        ),  # an OSC-8 hyperlink ended by BEL
         ("nel\x85line", "nel\\u0085line"),  # NEL: a line break to str.splitlines()
         ("csi\x9b31m", "csi\\u009b31m"),  # the 8-bit CSI (a C1 control)
         ("ls\u2028ps\u2029", "ls\\u2028ps\\u2029"),  # Unicode line and paragraph separators

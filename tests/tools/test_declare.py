@@ -179,7 +179,11 @@ def test_a_card_line_may_take_computed_values() -> None:
     def what(args: Any, lang: str) -> dict[str, str]:
         return {"what": "всё" if lang == "ru" else "all"}
 
-    spec = _spec(Family("t"), en=("look", "Look", "Look at {what} in {env}"),
-                 ru=("смотреть", "Смотри", "Посмотреть {what} в {env}"), card_values=what)
+    spec = _spec(
+        Family("t"),
+        en=("look", "Look", "Look at {what} in {env}"),
+        ru=("смотреть", "Смотри", "Посмотреть {what} в {env}"),
+        card_values=what,
+    )
     assert spec.describe({}, "dev", "en") == "Look at all in dev"
     assert spec.describe({}, "dev", "ru") == "Посмотреть всё в dev"

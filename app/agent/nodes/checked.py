@@ -140,6 +140,7 @@ async def checked_call(
     metadata |= undo_note(policy.spec(name), risk, undo_days)
     if not p["needs_confirmation"] or not preflight:
         return Checked(p, contract, metadata)
+
     async def failed(message: str, errors: list[str]) -> ToolMessage:
         """The check before the card failed or found problems: the call is refused."""
         refusal = Refusal(
