@@ -219,9 +219,7 @@ class AgentChatModel(
         if self.state == "idle":
             self._step_at_rest()
 
-    def _step_at_rest(self) -> None:
-        """The step strip of an idle page: the answer (a call waiting for a second person:
-        still "confirm")."""
+    def _step_at_rest(self) -> None:  # idle: the answer (waiting for a second person: confirm)
         self.process_step = "confirm" if self.awaiting_approval is not None else "answer"
 
     def show_confirmation(self, event: ConfirmRequiredEvent) -> None:
