@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from app.agent.core import Caller, prepare_call
+from app.agent.link_attempt import link_attempt
 from app.parts import Parts, build_parts
 from app.planner import OfflinePlanner
 from app.policy import TOOL_CATALOG
@@ -34,7 +35,6 @@ from app.sandbox import Sandbox, seed_sandbox, start_sandbox
 from app.settings import Settings
 from app.store import users
 from app.superset.http_session import REFRESH_AFTER_S
-from app.superset.link_flow import link_attempt
 from app.superset.registry import load_environments
 
 USER = "bench-person"
