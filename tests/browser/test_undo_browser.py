@@ -12,11 +12,13 @@ import re
 
 import pytest
 
+from components.process_steps import ACTIVE
 from tests.browser.conftest import SHOTS
 from tests.browser.steps import TURN_MS, ask, settled, signed_in
 from tests.chromium import chromium
 
 pytestmark = pytest.mark.browser
+ACTIVE_STEP = re.compile(re.escape(ACTIVE))  # the highlighted step's classes
 
 
 def test_a_deploy_is_undone_from_its_tool_card(server) -> None:
@@ -55,4 +57,8 @@ def test_a_deploy_is_undone_from_its_tool_card(server) -> None:
         undone = page.locator(".tool-card", has_text="undo_change")
         expect(undone).to_contain_text("Done", timeout=TURN_MS)
         expect(undo).to_be_hidden()  # taken: the deploy's card offers it no more
+        # no sentence follows a direct call: the step strip still comes to rest on the answer
+        expect(page.get_by_text("Ready", exact=True)).to_be_visible()
+        expect(page.get_by_text("Answer", exact=True)).to_have_class(ACTIVE_STEP)
+        expect(page.get_by_text("Running tools", exact=True)).not_to_have_class(ACTIVE_STEP)
         page.screenshot(path=str(SHOTS / "34-undo-result.png"), full_page=True)
