@@ -9,7 +9,8 @@ screen.
 Who writes what:
 
 * the controller checks a turn, a decision or a way on's direct call
-  (``agent_ways.WaysForward``) in through the core's ``prepare_*``, runs it on the core,
+  (``agent_ways.WaysForward``) in through the core's ``prepare_*`` and runs it on the core
+  (the two steps every door takes: ``app.agent.core.control.admitted``),
   feeds the core's typed events to the StreamProcessor, owns reconnects
   (reload the conversation with backoff, then ``disconnected_permanent``), turns a refused
   request into an error message in the page's language, and hands the model each
@@ -29,6 +30,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequenc
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from app.agent.core import Caller, ResumeInput, TurnInput
+from app.agent.core.control import admitted
 from app.agent.core.requests import RateLimited
 from app.auth import Principal
 from app.errors import AuthError, ConfirmationError, ForbiddenError, SsToolsError, UIContextError
@@ -136,11 +138,9 @@ class AgentPageController(ControllerControls, WaysForward, ApprovalWatch):
             uicontext=self.model.ui_context,
             lang=self.model.lang,  # the page's language: the turn is said in it
         )
-        req = await self._checked(self.door.prepare_turn, turn)
-        if req is None:  # refused before it started: the text goes back into the composer
+        ran = await self._admitted(self.door.prepare_turn, self.door.core.run_turn, turn)
+        if ran is None:  # refused before it started: the text goes back into the composer
             self.model.give_back(text)
-            return
-        await self._stream(self.door.core.run_turn(req))
 
     async def decide(
         self, decision: Decision, reason: str | None, args: Mapping[str, Any] | None = None
@@ -155,40 +155,51 @@ class AgentPageController(ControllerControls, WaysForward, ApprovalWatch):
             reason=reason,
             args=args,
         )
-        req = await self._checked(self.door.prepare_resume, answer)
-        if req is None:
-            return
-        answers = await self._stream(self.door.core.resume(req))
-        self.model.end_decision(decision, answered=answers > 0)
+        answers = await self._admitted(self.door.prepare_resume, self.door.core.resume, answer)
+        if answers is not None:
+            self.model.end_decision(decision, answered=answers > 0)
 
-    async def _checked(
-        self, prepare: Callable[..., Awaitable[R]], *given: object, **fields: Any
-    ) -> R | None:
-        """``prepare`` (the door's ``prepare_*``) of ``given`` (its input) or ``fields``
-        (``prepare_call``'s) asked by this page's person; a refusal is shown in the chat
-        (None)."""
+    async def _admitted(
+        self,
+        prepare: Callable[..., Awaitable[R]],
+        run: Callable[[R], AsyncIterator[Event]],
+        *given: object,
+        **fields: Any,
+    ) -> int | None:
+        """The door's two steps (``admitted``): ``prepare`` (the door's ``prepare_*``) of
+        ``given`` (its input) or ``fields`` (``prepare_call``'s) asked by this page's
+        person, then ``run`` of the checked request, its events fed to the screen. None
+        when either refused before the run began (the refusal shown in the chat), else
+        how many answers the stream showed."""
         caller = Caller(token=self.token, principal=self.principal, channel=CHANNEL)
         try:
-            return await prepare(*given, caller=caller, **fields)
+            events = await admitted(prepare(*given, caller=caller, **fields), run)
         except SsToolsError as exc:
             self._refused(exc)
             return None
+        except DROPPED as exc:  # broke off at its first event
+            return await self._dropped(exc)
+        return await self._stream(events)
 
     async def _stream(self, events: AsyncIterator[Event]) -> int:
         """Feed a stream to the processor; returns how many answers it showed."""
         try:
             answers = await self.processor.run(events)
         except DROPPED as exc:
-            log.warning("agent stream of %s dropped: %s", self.model.conv_id, exc)
-            self.model.connection_lost()
-            await self.reconnect()
-            return 0
+            return await self._dropped(exc)
         except SsToolsError as exc:  # refused mid-stream: a message, never a traceback
             self._refused(exc)
             return 1
         self.model.end_stream()
         self.after_stream()
         return answers
+
+    async def _dropped(self, exc: Exception) -> int:
+        """A stream that broke off: reload the conversation (with backoff); no answers."""
+        log.warning("agent stream of %s dropped: %s", self.model.conv_id, exc)
+        self.model.connection_lost()
+        await self.reconnect()
+        return 0
 
     def _refused(self, exc: SsToolsError) -> None:
         error, reason = refusal_of(exc)

@@ -33,7 +33,7 @@ R = TypeVar("R")
 
 
 class WaysForward:
-    """Needs the controller's ``model``, ``door``, ``send``, ``_checked`` and ``_stream``."""
+    """Needs the controller's ``model``, ``door``, ``send`` and ``_admitted``."""
 
     model: AgentChatModel
     door: CoreDoor
@@ -47,11 +47,13 @@ class WaysForward:
 
         async def send(self, text: str) -> None: ...
 
-        async def _checked(
-            self, prepare: Callable[..., Awaitable[R]], *given: object, **fields: Any
-        ) -> R | None: ...
-
-        async def _stream(self, events: AsyncIterator[Event]) -> int: ...
+        async def _admitted(
+            self,
+            prepare: Callable[..., Awaitable[R]],
+            run: Callable[[R], AsyncIterator[Event]],
+            *given: object,
+            **fields: Any,
+        ) -> int | None: ...
 
     async def take_offer(self, offer: Offer) -> None:
         if self.model.state in BUSY:
@@ -87,13 +89,12 @@ class WaysForward:
         now); ``request`` (the offer's words) is shown as what the person asked."""
         if not self.model.begin_call(request):
             return
-        req = await self._checked(
+        await self._admitted(
             self.door.prepare_call,
+            self.door.core.run_call,
             tool_name=call.tool_name,
             arguments=call.args,
             conv_id=self.model.conv_id,
             uicontext=self.model.ui_context,
             lang=self.model.lang,
         )
-        if req is not None:
-            await self._stream(self.door.core.run_call(req))

@@ -190,6 +190,19 @@ async def test_a_refused_turn_is_an_error_message_never_a_traceback(refusal, lan
     assert model.draft_request[0] == "hello"  # the text goes back into the composer
 
 
+async def test_a_run_refused_at_its_start_is_answered_like_a_refused_check() -> None:
+    """The page takes a door's two steps as every door does (``admitted``): a turn whose
+    run is refused before its first event (busy on another replica) is a refusal before it
+    started: the page's sentence, and the text back in the composer."""
+    busy = fakes.Refused(409, "conversation_busy", "a turn runs elsewhere")
+    core = fakes.FakeCore(environments=fakes.ENVS, fail_stream=busy)
+    core, model, *_ = setup(core)
+    await model.send("hello")
+    assert model.state == "error"
+    assert model.items[-1].text.startswith("This conversation is still running a turn")
+    assert model.draft_request[0] == "hello"
+
+
 async def test_a_confirm_refused_while_the_users_requests_are_full_keeps_the_card() -> None:
     core, model, *_ = setup(lang="ru")
     core.replies = [

@@ -250,10 +250,11 @@ async def stop_local(control: RunControl | None) -> list[dict[str, str]] | None:
 async def admitted(
     prepared: Awaitable[R], run: Callable[[R], AsyncIterator[Event]]
 ) -> AsyncIterator[Event]:
-    """A door's two steps, the one way every stream door takes them: the one input check
+    """A door's two steps, the one way every door takes them: the one input check
     (``prepared``: a ``prepare_*`` awaited), then the core's run of the checked request,
     :func:`opened`. A refusal of either raises ``RequestRefused`` here, before any event,
-    for the door to answer in its own form (SSE frames, a JSON error, an MCP error)."""
+    for the door to answer in its own form (SSE frames, a JSON error, an MCP error, the
+    page's sentence with the text back in the composer)."""
     return await opened(run(await prepared))
 
 
