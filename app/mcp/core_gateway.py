@@ -14,6 +14,7 @@ A refusal of ``prepare_*`` (already audited by the core) becomes :class:`Gateway
 
 from __future__ import annotations
 
+import functools
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import fields
 from typing import Any, TypeVar
@@ -114,8 +115,10 @@ class CoreGateway:
         self.core = core
         self.approvals = CoreApprovals(core)
 
-    @property
+    @functools.cached_property
     def status_tool(self) -> str:
+        """Read once: a tool's name and what it serves are its spec's (a policy file
+        changes roles, risk and confirmation, never a name), and every result asks."""
         return self.core.rules.serving("task_status")
 
     async def list_tools(
