@@ -6,7 +6,10 @@ plain sentence it ends with (any model).
 * :data:`MAX_STEPS` steps that proposed calls in one turn (the step cap);
 * the same call with the same arguments again (the guard refused it: ``repeated_call``;
   when the first one's result is in, that result is the answer: ``repeated_result``, said
-  plainly, not as a problem);
+  plainly, not as a problem). Arguments are compared as the tool reads them
+  (:func:`call_key`: defaults filled in), and a call also stands for what its result says
+  it ran (:func:`ran_with`: a search past its last page shows the last one, so asking for
+  that page next is the same call again);
 * a second call to a tool that does not exist, or a second call with arguments an args
   model refuses (any tool), after the first one's refusal told the model (the one
   repair try): the sentence says how many there were (:data:`MISTAKES`; the guard shows
@@ -20,10 +23,12 @@ event) and an audit row. Nothing a model writes ends a turn in an error.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Literal, NamedTuple
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal, NamedTuple
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from pydantic import BaseModel, ValidationError
 
 from app.facts import read_refusal
 from app.i18n import t
@@ -45,6 +50,58 @@ Problem = Literal[
 #: result it already has (a small model's habit after a read): the result is the answer.
 QUIET: frozenset[Problem] = frozenset({"repeated_result"})
 _FAILED = ("REFUSED", "ERROR", "CANCELLED")
+
+
+#: A completed call's artifact key: the arguments it ran with, where they differ from those
+#: asked (:func:`ran_with`).
+RAN_KEY = "ran"
+
+
+def _as_read(args: Mapping[str, Any], model: type[BaseModel] | None) -> Mapping[str, Any]:
+    if model is None:
+        return args
+    try:
+        return model.model_validate(args).model_dump(mode="json")
+    except ValidationError:  # refused later, by the per-call policy; compared as written
+        return args
+
+
+def call_key(name: str, args: Mapping[str, Any], model: type[BaseModel] | None = None) -> str:
+    """A call's identity in a turn: its tool and its arguments as its args ``model`` reads
+    them (defaults filled in), or as written where the model refuses them."""
+    read = _as_read(args, model)
+    return json.dumps([name, read], sort_keys=True, default=str)
+
+
+def ran_with(args: BaseModel, result: Any) -> dict[str, Any] | None:
+    """The arguments a completed call ran with, where its result says they differ from
+    those asked: a top-level value of the result under an argument's name (a search asked
+    for a page past its last shows the last one, and says ``page``). None when the same."""
+    if isinstance(result, BaseModel):
+        result = result.model_dump(mode="json")
+    asked = args.model_dump(mode="json")
+    if not isinstance(result, Mapping):
+        return None
+    said = {k: v for k, v in result.items() if k in asked and isinstance(v, (str, int, float))}
+    ran = dict(_as_read({**asked, **said}, type(args)))
+    return ran if ran != asked else None
+
+
+def made_in(turn: Sequence[BaseMessage], model_of: Any) -> set[str]:
+    """The keys (:func:`call_key`) of the calls made in ``turn``: as asked
+    (``model_of(name)``: the tool's args model, or None), and as their results say they
+    ran (:data:`RAN_KEY`)."""
+    made: set[str] = set()
+    for m in turn:
+        if isinstance(m, AIMessage):
+            made |= {
+                call_key(c["name"], c.get("args") or {}, model_of(c["name"])) for c in m.tool_calls
+            }
+        elif isinstance(m, ToolMessage) and isinstance(m.artifact, Mapping):
+            ran = m.artifact.get(RAN_KEY)
+            if isinstance(ran, Mapping) and m.name:
+                made.add(call_key(m.name, ran))
+    return made
 
 
 #: Marks the call a door made directly (``app.agent.core.runs.call``): a run of its own.

@@ -16,7 +16,7 @@ from langchain_core.messages import AIMessage, SystemMessage
 
 from app.agent.nodes.salvage import Unreadable, salvage
 from app.agent.turn_limits import MAX_STEPS, turn_limit
-from app.events import ErrorEvent, MessageEvent, TokenEvent
+from app.events import ErrorEvent, MessageEvent, TokenEvent, ToolEndEvent
 from app.facts import Refusal
 from tests.agent.harness import types_of
 from tests.agent.scripted import call, recording_tools
@@ -108,6 +108,62 @@ async def test_the_same_call_again_in_one_turn_is_never_run_twice(harness: Any) 
     assert [r["reason"] for r in model_rows(harness)] == [
         "model: repeated_result: search_dashboards (1)"
     ]
+
+
+def _search_past_the_end(log: list[Any]) -> dict[str, Any]:
+    """``search_dashboards`` as the product's behaves with one result: a page past the
+    last shows the last one and says which was asked."""
+
+    async def search(args: Any, deps: Any) -> dict[str, Any]:
+        log.append(args.page)
+        moved = {"page_asked": args.page} if args.page else {}
+        found = [{"id": 7, "title": "Sales"}]
+        return {"env": "dev", "count": 1, "page": 0, **moved, "page_size": args.page_size,
+                "dashboards": found}  # fmt: skip
+
+    return {"search_dashboards": search}
+
+
+async def test_asking_for_the_page_a_search_already_showed_is_the_same_call_again(
+    harness: Any,
+) -> None:
+    """The local model counts pages from 1, is shown page 0 (the only one), then asks for
+    page 0: the result it has is the answer, shown once."""
+    log: list[Any] = []
+    harness.use(
+        call("search_dashboards", query="sales", page=1),
+        call("search_dashboards", query="sales", page=0),
+        "never asked",
+        tools=_search_past_the_end(log),
+    )
+    events = await harness.turn("find sales dashboards")
+    assert log == [1]
+    assert [e.tool_name for e in events if isinstance(e, ToolEndEvent)] == ["search_dashboards"]
+    assert final(events).text == "Here is the result."
+
+
+async def test_arguments_left_at_their_defaults_are_the_same_call(harness: Any) -> None:
+    log: list[Any] = []
+    harness.use(
+        call("search_dashboards", query="sales"),
+        call("search_dashboards", query="sales", page=0),
+        "never asked",
+        tools=_search_past_the_end(log),
+    )
+    events = await harness.turn("find sales dashboards")
+    assert log == [0] and final(events).text == "Here is the result."
+
+
+async def test_another_page_than_the_one_shown_still_runs(harness: Any) -> None:
+    log: list[Any] = []
+    harness.use(
+        call("search_dashboards", query="sales", page=1),
+        call("search_dashboards", query="sales", page=2),
+        "Only one.",
+        tools=_search_past_the_end(log),
+    )
+    events = await harness.turn("find sales dashboards")
+    assert log == [1, 2] and final(events).text == "Only one."
 
 
 async def test_the_same_failed_call_again_ends_the_turn_on_the_repeat(harness: Any) -> None:

@@ -5,14 +5,14 @@ needs a person.
 A reply with several calls runs only the first that passes, the others set aside with
 one note, and a turn shows at most one line for the model's mistakes
 (``app.agent.model_mistakes``). The same call with the same arguments twice in one run is
-refused (``repeated_call``), never run twice. A card names the objects as the person
+refused (``repeated_call``), never run twice, as is a call its result says was already
+made (``app.agent.turn_limits.made_in``). A card names the objects as the person
 knows them (``app.agent.names``). Calls that need no person run in the guard's own step
 (:func:`guard_node`: one checkpoint fewer); in a stopped turn nothing new runs or asks.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import KW_ONLY, dataclass
 from typing import Any
@@ -30,17 +30,8 @@ from app.agent.nodes.police import Police
 from app.agent.nodes.refuse import refuse
 from app.agent.nodes.tools import ToolNode
 from app.agent.state import AgentContext, AgentState, PendingCall, cancel_calls, is_stopped
-from app.agent.turn_limits import this_turn
+from app.agent.turn_limits import call_key, made_in, this_turn
 from app.facts import Refusal
-
-
-def _calls(message: Any) -> list[Any]:
-    return list(message.tool_calls) if isinstance(message, AIMessage) else []
-
-
-def _call_key(call: Mapping[str, Any]) -> str:
-    """A call's identity in a turn: its tool and its arguments."""
-    return json.dumps([call["name"], call.get("args") or {}], sort_keys=True, default=str)
 
 
 @dataclass(eq=False)
@@ -53,6 +44,14 @@ class Guard(Police):
     #: a reply with several calls runs only the first that passes (``model_mistakes``);
     #: False: every call runs (a model known to handle parallel calls)
     one_call: bool = True
+
+    def _args_model(self, name: str) -> Any:
+        decl = self.tools.get(name)
+        return decl.spec.args_model if decl is not None else None
+
+    def _key(self, call: Mapping[str, Any]) -> str:
+        """A call's identity in a turn (``app.agent.turn_limits.call_key``)."""
+        return call_key(call["name"], call.get("args") or {}, self._args_model(call["name"]))
 
     async def open(
         self, checked: Checked, ctx: AgentContext, known: KnownNames | None = None
@@ -71,7 +70,7 @@ class Guard(Police):
         assert isinstance(last, AIMessage)
         # the calls made before ``last`` in this run (a door's direct call starts a run)
         turn = this_turn(state["messages"])
-        made = {_call_key(c) for m in turn[:-1] for c in _calls(m)}
+        made = made_in(turn[:-1], self._args_model)
         # the names a person knows objects by (cards and ways on; kept with the conversation)
         known = learnt(state.get("names"), ctx.uicontext, ctx.selected_env, turn)
         with guard_step(state["messages"]):
@@ -92,7 +91,7 @@ class Guard(Police):
         refused: list[ToolMessage] = []
         pending: list[PendingCall] = []
         for call in last.tool_calls:
-            key = _call_key(call)
+            key = self._key(call)
             if key in made:  # the same call again in one turn: a loop, never run twice
                 refused.append(await self._repeated(dict(call), ctx))
                 continue
@@ -113,7 +112,7 @@ class Guard(Police):
         set aside with one note (``app.agent.model_mistakes``)."""
 
         async def police(call: dict[str, Any]) -> Checked | ToolMessage:
-            key = _call_key(call)
+            key = self._key(call)
             if key in made:
                 return await self._repeated(call, ctx)
             made.add(key)

@@ -15,6 +15,7 @@ from app.agent.acting import offers_of, refusal_of
 from app.agent.audit import AuditWriter
 from app.agent.offers import check_status, choices
 from app.agent.state import AgentContext, PendingCall, emit
+from app.agent.turn_limits import RAN_KEY, ran_with
 from app.agent.undo import ARTIFACT_KEY
 from app.errors import SupersetRefused, ToolError, ToolTimeoutError
 from app.events import ErrorEvent, Offer, ToolEndEvent, ToolTimeoutEvent
@@ -135,8 +136,13 @@ def artifact_of(
     """What rides along with a completed call's result in the checkpoint (never sent to a
     model): its view (a restored page shows it again), its offers (shown on the card, not
     the answer), a lookup's candidates (the run offers them as choices when the model
-    answers right after: ``app.agent.offers``)."""
+    answers right after: ``app.agent.offers``), the arguments it ran with where its result
+    says they differ from those asked (the guard then refuses asking for them again:
+    ``app.agent.turn_limits.ran_with``)."""
     artifact: dict[str, Any] = {}
+    ran = ran_with(args, result)
+    if ran is not None:
+        artifact[RAN_KEY] = ran
     if view is not None:
         artifact["view"] = view.model_dump(mode="json")
     if offers:  # apart from a lookup's choices: shown on the card, not the answer
