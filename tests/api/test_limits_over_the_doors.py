@@ -13,13 +13,11 @@ from nicegui.testing import User
 
 from app.mcp.core_gateway import CoreGateway
 from app.mcp.http import DOOR_STATE
-from tests.agent.harness import Harness, harness, token_for
+from tests.agent.harness import Harness, token_for
 from tests.agent.scripted import recording_tools
 from tests.agent.test_user_limits import Blocking, FakeClock, limited
 from tests.mcp.support import open_session, tools_call
 from tests.support import served
-
-__all__ = ["harness"]
 
 
 def serve(harness: Harness, *script: Any, tools: dict[str, Any] | None = None) -> None:

@@ -1,5 +1,6 @@
-"""Integration tests: the agent harness is available here too, and ``registry`` (the
-sandbox's environments, loaded from its environments file and closed afterwards)."""
+"""Integration tests: ``registry`` (the sandbox's environments, loaded from its
+environments file and closed afterwards); the agent harness, ``harness``, comes from the
+plugin tests/agent/harness.py (``pytest_plugins`` in tests/conftest.py)."""
 
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -7,9 +8,6 @@ from pathlib import Path
 import pytest
 
 from app.superset.registry import EnvironmentRegistry, load_environments
-from tests.agent.harness import harness
-
-__all__ = ["harness"]
 
 
 @pytest.fixture

@@ -14,12 +14,10 @@ from nicegui.testing import User
 
 from app.mcp.core_gateway import CoreGateway
 from app.mcp.http import DOOR_STATE
-from tests.agent.harness import harness, token_for
+from tests.agent.harness import token_for
 from tests.agent.scripted import recording_tools
 from tests.mcp.support import open_session, tools_call
 from tests.support import served
-
-__all__ = ["harness"]  # the graph harness on the app's parts (as tests/api does)
 
 HIDDEN = [
     "SELECT 1 [']; DELETE FROM orders; --']",  # SQLite and SQL Server run the DELETE

@@ -17,12 +17,10 @@ from app.events import decode_sse
 from app.mcp.core_gateway import CoreGateway
 from app.mcp.gateway import GatewayRefused, ToolResumeRequest
 from app.mcp.http import DOOR_STATE
-from tests.agent.harness import first, harness, token_for
+from tests.agent.harness import first, token_for
 from tests.auth.conftest import claims_of, jwks_document, rs_token
 from tests.mcp.support import open_session, tools_call
 from tests.support import served
-
-__all__ = ["harness"]
 
 ISS = "https://idp.example/realms/ops"
 IDP_ADA = f"{ISS}#ada"

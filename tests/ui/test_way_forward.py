@@ -19,13 +19,10 @@ from nicegui import ui
 from nicegui.testing import User
 
 from app.events import Offer
-from tests.agent.harness import harness
 from tests.agent.scripted import call, recording_tools
 from tests.events import write_timed_out
 from tests.fixtures.pages import page_model
 from tests.ui.fakes import done, message
-
-__all__ = ["harness"]  # the graph harness's fixture: the real core with a scripted model
 
 DEEP = "/agent?objectType=dashboard&objectId=42&objectName=Sales&envId=prod"
 CASES = {
