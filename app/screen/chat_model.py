@@ -148,9 +148,10 @@ class AgentChatModel(
         return self.pending_confirmation.confirmation_id
 
     def end_stream(self) -> None:
-        """The stream ended without a verdict: a running turn becomes idle."""
+        """The stream ended without a verdict: a running turn becomes idle, its steps at rest."""
         if self.state == "streaming":
             self.state = "idle"
+            self._step_at_rest()
 
     def end_decision(self, decision: Decision, *, answered: bool) -> None:
         """After the resume stream: drop the loading card (unless a new card replaced it).

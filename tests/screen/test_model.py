@@ -258,3 +258,13 @@ async def test_a_model_without_a_controller_says_so() -> None:
     model = AgentChatModel()
     with pytest.raises(RuntimeError, match="no page controller"):
         await model.send("hello")
+
+
+def test_a_stream_that_ends_without_a_verdict_leaves_the_steps_at_the_answer() -> None:
+    """No ``done`` came (the stream ended early): the page is Ready, so the strip no longer
+    says "Running tools"."""
+    model, _, _ = make()
+    assert model.begin_turn("find sales") == []
+    model.set_step("tools")
+    model.end_stream()
+    assert model.state == "idle" and model.process_step == "answer"
