@@ -123,6 +123,7 @@ _LIST = CallText(
 
 
 # --- answers ------------------------------------------------------------------------------
+#: this family's answer sentences, (English, Russian) with the same placeholders, said by _say
 SAID: dict[str, tuple[str, str]] = {
     "backups_none": ("There are no backups{env} yet.", "Бэкапов{env} пока нет."),
     "backups": ("{n}{env}; the newest is {newest}.", "{n}{env}; самый свежий — {newest}."),

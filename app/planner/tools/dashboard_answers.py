@@ -19,6 +19,7 @@ from app.planner.text import Lang
 DASHBOARDS = Noun(("dashboard", "dashboards"), ("дашборд", "дашборда", "дашбордов"))
 CHARTS = Noun(("chart", "charts"), ("график", "графика", "графиков"))
 
+#: this family's answer sentences, (English, Russian) with the same placeholders, said by _say
 SAID: dict[str, tuple[str, str]] = {
     "dashboards_none_match": (
         "No dashboards match{what}{env}. Titles may say it in other words: "

@@ -67,6 +67,7 @@ def _moved_said(doing: tuple[str, str], ru_noun: str, request: tuple[str, str]) 
 
 
 # --- answers ------------------------------------------------------------------------------
+#: this family's answer sentences, (English, Russian) with the same placeholders, said by _say
 SAID: dict[str, tuple[str, str]] = {
     "dashboard_noun": ("dashboard", "дашборд"),
     "deployed": (

@@ -87,6 +87,7 @@ def _commit_said(s: Slots) -> Texts:
 
 
 # --- answers ------------------------------------------------------------------------------
+#: this family's answer sentences, (English, Russian) with the same placeholders, said by _say
 SAID: dict[str, tuple[str, str]] = {
     # a commit's message when the request gives none (the card shows it; Edit changes it)
     "default_commit_message": ("Update dashboard {ids}", "Изменения дашборда {ids}"),

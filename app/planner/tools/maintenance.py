@@ -138,6 +138,7 @@ _END = CallText(
 
 
 # --- answers ------------------------------------------------------------------------------
+#: this family's answer sentences, (English, Russian) with the same placeholders, said by _say
 SAID: dict[str, tuple[str, str]] = {
     "maintenance_until": ("until {ends} UTC", "до {ends} UTC"),
     "maintenance_until_ended": ("until you end it", "до вашей команды"),

@@ -31,6 +31,7 @@ def _task_args(req: Request) -> dict[str, Any]:
 
 
 # --- answers ------------------------------------------------------------------------------
+#: this family's answer sentences, (English, Russian) with the same placeholders, said by _say
 SAID: dict[str, tuple[str, str]] = {
     "environments_none": (
         "No Superset environment is configured.",

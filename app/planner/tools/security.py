@@ -36,6 +36,7 @@ def _audit_said(s: Slots) -> Texts:
     return phrased(_AUDIT, s, of_role=of_role, for_role=for_role)
 
 
+#: this family's answer sentences, (English, Russian) with the same placeholders, said by _say
 SAID: dict[str, tuple[str, str]] = {
     "role_audited": (
         "Role {name}{env} has {perms} and {users}; {grants}",

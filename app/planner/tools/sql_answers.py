@@ -24,6 +24,7 @@ LEVELS = {  # what a browse lists, level by level
     "tables": Noun(("table", "tables"), ("таблица", "таблицы", "таблиц")),
     "columns": Noun(("column", "columns"), ("колонка", "колонки", "колонок")),
 }
+#: this family's answer sentences, (English, Russian) with the same placeholders, said by _say
 SAID: dict[str, tuple[str, str]] = {
     "rows_none": ("The query returned no rows.", "Запрос не вернул ни одной строки."),
     "rows_one": ("The query returned {fields}.", "Результат: {fields}."),
