@@ -1,7 +1,9 @@
 """Every visible string of ss-tools, in English and Russian, read from one catalog
-(``app/strings.toml``: the pages, the conversation's results and the offline planner;
-a tool call's own five forms, whose Russian forms need their own cases, are data in the
-tool's entry of the planner's family file, ``app/planner/tools/<family>.py``).
+(``app/strings.toml``: the pages, the conversation's results and the offline planner's
+engine; a tool's own words are declared with it: a tool call's own five forms, whose
+Russian forms need their own cases, and the sentences of the planner's answers about its
+result are data in the planner's family file, ``app/planner/tools/<family>.py``, said
+with :func:`said`).
 
 ``t(key, lang, **fmt)`` looks a string up (``said`` says any (English, Russian) pair);
 ``pick_language`` chooses a page's language from ``?lang=``, else the user's stored

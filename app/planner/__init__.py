@@ -11,7 +11,9 @@ What it knows of each tool is data, one home per tool family: ``tools/<family>.p
 holds its tools' entries (``knowledge.ToolKnowledge``: intent rows, argument reader,
 the call's five forms, the answer about a result, the lookup it needs or is), and
 ``tools/__init__`` joins them into the registry the engine reads. The engine names no
-tool, and every sentence it says is a key of ``app/strings.toml`` (``phrases.say``).
+tool, and every sentence it says is a key of ``app/strings.toml`` (``phrases.say``); a
+family's answers say their own sentences, the family file's table ``SAID`` of (English,
+Russian) pairs.
 
 The modules, read top to bottom (a module uses only those on its line or below):
 
@@ -32,7 +34,7 @@ The modules, read top to bottom (a module uses only those on its line or below):
   ``tables`` (a tabular result in a sentence);
 * ``context`` (the turn's facts and page, from the prompt), ``matches`` (which found
   object a name means), ``numbers`` (numbers, counted nouns), ``slots`` (a call's five
-  forms and their pieces), ``phrases`` (the catalog's sentences);
+  forms and their pieces), ``phrases`` (the engine's sentences, from the catalog);
 * ``sqltext`` (the SQL statement and its trailing phrases), ``names`` (a dashboard named
   by title), ``text`` (quotes, env mentions), ``tails`` (phrases read to the end of a
   request), ``results`` (tool results: summarised, refused or failed), ``markup``

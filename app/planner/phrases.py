@@ -1,9 +1,12 @@
-"""The offline planner's sentences, in English and Russian (the ``planner`` sections of
-``app/strings.toml``): every sentence it says is one of these, filled by :func:`say`.
+"""The offline planner's engine's sentences, in English and Russian (the ``planner``
+sections of ``app/strings.toml``), filled by :func:`say`: the steps, the questions, the
+refusals and failures, and the pieces of answers several tool families share.
 
-What each tool can do and an example request for it are not here: they are declared with
-the tool (``can``, ``example``; see :mod:`app.planner.known`). A call's own five forms
-are its entry's data (``app/planner/tools/<family>.py``)."""
+A tool's own words are not here. What each tool can do and an example request for it are
+declared with the tool (``can``, ``example``; see :mod:`app.planner.known`). A call's own
+five forms are its entry's data, and the sentences of its answers about a result are its
+family's table ``SAID`` (``app/planner/tools/<family>.py``, or ``<family>_answers.py``
+beside it), read the same way (:func:`app.i18n.said`)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
 """Each tool's offline knowledge has one home: its family's file in
 ``app/planner/tools/``. The planner's engine names no tool, its sentences come from the
-catalog (no inline ``tr(lang, en, ru)``), and a tool's entry is all it takes to phrase,
-answer about and look up for a tool."""
+catalog and a family's from its table (no inline ``tr(lang, en, ru)``: the tables are held
+in ``test_planner_words.py``), and a tool's entry is all it takes to phrase, answer about
+and look up for a tool."""
 
 from __future__ import annotations
 
@@ -66,8 +67,8 @@ def test_no_sentence_is_written_inline_as_a_language_pair():
 
 @pytest.mark.parametrize("path", sorted((PLANNER / "tools").glob("*.py")), ids=lambda p: p.name)
 def test_a_family_file_never_branches_on_the_language(path):
-    """A tool's own words are data (its call's five forms, the catalog's keys): the
-    language picks among them in one place, not in a family's code."""
+    """A tool's own words are data (its call's five forms, its family's table of answer
+    sentences): the language picks among them in one place, not in a family's code."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     compared = [
         node.lineno

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from app.i18n import said
 from app.planner.knowledge import LookupRole, Need, ToolKnowledge, row
 from app.planner.labels import backup_label, env_in, named, way_back
 from app.planner.markup import md_escape, short_id
@@ -122,19 +123,40 @@ _LIST = CallText(
 
 
 # --- answers ------------------------------------------------------------------------------
+#: this family's answer sentences, (English, Russian) with the same placeholders, said by _say
+SAID: dict[str, tuple[str, str]] = {
+    "backups_none": ("There are no backups{env} yet.", "Бэкапов{env} пока нет."),
+    "backups": ("{n}{env}; the newest is {newest}.", "{n}{env}; самый свежий — {newest}."),
+    "backed_up": (
+        "Backed up {n} ({charts} charts) of {env} as backup {backup}; "
+        "{way_back} to bring them back.",
+        "Сделал бэкап {env}: {n} (графиков — {charts}), бэкап {backup}; чтобы вернуть, {way_back}.",
+    ),
+    "restored": (
+        "Restored backup {backup} into {target}: {made} created, {over} overwritten.",
+        "Восстановил бэкап {backup} на {target}: "
+        "дашбордов создано — {made}, перезаписано — {over}.",
+    ),
+}
+
+
+def _say(key: str, lang: Lang, **values: object) -> str:
+    return said(SAID[key], lang, **values)
+
+
 def _listed(args: dict[str, Any], result: Result, lang: Lang) -> str:
     total = result.total("backups") or int(result.get("count") or 0)
     env = env_in(result.get("env_id") or args.get("env_id"), lang)
     if not total:
-        return say("backups_none", lang, env=env)
+        return _say("backups_none", lang, env=env)
     items = result.items("backups")
     newest = backup_label(items[0], lang) if items else "?"
-    return say("backups", lang, n=count_of(total, BACKUPS, lang), env=env, newest=newest)
+    return _say("backups", lang, n=count_of(total, BACKUPS, lang), env=env, newest=newest)
 
 
 def _backed_up(args: dict[str, Any], result: Result, lang: Lang) -> str:
     backup = result.get("backup_id") or "?"
-    return say(
+    return _say(
         "backed_up",
         lang,
         n=count_of(int(result.get("dashboard_count") or 0), DASHBOARDS, lang),
@@ -147,7 +169,7 @@ def _backed_up(args: dict[str, Any], result: Result, lang: Lang) -> str:
 
 def _restored(args: dict[str, Any], result: Result, lang: Lang) -> str:
     actions = [str(d.get("action")) for d in result.items("dashboards") if isinstance(d, dict)]
-    text = say(
+    text = _say(
         "restored",
         lang,
         backup=md_escape(short_id(result.get("backup_id") or args.get("backup_id") or "?")),

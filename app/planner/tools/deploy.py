@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from app.i18n import said
 from app.planner.knowledge import Need, ToolKnowledge, row
 from app.planner.labels import named
 from app.planner.markup import md_escape, quote
@@ -66,6 +67,27 @@ def _moved_said(doing: tuple[str, str], ru_noun: str, request: tuple[str, str]) 
 
 
 # --- answers ------------------------------------------------------------------------------
+#: this family's answer sentences, (English, Russian) with the same placeholders, said by _say
+SAID: dict[str, tuple[str, str]] = {
+    "dashboard_noun": ("dashboard", "дашборд"),
+    "deployed": (
+        "Deployed {label} from {source} to {target} (#{target_id} on {target}, {how}).",
+        "Задеплоил {label} с {source} на {target} (#{target_id} на {target}, {how}).",
+    ),
+    "deployed_created": ("created there", "создан там"),
+    "deployed_overwritten": ("the copy there overwritten", "копия там перезаписана"),
+    "migrated": (
+        "Migrated {n} from {source} to {target}: {made} created, {over} overwritten.",
+        "Перенёс {n} с {source} на {target}: создано — {made}, перезаписано — {over}.",
+    ),
+    "verified": ("Verified on the target.", "Проверено на целевом окружении."),
+}
+
+
+def _say(key: str, lang: Lang, **values: object) -> str:
+    return said(SAID[key], lang, **values)
+
+
 def _moved(result: Result) -> tuple[list[dict[str, Any]], dict[str, int]]:
     dashboards = [d for d in result.items("dashboards") if isinstance(d, dict)]
     actions: dict[str, int] = {}
@@ -75,30 +97,33 @@ def _moved(result: Result) -> tuple[list[dict[str, Any]], dict[str, int]]:
 
 
 def _verified(result: Result, lang: Lang) -> str:
-    return " " + say("unverified" if result.get("verified") is False else "verified", lang)
+    """Whether the target was checked ("unverified" is the catalog's: a restore says it too)."""
+    if result.get("verified") is False:
+        return " " + say("unverified", lang)
+    return " " + _say("verified", lang)
 
 
 def _deployed(args: dict[str, Any], result: Result, lang: Lang) -> str:
     dashboards, _ = _moved(result)
     first = dashboards[0] if dashboards else {}
     title = first.get("title")
-    noun = say("dashboard_noun", lang)
+    noun = _say("dashboard_noun", lang)
     label = quote(title, lang) if title else f"{noun} {md_escape(args.get('dashboard_id', '?'))}"
     created = (result.get("action") or first.get("action")) == "created"
-    return say(
+    return _say(
         "deployed",
         lang,
         label=label,
         source=named(result, args, "source_env"),
         target=named(result, args, "target_env"),
         target_id=md_escape(result.get("dashboard_id") or first.get("target_id") or "?"),
-        how=say("deployed_created" if created else "deployed_overwritten", lang),
+        how=_say("deployed_created" if created else "deployed_overwritten", lang),
     ) + _verified(result, lang)
 
 
 def _migrated(args: dict[str, Any], result: Result, lang: Lang) -> str:
     dashboards, actions = _moved(result)
-    return say(
+    return _say(
         "migrated",
         lang,
         n=count_of(len(dashboards), DASHBOARDS, lang),

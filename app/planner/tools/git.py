@@ -6,12 +6,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from app.i18n import said
 from app.planner.keywords import STOP
 from app.planner.knowledge import Need, ToolKnowledge, row
 from app.planner.labels import env_in, named
 from app.planner.markup import md_escape, quote
 from app.planner.numbers import counted
-from app.planner.phrases import say
 from app.planner.request import Request, after_pattern
 from app.planner.results import Result
 from app.planner.slots import CallText, Slots, Texts, phrased
@@ -46,7 +46,7 @@ def _commit_args(req: Request) -> dict[str, Any]:
         m = tail_search(_MESSAGE, req.prefix)
         message = tail_value(m).strip() if m else None
     if message is None and refs:  # a default naming the dashboards (editable on the card)
-        message = say("default_commit_message", req.lang, ids=", ".join(map(str, refs)))
+        message = _say("default_commit_message", req.lang, ids=", ".join(map(str, refs)))
     branch = req.name_after(AFTER_BRANCH, stop=STOP)
     return {
         "message": message,
@@ -87,11 +87,37 @@ def _commit_said(s: Slots) -> Texts:
 
 
 # --- answers ------------------------------------------------------------------------------
+#: this family's answer sentences, (English, Russian) with the same placeholders, said by _say
+SAID: dict[str, tuple[str, str]] = {
+    # a commit's message when the request gives none (the card shows it; Edit changes it)
+    "default_commit_message": ("Update dashboard {ids}", "Изменения дашборда {ids}"),
+    "branch_for": (", for dashboard {dashboards}{env}", ", для дашборда {dashboards}{env}"),
+    "branch_created": (
+        "Created branch {branch} from {start} and switched to it{scope}.",
+        "Создал ветку {branch} от {start} и переключился на неё{scope}.",
+    ),
+    "commit_nothing": (
+        "Nothing to commit: the repository already holds these dashboards as exported.",
+        "Коммитить нечего: в репозитории уже лежат эти дашборды в том же виде.",
+    ),
+    "committed": (
+        "Committed {message} to {branch} as {sha}: {files}, {dashboards}.",
+        "Закоммитил {message} в {branch} ({sha}): файлов — {files}, дашбордов — {dashboards}.",
+    ),
+}
+
+
+def _say(key: str, lang: Lang, **values: object) -> str:
+    return said(SAID[key], lang, **values)
+
+
 def _branched(args: dict[str, Any], result: Result, lang: Lang) -> str:
     dashboards = [md_escape(d) for d in result.items("dashboards")]
     env = env_in(result.get("env_id"), lang)
-    scope = say("branch_for", lang, dashboards=", ".join(dashboards), env=env) if dashboards else ""
-    return say(
+    scope = (
+        _say("branch_for", lang, dashboards=", ".join(dashboards), env=env) if dashboards else ""
+    )
+    return _say(
         "branch_created",
         lang,
         branch=named(result, args, "branch"),
@@ -102,8 +128,8 @@ def _branched(args: dict[str, Any], result: Result, lang: Lang) -> str:
 
 def _committed(args: dict[str, Any], result: Result, lang: Lang) -> str:
     if result.get("committed") is False:
-        return say("commit_nothing", lang)
-    return say(
+        return _say("commit_nothing", lang)
+    return _say(
         "committed",
         lang,
         message=quote(args.get("message") or result.get("message") or "", lang),

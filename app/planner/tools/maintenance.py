@@ -6,10 +6,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from app.i18n import said
 from app.planner.knowledge import ToolKnowledge, row
 from app.planner.labels import named, when
 from app.planner.markup import md_escape
-from app.planner.phrases import say
 from app.planner.request import Request
 from app.planner.results import Result
 from app.planner.slots import CallText, Slots, Texts, phrased
@@ -138,17 +138,36 @@ _END = CallText(
 
 
 # --- answers ------------------------------------------------------------------------------
+#: this family's answer sentences, (English, Russian) with the same placeholders, said by _say
+SAID: dict[str, tuple[str, str]] = {
+    "maintenance_until": ("until {ends} UTC", "до {ends} UTC"),
+    "maintenance_until_ended": ("until you end it", "до вашей команды"),
+    "maintenance_started": (
+        "{env} is in maintenance {until}{why}: changes there are refused.",
+        "{env} в режиме обслуживания {until}{why}: изменения там запрещены.",
+    ),
+    "maintenance_ended": (
+        "Maintenance on {env} has ended; changes are allowed again.",
+        "Обслуживание {env} завершено; изменения снова разрешены.",
+    ),
+}
+
+
+def _say(key: str, lang: Lang, **values: object) -> str:
+    return said(SAID[key], lang, **values)
+
+
 def _started(args: dict[str, Any], result: Result, lang: Lang) -> str:
     ends = result.get("ends_at")
     until = (
-        say("maintenance_until", lang, ends=when(ends))
+        _say("maintenance_until", lang, ends=when(ends))
         if ends
-        else say("maintenance_until_ended", lang)
+        else _say("maintenance_until_ended", lang)
     )
     reason = result.get("reason")
     why = f" ({md_escape(reason)})" if reason else ""
     env = named(result, args, "env_id")
-    return say("maintenance_started", lang, env=env, until=until, why=why)
+    return _say("maintenance_started", lang, env=env, until=until, why=why)
 
 
 # --- the tools ----------------------------------------------------------------------------
@@ -176,7 +195,7 @@ TOOLS = (
         ),
         read_args=lambda req: {"env_id": req.env_id()},
         phrase=lambda s: phrased(_END, s, env=s.both("env_id", "on", "на")),
-        report=lambda args, result, lang: say(
+        report=lambda args, result, lang: _say(
             "maintenance_ended", lang, env=named(result, args, "env_id")
         ),
     ),

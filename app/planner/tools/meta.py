@@ -6,11 +6,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from app.i18n import catalog
+from app.i18n import catalog, said
 from app.planner.knowledge import ToolKnowledge, no_args, row
 from app.planner.labels import env_in
 from app.planner.markup import md_escape, short_id
-from app.planner.phrases import pick, say
+from app.planner.phrases import pick
 from app.planner.request import Request
 from app.planner.results import Result
 from app.planner.slots import CallText, either
@@ -31,6 +31,30 @@ def _task_args(req: Request) -> dict[str, Any]:
 
 
 # --- answers ------------------------------------------------------------------------------
+#: this family's answer sentences, (English, Russian) with the same placeholders, said by _say
+SAID: dict[str, tuple[str, str]] = {
+    "environments_none": (
+        "No Superset environment is configured.",
+        "Окружения Superset не настроены.",
+    ),
+    "environments": ("{count} environments: {names}.", "Окружений — {count}: {names}."),
+    "environments_maintenance": ("In maintenance: {names}.", "На обслуживании: {names}."),
+    "environments_down": ("Not reachable: {names}.", "Недоступны: {names}."),
+    "task": ("Task {task_id} ({what}) {state}", "Задача {task_id} ({what}) {state}"),
+    "task_kind": ("task", "задача"),
+    "task_step": ("step {step} of {total}", "шаг {step} из {total}"),
+    "tasks_none": ("You have no recent tasks.", "Недавних задач у вас нет."),
+    "tasks": (
+        "Your recent tasks ({count}): {parts}. Latest: {latest}",
+        "Ваши недавние задачи ({count}): {parts}. Последняя: {latest}",
+    ),
+}
+
+
+def _say(key: str, lang: Lang, **values: object) -> str:
+    return said(SAID[key], lang, **values)
+
+
 _STATUS = catalog("planner_task_status")
 _COUNTED = catalog("planner_task_states")
 
@@ -38,22 +62,22 @@ _COUNTED = catalog("planner_task_states")
 def _environments(args: dict[str, Any], result: Result, lang: Lang) -> str:
     envs = [e for e in result.items("environments") if isinstance(e, dict)]
     if not envs:
-        return say("environments_none", lang)
+        return _say("environments_none", lang)
     names = ", ".join(md_escape(e.get("id")) for e in envs)
-    text = say("environments", lang, count=len(envs), names=names)
+    text = _say("environments", lang, count=len(envs), names=names)
     maint = [md_escape(e.get("id")) for e in envs if e.get("in_maintenance")]
     down = [md_escape(e.get("id")) for e in envs if e.get("reachable") is False or e.get("error")]
     if maint:
-        text += " " + say("environments_maintenance", lang, names=", ".join(maint))
+        text += " " + _say("environments_maintenance", lang, names=", ".join(maint))
     if down:
-        text += " " + say("environments_down", lang, names=", ".join(down))
+        text += " " + _say("environments_down", lang, names=", ".join(down))
     return text
 
 
 def _task(task: dict[str, Any], lang: Lang) -> str:
     status = str(task.get("status") or "")
-    kind = md_escape(task.get("kind") or say("task_kind", lang))
-    text = say(
+    kind = md_escape(task.get("kind") or _say("task_kind", lang))
+    text = _say(
         "task",
         lang,
         task_id=md_escape(short_id(task.get("task_id", "?"))),
@@ -61,7 +85,7 @@ def _task(task: dict[str, Any], lang: Lang) -> str:
         state=pick(_STATUS.get(status, (status, status)), lang),
     )
     if status == "running" and task.get("total"):
-        text += ": " + say("task_step", lang, step=task.get("step"), total=task.get("total"))
+        text += ": " + _say("task_step", lang, step=task.get("step"), total=task.get("total"))
     if status == "failed" and task.get("error"):
         text += f": {md_escape(str(task['error'])[:200])}"
     return text + "."
@@ -72,14 +96,14 @@ def _tasks(args: dict[str, Any], result: Result, lang: Lang) -> str:
         return _task(result.get("task"), lang)
     items = [t for t in result.items("tasks") if isinstance(t, dict)]
     if not items:
-        return say("tasks_none", lang)
+        return _say("tasks_none", lang)
     counts: dict[str, int] = {}
     for t in items:
         counts[str(t.get("status"))] = counts.get(str(t.get("status")), 0) + 1
     parts = ", ".join(
         f"{md_escape(pick(_COUNTED.get(s, (s, s)), lang))} — {n}" for s, n in counts.items()
     )
-    return say("tasks", lang, count=len(items), parts=parts, latest=_task(items[0], lang))
+    return _say("tasks", lang, count=len(items), parts=parts, latest=_task(items[0], lang))
 
 
 # --- the tools ----------------------------------------------------------------------------

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from app.i18n import said
 from app.planner.keywords import AFTER_ROLE, STOP
 from app.planner.knowledge import ToolKnowledge, row
 from app.planner.labels import env_in
 from app.planner.markup import md_escape
 from app.planner.numbers import counted
-from app.planner.phrases import say
 from app.planner.request import Request
 from app.planner.results import Result
 from app.planner.slots import CallText, Slots, Texts, phrased
@@ -36,6 +36,27 @@ def _audit_said(s: Slots) -> Texts:
     return phrased(_AUDIT, s, of_role=of_role, for_role=for_role)
 
 
+#: this family's answer sentences, (English, Russian) with the same placeholders, said by _say
+SAID: dict[str, tuple[str, str]] = {
+    "role_audited": (
+        "Role {name}{env} has {perms} and {users}; {grants}",
+        "У роли {name}{env} прав — {perms}, пользователей — {users}; {grants}",
+    ),
+    "role_grants": ("{flags}.", "слишком широких прав — {flags}."),
+    "role_no_grants": ("no over-broad grants.", "слишком широких прав нет."),
+    "roles_audited": (
+        "Audited {roles} roles and {users} users{env}",
+        "Проверил роли ({roles}) и пользователей ({users}){env}",
+    ),
+    "roles_grants": ("; over-broad grants in {flagged}.", "; слишком широкие права у: {flagged}."),
+    "roles_no_grants": ("; no role has over-broad grants.", "; слишком широких прав нет."),
+}
+
+
+def _say(key: str, lang: Lang, **values: object) -> str:
+    return said(SAID[key], lang, **values)
+
+
 def _audited(args: dict[str, Any], result: Result, lang: Lang) -> str:
     roles = [r for r in result.items("roles") if isinstance(r, dict)]
     env = env_in(result.get("env") or args.get("env_id"), lang)
@@ -43,7 +64,7 @@ def _audited(args: dict[str, Any], result: Result, lang: Lang) -> str:
         role = roles[0]
         flags = len(role.get("flags") or [])
         grants = ("over-broad grant", "over-broad grants")
-        return say(
+        return _say(
             "role_audited",
             lang,
             name=md_escape(role.get("name")),
@@ -52,17 +73,17 @@ def _audited(args: dict[str, Any], result: Result, lang: Lang) -> str:
                 int(role.get("permission_count") or 0), ("permission", "permissions"), lang
             ),
             users=counted(len(role.get("users") or []), ("user", "users"), lang),
-            grants=say("role_grants", lang, flags=counted(flags, grants, lang))
+            grants=_say("role_grants", lang, flags=counted(flags, grants, lang))
             if flags
-            else say("role_no_grants", lang),
+            else _say("role_no_grants", lang),
         )
-    head = say(
+    head = _say(
         "roles_audited", lang, roles=len(roles), users=result.get("user_count") or 0, env=env
     )
     flagged = [md_escape(r) for r in result.items("flagged_roles")]
     if not flagged:
-        return head + say("roles_no_grants", lang)
-    return head + say("roles_grants", lang, flagged=", ".join(flagged))
+        return head + _say("roles_no_grants", lang)
+    return head + _say("roles_grants", lang, flagged=", ".join(flagged))
 
 
 TOOLS = (

@@ -1,5 +1,6 @@
 """The offline planner's knowledge of the SQL tools: exploring a database (and a schema's
-tables when asked for), formatting and running SQL, creating a dataset."""
+tables when asked for), formatting and running SQL, creating a dataset. Their answers (and
+their sentences) are in :mod:`app.planner.tools.sql_answers`."""
 
 from __future__ import annotations
 
@@ -8,17 +9,11 @@ from dataclasses import replace
 from typing import Any
 
 from app.planner import keywords as kw
-from app.planner.knowledge import FollowStep, FollowUp, ToolKnowledge, row
-from app.planner.labels import env_in, named
-from app.planner.markup import fenced, md_escape, quote
-from app.planner.numbers import Noun, count_of
-from app.planner.phrases import say
+from app.planner.knowledge import FollowUp, ToolKnowledge, row
 from app.planner.readers import sql_text
 from app.planner.request import Request
-from app.planner.results import Result
 from app.planner.slots import CallText, Slots, Texts, Value, phrased
-from app.planner.tables import columns_of, fields_of, leader, names_of, rows_of
-from app.planner.text import Lang
+from app.planner.tools import sql_answers as answer
 
 # --- reading ------------------------------------------------------------------------------
 _ROW_LIMIT = re.compile(
@@ -143,85 +138,8 @@ _FORMAT = CallText(
 )
 
 
-# --- answers ------------------------------------------------------------------------------
-ROWS = Noun(("row", "rows"), ("строку", "строки", "строк"))
-LEVELS = {  # what a browse lists, level by level
-    "databases": Noun(("database", "databases"), ("база данных", "базы данных", "баз данных")),
-    "schemas": Noun(("schema", "schemas"), ("схема", "схемы", "схем")),
-    "tables": Noun(("table", "tables"), ("таблица", "таблицы", "таблиц")),
-    "columns": Noun(("column", "columns"), ("колонка", "колонки", "колонок")),
-}
-
-
-def _rows(args: dict[str, Any], result: Result, lang: Lang) -> str:
-    columns, rows = rows_of(result)
-    count = result.get("row_count") if isinstance(result.get("row_count"), int) else len(rows)
-    if count == 0:
-        return say("rows_none", lang)
-    if count == 1 and rows:
-        return say("rows_one", lang, fields=fields_of(columns, rows[0], lang))
-    cut = say("rows_cut", lang) if result.get("truncated") else ""
-    n = count_of(count, ROWS, lang)
-    return say("rows_many", lang, n=n, cut=cut, leader=leader(columns, rows, lang))
-
-
-def _explored(args: dict[str, Any], result: Result, lang: Lang) -> str:
-    level = str(result.get("level"))
-    if level not in LEVELS:
-        return say("database_holds", lang)
-    total = result.total(level)
-    env = env_in(result.get("env") or args.get("env_id"), lang)
-    if level == "databases" and not total:
-        return say("databases_none", lang, env=env)
-    database = result.get("database") if isinstance(result.get("database"), dict) else {}
-    return say(
-        f"{level}_listed",
-        lang,
-        env=env,
-        db=md_escape(database.get("name") or args.get("database") or "?"),
-        schema=md_escape(result.get("schema") or ""),
-        table=md_escape(result.get("table") or ""),
-        n=count_of(total, LEVELS[level], lang),
-        listed=columns_of(result, total)
-        if level == "columns"
-        else names_of(result.items(level), "name", total, lang),
-    )
-
-
-def _formatted(args: dict[str, Any], result: Result, lang: Lang) -> str:
-    sql = str(result.get("sql") or args.get("sql") or "").strip()
-    return f"{say('formatted', lang)}\n\n{fenced(sql, 'sql')}"
-
-
-def _dataset_created(args: dict[str, Any], result: Result, lang: Lang) -> str:
-    return say(
-        "dataset_virtual" if result.get("kind") == "virtual" else "dataset_physical",
-        lang,
-        name=quote(result.get("table_name") or args.get("table_name") or "?", lang),
-        ident=f" (#{md_escape(result.get('id'))})" if result.get("id") is not None else "",
-        db=named(result, args, "database"),
-        env=env_in(result.get("env") or args.get("env_id"), lang),
-    )
-
-
 # --- one more step: tables asked for, a database's schemas shown ----------------------------
 TABLES = re.compile(r"\btables?\b|таблиц", re.IGNORECASE)
-MAX_SCHEMAS = 8
-
-
-def _tables_next(result: Result, args: dict[str, Any], lang: Lang) -> FollowStep | None:
-    """One schema: its tables, in the same turn; several: which one (as plain lines)."""
-    database = (result.get("database") or {}).get("name")
-    schemas = [str(s) for s in result.items("schemas") if s]
-    if result.get("level") != "schemas" or not database or not schemas:
-        return None
-    env = result.get("env") or args.get("env_id")
-    base = {k: v for k, v in {"database": database, "env_id": env}.items() if v}
-    if len(schemas) == 1:
-        return FollowStep(args={**base, "schema": schemas[0]})
-    head = say("schemas_which", lang, database=md_escape(database), count=len(schemas))
-    listed = "\n".join(f"- {md_escape(s)}" for s in schemas[:MAX_SCHEMAS])
-    return FollowStep(question=f"{head}\n\n{listed}")
 
 
 # --- the tools ----------------------------------------------------------------------------
@@ -240,8 +158,8 @@ TOOLS = (
         ),
         read_args=_explore_args,
         phrase=_explore_said,
-        report=_explored,
-        follow_up=FollowUp(TABLES, _tables_next, pick="schema"),
+        report=answer.explored,
+        follow_up=FollowUp(TABLES, answer.tables_next, pick="schema"),
     ),
     ToolKnowledge(
         "superset_format_sql",
@@ -258,7 +176,7 @@ TOOLS = (
         read_args=lambda req: {"sql": sql_text(req), "env_id": req.env_id()},
         required=("sql",),
         phrase=lambda s: phrased(_FORMAT, s, sql=s.v("sql")),
-        report=_formatted,
+        report=answer.formatted,
     ),
     ToolKnowledge(
         "superset_execute_sql",
@@ -275,7 +193,7 @@ TOOLS = (
         read_args=_execute_args,
         required=("sql",),
         phrase=_execute_said,
-        report=_rows,
+        report=answer.queried,
     ),
     ToolKnowledge(
         "superset_create_dataset",
@@ -294,6 +212,6 @@ TOOLS = (
         read_args=_dataset_args,
         required=("database", "table_name"),
         phrase=_dataset_said,
-        report=_dataset_created,
+        report=answer.dataset_created,
     ),
 )
