@@ -124,46 +124,34 @@ def _search_past_the_end(log: list[Any]) -> dict[str, Any]:
     return {"search_dashboards": search}
 
 
+@pytest.mark.parametrize(
+    ("first", "then", "ran", "answer"),
+    [
+        # the local model counts pages from 1: shown page 0 (the only one), it asks for it
+        ({"page": 1}, {"page": 0}, [1], "Here is the result."),
+        ({}, {"page": 0}, [0], "Here is the result."),  # a default written out: the same
+        ({"page": 1}, {"page": 2}, [1, 2], "Only one."),  # another page than shown: runs
+    ],
+    ids=["the_page_shown", "a_default_written_out", "another_page"],
+)
 async def test_asking_for_the_page_a_search_already_showed_is_the_same_call_again(
-    harness: Any,
+    harness: Any, first: dict[str, Any], then: dict[str, Any], ran: list[Any], answer: str
 ) -> None:
-    """The local model counts pages from 1, is shown page 0 (the only one), then asks for
-    page 0: the result it has is the answer, shown once."""
+    """The same call again is refused and the result already shown is the answer (shown
+    once); a call that asks for something else runs."""
     log: list[Any] = []
     harness.use(
-        call("search_dashboards", query="sales", page=1),
-        call("search_dashboards", query="sales", page=0),
-        "never asked",
-        tools=_search_past_the_end(log),
-    )
-    events = await harness.turn("find sales dashboards")
-    assert log == [1]
-    assert [e.tool_name for e in events if isinstance(e, ToolEndEvent)] == ["search_dashboards"]
-    assert final(events).text == "Here is the result."
-
-
-async def test_arguments_left_at_their_defaults_are_the_same_call(harness: Any) -> None:
-    log: list[Any] = []
-    harness.use(
-        call("search_dashboards", query="sales"),
-        call("search_dashboards", query="sales", page=0),
-        "never asked",
-        tools=_search_past_the_end(log),
-    )
-    events = await harness.turn("find sales dashboards")
-    assert log == [0] and final(events).text == "Here is the result."
-
-
-async def test_another_page_than_the_one_shown_still_runs(harness: Any) -> None:
-    log: list[Any] = []
-    harness.use(
-        call("search_dashboards", query="sales", page=1),
-        call("search_dashboards", query="sales", page=2),
+        call("search_dashboards", query="sales", **first),
+        call("search_dashboards", query="sales", **then),
         "Only one.",
         tools=_search_past_the_end(log),
     )
     events = await harness.turn("find sales dashboards")
-    assert log == [1, 2] and final(events).text == "Only one."
+    assert log == ran
+    assert [e.tool_name for e in events if isinstance(e, ToolEndEvent)] == [
+        "search_dashboards"
+    ] * len(ran)
+    assert final(events).text == answer
 
 
 async def test_the_same_failed_call_again_ends_the_turn_on_the_repeat(harness: Any) -> None:
