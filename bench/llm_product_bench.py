@@ -10,8 +10,11 @@ is where the product takes the request, not what Superset answers) and no prefli
 A case is **reached** when its expected tool ran (``tool_start``) or stopped at its
 confirmation card (``confirm_required``). Also counted per turn: the mistake lines the
 page would show (``error`` events: refusals), turns that hit the step cap, and turns that
-ended on a model's mistake (the ``message``'s ``problem``). Prints one line per case,
-the totals, then one line of JSON. A figure, not an assertion.
+ended on a model's mistake (the ``message``'s ``problem``), and turns that ran one tool
+twice (the results a person then sees, one card each). The canned search behaves as the
+real one does with one result: a page past the last shows the last and says which was
+asked (``page_asked``). Prints one line per case, the totals, then one line of JSON.
+``--expect NAME`` runs only the cases that expect that tool. A figure, not an assertion.
 """
 
 from __future__ import annotations
@@ -47,16 +50,22 @@ ENVIRONMENTS = "".join(
     for env in ("dev", "staging", "prod")
 )
 CANNED: dict[str, Any] = {
-    "search_dashboards": {"count": 1, "dashboards": [{"id": 7, "title": "Sales demo"}]},
     "list_environments": {"environments": [{"id": "dev"}, {"id": "staging"}, {"id": "prod"}]},
 }
+
+
+async def _search(args: Any, deps: Any) -> Any:
+    """One dashboard, on page 0: a page past it shows page 0 (as the product's tool does)."""
+    moved = {"page_asked": args.page} if args.page else {}
+    found = [{"id": 7, "title": "Sales demo"}]
+    return {"count": 1, "page": 0, **moved, "page_size": args.page_size, "dashboards": found}
 
 
 def _tool(name: str) -> Any:
     async def canned(args: Any, deps: Any) -> Any:
         return CANNED.get(name, {"tool": name, "ok": True})
 
-    return canned
+    return _search if name == "search_dashboards" else canned
 
 
 async def _no_preflight(name: str, args: Any, deps: Any) -> None:
@@ -105,12 +114,17 @@ async def one_turn(parts: Parts, case: dict[str, Any], env: str) -> dict[str, An
         "tools": ran + carded,
         "lines": sum(1 for e in events if e["type"] in ("error", "permission_denied")),
         "problem": problems[-1] if problems else None,
+        "twice": len(ran) != len(set(ran)),
+        "args": [e["tool_args"] for e in events if e["type"] == "tool_start"],
     }
 
 
-async def run(base_url: str | None, limit: int | None, path: Path, max_tokens: int) -> dict:
+async def run(
+    base_url: str | None, limit: int | None, path: Path, max_tokens: int, expect: str | None
+) -> dict:
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    cases = data["cases"][:limit] if limit else data["cases"]
+    cases = [c for c in data["cases"] if expect in (None, c["expect"])]
+    cases = cases[:limit] if limit else cases
     env = data["defaults"]["selected_env"]
     results = []
     with model_url(base_url) as url:
@@ -125,7 +139,7 @@ async def run(base_url: str | None, limit: int | None, path: Path, max_tokens: i
                 print(
                     f"{mark} {time.perf_counter() - started:5.0f} s  {got['say']!r}: expected "
                     f"{got['expect']}, ran {got['tools']} lines={got['lines']} "
-                    f"problem={got['problem']}",
+                    f"problem={got['problem']}" + (f" args={got['args']}" if got["twice"] else ""),
                     flush=True,
                 )
             await parts.core.aclose()
@@ -139,13 +153,15 @@ async def run(base_url: str | None, limit: int | None, path: Path, max_tokens: i
         "max_lines": max((r["lines"] for r in results), default=0),
         "turns_with_2plus_lines": sum(r["lines"] >= 2 for r in results),
         "step_cap": sum(r["problem"] == "step_cap" for r in results),
+        "ran_a_tool_twice": sum(r["twice"] for r in results),
         "ended_on_a_mistake": sum(r["problem"] is not None for r in results),
         "seconds": round(time.perf_counter() - t0),
     }
     print(
         f"[llm] through the product: {reached}/{len(results)} reached their tool "
         f"({summary['share']:.0%}); most lines in a turn {summary['max_lines']}; "
-        f"step cap {summary['step_cap']}; {summary['seconds']} s"
+        f"step cap {summary['step_cap']}; a tool run twice in {summary['ran_a_tool_twice']} "
+        f"turns; {summary['seconds']} s"
     )
     return summary
 
@@ -156,8 +172,10 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--cases", type=int, default=None, help="the first N cases only")
     parser.add_argument("--file", type=Path, default=CASES, help="a case file (YAML)")
     parser.add_argument("--max-tokens", type=int, default=112, help="the model's answer cap")
+    parser.add_argument("--expect", default=None, help="only the cases expecting this tool")
     args = parser.parse_args(argv)
-    print(json.dumps(asyncio.run(run(args.base_url, args.cases, args.file, args.max_tokens))))
+    summary = run(args.base_url, args.cases, args.file, args.max_tokens, args.expect)
+    print(json.dumps(asyncio.run(summary)))
     return 0
 
 

@@ -7,9 +7,9 @@ plain sentence it ends with (any model).
 * the same call with the same arguments again (the guard refused it: ``repeated_call``;
   when the first one's result is in, that result is the answer: ``repeated_result``, said
   plainly, not as a problem). Arguments are compared as the tool reads them
-  (:func:`call_key`: defaults filled in), and a call also stands for what its result says
-  it ran (:func:`ran_with`: a search past its last page shows the last one, so asking for
-  that page next is the same call again);
+  (:func:`call_key`: defaults filled in), and a call also as it would run (checked, on
+  its environment) against how earlier calls ran (:func:`ran_with`: a search past its
+  last page shows the last one, so asking for that page next is the same call again);
 * a second call to a tool that does not exist, or a second call with arguments an args
   model refuses (any tool), after the first one's refusal told the model (the one
   repair try): the sentence says how many there were (:data:`MISTAKES`; the guard shows
@@ -32,6 +32,7 @@ from pydantic import BaseModel, ValidationError
 
 from app.facts import read_refusal
 from app.i18n import t
+from app.policy.risk import PLACING_ARGS
 
 #: Steps (model replies that propose calls) one turn may take.
 MAX_STEPS = 8
@@ -52,8 +53,7 @@ QUIET: frozenset[Problem] = frozenset({"repeated_result"})
 _FAILED = ("REFUSED", "ERROR", "CANCELLED")
 
 
-#: A completed call's artifact key: the arguments it ran with, where they differ from those
-#: asked (:func:`ran_with`).
+#: A completed call's artifact key: how it ran (:func:`ran_with`).
 RAN_KEY = "ran"
 
 
@@ -66,41 +66,56 @@ def _as_read(args: Mapping[str, Any], model: type[BaseModel] | None) -> Mapping[
         return args
 
 
-def call_key(name: str, args: Mapping[str, Any], model: type[BaseModel] | None = None) -> str:
-    """A call's identity in a turn: its tool and its arguments as its args ``model`` reads
-    them (defaults filled in), or as written where the model refuses them."""
-    read = _as_read(args, model)
-    return json.dumps([name, read], sort_keys=True, default=str)
+def call_key(
+    name: str,
+    args: Mapping[str, Any],
+    model: type[BaseModel] | None = None,
+    env_id: str | None = None,
+) -> str:
+    """A call's identity in a turn: its tool, its arguments as its args ``model`` reads
+    them (defaults filled in; as written where the model refuses them), and for a call as
+    it runs, its environment (``env_id``: where the guard placed it, also as the value of
+    the argument that places it, left out or written)."""
+    read = dict(_as_read(args, model))
+    placing = next((a for a in PLACING_ARGS if a in read), None)
+    if env_id is not None and placing is not None:
+        read[placing] = env_id
+    return json.dumps([name, read, env_id], sort_keys=True, default=str)
 
 
-def ran_with(args: BaseModel, result: Any) -> dict[str, Any] | None:
-    """The arguments a completed call ran with, where its result says they differ from
-    those asked: a top-level value of the result under an argument's name (a search asked
-    for a page past its last shows the last one, and says ``page``). None when the same."""
+def ran_with(args: BaseModel, result: Any, env_id: str | None) -> dict[str, Any]:
+    """How a completed call ran: the arguments it was run with (``args``, checked) and
+    where its result says otherwise the result's (a top-level value under an argument's
+    name: a search asked for a page past its last shows the last one, and says ``page``),
+    on ``env_id``."""
     if isinstance(result, BaseModel):
         result = result.model_dump(mode="json")
     asked = args.model_dump(mode="json")
-    if not isinstance(result, Mapping):
-        return None
-    said = {k: v for k, v in result.items() if k in asked and isinstance(v, (str, int, float))}
-    ran = dict(_as_read({**asked, **said}, type(args)))
-    return ran if ran != asked else None
+    said: dict[str, Any] = {}
+    if isinstance(result, Mapping):
+        said = {k: v for k, v in result.items() if k in asked and isinstance(v, (str, int, float))}
+    return {"args": dict(_as_read({**asked, **said}, type(args))), "env_id": env_id}
 
 
-def made_in(turn: Sequence[BaseMessage], model_of: Any) -> set[str]:
-    """The keys (:func:`call_key`) of the calls made in ``turn``: as asked
-    (``model_of(name)``: the tool's args model, or None), and as their results say they
-    ran (:data:`RAN_KEY`)."""
-    made: set[str] = set()
+class Made(NamedTuple):
+    """The calls a turn has made, by :func:`call_key`: as the model wrote them, and as they
+    ran (checked, placed on an environment, and what their results said)."""
+
+    asked: set[str]
+    ran: set[str]
+
+
+def made_in(turn: Sequence[BaseMessage], model_of: Any) -> Made:
+    """The calls made in ``turn`` (``model_of(name)``: the tool's args model, or None)."""
+    made = Made(set(), set())
     for m in turn:
         if isinstance(m, AIMessage):
-            made |= {
-                call_key(c["name"], c.get("args") or {}, model_of(c["name"])) for c in m.tool_calls
-            }
+            for c in m.tool_calls:
+                made.asked.add(call_key(c["name"], c.get("args") or {}, model_of(c["name"])))
         elif isinstance(m, ToolMessage) and isinstance(m.artifact, Mapping):
             ran = m.artifact.get(RAN_KEY)
             if isinstance(ran, Mapping) and m.name:
-                made.add(call_key(m.name, ran))
+                made.ran.add(call_key(m.name, ran.get("args") or {}, None, ran.get("env_id")))
     return made
 
 

@@ -138,6 +138,11 @@ def _text(value: Any) -> str | None:
     return text or None
 
 
+#: The arguments that place a call on an environment, in the order :func:`resolve_env`
+#: reads them.
+PLACING_ARGS = ("target_env", "env_id")
+
+
 def resolve_env(
     tool_args: Mapping[str, Any] | None = None,
     *,
@@ -149,8 +154,7 @@ def resolve_env(
     """The environment and tier of a call (or of the page, with ``tool_args=None``)."""
     args = dict(tool_args or {})
     candidates: tuple[tuple[EnvSource, Any], ...] = (
-        ("args", args.get("target_env")),
-        ("args", args.get("env_id")),
+        *(("args", args.get(name)) for name in PLACING_ARGS),
         ("submitted", submitted),
         ("context", context),
         ("backup", backup_env),

@@ -130,9 +130,14 @@ def _search_past_the_end(log: list[Any]) -> dict[str, Any]:
         # the local model counts pages from 1: shown page 0 (the only one), it asks for it
         ({"page": 1}, {"page": 0}, [1], "Here is the result."),
         ({}, {"page": 0}, [0], "Here is the result."),  # a default written out: the same
+        # the page's environment (dev) written out: the call as it would run is the same
+        ({"page": 1}, {"page": 0, "env_id": "dev"}, [1], "Here is the result."),
+        ({"page": 1}, {"page": 0, "env_id": "prod"}, [1, 0], "Only one."),  # another place
+        # an argument the tool does not have, dropped by the guard: as run, the same call
+        ({"page": 1}, {"page": 0, "order": "title"}, [1], "Here is the result."),
         ({"page": 1}, {"page": 2}, [1, 2], "Only one."),  # another page than shown: runs
     ],
-    ids=["the_page_shown", "a_default_written_out", "another_page"],
+    ids=["page", "default", "environment", "other_env", "stray", "other_page"],
 )
 async def test_asking_for_the_page_a_search_already_showed_is_the_same_call_again(
     harness: Any, first: dict[str, Any], then: dict[str, Any], ran: list[Any], answer: str

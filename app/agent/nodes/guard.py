@@ -30,7 +30,7 @@ from app.agent.nodes.police import Police
 from app.agent.nodes.refuse import refuse
 from app.agent.nodes.tools import ToolNode
 from app.agent.state import AgentContext, AgentState, PendingCall, cancel_calls, is_stopped
-from app.agent.turn_limits import call_key, made_in, this_turn
+from app.agent.turn_limits import Made, call_key, made_in, this_turn
 from app.facts import Refusal
 
 
@@ -85,18 +85,13 @@ class Guard(Police):
         return update
 
     async def _each(
-        self, last: AIMessage, made: set[str], ctx: AgentContext, known: KnownNames
+        self, last: AIMessage, made: Made, ctx: AgentContext, known: KnownNames
     ) -> dict[str, Any]:
         """Every call of the reply, each through the per-call policy."""
         refused: list[ToolMessage] = []
         pending: list[PendingCall] = []
         for call in last.tool_calls:
-            key = self._key(call)
-            if key in made:  # the same call again in one turn: a loop, never run twice
-                refused.append(await self._repeated(dict(call), ctx))
-                continue
-            made.add(key)
-            outcome = await self.police(dict(call), ctx)
+            outcome = await self._first_time(dict(call), made, ctx)
             if isinstance(outcome, ToolMessage):
                 refused.append(outcome)
                 continue
@@ -106,22 +101,38 @@ class Guard(Police):
         return {"messages": refused, "pending": pending}
 
     async def _one_of(
-        self, calls: list[dict[str, Any]], made: set[str], ctx: AgentContext, known: KnownNames
+        self, calls: list[dict[str, Any]], made: Made, ctx: AgentContext, known: KnownNames
     ) -> dict[str, Any]:
         """A reply of several calls: the first that passes the guard runs, the others are
         set aside with one note (``app.agent.model_mistakes``)."""
 
         async def police(call: dict[str, Any]) -> Checked | ToolMessage:
-            key = self._key(call)
-            if key in made:
-                return await self._repeated(call, ctx)
-            made.add(key)
-            return await self.police(call, ctx)
+            return await self._first_time(call, made, ctx)
 
         async def open_card(checked: Checked, ctx: AgentContext) -> None:
             await self.open(checked, ctx, known)
 
         return await one_call_of(calls, police, ctx, self.audit, open_card)
+
+    async def _first_time(
+        self, call: dict[str, Any], made: Made, ctx: AgentContext
+    ) -> Checked | ToolMessage:
+        """The per-call policy for a call this turn has not made (``made``: their keys):
+        the same call again, as written or as it would run (its arguments checked, the
+        environment filled in), is refused, never run twice: a loop."""
+        key = self._key(call)
+        if key in made.asked:
+            return await self._repeated(call, ctx)
+        outcome = await self.police(call, ctx)
+        if isinstance(outcome, Checked):
+            p = outcome.call
+            model = self._args_model(call["name"])
+            as_run = call_key(call["name"], p["tool_args"], model, p.get("env_id"))
+            if as_run in made.ran:
+                return await self._repeated(call, ctx)
+            made.ran.add(as_run)
+        made.asked.add(key)
+        return outcome
 
     async def _repeated(self, call: dict[str, Any], ctx: AgentContext) -> ToolMessage:
         refusal = Refusal(

@@ -132,17 +132,14 @@ def artifact_of(
     args: Any,
     result: Any,
     lang: str,
-) -> dict[str, Any] | None:
+    env_id: str | None,
+) -> dict[str, Any]:
     """What rides along with a completed call's result in the checkpoint (never sent to a
     model): its view (a restored page shows it again), its offers (shown on the card, not
     the answer), a lookup's candidates (the run offers them as choices when the model
-    answers right after: ``app.agent.offers``), the arguments it ran with where its result
-    says they differ from those asked (the guard then refuses asking for them again:
-    ``app.agent.turn_limits.ran_with``)."""
-    artifact: dict[str, Any] = {}
-    ran = ran_with(args, result)
-    if ran is not None:
-        artifact[RAN_KEY] = ran
+    answers right after: ``app.agent.offers``), how it ran (arguments and environment; the guard
+    refuses asking for them again in the turn: ``app.agent.turn_limits.ran_with``)."""
+    artifact: dict[str, Any] = {RAN_KEY: ran_with(args, result, env_id)}
     if view is not None:
         artifact["view"] = view.model_dump(mode="json")
     if offers:  # apart from a lookup's choices: shown on the card, not the answer
@@ -151,4 +148,4 @@ def artifact_of(
         picks = choices(decl.choices(args, result, lang))
         if picks:
             artifact["offers"] = [o.model_dump(mode="json") for o in picks]
-    return artifact or None
+    return artifact

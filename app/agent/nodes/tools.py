@@ -223,7 +223,9 @@ class ToolNode:
         await note_undone(self.audit, deps, p, ctx)
         # the view and a lookup's candidates ride along in the checkpoint (never sent to a
         # model): a restored page shows the result presented again
-        artifact = artifact_of(view, settled.offers, decl, args_obj, result, ctx.lang)
+        artifact = artifact_of(
+            view, settled.offers, decl, args_obj, result, ctx.lang, p.get("env_id")
+        )
         note = p.get("note", "")  # what the model reads first, e.g. arguments the guard dropped
         return ToolMessage(content=note + text, tool_call_id=call_id, name=name, artifact=artifact)
 
