@@ -11,8 +11,9 @@ every call against them. This module only chooses which of them the model *reads
   ranks the allowed tools for the person's latest message (read together with the one
   before when it is an answer to a question, a pick);
 * the model is offered the ``top_k`` best, in rank order (the first listed is the one a
-  weak model picks most), then the tool that says what the agent can do (the spec that
-  serves ``capabilities``); the other allowed
+  weak model picks most), then, until a call has run, the tool that says what the agent
+  can do (the spec that serves ``capabilities``: a small model called it after a result,
+  one more card in the answer's place); the other allowed
   tools are named in the turn's facts (``other_tools``) so a model can still ask for one
   by name. For servers that cache prompt prefixes the system text comes first (the
   stable head of every call), then the offered tools, then what differs per turn;
@@ -135,9 +136,9 @@ async def offer_for(
     the CPU pool (it reads a person's message with many patterns)."""
     if ranker is None or top_k <= 0 or asked_outside(messages):
         return every_tool(allowed)
-    last = always(catalog)
-    offer = await off_loop(narrow, ranker, list(allowed), _said(messages), top_k, last)
     first = not any(isinstance(m, AIMessage) and m.tool_calls for m in this_turn(messages))
+    last = always(catalog) if first else ()  # once a call has run, the request was placed
+    offer = await off_loop(narrow, ranker, list(allowed), _said(messages), top_k, last)
     return replace(offer, required=True) if offer.narrowed and first else offer
 
 
