@@ -5,8 +5,9 @@ needs a person.
 A reply with several calls runs only the first that passes, the others set aside with
 one note, and a turn shows at most one line for the model's mistakes
 (``app.agent.model_mistakes``). The same call with the same arguments twice in one run is
-refused (``repeated_call``), never run twice, as is a call its result says was already
-made (``app.agent.turn_limits.made_in``). A card names the objects as the person
+refused (``repeated_call``), never run twice, as is a call that would run as an earlier
+one of the run ran (checked, on its environment, its result included:
+``app.agent.turn_limits.made_in``). A card names the objects as the person
 knows them (``app.agent.names``). Calls that need no person run in the guard's own step
 (:func:`guard_node`: one checkpoint fewer); in a stopped turn nothing new runs or asks.
 """
