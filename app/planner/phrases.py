@@ -6,9 +6,11 @@ A tool's own words are not here. What each tool can do and an example request fo
 declared with the tool (``can``, ``example``; see :mod:`app.planner.known`). A call's own
 five forms are its entry's data, and the sentences of its answers about a result are its
 family's table ``SAID`` (``app/planner/tools/<family>.py``, or ``<family>_answers.py``
-beside it), read the same way (:func:`app.i18n.said`)."""
+beside it), read through :func:`sayer`."""
 
 from __future__ import annotations
+
+from collections.abc import Callable, Mapping
 
 from app.i18n import catalog, said
 from app.planner.text import Lang
@@ -23,3 +25,12 @@ def say(key: str, lang: Lang, **values: object) -> str:
 
 def pick(pair: tuple[str, str], lang: Lang) -> str:
     return said(pair, lang)
+
+
+def sayer(table: Mapping[str, tuple[str, str]]) -> Callable[..., str]:
+    """:func:`say` over a family's own table (``SAID``): ``sayer(SAID)(key, lang, **values)``."""
+
+    def say_it(key: str, lang: Lang, **values: object) -> str:
+        return said(table[key], lang, **values)
+
+    return say_it

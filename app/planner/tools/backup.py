@@ -8,13 +8,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from app.i18n import said
 from app.planner.knowledge import LookupRole, Need, ToolKnowledge, row
 from app.planner.labels import backup_label, env_in, named, way_back
 from app.planner.markup import md_escape, short_id
 from app.planner.matches import backup_named
 from app.planner.numbers import Noun, count_of, counted
-from app.planner.phrases import say
+from app.planner.phrases import say, sayer
 from app.planner.request import Request
 from app.planner.results import Result
 from app.planner.slots import CallText, Slots, Texts, phrased
@@ -140,8 +139,7 @@ SAID: dict[str, tuple[str, str]] = {
 }
 
 
-def _say(key: str, lang: Lang, **values: object) -> str:
-    return said(SAID[key], lang, **values)
+_say = sayer(SAID)
 
 
 def _listed(args: dict[str, Any], result: Result, lang: Lang) -> str:

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.i18n import said
 from app.planner.labels import dashboard_label, dashboard_subject, env_in, named, way_back
 from app.planner.markup import md_escape, quote, short_id
 from app.planner.matches import dashboards_of
 from app.planner.numbers import Noun, count_of, counted
+from app.planner.phrases import sayer
 from app.planner.results import Result
 from app.planner.text import Lang
 
@@ -78,8 +78,7 @@ SAID: dict[str, tuple[str, str]] = {
 }
 
 
-def _say(key: str, lang: Lang, **values: object) -> str:
-    return said(SAID[key], lang, **values)
+_say = sayer(SAID)
 
 
 def _subject(result: Result, args: dict[str, Any], lang: Lang) -> str:

@@ -6,12 +6,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from app.i18n import said
 from app.planner.knowledge import Need, ToolKnowledge, row
 from app.planner.labels import named
 from app.planner.markup import md_escape, quote
 from app.planner.numbers import Noun, count_of
-from app.planner.phrases import say
+from app.planner.phrases import say, sayer
 from app.planner.request import Request
 from app.planner.results import Result
 from app.planner.slots import Phrases, Slots, Texts, on_dashboards, phrased
@@ -84,8 +83,7 @@ SAID: dict[str, tuple[str, str]] = {
 }
 
 
-def _say(key: str, lang: Lang, **values: object) -> str:
-    return said(SAID[key], lang, **values)
+_say = sayer(SAID)
 
 
 def _moved(result: Result) -> tuple[list[dict[str, Any]], dict[str, int]]:

@@ -6,12 +6,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from app.i18n import said
 from app.planner.keywords import STOP
 from app.planner.knowledge import Need, ToolKnowledge, row
 from app.planner.labels import env_in, named
 from app.planner.markup import md_escape, quote
 from app.planner.numbers import counted
+from app.planner.phrases import sayer
 from app.planner.request import Request, after_pattern
 from app.planner.results import Result
 from app.planner.slots import CallText, Slots, Texts, phrased
@@ -107,8 +107,7 @@ SAID: dict[str, tuple[str, str]] = {
 }
 
 
-def _say(key: str, lang: Lang, **values: object) -> str:
-    return said(SAID[key], lang, **values)
+_say = sayer(SAID)
 
 
 def _branched(args: dict[str, Any], result: Result, lang: Lang) -> str:

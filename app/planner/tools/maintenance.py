@@ -6,10 +6,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from app.i18n import said
 from app.planner.knowledge import ToolKnowledge, row
 from app.planner.labels import named, when
 from app.planner.markup import md_escape
+from app.planner.phrases import sayer
 from app.planner.request import Request
 from app.planner.results import Result
 from app.planner.slots import CallText, Slots, Texts, phrased
@@ -153,8 +153,7 @@ SAID: dict[str, tuple[str, str]] = {
 }
 
 
-def _say(key: str, lang: Lang, **values: object) -> str:
-    return said(SAID[key], lang, **values)
+_say = sayer(SAID)
 
 
 def _started(args: dict[str, Any], result: Result, lang: Lang) -> str:

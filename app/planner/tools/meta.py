@@ -6,11 +6,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from app.i18n import catalog, said
+from app.i18n import catalog
 from app.planner.knowledge import ToolKnowledge, no_args, row
 from app.planner.labels import env_in
 from app.planner.markup import md_escape, short_id
-from app.planner.phrases import pick
+from app.planner.phrases import pick, sayer
 from app.planner.request import Request
 from app.planner.results import Result
 from app.planner.slots import CallText, either
@@ -51,8 +51,7 @@ SAID: dict[str, tuple[str, str]] = {
 }
 
 
-def _say(key: str, lang: Lang, **values: object) -> str:
-    return said(SAID[key], lang, **values)
+_say = sayer(SAID)
 
 
 _STATUS = catalog("planner_task_status")

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.i18n import said
 from app.planner.keywords import AFTER_ROLE, STOP
 from app.planner.knowledge import ToolKnowledge, row
 from app.planner.labels import env_in
 from app.planner.markup import md_escape
 from app.planner.numbers import counted
+from app.planner.phrases import sayer
 from app.planner.request import Request
 from app.planner.results import Result
 from app.planner.slots import CallText, Slots, Texts, phrased
@@ -53,8 +53,7 @@ SAID: dict[str, tuple[str, str]] = {
 }
 
 
-def _say(key: str, lang: Lang, **values: object) -> str:
-    return said(SAID[key], lang, **values)
+_say = sayer(SAID)
 
 
 def _audited(args: dict[str, Any], result: Result, lang: Lang) -> str:

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.i18n import said
 from app.planner.knowledge import FollowStep
 from app.planner.labels import env_in, named
 from app.planner.markup import fenced, md_escape, quote
 from app.planner.numbers import Noun, count_of
+from app.planner.phrases import sayer
 from app.planner.results import Result
 from app.planner.tables import columns_of, fields_of, leader, names_of, rows_of
 from app.planner.text import Lang
@@ -55,8 +55,7 @@ SAID: dict[str, tuple[str, str]] = {
 }
 
 
-def _say(key: str, lang: Lang, **values: object) -> str:
-    return said(SAID[key], lang, **values)
+_say = sayer(SAID)
 
 
 def queried(args: dict[str, Any], result: Result, lang: Lang) -> str:
