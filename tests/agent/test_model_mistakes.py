@@ -16,7 +16,7 @@ from langchain_core.messages import AIMessage, SystemMessage
 
 from app.agent.nodes.salvage import Unreadable, salvage
 from app.agent.turn_limits import MAX_STEPS, turn_limit
-from app.events import ErrorEvent, MessageEvent, TokenEvent, ToolEndEvent
+from app.events import ErrorEvent, MessageEvent, TokenEvent
 from app.facts import Refusal
 from tests.agent.harness import types_of
 from tests.agent.scripted import call, recording_tools
@@ -108,55 +108,6 @@ async def test_the_same_call_again_in_one_turn_is_never_run_twice(harness: Any) 
     assert [r["reason"] for r in model_rows(harness)] == [
         "model: repeated_result: search_dashboards (1)"
     ]
-
-
-def _search_past_the_end(log: list[Any]) -> dict[str, Any]:
-    """``search_dashboards`` as the product's behaves with one result: a page past the
-    last shows the last one and says which was asked."""
-
-    async def search(args: Any, deps: Any) -> dict[str, Any]:
-        log.append(args.page)
-        moved = {"page_asked": args.page} if args.page else {}
-        found = [{"id": 7, "title": "Sales"}]
-        return {"env": "dev", "count": 1, "page": 0, **moved, "page_size": args.page_size,
-                "dashboards": found}  # fmt: skip
-
-    return {"search_dashboards": search}
-
-
-@pytest.mark.parametrize(
-    ("first", "then", "ran", "answer"),
-    [
-        # the local model counts pages from 1: shown page 0 (the only one), it asks for it
-        ({"page": 1}, {"page": 0}, [1], "Here is the result."),
-        ({}, {"page": 0}, [0], "Here is the result."),  # a default written out: the same
-        # the page's environment (dev) written out: the call as it would run is the same
-        ({"page": 1}, {"page": 0, "env_id": "dev"}, [1], "Here is the result."),
-        ({"page": 1}, {"page": 0, "env_id": "prod"}, [1, 0], "Only one."),  # another place
-        # an argument the tool does not have, dropped by the guard: as run, the same call
-        ({"page": 1}, {"page": 0, "order": "title"}, [1], "Here is the result."),
-        ({"page": 1}, {"page": 2}, [1, 2], "Only one."),  # another page than shown: runs
-    ],
-    ids=["page", "default", "environment", "other_env", "stray", "other_page"],
-)
-async def test_asking_for_the_page_a_search_already_showed_is_the_same_call_again(
-    harness: Any, first: dict[str, Any], then: dict[str, Any], ran: list[Any], answer: str
-) -> None:
-    """The same call again is refused and the result already shown is the answer (shown
-    once); a call that asks for something else runs."""
-    log: list[Any] = []
-    harness.use(
-        call("search_dashboards", query="sales", **first),
-        call("search_dashboards", query="sales", **then),
-        "Only one.",
-        tools=_search_past_the_end(log),
-    )
-    events = await harness.turn("find sales dashboards")
-    assert log == ran
-    assert [e.tool_name for e in events if isinstance(e, ToolEndEvent)] == [
-        "search_dashboards"
-    ] * len(ran)
-    assert final(events).text == answer
 
 
 async def test_the_same_failed_call_again_ends_the_turn_on_the_repeat(harness: Any) -> None:
