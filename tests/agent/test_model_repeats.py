@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from app.events import ToolEndEvent
-from tests.agent.scripted import call
+from app.events import ConfirmRequiredEvent, ToolEndEvent
+from tests.agent.scripted import call, recording_tools
 from tests.agent.test_model_mistakes import final
 
 
@@ -61,3 +61,29 @@ async def test_asking_for_the_page_a_search_already_showed_is_the_same_call_agai
         "search_dashboards"
     ] * len(ran)
     assert final(events).text == answer
+
+
+@pytest.mark.parametrize("again", [{}, {"source_env": None}], ids=["same", "default"])
+async def test_a_confirmed_write_asked_again_after_it_ran_never_runs_or_asks_twice(
+    harness: Any, again: dict[str, Any]
+) -> None:
+    """A deploy to prod, confirmed and run, then asked again in the same turn (as written,
+    or with a default written out): refused before any card opens, never deployed twice,
+    and the refusal is audited. (An argument a write does not have is refused as invalid,
+    so a stray never makes a write's repeat look new.)"""
+    log: list[Any] = []
+    deploy = {"dashboard_id": "42", "target_env": "prod"}
+    harness.use(
+        call("deploy_dashboard", **deploy),
+        call("deploy_dashboard", **deploy, **again),
+        tools=recording_tools(log),
+    )
+    events = await harness.turn("deploy 42 to prod")
+    card = next(e for e in events if isinstance(e, ConfirmRequiredEvent))
+    after = await harness.answer(card.confirmation_id, "confirm")
+    assert [name for name, _args in log] == ["deploy_dashboard"]
+    assert not [e for e in after if isinstance(e, ConfirmRequiredEvent)]
+    assert [e.tool_name for e in after if isinstance(e, ToolEndEvent)] == ["deploy_dashboard"]
+    assert final(after).text == "Here is the result."
+    refused = [r for r in harness.audit_rows() if "already called" in str(r["reason"] or "")]
+    assert [(r["tool"], r["kind"]) for r in refused] == [("deploy_dashboard", "not_available")]
