@@ -1,22 +1,26 @@
 """Replica fixtures: ``pg_db_url`` (a private PostgreSQL database with every table, for one
 module), ``pg_admin`` (a connection to it that can see and end other sessions),
-``behind_nginx`` (two product replicas behind nginx, for the session)."""
+``behind_nginx`` (two product replicas behind nginx, for the session), and the run-signal
+tests' ``pair`` (two replicas' stop signals, listening) and ``slow_polls`` (an asker looks
+at the row only after the whole wait)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import psycopg
 import pytest
 from sqlalchemy.engine import make_url
 
+from app.store import run_signals_pg
 from app.store.db import init_db, make_engine
 from tests.nginx import find_nginx
 from tests.pg import private_database
 from tests.replicas.cluster import ReplicaSet, start_replicas
+from tests.replicas.signal_pair import Replica
 from tests.support import require_or_skip
-from tests.waiting import wait_until
+from tests.waiting import WAIT_S, wait_until
 
 
 @pytest.fixture(scope="module")
@@ -48,6 +52,23 @@ def terminate(admin: psycopg.Connection[Any], pid: int) -> None:
         f"backend {pid} did not end",
         every=0.01,
     )
+
+
+@pytest.fixture
+async def pair(pg_db_url: str) -> AsyncIterator[tuple[Replica, Replica]]:
+    a, b = Replica(pg_db_url, "a", heartbeat_s=0.2), Replica(pg_db_url, "b", heartbeat_s=0.2)
+    await a.signals.listen(a.on_stop)
+    await b.signals.listen(b.on_stop)
+    yield a, b
+    await a.close()
+    await b.close()
+
+
+@pytest.fixture
+def slow_polls(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An asker looks at the row only after the whole wait: an answer before it came by
+    its notification."""
+    monkeypatch.setattr(run_signals_pg, "POLL_S", WAIT_S * 2)
 
 
 @pytest.fixture(scope="session")
