@@ -2,7 +2,7 @@
 
 Every case runs through the planner bound with every catalog tool; the cases cover the
 contract's 22 tools (a tool declared later is held to its own example by
-``test_planner.py``). A case is one step
+``test_planner_prompt.py``). A case is one step
 (``expect`` + ``args``) or several (``steps``): each step but the last carries the
 ``result`` its tool returns (a mapping/list is JSON-encoded, a string is used as is), fed
 back as the tool's message before the planner is called again, as the graph does. A step

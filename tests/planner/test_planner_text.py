@@ -20,7 +20,7 @@ from app.planner.sqltext import split_sql
 from app.planner.text import EnvResolver
 from app.planner.tools import KNOWLEDGE
 from app.policy import sql_risk
-from tests.planner.test_planner import planner, system
+from tests.planner.planner_turns import planner, system
 from tests.samples import SQL_RESULT
 
 ENVS = EnvResolver({"dev": "dev", "staging": "staging", "prod": "prod"})

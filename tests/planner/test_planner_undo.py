@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
-from tests.planner.test_planner import planner, system
+from tests.planner.planner_turns import planner, system
 
 FIRST, SECOND = "a" * 32, "b" * 32
 
