@@ -1,81 +1,16 @@
 """Results are shown, not dumped: each presentation inside its tool card, in English and
-Russian (NiceGUI user simulation, fake core yielding the real views of real results)."""
+Russian (NiceGUI user simulation, fake core yielding the real views of real results):
+SQL rows, dashboards, health, backups, findings and risks, environments and permissions,
+formatted SQL and documentation."""
 
 from __future__ import annotations
-
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import AsyncExitStack
-from typing import Any
 
 import pytest
 from nicegui import ui
 from nicegui.testing import User
 
-from app.events import ToolEndEvent, ToolStartEvent
-from app.tools import TOOLS
-from app.views import build_view
-from components.chat_panel import chat_panel
-from tests.fixtures.components import component, feed
 from tests.samples import SQL_RESULT
-from tests.screen.test_model import make
-from tests.ui.fakes import confirm_event, done, message
-
-BASE = "http://superset.test:8088"
-NBSP = "\u00a0"
-
-
-def ran(tool: str, result: dict[str, Any], call_id: str = "c1") -> list[Any]:
-    """A completed call as the tool node reports it: start, then the end with its view."""
-    found = TOOLS[tool]
-    view = build_view(found.spec.presentation, result, superset_url=BASE, builder=found.view)
-    return [
-        ToolStartEvent(call_id=call_id, tool_name=tool, tool_args={"env_id": "dev"}),
-        ToolEndEvent(call_id=call_id, tool_name=tool, status="completed", result="…", view=view),
-    ]
-
-
-@pytest.fixture
-async def show() -> AsyncIterator[Callable[[str, dict[str, Any], str], Awaitable[User]]]:
-    """``user = await show(tool, result, lang)``: the chat panel alone (a component test)
-    on an admin's model in ``lang`` that got ``tool``'s completed call of ``result``; the
-    page path (sign-in, send, the core's events) is
-    :func:`test_sql_rows_on_the_whole_page`'s."""
-    async with AsyncExitStack() as stack:
-
-        async def show(tool: str, result: dict[str, Any], lang: str) -> User:
-            model, _, _ = make(lang=lang)
-            feed(model, *ran(tool, result), message("ok"), done())
-            user = await stack.enter_async_context(component(lambda: chat_panel(model)))
-            await user.should_see(marker="tool-result")
-            return user
-
-        yield show
-
-
-@pytest.fixture
-def show_on_page(
-    user: User, sign_in, core
-) -> Callable[[str, dict[str, Any], str], Awaitable[None]]:
-    """``show_on_page(tool, result, lang)``: an admin asks on the whole page in ``lang``,
-    the fake core answers with ``tool``'s completed call of ``result``; done once the
-    result is shown."""
-
-    async def show(tool: str, result: dict[str, Any], lang: str) -> None:
-        core.replies = [*ran(tool, result), message("ok"), done()]
-        await sign_in("admin", target=f"/agent?lang={lang}")
-        user.find(marker="chat-input").type("go").trigger("keydown.enter")
-        await user.should_see(marker="tool-result", retries=30)
-
-    return show
-
-
-def one(user: User, marker: str, kind: type[ui.element] = ui.element) -> Any:
-    """The one element marked ``marker`` on the page, a ``kind``."""
-    elements = user.find(marker=marker).elements
-    assert len(elements) == 1, f"{len(elements)} elements marked {marker}"
-    element = next(iter(elements))
-    assert isinstance(element, kind), f"{marker} is a {type(element).__name__}"
-    return element
+from tests.ui.result_views import BASE, NBSP, one
 
 
 @pytest.mark.parametrize(
@@ -196,22 +131,6 @@ async def test_health_is_a_chart_by_status_with_the_failing_listed(
     assert f"{BASE}/explore/?slice_id=3" in hrefs
 
 
-@pytest.mark.parametrize(("lang", "label"), [("en", "Backup"), ("ru", "Резервная копия")])
-async def test_a_delete_shows_its_facts_and_never_the_backup_path(show, lang, label) -> None:
-    result = {
-        "task_id": "t1",
-        "deleted": {"id": 4, "title": "Browser Throwaway"},
-        "env_id": "prod",
-        "backup_id": "abf0123",
-        "backup_path": "/srv/data/backups/prod/x.zip",
-        "message": "Deleted … backup abf0123 at /srv/data/backups/prod/x.zip",
-    }
-    user = await show("delete_dashboard", result, lang)
-    await user.should_see(label)
-    await user.should_see("abf0123")
-    await user.should_not_see("/srv/data")
-
-
 @pytest.mark.parametrize(("lang", "header"), [("en", "Backup"), ("ru", "Резервная копия")])
 async def test_backups_are_a_table(show, lang, header) -> None:
     backups = {"count": 1, "backups": [{"backup_id": "b1", "env_id": "dev", "path": "/srv/b1"}]}
@@ -219,16 +138,6 @@ async def test_backups_are_a_table(show, lang, header) -> None:
     table = one(user, "result-table", ui.table)
     assert table.columns[0]["label"] == header
     assert all("/srv" not in str(v) for row in table.rows for v in row.values())
-
-
-@pytest.mark.parametrize(("lang", "state"), [("en", "running"), ("ru", "выполняется")])
-async def test_tasks_show_their_state_and_progress(show, lang, state) -> None:
-    task = {"task_id": "93ff0a1b", "kind": "migration", "status": "running", "step": 1, "total": 4}
-    user = await show("get_task_status", {"task": task}, lang)
-    with user.scope(marker="result-tasks"):
-        await user.should_see(state)
-        await user.should_see("1/4")
-        await user.should_see(kind=ui.linear_progress)
 
 
 @pytest.mark.parametrize(
@@ -256,94 +165,6 @@ async def test_a_tools_risk_is_said_in_russian_on_the_russian_page(show) -> None
     # Quasar's pagination words in Russian too, not its English defaults
     assert table.props["rows-per-page-label"] == "Строк на странице:"
     assert table.props[":pagination-label"].endswith('+ " из " + total')
-
-
-# the task store's states: (English, Russian), the chip's colour
-TASK_STATES = {
-    "queued": ("queued", "в очереди", "gray"),
-    "succeeded": ("finished", "завершена", "green"),
-    "failed": ("failed", "ошибка", "red"),
-    "interrupted": ("interrupted", "прервана", "amber"),
-}
-
-
-@pytest.mark.parametrize("lang", ["en", "ru"])
-@pytest.mark.parametrize("status", list(TASK_STATES))
-async def test_a_tasks_state_is_the_stores_own_in_the_pages_language(show, lang, status) -> None:
-    en, ru, tone = TASK_STATES[status]
-    state = ru if lang == "ru" else en
-    """The task store's states (queued, running, succeeded, failed, interrupted), each in
-    the page's language and its colour; a finished task's last message ("done") is not
-    repeated under it."""
-    task = {
-        "task_id": "93ff0a1b",
-        "kind": "backup",
-        "status": status,
-        "step": 2,
-        "total": 2,
-        "message": "done",
-    }
-    user = await show("get_task_status", {"task": task}, lang)
-    with user.scope(marker="result-tasks"):
-        await user.should_see(state)
-        if status != "queued":  # a queued task still shows its progress and message
-            await user.should_not_see("done")
-            await user.should_not_see(kind=ui.linear_progress)
-    chip = next(
-        el
-        for el in user.find(marker="result-tasks").elements.pop().descendants()
-        if isinstance(el, ui.label) and el.text == state
-    )
-    assert any(c.startswith(f"bg-{tone}-") for c in chip.classes), chip.classes
-
-
-DEPLOYED = {
-    "source_env": "dev",
-    "target_env": "prod",
-    "dashboards": [{"title": "Sales", "action": "overwritten", "target_id": 12}],
-    "charts": {"overwrite": 3},
-}
-
-
-@pytest.mark.parametrize(("lang", "action"), [("en", "overwrite"), ("ru", "перезаписать")])
-async def test_a_deploy_shows_what_changed_as_a_diff(show, lang, action):
-    user = await show("deploy_dashboard", DEPLOYED, lang)
-    with user.scope(marker="diff-table"):
-        await user.should_see("Sales")
-        await user.should_see(action)
-        await user.should_see("prod")
-
-
-PREFLIGHT = {
-    "source_env": "dev",
-    "target_env": "prod",
-    "dashboards": [{"name": "Sales", "uuid": "u1", "action": "overwrite"}],
-    "charts": [{"name": "Revenue", "uuid": "u2", "action": "create"}],
-    "datasets": [],
-    "databases": [],
-    "errors": [],
-}
-
-
-@pytest.mark.parametrize(
-    ("lang", "title", "create"),
-    [("en", "What will change", "create"), ("ru", "Что изменится", "создать")],
-)
-async def test_the_confirmation_card_shows_the_preflight_as_a_diff_table(
-    user: User, core, sign_in, lang, title, create
-) -> None:
-    core.replies = [
-        confirm_event("write_prod", env="prod", details=PREFLIGHT),
-        done("awaiting_confirmation"),
-    ]
-    await sign_in("admin", target=f"/agent?lang={lang}")
-    user.find(marker="chat-input").type("deploy").trigger("keydown.enter")
-    await user.should_see(marker="confirmation-card", retries=30)
-    with user.scope(marker="preflight-diff"):
-        await user.should_see(title + ": dev → prod")
-        await user.should_see("Revenue")
-        await user.should_see(create)
-    await user.should_not_see(marker="confirm-details")  # no JSON dump of the same
 
 
 async def test_formatted_sql_is_a_code_block(show) -> None:
