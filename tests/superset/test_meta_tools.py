@@ -11,7 +11,7 @@ from app.store import maintenance, tasks
 from app.store.models import Maintenance
 from app.superset.registry import EnvironmentRegistry
 from tests.superset.fake import make_env
-from tests.superset.test_tools_unit import call, tool_deps
+from tests.superset.tool_calls import call, tool_deps
 
 
 def health_only(request: httpx.Request) -> httpx.Response:

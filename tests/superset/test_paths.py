@@ -12,7 +12,7 @@ from app.errors import UnsafePathError
 from app.parts import Parts
 from app.superset.paths import api_path, check_path, segment
 from tests.superset.fake import FakeSuperset
-from tests.superset.test_tools_unit import call, deps_for
+from tests.superset.tool_calls import call, deps_for
 
 TRAVERSAL = "1/../../security/users/"
 

@@ -10,7 +10,7 @@ import pytest
 from app.errors import ToolError
 from app.parts import Parts
 from tests.superset.fake import FakeSuperset
-from tests.superset.test_tools_unit import call, deps_for
+from tests.superset.tool_calls import call, deps_for
 
 NO_ESCAPE = "SELECT * FROM t WHERE s = 'it''s'"  # one string to the candidates, not to BigQuery
 
