@@ -2,33 +2,27 @@
 tests that need a real process: restarts, several replicas, a real browser.
 
 The process is forked from :mod:`tests.forkserver`, which imported the product once for
-this test process (a start then takes about 0.3 s instead of 3.4 s); set
-``SS_TOOLS_TEST_FORKSERVER=0`` to start each as ``python main.py`` instead."""
+this test process (a start then takes about 0.3 s instead of 3.4 s; this process's side
+of it is :mod:`tests.forkserver_client`); set ``SS_TOOLS_TEST_FORKSERVER=0`` to start
+each as ``python main.py`` instead."""
 
 from __future__ import annotations
 
-import atexit
 import contextlib
-import functools
-import json
-import os
-import select
 import signal
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import httpx
 
 from app.cli import users_main
 from app.sandbox.processes import end_process, free_port  # one loopback free-port helper for all
 from app.settings import Settings
-
-ROOT = Path(__file__).resolve().parent.parent
+from tests.forkserver_client import FORKSERVER, ROOT, Forked, clean_environ, forkserver_on
 
 __all__ = ["UNREACHABLE_DEV", "Server", "add_user", "cli", "free_port", "python", "server_env"]
 
@@ -45,18 +39,8 @@ tier = "dev"
 """
 
 
-def _clean_environ() -> dict[str, str]:
-    """This process's environment without the suite's own settings (``SS_TOOLS_``,
-    ``PYTEST_``, ``NICEGUI_``): what a product process the suite starts begins from."""
-    return {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("SS_TOOLS_", "PYTEST_", "NICEGUI_"))
-    }
-
-
 def server_env(data_dir: Path, **extra: str) -> dict[str, str]:
-    env = _clean_environ()
+    env = clean_environ()
     env.update(
         {
             "SS_TOOLS_DEV": "1",
@@ -105,130 +89,6 @@ def python(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-class _ForkServer:
-    """This test process's fork server (started on first use, ended with the process)."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._proc: subprocess.Popen[str] | None = None
-        atexit.register(self.close)
-
-    def _pipe(self) -> subprocess.Popen[str]:
-        if self._proc is None or self._proc.poll() is not None:
-            self._proc = subprocess.Popen(
-                [sys.executable, "-u", "-m", "tests.forkserver"],
-                cwd=ROOT,
-                env=dict(_clean_environ(), PYTHONUNBUFFERED="1"),
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                text=True,
-            )
-            self._read(self._proc, "ready")
-        return self._proc
-
-    @staticmethod
-    def _read(proc: subprocess.Popen[str], key: str) -> dict[str, Any]:
-        out: IO[str] | None = proc.stdout
-        assert out is not None
-        for line in out:  # anything an import printed comes before the first answer
-            if line.startswith("{"):
-                reply: dict[str, Any] = json.loads(line)
-                if "error" in reply:
-                    raise RuntimeError(f"fork server: {reply['error']}")
-                if key in reply:
-                    return reply
-        raise RuntimeError(f"the fork server ended (exit code {proc.wait()})")
-
-    def ask(self, request: dict[str, Any], key: str) -> dict[str, Any]:
-        with self._lock:
-            proc = self._pipe()
-            assert proc.stdin is not None
-            proc.stdin.write(json.dumps(request) + "\n")
-            proc.stdin.flush()
-            return self._read(proc, key)
-
-    def close(self) -> None:
-        proc, self._proc = self._proc, None
-        if proc is not None and proc.stdin is not None:
-            proc.stdin.close()  # it ends when its input does
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-
-
-_FORKSERVER = _ForkServer()
-
-
-@functools.cache
-def _pidfds() -> bool:
-    """Can this kernel watch a process that is not our child (Linux 5.3+)?"""
-    try:
-        os.close(os.pidfd_open(os.getpid()))
-    except (AttributeError, OSError):
-        return False
-    return True
-
-
-def _forkserver_on() -> bool:
-    return os.environ.get("SS_TOOLS_TEST_FORKSERVER", "1") != "0" and _pidfds()
-
-
-class Forked:
-    """A process of the fork server, with the part of ``subprocess.Popen`` that
-    :class:`Server` uses (it is the fork server's child: its end is seen on a pidfd)."""
-
-    def __init__(self, pid: int) -> None:
-        self.pid = pid
-        self.returncode: int | None = None
-        self._fd: int | None = None
-        with contextlib.suppress(ProcessLookupError):  # else it ended (and was reaped) at once
-            self._fd = os.pidfd_open(pid)
-
-    def _ended(self, timeout: float | None) -> bool:
-        if self._fd is None:
-            return True
-        ready, _, _ = select.select([self._fd], [], [], timeout)
-        return bool(ready)
-
-    def _collect(self) -> int:
-        for _ in range(200):  # the fork server reaps it on SIGCHLD: at once, as a rule
-            reply = _FORKSERVER.ask({"status": self.pid}, "exited")
-            if reply["exited"]:
-                self.returncode = int(reply["code"])
-                break
-            time.sleep(0.01)
-        else:
-            self.returncode = -1  # ended, but its code was not seen
-        if self._fd is not None:
-            os.close(self._fd)
-        return self.returncode
-
-    def poll(self) -> int | None:
-        if self.returncode is None and self._ended(0):
-            self._collect()
-        return self.returncode
-
-    def wait(self, timeout: float | None = None) -> int:
-        if self.returncode is None:
-            if not self._ended(timeout):
-                raise subprocess.TimeoutExpired(f"pid {self.pid}", timeout or 0)
-            self._collect()
-        assert self.returncode is not None
-        return self.returncode
-
-    def send_signal(self, sig: signal.Signals) -> None:
-        if self.poll() is None and self._fd is not None:
-            with contextlib.suppress(ProcessLookupError):  # it ended meanwhile
-                signal.pidfd_send_signal(self._fd, sig)
-
-    def terminate(self) -> None:
-        self.send_signal(signal.SIGTERM)
-
-    def kill(self) -> None:
-        self.send_signal(signal.SIGKILL)
-
-
 class Server:
     def __init__(
         self, env: dict[str, str], port: int | None = None, *, argv: Sequence[str] = ("main.py",)
@@ -243,14 +103,14 @@ class Server:
         self.proc: subprocess.Popen[bytes] | Forked | None = None
 
     def start(self, timeout: float = 60) -> Server:
-        if _forkserver_on():
+        if forkserver_on():
             request = {
                 "argv": list(self.argv),
                 "env": self.env,
                 "cwd": str(ROOT),
                 "log": str(self.log_path),
             }
-            self.proc = Forked(int(_FORKSERVER.ask(request, "pid")["pid"]))
+            self.proc = Forked(int(FORKSERVER.ask(request, "pid")["pid"]))
         else:
             with self.log_path.open("ab") as log:
                 self.proc = subprocess.Popen(

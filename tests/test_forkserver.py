@@ -9,7 +9,8 @@ from pathlib import Path
 
 import httpx
 
-from tests.server_proc import UNREACHABLE_DEV, Forked, Server, server_env
+from tests.forkserver_client import Forked
+from tests.server_proc import UNREACHABLE_DEV, Server, server_env
 
 
 def _env(tmp_path: Path, name: str) -> dict[str, str]:
