@@ -63,6 +63,10 @@ from tests.pg import PgUnavailableError, start_cluster  # noqa: E402
 from tests.support import require_or_skip  # noqa: E402
 from tests.waiting import patient_page_checks, patient_task_teardown  # noqa: E402
 
+# The harness's doors assert what they were handed: pytest's diff for them too (a plugin
+# module is rewritten, a module it imports is not unless named here, before the import).
+pytest.register_assert_rewrite("tests.agent.harness_doors")
+
 # Fixtures shared across directories, each defined once (no conftest imports another's):
 # the page tests' (core, sign_in), the agent harness, the session-wide real parts (the
 # Superset sandbox, the local LLM; started only when a test asks for them, once per run).
