@@ -28,6 +28,7 @@ import asyncio
 import json
 import sys
 import time
+from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -146,6 +147,9 @@ async def routing(model: Any, limit: int | None, top_k: int) -> dict[str, Any]:
             misses.append((case["say"], case["expect"], said))
     for say, expect, got in misses[:15]:
         print(f"  miss: {say!r}: expected {expect}, got {got}")
+    instead = Counter(got.split(" ", 1)[0] for _say, _expect, got in misses)
+    print("[llm] misses, by what the model did instead: " + ", ".join(
+        f"{got} {n}" for got, n in instead.most_common()))  # fmt: skip
     return {
         "cases": len(cases),
         "right": right,
