@@ -4,7 +4,7 @@ Starts the local small LLM (``app.sandbox.local_model``: built and cached once p
 asks it what the product's model node asks, with the product's own prompt
 (``app.agent.prompt.prompt_messages``), tool schemas (``app.agent.prompt``) and tool
 offer (``app.agent.tool_offer``: the allowed tools narrowed by the planner's ranking to
-``--top-k`` plus show_capabilities, the others named in the turn's facts; ``--top-k 0``
+``--top-k``, the others named in the turn's facts; ``--top-k 0``
 offers every allowed tool, as the product did before the narrowing):
 
 * **prompt tokens per call** (the server's ``usage``) for the no-context turn ("what can
@@ -208,7 +208,7 @@ def main(argv: list[str]) -> int:
     )
     parser.add_argument(
         "--top-k", type=int, default=Settings().llm_tools_top_k,
-        help="tools offered besides show_capabilities (0: every allowed tool)",
+        help="tools offered to a request the ranking places (0: every allowed tool)",
     )  # fmt: skip
     args = parser.parse_args(argv)
     result = asyncio.run(run(args.cases, args.base_url, args.tokens_only, args.top_k))

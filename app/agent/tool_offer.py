@@ -11,9 +11,10 @@ every call against them. This module only chooses which of them the model *reads
   ranks the allowed tools for the person's latest message (read together with the one
   before when it is an answer to a question, a pick);
 * the model is offered the ``top_k`` best, in rank order (the first listed is the one a
-  weak model picks most), then, until a call has run, the tool that says what the agent
-  can do (the spec that serves ``capabilities``: a small model called it after a result,
-  one more card in the answer's place); the other allowed
+  weak model picks most), and nothing else: the tool that says what the agent can do is
+  offered when the request ranked it, or with every tool to a request the ranking cannot
+  place (offered beside the ranked tools as well, it was the local model's pick in 22
+  of the 33 eval requests it missed: docs/model-tools.md); the other allowed
   tools are named in the turn's facts (``other_tools``) so a model can still ask for one
   by name. For servers that cache prompt prefixes the system text comes first (the
   stable head of every call), then the offered tools, then what differs per turn;
@@ -33,7 +34,7 @@ and reaches any other allowed tool through the same fallback.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
@@ -43,8 +44,6 @@ from app.agent.budget import InputBudget
 from app.agent.turn_limits import this_turn
 from app.cpu import off_loop
 from app.facts import read_refusal
-from app.policy.toolspec import ToolSpec, serving
-from app.tools.catalog import TOOL_CATALOG
 
 #: (the person's messages, oldest first; the allowed tools) -> the tools their latest
 #: message most likely asks for, best first; empty when it cannot tell
@@ -64,12 +63,6 @@ class Wide(NamedTuple):
     bound: Any
     tools: Sequence[str]
     budget: InputBudget | None
-
-
-def always(catalog: Mapping[str, ToolSpec] = TOOL_CATALOG) -> tuple[str, ...]:
-    """Offered whenever allowed: what the agent can do answers any request it cannot place."""
-    spec = serving(catalog, "capabilities")
-    return (spec.name,) if spec is not None else ()
 
 
 @dataclass(frozen=True)
@@ -105,22 +98,14 @@ def asked_outside(messages: Sequence[BaseMessage]) -> bool:
     return False
 
 
-def narrow(
-    ranker: Ranker,
-    allowed: Sequence[str],
-    said: Sequence[str],
-    top_k: int,
-    last: Sequence[str] | None = None,
-) -> ToolOffer:
-    """The offer for a conversation whose person said ``said`` (oldest first); ``last``:
-    offered after the ranked ones whenever allowed (default: :func:`always`)."""
+def narrow(ranker: Ranker, allowed: Sequence[str], said: Sequence[str], top_k: int) -> ToolOffer:
+    """The offer for a conversation whose person said ``said`` (oldest first)."""
     if not said or top_k <= 0:
         return every_tool(allowed)
     ranked = list(ranker([text[:RANK_CHARS] for text in said[-2:]], allowed))
     if not ranked:
         return every_tool(allowed)
     picked = [t for t in ranked if t in allowed][:top_k]
-    picked += [t for t in (always() if last is None else last) if t in allowed and t not in picked]
     others = tuple(t for t in allowed if t not in picked)
     return ToolOffer(tuple(picked), others)
 
@@ -130,15 +115,13 @@ async def offer_for(
     allowed: Sequence[str],
     messages: Sequence[BaseMessage],
     top_k: int,
-    catalog: Mapping[str, ToolSpec] = TOOL_CATALOG,
 ) -> ToolOffer:
     """The offer for the next model call of a turn (see the module); the ranking runs in
     the CPU pool (it reads a person's message with many patterns)."""
     if ranker is None or top_k <= 0 or asked_outside(messages):
         return every_tool(allowed)
     first = not any(isinstance(m, AIMessage) and m.tool_calls for m in this_turn(messages))
-    last = always(catalog) if first else ()  # once a call has run, the request was placed
-    offer = await off_loop(narrow, ranker, list(allowed), _said(messages), top_k, last)
+    offer = await off_loop(narrow, ranker, list(allowed), _said(messages), top_k)
     return replace(offer, required=True) if offer.narrowed and first else offer
 
 

@@ -189,11 +189,9 @@ async def test_the_model_node_offers_the_narrowed_tools_and_names_the_others(
 ) -> None:
     rec = harness.use(call("search_dashboards", query="sales"), "Found one.", ranker=RANKER)
     await harness.turn("find dashboards about sales")
-    assert rec.bound[0] == ["search_dashboards", "show_capabilities"]
+    assert rec.bound[0] == ["search_dashboards"]
     facts = [m for m in rec.seen[0] if isinstance(m, SystemMessage) and "TURN FACTS" in m.text]
-    assert "other_tools: list_environments, get_task_status" in facts[0].text
-    # once a call has run the request was placed: what the agent can do is no longer
-    # offered (a small model called it after a result: one more card before the answer)
+    assert "other_tools: show_capabilities, list_environments, get_task_status" in facts[0].text
     assert rec.bound[1] == ["search_dashboards"]
     # the first call is asked for a call; once one has run, the model answers freely
     assert rec.options == [{"tool_choice": "required"}, {}]
@@ -208,7 +206,7 @@ async def test_a_turn_the_ranking_cannot_place_leaves_the_model_free(harness: An
 async def test_a_model_that_asked_outside_the_offer_is_offered_every_tool(harness: Any) -> None:
     rec = harness.use(call("check_health", dashboard_id="2"), "Sorry.", ranker=RANKER)
     await harness.turn("find dashboards about sales")
-    assert rec.bound[0] == ["search_dashboards", "show_capabilities"]
+    assert rec.bound[0] == ["search_dashboards"]
     assert len(rec.bound[1]) == len(TOOL_CATALOG)  # the repair: every allowed tool
 
 
@@ -228,7 +226,7 @@ async def test_an_unreadable_reply_to_a_narrowed_offer_is_repaired_with_every_to
         ranker=RANKER,
     )
     events = await harness.turn("find dashboards about sales")
-    assert rec.bound[0] == ["search_dashboards", "show_capabilities"]
+    assert rec.bound[0] == ["search_dashboards"]
     assert len(rec.bound[1]) == len(TOOL_CATALOG)
     assert "deploy_dashboard" in str(rec.seen[1][-1].content)  # the repair note lists it
     assert "confirm_required" in types_of(events)  # reached through the fallback
@@ -249,4 +247,4 @@ async def test_an_analyst_is_never_offered_a_write_whatever_the_ranking(harness:
 
     rec = harness.use("No.", ranker=ranks_writes_first)
     await harness.turn("delete dashboard 2", role="analyst")
-    assert rec.bound[0] == ["search_dashboards", "show_capabilities"]
+    assert rec.bound[0] == ["search_dashboards"]

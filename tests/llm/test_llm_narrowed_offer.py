@@ -1,5 +1,5 @@
 """The local small model on the narrowed tool offer, over HTTP against the real Superset
-sandbox (``app.agent.tool_offer``: the request's likely tools, plus show_capabilities):
+sandbox (``app.agent.tool_offer``: the request's likely tools):
 
 * "what can you do?" is answered by ``show_capabilities`` in one model step: the one
   call of the turn, no repair try before it, no mistake line (a small model may then ask

@@ -108,7 +108,7 @@ def model_node(
                 ctx.allowed_tools,
                 settings.model_input_max_chars,
             )
-            offer = await offer_for(ranker, allowed, state["messages"], top_k, catalog)
+            offer = await offer_for(ranker, allowed, state["messages"], top_k)
             facts = replace(ctx.facts, other_tools=offer.others)
             prompt = prompt_messages(state["messages"], facts, ctx.uicontext, system)
             offered, chars = models.bound(catalog, offer.tools, **bind_options(offer))
