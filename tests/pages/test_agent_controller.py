@@ -12,11 +12,12 @@ from app.errors import ConfirmationError
 from app.events import ToolEndEvent, ToolStartEvent
 from tests.pages.controller_setup import ANN, setup
 from tests.ui import fakes
+from tests.ui.made_events import confirm_event, done, message, token
 
 
 async def test_a_turn_is_prepared_with_context_env_history_and_the_page_channel() -> None:
     core, model, *_ = setup(params={"objectType": "dashboard", "objectId": "42"})
-    core.replies = [fakes.token("Hi"), fakes.done()]
+    core.replies = [token("Hi"), done()]
     await model.send("first")
     await model.send("second")
     first, second = core.sent
@@ -33,8 +34,11 @@ async def test_a_turn_is_prepared_with_context_env_history_and_the_page_channel(
 
 async def test_confirm_after_the_countdown_resumes_and_clears_the_card() -> None:
     core, model, _, clock, _ = setup()
-    core.replies = [fakes.confirm_event("dangerous", dangerous=True, countdown_s=10), fakes.done()]
-    core.on_confirm = [fakes.message("Deleted."), fakes.done()]
+    core.replies = [
+        confirm_event("dangerous", dangerous=True, countdown_s=10),
+        done(),
+    ]
+    core.on_confirm = [message("Deleted."), done()]
     await model.send("delete dashboard 42")
     assert model.state == "awaiting_confirmation"
     assert await model.confirm() is False and core.decisions == []
@@ -58,10 +62,10 @@ async def test_confirm_after_the_countdown_resumes_and_clears_the_card() -> None
 async def test_deny_without_an_answer_says_operation_cancelled(lang, text) -> None:
     core, model, *_ = setup(lang=lang)
     core.replies = [
-        fakes.confirm_event("write_prod", env="prod"),
-        fakes.done("awaiting_confirmation"),
+        confirm_event("write_prod", env="prod"),
+        done("awaiting_confirmation"),
     ]
-    core.on_deny = [fakes.done()]
+    core.on_deny = [done()]
     await model.send("deploy")
     assert await model.deny("not now") is True
     assert core.decisions[0]["reason"] == "not now"
@@ -84,31 +88,31 @@ def _cancelled() -> ToolEndEvent:
         # the offline planner's own sentence: the product's line first, then the model's
         (
             "en",
-            [_cancelled(), fakes.message("Cancelled — not deleting dashboard 2 in dev."),
-             fakes.done()],
+            [_cancelled(), message("Cancelled — not deleting dashboard 2 in dev."),
+             done()],
             ["Operation cancelled", "Cancelled — not deleting dashboard 2 in dev."],
         ),
         # a model that streams its words: the same order
         (
             "ru",
-            [_cancelled(), fakes.token("Хорошо, "), fakes.token("не трогаю."), fakes.done()],
+            [_cancelled(), token("Хорошо, "), token("не трогаю."), done()],
             ["Операция отменена", "Хорошо, не трогаю."],
         ),
         # a model that says it too: the product's line is said all the same, once
         (
             "en",
-            [_cancelled(), fakes.message("Operation cancelled."), fakes.done()],
+            [_cancelled(), message("Operation cancelled."), done()],
             ["Operation cancelled", "Operation cancelled."],
         ),
         # no card event reached the page (a stream without its tool_end): said at the end
-        ("en", [fakes.message("Fine."), fakes.done()], ["Fine.", "Operation cancelled"]),
+        ("en", [message("Fine."), done()], ["Fine.", "Operation cancelled"]),
     ],
 )  # fmt: skip
 async def test_every_deny_ends_with_the_products_own_line(lang, after_deny, shown) -> None:
     core, model, *_ = setup(lang=lang)
     core.replies = [
-        fakes.confirm_event("write_prod", env="prod"),
-        fakes.done("awaiting_confirmation"),
+        confirm_event("write_prod", env="prod"),
+        done("awaiting_confirmation"),
     ]
     core.on_deny = after_deny
     await model.send("deploy")
@@ -124,8 +128,8 @@ async def test_a_stop_cancelling_a_call_is_not_a_cancel() -> None:
     core.replies = [
         ToolStartEvent(call_id="call-9", tool_name="deploy_dashboard", is_write_tool=True),
         _cancelled(),
-        fakes.message("Stopped."),
-        fakes.done(),
+        message("Stopped."),
+        done(),
     ]
     await model.send("deploy")
     assert "Operation cancelled" not in [getattr(i, "text", "") for i in model.items]
@@ -178,8 +182,8 @@ async def test_a_run_refused_at_its_start_is_answered_like_a_refused_check() -> 
 async def test_a_confirm_refused_while_the_users_requests_are_full_keeps_the_card() -> None:
     core, model, *_ = setup(lang="ru")
     core.replies = [
-        fakes.confirm_event("write_prod", env="prod"),
-        fakes.done("awaiting_confirmation"),
+        confirm_event("write_prod", env="prod"),
+        done("awaiting_confirmation"),
     ]
     await model.send("deploy")
     card = model.pending_confirmation
@@ -195,7 +199,10 @@ async def test_a_confirm_refused_while_the_users_requests_are_full_keeps_the_car
 
 async def test_a_refused_confirmation_is_explained_in_the_pages_language() -> None:
     core, model, *_ = setup(lang="ru")
-    core.replies = [fakes.confirm_event("write_dev"), fakes.done("awaiting_confirmation")]
+    core.replies = [
+        confirm_event("write_dev"),
+        done("awaiting_confirmation"),
+    ]
     await model.send("deploy")
     core.refuse = ConfirmationError("confirmation expired", reason="expired")
     await model.confirm()
@@ -235,7 +242,7 @@ async def test_restore_brings_back_history_tool_cards_and_the_pending_card() -> 
         conversation=fakes.FakeConversation(
             messages=[{"role": "user", "text": "delete it"}, {"role": "assistant", "text": "ok?"}],
             tool_calls=[{"call_id": "a", "tool_name": "search_dashboards", "tool_args": {}}],
-            pending=fakes.confirm_event("dangerous", dangerous=True, countdown_s=10),
+            pending=confirm_event("dangerous", dangerous=True, countdown_s=10),
         ),
     )
     _, model, controller, *_ = setup(core)
@@ -253,7 +260,7 @@ async def test_a_retried_read_sends_the_last_message_again() -> None:
     core.replies = [
         ToolStartEvent(call_id="a", tool_name="search_dashboards"),
         ToolEndEvent(call_id="a", tool_name="search_dashboards", status="failed", retryable=True),
-        fakes.done(),
+        done(),
     ]
     await model.send("find sales")
     await model.retry(model.tool_call("a"))

@@ -9,6 +9,7 @@ import pytest
 from app.errors import ConfigError
 from tests.pages.controller_setup import setup
 from tests.ui import fakes
+from tests.ui.made_events import confirm_event
 
 TEST_MAIN = fakes.FakeEnv("test-main", "Main test", "prod")  # tier = "prod" in environments.toml
 
@@ -69,7 +70,7 @@ def _held_in_dev_with_a_pending_delete() -> fakes.FakeConversation:
     return fakes.FakeConversation(
         conv_id="old",
         messages=[{"role": "user", "text": "delete dashboard 42 in dev", "position": 0}],
-        pending=fakes.confirm_event("dangerous", env="dev", dangerous=True, countdown_s=10),
+        pending=confirm_event("dangerous", env="dev", dangerous=True, countdown_s=10),
         turn={"uicontext": None, "selected_env": "dev"},
     )
 
@@ -91,7 +92,7 @@ async def test_a_reload_of_the_same_deep_link_keeps_its_conversation_and_card() 
     held = fakes.FakeConversation(
         conv_id="same",
         messages=[{"role": "user", "text": "delete this dashboard", "position": 0}],
-        pending=fakes.confirm_event("dangerous", env="prod", dangerous=True, countdown_s=10),
+        pending=confirm_event("dangerous", env="prod", dangerous=True, countdown_s=10),
         turn={"uicontext": {**SALES_PROD, "route": "/agent"}, "selected_env": "prod"},
     )
     core = fakes.FakeCore(environments=fakes.ENVS, conversation=held)

@@ -11,7 +11,8 @@ from app.agent.core import Caller
 from app.events import Offer, OfferedCall
 from tests.events import write_timed_out
 from tests.pages.test_agent_controller import ANN, setup
-from tests.ui.fakes import Refused, confirm_event, done, message
+from tests.ui.fakes import Refused
+from tests.ui.made_events import confirm_event, done, message
 
 DASHBOARD = {"objectType": "dashboard", "objectId": "42", "objectName": "Sales", "envId": "prod"}
 DATASET = {"objectType": "dataset", "objectId": "5", "envId": "dev"}

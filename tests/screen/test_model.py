@@ -13,7 +13,8 @@ from app.screen.chat_model import AgentChatModel
 from app.screen.items import ToolCall
 from app.screen.permission import PermissionDenial
 from app.screen.uicontext import EnvOption
-from tests.ui.fakes import FakeClock, confirm_event
+from tests.ui.fakes import FakeClock
+from tests.ui.made_events import confirm_event
 
 ENV_OPTIONS = [EnvOption("dev", "Dev", "dev"), EnvOption("staging", "Stg", "staging")]
 ENV_OPTIONS += [EnvOption("prod", "Prod", "prod"), EnvOption("test-main", "Main", "prod")]

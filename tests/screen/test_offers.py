@@ -15,7 +15,8 @@ from app.facts import Refusal
 from app.screen.chat_model import AgentChatModel
 from app.screen.stream import StreamProcessor
 from tests.events import check_status_offer, timed_out
-from tests.ui.fakes import FakeClock, FakeConversation, done
+from tests.ui.fakes import FakeClock, FakeConversation
+from tests.ui.made_events import done
 
 WAY = ev.Offer(
     kind="without_context",

@@ -10,7 +10,7 @@ import pytest
 
 from app.screen.uicontext import call_object, card_target, carries_context, held_params
 from tests.screen.test_model import make
-from tests.ui.fakes import confirm_event
+from tests.ui.made_events import confirm_event
 
 SALES_PROD = {
     "objectType": "dashboard",

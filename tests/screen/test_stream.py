@@ -12,7 +12,8 @@ from app.screen.chat_model import AgentChatModel
 from app.screen.items import ChatMessage, ToolCall
 from app.screen.stream import StreamProcessor
 from tests.events import check_status_offer, timed_out
-from tests.ui.fakes import FakeClock, FakeConversation, confirm_event, done
+from tests.ui.fakes import FakeClock, FakeConversation
+from tests.ui.made_events import confirm_event, done
 
 
 def setup(lang: str = "en") -> tuple[AgentChatModel, StreamProcessor]:

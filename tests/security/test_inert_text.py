@@ -16,7 +16,7 @@ from app.events import MessageEvent
 from app.planner import plan_reply
 from app.safe_html import sanitize_html
 from app.text import inert
-from tests.ui.fakes import done
+from tests.ui.made_events import done
 
 HOSTS = frozenset({"superset.example.com", "127.0.0.1:8088"})
 

@@ -14,7 +14,7 @@ from nicegui.testing import User
 from components.chat_panel import chat_panel
 from tests.fixtures.components import component, feed
 from tests.screen.test_model import make
-from tests.ui.fakes import done, message
+from tests.ui.made_events import done, message
 from tests.ui.result_views import ran
 
 

@@ -5,7 +5,7 @@
 ``resume`` and ``run_call`` (a way on's direct call) yield event objects of
 ``app.events``; ``conversation`` returns a ConversationView-like value; ``environments``
 rows carry their resolved tier and ``env_table`` is the real resolver's table
-(``app.policy.risk``).
+(``app.policy.risk``). The events they yield are made in ``made_events.py`` beside it.
 """
 
 from __future__ import annotations
@@ -21,15 +21,7 @@ from app.agent.core.edits import args_messages, args_schema
 from app.agent.rules import default_policy
 from app.auth import Principal
 from app.errors import SsToolsError
-from app.events import (
-    ConfirmMetadataV2,
-    ConfirmRequiredEvent,
-    DoneEvent,
-    Event,
-    MessageEvent,
-    Offer,
-    TokenEvent,
-)
+from app.events import ConfirmRequiredEvent, Event
 from app.pages.core_door import CoreDoor
 from app.policy.risk import EnvTable, tier
 from app.store.conversations import ConversationChange
@@ -257,54 +249,3 @@ class FakeCore:
     def default_env(self) -> str | None:
         """Policy's default environment, as the real core answers it."""
         return self.env_table().default
-
-
-def confirm_event(
-    card_state: str = "write_dev",
-    *,
-    tool: str = "deploy_dashboard",
-    env: str = "dev",
-    tier: str | None = None,
-    dangerous: bool = False,
-    countdown_s: int = 0,
-    granted: bool = True,
-    details: dict[str, Any] | None = None,
-) -> ConfirmRequiredEvent:
-    """A confirm_required event as the guard builds it (``tier`` defaults to the id when it
-    is itself a tier name, else prod)."""
-    risk = "delete" if dangerous else ("read" if card_state == "read" else "write")
-    env_context = tier or (env if env in ("dev", "staging", "prod") else "prod")
-    return ConfirmRequiredEvent(
-        conv_id="c1",
-        seq=3,
-        confirmation_id="conf-1",
-        call_id="call-9",
-        countdown_s=countdown_s,
-        metadata=ConfirmMetadataV2(
-            tool_name=tool,
-            tool_args={"dashboard_id": "42", "env_id": env},
-            risk=risk,  # type: ignore[arg-type]
-            risk_level="dangerous" if dangerous else "guarded",
-            dangerous=dangerous,
-            env_id=env,
-            env_context=env_context,  # type: ignore[arg-type]
-            permission_granted=granted,
-            required_role=None if granted else "admin",
-            alternatives=[] if granted else [{"action": "search", "prompt": "find it"}],  # type: ignore[list-item]
-            card_state=card_state,  # type: ignore[arg-type]
-            details=details,
-            description=f"{tool.replace('_', ' ').capitalize()} 42 on {env}",
-        ),
-    )
-
-
-def done(state: str = "idle") -> DoneEvent:
-    return DoneEvent(state=state)  # type: ignore[arg-type]
-
-
-def token(text: str) -> TokenEvent:
-    return TokenEvent(text=text)
-
-
-def message(text: str, model: str = "", offers: Sequence[Offer] = ()) -> MessageEvent:
-    return MessageEvent(text=text, model=model, offers=list(offers))

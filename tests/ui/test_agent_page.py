@@ -9,7 +9,8 @@ from nicegui.testing import User
 from app.events import Alternative, MessageEvent, PermissionDeniedEvent
 from app.parts import Parts
 from tests.fixtures.pages import add_account, page_model
-from tests.ui.fakes import FakeClock, FakeEnv, Refused, confirm_event, done, message, token
+from tests.ui.fakes import FakeClock, FakeEnv, Refused
+from tests.ui.made_events import confirm_event, done, message, token
 
 DEEP = "/agent?objectType=dashboard&objectId=42&objectName=Sales&envId=prod"
 

@@ -6,7 +6,8 @@ import pytest
 from nicegui.testing import User
 
 from tests.fixtures.pages import page_controller, page_model
-from tests.ui.fakes import FakeConversation, confirm_event, done, message
+from tests.ui.fakes import FakeConversation
+from tests.ui.made_events import confirm_event, done, message
 
 
 @pytest.mark.parametrize(

@@ -12,7 +12,7 @@ from app.events import (
 from app.llm import OFFLINE_LABEL
 from tests.events import check_status_offer, timed_out
 from tests.fixtures.pages import page_model
-from tests.ui.fakes import done, message
+from tests.ui.made_events import done, message
 
 
 async def test_browser_language_is_used_without_a_choice(user: User, core, sign_in) -> None:

@@ -15,7 +15,7 @@ from components.chat_panel import chat_panel
 from tests.events import timed_out
 from tests.fixtures.components import component, feed
 from tests.screen.test_model import make
-from tests.ui.fakes import done, message
+from tests.ui.made_events import done, message
 
 DEEP = "/agent?objectType=dashboard&objectId=42&objectName=Sales&envId=prod"
 CSS = Path(__file__).resolve().parents[2] / "assets" / "agent.css"

@@ -20,7 +20,8 @@ from app.screen.argsform import EditField
 from components.card_forms import edit_field
 from tests.events import confirm_card
 from tests.fixtures.pages import page_model
-from tests.ui.fakes import FakeConversation, FakeCore, FakeSummary, confirm_event, done, message
+from tests.ui.fakes import FakeConversation, FakeCore, FakeSummary
+from tests.ui.made_events import confirm_event, done, message
 from tests.waiting import until
 
 

@@ -9,7 +9,7 @@ import pytest
 from nicegui import ui
 from nicegui.testing import User
 
-from tests.ui.fakes import confirm_event, done
+from tests.ui.made_events import confirm_event, done
 
 
 @pytest.mark.parametrize(("lang", "label"), [("en", "Backup"), ("ru", "Резервная копия")])

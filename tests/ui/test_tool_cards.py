@@ -16,7 +16,7 @@ from components.chat_panel import chat_panel
 from tests.events import check_status_offer, timed_out
 from tests.fixtures.components import component, feed
 from tests.screen.test_model import make
-from tests.ui.fakes import done, message
+from tests.ui.made_events import done, message
 from tests.waiting import until
 
 READ = ToolStartEvent(call_id="c1", tool_name="search_dashboards", tool_args={"query": "sales"})

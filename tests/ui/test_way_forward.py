@@ -22,7 +22,7 @@ from app.events import Offer
 from tests.agent.scripted import call, recording_tools
 from tests.events import write_timed_out
 from tests.fixtures.pages import page_model
-from tests.ui.fakes import done, message
+from tests.ui.made_events import done, message
 
 DEEP = "/agent?objectType=dashboard&objectId=42&objectName=Sales&envId=prod"
 CASES = {
