@@ -206,11 +206,15 @@ async def test_a_stop_sent_while_the_runner_was_not_listening_still_arrives(pair
     def two_listeners() -> list[tuple[int]] | None:
         pids = pg_admin.execute(
             "SELECT pid FROM pg_stat_activity WHERE application_name = 'ss-tools run signals'"
+            " AND datname = current_database()"
         ).fetchall()
         return pids if len(pids) == 2 else None
 
-    # An earlier test's listener has closed its connection, but on a loaded machine its
-    # server process can still be ending: wait until this pair's two are the only ones.
+    # pg_stat_activity lists the whole cluster, where the session's replicas behind nginx
+    # keep a listener on a database of their own once a turn ran there: only this module's
+    # database counts. And an earlier test's listener has closed its connection, but on a
+    # loaded machine its server process can still be ending: wait until the pair's two are
+    # the only ones here.
     pids = await until(two_listeners, "the pair's two listeners are not the only ones")
     for (pid,) in pids:  # both listeners lose their connections for a moment
         terminate(pg_admin, pid)
