@@ -10,7 +10,9 @@ for; it plans each reply in a child process within ``SS_TOOLS_PLANNER_BUDGET_S``
 unless ``SS_TOOLS_LLM_PARALLEL_TOOL_CALLS`` says the model handles several.
 
 :func:`tool_ranker` is the planner's reading of a request as a ranking of the tools,
-handed to the core so each model call is offered the few tools it most likely needs.
+handed to the core so each model call is offered the few tools it most likely needs;
+:func:`result_reporter` the planner's sentences about a tool's result, which answer a
+turn that a model ended by asking again for a call whose result it already had.
 
 Each ChatOpenAI gets its own async HTTP client: langchain-openai otherwise shares one
 lru-cached client per (base_url, timeout) across the process, and that client breaks
@@ -32,6 +34,7 @@ from pydantic import SecretStr
 from app.errors import ConfigError
 from app.i18n import t
 from app.planner import OfflinePlanner
+from app.planner.answers import ResultReporter
 from app.planner.rank import ToolRanker
 from app.planner_runs import planner_runner
 from app.policy import ToolSpec
@@ -91,6 +94,12 @@ def tool_ranker(settings: Settings, catalog: Callable[[], Mapping[str, ToolSpec]
     to the core: ``app.agent.tool_offer``), for the catalog ``catalog()`` returns; None
     when every allowed tool is offered (``llm_tools_top_k`` 0). For any model."""
     return ToolRanker(catalog) if settings.llm_tools_top_k > 0 else None
+
+
+def result_reporter(catalog: Callable[[], Mapping[str, ToolSpec]]) -> ResultReporter:
+    """What a tool's result holds, in the offline planner's sentences (handed to the core:
+    ``app.agent.turn_limits``), for the catalog ``catalog()`` returns. For any model."""
+    return ResultReporter(catalog)
 
 
 def _host(base_url: str | None) -> str:

@@ -30,7 +30,7 @@ from app.agent.audit import AuditWriter
 from app.agent.core import AgentCore
 from app.agent.rules import Rules
 from app.auth import AuthGate
-from app.llm import get_chat_model, model_label, tool_ranker
+from app.llm import get_chat_model, model_label, result_reporter, tool_ranker
 from app.settings import Settings
 from app.store.db import Database
 from app.superset.people import serve_people
@@ -95,6 +95,8 @@ def build_parts(
     core_options.setdefault("label", model_label(chat))
     # which tools a request most likely needs (the planner's reading): for any model
     core_options.setdefault("ranker", tool_ranker(settings, lambda: rules.policy().catalog))
+    # what a result holds, said when a model asks again for a call it has the result of
+    core_options.setdefault("reporter", result_reporter(lambda: rules.policy().catalog))
     core = AgentCore(model=chat, **services, **core_options)
     return Parts(core=core, **services)
 

@@ -34,6 +34,7 @@ from pydantic import SecretStr
 
 from app.agent.handler import agent_handler
 from app.events import decode_sse
+from app.i18n import t
 from app.parts import Parts, build_parts
 from app.sandbox.local_model import MODEL_NAME
 from app.settings import Settings
@@ -44,6 +45,8 @@ from bench.local_llm import model_url
 ROOT = Path(__file__).resolve().parent.parent
 CASES = ROOT / "bench/cases/llm_heldout.yaml"
 USER = "bench"
+#: a repeated call's plain answer (no words for its result)
+PLAIN_REPEAT = (t("model_repeated_result", "en"), t("model_repeated_result", "ru"))
 ENVIRONMENTS = "".join(
     f'[[environment]]\nid = "{env}"\nname = "{env}"\nurl = "http://127.0.0.1:9"\n'
     f'username = "admin"\npassword = "unused"\ntier = "{env}"\n\n'
@@ -107,6 +110,7 @@ async def one_turn(parts: Parts, case: dict[str, Any], env: str) -> dict[str, An
     ran = [e["tool_name"] for e in events if e["type"] == "tool_start"]
     carded = [e["metadata"]["tool_name"] for e in events if e["type"] == "confirm_required"]
     problems = [e.get("problem") for e in events if e["type"] == "message" and e.get("problem")]
+    answers = [str(e.get("text") or "") for e in events if e["type"] == "message"]
     return {
         "say": case["say"],
         "expect": case["expect"],
@@ -116,6 +120,7 @@ async def one_turn(parts: Parts, case: dict[str, Any], env: str) -> dict[str, An
         "problem": problems[-1] if problems else None,
         "twice": len(ran) != len(set(ran)),
         "args": [e["tool_args"] for e in events if e["type"] == "tool_start"],
+        "answer": " ".join(answers[-1].split()) if answers else "",
     }
 
 
@@ -139,7 +144,9 @@ async def run(
                 print(
                     f"{mark} {time.perf_counter() - started:5.0f} s  {got['say']!r}: expected "
                     f"{got['expect']}, ran {got['tools']} lines={got['lines']} "
-                    f"problem={got['problem']}" + (f" args={got['args']}" if got["twice"] else ""),
+                    f"problem={got['problem']}"
+                    + (f" args={got['args']}" if got["twice"] else "")
+                    + f"\n        answer: {got['answer'][:120]!r}",
                     flush=True,
                 )
             await parts.core.aclose()
@@ -155,13 +162,15 @@ async def run(
         "step_cap": sum(r["problem"] == "step_cap" for r in results),
         "ran_a_tool_twice": sum(r["twice"] for r in results),
         "ended_on_a_mistake": sum(r["problem"] is not None for r in results),
+        "plain_repeat_answers": sum(r["answer"] in PLAIN_REPEAT for r in results),
         "seconds": round(time.perf_counter() - t0),
     }
     print(
         f"[llm] through the product: {reached}/{len(results)} reached their tool "
         f"({summary['share']:.0%}); most lines in a turn {summary['max_lines']}; "
         f"step cap {summary['step_cap']}; a tool run twice in {summary['ran_a_tool_twice']} "
-        f"turns; {summary['seconds']} s"
+        f"turns; answered only {PLAIN_REPEAT[0]!r} in {summary['plain_repeat_answers']}; "
+        f"{summary['seconds']} s"
     )
     return summary
 

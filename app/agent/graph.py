@@ -17,6 +17,8 @@ ones), preflight, deps factory and environment table. ``ranker`` (the compositio
 reading of which tools a request most likely asks for) narrows what each model call is
 offered (``app.agent.tool_offer``); the guard still checks every call against the turn's
 allowed tools, and with ``Settings.llm_parallel_tool_calls`` off runs one call a reply.
+``reporter`` (the composition root's words for a result) answers a turn the model ended
+by asking again for a call whose result it has (``app.agent.turn_limits``).
 A door may call one tool without the model (``app.agent.core.runs``): the core puts an
 ``AIMessage`` proposing that call into the conversation and sets ``direct`` (checkpointed,
 so a resume from any door ends there too). The graph then starts at the guard (the same
@@ -48,6 +50,7 @@ from app.agent.nodes.tools import ToolNode, tools_node
 from app.agent.prompt import SYSTEM_PROMPT
 from app.agent.state import AgentContext, AgentState
 from app.agent.tool_offer import Ranker
+from app.agent.turn_limits import Reporter
 from app.policy import EnvTable, Policy
 from app.settings import Settings
 from app.store.db import Database
@@ -119,6 +122,7 @@ def build_graph(
     decls: Mapping[str, Tool] = TOOLS,
     registry: EnvironmentRegistry | None = None,
     ranker: Ranker | None = None,
+    reporter: Reporter | None = None,
 ) -> Any:
     guard = Guard(
         decls,
@@ -144,7 +148,13 @@ def build_graph(
     )
     system = SYSTEM_PROMPT if system_prompt is None else system_prompt
     ask = model_node(
-        model=model, policy=policy, settings=settings, audit=audit, system=system, ranker=ranker
+        model=model,
+        policy=policy,
+        settings=settings,
+        audit=audit,
+        system=system,
+        ranker=ranker,
+        reporter=reporter,
     )
 
     def after_model(state: AgentState) -> Literal["guard", "__end__"]:

@@ -6,7 +6,9 @@ plain sentence it ends with (any model).
 * :data:`MAX_STEPS` steps that proposed calls in one turn (the step cap);
 * the same call with the same arguments again (the guard refused it: ``repeated_call``;
   when the first one's result is in, that result is the answer: ``repeated_result``, said
-  plainly, not as a problem). Arguments are compared as the tool reads them
+  plainly, not as a problem: what the result holds, in the words a :data:`Reporter`
+  gives (the composition root hands the offline planner's), else "Here is the result.").
+  Arguments are compared as the tool reads them
   (:func:`call_key`: defaults filled in), and a call also as it would run (checked, on
   its environment) against how earlier calls ran (:func:`ran_with`: a search past its
   last page shows the last one, so asking for that page next is the same call again);
@@ -24,7 +26,7 @@ event) and an audit row. Nothing a model writes ends a turn in an error.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, NamedTuple
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
@@ -51,6 +53,9 @@ Problem = Literal[
 #: result it already has (a small model's habit after a read): the result is the answer.
 QUIET: frozenset[Problem] = frozenset({"repeated_result"})
 _FAILED = ("REFUSED", "ERROR", "CANCELLED")
+#: What a tool's successful result holds, in a language: ``(tool, args as it ran, the
+#: result as the model read it, lang)`` → sentences, or None (no words for it).
+Reporter = Callable[[str, Mapping[str, Any], str, str], "str | None"]
 
 
 #: A completed call's artifact key: how it ran (:func:`ran_with`).
@@ -180,10 +185,34 @@ def turn_limit(messages: Sequence[BaseMessage]) -> Limit | None:
     return None
 
 
-def ended(problem: Problem, lang: str, detail: str = "", count: int = 2) -> AIMessage:
+def result_of(messages: Sequence[BaseMessage], tool: str) -> tuple[dict[str, Any], str] | None:
+    """The turn's latest successful result of ``tool``: the arguments it ran with (its
+    environment in the argument that places it) and its message to the model."""
+    for m in reversed(this_turn(messages)):
+        if not isinstance(m, ToolMessage) or m.name != tool:
+            continue
+        content = str(m.content)
+        ran = m.artifact.get(RAN_KEY) if isinstance(m.artifact, Mapping) else None
+        if content.startswith(_FAILED) or not isinstance(ran, Mapping):
+            continue
+        args = dict(ran.get("args") or {})
+        placing = next((a for a in PLACING_ARGS if a in args), None)
+        if placing is not None and not args[placing] and ran.get("env_id"):
+            args[placing] = ran["env_id"]
+        return args, content
+    return None
+
+
+def ended(
+    problem: Problem, lang: str, detail: str = "", count: int = 2, answer: str | None = None
+) -> AIMessage:
     """The turn's last word when it ends for ``problem`` (``count``: how many times the
-    model made that mistake in the turn)."""
-    text = t(f"model_{problem}", lang, steps=MAX_STEPS, tool=detail, count=count)
+    model made that mistake in the turn; ``answer``: the words of a quiet ending, instead
+    of its plain sentence)."""
+    if answer and problem in QUIET:
+        text = answer
+    else:
+        text = t(f"model_{problem}", lang, steps=MAX_STEPS, tool=detail, count=count)
     if problem in QUIET:  # the turn's answer, plainly (its audit row says what happened)
         return AIMessage(content=text)
     return AIMessage(content=text, response_metadata={PROBLEM_KEY: problem})

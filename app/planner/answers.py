@@ -14,18 +14,19 @@ Nothing is said that the results do not hold.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from app.planner.known import Known
 from app.planner.markup import md_escape
 from app.planner.outcomes import outcome_answer
 from app.planner.phrases import ARG_NAMES, pick, say
-from app.planner.results import Result
+from app.planner.results import Result, read_result
 from app.planner.steps import Intent
 from app.planner.text import Lang
 from app.planner.tools import knowledge
 from app.planner.turn import Turn
+from app.policy import ToolSpec
 
 MAX_TEXT = 300
 
@@ -106,3 +107,26 @@ def final_answer(turn: Turn, intent: Intent | None, lang: Lang, known: Known) ->
         tool, args = intent.tool, intent.unresolved()  # the refusal is about the request
     action = known.can(tool, lang)
     return outcome_answer(result, tool, args, lang, action)
+
+
+class ResultReporter:
+    """The planner's sentences about one successful result, for any model (handed to the
+    core by the composition root): a turn that ends because the model asked again for a
+    call whose result is in says what that result holds, as the offline planner would
+    (``app.agent.turn_limits``). For the catalog ``catalog()`` returns, read on each call."""
+
+    def __init__(self, catalog: Callable[[], Mapping[str, ToolSpec]]) -> None:
+        self._catalog = catalog
+        self._known: Known | None = None
+
+    def __call__(self, tool: str, args: Mapping[str, Any], content: str, lang: str) -> str | None:
+        """What ``tool``'s result ``content`` (its message to the model) holds, in ``lang``
+        ("en" or "ru"); None when the result is not a success."""
+        catalog = self._catalog()
+        if self._known is None or self._known.catalog is not catalog:
+            self._known = Known(catalog)
+        result = read_result(content)
+        if result.code is not None:
+            return None
+        said: Lang = "ru" if lang == "ru" else "en"
+        return report(tool, dict(args), result, said, self._known)

@@ -97,17 +97,18 @@ class Harness(Doors):
         model: Any = None,
         envs: Any = None,
         ranker: Any = None,
+        reporter: Any = None,
     ) -> Any:
         """Build a core with a scripted model (or ``model``, e.g. the offline planner).
         ``real=True`` keeps the product's tools, preflight and dependencies (Superset
         registry) — for integration tests. ``envs`` is the environment table the guard
         resolves with (an ``EnvTable``; default: the registry's). ``ranker`` narrows each
-        model call's tools (``app.agent.tool_offer``; default: every allowed tool)."""
+        model call's tools (``app.agent.tool_offer``; default: every allowed tool); ``reporter``
+        words a repeated call's result (``app.agent.turn_limits``; default: none)."""
         scripted_model, self.recorder = scripted(*script)
         model = model if model is not None else scripted_model
         table: dict[str, Any] = {} if envs is None else {"envs": lambda: envs}
-        if ranker is not None:
-            table["ranker"] = ranker
+        table |= {k: v for k, v in (("ranker", ranker), ("reporter", reporter)) if v is not None}
         if real:
             options: dict[str, Any] = dict(system_prompt="sys", **table)
         else:

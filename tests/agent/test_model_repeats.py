@@ -8,8 +8,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from langchain_core.messages import HumanMessage, ToolMessage
 
+from app.agent.turn_limits import RAN_KEY, result_of
 from app.events import ConfirmRequiredEvent, ToolEndEvent
+from app.planner.answers import ResultReporter
+from app.policy import TOOL_CATALOG
 from tests.agent.scripted import call, recording_tools
 from tests.agent.test_model_mistakes import final
 
@@ -87,3 +91,79 @@ async def test_a_confirmed_write_asked_again_after_it_ran_never_runs_or_asks_twi
     assert final(after).text == "Here is the result."
     refused = [r for r in harness.audit_rows() if "already called" in str(r["reason"] or "")]
     assert [(r["tool"], r["kind"]) for r in refused] == [("deploy_dashboard", "not_available")]
+
+
+#: the composition root's words for a result: the offline planner's (``app.parts``)
+REPORTER = ResultReporter(lambda: TOOL_CATALOG)
+
+
+@pytest.mark.parametrize(
+    ("message", "answer"),
+    [
+        ("find sales dashboards", "Found one dashboard in dev: “Sales” (#7)."),
+        ("найди дашборды sales", "Нашёл один дашборд на dev: «Sales» (#7)."),
+    ],
+    ids=["en", "ru"],
+)
+async def test_a_repeat_after_a_result_is_answered_with_what_the_result_holds(
+    harness: Any, message: str, answer: str
+) -> None:
+    """With the composition root's reporter, the answer says what the result holds (the
+    environment it ran on included, though the model wrote none), in the turn's
+    language; the repeat still never runs and is audited."""
+    log: list[Any] = []
+    harness.use(
+        call("search_dashboards", query="sales"),
+        call("search_dashboards", query="sales"),
+        "never asked",
+        tools=_search_past_the_end(log),
+        reporter=REPORTER,
+    )
+    events = await harness.turn(message)
+    assert log == [0]
+    said = final(events)
+    assert said.problem is None and said.text == answer
+    rows = [r["reason"] for r in harness.audit_rows() if str(r["reason"]).startswith("model:")]
+    assert rows == ["model: repeated_result: search_dashboards (1)"]
+
+
+async def test_words_that_fail_leave_the_plain_sentence(
+    harness: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A reporter that raises, or has no words (None), costs the answer nothing but its
+    detail: the plain sentence answers, and a failure is logged."""
+
+    def broken(*_args: Any) -> str:
+        raise KeyError("dashboards")
+
+    for reporter, logged in ((broken, 1), (lambda *_a: None, 0)):
+        caplog.clear()
+        harness.use(
+            call("search_dashboards", query="sales"),
+            call("search_dashboards", query="sales"),
+            tools=_search_past_the_end([]),
+            reporter=reporter,
+        )
+        said = final(await harness.turn("find sales dashboards"))
+        assert said.problem is None and said.text == "Here is the result."
+        failed = [r for r in caplog.records if "no words for search_dashboards" in r.message]
+        assert len(failed) == logged
+
+
+def test_the_result_worded_is_the_turns_latest_success_as_it_ran() -> None:
+    """``result_of``: this turn's latest successful result of the tool, with the arguments
+    it ran with and its environment in the argument that places it; a failure, another
+    tool, or an earlier turn's result is none."""
+
+    def ran(content: str, name: str = "search_dashboards", env: str = "prod") -> ToolMessage:
+        how = {"args": {"query": "sales", "env_id": None}, "env_id": env}
+        return ToolMessage(content, name=name, tool_call_id="c", artifact={RAN_KEY: how})
+
+    earlier = [HumanMessage("find sales"), ran('{"count": 9}', env="dev")]
+    turn = [HumanMessage("find sales again"), ran('{"count": 1}'), ran("ERROR: Superset is down")]
+    assert result_of([*earlier, *turn], "search_dashboards") == (
+        {"query": "sales", "env_id": "prod"},
+        '{"count": 1}',
+    )
+    assert result_of([*earlier, *turn], "check_health") is None
+    assert result_of([*earlier, HumanMessage("and now?")], "search_dashboards") is None

@@ -2,7 +2,9 @@
 
 Before asking, the turn's own messages say whether it must end instead
 (``app.agent.turn_limits.turn_limit``: the step cap, a repeated call, a repeated
-mistake); a stopped turn ends without asking. Otherwise the model is asked
+mistake; a call asked again after its result came ends with what that result holds, in
+a ``reporter``'s words when the composition root handed one); a stopped turn ends
+without asking. Otherwise the model is asked
 (:func:`ask_model`) with the prompt of ``app.agent.prompt`` and the tools this call is
 offered (``app.agent.tool_offer``: a ranker may narrow the allowed ones), each tool set
 bound once (:class:`BoundModels`).
@@ -25,6 +27,7 @@ prefix and the current turn kept.
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -47,9 +50,20 @@ from app.agent.state import (
     stopped_reply,
 )
 from app.agent.tool_offer import Ranker, Wide, bind_options, offer_for
-from app.agent.turn_limits import PROBLEM_KEY, ended, turn_limit
+from app.agent.turn_limits import (
+    PROBLEM_KEY,
+    QUIET,
+    Limit,
+    Reporter,
+    ended,
+    result_of,
+    turn_limit,
+)
+from app.cpu import off_loop
 from app.policy import Policy
 from app.settings import Settings
+
+log = logging.getLogger(__name__)
 
 
 class BoundModels:
@@ -87,6 +101,7 @@ def model_node(
     audit: AuditWriter,
     system: Any,
     ranker: Ranker | None,
+    reporter: Reporter | None = None,
 ) -> Any:  # a Node; typed loosely for StateGraph.add_node
     """The graph's model node: the model's reply, or the turn's last word (audited when
     the model got something wrong, ended or repaired)."""
@@ -100,7 +115,8 @@ def model_node(
         if is_stopped(ctx):  # a stopped turn ends here, without asking the model
             reply = stopped_reply(ctx)
         elif limit is not None:  # the turn ends here: a loop, a repeated mistake, the cap
-            reply = ended(limit.problem, ctx.lang, limit.detail, limit.times)
+            words = await _quiet_words(reporter, state["messages"], limit, ctx.lang)
+            reply = ended(limit.problem, ctx.lang, limit.detail, limit.times, words)
             problem = f"{limit.problem}: {limit.detail} ({limit.times})"
         else:
             catalog, allowed, max_chars = (
@@ -135,6 +151,21 @@ def model_node(
         return {"messages": [reply]}  # (an unchanged channel is not written)
 
     return node
+
+
+async def _quiet_words(
+    reporter: Reporter | None, messages: Sequence[BaseMessage], limit: Limit, lang: str
+) -> str | None:
+    """A quiet ending's answer: what the repeated call's result holds, in the reporter's
+    words (None: the plain sentence)."""
+    found = result_of(messages, limit.detail) if limit.problem in QUIET else None
+    if reporter is None or found is None:
+        return None
+    try:
+        return await off_loop(reporter, limit.detail, *found, lang)
+    except Exception as exc:  # its words are a nicety: the plain sentence still answers
+        log.warning("no words for %s's result (%s: %s)", limit.detail, type(exc).__name__, exc)
+        return None
 
 
 def _repair_note(problem: str, tools: Sequence[str]) -> SystemMessage:
