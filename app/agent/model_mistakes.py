@@ -37,7 +37,7 @@ from pydantic import BaseModel, ValidationError
 
 from app.agent.audit import AuditWriter
 from app.agent.state import AgentContext, call_row, emit
-from app.agent.turn_limits import MISTAKES, this_turn
+from app.agent.turn_limits import MISTAKES, NOTE_PREFIX, this_turn
 from app.events import BaseEvent, ErrorEvent
 from app.facts import Refusal, read_refusal
 from app.policy import ToolSpec
@@ -47,7 +47,7 @@ MISTAKE_CODES = frozenset({*MISTAKES, "repeated_call", "one_at_a_time"})
 #: never shown: the turn ends on it with its own sentence
 ENDS_THE_TURN = frozenset({"repeated_call"})
 STRAY = "extra_forbidden"  # pydantic's error type for an argument the model does not have
-DROPPED_NOTE = "NOTE: arguments this tool does not have were ignored: {names}.\n"
+DROPPED_NOTE = NOTE_PREFIX + "arguments this tool does not have were ignored: {names}.\n"
 
 # what the guard is saying in this step: the mistakes the turn made before it, and the
 # lines held back while the calls of one reply are policed together

@@ -53,6 +53,8 @@ Problem = Literal[
 #: result it already has (a small model's habit after a read): the result is the answer.
 QUIET: frozenset[Problem] = frozenset({"repeated_result"})
 _FAILED = ("REFUSED", "ERROR", "CANCELLED")
+#: How a line the guard puts before a result for the model starts (it ends at a newline).
+NOTE_PREFIX = "NOTE: "
 #: What a tool's successful result holds, in a language: ``(tool, args as it ran, the
 #: result as the model read it, lang)`` → sentences, or None (no words for it).
 Reporter = Callable[[str, Mapping[str, Any], str, str], "str | None"]
@@ -187,7 +189,8 @@ def turn_limit(messages: Sequence[BaseMessage]) -> Limit | None:
 
 def result_of(messages: Sequence[BaseMessage], tool: str) -> tuple[dict[str, Any], str] | None:
     """The turn's latest successful result of ``tool``: the arguments it ran with (its
-    environment in the argument that places it) and its message to the model."""
+    environment in the argument that places it) and its message to the model (without a
+    note the guard put before it)."""
     for m in reversed(this_turn(messages)):
         if not isinstance(m, ToolMessage) or m.name != tool:
             continue
@@ -195,6 +198,8 @@ def result_of(messages: Sequence[BaseMessage], tool: str) -> tuple[dict[str, Any
         ran = m.artifact.get(RAN_KEY) if isinstance(m.artifact, Mapping) else None
         if content.startswith(_FAILED) or not isinstance(ran, Mapping):
             continue
+        if content.startswith(NOTE_PREFIX):  # the guard's word to the model, not the result
+            content = content.partition("\n")[2]
         args = dict(ran.get("args") or {})
         placing = next((a for a in PLACING_ARGS if a in args), None)
         if placing is not None and not args[placing] and ran.get("env_id"):

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from langchain_core.messages import HumanMessage, ToolMessage
 
+from app.agent.model_mistakes import DROPPED_NOTE
 from app.agent.turn_limits import RAN_KEY, result_of
 from app.events import ConfirmRequiredEvent, ToolEndEvent
 from app.planner.answers import ResultReporter
@@ -98,23 +99,25 @@ REPORTER = ResultReporter(lambda: TOOL_CATALOG)
 
 
 @pytest.mark.parametrize(
-    ("message", "answer"),
+    ("message", "stray", "answer"),
     [
-        ("find sales dashboards", "Found one dashboard in dev: “Sales” (#7)."),
-        ("найди дашборды sales", "Нашёл один дашборд на dev: «Sales» (#7)."),
+        ("find sales dashboards", {}, "Found one dashboard in dev: “Sales” (#7)."),
+        ("найди дашборды sales", {}, "Нашёл один дашборд на dev: «Sales» (#7)."),
+        # the guard's note of a dropped argument, read by the model first, is not the result
+        ("find sales dashboards", {"order": "title"}, "Found one dashboard in dev: “Sales” (#7)."),
     ],
-    ids=["en", "ru"],
+    ids=["en", "ru", "stray"],
 )
 async def test_a_repeat_after_a_result_is_answered_with_what_the_result_holds(
-    harness: Any, message: str, answer: str
+    harness: Any, message: str, stray: dict[str, Any], answer: str
 ) -> None:
     """With the composition root's reporter, the answer says what the result holds (the
     environment it ran on included, though the model wrote none), in the turn's
     language; the repeat still never runs and is audited."""
     log: list[Any] = []
     harness.use(
-        call("search_dashboards", query="sales"),
-        call("search_dashboards", query="sales"),
+        call("search_dashboards", query="sales", **stray),
+        call("search_dashboards", query="sales", **stray),
         "never asked",
         tools=_search_past_the_end(log),
         reporter=REPORTER,
@@ -123,7 +126,7 @@ async def test_a_repeat_after_a_result_is_answered_with_what_the_result_holds(
     assert log == [0]
     said = final(events)
     assert said.problem is None and said.text == answer
-    rows = [r["reason"] for r in harness.audit_rows() if str(r["reason"]).startswith("model:")]
+    rows = [r["reason"] for r in harness.audit_rows() if "repeated" in str(r["reason"])]
     assert rows == ["model: repeated_result: search_dashboards (1)"]
 
 
@@ -164,6 +167,11 @@ def test_the_result_worded_is_the_turns_latest_success_as_it_ran() -> None:
     assert result_of([*earlier, *turn], "search_dashboards") == (
         {"query": "sales", "env_id": "prod"},
         '{"count": 1}',
+    )
+    noted = ran(DROPPED_NOTE.format(names="order") + '{"count": 2}')  # a stray dropped
+    assert result_of([*turn, noted], "search_dashboards") == (
+        {"query": "sales", "env_id": "prod"},
+        '{"count": 2}',
     )
     assert result_of([*earlier, *turn], "check_health") is None
     assert result_of([*earlier, HumanMessage("and now?")], "search_dashboards") is None
