@@ -115,6 +115,7 @@ async def test_the_same_failed_call_again_ends_the_turn_on_the_repeat(harness: A
     events = await harness.turn("find sales dashboards")  # no implementation: it fails
     message = final(events)
     assert message.problem == "repeated_call" and "search_dashboards" in message.text
+    assert "did not go through" in message.text  # no result "above" to stand on
 
 
 async def test_a_turn_stops_at_the_step_cap(harness: Any) -> None:
