@@ -229,6 +229,9 @@ TOOLS = (
                 70,
                 [
                     r"\b(?:restore|roll\s*back|recover)\w*",
+                    # "roll prod back to …", "revert staging to the backup …"
+                    r"\broll\s+(?:\w+\s+){1,3}back\b",
+                    r"\brevert\w*.{0,30}" + _BACKUP,
                     r"восстанов\w*|откат\w*|откати\w*",
                     r"верн\w*.{0,30}" + _BACKUP,
                 ],

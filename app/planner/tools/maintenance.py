@@ -187,6 +187,8 @@ TOOLS = (
                     r"\b(?:end|stop|finish|exit|disable|turn\s+off|leave|cancel|close|lift|remove)\b"
                     r".{0,30}" + _MAINT,
                     _MAINT + r".{0,20}\b(?:off|over|done)\b",
+                    r"\b(?:out\s+of|back\s+from)\s+(?:the\s+)?" + _MAINT,  # "take prod out of …"
+                    r"\bиз\s+(?:режима\s+)?" + _MAINT,  # "выведи дев из режима обслуживания"
                     r"(?:заверш|законч|выключ|отключ|останов|сним|выйд|выйт|прекрат|отмен|сверн)\w*"
                     r".{0,30}" + _MAINT,
                 ],
