@@ -173,7 +173,22 @@ def _started(args: dict[str, Any], result: Result, lang: Lang) -> str:
 TOOLS = (
     ToolKnowledge(
         "start_maintenance",
-        rows=(row(30, [_MAINT]),),
+        # its start said in so many words is strong; any other mention of maintenance is
+        # weak, so an end ("take prod out of maintenance") never reads as a start too
+        rows=(
+            row(
+                30,
+                [
+                    r"\b(?:start|begin|enter|enable|turn\s+on|put|switch|go|schedule|announce"
+                    r"|declare|open)\b.{0,30}" + _MAINT,
+                    r"\b(?:into|in)\s+(?:the\s+)?" + _MAINT,
+                    r"\b(?:включ|нач|запуст|откр|закр|объяв|перевед|перевест|постав|уйд|уход"
+                    r"|войд|зайд)\w*.{0,30}" + _MAINT,
+                    r"\b(?:в|на)\s+(?:режим\s+)?" + _MAINT,
+                ],
+                [_MAINT],
+            ),
+        ),
         read_args=_start_args,
         phrase=_start_said,
         report=_started,
