@@ -18,11 +18,12 @@ ends on it with its own sentence. Refusals by policy (a role, the page's context
 environment, a maintenance window, a failed check) are not the model's mistakes and
 are always shown.
 
-**A stray argument on a read** (:func:`without_strays`): a call of a tool whose risk is
-``read`` whose only fault is argument names the tool does not have runs without them,
-and the model reads a note saying which were dropped; a write (or a tool that rates
-each call, such as SQL) with a stray argument is refused as before. A read with an extra
-argument is harmless, and a weak model adds them often.
+**A stray argument on a read** (:func:`read_leniently`): a call of a tool whose risk is
+``read`` whose only faults are argument names the tool does not have, or optional
+arguments written empty (``"schema": ""``) that the tool refuses, runs without them (an
+empty one is read as left out), and the model reads a note saying so; a write (or a tool
+that rates each call, such as SQL) with such an argument is refused as before. A read
+with an extra or an empty argument is harmless, and models write both often.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any
+from typing import Any, NamedTuple
 
 from langchain_core.messages import BaseMessage, ToolMessage
 from pydantic import BaseModel, ValidationError
@@ -48,6 +49,7 @@ MISTAKE_CODES = frozenset({*MISTAKES, "repeated_call", "one_at_a_time"})
 ENDS_THE_TURN = frozenset({"repeated_call"})
 STRAY = "extra_forbidden"  # pydantic's error type for an argument the model does not have
 DROPPED_NOTE = NOTE_PREFIX + "arguments this tool does not have were ignored: {names}.\n"
+EMPTIED_NOTE = NOTE_PREFIX + "arguments left empty were read as left out: {names}.\n"
 
 # what the guard is saying in this step: the mistakes the turn made before it, and the
 # lines held back while the calls of one reply are policed together
@@ -147,20 +149,48 @@ def reply_note(calls: Sequence[dict[str, Any]], ran: int) -> Refusal:
     )
 
 
-def without_strays(
+class Lenient(NamedTuple):
+    """A read's arguments as it runs, and what was left out of what the model wrote."""
+
+    args: BaseModel
+    stray: list[str]  # names the tool does not have: dropped
+    emptied: list[str]  # optional arguments written empty, refused: read as left out
+
+    def note(self) -> str:
+        """What the model reads before the result (one line, or none)."""
+        notes = [
+            note.format(names=", ".join(names)).removeprefix(NOTE_PREFIX).rstrip()
+            for note, names in ((DROPPED_NOTE, self.stray), (EMPTIED_NOTE, self.emptied))
+            if names
+        ]
+        return f"{NOTE_PREFIX}{' '.join(notes)}\n" if notes else ""
+
+
+def read_leniently(
     spec: ToolSpec | None, args_model: type[BaseModel], raw: dict[str, Any], exc: ValidationError
-) -> tuple[BaseModel, list[str]] | None:
-    """A read's arguments without the names it does not have, and those names, when they
-    were its only fault; None otherwise (a write, a per-call risk, any other error)."""
+) -> Lenient | None:
+    """A read's arguments without the names it does not have and without the optional ones
+    written empty that it refuses, when those were its only faults; None otherwise (a
+    write, a per-call risk, any other error)."""
     if spec is None or spec.risk != "read" or spec.call_risk is not None:
         return None
-    errors = exc.errors()
-    if not errors or any(e["type"] != STRAY for e in errors):
+    fields = args_model.model_fields
+    stray: list[str] = []
+    emptied: list[str] = []
+    for e in exc.errors():
+        name = str(e["loc"][0]) if e["loc"] else ""
+        field = fields.get(name)
+        if e["type"] == STRAY and name:
+            stray.append(name)
+        elif field is not None and not field.is_required() and raw.get(name) == "":
+            emptied.append(name)
+        else:
+            return None
+    if not stray and not emptied:
         return None
-    stray = [str(e["loc"][0]) for e in errors if e["loc"]]
-    kept = {k: v for k, v in raw.items() if k not in stray}
+    kept = {k: v for k, v in raw.items() if k not in stray and k not in emptied}
     try:
-        return args_model.model_validate(kept), stray
+        return Lenient(args_model.model_validate(kept), stray, emptied)
     except ValidationError:
         return None
 
@@ -202,14 +232,22 @@ async def one_call_of(
     return {"messages": aside, "pending": [checked.call]}
 
 
-async def audit_strays(
-    audit: AuditWriter, ctx: AgentContext, tool: str, raw: dict[str, Any], dropped: list[str]
+async def audit_leniency(
+    audit: AuditWriter, ctx: AgentContext, tool: str, raw: dict[str, Any], lenient: Lenient
 ) -> None:
-    """The audit row of a read that runs without the arguments it does not have."""
+    """The audit row of a read that runs without what it refused (:func:`read_leniently`)."""
+    said = [
+        f"{what}: {', '.join(names)}"
+        for what, names in (
+            (f"arguments {tool} does not have were dropped", lenient.stray),
+            ("arguments left empty were read as left out", lenient.emptied),
+        )
+        if names
+    ]
     await audit.record(
         kind="retried",
         decision="allow",
-        reason=f"model: arguments {tool} does not have were dropped: {', '.join(dropped)}",
+        reason=f"model: {'; '.join(said)}",
         args=raw,
         **call_row(ctx, tool, None),
     )

@@ -184,6 +184,41 @@ async def test_a_stray_argument_on_a_write_is_refused(harness: Any) -> None:
     assert line.refusal is not None and line.refusal.code == "invalid_arguments"
 
 
+async def test_an_optional_argument_written_empty_on_a_read_is_read_as_left_out(
+    harness: Any,
+) -> None:
+    """``"schema": ""`` is refused by the tool (not an identifier); on a read it runs as
+    left out, with a stray beside it dropped: one note for the model, one audit row."""
+    log: list[Any] = []
+    explore = call("superset_explore_database", database="examples", schema="", verbose=1)
+    rec = harness.use(explore, "Here they are.", tools=recording_tools(log))
+    events = await harness.turn("what tables are in the examples database?")
+    assert [(name, args["database"], args["schema"]) for name, args in log] == [
+        ("superset_explore_database", "examples", None)
+    ]
+    assert lines(events) == [] and final(events).problem is None
+    result = next(m for m in rec.seen[1] if isinstance(m, ToolMessage))
+    assert str(result.content).startswith(
+        "NOTE: arguments this tool does not have were ignored: verbose. "
+        "arguments left empty were read as left out: schema.\n"
+    )
+    (row,) = [r for r in harness.audit_rows() if r["kind"] == "retried"]
+    assert row["reason"] == (
+        "model: arguments superset_explore_database does not have were dropped: verbose; "
+        "arguments left empty were read as left out: schema"
+    )
+
+
+async def test_an_optional_argument_written_empty_on_a_write_is_refused(harness: Any) -> None:
+    log: list[Any] = []
+    dataset = call("superset_create_dataset", database="examples", table_name="t", schema="")
+    harness.use(dataset, "Not done.", tools=recording_tools(log))
+    events = await harness.turn("make a dataset of t")
+    assert log == [] and "confirm_required" not in types_of(events)
+    (line,) = lines(events)
+    assert line.refusal is not None and line.refusal.code == "invalid_arguments"
+
+
 async def test_the_model_node_offers_the_narrowed_tools_and_names_the_others(
     harness: Any,
 ) -> None:

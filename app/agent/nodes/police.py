@@ -39,7 +39,7 @@ from pydantic import ValidationError
 from app.agent.acting import accounts_for, offers_of, refusal_of, superset_envs
 from app.agent.audit import AuditWriter
 from app.agent.call_checks import exempt_from_maintenance
-from app.agent.model_mistakes import DROPPED_NOTE, audit_strays, without_strays
+from app.agent.model_mistakes import audit_leniency, read_leniently
 from app.agent.names import card_names, page_names
 from app.agent.nodes.checked import Checked, PreflightOverride, call_env, checked_call, rated
 from app.agent.nodes.refuse import refuse
@@ -135,11 +135,11 @@ class Police:
             return await not_available(
                 self.audit, call, ctx, decl, raw, policy, self.envs(), refusal
             )
-        dropped: list[str] = []
+        note = ""
         try:
             model = decl.spec.args_model.model_validate(raw)
         except ValidationError as exc:
-            lenient = without_strays(policy.spec(name), decl.spec.args_model, raw, exc)
+            lenient = read_leniently(policy.spec(name), decl.spec.args_model, raw, exc)
             if lenient is None:
                 errors = [
                     f"{'.'.join(map(str, e['loc'])) or 'args'}: {e['msg']}"
@@ -157,8 +157,8 @@ class Police:
                     kind="failed",
                     decision="error",
                 )
-            model, dropped = lenient
-            await audit_strays(self.audit, ctx, name, raw, dropped)
+            model, note = lenient.args, lenient.note()
+            await audit_leniency(self.audit, ctx, name, raw, lenient)
         args = model.model_dump(mode="json")
         envs = self.envs()
         target = None
@@ -202,8 +202,8 @@ class Police:
         )  # fmt: skip
         if isinstance(checked, Checked):
             checked.call["accounts"] = acting
-            if dropped:  # the model reads which were ignored
-                checked.call["note"] = DROPPED_NOTE.format(names=", ".join(dropped))
+            if note:  # the model reads what was left out
+                checked.call["note"] = note
         return checked
 
     async def _acting(
