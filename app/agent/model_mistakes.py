@@ -48,8 +48,8 @@ MISTAKE_CODES = frozenset({*MISTAKES, "repeated_call", "one_at_a_time"})
 #: never shown: the turn ends on it with its own sentence
 ENDS_THE_TURN = frozenset({"repeated_call"})
 STRAY = "extra_forbidden"  # pydantic's error type for an argument the model does not have
-DROPPED_NOTE = NOTE_PREFIX + "arguments this tool does not have were ignored: {names}.\n"
-EMPTIED_NOTE = NOTE_PREFIX + "arguments left empty were read as left out: {names}.\n"
+_STRAY_SAID = "arguments this tool does not have were ignored: {names}"
+_EMPTY_SAID = "arguments left empty were read as left out: {names}"
 
 # what the guard is saying in this step: the mistakes the turn made before it, and the
 # lines held back while the calls of one reply are policed together
@@ -156,14 +156,17 @@ class Lenient(NamedTuple):
     stray: list[str]  # names the tool does not have: dropped
     emptied: list[str]  # optional arguments written empty, refused: read as left out
 
-    def note(self) -> str:
-        """What the model reads before the result (one line, or none)."""
-        notes = [
-            note.format(names=", ".join(names)).removeprefix(NOTE_PREFIX).rstrip()
-            for note, names in ((DROPPED_NOTE, self.stray), (EMPTIED_NOTE, self.emptied))
+    def said(self) -> str:
+        """What was left out, in one sentence (the model's note and the audit row)."""
+        return "; ".join(
+            said.format(names=", ".join(names))
+            for said, names in ((_STRAY_SAID, self.stray), (_EMPTY_SAID, self.emptied))
             if names
-        ]
-        return f"{NOTE_PREFIX}{' '.join(notes)}\n" if notes else ""
+        )
+
+    def note(self) -> str:
+        """The line the model reads before the result."""
+        return f"{NOTE_PREFIX}{self.said()}.\n"
 
 
 def read_leniently(
@@ -236,18 +239,10 @@ async def audit_leniency(
     audit: AuditWriter, ctx: AgentContext, tool: str, raw: dict[str, Any], lenient: Lenient
 ) -> None:
     """The audit row of a read that runs without what it refused (:func:`read_leniently`)."""
-    said = [
-        f"{what}: {', '.join(names)}"
-        for what, names in (
-            (f"arguments {tool} does not have were dropped", lenient.stray),
-            ("arguments left empty were read as left out", lenient.emptied),
-        )
-        if names
-    ]
     await audit.record(
         kind="retried",
         decision="allow",
-        reason=f"model: {'; '.join(said)}",
+        reason=f"model: {tool}: {lenient.said()}",
         args=raw,
         **call_row(ctx, tool, None),
     )

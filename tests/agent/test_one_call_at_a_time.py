@@ -170,7 +170,7 @@ async def test_a_stray_argument_on_a_read_is_dropped_with_a_note(harness: Any) -
     assert str(result.content).startswith("NOTE: arguments this tool does not have")
     assert "region" in str(result.content) and "verbose" in str(result.content)
     rows = [r for r in harness.audit_rows() if r["kind"] == "retried"]
-    assert rows and "were dropped: verbose, region" in rows[0]["reason"]
+    assert rows and "were ignored: verbose, region" in rows[0]["reason"]
 
 
 async def test_a_stray_argument_on_a_write_is_refused(harness: Any) -> None:
@@ -199,13 +199,13 @@ async def test_an_optional_argument_written_empty_on_a_read_is_read_as_left_out(
     assert lines(events) == [] and final(events).problem is None
     result = next(m for m in rec.seen[1] if isinstance(m, ToolMessage))
     assert str(result.content).startswith(
-        "NOTE: arguments this tool does not have were ignored: verbose. "
+        "NOTE: arguments this tool does not have were ignored: verbose; "
         "arguments left empty were read as left out: schema.\n"
     )
     (row,) = [r for r in harness.audit_rows() if r["kind"] == "retried"]
     assert row["reason"] == (
-        "model: arguments superset_explore_database does not have were dropped: verbose; "
-        "arguments left empty were read as left out: schema"
+        "model: superset_explore_database: arguments this tool does not have were ignored: "
+        "verbose; arguments left empty were read as left out: schema"
     )
 
 
