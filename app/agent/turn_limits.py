@@ -83,11 +83,18 @@ def call_key(
     them (defaults filled in; as written where the model refuses them), and for a call as
     it runs, its environment (``env_id``: where the guard placed it, also as the value of
     the argument that places it, left out or written)."""
-    read = dict(_as_read(args, model))
-    placing = next((a for a in PLACING_ARGS if a in read), None)
-    if env_id is not None and placing is not None:
-        read[placing] = env_id
+    read = _placed(_as_read(args, model), env_id)
     return json.dumps([name, read, env_id], sort_keys=True, default=str)
+
+
+def _placed(args: Mapping[str, Any], env_id: str | None) -> dict[str, Any]:
+    """``args`` with ``env_id`` (where a call ran) as the value of the argument that
+    places it, when the tool has one."""
+    placed = dict(args)
+    placing = next((a for a in PLACING_ARGS if a in placed), None)
+    if env_id is not None and placing is not None:
+        placed[placing] = env_id
+    return placed
 
 
 def ran_with(args: BaseModel, result: Any, env_id: str | None) -> dict[str, Any]:
@@ -200,11 +207,7 @@ def result_of(messages: Sequence[BaseMessage], tool: str) -> tuple[dict[str, Any
             continue
         if content.startswith(NOTE_PREFIX):  # the guard's word to the model, not the result
             content = content.partition("\n")[2]
-        args = dict(ran.get("args") or {})
-        placing = next((a for a in PLACING_ARGS if a in args), None)
-        if placing is not None and not args[placing] and ran.get("env_id"):
-            args[placing] = ran["env_id"]
-        return args, content
+        return _placed(ran.get("args") or {}, ran.get("env_id")), content
     return None
 
 
@@ -214,10 +217,7 @@ def ended(
     """The turn's last word when it ends for ``problem`` (``count``: how many times the
     model made that mistake in the turn; ``answer``: the words of a quiet ending, instead
     of its plain sentence)."""
-    if answer and problem in QUIET:
-        text = answer
-    else:
-        text = t(f"model_{problem}", lang, steps=MAX_STEPS, tool=detail, count=count)
+    text = answer or t(f"model_{problem}", lang, steps=MAX_STEPS, tool=detail, count=count)
     if problem in QUIET:  # the turn's answer, plainly (its audit row says what happened)
         return AIMessage(content=text)
     return AIMessage(content=text, response_metadata={PROBLEM_KEY: problem})

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from app.i18n import normalize_language
 from app.planner.known import Known
 from app.planner.markup import md_escape
 from app.planner.outcomes import outcome_answer
@@ -117,16 +118,12 @@ class ResultReporter:
 
     def __init__(self, catalog: Callable[[], Mapping[str, ToolSpec]]) -> None:
         self._catalog = catalog
-        self._known: Known | None = None
 
     def __call__(self, tool: str, args: Mapping[str, Any], content: str, lang: str) -> str | None:
         """What ``tool``'s result ``content`` (its message to the model) holds, in ``lang``
         ("en" or "ru"); None when the result is not a success."""
-        catalog = self._catalog()
-        if self._known is None or self._known.catalog is not catalog:
-            self._known = Known(catalog)
         result = read_result(content)
         if result.code is not None:
             return None
-        said: Lang = "ru" if lang == "ru" else "en"
-        return report(tool, dict(args), result, said, self._known)
+        said = normalize_language(lang) or "en"
+        return report(tool, dict(args), result, said, Known(self._catalog()))
